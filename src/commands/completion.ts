@@ -1,0 +1,24 @@
+import { Args } from '@oclif/core';
+import { readFile } from 'node:fs/promises';
+import { BaseCommand } from '../cli/base-command.js';
+import { usageError } from '../errors.js';
+
+const SHELLS = ['bash', 'zsh', 'fish'] as const;
+
+export default class Completion extends BaseCommand {
+  static override summary = 'Print the shell completion script for bash, zsh or fish.';
+  static override description =
+    'The scripts are generated from the command manifest and shipped in completions/.\n' +
+    'bash: eval "$(cardctl completion bash)"   zsh: cardctl completion zsh > "${fpath[1]}/_cardctl"   fish: cardctl completion fish > ~/.config/fish/completions/cardctl.fish';
+  static override examples = ['<%= config.bin %> completion bash >> ~/.bashrc'];
+  static override args = { shell: Args.string({ description: 'bash, zsh or fish', required: true }) };
+
+  async run(): Promise<void> {
+    const { args } = await this.parse(Completion);
+    if (!(SHELLS as readonly string[]).includes(args.shell)) {
+      throw usageError(`unknown shell "${args.shell}".`, `Use one of: ${SHELLS.join(', ')}.`);
+    }
+    const file = new URL(`../../completions/cardctl.${args.shell}`, import.meta.url);
+    process.stdout.write(await readFile(file, 'utf8'));
+  }
+}

@@ -1,0 +1,51 @@
+// One error type for everything cardctl reports on purpose. `kind` decides the exit code
+// (src/cli/exit-codes.ts is the only place that maps kinds to numbers).
+
+export type ErrorKind =
+  | 'usage' // bad flags, a body or id refused locally, or the API's 422 `Validation failed.`
+  | 'auth' // 401, 403
+  | 'signature_invalid' // a webhook signature that does not verify
+  | 'not_found' // 404
+  | 'business' // 409 and 422 refusals with a code
+  | 'rate_limited' // 429 after the allowed retries
+  | 'outcome_unknown' // 202, or a 500 / dropped connection on a money operation
+  | 'unavailable' // 503, connection refused, timeout
+  | 'unexpected';
+
+export interface CardctlErrorOptions {
+  kind: ErrorKind;
+  /** what to do next, shown after the message */
+  hint?: string;
+  /** HTTP status of the API answer, when there was one */
+  status?: number;
+  /** the API's `errors` map, or local validation messages per field */
+  errors?: Record<string, unknown>;
+  /** the precise code (`invalid_signature`, `insufficient_funds`, ...) */
+  code?: string;
+  /** for money operations: the key that replays the request */
+  idempotencyKey?: string;
+  cause?: unknown;
+}
+
+export class CardctlError extends Error {
+  readonly kind: ErrorKind;
+  readonly hint?: string;
+  readonly status?: number;
+  readonly errors: Record<string, unknown>;
+  readonly code?: string;
+  readonly idempotencyKey?: string;
+
+  constructor(message: string, options: CardctlErrorOptions) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'CardctlError';
+    this.kind = options.kind;
+    this.hint = options.hint;
+    this.status = options.status;
+    this.errors = options.errors ?? {};
+    this.code = options.code;
+    this.idempotencyKey = options.idempotencyKey;
+  }
+}
+
+export const usageError = (message: string, hint?: string, errors?: Record<string, unknown>): CardctlError =>
+  new CardctlError(message, { kind: 'usage', hint, errors });

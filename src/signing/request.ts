@@ -1,0 +1,51 @@
+// Request signatures: compute and verify. The secret is used as its UTF-8 text, never
+// base64-decoded (SIGNING.md).
+import { createHmac } from 'node:crypto';
+import { bodySha256, canonicalString, type CanonicalInput } from './canonical.js';
+import { safeEqual } from './compare.js';
+
+/** base64(HMAC-SHA256(secret as UTF-8, canonical)). */
+export function signCanonical(secret: string, canonical: string): string {
+  return createHmac('sha256', Buffer.from(secret, 'utf8')).update(canonical, 'utf8').digest('base64');
+}
+
+export interface SignInput extends Omit<CanonicalInput, 'keyId' | 'timestamp' | 'nonce' | 'bodyHash'> {
+  keyId: string;
+  secret: string;
+  /** Unix seconds; injected so that signing stays pure */
+  timestamp: number | string;
+  nonce: string;
+}
+
+export interface SignedRequest {
+  canonical: string;
+  body_sha256: string;
+  signature: string;
+  headers: {
+    'X-Api-Key': string;
+    'X-Timestamp': string;
+    'X-Nonce': string;
+    'X-Signature': string;
+  };
+}
+
+/** Everything a client needs to send a signed request. */
+export function signRequest(input: SignInput): SignedRequest {
+  const timestamp = String(input.timestamp);
+  const hash = bodySha256(input.body);
+  const canonical = canonicalString({ ...input, timestamp, bodyHash: hash });
+  const signature = signCanonical(input.secret, canonical);
+  return {
+    canonical,
+    body_sha256: hash,
+    signature,
+    headers: { 'X-Api-Key': input.keyId, 'X-Timestamp': timestamp, 'X-Nonce': input.nonce, 'X-Signature': signature },
+  };
+}
+
+/** Constant-time check of a received X-Signature against each candidate secret (a rolled key has two). */
+export function verifyRequestSignature(canonical: string, signature: string, secrets: readonly string[]): boolean {
+  let ok = false;
+  for (const secret of secrets) ok = safeEqual(signCanonical(secret, canonical), signature) || ok;
+  return ok;
+}
