@@ -41,27 +41,36 @@ export function parseQuery(raw: string): QueryParam[] {
 
 /** Field 3: steps 3 to 5 of QUERY_STRING. Throws QueryEncodingError for undecodable input. */
 export function canonicalQuery(raw: string): string {
-  const groups = new Map<string, { values: string[]; list: boolean }>();
+  if (raw === '' || raw === '?') return '';
+  // Plain arrays and one Map instead of an object per parameter: this runs on every request.
+  const index = new Map<string, number>();
+  const keys: string[] = [];
+  const values: string[][] = [];
+  const lists: boolean[] = [];
   for (const p of parseQuery(raw)) {
-    const g = groups.get(p.key);
-    if (g) {
-      g.values.push(p.value);
-      g.list ||= p.list;
+    const i = index.get(p.key);
+    if (i === undefined) {
+      index.set(p.key, keys.length);
+      keys.push(p.key);
+      values.push([p.value]);
+      lists.push(p.list);
     } else {
-      groups.set(p.key, { values: [p.value], list: p.list });
+      values[i]!.push(p.value);
+      if (p.list) lists[i] = true;
     }
   }
-  const parts: string[] = [];
-  for (const key of [...groups.keys()].sort(compareUtf8)) {
-    const g = groups.get(key)!;
-    const k = encodeComponent(key);
-    if (g.values.length === 1 && !g.list) {
-      parts.push(`${k}=${encodeComponent(g.values[0]!)}`);
+  const order = keys.map((_, i) => i).sort((a, b) => compareUtf8(keys[a]!, keys[b]!));
+  let out = '';
+  for (const i of order) {
+    const k = encodeComponent(keys[i]!);
+    const vs = values[i]!;
+    if (vs.length === 1 && !lists[i]) {
+      out += `${out ? '&' : ''}${k}=${encodeComponent(vs[0]!)}`;
     } else {
-      for (const v of [...g.values].sort(compareUtf8)) parts.push(`${k}[]=${encodeComponent(v)}`);
+      for (const v of vs.sort(compareUtf8)) out += `${out ? '&' : ''}${k}[]=${encodeComponent(v)}`;
     }
   }
-  return parts.join('&');
+  return out;
 }
 
 /** Field 7: lowercase hex SHA-256 of the raw body bytes. */
@@ -92,15 +101,17 @@ export function splitPathAndQuery(pathWithQuery: string): { path: string; query:
 
 /** The seven fields joined by `\n`, no trailing newline. */
 export function canonicalString(input: CanonicalInput): string {
-  const split = splitPathAndQuery(input.path);
-  const rawQuery = input.query ?? split.query;
-  return [
-    canonicalMethod(input.method),
-    canonicalPath(split.path),
-    canonicalQuery(rawQuery),
-    input.keyId,
-    input.timestamp,
-    input.nonce,
-    input.bodyHash ?? bodySha256(input.body),
-  ].join('\n');
+  const q = input.path.indexOf('?');
+  const path = q < 0 ? input.path : input.path.slice(0, q);
+  const rawQuery = input.query ?? (q < 0 ? '' : input.path.slice(q + 1));
+  // Plain concatenation: this runs for every request and every attempt.
+  return (
+    canonicalMethod(input.method) + '\n' +
+    canonicalPath(path) + '\n' +
+    canonicalQuery(rawQuery) + '\n' +
+    input.keyId + '\n' +
+    input.timestamp + '\n' +
+    input.nonce + '\n' +
+    (input.bodyHash ?? bodySha256(input.body))
+  );
 }

@@ -18,7 +18,10 @@ export class QueryEncodingError extends Error {
 const fatalUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** enc() of SIGNING.md: every byte but A-Z a-z 0-9 - _ . percent-encoded (uppercase hex), space as `+`. */
+const ALL_UNRESERVED = /^[A-Za-z0-9\-_.]*$/;
+
 export function encodeComponent(value: string): string {
+  if (ALL_UNRESERVED.test(value)) return value; // the common case: ids, numbers, cursors
   const bytes = Buffer.from(value, 'utf8');
   let out = '';
   for (const b of bytes) {
@@ -71,6 +74,10 @@ export function decodeComponent(raw: string): string {
 }
 
 /** Orders strings by their UTF-8 bytes (SIGNING.md: `A` < `B` < `_` < `a`). */
+const SURROGATE = /[\uD800-\uDFFF]/;
+
 export function compareUtf8(a: string, b: string): number {
+  // Without surrogates, UTF-16 code unit order is code point order, which is UTF-8 byte order.
+  if (!SURROGATE.test(a) && !SURROGATE.test(b)) return a < b ? -1 : a > b ? 1 : 0;
   return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 }

@@ -6,7 +6,7 @@ import { safeEqual } from './compare.js';
 
 /** base64(HMAC-SHA256(secret as UTF-8, canonical)). */
 export function signCanonical(secret: string, canonical: string): string {
-  return createHmac('sha256', Buffer.from(secret, 'utf8')).update(canonical, 'utf8').digest('base64');
+  return createHmac('sha256', secret).update(canonical).digest('base64') // string key and message: their UTF-8 bytes;
 }
 
 export interface SignInput extends Omit<CanonicalInput, 'keyId' | 'timestamp' | 'nonce' | 'bodyHash'> {
@@ -33,7 +33,15 @@ export interface SignedRequest {
 export function signRequest(input: SignInput): SignedRequest {
   const timestamp = String(input.timestamp);
   const hash = bodySha256(input.body);
-  const canonical = canonicalString({ ...input, timestamp, bodyHash: hash });
+  const canonical = canonicalString({
+    method: input.method,
+    path: input.path,
+    query: input.query,
+    keyId: input.keyId,
+    timestamp,
+    nonce: input.nonce,
+    bodyHash: hash,
+  });
   const signature = signCanonical(input.secret, canonical);
   return {
     canonical,
