@@ -1,8 +1,7 @@
 // Shared behaviour of every command: `--json`, error rendering, exit codes. Lives outside
 // src/commands because nothing may import commands.
 import { Command, Flags } from '@oclif/core';
-import { CardctlError } from '../errors.js';
-import { errorJson, exitCodeFor } from './exit-codes.js';
+import { renderError } from './render-error.js';
 
 export abstract class BaseCommand extends Command {
   static override baseFlags = {
@@ -20,23 +19,7 @@ export abstract class BaseCommand extends Command {
     process.stderr.write(message + '\n');
   }
 
-  protected override async catch(err: Error & { exitCode?: number }): Promise<void> {
-    const code = exitCodeFor(err);
-    if (this.jsonOutput) {
-      process.stdout.write(JSON.stringify(errorJson(err)) + '\n');
-    } else if (err instanceof CardctlError) {
-      process.stderr.write(`Error: ${err.message}\n`);
-      for (const [field, messages] of Object.entries(err.errors)) {
-        if (Array.isArray(messages)) for (const m of messages) process.stderr.write(`  ${field}: ${String(m)}\n`);
-      }
-      if (err.hint) process.stderr.write(`${err.hint}\n`);
-    } else if (code === 2) {
-      // oclif parse errors carry a usable message; show it without a stack
-      process.stderr.write(`Error: ${err.message}\nSee \`cardctl ${this.id ?? ''} --help\`.\n`);
-    } else {
-      process.stderr.write(`Error: ${err.message}\n`);
-      if (process.env.CARDCTL_DEBUG) process.stderr.write(`${err.stack ?? ''}\n`);
-    }
-    process.exitCode = code;
+  protected override async catch(err: Error): Promise<void> {
+    process.exitCode = renderError(err, this.jsonOutput, this.id);
   }
 }

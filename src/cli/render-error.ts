@@ -1,0 +1,25 @@
+// How an error reaches the user: on stderr for people, as `{"error": ...}` on stdout with
+// --json. Returns the exit code. No oclif import: the fast path uses it too.
+import { CardctlError } from '../errors.js';
+import { errorJson, exitCodeFor } from './exit-codes.js';
+
+export function renderError(err: unknown, json: boolean, commandId?: string): number {
+  const code = exitCodeFor(err);
+  const e = err instanceof Error ? err : new Error(String(err));
+  if (json) {
+    process.stdout.write(JSON.stringify(errorJson(err)) + '\n');
+  } else if (err instanceof CardctlError) {
+    process.stderr.write(`Error: ${err.message}\n`);
+    for (const [field, messages] of Object.entries(err.errors)) {
+      if (Array.isArray(messages)) for (const m of messages) process.stderr.write(`  ${field}: ${String(m)}\n`);
+    }
+    if (err.hint) process.stderr.write(`${err.hint}\n`);
+  } else if (code === 2) {
+    // oclif parse errors carry a usable message; show it without a stack
+    process.stderr.write(`Error: ${e.message}\nSee \`cardctl ${commandId ? commandId.replaceAll(':', ' ') + ' ' : ''}--help\`.\n`);
+  } else {
+    process.stderr.write(`Error: ${e.message}\n`);
+    if (process.env.CARDCTL_DEBUG) process.stderr.write(`${e.stack ?? ''}\n`);
+  }
+  return code;
+}
