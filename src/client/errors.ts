@@ -1,0 +1,214 @@
+// The ONE place where an API answer or a transport failure becomes a CardctlError. The
+// `kind` decides the exit code (src/cli/exit-codes.ts); the message says what to do next.
+import { CardctlError } from '../errors.js';
+
+export interface AnswerOutcome {
+  type: 'answer';
+  status: number;
+  /** the parsed JSON body, when there was one */
+  body: unknown;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+export interface TransportOutcome {
+  type: 'transport';
+  error: unknown;
+  /** the request may have reached the server (anything but a failed connect) */
+  maybeSent: boolean;
+}
+
+export type Outcome = AnswerOutcome | TransportOutcome;
+
+export interface ErrorContext {
+  method: string;
+  url: string;
+  money: boolean;
+  idempotencyKey?: string;
+  /** local clock in ms when the answer arrived, for the clock-skew message */
+  localNowMs: number;
+  profileName?: string;
+  keyId?: string;
+}
+
+/** Transport error codes that mean the request never left this machine. */
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);
+
+export function transportCode(error: unknown): string | undefined {
+  const e = error as { code?: string; cause?: { code?: string } } | undefined;
+  return e?.code ?? e?.cause?.code;
+}
+
+export function wasMaybeSent(error: unknown): boolean {
+  const code = transportCode(error);
+  return !(code && NOT_SENT_CODES.has(code));
+}
+
+export function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
+  const v = headers[name.toLowerCase()];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function envelopeParts(body: unknown): { message?: string; errors: Record<string, unknown> } {
+  if (body && typeof body === 'object' && !Array.isArray(body)) {
+    const b = body as { message?: unknown; errors?: unknown };
+    const errors = b.errors && typeof b.errors === 'object' && !Array.isArray(b.errors) ? (b.errors as Record<string, unknown>) : {};
+    return { message: typeof b.message === 'string' ? b.message : undefined, errors };
+  }
+  return { errors: {} };
+}
+
+function firstCode(errors: Record<string, unknown>): string | undefined {
+  for (const list of Object.values(errors)) if (Array.isArray(list) && typeof list[0] === 'string') return list[0];
+  return undefined;
+}
+
+function hasCode(errors: Record<string, unknown>, code: string): boolean {
+  return Object.values(errors).some((list) => Array.isArray(list) && list.includes(code));
+}
+
+/** Seconds the local clock is ahead of the server's `Date` header (negative: behind). */
+export function clockSkewSeconds(dateHeader: string | undefined, localNowMs: number): number | undefined {
+  if (!dateHeader) return undefined;
+  const server = Date.parse(dateHeader);
+  return Number.isNaN(server) ? undefined : Math.round((localNowMs - server) / 1000);
+}
+
+/** `Retry-After` in seconds (delta-seconds or an HTTP date), or undefined. */
+export function retryAfterSeconds(headers: Record<string, string | string[] | undefined>, localNowMs: number): number | undefined {
+  const v = header(headers, 'retry-after');
+  if (v === undefined) return undefined;
+  if (/^\s*\d+\s*$/.test(v)) return Number(v);
+  const at = Date.parse(v);
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - localNowMs) / 1000));
+}
+
+const replayHint = (key: string | undefined): string =>
+  key
+    ? `The outcome is not known yet: replay with the same key to learn it (\`--idempotency-key ${key}\`, or \`cardctl ops replay\`); do not send it with a new key.`
+    : 'The outcome is not known yet: check the resource before retrying.';
+
+/** null for a success (2xx, and 202 outside money operations). */
+export function toCardctlError(outcome: Outcome, ctx: ErrorContext): CardctlError | null {
+  const key = ctx.money ? ctx.idempotencyKey : undefined;
+  if (outcome.type === 'transport') {
+    const code = transportCode(outcome.error);
+    const detail = (outcome.error as Error | undefined)?.message ?? String(outcome.error);
+    if (ctx.money && outcome.maybeSent) {
+      return new CardctlError(`the connection ended before an answer to ${ctx.method} ${ctx.url} (${code ?? detail}).`, {
+        kind: 'outcome_unknown',
+        hint: replayHint(key),
+        code: code ?? 'connection_lost',
+        idempotencyKey: key,
+        cause: outcome.error,
+      });
+    }
+    const timeout = code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT';
+    return new CardctlError(timeout ? `no answer from ${ctx.url} in time.` : `cannot reach ${ctx.url} (${code ?? detail}).`, {
+      kind: 'unavailable',
+      hint: 'Check the base URL of the profile and that the service is up (for the mock: `cardctl mock start`), then try again.',
+      code: code ?? 'unreachable',
+      cause: outcome.error,
+    });
+  }
+
+  const { status, body, headers } = outcome;
+  const { message, errors } = envelopeParts(body);
+  const code = firstCode(errors);
+  const base = { status, errors, code, idempotencyKey: key };
+  const said = message ? ` (${message})` : '';
+
+  if (status === 202) {
+    if (!ctx.money) return null;
+    return new CardctlError('accepted, but not final yet (202).', { ...base, kind: 'outcome_unknown', hint: replayHint(key) });
+  }
+  if (status >= 200 && status < 300) return null;
+
+  if (status === 401 || status === 403) {
+    let hint: string;
+    let text = `${status === 401 ? 'unauthorized' : 'forbidden'}${code ? `: ${code}` : ''}.`;
+    const who = ctx.profileName ? `profile "${ctx.profileName}"` : 'the credentials in use';
+    switch (code) {
+      case 'timestamp_out_of_window': {
+        const skew = clockSkewSeconds(header(headers, 'date'), ctx.localNowMs);
+        if (skew !== undefined && skew !== 0) {
+          text = `clock is ${Math.abs(skew)} s ${skew > 0 ? 'ahead of' : 'behind'} the server: fix the clock.`;
+          hint = 'Requests must be signed within 300 s of the server time; enable NTP (e.g. `timedatectl set-ntp true`).';
+        } else {
+          hint = 'The signature timestamp is more than 300 s from the server time: fix the local clock (NTP).';
+        }
+        break;
+      }
+      case 'invalid_signature':
+        hint = `The server computed a different signature: check that the secret of ${who} belongs to key ${ctx.keyId ?? '(unknown)'}; run with --verbose to see the canonical string, or \`cardctl sign diagnose\`.`;
+        break;
+      case 'invalid_api_key':
+        hint = `Key ${ctx.keyId ?? ''} is unknown, revoked or expired: add a current key with \`cardctl profiles add\`.`;
+        break;
+      case 'missing_signature_headers':
+        hint = 'A signing header did not reach the server: check for a proxy that strips X-Api-Key, X-Timestamp, X-Nonce or X-Signature.';
+        break;
+      case 'ip_not_allowed':
+        hint = "This machine's address is not on the key's IP allowlist: add it in the portal or use another key.";
+        break;
+      case 'out_of_scope':
+        hint = "The key lacks this route's scope: use a key with the scope (see `cardctl doctor`).";
+        break;
+      default:
+        hint = status === 403 && message ? `${message}` : 'Check the profile in use (`cardctl profiles show`).';
+    }
+    return new CardctlError(text, { ...base, kind: 'auth', hint });
+  }
+  if (status === 404) {
+    return new CardctlError(`not found: ${ctx.method} ${ctx.url}${said}.`, {
+      ...base,
+      kind: 'not_found',
+      hint: 'Check the id and the path; an id of the other mode (test/live) or of another merchant is not found either.',
+    });
+  }
+  if (status === 422 && message === 'Validation failed.') {
+    return new CardctlError('the API refused the request body: Validation failed.', { ...base, kind: 'usage', hint: 'Fix the fields listed above and send again.' });
+  }
+  if (status === 409 || status === 422) {
+    if (code === 'in_flight' && ctx.money) {
+      return new CardctlError('the same idempotency key is still being processed (in_flight).', { ...base, kind: 'outcome_unknown', hint: replayHint(key) });
+    }
+    const hints: Record<string, string> = {
+      payload_mismatch: `This idempotency key was used with a different body: send the original body, or use a new key for a new operation.`,
+      insufficient_funds: 'The wallet cannot cover the amount and fees: fund the wallet or lower the amount.',
+      kyc_not_approved: 'The customer is not approved yet: wait for approval, then send the same command again.',
+      issue_failed: 'The issuer refused; nothing was charged: it is safe to retry with a NEW idempotency key.',
+      termination_blocked: 'The card is too new to terminate: freeze it now and terminate it later.',
+      invalid_state: 'The operation does not apply in the card’s current state: check it with `cardctl cards get`.',
+      replay_detected: 'A nonce was reused: send the request again (every attempt gets a fresh nonce).',
+      in_flight: 'The same idempotency key is still being processed: try again shortly.',
+    };
+    return new CardctlError(`refused${code ? `: ${code}` : ''}${said}.`, {
+      ...base,
+      kind: 'business',
+      hint: (code && hints[code]) ?? (hasCode(errors, 'idempotency_key') ? 'Send an Idempotency-Key header.' : undefined),
+    });
+  }
+  if (status === 429) {
+    const after = retryAfterSeconds(headers, ctx.localNowMs);
+    return new CardctlError('rate limited (429) after the allowed retries.', {
+      ...base,
+      kind: 'rate_limited',
+      code: code ?? 'exceeded',
+      hint: `Wait${after !== undefined ? ` ${after} s` : ''} and try again, or lower the request rate (600 per minute per key).`,
+    });
+  }
+  if (status === 503) {
+    return new CardctlError(`service unavailable (503)${said}.`, { ...base, kind: 'unavailable', hint: 'Nothing was charged: try again shortly.' });
+  }
+  if (status === 500 && ctx.money) {
+    return new CardctlError('server error (500) on a money operation: it may have succeeded.', { ...base, kind: 'outcome_unknown', hint: replayHint(key) });
+  }
+  if (status === 400) {
+    return new CardctlError(`bad request (400)${said}.`, { ...base, kind: 'usage', hint: 'Check the path, query and body.' });
+  }
+  return new CardctlError(`unexpected answer ${status} from ${ctx.method} ${ctx.url}${said}.`, {
+    ...base,
+    kind: 'unexpected',
+    hint: 'Run again with --verbose to see the exchange; if it persists, report it.',
+  });
+}

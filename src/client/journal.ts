@@ -1,0 +1,152 @@
+// The local journal of money operations (PRODUCT.md, "Money operations"): one NDJSON file,
+// append-only. An `op` line is written BEFORE the request is sent, an `outcome` line after,
+// so a crash or a dropped connection leaves an operation whose outcome is unknown and whose
+// exact bytes and key can be replayed. Never holds a secret or a signature.
+import { createHash, randomUUID } from 'node:crypto';
+import { chmodSync, closeSync, existsSync, fstatSync, fchmodSync, mkdirSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+export interface JournalOp {
+  type: 'op';
+  id: string;
+  time: string;
+  profile: string | null;
+  source: string;
+  mode: string;
+  base_url: string;
+  method: string;
+  path: string;
+  query: string;
+  idempotency_key: string;
+  body_b64: string;
+  body_sha256: string;
+}
+
+export type OutcomeState = 'resolved' | 'unknown';
+
+export interface JournalOutcome {
+  type: 'outcome';
+  id: string;
+  time: string;
+  status: number | null;
+  outcome: OutcomeState;
+  code?: string | null;
+  /** the resource id in the answer, when there was one */
+  resource_id?: string | null;
+  replay?: boolean;
+}
+
+export interface JournalEntry extends JournalOp {
+  /** the latest outcome; `unknown` until one is recorded */
+  outcome: OutcomeState;
+  status: number | null;
+  code: string | null;
+  resource_id: string | null;
+  outcomes: JournalOutcome[];
+}
+
+/** `$CARDCTL_STATE_DIR`, else `$XDG_STATE_HOME/cardctl`, else the platform's state folder. */
+export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.CARDCTL_STATE_DIR) return env.CARDCTL_STATE_DIR;
+  if (env.XDG_STATE_HOME) return join(env.XDG_STATE_HOME, 'cardctl');
+  if (process.platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'cardctl');
+  if (process.platform === 'win32') return join(env.LOCALAPPDATA ?? join(homedir(), 'AppData', 'Local'), 'cardctl', 'state');
+  return join(homedir(), '.local', 'state', 'cardctl');
+}
+
+export function journalPath(env: NodeJS.ProcessEnv = process.env): string {
+  return join(stateDir(env), 'operations.ndjson');
+}
+
+/** A short sortable id: time in base 36 plus random, so `ops show` accepts a prefix. */
+function newId(now: number): string {
+  return `op_${now.toString(36)}${randomUUID().replace(/-/g, '').slice(0, 8)}`;
+}
+
+export class Journal {
+  constructor(readonly file: string) {}
+
+  static open(env: NodeJS.ProcessEnv = process.env): Journal {
+    return new Journal(journalPath(env));
+  }
+
+  private append(record: JournalOp | JournalOutcome): void {
+    const dir = join(this.file, '..');
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    chmodSync(dir, 0o700); // also when it existed with a wider mode or under umask 000
+    const fd = openSync(this.file, 'a+', 0o600);
+    try {
+      fchmodSync(fd, 0o600);
+      // a torn last line (crash mid-write) must not swallow this record: start on a new line
+      const size = fstatSync(fd).size;
+      let prefix = '';
+      if (size > 0) {
+        const last = Buffer.alloc(1);
+        readSync(fd, last, 0, 1, size - 1);
+        if (last[0] !== 0x0a) prefix = '\n';
+      }
+      writeSync(fd, prefix + JSON.stringify(record) + '\n');
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** Records an operation before it is sent; returns its id. */
+  recordOp(op: Omit<JournalOp, 'type' | 'id' | 'time' | 'body_b64' | 'body_sha256'> & { body: Buffer }, now = Date.now()): string {
+    const id = newId(now);
+    const { body, ...rest } = op;
+    this.append({
+      type: 'op',
+      id,
+      time: new Date(now).toISOString(),
+      ...rest,
+      body_b64: body.toString('base64'),
+      body_sha256: createHash('sha256').update(body).digest('hex'),
+    });
+    return id;
+  }
+
+  recordOutcome(outcome: Omit<JournalOutcome, 'type' | 'time'>, now = Date.now()): void {
+    this.append({ type: 'outcome', time: new Date(now).toISOString(), ...outcome });
+  }
+
+  /** Every operation, oldest first, with its latest outcome. Unreadable lines are skipped. */
+  entries(): JournalEntry[] {
+    if (!existsSync(this.file)) return [];
+    const byId = new Map<string, JournalEntry>();
+    for (const line of readFileSync(this.file, 'utf8').split('\n')) {
+      if (!line.trim()) continue;
+      let rec: JournalOp | JournalOutcome;
+      try {
+        rec = JSON.parse(line) as JournalOp | JournalOutcome;
+      } catch {
+        continue; // a torn line from an interrupted write
+      }
+      if (rec?.type === 'op' && typeof rec.id === 'string') {
+        byId.set(rec.id, { ...rec, outcome: 'unknown', status: null, code: null, resource_id: null, outcomes: [] });
+      } else if (rec?.type === 'outcome') {
+        const entry = byId.get(rec.id);
+        if (!entry) continue;
+        entry.outcomes.push(rec);
+        entry.outcome = rec.outcome;
+        entry.status = rec.status;
+        entry.code = rec.code ?? null;
+        if (rec.resource_id) entry.resource_id = rec.resource_id;
+      }
+    }
+    return [...byId.values()];
+  }
+
+  /** By full id or an unambiguous prefix (with or without `op_`). */
+  find(idOrPrefix: string): JournalEntry | { ambiguous: string[] } | undefined {
+    const wanted = idOrPrefix.startsWith('op_') ? idOrPrefix : `op_${idOrPrefix}`;
+    const all = this.entries();
+    const exact = all.find((e) => e.id === wanted || e.idempotency_key === idOrPrefix);
+    if (exact) return exact;
+    const matches = all.filter((e) => e.id.startsWith(wanted));
+    if (matches.length === 1) return matches[0];
+    if (matches.length > 1) return { ambiguous: matches.map((m) => m.id) };
+    return undefined;
+  }
+}

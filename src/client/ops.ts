@@ -1,0 +1,52 @@
+// `cardctl ops`: the journal of money operations, and replaying one with its exact bytes and key.
+import { CardctlError, usageError } from '../errors.js';
+import type { ApiResponse, PreparedRequest } from './client.js';
+import { Journal, type JournalEntry } from './journal.js';
+import { withSession, type SessionOptions } from './session.js';
+
+export function listOps(opts: { unresolved?: boolean; env?: NodeJS.ProcessEnv } = {}): JournalEntry[] {
+  const all = Journal.open(opts.env).entries();
+  return opts.unresolved ? all.filter((e) => e.outcome === 'unknown') : all;
+}
+
+export function showOp(id: string, env?: NodeJS.ProcessEnv): JournalEntry {
+  const journal = Journal.open(env);
+  const found = journal.find(id);
+  if (!found) {
+    throw new CardctlError(`no operation "${id}" in the journal ${journal.file}.`, { kind: 'not_found', hint: 'List them with `cardctl ops list`.' });
+  }
+  if ('ambiguous' in found) throw usageError(`"${id}" matches several operations: ${found.ambiguous.join(', ')}.`, 'Give more of the id.');
+  return found;
+}
+
+/** The entry as people and `--json` see it: the body decoded when it is text. */
+export function opView(e: JournalEntry): Record<string, unknown> {
+  const { type: _type, outcomes, body_b64, ...rest } = e;
+  return { ...rest, body: Buffer.from(body_b64, 'base64').toString('utf8'), body_b64, attempts_recorded: outcomes.length };
+}
+
+/** Resends the same bytes with the same key and records the new outcome under the same id. */
+export async function replayOp(id: string, opts: SessionOptions): Promise<{ entry: JournalEntry; response: ApiResponse }> {
+  const entry = showOp(id, opts.env);
+  const profile = opts.profile ?? entry.profile ?? undefined;
+  return withSession({ ...opts, profile }, async ({ client, credentials }) => {
+    if (credentials.baseUrl !== entry.base_url || credentials.mode !== entry.mode) {
+      throw usageError(
+        `operation ${entry.id} was sent to ${entry.base_url} (${entry.mode}); the credentials in use point to ${credentials.baseUrl} (${credentials.mode}).`,
+        `Replay it with the profile it was sent with${entry.profile ? ` (--profile ${entry.profile})` : ' (the same CARDCTL_* environment)'}.`,
+      );
+    }
+    const prepared: PreparedRequest = {
+      method: entry.method,
+      origin: new URL(entry.base_url).origin,
+      path: entry.path,
+      query: entry.query,
+      body: Buffer.from(entry.body_b64, 'base64'),
+      money: true,
+      idempotencyKey: entry.idempotency_key,
+    };
+    process.stderr.write(`Replaying ${entry.id} with Idempotency-Key: ${entry.idempotency_key}\n`);
+    const response = await client.sendPrepared(prepared, entry.id);
+    return { entry, response };
+  });
+}

@@ -1,0 +1,40 @@
+// Deterministic JSON for money operations: the same input, however its keys were ordered or
+// spaced, gives the same bytes, so the same command with the same Idempotency-Key replays
+// instead of answering `payload_mismatch` (the server compares a SHA-256 of the raw bytes).
+import type { OperationName } from '../contract/routes.js';
+
+/**
+ * Compact JSON (no whitespace). Top-level keys named in `fieldOrder` come first, in that order;
+ * every other key, at any depth, is sorted by code unit order.
+ */
+export function serializeDeterministic(value: unknown, fieldOrder: readonly string[] = []): string {
+  return write(value, fieldOrder);
+}
+
+function write(value: unknown, order: readonly string[]): string {
+  if (value === null || typeof value !== 'object') {
+    if (typeof value === 'number' && !Number.isFinite(value)) throw new TypeError('a number in the body is not finite');
+    const text = JSON.stringify(value);
+    // undefined and functions have no JSON form; the caller drops such object members
+    return text === undefined ? 'null' : text;
+  }
+  if (Array.isArray(value)) return `[${value.map((v) => write(v, [])).join(',')}]`;
+  const obj = value as Record<string, unknown>;
+  const keys = Object.keys(obj).filter((k) => obj[k] !== undefined && typeof obj[k] !== 'function');
+  const known = order.filter((k) => keys.includes(k));
+  const rest = keys.filter((k) => !order.includes(k)).sort();
+  return `{${[...known, ...rest].map((k) => `${JSON.stringify(k)}:${write(obj[k], [])}`).join(',')}}`;
+}
+
+/** The field order of the contract's request schema for a money operation (loaded lazily: zod). */
+export async function bodyFieldOrder(operation: OperationName | undefined): Promise<readonly string[]> {
+  if (operation !== 'cards.issue' && operation !== 'cards.recharge' && operation !== 'cards.terminate') return [];
+  const { IssueCardSchema, RechargeSchema, TerminateSchema } = await import('../contract/requests.js');
+  const schema = operation === 'cards.issue' ? IssueCardSchema : operation === 'cards.recharge' ? RechargeSchema : TerminateSchema;
+  return Object.keys(schema.shape);
+}
+
+/** The bytes of a money operation's body: schema order for known bodies, sorted keys otherwise. */
+export async function serializeMoneyBody(operation: OperationName | undefined, value: unknown): Promise<Buffer> {
+  return Buffer.from(serializeDeterministic(value, await bodyFieldOrder(operation)), 'utf8');
+}

@@ -1,0 +1,71 @@
+// What every API command does first: resolve the credentials, show the profile and mode
+// (TTY only), and build the client with its journal, verbose log and live confirmation.
+import type { Credentials } from '../profiles/types.js';
+import { ApiClient, DEFAULT_RETRIES } from './client.js';
+import { closeAgent } from './http.js';
+import { Journal } from './journal.js';
+import { stderrLog } from './verbose.js';
+
+export interface SessionOptions {
+  /** `--profile` */
+  profile?: string;
+  verbose?: boolean;
+  retries?: number;
+  /** `--yes` */
+  yes?: boolean;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface Session {
+  client: ApiClient;
+  credentials: Credentials;
+  journal: Journal;
+}
+
+function timeoutFromEnv(env: NodeJS.ProcessEnv): number | undefined {
+  const v = Number(env.CARDCTL_TIMEOUT_MS);
+  return Number.isFinite(v) && v > 0 ? v : undefined;
+}
+
+/** Asks on the terminal; only offered when both stdin and stderr are terminals. */
+async function askYesNo(question: string): Promise<boolean> {
+  const { createInterface } = await import('node:readline/promises');
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y(es)?$/i.test((await rl.question(question)).trim());
+  } finally {
+    rl.close();
+  }
+}
+
+export async function openSession(opts: SessionOptions = {}): Promise<Session> {
+  const env = opts.env ?? process.env;
+  const { resolveCredentials } = await import('../profiles/resolve.js'); // lazy: conf is heavy
+  const credentials = await resolveCredentials({ profile: opts.profile, env });
+  if (process.stderr.isTTY) {
+    const mode = credentials.mode === 'live' ? 'LIVE' : 'test';
+    process.stderr.write(`profile ${credentials.name} (${mode}) ${credentials.baseUrl}\n`);
+  }
+  const journal = Journal.open(env);
+  const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY);
+  const client = new ApiClient({
+    credentials,
+    retries: opts.retries ?? DEFAULT_RETRIES,
+    log: opts.verbose ? stderrLog : undefined,
+    note: (line) => process.stderr.write(line + '\n'),
+    journal,
+    yes: opts.yes,
+    confirm: interactive ? askYesNo : undefined,
+    timeoutMs: timeoutFromEnv(env),
+  });
+  return { client, credentials, journal };
+}
+
+/** Opens a session, runs `fn`, and closes the keep-alive sockets so the process exits at once. */
+export async function withSession<T>(opts: SessionOptions, fn: (session: Session) => Promise<T>): Promise<T> {
+  try {
+    return await fn(await openSession(opts));
+  } finally {
+    await closeAgent();
+  }
+}

@@ -1,0 +1,40 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../../cli/base-command.js';
+
+export default class OpsList extends BaseCommand {
+  static override summary = 'List the money operations recorded in the local journal.';
+  static override description =
+    'Each issue, recharge and terminate is recorded before it is sent and its outcome after. ' +
+    '`--unresolved` shows those whose outcome is unknown (202, 500, dropped connection): replay them with `cardctl ops replay ID`.';
+  static override examples = ['<%= config.bin %> ops list --unresolved'];
+  static override flags = {
+    unresolved: Flags.boolean({ description: 'only operations whose outcome is unknown', default: false }),
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(OpsList);
+    this.jsonOutput = flags.json;
+    const [{ listOps, opView }, { formatTable, jsonText }] = await Promise.all([import('../../client/ops.js'), import('../../output/index.js')]);
+    const entries = listOps({ unresolved: flags.unresolved });
+    if (flags.json) {
+      process.stdout.write(jsonText(entries.map(opView)));
+      return;
+    }
+    if (entries.length === 0) {
+      this.note(flags.unresolved ? 'No operation with an unknown outcome.' : 'No money operation recorded yet.');
+      return;
+    }
+    process.stdout.write(
+      await formatTable(entries, [
+        { header: 'ID', get: (e) => e.id },
+        { header: 'TIME', get: (e) => e.time },
+        { header: 'MODE', get: (e) => e.mode },
+        { header: 'OPERATION', get: (e) => `${e.method} ${e.path}` },
+        { header: 'STATUS', get: (e) => e.status },
+        { header: 'OUTCOME', get: (e) => e.outcome },
+        { header: 'RESOURCE', get: (e) => e.resource_id },
+        { header: 'IDEMPOTENCY KEY', get: (e) => e.idempotency_key },
+      ]),
+    );
+  }
+}

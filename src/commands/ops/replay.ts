@@ -1,0 +1,33 @@
+import { Args, Flags } from '@oclif/core';
+import { apiFlags, sessionOptions } from '../../cli/api-flags.js';
+import { BaseCommand } from '../../cli/base-command.js';
+
+export default class OpsReplay extends BaseCommand {
+  static override summary = 'Resend a journaled money operation: the same bytes with the same Idempotency-Key.';
+  static override description =
+    'The API answers a replay with the original outcome (no second charge), so this is how an unknown outcome ' +
+    '(202, 500, dropped connection) becomes known. The new outcome is recorded under the same id.';
+  static override examples = ['<%= config.bin %> ops replay op_lx2k3abc12345678'];
+  static override args = { id: Args.string({ description: 'operation id (a unique prefix is enough) or its idempotency key', required: true }) };
+  static override flags = {
+    ...apiFlags,
+    include: Flags.boolean({ char: 'i', description: 'print the status line and headers before the body', default: false }),
+  };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(OpsReplay);
+    this.jsonOutput = flags.json;
+    const [{ replayOp }, { ApiError }, { formatResponse, jsonText }] = await Promise.all([
+      import('../../client/ops.js'),
+      import('../../client/client.js'),
+      import('../../output/index.js'),
+    ]);
+    try {
+      const { response } = await replayOp(args.id, sessionOptions(flags));
+      process.stdout.write(flags.json ? jsonText(response.body ?? response.text) : formatResponse(response, flags.include));
+    } catch (err) {
+      if (!flags.json && err instanceof ApiError && err.response) process.stdout.write(formatResponse(err.response, flags.include));
+      throw err;
+    }
+  }
+}

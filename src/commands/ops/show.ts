@@ -1,0 +1,21 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../cli/base-command.js';
+
+export default class OpsShow extends BaseCommand {
+  static override summary = 'Show one journaled money operation: request, key, body and outcomes.';
+  static override examples = ['<%= config.bin %> ops show op_lx2k3abc12345678'];
+  static override args = { id: Args.string({ description: 'operation id (a unique prefix is enough) or its idempotency key', required: true }) };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(OpsShow);
+    this.jsonOutput = flags.json;
+    const [{ showOp, opView }, { formatKeyValue, jsonText }] = await Promise.all([import('../../client/ops.js'), import('../../output/index.js')]);
+    const entry = showOp(args.id);
+    if (flags.json) {
+      process.stdout.write(jsonText({ ...opView(entry), outcomes: entry.outcomes }));
+      return;
+    }
+    const { body_b64: _b, ...view } = opView(entry);
+    process.stdout.write(await formatKeyValue(view));
+  }
+}

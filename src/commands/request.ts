@@ -1,0 +1,55 @@
+import { Args, Flags } from '@oclif/core';
+import { apiFlags, sessionOptions } from '../cli/api-flags.js';
+import { BaseCommand } from '../cli/base-command.js';
+
+export default class Request extends BaseCommand {
+  static override summary = 'Send a signed request to any API path and print the answer, like `gh api`.';
+  static override description =
+    'PATH is relative to the base URL (/cards/ID) or full (/api/v1/cards/ID). The whole envelope is printed on stdout.\n' +
+    'Money operations (POST /cards, .../recharge, .../terminate) always carry an Idempotency-Key (generated and printed on stderr unless given) ' +
+    'and are recorded in the journal (`cardctl ops`). Inline --data on a money route is re-serialized deterministically (schema field order, no whitespace) ' +
+    'so retyping the command replays it; --data @FILE and --data - are sent byte for byte.';
+  static override examples = [
+    '<%= config.bin %> request GET /cards/01J0000000000000000000000A',
+    "<%= config.bin %> request POST /cards/01J0000000000000000000000A/recharge --data '{\"amount\":500}'",
+    '<%= config.bin %> request GET /customers --query per_page=5 --include',
+    '<%= config.bin %> request POST /customers --data @customer.json',
+  ];
+  static override args = {
+    method: Args.string({ description: 'HTTP method: GET, POST, PATCH, ...', required: true }),
+    path: Args.string({ description: 'path relative to the base URL, or starting with /api/v1; may include ?query', required: true }),
+  };
+  static override flags = {
+    ...apiFlags,
+    data: Flags.string({ char: 'd', description: 'JSON body: inline, @FILE (bytes unchanged) or - (stdin)' }),
+    query: Flags.string({ char: 'q', description: 'query parameter k=v (repeatable)', multiple: true }),
+    'idempotency-key': Flags.string({ description: 'Idempotency-Key header (money operations get a generated one otherwise)' }),
+    include: Flags.boolean({ char: 'i', description: 'print the status line and headers before the body', default: false }),
+  };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(Request);
+    this.jsonOutput = flags.json;
+    const [{ runRawRequest }, { ApiError }, { formatResponse, jsonText }] = await Promise.all([
+      import('../client/raw.js'),
+      import('../client/client.js'),
+      import('../output/index.js'),
+    ]);
+    try {
+      const res = await runRawRequest({
+        ...sessionOptions(flags),
+        method: args.method,
+        path: args.path,
+        data: flags.data,
+        query: flags.query,
+        idempotencyKey: flags['idempotency-key'],
+      });
+      process.stdout.write(flags.json ? jsonText(res.body ?? res.text) : formatResponse(res, flags.include));
+    } catch (err) {
+      // Without --json the answer's body goes to stdout as for a success (like `gh api`),
+      // the error and what to do next to stderr.
+      if (!flags.json && err instanceof ApiError && err.response) process.stdout.write(formatResponse(err.response, flags.include));
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,4 @@
+export * from './color.js';
+export * from './json.js';
+export * from './text.js';
+export * from './http.js';
