@@ -1,0 +1,424 @@
+// The local signature tools behind `cardctl sign`, `sign diagnose`, `webhooks sign` and
+// `webhooks verify`: read inputs, find the secret, call the pure signing core, render.
+// Lives outside src/commands because oclif treats every file there as a command.
+// Only node built-ins and light project modules here; the secret is never printed.
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { CardctlError, usageError } from '../errors.js';
+import { DEFAULT_BASE_URL } from '../profiles/types.js';
+import { diagnose, describeCanonical, KNOWN_MISTAKES, type Diagnosis } from '../signing/diagnose.js';
+import { parseRawRequest, splitTarget } from '../signing/raw-request.js';
+import { QueryEncodingError, canonicalQuery, signRequest, signWebhook, verifyWebhook, webhookSignature, type SignedRequest, type WebhookVerdict } from '../signing/index.js';
+
+const API_PREFIX = '/api/v1';
+
+// ---------------------------------------------------------------------------------------
+// Secrets. src/profiles/resolve.ts (built in parallel) decides the precedence; until it
+// exists only the environment variables are read. Path in a variable so that this file
+// type-checks without it.
+const RESOLVE_MODULE = '../profiles/resolve.js';
+
+export interface SigningSecret {
+  secret: string;
+  keyId?: string;
+  baseUrl?: string;
+  /** why the secret does not look like an API secret (still used: reproducing bad signatures is the point) */
+  warning?: string;
+}
+
+interface ResolveModule {
+  resolveSigningSecret?: (opts: { profile?: string; env?: NodeJS.ProcessEnv }) => unknown;
+  resolveWebhookSecret?: (opts: { profile?: string; env?: NodeJS.ProcessEnv }) => unknown;
+}
+
+async function loadResolveModule(): Promise<ResolveModule | null> {
+  try {
+    return (await import(RESOLVE_MODULE)) as ResolveModule;
+  } catch (err) {
+    if ((err as { code?: string }).code === 'ERR_MODULE_NOT_FOUND') return null;
+    throw err;
+  }
+}
+
+function pickString(o: unknown, ...keys: string[]): string | undefined {
+  if (!o || typeof o !== 'object') return undefined;
+  for (const k of keys) {
+    const v = (o as Record<string, unknown>)[k];
+    if (typeof v === 'string' && v !== '') return v;
+  }
+  return undefined;
+}
+
+export async function loadSigningSecret(opts: { profile?: string; env?: NodeJS.ProcessEnv }): Promise<SigningSecret> {
+  const env = opts.env ?? process.env;
+  const mod = await loadResolveModule();
+  if (mod?.resolveSigningSecret) {
+    const r = await mod.resolveSigningSecret({ profile: opts.profile, env });
+    const secret = typeof r === 'string' ? r : pickString(r, 'secret');
+    if (secret) return { secret, keyId: pickString(r, 'keyId', 'key_id'), baseUrl: pickString(r, 'baseUrl', 'base_url'), warning: pickString(r, 'warning') };
+  } else if (!opts.profile && env.CARDCTL_API_SECRET) {
+    return { secret: env.CARDCTL_API_SECRET, keyId: env.CARDCTL_API_KEY || undefined, baseUrl: env.CARDCTL_BASE_URL || undefined };
+  }
+  throw usageError(
+    opts.profile ? `no API secret found for profile "${opts.profile}".` : 'no API secret configured.',
+    'Set CARDCTL_API_SECRET, or add a profile with `cardctl profiles add NAME --key-id ID --mode test --secret-stdin` and pass --profile NAME.',
+  );
+}
+
+export async function loadWebhookSecret(opts: { profile?: string; env?: NodeJS.ProcessEnv }): Promise<string> {
+  const env = opts.env ?? process.env;
+  const mod = await loadResolveModule();
+  if (mod?.resolveWebhookSecret) {
+    const r = await mod.resolveWebhookSecret({ profile: opts.profile, env });
+    const secret = typeof r === 'string' ? r : pickString(r, 'webhookSecret', 'secret');
+    if (secret) return secret;
+  } else if (!opts.profile && env.CARDCTL_WEBHOOK_SECRET) {
+    return env.CARDCTL_WEBHOOK_SECRET;
+  }
+  throw usageError(
+    'no webhook signing secret configured.',
+    "Set CARDCTL_WEBHOOK_SECRET, or store the endpoint's secret in a profile (its webhookSecret) and pass --profile NAME.",
+  );
+}
+
+// ---------------------------------------------------------------------------------------
+// Inputs: raw bytes, never re-encoded.
+
+async function readStdin(): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** Reads FILE or `-` (stdin) as raw bytes. */
+export async function readFileOrStdin(source: string, flag: string): Promise<Buffer> {
+  if (source === '-') return readStdin();
+  try {
+    return await readFile(source);
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    throw usageError(`cannot read ${flag} ${source}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : String((err as Error).message)}.`, `Pass a readable file, or - to read stdin.`);
+  }
+}
+
+export type DataSource = { kind: 'none' } | { kind: 'inline'; text: string } | { kind: 'file'; file: string } | { kind: 'stdin' };
+
+/** `--data JSON|@FILE|-`: the bytes and where they came from (for the curl command). */
+export async function readData(data: string | undefined): Promise<{ body?: Buffer; source: DataSource }> {
+  if (data === undefined) return { source: { kind: 'none' } };
+  if (data === '-') return { body: await readStdin(), source: { kind: 'stdin' } };
+  if (data.startsWith('@')) {
+    const file = data.slice(1);
+    if (file === '') throw usageError('--data @ needs a file name: --data @body.json.');
+    return { body: await readFileOrStdin(file, '--data'), source: { kind: 'file', file } };
+  }
+  return { body: Buffer.from(data, 'utf8'), source: { kind: 'inline', text: data } };
+}
+
+/** Unix seconds from a flag: digits only. */
+export function parseUnixSeconds(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d{1,12}$/.test(value)) throw usageError(`${flag} must be Unix seconds (digits only), not "${value}".`, `For example ${flag} ${Math.floor(Date.now() / 1000)}.`);
+  return Number(value);
+}
+
+// ---------------------------------------------------------------------------------------
+// Shell quoting and the curl command.
+
+/** POSIX shell single-quoting; bare when nothing needs quoting. */
+export function shellQuote(s: string): string {
+  if (/^[A-Za-z0-9_\-.,/:=@%+]+$/.test(s)) return s;
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+function isPlainText(body: Buffer): boolean {
+  return Buffer.from(body.toString('utf8'), 'utf8').equals(body) && !body.includes(0);
+}
+
+export function curlCommand(opts: { method: string; url: string; headers: Record<string, string>; body?: Buffer; source: DataSource }): { command: string; notes: string[] } {
+  const notes: string[] = [];
+  // one option (with its value) per line
+  const first = ['curl'];
+  // [] and {} in a URL are curl globs; dot segments would be squashed without --path-as-is
+  if (/[[\]{}]/.test(opts.url)) first.push('--globoff');
+  if (/\/\.\.?(\/|$|\?)/.test(opts.url)) first.push('--path-as-is');
+  first.push('-X', shellQuote(opts.method), shellQuote(opts.url));
+  const parts = [first.join(' ')];
+  for (const [k, v] of Object.entries(opts.headers)) parts.push(`-H ${shellQuote(`${k}: ${v}`)}`);
+  if (opts.body !== undefined && opts.source.kind !== 'none') {
+    if (opts.source.kind === 'file') parts.push(`--data-binary @${shellQuote(opts.source.file)}`);
+    else if (isPlainText(opts.body)) parts.push(`--data-binary ${shellQuote(opts.body.toString('utf8'))}`);
+    else {
+      parts.push('--data-binary @-');
+      notes.push('the body read from stdin is not plain text: pipe the same bytes into the curl command.');
+    }
+  }
+  return { command: parts.join(' \\\n  '), notes };
+}
+
+// ---------------------------------------------------------------------------------------
+// `cardctl sign`
+
+export interface SignOptions {
+  method: string;
+  path: string;
+  query?: string;
+  data?: string;
+  keyId?: string;
+  timestamp?: string;
+  nonce?: string;
+  profile?: string;
+  env?: NodeJS.ProcessEnv;
+  /** injected for tests of the pure parts; defaults to the real clock */
+  now?: () => number;
+}
+
+export interface SignResult extends SignedRequest {
+  method: string;
+  path: string;
+  query: string;
+  url: string;
+  curl: string;
+  /** remarks for stderr */
+  notes: string[];
+}
+
+export async function runSign(opts: SignOptions): Promise<SignResult> {
+  const env = opts.env ?? process.env;
+  const notes: string[] = [];
+  if (!/^[A-Za-z]+$/.test(opts.method)) throw usageError(`--method must be an HTTP method like GET or POST, not "${opts.method}".`);
+  const method = opts.method.toUpperCase();
+  if (method !== opts.method) notes.push(`note: the method is uppercased to ${method} in the canonical string and the request.`);
+
+  const { secret, keyId: profileKeyId, baseUrl: profileBaseUrl, warning } = await loadSigningSecret({ profile: opts.profile, env });
+  if (warning) notes.push(`note: ${warning}`);
+  const keyId = opts.keyId ?? profileKeyId ?? (env.CARDCTL_API_KEY || undefined);
+  if (!keyId) throw usageError('no key id: pass --key-id ID, or use a profile (--profile NAME) or CARDCTL_API_KEY.');
+  const baseText = profileBaseUrl ?? (env.CARDCTL_BASE_URL || DEFAULT_BASE_URL);
+  let base: URL;
+  try {
+    base = new URL(baseText);
+  } catch {
+    throw usageError(`the base URL "${baseText}" is not a URL.`, 'Fix CARDCTL_BASE_URL or the profile (`cardctl profiles show NAME`).');
+  }
+
+  // --path: relative to the base URL, starting with /api/v1, or a full URL; may carry ?query
+  let origin = base.origin;
+  let rawPath = opts.path;
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(rawPath)) {
+    try {
+      origin = new URL(rawPath).origin;
+    } catch {
+      throw usageError(`--path "${opts.path}" is not a valid URL.`);
+    }
+  } else if (!rawPath.startsWith('/')) {
+    rawPath = '/' + rawPath;
+  }
+  const split = splitTarget(rawPath);
+  if (split.query !== '' && opts.query !== undefined) {
+    throw usageError('the query is given twice: in --path after "?" and with --query.', 'Keep one of them.');
+  }
+  const query = (opts.query ?? split.query).replace(/^\?/, '');
+  const prefix = base.pathname.replace(/\/+$/, '');
+  let path = split.path;
+  const under = (p: string, pre: string): boolean => pre !== '' && (p === pre || p.startsWith(pre + '/'));
+  if (!under(path, API_PREFIX) && !under(path, prefix)) {
+    path = prefix + path;
+    notes.push(`note: signing ${path}: --path is taken relative to the base URL ${base.origin}${prefix} (the signature covers the full path).`);
+  }
+  try {
+    canonicalQuery(query);
+  } catch (err) {
+    if (err instanceof QueryEncodingError) {
+      throw usageError(`--query cannot be signed: ${err.message}.`, 'Percent-encode non-ASCII text as UTF-8 bytes (é is %C3%A9) and write a literal % as %25.');
+    }
+    throw err;
+  }
+
+  const timestamp = opts.timestamp ?? String(Math.floor((opts.now ?? Date.now)() / 1000));
+  if (!/^\d+$/.test(timestamp)) throw usageError(`--timestamp must be Unix seconds (digits only), not "${timestamp}".`);
+  if (timestamp.length > 10) notes.push('note: --timestamp has more than 10 digits; the gateway expects Unix seconds and will refuse it.');
+  const nonce = opts.nonce ?? randomUUID();
+  if (nonce === '') throw usageError('--nonce must not be empty.');
+
+  const { body, source } = await readData(opts.data);
+  const signed = signRequest({ method, path, query, keyId, timestamp, nonce, secret, body });
+  const url = `${origin}${path}${query ? '?' + query : ''}`;
+  const headers: Record<string, string> = { ...signed.headers };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const curl = curlCommand({ method, url, headers, body, source });
+  return { ...signed, method, path, query, url, curl: curl.command, notes: [...notes, ...curl.notes] };
+}
+
+export function formatSign(r: SignResult): string {
+  const lines = [
+    'Canonical string (7 fields joined by "\\n", no trailing newline):',
+    describeCanonical(r.canonical),
+    '',
+    `Body SHA-256:  ${r.body_sha256}`,
+    `Signature:     ${r.signature}`,
+    '',
+    'Headers:',
+    ...Object.entries(r.headers).map(([k, v]) => `  ${k}: ${v}`),
+    '',
+    'curl:',
+    r.curl,
+  ];
+  return lines.join('\n') + '\n';
+}
+
+// ---------------------------------------------------------------------------------------
+// `cardctl sign diagnose`
+
+export async function runDiagnose(opts: { request: string; profile?: string; now?: number; env?: NodeJS.ProcessEnv }): Promise<Diagnosis> {
+  const env = opts.env ?? process.env;
+  const bytes = await readFileOrStdin(opts.request, '--request');
+  let parsed;
+  try {
+    parsed = parseRawRequest(bytes);
+  } catch (err) {
+    throw usageError(
+      `cannot read the request in ${opts.request === '-' ? 'stdin' : opts.request}: ${(err as Error).message}.`,
+      'Write it as raw HTTP, as a proxy or `curl -v` shows it: the request line, the headers, a blank line, then the body.',
+    );
+  }
+  const { secret, keyId, warning } = await loadSigningSecret({ profile: opts.profile, env });
+  const d = diagnose({ request: parsed, secret, keyId, now: opts.now ?? Math.floor(Date.now() / 1000) });
+  if (warning) d.warnings.push(warning);
+  return d;
+}
+
+const sentence = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
+
+export function formatDiagnosis(d: Diagnosis): string {
+  const out: string[] = [];
+  if (d.valid) {
+    out.push(`Valid: the server computes the same signature (${d.expected_signature}); nothing to fix in the signing.`);
+  } else if (d.found && d.mistakes.length > 0) {
+    const what = d.mistakes.map((m) => m.description).join(', and ');
+    const fix = d.mistakes.map((m) => m.fix).join('; and ');
+    out.push(`Invalid: ${what}. Fix: ${fix}.`);
+  } else {
+    out.push(
+      `Invalid: the signature does not match, and the cause could not be found: none of the ${d.checked.length} known mistakes that apply to this request reproduces it, alone or in pairs. ` +
+        'Fix: check that the secret belongs to the X-Api-Key of the request (--profile) and that the file holds the exact bytes sent.',
+    );
+    for (const m of d.mistakes) out.push(`  also: ${m.description} (${m.fix})`);
+    if (d.checked.length > 0) out.push(`Checked: ${d.checked.map((id) => `${id} (${KNOWN_MISTAKES[id].description})`).join('; ')}.`);
+  }
+  out.push('');
+  out.push(`expected X-Signature: ${d.expected_signature}`);
+  out.push(`received X-Signature: ${d.received_signature ?? '(none)'}`);
+  out.push('canonical string the server signs:');
+  out.push(describeCanonical(d.canonical));
+  for (const w of d.warnings) out.push(`warning: ${sentence(w)}`);
+  return out.join('\n') + '\n';
+}
+
+// ---------------------------------------------------------------------------------------
+// `cardctl webhooks verify` / `webhooks sign`
+
+export interface WebhookVerifyResult {
+  valid: boolean;
+  reason: WebhookVerdict;
+  timestamp?: number;
+  now: number;
+  tolerance: number;
+  /** when the payload looks re-serialized: the serialization that would have verified */
+  reserializedAs?: string;
+}
+
+/** Tries the usual serializations of the same JSON (only after a mismatch, only for the hint; never trusted). */
+function findReserialization(secret: string, header: string, payload: Buffer): string | undefined {
+  const t = /(?:^|,)\s*t=(\d{1,15})\s*(?:,|$)/.exec(header)?.[1];
+  const sigs = [...header.matchAll(/(?:^|,)\s*v1=([0-9a-fA-F]+)\s*(?=,|$)/g)].map((m) => m[1]);
+  if (!t || sigs.length === 0 || payload.length > 5_000_000) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(payload.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  const candidates: Array<[string, string]> = [
+    ['compact JSON', JSON.stringify(value)],
+    ['JSON pretty-printed with 2 spaces', JSON.stringify(value, null, 2)],
+    ['JSON pretty-printed with 4 spaces', JSON.stringify(value, null, 4)],
+  ];
+  for (const [label, text] of candidates) {
+    for (const variant of [text, text + '\n']) {
+      if (Buffer.from(variant, 'utf8').equals(payload)) continue;
+      if (sigs.includes(webhookSignature(secret, variant, t))) return label + (variant.endsWith('\n') ? ' with a final newline' : '');
+    }
+  }
+  return undefined;
+}
+
+export async function runWebhookVerify(opts: { header: string; payload: string; tolerance?: number; now?: number; profile?: string; env?: NodeJS.ProcessEnv }): Promise<WebhookVerifyResult> {
+  const payload = await readFileOrStdin(opts.payload, '--payload');
+  const secret = await loadWebhookSecret({ profile: opts.profile, env: opts.env });
+  const now = opts.now ?? Math.floor(Date.now() / 1000);
+  const tolerance = opts.tolerance ?? 300;
+  const v = verifyWebhook({ secret, header: opts.header, body: payload, now, tolerance });
+  const result: WebhookVerifyResult = { valid: v.valid, reason: v.reason, timestamp: v.timestamp, now, tolerance };
+  if (v.reason === 'signature_mismatch') result.reserializedAs = findReserialization(secret, opts.header, payload);
+  return result;
+}
+
+/** The error that `webhooks verify` exits with (kind signature_invalid: exit 3). */
+export function webhookVerifyError(r: WebhookVerifyResult): CardctlError {
+  switch (r.reason) {
+    case 'malformed_header':
+      return new CardctlError('the signature header is malformed: expected "t=<unix seconds>, v1=<hex>" with a numeric t and at least one v1.', {
+        kind: 'signature_invalid',
+        code: r.reason,
+        hint: "Pass the X-Service-Signature header value exactly as received, quoted: --header 't=1763800000, v1=...'.",
+      });
+    case 'timestamp_out_of_tolerance': {
+      const age = r.now - (r.timestamp ?? 0);
+      return new CardctlError(
+        `the signature matches but its timestamp is ${Math.abs(age)} s ${age >= 0 ? 'old' : 'in the future'} (tolerance ${r.tolerance} s).`,
+        { kind: 'signature_invalid', code: r.reason, hint: 'A replayed or delayed delivery, or a wrong clock. To check an old delivery pass --now with the time it arrived, or raise --tolerance.' },
+      );
+    }
+    default:
+      return new CardctlError('the webhook signature does not match this payload.', {
+        kind: 'signature_invalid',
+        code: r.reason,
+        hint: r.reserializedAs
+          ? `The payload was re-serialized: the signature matches the same JSON written as ${r.reserializedAs}. Pass the raw body bytes exactly as received, before any JSON parsing.`
+          : 'The usual cause is a body that was parsed and re-serialized (JSON.parse + JSON.stringify, a framework body parser, a pretty-printer): pass the raw body bytes exactly as received. ' +
+            "Otherwise check that the secret is this endpoint's signing secret (CARDCTL_WEBHOOK_SECRET or the profile's).",
+      });
+  }
+}
+
+export interface WebhookSignResult {
+  header: string;
+  timestamp: number;
+  headers: Record<string, string>;
+  notes: string[];
+}
+
+export async function runWebhookSign(opts: { payload: string; timestamp?: number; profile?: string; env?: NodeJS.ProcessEnv }): Promise<WebhookSignResult> {
+  const payload = await readFileOrStdin(opts.payload, '--payload');
+  const secret = await loadWebhookSecret({ profile: opts.profile, env: opts.env });
+  const timestamp = opts.timestamp ?? Math.floor(Date.now() / 1000);
+  const header = signWebhook(secret, payload, timestamp);
+  // The event type is read only after signing, from a copy; the signed bytes stay untouched.
+  const notes: string[] = [];
+  let type: string | undefined;
+  try {
+    const parsed: unknown = JSON.parse(payload.toString('utf8'));
+    const t = parsed && typeof parsed === 'object' ? (parsed as Record<string, unknown>).type : undefined;
+    if (typeof t === 'string') type = t;
+  } catch {
+    /* not JSON: no event header */
+  }
+  if (type === undefined) notes.push('note: the payload has no JSON "type" field, so there is no X-Service-Event header.');
+  const { ulid } = await import('ulid');
+  const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+  if (type !== undefined) headers['X-Service-Event'] = type;
+  headers['X-Service-Delivery'] = ulid();
+  headers['X-Service-Signature'] = header;
+  return { header, timestamp, headers, notes };
+}

@@ -1,0 +1,47 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../../cli/base-command.js';
+import { exitCodeFor } from '../../cli/exit-codes.js';
+import { CardctlError } from '../../errors.js';
+
+export default class SignDiagnose extends BaseCommand {
+  static override summary = 'Find out why a request\'s signature fails: recompute it and name the client mistake that reproduces it.';
+  static override description =
+    'FILE holds the failing request as raw HTTP/1.1 text, as a proxy dump or `curl -v` shows it (request line, headers, blank line, body; ' +
+    '"> " prefixes, CRLF or LF, absolute URLs accepted). With Content-Length the body is exactly that many bytes.\n' +
+    'Optional comment lines before the request line: "# body_sha256: <hex>" (the hash the client computed; an X-Content-Sha256, ' +
+    'X-Body-Sha256 or Content-Digest header works too) and "# canonical: \\"<JSON string>\\"" (the canonical string the client logged).\n' +
+    'Tries each known mistake and every pair of them: query not sorted, %20 for a space, brackets encoded, trailing slash, path without /api/v1, ' +
+    'body re-serialized, secret base64-decoded, timestamp in milliseconds, method not uppercased, hex or url-safe base64 signature, trailing newline, and more. ' +
+    'Also reports a stale timestamp, missing headers and a declared body hash that does not match the body.\n' +
+    'Exit 0 when the signature is valid, 3 when it is not (found or not).';
+  static override examples = ['<%= config.bin %> sign diagnose --request failing.http', 'pbpaste | <%= config.bin %> sign diagnose --request - --json'];
+  static override flags = {
+    request: Flags.string({ char: 'r', description: 'file with the raw HTTP request, or - for stdin', required: true }),
+    profile: Flags.string({ char: 'p', description: 'profile whose secret signed the request' }),
+    now: Flags.string({ description: 'Unix seconds to check the timestamp against (default: now)' }),
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(SignDiagnose);
+    this.jsonOutput = flags.json;
+    const { runDiagnose, formatDiagnosis, parseUnixSeconds } = await import('../../cli/signing-tools.js');
+    const d = await runDiagnose({ request: flags.request, profile: flags.profile, now: parseUnixSeconds(flags.now, '--now') });
+    if (flags.json) {
+      this.printJson({
+        valid: d.valid,
+        expected_signature: d.expected_signature,
+        received_signature: d.received_signature,
+        mistakes: d.mistakes,
+        warnings: d.warnings,
+        found: d.found,
+        checked: d.checked,
+        canonical: d.canonical,
+        body_sha256: d.body_sha256,
+      });
+    } else {
+      process.stdout.write(formatDiagnosis(d));
+    }
+    // The verdict is the output; the exit code still says "signature invalid" (3).
+    if (!d.valid) process.exitCode = exitCodeFor(new CardctlError('signature invalid', { kind: 'signature_invalid' }));
+  }
+}
