@@ -1,0 +1,63 @@
+import { Args, Flags } from '@oclif/core';
+import { BaseCommand } from '../../cli/base-command.js';
+import { usageError } from '../../errors.js';
+
+export default class ProfilesAdd extends BaseCommand {
+  static override summary = 'Save a profile: key id, mode, base URL and secret (from stdin or a hidden prompt).';
+  static override description =
+    'The secret is never taken as a flag value. On a terminal cardctl asks for it without echo; otherwise pass --secret-stdin and pipe one line ' +
+    '(with --webhook-secret-stdin too: line 1 the API secret, line 2 the webhook signing secret). The first profile becomes the default.';
+  static override examples = [
+    'printf \'%s\\n\' "$SECRET" | <%= config.bin %> profiles add ci --key-id 01JD2Q7N8V3K4M5P6R7S8T9V0W --mode test --secret-stdin',
+    'printf \'%s\\n%s\\n\' "$SECRET" "$WEBHOOK_SECRET" | <%= config.bin %> profiles add prod --key-id 01JD2Q7N8V3K4M5P6R7S8T9V0W --mode live --base-url https://api.example.com/api/v1 --secret-stdin --webhook-secret-stdin',
+    '<%= config.bin %> profiles add dev --key-id 01JD2Q7N8V3K4M5P6R7S8T9V0W --mode test   # asks for the secret',
+  ];
+  // Not strict: oclif would echo an unknown `--secret=VALUE` or a stray positional secret in its
+  // error; run() refuses them without repeating them.
+  static override strict = false;
+  static override args = { name: Args.string({ description: 'profile name: 1-64 of A-Z a-z 0-9 . _ -', required: true }) };
+  static override flags = {
+    'key-id': Flags.string({ description: 'API key id (26-character ULID)', required: true }),
+    mode: Flags.string({ description: 'test or live', required: true, options: ['test', 'live'] }),
+    'base-url': Flags.string({ description: 'API address including /api/v1 (default: the local mock, http://127.0.0.1:4010/api/v1)' }),
+    'secret-stdin': Flags.boolean({ description: 'read the API secret from the first line of stdin', default: false }),
+    'webhook-secret-stdin': Flags.boolean({ description: 'read the webhook signing secret from the second line of stdin (needs --secret-stdin)', default: false }),
+    default: Flags.boolean({ description: 'make it the default profile', default: false }),
+    force: Flags.boolean({ description: 'replace an existing profile of that name', default: false }),
+    // Declared only to refuse them without oclif echoing the value in "Nonexistent flag: --secret=...".
+    secret: Flags.string({ hidden: true }),
+    'webhook-secret': Flags.string({ hidden: true }),
+  };
+
+  async run(): Promise<void> {
+    const { args, argv, flags } = await this.parse(ProfilesAdd);
+    this.jsonOutput = flags.json;
+    const extra = (argv as string[]).slice(1);
+    const secretFlag = flags.secret !== undefined || flags['webhook-secret'] !== undefined;
+    if (extra.length > 0 || secretFlag) {
+      throw usageError(
+        secretFlag
+          ? 'a secret is never accepted as a flag value (it would stay in shell history and show in `ps`).'
+          : `unexpected ${extra.length === 1 ? 'argument' : 'arguments'} after the profile name (not repeated here, in case it is a secret).`,
+        'Pipe the secret with --secret-stdin, or leave it out to be asked on a terminal. If you typed a secret on the command line, consider rolling it. See `cardctl profiles add --help`.',
+      );
+    }
+    const { addFromCommand } = await import('../../profiles/actions.js');
+    const result = await addFromCommand({
+      name: args.name,
+      keyId: flags['key-id'],
+      mode: flags.mode,
+      baseUrl: flags['base-url'],
+      secretStdin: flags['secret-stdin'],
+      webhookSecretStdin: flags['webhook-secret-stdin'],
+      makeDefault: flags.default,
+      force: flags.force,
+    });
+    if (flags.json) return this.printJson(result.summary);
+    const p = result.profile;
+    this.note(
+      `${result.replaced ? 'Replaced' : 'Saved'} profile ${p.name} (${p.mode}, key ${p.keyId}, ${p.baseUrl}) in ${result.path}` +
+        (result.isDefault ? '; it is the default.' : `. Use it with --profile ${p.name}, or make it the default: cardctl profiles use ${p.name}`),
+    );
+  }
+}

@@ -1,0 +1,32 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../cli/base-command.js';
+
+export default class ProfilesShow extends BaseCommand {
+  static override summary = 'Show one profile; secrets appear only as a fingerprint.';
+  static override description =
+    'The fingerprint is "sha256:" and the first 8 hex digits of SHA-256 over the secret text, so you can compare two machines without revealing it: ' +
+    'printf %s "$SECRET" | sha256sum | cut -c1-8';
+  static override examples = ['<%= config.bin %> profiles show ci', '<%= config.bin %> profiles show ci --json'];
+  static override args = { name: Args.string({ description: 'profile name', required: true }) };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(ProfilesShow);
+    this.jsonOutput = flags.json;
+    const { showSummary } = await import('../../profiles/actions.js');
+    const { path, profile: p } = await showSummary(args.name);
+    if (flags.json) return this.printJson(p);
+    const { formatKeyValue } = await import('../../output/text.js');
+    process.stdout.write(
+      await formatKeyValue({
+        name: p.name,
+        mode: p.mode,
+        'key id': p.key_id,
+        'base URL': p.base_url,
+        secret: `**** (${p.secret_fingerprint})`,
+        'webhook secret': p.webhook_secret_fingerprint ? `**** (${p.webhook_secret_fingerprint})` : 'not set',
+        default: p.default ? 'yes' : 'no',
+        store: path,
+      }),
+    );
+  }
+}

@@ -1,0 +1,181 @@
+// Which credentials a command uses (PRODUCT.md, "Credentials, in order of precedence"):
+// 1. --profile NAME; 2. CARDCTL_API_KEY + CARDCTL_API_SECRET (+ CARDCTL_BASE_URL, CARDCTL_MODE);
+// 3. CARDCTL_PROFILE; 4. the store's default profile.
+import { CardctlError, usageError } from '../errors.js';
+import { loadStore, requireProfile } from './store.js';
+import { DEFAULT_BASE_URL, type CredentialSource, type Credentials, type Mode } from './types.js';
+import { checkKeyId, checkMode, checkSecret, checkWebhookSecret, normalizeBaseUrl, normalizeKeyId } from './validate.js';
+
+export interface ResolveOptions {
+  /** `--profile` */
+  profile?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+const ADD_HINT = 'cardctl profiles add NAME --key-id KEY_ID --mode test --secret-stdin';
+
+/** An empty variable counts as unset (`CARDCTL_PROFILE= cardctl ...` is a common way to clear it). */
+const envValue = (env: NodeJS.ProcessEnv, name: string): string | undefined => {
+  const v = env[name];
+  return v === undefined || v === '' ? undefined : v;
+};
+
+function envProblem(variable: string, problem: string): CardctlError {
+  return usageError(`${variable}: ${problem}.`, `Fix or unset ${variable}.`);
+}
+
+/** Step 2: credentials from the environment, or undefined when neither variable is set. */
+function fromEnv(env: NodeJS.ProcessEnv): Credentials | undefined {
+  const key = envValue(env, 'CARDCTL_API_KEY');
+  const secret = envValue(env, 'CARDCTL_API_SECRET');
+  if (key === undefined && secret === undefined) return undefined;
+  if (key === undefined || secret === undefined) {
+    const [set, missing] = key === undefined ? ['CARDCTL_API_SECRET', 'CARDCTL_API_KEY'] : ['CARDCTL_API_KEY', 'CARDCTL_API_SECRET'];
+    throw usageError(`${set} is set but ${missing} is not.`, `Set both, or unset ${set} to use a profile.`);
+  }
+  const keyId = normalizeKeyId(key);
+  const keyProblem = checkKeyId(keyId);
+  if (keyProblem) throw envProblem('CARDCTL_API_KEY', keyProblem);
+  const secretProblem = checkSecret(secret);
+  if (secretProblem) throw envProblem('CARDCTL_API_SECRET', secretProblem);
+  const modeRaw = envValue(env, 'CARDCTL_MODE') ?? 'test';
+  if (!checkMode(modeRaw)) throw envProblem('CARDCTL_MODE', `${JSON.stringify(modeRaw)} is not valid: use test or live`);
+  const base = normalizeBaseUrl(envValue(env, 'CARDCTL_BASE_URL') ?? DEFAULT_BASE_URL);
+  if (base.problem) throw envProblem('CARDCTL_BASE_URL', base.problem);
+  const credentials: Credentials = { name: 'env', source: 'env', keyId, secret, mode: modeRaw as Mode, baseUrl: base.url! };
+  const webhookSecret = envValue(env, 'CARDCTL_WEBHOOK_SECRET');
+  if (webhookSecret !== undefined) credentials.webhookSecret = webhookSecret;
+  return credentials;
+}
+
+async function fromProfile(name: string, source: CredentialSource, env: NodeJS.ProcessEnv): Promise<Credentials> {
+  try {
+    return { ...(await requireProfile(name, env)), source };
+  } catch (err) {
+    if (source === 'env-profile' && err instanceof CardctlError && err.code === 'profile_not_found') {
+      throw new CardctlError(`CARDCTL_PROFILE names ${name}, but there is no profile named ${name}.`, {
+        kind: 'usage',
+        code: 'profile_not_found',
+        hint: `Run \`cardctl profiles add ${name} --key-id KEY_ID --mode test --secret-stdin\`, or unset CARDCTL_PROFILE.`,
+      });
+    }
+    throw err;
+  }
+}
+
+/** Steps 3 and 4 (after --profile): CARDCTL_PROFILE, else the default profile, else undefined. */
+async function storedSelection(env: NodeJS.ProcessEnv): Promise<Credentials | undefined> {
+  const named = envValue(env, 'CARDCTL_PROFILE');
+  if (named !== undefined) return fromProfile(named, 'env-profile', env);
+  const store = await loadStore(env);
+  if (store.defaultProfile === null) return undefined;
+  return { ...store.profiles.get(store.defaultProfile)!, source: 'default' };
+}
+
+function noCredentials(): CardctlError {
+  return new CardctlError('no credentials: no --profile, no CARDCTL_API_KEY/CARDCTL_API_SECRET, no CARDCTL_PROFILE and no default profile.', {
+    kind: 'usage',
+    code: 'no_credentials',
+    hint: `Run \`${ADD_HINT}\` (the first profile becomes the default), set CARDCTL_API_KEY and CARDCTL_API_SECRET, or start a local mock with \`cardctl mock start --save-profiles\`.`,
+  });
+}
+
+export async function resolveCredentials(opts: ResolveOptions = {}): Promise<Credentials> {
+  const env = opts.env ?? process.env;
+  if (opts.profile !== undefined && opts.profile !== '') return fromProfile(opts.profile, 'flag', env);
+  const viaEnv = fromEnv(env);
+  if (viaEnv) return viaEnv;
+  const stored = await storedSelection(env);
+  if (stored) return stored;
+  throw noCredentials();
+}
+
+/** The profile chosen by --profile, CARDCTL_PROFILE or the default (no API-key variables). */
+async function selectedProfile(opts: ResolveOptions, env: NodeJS.ProcessEnv): Promise<Credentials | undefined> {
+  if (opts.profile !== undefined && opts.profile !== '') return fromProfile(opts.profile, 'flag', env);
+  return storedSelection(env);
+}
+
+export interface ResolvedWebhookSecret {
+  secret: string;
+  /** 'env' for CARDCTL_WEBHOOK_SECRET, otherwise how the profile was chosen */
+  source: CredentialSource;
+  profile?: string;
+}
+
+/**
+ * The endpoint signing secret for `webhooks verify/sign/listen`: an explicit --profile first,
+ * then CARDCTL_WEBHOOK_SECRET, then the profile from CARDCTL_PROFILE or the default.
+ */
+export async function resolveWebhookSecret(opts: ResolveOptions = {}): Promise<ResolvedWebhookSecret> {
+  const env = opts.env ?? process.env;
+  const explicit = opts.profile !== undefined && opts.profile !== '';
+  const fromVar = envValue(env, 'CARDCTL_WEBHOOK_SECRET');
+  if (fromVar !== undefined && !explicit) {
+    const problem = checkWebhookSecret(fromVar);
+    if (problem) throw envProblem('CARDCTL_WEBHOOK_SECRET', problem);
+    return { secret: fromVar, source: 'env' };
+  }
+  const profile = await selectedProfile(opts, env);
+  if (!profile) {
+    throw new CardctlError('no webhook secret: CARDCTL_WEBHOOK_SECRET is not set and there is no profile to take it from.', {
+      kind: 'usage',
+      code: 'no_webhook_secret',
+      hint: `Set CARDCTL_WEBHOOK_SECRET, or store it in a profile: printf '%s\\n%s\\n' "$API_SECRET" "$WEBHOOK_SECRET" | ${ADD_HINT} --webhook-secret-stdin`,
+    });
+  }
+  if (profile.webhookSecret === undefined) {
+    throw new CardctlError(`profile ${profile.name} has no webhook secret.`, {
+      kind: 'usage',
+      code: 'no_webhook_secret',
+      hint: `Set CARDCTL_WEBHOOK_SECRET, or save it in the profile: printf '%s\\n%s\\n' "$API_SECRET" "$WEBHOOK_SECRET" | cardctl profiles add ${profile.name} --key-id ${profile.keyId} --mode ${profile.mode} --base-url ${profile.baseUrl} --secret-stdin --webhook-secret-stdin --force`,
+    });
+  }
+  return { secret: profile.webhookSecret, source: profile.source, profile: profile.name };
+}
+
+export interface ResolvedSigningSecret {
+  secret: string;
+  /** from CARDCTL_API_KEY or the profile; undefined when only CARDCTL_API_SECRET is set */
+  keyId?: string;
+  baseUrl?: string;
+  mode?: Mode;
+  source: CredentialSource;
+  profile?: string;
+  /** why the secret does not look like an API secret (the local `sign` still uses it as is) */
+  warning?: string;
+}
+
+/**
+ * For the local `sign` command: an explicit --profile first, then CARDCTL_API_SECRET (with
+ * CARDCTL_API_KEY and CARDCTL_BASE_URL when set), then CARDCTL_PROFILE or the default
+ * profile. The environment secret is not refused when malformed: reproducing a merchant's
+ * bad signature is the point of `sign`, so a warning is returned instead.
+ */
+export async function resolveSigningSecret(opts: ResolveOptions = {}): Promise<ResolvedSigningSecret> {
+  const env = opts.env ?? process.env;
+  const explicit = opts.profile !== undefined && opts.profile !== '';
+  const secret = envValue(env, 'CARDCTL_API_SECRET');
+  if (secret !== undefined && !explicit) {
+    const result: ResolvedSigningSecret = { secret, source: 'env' };
+    const key = envValue(env, 'CARDCTL_API_KEY');
+    if (key !== undefined) result.keyId = key;
+    const base = envValue(env, 'CARDCTL_BASE_URL');
+    if (base !== undefined) result.baseUrl = normalizeBaseUrl(base).url ?? base;
+    const mode = envValue(env, 'CARDCTL_MODE');
+    if (mode !== undefined && checkMode(mode)) result.mode = mode;
+    const problem = checkSecret(secret);
+    if (problem) result.warning = `CARDCTL_API_SECRET: ${problem}`;
+    return result;
+  }
+  const profile = await selectedProfile(opts, env);
+  if (!profile) {
+    throw new CardctlError('no secret to sign with: CARDCTL_API_SECRET is not set and there is no profile.', {
+      kind: 'usage',
+      code: 'no_credentials',
+      hint: `Set CARDCTL_API_SECRET (and CARDCTL_API_KEY), pass --profile NAME, or run \`${ADD_HINT}\`.`,
+    });
+  }
+  return { secret: profile.secret, keyId: profile.keyId, baseUrl: profile.baseUrl, mode: profile.mode, source: profile.source, profile: profile.name };
+}
+

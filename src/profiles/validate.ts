@@ -1,0 +1,61 @@
+// Checks for every profile field. Each returns a problem sentence (saying what is expected)
+// or undefined; callers decide how to report it. Never echo a secret in a message.
+import type { Mode } from './types.js';
+
+export const PROFILE_NAME_RE = /^[A-Za-z0-9._-]{1,64}$/;
+// Crockford base32 without I, L, O, U; a ULID's first character is 0-7 (48-bit timestamp).
+const ULID_RE = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
+const BASE64_44_RE = /^[A-Za-z0-9+/]{43}=$/;
+
+export function checkName(name: string): string | undefined {
+  if (PROFILE_NAME_RE.test(name)) return undefined;
+  return `profile name ${JSON.stringify(name)} is not valid: use 1 to 64 characters among letters, digits, ".", "_" and "-"`;
+}
+
+/** Key ids are ULIDs, case-insensitive; stored upper-case (their canonical form). */
+export function normalizeKeyId(keyId: string): string {
+  return keyId.trim().toUpperCase();
+}
+
+/** `keyId` normalized; `original` is what the user typed, for the message. */
+export function checkKeyId(keyId: string, original: string = keyId): string | undefined {
+  if (ULID_RE.test(keyId)) return undefined;
+  const shown = original.length > 40 ? `${original.slice(0, 40)}…` : original;
+  return `key id ${JSON.stringify(shown)} is not a ULID: expected 26 characters of Crockford base32 (0-9 and A-Z without I, L, O, U), e.g. 01JD2Q7N8V3K4M5P6R7S8T9V0W`;
+}
+
+export function checkSecret(secret: string): string | undefined {
+  // Canonical base64 of exactly 32 bytes: the last character's two spare bits must be zero.
+  if (BASE64_44_RE.test(secret) && Buffer.from(secret, 'base64').toString('base64') === secret) return undefined;
+  const extra = /\s/.test(secret) ? ' (it contains whitespace: check for a stray space or newline)' : ` (got ${secret.length} characters)`;
+  return `the API secret must be exactly 44 base64 characters (32 bytes), as shown once when the key was created${extra}`;
+}
+
+export function checkWebhookSecret(secret: string): string | undefined {
+  if (secret.length >= 1 && secret.length <= 512 && /^[\x21-\x7e]+$/.test(secret)) return undefined;
+  return 'the webhook secret must be 1 to 512 printable ASCII characters without spaces (e.g. whsec_...), as shown when the endpoint was registered';
+}
+
+export function checkMode(mode: string): mode is Mode {
+  return mode === 'test' || mode === 'live';
+}
+
+export const MODE_PROBLEM = (mode: string): string => `mode ${JSON.stringify(mode)} is not valid: use test or live`;
+
+/** http(s) only, no credentials, query or fragment; a trailing slash is dropped. */
+export function normalizeBaseUrl(raw: string): { url?: string; problem?: string } {
+  const expected = 'expected an http:// or https:// URL including the /api/v1 prefix, e.g. https://api.example.com/api/v1';
+  let u: URL;
+  try {
+    u = new URL(raw.trim());
+  } catch {
+    return { problem: `base URL ${JSON.stringify(raw)} is not a URL: ${expected}` };
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') {
+    return { problem: `base URL ${JSON.stringify(raw)} uses ${u.protocol.replace(/:$/, '')}: ${expected}` };
+  }
+  if (u.username || u.password) return { problem: `base URL must not contain a user name or password: ${expected}` };
+  if (u.search || u.hash) return { problem: `base URL ${JSON.stringify(raw)} must not have a query or fragment: ${expected}` };
+  const path = u.pathname.replace(/\/+$/, '');
+  return { url: `${u.protocol}//${u.host}${path}` };
+}
