@@ -26,23 +26,7 @@ export default class Sign extends BaseCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(Sign);
     this.jsonOutput = flags.json;
-    const { runSign, formatSign } = await import('../../cli/signing-tools.js');
-    const result = await runSign({
-      method: flags.method,
-      path: flags.path,
-      query: flags.query,
-      data: flags.data,
-      keyId: flags['key-id'],
-      timestamp: flags.timestamp,
-      nonce: flags.nonce,
-      profile: flags.profile,
-    });
-    for (const n of result.notes) this.note(n);
-    if (flags.json) {
-      const { notes: _notes, ...json } = result;
-      this.printJson(json);
-    } else {
-      process.stdout.write(formatSign(result));
-    }
+    const { sign } = await import('../../cli/local-commands.js');
+    await sign(flags);
   }
 }

@@ -16,10 +16,7 @@ export default class WebhooksSign extends BaseCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(WebhooksSign);
     this.jsonOutput = flags.json;
-    const { runWebhookSign, parseUnixSeconds } = await import('../../cli/signing-tools.js');
-    const r = await runWebhookSign({ payload: flags.payload, timestamp: parseUnixSeconds(flags.timestamp, '--timestamp'), profile: flags.profile });
-    for (const n of r.notes) this.note(n);
-    if (flags.json) this.printJson({ header: r.header, timestamp: r.timestamp, headers: r.headers });
-    else process.stdout.write(r.header + '\n');
+    const { webhooksSign } = await import('../../cli/local-commands.js');
+    await webhooksSign(flags);
   }
 }

@@ -1,0 +1,75 @@
+// What `sign`, `webhooks sign` and `webhooks verify` do once their flags are parsed. Both
+// entries call these: the oclif commands, and the start-up fast path (src/cli/fast-path.ts)
+// that skips oclif for these few local commands that scripts call in loops.
+import { usageError } from '../errors.js';
+import { exitCodeFor } from './exit-codes.js';
+
+export type ParsedFlags = Record<string, string | boolean | undefined>;
+export type LocalCommand = (flags: ParsedFlags) => Promise<void>;
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+const printJson = (value: unknown): void => void process.stdout.write(JSON.stringify(value, null, 2) + '\n');
+const note = (message: string): void => void process.stderr.write(message + '\n');
+
+function parseTolerance(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d{1,9}$/.test(value)) throw usageError(`--tolerance must be a whole number of seconds, not "${value}".`, 'For example --tolerance 300.');
+  return Number(value);
+}
+
+export const sign: LocalCommand = async (flags) => {
+  const { runSign, formatSign } = await import('./signing-tools.js');
+  const result = await runSign({
+    method: str(flags.method)!,
+    path: str(flags.path)!,
+    query: str(flags.query),
+    data: str(flags.data),
+    keyId: str(flags['key-id']),
+    timestamp: str(flags.timestamp),
+    nonce: str(flags.nonce),
+    profile: str(flags.profile),
+  });
+  for (const n of result.notes) note(n);
+  if (flags.json) {
+    const { notes: _notes, ...json } = result;
+    printJson(json);
+  } else {
+    process.stdout.write(formatSign(result));
+  }
+};
+
+export const webhooksVerify: LocalCommand = async (flags) => {
+  const { runWebhookVerify, webhookVerifyError, parseUnixSeconds } = await import('./signing-tools.js');
+  const r = await runWebhookVerify({
+    header: str(flags.header)!,
+    payload: str(flags.payload)!,
+    tolerance: parseTolerance(str(flags.tolerance)),
+    now: parseUnixSeconds(str(flags.now), '--now'),
+    profile: str(flags.profile),
+  });
+  if (r.valid) {
+    if (flags.json) printJson({ valid: true, reason: r.reason });
+    else process.stdout.write(`valid: the signature matches (t=${r.timestamp}, ${r.now - (r.timestamp ?? r.now)} s before now).\n`);
+    return;
+  }
+  const err = webhookVerifyError(r);
+  if (!flags.json) throw err;
+  // --json: the verdict is the output, on stdout, and the exit code still says invalid
+  printJson({ valid: false, reason: r.reason });
+  process.exitCode = exitCodeFor(err);
+};
+
+export const webhooksSign: LocalCommand = async (flags) => {
+  const { runWebhookSign, parseUnixSeconds } = await import('./signing-tools.js');
+  const r = await runWebhookSign({ payload: str(flags.payload)!, timestamp: parseUnixSeconds(str(flags.timestamp), '--timestamp'), profile: str(flags.profile) });
+  for (const n of r.notes) note(n);
+  if (flags.json) printJson({ header: r.header, timestamp: r.timestamp, headers: r.headers });
+  else process.stdout.write(r.header + '\n');
+};
+
+/** Manifest command id -> runner. */
+export const LOCAL_COMMANDS: Record<string, LocalCommand> = {
+  sign,
+  'webhooks:verify': webhooksVerify,
+  'webhooks:sign': webhooksSign,
+};
