@@ -13,10 +13,8 @@ import { QueryEncodingError, canonicalQuery, signRequest, signWebhook, verifyWeb
 const API_PREFIX = '/api/v1';
 
 // ---------------------------------------------------------------------------------------
-// Secrets. src/profiles/resolve.ts (built in parallel) decides the precedence; until it
-// exists only the environment variables are read. Path in a variable so that this file
-// type-checks without it.
-const RESOLVE_MODULE = '../profiles/resolve.js';
+// Secrets: src/profiles/resolve.ts decides the precedence (loaded lazily: it pulls in conf
+// only when a profile is actually read).
 
 export interface SigningSecret {
   secret: string;
@@ -26,59 +24,15 @@ export interface SigningSecret {
   warning?: string;
 }
 
-interface ResolveModule {
-  resolveSigningSecret?: (opts: { profile?: string; env?: NodeJS.ProcessEnv }) => unknown;
-  resolveWebhookSecret?: (opts: { profile?: string; env?: NodeJS.ProcessEnv }) => unknown;
-}
-
-async function loadResolveModule(): Promise<ResolveModule | null> {
-  try {
-    return (await import(RESOLVE_MODULE)) as ResolveModule;
-  } catch (err) {
-    if ((err as { code?: string }).code === 'ERR_MODULE_NOT_FOUND') return null;
-    throw err;
-  }
-}
-
-function pickString(o: unknown, ...keys: string[]): string | undefined {
-  if (!o || typeof o !== 'object') return undefined;
-  for (const k of keys) {
-    const v = (o as Record<string, unknown>)[k];
-    if (typeof v === 'string' && v !== '') return v;
-  }
-  return undefined;
-}
-
 export async function loadSigningSecret(opts: { profile?: string; env?: NodeJS.ProcessEnv }): Promise<SigningSecret> {
-  const env = opts.env ?? process.env;
-  const mod = await loadResolveModule();
-  if (mod?.resolveSigningSecret) {
-    const r = await mod.resolveSigningSecret({ profile: opts.profile, env });
-    const secret = typeof r === 'string' ? r : pickString(r, 'secret');
-    if (secret) return { secret, keyId: pickString(r, 'keyId', 'key_id'), baseUrl: pickString(r, 'baseUrl', 'base_url'), warning: pickString(r, 'warning') };
-  } else if (!opts.profile && env.CARDCTL_API_SECRET) {
-    return { secret: env.CARDCTL_API_SECRET, keyId: env.CARDCTL_API_KEY || undefined, baseUrl: env.CARDCTL_BASE_URL || undefined };
-  }
-  throw usageError(
-    opts.profile ? `no API secret found for profile "${opts.profile}".` : 'no API secret configured.',
-    'Set CARDCTL_API_SECRET, or add a profile with `cardctl profiles add NAME --key-id ID --mode test --secret-stdin` and pass --profile NAME.',
-  );
+  const { resolveSigningSecret } = await import('../profiles/resolve.js');
+  const r = await resolveSigningSecret({ profile: opts.profile, env: opts.env ?? process.env });
+  return { secret: r.secret, keyId: r.keyId, baseUrl: r.baseUrl, warning: r.warning };
 }
 
 export async function loadWebhookSecret(opts: { profile?: string; env?: NodeJS.ProcessEnv }): Promise<string> {
-  const env = opts.env ?? process.env;
-  const mod = await loadResolveModule();
-  if (mod?.resolveWebhookSecret) {
-    const r = await mod.resolveWebhookSecret({ profile: opts.profile, env });
-    const secret = typeof r === 'string' ? r : pickString(r, 'webhookSecret', 'secret');
-    if (secret) return secret;
-  } else if (!opts.profile && env.CARDCTL_WEBHOOK_SECRET) {
-    return env.CARDCTL_WEBHOOK_SECRET;
-  }
-  throw usageError(
-    'no webhook signing secret configured.',
-    "Set CARDCTL_WEBHOOK_SECRET, or store the endpoint's secret in a profile (its webhookSecret) and pass --profile NAME.",
-  );
+  const { resolveWebhookSecret } = await import('../profiles/resolve.js');
+  return (await resolveWebhookSecret({ profile: opts.profile, env: opts.env ?? process.env })).secret;
 }
 
 // ---------------------------------------------------------------------------------------
