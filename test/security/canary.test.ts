@@ -1,0 +1,141 @@
+// A canary secret goes through every command of cardctl's foundation, with --verbose, --json
+// and failing inputs. It must appear in no output and in no file but the profile store,
+// in any of the forms a leak would take (raw, base64-decoded, hex, URL-encoded, base64url).
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startMock, type MockServer } from '../../src/mock/index.js';
+import { signRequest } from '../../src/signing/index.js';
+import { makeSandbox, type CliResult } from '../helpers/cli.js';
+
+const CANARY_TEXT = 'CANARY-SECRET-CANARY-SECRET-0001'; // 32 bytes
+const CANARY = Buffer.from(CANARY_TEXT).toString('base64'); // the API secret as shown to a merchant: 44 chars
+const WEBHOOK_CANARY = 'whsec_CANARYWEBHOOKSECRET0123456789abcdef';
+const KEY_ID = '01JD2Q7N8V3K4M5P6R7S8T9CAN';
+
+/** Every form in which a leaked secret could show up. */
+function leakForms(secret: string): string[] {
+  const bytes = Buffer.from(secret, 'base64');
+  const forms = [secret, Buffer.from(secret).toString('hex'), encodeURIComponent(secret), secret.replace(/=+$/, '')];
+  if (bytes.toString('base64') === secret) {
+    forms.push(bytes.toString('hex'), bytes.toString('base64url'), bytes.toString('latin1'));
+  }
+  return forms.filter((f) => f.length >= 16);
+}
+const FORMS = [...leakForms(CANARY), ...leakForms(WEBHOOK_CANARY)];
+
+const sandbox = makeSandbox();
+let mock: MockServer;
+const outputs: Array<{ args: string[]; result: CliResult }> = [];
+
+async function cli(args: string[], options: { input?: string; env?: Record<string, string> } = {}): Promise<CliResult> {
+  const result = await sandbox.run(args, options);
+  outputs.push({ args, result });
+  return result;
+}
+
+function filesUnder(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) out.push(...filesUnder(p));
+    else out.push(p);
+  }
+  return out;
+}
+
+beforeAll(async () => {
+  mock = await startMock({ port: 0, keys: [{ keyId: KEY_ID, secret: CANARY, mode: 'test' }] });
+});
+afterAll(async () => {
+  await mock?.close();
+  sandbox.cleanup();
+});
+
+describe('the canary secret never leaks', () => {
+  it('runs every command with the canary, verbose, json and failing', async () => {
+    const customer = join(sandbox.dir, 'customer.json');
+    writeFileSync(customer, JSON.stringify({ first_name: 'Ada' }));
+    const payload = join(sandbox.dir, 'event.json');
+    writeFileSync(payload, '{"type":"card.issued","occurred_at":"2026-11-22T10:00:00+00:00","data":{"card_id":"01JD2QA1B2C3D4E5F6G7H8J9KM"}}');
+
+    // profiles: add (stdin, both secrets), refusals, list, show, use
+    const add = ['profiles', 'add', 'canary', '--key-id', KEY_ID, '--mode', 'test', '--base-url', mock.baseUrl, '--secret-stdin', '--webhook-secret-stdin'];
+    expect((await cli(add, { input: `${CANARY}\n${WEBHOOK_CANARY}\n` })).code).toBe(0);
+    expect((await cli(add, { input: `${CANARY}\n${WEBHOOK_CANARY}\n` })).code).toBe(2); // exists already
+    expect((await cli(['profiles', 'add', 'bad', '--key-id', 'nope', '--mode', 'test', '--secret-stdin'], { input: `${CANARY}\n` })).code).toBe(2);
+    expect((await cli(['profiles', 'add', 'flag', '--key-id', KEY_ID, '--mode', 'test', `--secret=${CANARY}`])).code).toBe(2);
+    expect((await cli(['profiles', 'add', 'short', '--key-id', KEY_ID, '--mode', 'test', '--secret-stdin'], { input: `${CANARY.slice(0, 40)}\n` })).code).toBe(2);
+    await cli(['profiles', 'list']);
+    await cli(['profiles', 'list', '--json']);
+    await cli(['profiles', 'show', 'canary']);
+    await cli(['profiles', 'show', 'canary', '--json']);
+    expect((await cli(['profiles', 'use', 'canary'])).code).toBe(0);
+
+    // request: success, API errors, local refusals, a money operation (journaled), verbose everywhere
+    const list = await cli(['request', 'GET', '/customers', '--verbose', '--json']);
+    expect(list.code).toBe(0); // the canary secret really signed a request the mock accepted
+    expect((await cli(['request', 'GET', '/cards/01JD2QA1B2C3D4E5F6G7H8J9KM', '--verbose'])).code).toBe(4);
+    await cli(['request', 'POST', '/customers', '--data', `@${customer}`, '--verbose', '--include']);
+    await cli(['request', 'POST', '/cards', '--data', '{"customer_id":"01JD2QA1B2C3D4E5F6G7H8J9KM","amount_minor":1000}', '--idempotency-key', 'canary-1', '--verbose', '--json']);
+    await cli(['request', 'POST', '/cards', '--data', '{not json', '--verbose']);
+    await cli(['request', 'GET', '/customers', '--verbose'], { env: { CARDCTL_API_KEY: '01JD2Q7N8V3K4M5P6R7S8T9XXX', CARDCTL_API_SECRET: CANARY, CARDCTL_BASE_URL: mock.baseUrl } });
+    await cli(['request', 'GET', '/customers', '--verbose', '--json'], { env: { CARDCTL_API_KEY: KEY_ID, CARDCTL_API_SECRET: CANARY, CARDCTL_BASE_URL: 'http://127.0.0.1:9/api/v1' } });
+
+    // the journal of money operations
+    const ops = await cli(['ops', 'list', '--json']);
+    await cli(['ops', 'list', '--unresolved']);
+    const opId = (JSON.parse(ops.stdout || '[]') as Array<{ id: string }>)[0]?.id;
+    if (opId) {
+      await cli(['ops', 'show', opId, '--json']);
+      await cli(['ops', 'replay', opId, '--verbose']);
+    }
+
+    // local signing tools
+    const signArgs = ['sign', '--method', 'POST', '--path', '/api/v1/cards', '--data', '{"amount_minor":1}', '--timestamp', '1763800000', '--nonce', 'n-1'];
+    expect((await cli([...signArgs, '--json'])).code).toBe(0);
+    expect((await cli(signArgs)).code).toBe(0);
+    await cli([...signArgs, '--key-id', KEY_ID], { env: { CARDCTL_API_SECRET: CANARY } });
+    await cli(['sign', '--method', 'GET', '--path', '/customers', '--query', 'a=%ZZ']);
+
+    const signed = signRequest({ method: 'POST', path: '/api/v1/cards', keyId: KEY_ID, secret: CANARY, timestamp: 1763800000, nonce: 'n-2', body: '{"a":1}' });
+    const raw = (body: string, sig: string) =>
+      `POST /api/v1/cards HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-Api-Key: ${KEY_ID}\r\nX-Timestamp: 1763800000\r\nX-Nonce: n-2\r\nX-Signature: ${sig}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    const good = join(sandbox.dir, 'good.http');
+    const bad = join(sandbox.dir, 'bad.http');
+    writeFileSync(good, raw('{"a":1}', signed.signature));
+    writeFileSync(bad, raw('{"a": 1}', signed.signature));
+    expect((await cli(['sign', 'diagnose', '--request', good])).code).toBe(0);
+    expect((await cli(['sign', 'diagnose', '--request', bad, '--json'])).code).toBe(3);
+    await cli(['sign', 'diagnose', '--request', bad]);
+
+    const header = await cli(['webhooks', 'sign', '--payload', payload, '--timestamp', '1763800000']);
+    expect(header.code).toBe(0);
+    await cli(['webhooks', 'sign', '--payload', payload, '--json']);
+    expect((await cli(['webhooks', 'verify', '--header', header.stdout.trim(), '--payload', payload, '--now', '1763800000', '--json'])).code).toBe(0);
+    expect((await cli(['webhooks', 'verify', '--header', header.stdout.trim(), '--payload', customer])).code).toBe(3);
+    await cli(['webhooks', 'verify', '--header', 'garbage', '--payload', payload, '--json'], { env: { CARDCTL_WEBHOOK_SECRET: WEBHOOK_CANARY } });
+
+    await cli(['completion', 'bash']);
+    expect((await cli(['profiles', 'remove', 'canary'])).code).toBe(0);
+  });
+
+  it('appears in no stdout or stderr of any of those runs', () => {
+    expect(outputs.length).toBeGreaterThan(30);
+    for (const { args, result } of outputs) {
+      for (const form of FORMS) {
+        expect(result.stdout.includes(form), `stdout of cardctl ${args.join(' ')} contains the secret`).toBe(false);
+        expect(result.stderr.includes(form), `stderr of cardctl ${args.join(' ')} contains the secret`).toBe(false);
+      }
+    }
+  });
+
+  it('appears in no file but the profile store (journal, locks, config)', () => {
+    const files = filesUnder(sandbox.dir).filter((f) => !f.endsWith('profiles.json'));
+    expect(files.some((f) => f.endsWith('operations.ndjson'))).toBe(true); // the journal was written and is checked
+    for (const file of files) {
+      const text = readFileSync(file).toString('latin1');
+      for (const form of FORMS) expect(text.includes(form), `${file} contains the secret`).toBe(false);
+    }
+  });
+});
