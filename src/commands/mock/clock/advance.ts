@@ -1,0 +1,17 @@
+import { Args } from '@oclif/core';
+import { MockControlCommand } from '../../../mock/control-command.js';
+
+export default class MockClockAdvance extends MockControlCommand {
+  static override summary = 'Move the simulated clock forward and run what falls due (KYC verdicts, expiry).';
+  static override examples = ['<%= config.bin %> mock clock advance 3600'];
+  static override args = {
+    seconds: Args.string({ description: 'seconds to move forward', required: true }),
+  };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(MockClockAdvance);
+    const seconds = Number(args.seconds);
+    if (!Number.isFinite(seconds) || seconds < 0) this.error('SECONDS must be a number of seconds, 0 or more (e.g. 3600).', { exit: 2 });
+    this.render(await this.control(flags, 'POST', '/clock/advance', { seconds }));
+  }
+}

@@ -1,0 +1,11 @@
+import { MockControlCommand } from '../../../mock/control-command.js';
+
+export default class MockClock extends MockControlCommand {
+  static override summary = 'Show the simulated clock.';
+  static override examples = ['<%= config.bin %> mock clock'];
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(MockClock);
+    this.render(await this.control(flags, 'GET', '/clock'));
+  }
+}

@@ -1,0 +1,28 @@
+import { Args, Flags } from '@oclif/core';
+import { MockControlCommand } from '../../../mock/control-command.js';
+
+export default class MockEventsEmit extends MockControlCommand {
+  static override summary = 'Record an event of any of the 12 types (sample data unless --data).';
+  static override examples = ['<%= config.bin %> mock events emit card.issued'];
+  static override args = {
+    type: Args.string({ description: 'event type, e.g. card.issued', required: true }),
+  };
+  static override flags = {
+    data: Flags.string({ description: 'data object as JSON' }),
+    mode: Flags.string({ description: 'test or live', options: ['test', 'live'], default: 'test' }),
+    merchant: Flags.string({ description: 'merchant id (default: the banner merchant)' }),
+  };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(MockEventsEmit);
+    let data: unknown;
+    if (flags.data !== undefined) {
+      try {
+        data = JSON.parse(flags.data);
+      } catch {
+        this.error('--data must be a JSON object, e.g. \'{"card_id":"01J..."}\'.', { exit: 2 });
+      }
+    }
+    this.render(await this.control(flags, 'POST', '/events', { type: args.type, data, mode: flags.mode, merchant_id: flags.merchant }));
+  }
+}

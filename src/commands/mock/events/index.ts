@@ -1,0 +1,15 @@
+import { Flags } from '@oclif/core';
+import { MockControlCommand } from '../../../mock/control-command.js';
+
+export default class MockEvents extends MockControlCommand {
+  static override summary = 'Show the recorded events, oldest first.';
+  static override examples = ['<%= config.bin %> mock events --json'];
+  static override flags = {
+    merchant: Flags.string({ description: 'only this merchant' }),
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(MockEvents);
+    this.render(await this.control(flags, 'GET', flags.merchant ? `/events?merchant_id=${encodeURIComponent(flags.merchant)}` : '/events'));
+  }
+}

@@ -1,0 +1,11 @@
+import { MockControlCommand } from '../../../mock/control-command.js';
+
+export default class MockFaults extends MockControlCommand {
+  static override summary = 'Show the faults still armed.';
+  static override examples = ['<%= config.bin %> mock faults'];
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(MockFaults);
+    this.render(await this.control(flags, 'GET', '/faults'));
+  }
+}

@@ -1,0 +1,11 @@
+import { MockControlCommand } from '../../../mock/control-command.js';
+
+export default class MockMerchantsCreate extends MockControlCommand {
+  static override summary = 'Create another merchant with its own test and live keys and webhook secret.';
+  static override examples = ['<%= config.bin %> mock merchants create --json'];
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(MockMerchantsCreate);
+    this.render(await this.control(flags, 'POST', '/merchants', {}));
+  }
+}

@@ -1,0 +1,11 @@
+import { MockControlCommand } from '../../../mock/control-command.js';
+
+export default class MockNetworks extends MockControlCommand {
+  static override summary = 'Show the enabled deposit networks.';
+  static override examples = ['<%= config.bin %> mock networks'];
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(MockNetworks);
+    this.render(await this.control(flags, 'GET', '/networks'));
+  }
+}

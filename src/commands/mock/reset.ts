@@ -1,0 +1,11 @@
+import { MockControlCommand } from '../../mock/control-command.js';
+
+export default class MockReset extends MockControlCommand {
+  static override summary = 'Return the mock to its seeded start (same keys, clock back to real time).';
+  static override examples = ['<%= config.bin %> mock reset'];
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(MockReset);
+    this.render(await this.control(flags, 'POST', '/reset'));
+  }
+}

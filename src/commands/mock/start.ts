@@ -1,0 +1,43 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../../cli/base-command.js';
+
+export default class MockStart extends BaseCommand {
+  static override summary = 'Start the embedded mock of the Card Issuing API.';
+  static override description =
+    'A stateful mock of every operation of the API, with the gateway of SIGNING.md, test and live modes, a simulated clock and a control plane (/_mock, bearer token).\n' +
+    'With --json the first stdout line is the banner: base_url, control_url, control_token, merchant_id, keys, webhook_secret, products, networks.\n' +
+    'The control commands (`cardctl mock state`, `mock clock advance`, ...) find it through the mock.json it writes into the config folder.';
+  static override examples = [
+    '<%= config.bin %> mock start --save-profiles',
+    '<%= config.bin %> mock start --port 0 --json --seed 7 > banner.json',
+    '<%= config.bin %> mock start --state ./mock-state.json --webhook http://127.0.0.1:9000/hooks',
+  ];
+  static override flags = {
+    host: Flags.string({ description: 'address to listen on', default: '127.0.0.1' }),
+    port: Flags.integer({ description: 'port (0 picks a free one)', default: 4010, min: 0, max: 65535 }),
+    state: Flags.string({ description: 'keep the whole state in this file (atomic writes, reloaded on start)' }),
+    seed: Flags.integer({ description: 'seed for the ids, keys and secrets of the start (same seed, same banner)' }),
+    'save-profiles': Flags.boolean({ description: 'save profiles mock-test and mock-live for this mock', default: false }),
+    webhook: Flags.string({ description: 'webhook endpoint URL for the default merchant (repeatable)', multiple: true }),
+    'rate-limit': Flags.integer({ description: 'requests per minute per key', min: 1 }),
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(MockStart);
+    this.jsonOutput = flags.json;
+    const { launchMock } = await import('../../mock/launcher.js');
+    await launchMock(
+      {
+        host: flags.host,
+        port: flags.port,
+        stateFile: flags.state,
+        seed: flags.seed,
+        saveProfiles: flags['save-profiles'],
+        webhookUrls: flags.webhook ?? [],
+        rateLimit: flags['rate-limit'],
+        json: flags.json,
+      },
+      { stdout: process.stdout, stderr: process.stderr, env: process.env },
+    );
+  }
+}

@@ -1,0 +1,11 @@
+import { MockControlCommand } from '../../mock/control-command.js';
+
+export default class MockWallets extends MockControlCommand {
+  static override summary = 'Show the wallet of each merchant and mode (balance, cards, fees, reserved, deposits).';
+  static override examples = ['<%= config.bin %> mock wallets --json'];
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(MockWallets);
+    this.render(await this.control(flags, 'GET', '/wallets'));
+  }
+}

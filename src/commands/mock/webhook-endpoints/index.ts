@@ -1,0 +1,11 @@
+import { MockControlCommand } from '../../../mock/control-command.js';
+
+export default class MockWebhookEndpoints extends MockControlCommand {
+  static override summary = 'Show the registered webhook endpoints.';
+  static override examples = ['<%= config.bin %> mock webhook-endpoints'];
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(MockWebhookEndpoints);
+    this.render(await this.control(flags, 'GET', '/webhook-endpoints'));
+  }
+}

@@ -1,0 +1,91 @@
+// The gateway: SIGNING.md's eight checks, in its order, with its codes. Steps 1 to 7 need no
+// route; step 8 (scope) runs once the route is known.
+import { canonicalString, verifyRequestSignature } from '../signing/index.js';
+import { MESSAGES } from '../contract/errors.js';
+import type { RouteDef } from '../contract/routes.js';
+import { fail, type Reply } from './envelope.js';
+import { isAllowed } from './allowlist.js';
+import type { Runtime } from './runtime.js';
+import type { KeyRec } from './state.js';
+
+export const TIMESTAMP_WINDOW_S = 300;
+
+export interface GatewayInput {
+  method: string;
+  rawPath: string;
+  rawQuery: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+  remoteAddress: string | undefined;
+}
+
+export type GatewayResult = { ok: true; key: KeyRec; rateHeaders: Record<string, string> } | { ok: false; reply: Reply };
+
+const deny = (status: number, message: string, code: string, headers?: Record<string, string>): { ok: false; reply: Reply } => ({
+  ok: false,
+  reply: fail(status, message, { gateway: [code] }, headers),
+});
+
+function header(headers: GatewayInput['headers'], name: string): string | undefined {
+  const v = headers[name];
+  const s = Array.isArray(v) ? v.join(', ') : v;
+  return s === undefined || s === '' ? undefined : s;
+}
+
+export function rateHeaders(limit: number, remaining: number): Record<string, string> {
+  return { 'X-RateLimit-Limit': String(limit), 'X-RateLimit-Remaining': String(remaining) };
+}
+
+export function authenticate(rt: Runtime, input: GatewayInput): GatewayResult {
+  const keyId = header(input.headers, 'x-api-key');
+  const timestamp = header(input.headers, 'x-timestamp');
+  const nonce = header(input.headers, 'x-nonce');
+  const signature = header(input.headers, 'x-signature');
+  // 1. all four headers
+  if (!keyId || !timestamp || !nonce || !signature) return deny(401, MESSAGES.unauthorized, 'missing_signature_headers');
+  // 2. timestamp shape and window, on the real clock
+  const nowS = Math.floor(rt.options.realNow() / 1000);
+  if (!/^\d{1,10}$/.test(timestamp) || Math.abs(nowS - Number(timestamp)) > TIMESTAMP_WINDOW_S) {
+    return deny(401, MESSAGES.unauthorized, 'timestamp_out_of_window');
+  }
+  // 3. a live key
+  const key = Object.prototype.hasOwnProperty.call(rt.state.keys, keyId) ? rt.state.keys[keyId] : undefined;
+  if (!key || key.revoked) return deny(401, MESSAGES.unauthorized, 'invalid_api_key');
+  // From here the key is known: every answer carries the rate limit headers (SIGNING.md).
+  const realNow = rt.options.realNow();
+  const peek = rt.rate.peek(key.key_id, realNow);
+  const known = rateHeaders(peek.limit, peek.remaining);
+  // 4. signature under the secret, or the previous one for 24 h after a roll
+  const simNow = rt.now();
+  const secrets = [key.secret];
+  if (key.previous_secret && key.previous_secret_until !== null && simNow < key.previous_secret_until) secrets.push(key.previous_secret);
+  let canonical: string;
+  try {
+    canonical = canonicalString({ method: input.method, path: input.rawPath, query: input.rawQuery, keyId, timestamp, nonce, body: input.body });
+  } catch {
+    // a query that does not decode to UTF-8 cannot be canonicalized (SIGNING.md)
+    return deny(401, MESSAGES.unauthorized, 'invalid_signature', known);
+  }
+  if (!verifyRequestSignature(canonical, signature, secrets)) return deny(401, MESSAGES.unauthorized, 'invalid_signature', known);
+  // 5. nonce, remembered only now that the signature verified
+  if (rt.nonces.has(key.key_id, nonce, simNow)) return deny(409, MESSAGES.conflict, 'replay_detected', known);
+  rt.nonces.remember(key.key_id, nonce, simNow);
+  // 6. rate limit
+  const rate = rt.rate.take(key.key_id, realNow);
+  const headers = rateHeaders(rate.limit, rate.remaining);
+  if (!rate.allowed) {
+    return {
+      ok: false,
+      reply: fail(429, MESSAGES.tooManyRequests, { rate_limit: ['exceeded'] }, { ...headers, 'Retry-After': String(rate.retryAfter ?? 1) }),
+    };
+  }
+  // 7. allowlist
+  if (!isAllowed(key.ip_allowlist, input.remoteAddress)) return deny(403, MESSAGES.forbidden, 'ip_not_allowed', headers);
+  return { ok: true, key, rateHeaders: headers };
+}
+
+/** 8. the route's scope; a key without scopes has them all. */
+export function checkScope(key: KeyRec, route: RouteDef): Reply | null {
+  if (key.scopes.length === 0 || key.scopes.includes(route.scope)) return null;
+  return fail(403, MESSAGES.forbidden, { gateway: ['out_of_scope'] });
+}

@@ -1,0 +1,286 @@
+// Cards: issue, read, recharge, freeze, unfreeze, terminate, transactions; the pending-card
+// provisioning and the expiry that the control plane and the clock drive.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { MESSAGES } from '../../contract/errors.js';
+import { IssueCardSchema, RechargeSchema, TerminateSchema, validationErrors, isUlid } from '../../contract/requests.js';
+import { codeError, endpointNotFound, notFound, ok, page, processing, serverError, unavailable, validation, type ErrorMap, type Reply } from '../envelope.js';
+import { jsonBody, type RequestContext } from '../context.js';
+import { readIdempotencyKey, runIdempotent, type Outcome } from '../idempotency.js';
+import { takeFault } from '../faults.js';
+import { isReply, paginate, readPageRequest } from '../pagination.js';
+import { cardView, transactionView } from '../views.js';
+import { DAY, HOUR } from '../clock.js';
+import { newId, randomDigits } from '../random.js';
+import { CURRENCY, nextSeq, type CardRec, type Mode, type ProductRec } from '../state.js';
+import type { Runtime } from '../runtime.js';
+import { findCustomer, settleCustomer } from '../kyc.js';
+
+/** Decided: a card younger than this (simulated) cannot be terminated. */
+export const MIN_TERMINATION_AGE_MS = HOUR;
+/** Decided: cards expire three years (simulated) after provisioning. */
+export const CARD_LIFETIME_MS = 3 * 365 * DAY;
+
+const PAN_PREFIX: Record<Mode, string> = { test: '400000', live: '537100' };
+
+export function findCard(rt: Runtime, merchantId: string, mode: Mode, id: string): CardRec | null {
+  const card = Object.hasOwn(rt.state.cards, id) ? rt.state.cards[id] : undefined;
+  if (!card || card.merchant_id !== merchantId || card.mode !== mode) return null;
+  settleCard(rt, card);
+  return card;
+}
+
+/** An active card past its expiry reads as expired (the only move not caused by a call). */
+export function settleCard(rt: Runtime, card: CardRec): boolean {
+  if (card.status === 'active' && card.expires_at !== null && rt.now() >= card.expires_at) {
+    card.status = 'expired';
+    rt.markDirty();
+    return true;
+  }
+  return false;
+}
+
+export function expireCards(rt: Runtime): boolean {
+  let changed = false;
+  for (const card of Object.values(rt.state.cards)) changed = settleCard(rt, card) || changed;
+  return changed;
+}
+
+function provisionDetails(rt: Runtime, card: CardRec): void {
+  const now = rt.now();
+  card.last4 = randomDigits(rt.rand, 4);
+  card.masked_pan = `${PAN_PREFIX[card.mode]}******${card.last4}`;
+  card.expires_at = now + CARD_LIFETIME_MS;
+  const d = new Date(card.expires_at);
+  card.expiry = `${String(d.getUTCMonth() + 1).padStart(2, '0')}/${String(d.getUTCFullYear() % 100).padStart(2, '0')}`;
+}
+
+/** pending -> active (charged from the reservation, event card.issued) or -> failed (reservation returned). */
+export function finishProvisioning(rt: Runtime, card: CardRec, outcome: 'active' | 'failed'): void {
+  const wallet = rt.wallet(card.merchant_id, card.mode);
+  const total = card.pending_load_minor + card.pending_fee_minor;
+  wallet.reserved_minor -= total;
+  if (outcome === 'active') {
+    provisionDetails(rt, card);
+    card.status = 'active';
+    card.balance_minor = card.pending_load_minor;
+    wallet.fees_collected_minor += card.pending_fee_minor;
+    rt.events.record(card.merchant_id, card.mode, 'card.issued', { card_id: card.id });
+  } else {
+    card.status = 'failed';
+    wallet.balance_minor += total;
+  }
+  card.pending_load_minor = 0;
+  card.pending_fee_minor = 0;
+  rt.markDirty();
+}
+
+/** What a replay of an issue that answered 202 says now: 201 once active. */
+export function replayAsyncIssue(rt: Runtime, cardId: string): Reply {
+  const card = rt.state.cards[cardId];
+  if (!card) return notFound();
+  settleCard(rt, card);
+  // the pending card itself (not the bare Processing envelope): it carries the id to poll
+  if (card.status === 'pending') return { status: 202, body: { success: true, message: MESSAGES.processing, data: cardView(card) } };
+  if (card.status === 'failed') return codeError('issue_failed');
+  return ok(cardView(card), 201);
+}
+
+/** Body errors (or a body-level 422) merged with the Idempotency-Key errors. */
+function money<T>(ctx: RequestContext, parse: (body: Record<string, unknown>) => { data?: T; errors?: ErrorMap }): { key: string; data: T } | Reply {
+  const idem = readIdempotencyKey(ctx);
+  const body = jsonBody(ctx);
+  let errors: ErrorMap = { ...(idem.errors ?? {}) };
+  let data: T | undefined;
+  if (isReply(body)) {
+    errors = { ...errors, ...((body.body as { errors: ErrorMap }).errors ?? {}) };
+  } else {
+    const parsed = parse(body);
+    if (parsed.errors) errors = { ...errors, ...parsed.errors };
+    data = parsed.data;
+  }
+  if (Object.keys(errors).length || data === undefined || idem.key === undefined) return validation(errors);
+  return { key: idem.key, data };
+}
+
+function zodParse<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: unknown } }) {
+  return (body: Record<string, unknown>): { data?: T; errors?: ErrorMap } => {
+    const r = schema.safeParse(body);
+    return r.success ? { data: r.data } : { errors: validationErrors(r.error as never) };
+  };
+}
+
+/** The product an issue uses: live keys see the merchant's rules, test keys issue whatever is named. */
+function resolveProduct(rt: Runtime, mode: Mode, productId: string | undefined): { product: ProductRec; id: string } | Reply {
+  const products = rt.state.products;
+  const fallback = products.find((p) => p.default && p.enabled);
+  if (productId === undefined) {
+    if (!fallback) return codeError('no_default');
+    if (mode === 'live' && !fallback.available) return codeError('unavailable');
+    return { product: fallback, id: fallback.id };
+  }
+  const named = products.find((p) => p.id === productId);
+  if (mode === 'test') {
+    // test mode: any product id issues; fees come from the named product when known
+    const basis = named ?? fallback ?? products[0];
+    if (!basis) return codeError('no_default');
+    return { product: basis, id: productId };
+  }
+  if (!isUlid(productId) || !named || !named.enabled) return endpointNotFound();
+  if (!named.available) return codeError('unavailable');
+  return { product: named, id: named.id };
+}
+
+export async function issue(ctx: RequestContext): Promise<Reply> {
+  const input = money(ctx, zodParse(IssueCardSchema));
+  if (isReply(input)) return input;
+  const { rt } = ctx;
+  const body = input.data;
+  return runIdempotent(
+    ctx,
+    input.key,
+    async (): Promise<Outcome> => {
+      // simulated provider latency: concurrent calls with the same key overlap (409 in_flight)
+      if (rt.options.issueLatencyMs > 0) await sleep(rt.options.issueLatencyMs);
+      const customer = findCustomer(rt, ctx.merchantId, body.customer_id);
+      if (!customer) return { reply: notFound(), store: true };
+      settleCustomer(rt, customer);
+      const resolved = resolveProduct(rt, ctx.mode, body.product_id);
+      if (isReply(resolved)) return { reply: resolved, store: true };
+      if (customer.status === 'disabled') return { reply: codeError('invalid'), store: true };
+      if (customer.kyc_status !== 'approved') return { reply: codeError('kyc_not_approved'), store: false };
+      const { product } = resolved;
+      if (ctx.mode === 'live' && body.amount_minor < product.min_initial_load_minor) return { reply: codeError('below_minimum'), store: true };
+      const fee = product.issue_fee_minor;
+      const wallet = rt.wallet(ctx.merchantId, ctx.mode);
+      if (wallet.balance_minor < body.amount_minor + fee) return { reply: codeError('insufficient_funds'), store: true };
+      const fault = takeFault(rt, 'issue', ctx.merchantId);
+      if (fault === '503') return { reply: unavailable(), store: false };
+      if (fault === 'issue_failed') return { reply: codeError('issue_failed'), store: true };
+      const now = rt.now();
+      const card: CardRec = {
+        id: newId(rt.rand, now),
+        seq: nextSeq(rt.state),
+        merchant_id: ctx.merchantId,
+        mode: ctx.mode,
+        product_id: resolved.id,
+        customer_id: customer.id,
+        status: 'pending',
+        masked_pan: '',
+        last4: '',
+        expiry: '',
+        expires_at: null,
+        currency: product.currency || CURRENCY,
+        balance_minor: 0,
+        pending_load_minor: body.amount_minor,
+        pending_fee_minor: fee,
+        created_at: now,
+      };
+      rt.state.cards[card.id] = card;
+      rt.state.transactions[card.id] = [];
+      wallet.balance_minor -= body.amount_minor + fee;
+      wallet.reserved_minor += body.amount_minor + fee;
+      rt.markDirty();
+      if (fault === 'async_202') return { reply: processing(), store: true, asyncCardId: card.id };
+      finishProvisioning(rt, card, 'active');
+      const done = ok(cardView(card), 201);
+      if (fault === '500_after_commit') return { reply: serverError(), store: true, replay: done };
+      return { reply: done, store: true };
+    },
+    (cardId) => replayAsyncIssue(rt, cardId),
+  );
+}
+
+export function get(ctx: RequestContext): Reply {
+  const card = findCard(ctx.rt, ctx.merchantId, ctx.mode, ctx.params.card!);
+  return card ? ok(cardView(card)) : notFound();
+}
+
+/** Applies a money fault at the commit point of recharge and terminate. */
+function afterCommit(fault: string | null, done: Reply): Outcome {
+  if (fault === 'async_202') return { reply: processing(), store: true, replay: done };
+  if (fault === '500_after_commit') return { reply: serverError(), store: true, replay: done };
+  return { reply: done, store: true };
+}
+
+export async function recharge(ctx: RequestContext): Promise<Reply> {
+  const input = money(ctx, zodParse(RechargeSchema));
+  if (isReply(input)) return input;
+  const { rt } = ctx;
+  const amount = input.data.amount;
+  return runIdempotent(
+    ctx,
+    input.key,
+    async (): Promise<Outcome> => {
+      const card = findCard(rt, ctx.merchantId, ctx.mode, ctx.params.card!);
+      if (!card) return { reply: notFound(), store: true };
+      // Decided: a frozen card can be loaded (freeze blocks spending, not loading).
+      if (card.status !== 'active' && card.status !== 'frozen') return { reply: codeError('invalid_state'), store: true };
+      const wallet = rt.wallet(ctx.merchantId, ctx.mode);
+      if (wallet.balance_minor < amount) return { reply: codeError('insufficient_funds'), store: true };
+      const fault = takeFault(rt, 'recharge', ctx.merchantId);
+      if (fault === '503') return { reply: unavailable(), store: false };
+      wallet.balance_minor -= amount;
+      card.balance_minor += amount;
+      rt.markDirty();
+      return afterCommit(fault, ok(cardView(card)));
+    },
+    (cardId) => replayAsyncIssue(rt, cardId),
+  );
+}
+
+export function freeze(ctx: RequestContext): Reply {
+  const card = findCard(ctx.rt, ctx.merchantId, ctx.mode, ctx.params.card!);
+  if (!card) return notFound();
+  if (card.status !== 'active') return codeError('invalid_state');
+  card.status = 'frozen';
+  ctx.rt.markDirty();
+  return ok(cardView(card));
+}
+
+export function unfreeze(ctx: RequestContext): Reply {
+  const card = findCard(ctx.rt, ctx.merchantId, ctx.mode, ctx.params.card!);
+  if (!card) return notFound();
+  if (card.status !== 'frozen') return codeError('invalid_state');
+  card.status = 'active';
+  settleCard(ctx.rt, card);
+  ctx.rt.markDirty();
+  return ok(cardView(card));
+}
+
+export async function terminate(ctx: RequestContext): Promise<Reply> {
+  const input = money(ctx, zodParse(TerminateSchema));
+  if (isReply(input)) return input;
+  const { rt } = ctx;
+  return runIdempotent(
+    ctx,
+    input.key,
+    async (): Promise<Outcome> => {
+      const card = findCard(rt, ctx.merchantId, ctx.mode, ctx.params.card!);
+      if (!card) return { reply: notFound(), store: true };
+      if (card.status !== 'active' && card.status !== 'frozen') return { reply: codeError('invalid_state'), store: true };
+      // temporary: the same key succeeds once the card is old enough, so it is not remembered
+      if (rt.now() - card.created_at < MIN_TERMINATION_AGE_MS) return { reply: codeError('termination_blocked'), store: false };
+      const fault = takeFault(rt, 'terminate', ctx.merchantId);
+      if (fault === '503') return { reply: unavailable(), store: false };
+      const refund = card.balance_minor;
+      const wallet = rt.wallet(ctx.merchantId, ctx.mode);
+      wallet.balance_minor += refund;
+      card.balance_minor = 0;
+      card.status = 'terminated';
+      rt.events.record(card.merchant_id, card.mode, 'card.terminated', { card_id: card.id, refunded_amount_minor: refund });
+      rt.markDirty();
+      return afterCommit(fault, ok(cardView(card)));
+    },
+    (cardId) => replayAsyncIssue(rt, cardId),
+  );
+}
+
+export function transactions(ctx: RequestContext): Reply {
+  const card = findCard(ctx.rt, ctx.merchantId, ctx.mode, ctx.params.card!);
+  if (!card) return notFound();
+  const req = readPageRequest('card_transactions:' + card.id, ctx.query);
+  if (isReply(req)) return req;
+  const rows = ctx.rt.state.transactions[card.id] ?? [];
+  const { data, meta } = paginate('card_transactions:' + card.id, rows, (t) => [t.occurred_at, t.seq], req);
+  return page(data.map(transactionView), meta);
+}

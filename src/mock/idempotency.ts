@@ -1,0 +1,88 @@
+// Idempotency of issue, recharge and terminate (spec "Idempotency"): answers are stored per
+// merchant, mode and key for 24 h of simulated time and replayed; a key still running is 409
+// in_flight; another body (SHA-256 of the raw bytes) or another path is 422 payload_mismatch.
+import { createHash } from 'node:crypto';
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../contract/requests.js';
+import { codeError, type ErrorMap, type Reply } from './envelope.js';
+import { DAY } from './clock.js';
+import { header, type RequestContext } from './context.js';
+import type { IdempotencyRec } from './state.js';
+import type { Runtime } from './runtime.js';
+
+export const IDEMPOTENCY_TTL_MS = DAY;
+
+/** Validation of the header: the 422 `idempotency_key` messages, or the key. */
+export function readIdempotencyKey(ctx: RequestContext): { key?: string; errors?: ErrorMap } {
+  const key = header(ctx, 'idempotency-key');
+  if (key === undefined || key.trim() === '') {
+    return { errors: { idempotency_key: ['The Idempotency-Key header is required for this operation.'] } };
+  }
+  if (key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
+    return { errors: { idempotency_key: [`The Idempotency-Key header must not be longer than ${MAX_IDEMPOTENCY_KEY_LENGTH} characters.`] } };
+  }
+  return { key };
+}
+
+export interface Outcome {
+  /** what this call answers */
+  reply: Reply;
+  /** false for temporary refusals (409 kyc_not_approved, 503, termination_blocked): not remembered */
+  store: boolean;
+  /** what replays answer, when it differs from `reply` (a 500 after commit replays the success) */
+  replay?: Reply;
+  /** an issue answered 202: replays read the card's state */
+  asyncCardId?: string;
+}
+
+export type AsyncReplay = (cardId: string) => Reply;
+
+const scopeOf = (ctx: RequestContext, key: string): string => `${ctx.merchantId}:${ctx.mode}:${key}`;
+
+export async function runIdempotent(ctx: RequestContext, key: string, run: () => Promise<Outcome>, replayAsync: AsyncReplay): Promise<Reply> {
+  const { rt } = ctx;
+  const scope = scopeOf(ctx, key);
+  const fingerprint = createHash('sha256').update(ctx.body).digest('hex');
+  const path = `${ctx.route.operation} ${JSON.stringify(ctx.params)}`;
+  const now = rt.now();
+  const existing = rt.state.idempotency[scope];
+  if (existing && existing.expires_at > now) {
+    if (existing.fingerprint !== fingerprint || existing.path !== path) return codeError('payload_mismatch');
+    if (existing.async_card_id) return replayAsync(existing.async_card_id);
+    if (!existing.reply) return codeError('in_flight');
+    return { status: existing.reply.status, body: existing.reply.body };
+  }
+  const rec: IdempotencyRec = { fingerprint, path, created_at: now, expires_at: now + IDEMPOTENCY_TTL_MS, reply: null };
+  rt.state.idempotency[scope] = rec;
+  let outcome: Outcome;
+  try {
+    outcome = await run();
+  } catch (err) {
+    if (rt.state.idempotency[scope] === rec) delete rt.state.idempotency[scope];
+    throw err;
+  }
+  // a reset while the call ran replaced the state: there is nothing to remember it in
+  if (rt.state.idempotency[scope] === rec) {
+    if (outcome.store) {
+      if (outcome.asyncCardId) rec.async_card_id = outcome.asyncCardId;
+      const replay = outcome.replay ?? outcome.reply;
+      rec.reply = { status: replay.status, body: replay.body };
+      rt.markDirty();
+    } else {
+      delete rt.state.idempotency[scope];
+    }
+  }
+  return outcome.reply;
+}
+
+/** Forgets the answers older than 24 h; true when something was dropped. */
+export function expireIdempotency(rt: Runtime): boolean {
+  const now = rt.now();
+  let changed = false;
+  for (const [k, rec] of Object.entries(rt.state.idempotency)) {
+    if (rec.expires_at <= now && rec.reply) {
+      delete rt.state.idempotency[k];
+      changed = true;
+    }
+  }
+  return changed;
+}

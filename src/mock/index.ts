@@ -1,0 +1,141 @@
+// startMock: the embedded mock as a library (published as 'cardctl/mock').
+import { createHash, randomBytes } from 'node:crypto';
+import { listen } from './server.js';
+import { Runtime } from './runtime.js';
+import { controlTokens } from './control.js';
+import { loadState } from './persistence.js';
+import { randomSeed, newId, cryptoRandom } from './random.js';
+import { addKey, addMerchantRecord, buildSeededState, defaultKeys, type MockState, type PreloadedKey } from './state.js';
+import { settleCustomers } from './kyc.js';
+import { expireCards } from './handlers/cards.js';
+import { expireIdempotency } from './idempotency.js';
+import type { EventListener } from './events.js';
+
+export interface StartMockOptions {
+  host?: string;
+  port?: number;
+  seed?: number;
+  stateFile?: string;
+  rateLimit?: number;
+  webhookUrls?: string[];
+  /** real clock in ms, used only by the gateway's 300 s window and the rate limit */
+  now?: () => number;
+  issueLatencyMs?: number;
+  keys?: PreloadedKey[];
+}
+
+export interface MockProduct {
+  id: string;
+  name: string;
+  currency: string;
+  min_initial_load_minor: number;
+  issue_fee_minor: number;
+  default: boolean;
+  enabled: boolean;
+  available: boolean;
+}
+
+export interface MockServer {
+  baseUrl: string;
+  controlUrl: string;
+  controlToken: string;
+  merchantId: string;
+  keys: { test: { keyId: string; secret: string }; live: { keyId: string; secret: string } };
+  webhookSecret: string;
+  products: MockProduct[];
+  networks: string[];
+  port: number;
+  /** subscribe to recorded events (the seam for webhook delivery) */
+  onEvent(listener: EventListener): () => void;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_PORT = 4010;
+export const DEFAULT_RATE_LIMIT = 600;
+export const DEFAULT_ISSUE_LATENCY_MS = 50;
+
+function originFor(host: string, port: number): string {
+  const shown = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  return `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
+}
+
+function withStartExtras(state: MockState, preload: PreloadedKey[], webhookUrls: string[]): MockState {
+  const now = Date.now();
+  for (const k of preload) {
+    if (state.keys[k.keyId]) continue;
+    const merchantId = k.merchantId ?? state.default_merchant_id;
+    if (!state.merchants[merchantId]) addMerchantRecord(state, cryptoRandom, now, merchantId);
+    addKey(state, cryptoRandom, now, { merchant_id: merchantId, mode: k.mode, scopes: k.scopes, ip_allowlist: k.ipAllowlist, key_id: k.keyId, secret: k.secret });
+  }
+  for (const url of webhookUrls) {
+    if (Object.values(state.endpoints).some((e) => e.url === url && e.merchant_id === state.default_merchant_id)) continue;
+    const id = newId(cryptoRandom, now);
+    state.endpoints[id] = { id, merchant_id: state.default_merchant_id, url, created_at: now };
+  }
+  return state;
+}
+
+export async function startMock(options: StartMockOptions = {}): Promise<MockServer> {
+  const host = options.host ?? '127.0.0.1';
+  const preload = options.keys ?? [];
+  const webhookUrls = options.webhookUrls ?? [];
+  const loaded = options.stateFile ? loadState(options.stateFile) : null;
+  const seed = loaded?.seed ?? options.seed ?? randomSeed();
+  const fresh = (): MockState => withStartExtras(buildSeededState(seed, Date.now()).state, preload, webhookUrls);
+  const state = loaded ? withStartExtras(loaded, preload, webhookUrls) : fresh();
+  const rt = new Runtime(state, {
+    realNow: options.now ?? Date.now,
+    rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT,
+    issueLatencyMs: options.issueLatencyMs ?? DEFAULT_ISSUE_LATENCY_MS,
+    stateFile: options.stateFile,
+    preload,
+    webhookUrls,
+    buildStart: fresh,
+  });
+  rt.dueTasks = [settleCustomers, expireCards, expireIdempotency];
+  // a seed given on purpose makes the whole banner reproducible, the token included
+  const controlToken =
+    options.seed !== undefined
+      ? createHash('sha256').update(`cardctl-mock-control:${options.seed}`).digest('base64url').slice(0, 32)
+      : randomBytes(24).toString('base64url');
+  controlTokens.set(rt, controlToken);
+  rt.markDirty();
+  rt.persist();
+  const running = await listen(rt, host, options.port ?? DEFAULT_PORT);
+  const origin = originFor(host, running.port);
+  const products = (): MockProduct[] => rt.state.products.map((p) => ({ ...p }));
+  return {
+    baseUrl: `${origin}/api/v1`,
+    controlUrl: `${origin}/_mock`,
+    controlToken,
+    get merchantId() {
+      return rt.state.default_merchant_id;
+    },
+    get keys() {
+      const k = defaultKeys(rt.state);
+      return { test: { keyId: k.test.key_id, secret: k.test.secret }, live: { keyId: k.live.key_id, secret: k.live.secret } };
+    },
+    get webhookSecret() {
+      return rt.state.merchants[rt.state.default_merchant_id]!.webhook_secret;
+    },
+    get products() {
+      return products();
+    },
+    get networks() {
+      return [...rt.state.networks];
+    },
+    port: running.port,
+    onEvent: (listener) => rt.events.onEvent(listener),
+    close: async () => {
+      await running.close();
+      try {
+        rt.markDirty();
+        rt.persist();
+      } catch {
+        // the last snapshot on disk stays valid
+      }
+    },
+  };
+}
+
+export type { PreloadedKey } from './state.js';

@@ -1,0 +1,165 @@
+// `cardctl mock start`: start the mock, print the banner (the --json one is the first stdout
+// line), record where its control plane is (mock.json, 0600), optionally save profiles, and
+// serve until SIGINT or SIGTERM.
+import { mkdirSync, readFileSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { CardctlError } from '../errors.js';
+import { startMock, DEFAULT_PORT, type MockServer } from './index.js';
+import { endpointUrlProblem } from './control.js';
+import { StateFileError } from './persistence.js';
+import { mockFilePath } from './control-client.js';
+
+export interface LaunchOptions {
+  host: string;
+  port: number;
+  stateFile?: string;
+  seed?: number;
+  saveProfiles: boolean;
+  webhookUrls: string[];
+  rateLimit?: number;
+  json: boolean;
+}
+
+export interface LaunchIO {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  env: NodeJS.ProcessEnv;
+}
+
+export function bannerObject(mock: MockServer): Record<string, unknown> {
+  return {
+    base_url: mock.baseUrl,
+    control_url: mock.controlUrl,
+    control_token: mock.controlToken,
+    merchant_id: mock.merchantId,
+    keys: { test: { key_id: mock.keys.test.keyId, secret: mock.keys.test.secret }, live: { key_id: mock.keys.live.keyId, secret: mock.keys.live.secret } },
+    webhook_secret: mock.webhookSecret,
+    products: mock.products,
+    networks: mock.networks,
+  };
+}
+
+/** The readable banner: no secret in it (they are in the --json banner, the profiles and mock.json only). */
+function readableBanner(mock: MockServer, mockFile: string, saved: boolean, stateFile?: string): string {
+  const lines = [
+    `cardctl mock listening on ${mock.baseUrl}`,
+    `  control plane   ${mock.controlUrl}  (token in ${mockFile})`,
+    `  merchant        ${mock.merchantId}`,
+    `  test key        ${mock.keys.test.keyId}`,
+    `  live key        ${mock.keys.live.keyId}`,
+    `  networks        ${mock.networks.join(', ') || '(none)'}`,
+    `  state           ${stateFile ?? 'in memory'}`,
+    '  products:',
+    ...mock.products.map(
+      (p) => `    ${p.id}  ${p.name}  min ${p.min_initial_load_minor}, fee ${p.issue_fee_minor}${p.default ? ', default' : ''}${p.enabled ? '' : ', not enabled'}${p.available ? '' : ', unavailable'}`,
+    ),
+    saved
+      ? '  profiles mock-test and mock-live saved: try `cardctl -p mock-test customers list`'
+      : '  secrets: run with --json, or --save-profiles to store them as profiles mock-test and mock-live',
+    'Press Ctrl-C to stop.',
+  ];
+  return lines.join('\n') + '\n';
+}
+
+function check(opts: LaunchOptions): void {
+  if (!Number.isInteger(opts.port) || opts.port < 0 || opts.port > 65535) throw new CardctlError(`--port must be 0 to 65535, not ${opts.port}.`, { kind: 'usage' });
+  if (opts.rateLimit !== undefined && (!Number.isInteger(opts.rateLimit) || opts.rateLimit < 1)) {
+    throw new CardctlError('--rate-limit must be a whole number of requests per minute, at least 1.', { kind: 'usage' });
+  }
+  for (const url of opts.webhookUrls) {
+    const problem = endpointUrlProblem(url);
+    if (problem) throw new CardctlError(`--webhook ${url}: ${problem}`, { kind: 'usage' });
+  }
+}
+
+function writeWhenFlushed(stream: NodeJS.WritableStream, text: string): Promise<void> {
+  return new Promise((resolve) => {
+    try {
+      stream.write(text, () => resolve());
+    } catch {
+      resolve();
+    }
+  });
+}
+
+/** Starts the mock and resolves once it was stopped by SIGINT or SIGTERM. */
+export async function launchMock(opts: LaunchOptions, io: LaunchIO): Promise<void> {
+  check(opts);
+  // Installed before anything is printed: a signal sent as soon as the banner shows must find them.
+  let stopSignal: NodeJS.Signals | null = null;
+  let wake = (): void => {};
+  const stopped = new Promise<void>((resolve) => (wake = resolve));
+  // They stay installed: conf's exit hook (when-exit) re-raises the signal after its own
+  // cleanup, and that second delivery must not kill the process mid-close. Signal listeners
+  // do not keep the process alive, so it still exits once the mock is closed.
+  const stop = (signal: NodeJS.Signals) => {
+    stopSignal ??= signal;
+    wake();
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  let mock: MockServer;
+  try {
+    mock = await startMock({ host: opts.host, port: opts.port, seed: opts.seed, stateFile: opts.stateFile, rateLimit: opts.rateLimit, webhookUrls: opts.webhookUrls });
+  } catch (err) {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+    if (err instanceof StateFileError) throw new CardctlError(err.message, { kind: 'usage' });
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') {
+      throw new CardctlError(`port ${opts.port} on ${opts.host} is already in use.`, {
+        kind: 'unavailable',
+        hint: `Stop what runs there, or pick another port: \`cardctl mock start --port ${opts.port === DEFAULT_PORT ? 4011 : 0}\` (0 picks a free one).`,
+      });
+    }
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EACCES') {
+      throw new CardctlError(`cannot listen on ${opts.host}:${opts.port} (${code}).`, { kind: 'usage', hint: 'Use a local address such as 127.0.0.1, and a port above 1023.' });
+    }
+    throw err;
+  }
+
+  let mockFile = '';
+  try {
+    mockFile = await mockFilePath(io.env);
+    try {
+      mkdirSync(dirname(mockFile), { recursive: true, mode: 0o700 });
+      writeFileSync(mockFile, JSON.stringify({ control_url: mock.controlUrl, control_token: mock.controlToken, base_url: mock.baseUrl, pid: process.pid }) + '\n', { mode: 0o600 });
+      chmodSync(mockFile, 0o600);
+    } catch (err) {
+      io.stderr.write(`warning: could not write ${mockFile} (${(err as Error).message}); control commands need CARDCTL_MOCK_URL and CARDCTL_MOCK_TOKEN.\n`);
+    }
+
+    if (opts.saveProfiles) {
+      const { addProfile } = await import('../profiles/store.js');
+      for (const mode of ['test', 'live'] as const) {
+        await addProfile(
+          { name: `mock-${mode}`, keyId: mock.keys[mode].keyId, secret: mock.keys[mode].secret, mode, baseUrl: mock.baseUrl, webhookSecret: mock.webhookSecret },
+          { overwrite: true, env: io.env },
+        );
+      }
+    }
+
+    if (opts.json) await writeWhenFlushed(io.stdout, JSON.stringify(bannerObject(mock)) + '\n');
+    else io.stderr.write(readableBanner(mock, mockFile, opts.saveProfiles, opts.stateFile));
+  } catch (err) {
+    // the server is up: close it, or the process would keep serving after reporting the error
+    await mock.close();
+    forgetMockFile(mockFile, mock.controlToken);
+    throw err;
+  }
+  await stopped;
+  if (!opts.json) io.stderr.write(`\n${stopSignal ?? 'signal'}: stopping the mock.\n`);
+  await mock.close();
+  forgetMockFile(mockFile, mock.controlToken);
+}
+
+/** Removes mock.json, only if it still describes this mock (another one may have started since). */
+function forgetMockFile(file: string, token: string): void {
+  if (!file) return;
+  try {
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as { pid?: number; control_token?: string };
+    if (saved.pid === process.pid && saved.control_token === token) rmSync(file, { force: true });
+  } catch {
+    // nothing to clean up
+  }
+}

@@ -1,0 +1,180 @@
+// The single request pipeline: URL -> body (with its limit) -> control plane or API ->
+// gateway (SIGNING.md order) -> route -> scope -> live-only -> handler -> envelope.
+// Every answer, including every failure, is one of the spec's envelopes; nothing throws out.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { API_PREFIX, matchRoute, stripApiPrefix, type OperationName } from '../contract/routes.js';
+import { MESSAGES } from '../contract/errors.js';
+import { endpointNotFound, fail, serverError, type Reply } from './envelope.js';
+import { authenticate, checkScope } from './gateway.js';
+import type { Handler, RequestContext } from './context.js';
+import type { Runtime } from './runtime.js';
+import * as cards from './handlers/cards.js';
+import * as customers from './handlers/customers.js';
+import * as deposits from './handlers/deposits.js';
+import { handleControl } from './control.js';
+
+/** Decided: 6 MiB, room for a 4,200,000-character id_front_image and every other field. */
+export const BODY_LIMIT_BYTES = 6 * 1024 * 1024;
+/** Past this much, an oversized body is not even drained: answer 413 and close. */
+const DRAIN_LIMIT_BYTES = 64 * 1024 * 1024;
+
+const HANDLERS: Record<OperationName, Handler> = {
+  'cards.issue': cards.issue,
+  'cards.get': cards.get,
+  'cards.recharge': cards.recharge,
+  'cards.freeze': cards.freeze,
+  'cards.unfreeze': cards.unfreeze,
+  'cards.terminate': cards.terminate,
+  'cards.transactions': cards.transactions,
+  'customers.create': customers.create,
+  'customers.list': customers.list,
+  'customers.get': customers.get,
+  'customers.update': customers.update,
+  'customers.kyc': customers.kyc,
+  'depositAddresses.create': deposits.createAddress,
+  'depositAddresses.list': deposits.listAddresses,
+  'deposits.list': deposits.listDeposits,
+};
+
+const LIVE_ONLY_MESSAGE: Partial<Record<OperationName, string>> = {
+  'depositAddresses.create': MESSAGES.liveOnlyDepositAddresses,
+  'depositAddresses.list': MESSAGES.liveOnlyDepositAddresses,
+  'deposits.list': MESSAGES.liveOnlyDeposits,
+};
+
+interface BodyResult {
+  body: Buffer;
+  tooLarge: boolean;
+  /** the client went away or sent far too much: answer (if at all) and close */
+  abandon: boolean;
+}
+
+function readBody(req: IncomingMessage, limit: number): Promise<BodyResult> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const finish = (r: BodyResult) => {
+      if (!done) {
+        done = true;
+        resolve(r);
+      }
+    };
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > DRAIN_LIMIT_BYTES) {
+        req.pause();
+        finish({ body: Buffer.alloc(0), tooLarge: true, abandon: true });
+      } else if (size <= limit) {
+        chunks.push(chunk);
+      } else {
+        chunks.length = 0; // keep draining so the client can read the 413
+      }
+    });
+    req.on('end', () => finish({ body: size > limit ? Buffer.alloc(0) : Buffer.concat(chunks), tooLarge: size > limit, abandon: false }));
+    req.on('error', () => finish({ body: Buffer.alloc(0), tooLarge: false, abandon: true }));
+    req.on('close', () => finish({ body: Buffer.concat(chunks), tooLarge: size > limit, abandon: !req.complete }));
+  });
+}
+
+function send(res: ServerResponse, reply: Reply, extra: Record<string, string>, close: boolean): void {
+  if (res.headersSent || res.destroyed) return;
+  const text = JSON.stringify(reply.body);
+  const headers: Record<string, string | number> = {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(text),
+    'Cache-Control': 'no-store',
+    ...extra,
+    ...(reply.headers ?? {}),
+  };
+  if (close) headers.Connection = 'close';
+  res.writeHead(reply.status, headers);
+  res.end(text);
+}
+
+function splitUrl(url: string): { rawPath: string; rawQuery: string } {
+  let target = url;
+  if (/^https?:\/\//i.test(target)) {
+    // absolute-form request target: keep only the path and query
+    const slash = target.indexOf('/', target.indexOf('//') + 2);
+    target = slash < 0 ? '/' : target.slice(slash);
+  }
+  const q = target.indexOf('?');
+  return q < 0 ? { rawPath: target, rawQuery: '' } : { rawPath: target.slice(0, q), rawQuery: target.slice(q + 1) };
+}
+
+function safeSearchParams(rawQuery: string): URLSearchParams {
+  try {
+    return new URLSearchParams(rawQuery);
+  } catch {
+    return new URLSearchParams();
+  }
+}
+
+async function apiReply(rt: Runtime, req: IncomingMessage, rawPath: string, rawQuery: string, body: Buffer): Promise<{ reply: Reply; headers: Record<string, string> }> {
+  const method = (req.method ?? 'GET').toUpperCase();
+  const gate = authenticate(rt, { method, rawPath, rawQuery, headers: req.headers, body, remoteAddress: req.socket.remoteAddress });
+  if (!gate.ok) return { reply: gate.reply, headers: {} };
+  const headers = gate.rateHeaders;
+  const match = matchRoute(method, stripApiPrefix(rawPath));
+  if (!match) return { reply: endpointNotFound(), headers };
+  const denied = checkScope(gate.key, match.route);
+  if (denied) return { reply: denied, headers };
+  if (match.route.liveOnly && gate.key.mode !== 'live') {
+    return { reply: fail(403, LIVE_ONLY_MESSAGE[match.route.operation] ?? MESSAGES.forbidden), headers };
+  }
+  const ctx: RequestContext = {
+    rt,
+    route: match.route,
+    params: match.params,
+    query: safeSearchParams(rawQuery),
+    headers: req.headers,
+    body,
+    key: gate.key,
+    merchantId: gate.key.merchant_id,
+    mode: gate.key.mode,
+  };
+  return { reply: await HANDLERS[match.route.operation](ctx), headers };
+}
+
+/** Logs an unexpected failure in one line (never a request's secrets: only the error). */
+function logUnexpected(err: unknown): void {
+  process.stderr.write(`cardctl mock: unexpected error: ${err instanceof Error ? err.message : String(err)}\n`);
+  if (process.env.CARDCTL_DEBUG && err instanceof Error) process.stderr.write(`${err.stack ?? ''}\n`);
+}
+
+export async function handleRequest(rt: Runtime, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  let reply: Reply = serverError();
+  let headers: Record<string, string> = {};
+  let close = false;
+  try {
+    const { rawPath, rawQuery } = splitUrl(req.url ?? '/');
+    const read = await readBody(req, BODY_LIMIT_BYTES);
+    if (read.abandon && !read.tooLarge) {
+      res.destroy();
+      return;
+    }
+    close = read.abandon;
+    if (read.tooLarge) {
+      reply = fail(413, `The request body is too large: the limit is ${BODY_LIMIT_BYTES} bytes.`, { body: ['too_large'] });
+    } else if (rawPath === '/_mock' || rawPath.startsWith('/_mock/')) {
+      // API reads settle what they touch; the control plane (events, wallets, state) sees everything due
+      rt.runDue();
+      reply = await handleControl(rt, (req.method ?? 'GET').toUpperCase(), rawPath, rawQuery, req.headers, read.body);
+    } else if (rawPath === API_PREFIX || rawPath.startsWith(API_PREFIX + '/')) {
+      ({ reply, headers } = await apiReply(rt, req, rawPath, rawQuery, read.body));
+    } else {
+      reply = endpointNotFound();
+    }
+  } catch (err) {
+    logUnexpected(err);
+    reply = serverError();
+  }
+  try {
+    rt.persist();
+  } catch (err) {
+    logUnexpected(err);
+  }
+  send(res, reply, headers, close);
+  if (close) res.on('finish', () => req.socket.destroy());
+}

@@ -1,0 +1,63 @@
+// node:http wiring: the pipeline for every request, an envelope even for requests node cannot
+// parse, and a tick that applies what falls due on the simulated clock.
+import { createServer, type Server } from 'node:http';
+import type { Socket } from 'node:net';
+import { handleRequest } from './pipeline.js';
+import type { Runtime } from './runtime.js';
+
+const TICK_MS = 1000;
+
+function rawEnvelope(status: number, reason: string, message: string, head: boolean): string {
+  const body = JSON.stringify({ success: false, message, errors: {} });
+  // an answer to HEAD has headers only, or the client reads the body as a second response
+  return `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${head ? '' : body}`;
+}
+
+export interface RunningServer {
+  server: Server;
+  port: number;
+  close(): Promise<void>;
+}
+
+export function listen(rt: Runtime, host: string, port: number): Promise<RunningServer> {
+  const server = createServer({ requestTimeout: 120_000, headersTimeout: 60_000 }, (req, res) => {
+    void handleRequest(rt, req, res);
+  });
+  server.on('clientError', (err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket) => {
+    if (!socket.writable) return socket.destroy();
+    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+    const head = err.rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD ';
+    socket.end(
+      tooLarge
+        ? rawEnvelope(431, 'Request Header Fields Too Large', 'The request headers are too large.', head)
+        : rawEnvelope(400, 'Bad Request', 'The request is not valid HTTP.', head),
+    );
+  });
+  const tick = setInterval(() => {
+    try {
+      if (rt.runDue()) rt.persist();
+      rt.nonces.prune(rt.now());
+    } catch (err) {
+      process.stderr.write(`cardctl mock: ${(err as Error).message}\n`);
+    }
+  }, TICK_MS);
+  tick.unref();
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      const address = server.address();
+      const actual = typeof address === 'object' && address ? address.port : port;
+      resolve({
+        server,
+        port: actual,
+        close: () =>
+          new Promise<void>((done) => {
+            clearInterval(tick);
+            server.close(() => done());
+            server.closeAllConnections();
+          }),
+      });
+    });
+  });
+}

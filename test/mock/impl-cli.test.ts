@@ -1,0 +1,100 @@
+// Step 10: `cardctl mock start` as a child process (the built CLI), the control commands that
+// find it through mock.json, and a clean stop on SIGTERM.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BIN, makeSandbox, ROOT } from '../helpers/cli.js';
+import { apiCall, expectOk, type MockHandle } from '../helpers/api.js';
+
+const sandbox = makeSandbox();
+afterAll(() => sandbox.cleanup());
+
+function spawnMock(args: string[]): ChildProcessWithoutNullStreams {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...sandbox.env, NO_COLOR: '1' };
+  for (const k of Object.keys(env)) if (k.startsWith('CARDCTL_') && !(k in sandbox.env)) delete env[k];
+  return spawn(process.execPath, [BIN, 'mock', 'start', '--port', '0', ...args], { cwd: ROOT, env });
+}
+
+/** Resolves with the first line of `stream` (stdout banner) or the first chunk matching `until` (stderr banner). */
+function firstText(child: ChildProcessWithoutNullStreams, stream: 'stdout' | 'stderr', until: RegExp): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child[stream].on('data', (d: Buffer) => {
+      text += d.toString();
+      if (until.test(text)) resolve(text);
+    });
+    child.on('exit', (code) => reject(new Error(`mock exited with ${code}; stderr: ${err}`)));
+  });
+}
+
+function exitOf(child: ChildProcessWithoutNullStreams): Promise<number | null> {
+  return new Promise((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.on('exit', (code) => resolve(code))));
+}
+
+describe('cardctl mock start', () => {
+  it('--json: banner first on stdout, serves signed requests, control commands find it, SIGTERM stops it cleanly', async () => {
+    const child = spawnMock(['--json', '--seed', '4', '--save-profiles']);
+    try {
+      const line = (await firstText(child, 'stdout', /\n/)).split('\n')[0]!;
+      const banner = JSON.parse(line);
+      expect(Object.keys(banner)).toEqual(['base_url', 'control_url', 'control_token', 'merchant_id', 'keys', 'webhook_secret', 'products', 'networks']);
+      const port = Number(new URL(banner.base_url).port);
+      const mock = {
+        baseUrl: banner.base_url,
+        controlUrl: banner.control_url,
+        controlToken: banner.control_token,
+        port,
+        keys: { test: { keyId: banner.keys.test.key_id, secret: banner.keys.test.secret }, live: { keyId: banner.keys.live.key_id, secret: banner.keys.live.secret } },
+      } as unknown as MockHandle;
+      expect(expectOk(await apiCall(mock, { method: 'GET', path: '/customers' }))).toEqual([]);
+
+      const mockFile = join(sandbox.configDir, 'mock.json');
+      expect(statSync(mockFile).mode & 0o777).toBe(0o600);
+      const state = await sandbox.run(['mock', 'state', '--json']);
+      expect(state.code, state.stderr).toBe(0);
+      expect(JSON.parse(state.stdout)).toMatchObject({ merchants: 1, seed: 4 });
+      const advanced = await sandbox.run(['mock', 'clock', 'advance', '90', '--json']);
+      expect(JSON.parse(advanced.stdout).offset_seconds).toBe(90);
+      const missing = await sandbox.run(['mock', 'kyc', '01JD2QZZZZZZZZZZZZZZZZZZZZ', '--verdict', 'approved']);
+      expect(missing.code).toBe(4);
+      expect(missing.stderr).toMatch(/not found/);
+
+      const profiles = readFileSync(join(sandbox.configDir, 'profiles.json'), 'utf8');
+      expect(profiles).toContain('mock-test');
+      expect(profiles).toContain(banner.keys.live.key_id);
+
+      child.kill('SIGTERM');
+      expect(await exitOf(child)).toBe(0);
+      expect(existsSync(mockFile)).toBe(false);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  });
+
+  it('without --json: a readable banner on stderr without any secret, nothing on stdout', async () => {
+    const child = spawnMock(['--seed', '4']);
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    try {
+      const text = await firstText(child, 'stderr', /Ctrl-C/);
+      expect(text).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+\/api\/v1/);
+      const token = JSON.parse(readFileSync(join(sandbox.configDir, 'mock.json'), 'utf8')).control_token as string;
+      expect(text).not.toContain(token);
+      expect(text).not.toMatch(/[A-Za-z0-9+/]{43}=/); // no 44-character base64 secret
+      child.kill('SIGINT');
+      expect(await exitOf(child)).toBe(0);
+      expect(out).toBe('');
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  });
+
+  it('a control command with no running mock says how to start one', async () => {
+    const res = await sandbox.run(['mock', 'wallets']);
+    expect(res.code).toBe(8);
+    expect(res.stderr).toMatch(/cardctl mock start/);
+  });
+});
