@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { MockControlCommand } from '../../mock/control-command.js';
+import { MockControlCommand } from '../../cli/mock/control-command.js';
 
 export default class MockProvision extends MockControlCommand {
   static override summary = 'Finish provisioning a pending card (after an issue answered 202).';

@@ -1,4 +1,4 @@
-import { MockControlCommand } from '../../mock/control-command.js';
+import { MockControlCommand } from '../../cli/mock/control-command.js';
 
 export default class MockReset extends MockControlCommand {
   static override summary = 'Return the mock to its seeded start (same keys, clock back to real time).';

@@ -25,7 +25,7 @@ export default class MockStart extends BaseCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(MockStart);
     this.jsonOutput = flags.json;
-    const { launchMock } = await import('../../mock/launcher.js');
+    const { launchMock } = await import('../../cli/mock/launcher.js');
     await launchMock(
       {
         host: flags.host,

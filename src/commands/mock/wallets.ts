@@ -1,4 +1,4 @@
-import { MockControlCommand } from '../../mock/control-command.js';
+import { MockControlCommand } from '../../cli/mock/control-command.js';
 
 export default class MockWallets extends MockControlCommand {
   static override summary = 'Show the wallet of each merchant and mode (balance, cards, fees, reserved, deposits).';

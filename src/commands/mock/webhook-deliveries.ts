@@ -1,4 +1,4 @@
-import { MockControlCommand } from '../../mock/control-command.js';
+import { MockControlCommand } from '../../cli/mock/control-command.js';
 
 export default class MockWebhookDeliveries extends MockControlCommand {
   static override summary = 'Show the webhook delivery log.';

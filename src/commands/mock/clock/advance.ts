@@ -1,5 +1,5 @@
 import { Args } from '@oclif/core';
-import { MockControlCommand } from '../../../mock/control-command.js';
+import { MockControlCommand } from '../../../cli/mock/control-command.js';
 
 export default class MockClockAdvance extends MockControlCommand {
   static override summary = 'Move the simulated clock forward and run what falls due (KYC verdicts, expiry).';

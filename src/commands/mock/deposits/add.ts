@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { MockControlCommand } from '../../../mock/control-command.js';
+import { MockControlCommand } from '../../../cli/mock/control-command.js';
 
 export default class MockDepositsAdd extends MockControlCommand {
   static override summary = 'An incoming deposit (credited ones credit the live wallet).';

@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { MockControlCommand } from '../../../mock/control-command.js';
+import { MockControlCommand } from '../../../cli/mock/control-command.js';
 
 export default class MockEventsEmit extends MockControlCommand {
   static override summary = 'Record an event of any of the 12 types (sample data unless --data).';

@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { MockControlCommand } from '../../../mock/control-command.js';
+import { MockControlCommand } from '../../../cli/mock/control-command.js';
 
 export default class MockEvents extends MockControlCommand {
   static override summary = 'Show the recorded events, oldest first.';

@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { MockControlCommand } from '../../../mock/control-command.js';
+import { MockControlCommand } from '../../../cli/mock/control-command.js';
 
 export default class MockFaultsAdd extends MockControlCommand {
   static override summary = 'Make the next calls of an operation fail or turn asynchronous.';

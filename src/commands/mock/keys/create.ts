@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { MockControlCommand } from '../../../mock/control-command.js';
+import { MockControlCommand } from '../../../cli/mock/control-command.js';
 
 export default class MockKeysCreate extends MockControlCommand {
   static override summary = 'Create an API key (optionally with scopes and an IP allowlist).';

@@ -1,5 +1,5 @@
 import { Args } from '@oclif/core';
-import { MockControlCommand } from '../../../mock/control-command.js';
+import { MockControlCommand } from '../../../cli/mock/control-command.js';
 
 export default class MockKeysRevoke extends MockControlCommand {
   static override summary = 'Revoke a key at once.';

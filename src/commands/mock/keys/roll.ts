@@ -1,5 +1,5 @@
 import { Args } from '@oclif/core';
-import { MockControlCommand } from '../../../mock/control-command.js';
+import { MockControlCommand } from '../../../cli/mock/control-command.js';
 
 export default class MockKeysRoll extends MockControlCommand {
   static override summary = "Roll a key's secret (the old one keeps verifying for 24 simulated hours).";

@@ -1,5 +1,5 @@
 import { Args } from '@oclif/core';
-import { MockControlCommand } from '../../../mock/control-command.js';
+import { MockControlCommand } from '../../../cli/mock/control-command.js';
 
 export default class MockKeysRotate extends MockControlCommand {
   static override summary = 'Rotate a key: a new key id and secret with the same scopes and allowlist.';

@@ -1,4 +1,4 @@
-import { MockControlCommand } from '../../../mock/control-command.js';
+import { MockControlCommand } from '../../../cli/mock/control-command.js';
 
 export default class MockMerchantsCreate extends MockControlCommand {
   static override summary = 'Create another merchant with its own test and live keys and webhook secret.';

@@ -1,4 +1,4 @@
-import { MockControlCommand } from '../../../mock/control-command.js';
+import { MockControlCommand } from '../../../cli/mock/control-command.js';
 
 export default class MockNetworks extends MockControlCommand {
   static override summary = 'Show the enabled deposit networks.';

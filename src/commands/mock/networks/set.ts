@@ -1,4 +1,4 @@
-import { MockControlCommand } from '../../../mock/control-command.js';
+import { MockControlCommand } from '../../../cli/mock/control-command.js';
 
 export default class MockNetworksSet extends MockControlCommand {
   static override summary = 'Set the enabled deposit networks (none: turn them all off).';

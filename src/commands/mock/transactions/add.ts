@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { MockControlCommand } from '../../../mock/control-command.js';
+import { MockControlCommand } from '../../../cli/mock/control-command.js';
 
 export default class MockTransactionsAdd extends MockControlCommand {
   static override summary = 'Record issuer-reported activity on a card.';

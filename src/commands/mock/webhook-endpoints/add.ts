@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { MockControlCommand } from '../../../mock/control-command.js';
+import { MockControlCommand } from '../../../cli/mock/control-command.js';
 
 export default class MockWebhookEndpointsAdd extends MockControlCommand {
   static override summary = 'Register a webhook endpoint (https, or http on loopback).';

@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { MockControlCommand } from '../../../mock/control-command.js';
+import { MockControlCommand } from '../../../cli/mock/control-command.js';
 
 export default class MockWithdrawalsAdd extends MockControlCommand {
   static override summary = 'Emit the events of a withdrawal with the given outcome.';

@@ -2,19 +2,19 @@
 // print the data (`--json`: as JSON; otherwise a readable block). Lives outside src/commands
 // because nothing may import commands.
 import { Flags } from '@oclif/core';
-import { BaseCommand } from '../cli/base-command.js';
+import { BaseCommand } from '../base-command.js';
 
 export abstract class MockControlCommand extends BaseCommand {
   static override baseFlags = {
     ...BaseCommand.baseFlags,
     'control-url': Flags.string({ description: 'control URL of the mock (default: CARDCTL_MOCK_URL, then the mock.json of `mock start`)', helpGroup: 'MOCK' }),
-    'control-token': Flags.string({ description: 'control token (prefer CARDCTL_MOCK_TOKEN or mock.json: a flag lands in shell history)', helpGroup: 'MOCK' }),
   };
 
-  protected async control(flags: { 'control-url'?: string; 'control-token'?: string; json?: boolean }, method: string, path: string, body?: unknown): Promise<unknown> {
+  // The token is never a flag (it would land in shell history): CARDCTL_MOCK_TOKEN or mock.json.
+  protected async control(flags: { 'control-url'?: string; json?: boolean }, method: string, path: string, body?: unknown): Promise<unknown> {
     this.jsonOutput = Boolean(flags.json);
     const { resolveControl, callControl } = await import('./control-client.js');
-    const target = await resolveControl({ controlUrl: flags['control-url'], controlToken: flags['control-token'] });
+    const target = await resolveControl({ controlUrl: flags['control-url'] });
     return callControl(target, method, path, body);
   }
 

@@ -1,9 +1,9 @@
 // Finds a running mock's control plane and calls it, for the `cardctl mock <control>` commands.
-// Where: --control-url/--control-token, else CARDCTL_MOCK_URL/CARDCTL_MOCK_TOKEN, else the
+// Where: --control-url, else CARDCTL_MOCK_URL; the token from CARDCTL_MOCK_TOKEN; else both from the
 // mock.json that `cardctl mock start` writes into the config folder.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CardctlError, type ErrorKind } from '../errors.js';
+import { CardctlError, type ErrorKind } from '../../errors.js';
 
 export const MOCK_FILE_NAME = 'mock.json';
 
@@ -14,7 +14,7 @@ export interface ControlTarget {
 
 /** The config folder, as the profile store computes it (loaded lazily: it is only needed here). */
 export async function mockFilePath(env: NodeJS.ProcessEnv = process.env): Promise<string> {
-  const { configDir } = await import('../profiles/store.js');
+  const { configDir } = await import('../../profiles/store.js');
   return join(configDir(env), MOCK_FILE_NAME);
 }
 

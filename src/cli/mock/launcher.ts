@@ -3,10 +3,10 @@
 // serve until SIGINT or SIGTERM.
 import { mkdirSync, readFileSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { CardctlError } from '../errors.js';
-import { startMock, DEFAULT_PORT, type MockServer } from './index.js';
-import { endpointUrlProblem } from './control.js';
-import { StateFileError } from './persistence.js';
+import { CardctlError } from '../../errors.js';
+import { startMock, DEFAULT_PORT, type MockServer } from '../../mock/index.js';
+import { endpointUrlProblem } from '../../mock/control.js';
+import { StateFileError } from '../../mock/persistence.js';
 import { mockFilePath } from './control-client.js';
 
 export interface LaunchOptions {
@@ -130,7 +130,7 @@ export async function launchMock(opts: LaunchOptions, io: LaunchIO): Promise<voi
     }
 
     if (opts.saveProfiles) {
-      const { addProfile } = await import('../profiles/store.js');
+      const { addProfile } = await import('../../profiles/store.js');
       for (const mode of ['test', 'live'] as const) {
         await addProfile(
           { name: `mock-${mode}`, keyId: mock.keys[mode].keyId, secret: mock.keys[mode].secret, mode, baseUrl: mock.baseUrl, webhookSecret: mock.webhookSecret },
