@@ -1,0 +1,114 @@
+#!/usr/bin/env node
+// Signed GET /cards/{id} throughput of the embedded mock, as a RATIO to a bare node:http server
+// answering a small JSON, both measured in this run with the same load generator (N keep-alive
+// clients on loopback, each request signed with a fresh nonce). Also prints each p99 latency.
+// Usage: node bench/mock-throughput.mjs [--clients 16] [--requests 6000]   (after `npm run build`)
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import { performance } from 'node:perf_hooks';
+
+const args = process.argv.slice(2);
+const opt = (name, dflt) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? Number(args[i + 1]) : dflt;
+};
+const CLIENTS = opt('clients', 16);
+const REQUESTS = opt('requests', 6000);
+const WARMUP = Math.min(500, Math.floor(REQUESTS / 10));
+
+const { startMock } = await import(new URL('../dist/mock/index.js', import.meta.url).href);
+const { signRequest } = await import(new URL('../dist/signing/index.js', import.meta.url).href);
+
+/** One request over a keep-alive agent; resolves with the status once the body is read. */
+function send(agent, port, path, headers) {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path, method: 'GET', headers, agent }, (res) => {
+      res.on('data', () => {});
+      res.on('end', () => resolve(res.statusCode));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** CLIENTS loops share a budget of `total` requests; every request is signed afresh. */
+async function load(port, path, key, total) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
+  const latencies = [];
+  const statuses = new Map();
+  let issued = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      while (issued < total) {
+        issued++;
+        const start = performance.now();
+        const signed = signRequest({ method: 'GET', path, keyId: key.keyId, secret: key.secret, timestamp: Math.floor(Date.now() / 1000), nonce: randomUUID() });
+        const status = await send(agent, port, path, signed.headers);
+        latencies.push(performance.now() - start);
+        statuses.set(status, (statuses.get(status) ?? 0) + 1);
+      }
+    }),
+  );
+  const seconds = (performance.now() - t0) / 1000;
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  return { rps: total / seconds, p99: latencies[Math.floor(latencies.length * 0.99)] ?? 0, statuses };
+}
+
+// The mock, with a card to read.
+const mock = await startMock({ port: 0, seed: 1, rateLimit: 1_000_000_000, issueLatencyMs: 0 });
+const call = async (method, path, body, key = mock.keys.test, extra = {}) => {
+  const raw = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+  const full = new URL(mock.baseUrl).pathname + path;
+  const s = signRequest({ method, path: full, keyId: key.keyId, secret: key.secret, timestamp: Math.floor(Date.now() / 1000), nonce: randomUUID(), body: raw });
+  const res = await fetch(new URL(mock.baseUrl).origin + full, { method, headers: { ...s.headers, ...(raw ? { 'Content-Type': 'application/json' } : {}), ...extra }, body: raw });
+  return { status: res.status, body: await res.json() };
+};
+const customer = await call('POST', '/customers', {
+  first_name: 'Bench', last_name: 'Mark', email: 'bench@example.com', phone_number: '8031234567', dial_code: '+234', date_of_birth: '1990-01-01',
+  id_type: 'bvn', id_number: '22212345678', line1: '1 Road', city: 'Lagos', state: 'Lagos', postal_code: '100001', country: 'NGA',
+  occupation: 'engineer', employment_status: 'employed', account_purpose: 'testing', annual_salary: '1000', expected_monthly_volume: '100',
+  terms_of_service_accepted: true,
+});
+if (customer.status !== 202) throw new Error(`customer: ${customer.status} ${JSON.stringify(customer.body)}`);
+const issued = await call('POST', '/cards', { customer_id: customer.body.data.id, amount_minor: 1000 }, mock.keys.test, { 'Idempotency-Key': randomUUID() });
+if (issued.status !== 201) throw new Error(`issue: ${issued.status} ${JSON.stringify(issued.body)}`);
+const cardPath = `${new URL(mock.baseUrl).pathname}/cards/${issued.body.data.id}`;
+
+// The bare server: same transport, a small JSON, no work.
+const small = JSON.stringify({ success: true, data: { id: issued.body.data.id, status: 'active', balance_minor: 1000 } });
+const bare = http.createServer((req, res) => {
+  req.resume();
+  req.on('end', () => {
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(small) });
+    res.end(small);
+  });
+});
+await new Promise((r) => bare.listen(0, '127.0.0.1', r));
+const barePort = bare.address().port;
+
+// Warm both, then measure bare, mock, bare, mock and keep the better run of each (less noise on a shared machine).
+await load(barePort, cardPath, mock.keys.test, WARMUP);
+await load(mock.port, cardPath, mock.keys.test, WARMUP);
+const runs = { bare: [], mock: [] };
+for (let i = 0; i < 2; i++) {
+  runs.bare.push(await load(barePort, cardPath, mock.keys.test, REQUESTS));
+  runs.mock.push(await load(mock.port, cardPath, mock.keys.test, REQUESTS));
+}
+const best = (xs) => xs.reduce((a, b) => (b.rps > a.rps ? b : a));
+const b = best(runs.bare);
+const m = best(runs.mock);
+const okMock = m.statuses.get(200) ?? 0;
+await mock.close();
+await new Promise((r) => bare.close(r));
+
+console.log(`clients=${CLIENTS} requests=${REQUESTS} (signed GET /cards/{id}, fresh nonce each)`);
+console.log(`bare node:http: ${b.rps.toFixed(0)} req/s, p99 ${b.p99.toFixed(2)} ms`);
+console.log(`mock:           ${m.rps.toFixed(0)} req/s, p99 ${m.p99.toFixed(2)} ms, 200s ${okMock}/${REQUESTS}`);
+if (okMock !== REQUESTS) {
+  console.log(`mock statuses: ${JSON.stringify(Object.fromEntries(m.statuses))}`);
+  process.exitCode = 1;
+}
+console.log(`ratio=${(m.rps / b.rps).toFixed(2)} (target >= 0.35)`);
