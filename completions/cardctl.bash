@@ -2,16 +2,81 @@
 
 _cardctl_subcommands() {
   case "$1" in
-    '') echo 'completion' ;;
+    '') echo 'completion demo mock ops profiles request sign webhooks' ;;
+    'mock') echo 'clock deposits events faults keys kyc merchants networks provision reset start state transactions wallets webhook-deliveries webhook-endpoints withdrawals' ;;
+    'mock clock') echo 'advance' ;;
+    'mock deposits') echo 'add' ;;
+    'mock events') echo 'emit' ;;
+    'mock faults') echo 'add' ;;
+    'mock keys') echo 'create revoke roll rotate' ;;
+    'mock merchants') echo 'create' ;;
+    'mock networks') echo 'set' ;;
+    'mock transactions') echo 'add' ;;
+    'mock webhook-endpoints') echo 'add' ;;
+    'mock withdrawals') echo 'add' ;;
+    'ops') echo 'list replay show' ;;
+    'profiles') echo 'add list remove show use' ;;
+    'sign') echo 'diagnose' ;;
+    'webhooks') echo 'sign verify' ;;
   esac
 }
 _cardctl_flags() {
   case "$1" in
     'completion') echo '--json' ;;
+    'demo') echo '--json --keep --seed' ;;
+    'mock clock') echo '--control-url --json' ;;
+    'mock clock advance') echo '--control-url --json' ;;
+    'mock deposits add') echo '--asset-amount --control-url --json --merchant --network --status' ;;
+    'mock events') echo '--control-url --json --merchant' ;;
+    'mock events emit') echo '--control-url --data --json --merchant --mode' ;;
+    'mock faults') echo '--control-url --json' ;;
+    'mock faults add') echo '--control-url --count --json --kind --merchant --operation' ;;
+    'mock keys create') echo '--control-url --ip --json --merchant --mode --scope' ;;
+    'mock keys revoke') echo '--control-url --json' ;;
+    'mock keys roll') echo '--control-url --json' ;;
+    'mock keys rotate') echo '--control-url --json' ;;
+    'mock kyc') echo '--control-url --json --reason --verdict' ;;
+    'mock merchants create') echo '--control-url --json' ;;
+    'mock networks') echo '--control-url --json' ;;
+    'mock networks set') echo '--control-url --json' ;;
+    'mock provision') echo '--control-url --json --outcome' ;;
+    'mock reset') echo '--control-url --json' ;;
+    'mock start') echo '--host --json --port --rate-limit --save-profiles --seed --state --webhook' ;;
+    'mock state') echo '--control-url --json' ;;
+    'mock transactions add') echo '--amount --control-url --currency --json --occurred-at --status --type' ;;
+    'mock wallets') echo '--control-url --json' ;;
+    'mock webhook-deliveries') echo '--control-url --json' ;;
+    'mock webhook-endpoints') echo '--control-url --json' ;;
+    'mock webhook-endpoints add') echo '--control-url --json --merchant' ;;
+    'mock withdrawals add') echo '--amount --control-url --fee --json --merchant --outcome' ;;
+    'ops list') echo '--json --unresolved' ;;
+    'ops replay') echo '--include --json --profile --retries --verbose --yes' ;;
+    'ops show') echo '--json' ;;
+    'profiles add') echo '--base-url --default --force --json --key-id --mode --secret-stdin --webhook-secret-stdin' ;;
+    'profiles list') echo '--json' ;;
+    'profiles remove') echo '--json' ;;
+    'profiles show') echo '--json' ;;
+    'profiles use') echo '--json' ;;
+    'request') echo '--data --idempotency-key --include --json --profile --query --retries --verbose --yes' ;;
+    'sign') echo '--data --json --key-id --method --nonce --path --profile --query --timestamp' ;;
+    'sign diagnose') echo '--json --now --profile --request' ;;
+    'webhooks sign') echo '--json --payload --profile --timestamp' ;;
+    'webhooks verify') echo '--header --json --now --payload --profile --tolerance' ;;
   esac
 }
 _cardctl_flag_values() {
   case "$1" in
+    'mock deposits add --status') echo 'pending credited flagged' ;;
+    'mock events emit --mode') echo 'test live' ;;
+    'mock faults add --kind') echo '503 500_after_commit async_202 issue_failed' ;;
+    'mock faults add --operation') echo 'issue recharge terminate any' ;;
+    'mock keys create --mode') echo 'test live' ;;
+    'mock kyc --verdict') echo 'approved rejected' ;;
+    'mock provision --outcome') echo 'active failed' ;;
+    'mock transactions add --status') echo 'pending completed declined reversed' ;;
+    'mock transactions add --type') echo 'authorization capture refund reversal decline' ;;
+    'mock withdrawals add --outcome') echo 'completed rejected failed cancelled' ;;
+    'profiles add --mode') echo 'test live' ;;
   esac
 }
 _cardctl() {

@@ -3,16 +3,81 @@
 
 _cardctl_subcommands() {
   case "$1" in
-    '') print -r -- 'completion' ;;
+    '') print -r -- 'completion demo mock ops profiles request sign webhooks' ;;
+    'mock') print -r -- 'clock deposits events faults keys kyc merchants networks provision reset start state transactions wallets webhook-deliveries webhook-endpoints withdrawals' ;;
+    'mock clock') print -r -- 'advance' ;;
+    'mock deposits') print -r -- 'add' ;;
+    'mock events') print -r -- 'emit' ;;
+    'mock faults') print -r -- 'add' ;;
+    'mock keys') print -r -- 'create revoke roll rotate' ;;
+    'mock merchants') print -r -- 'create' ;;
+    'mock networks') print -r -- 'set' ;;
+    'mock transactions') print -r -- 'add' ;;
+    'mock webhook-endpoints') print -r -- 'add' ;;
+    'mock withdrawals') print -r -- 'add' ;;
+    'ops') print -r -- 'list replay show' ;;
+    'profiles') print -r -- 'add list remove show use' ;;
+    'sign') print -r -- 'diagnose' ;;
+    'webhooks') print -r -- 'sign verify' ;;
   esac
 }
 _cardctl_flags() {
   case "$1" in
     'completion') print -r -- '--json' ;;
+    'demo') print -r -- '--json --keep --seed' ;;
+    'mock clock') print -r -- '--control-url --json' ;;
+    'mock clock advance') print -r -- '--control-url --json' ;;
+    'mock deposits add') print -r -- '--asset-amount --control-url --json --merchant --network --status' ;;
+    'mock events') print -r -- '--control-url --json --merchant' ;;
+    'mock events emit') print -r -- '--control-url --data --json --merchant --mode' ;;
+    'mock faults') print -r -- '--control-url --json' ;;
+    'mock faults add') print -r -- '--control-url --count --json --kind --merchant --operation' ;;
+    'mock keys create') print -r -- '--control-url --ip --json --merchant --mode --scope' ;;
+    'mock keys revoke') print -r -- '--control-url --json' ;;
+    'mock keys roll') print -r -- '--control-url --json' ;;
+    'mock keys rotate') print -r -- '--control-url --json' ;;
+    'mock kyc') print -r -- '--control-url --json --reason --verdict' ;;
+    'mock merchants create') print -r -- '--control-url --json' ;;
+    'mock networks') print -r -- '--control-url --json' ;;
+    'mock networks set') print -r -- '--control-url --json' ;;
+    'mock provision') print -r -- '--control-url --json --outcome' ;;
+    'mock reset') print -r -- '--control-url --json' ;;
+    'mock start') print -r -- '--host --json --port --rate-limit --save-profiles --seed --state --webhook' ;;
+    'mock state') print -r -- '--control-url --json' ;;
+    'mock transactions add') print -r -- '--amount --control-url --currency --json --occurred-at --status --type' ;;
+    'mock wallets') print -r -- '--control-url --json' ;;
+    'mock webhook-deliveries') print -r -- '--control-url --json' ;;
+    'mock webhook-endpoints') print -r -- '--control-url --json' ;;
+    'mock webhook-endpoints add') print -r -- '--control-url --json --merchant' ;;
+    'mock withdrawals add') print -r -- '--amount --control-url --fee --json --merchant --outcome' ;;
+    'ops list') print -r -- '--json --unresolved' ;;
+    'ops replay') print -r -- '--include --json --profile --retries --verbose --yes' ;;
+    'ops show') print -r -- '--json' ;;
+    'profiles add') print -r -- '--base-url --default --force --json --key-id --mode --secret-stdin --webhook-secret-stdin' ;;
+    'profiles list') print -r -- '--json' ;;
+    'profiles remove') print -r -- '--json' ;;
+    'profiles show') print -r -- '--json' ;;
+    'profiles use') print -r -- '--json' ;;
+    'request') print -r -- '--data --idempotency-key --include --json --profile --query --retries --verbose --yes' ;;
+    'sign') print -r -- '--data --json --key-id --method --nonce --path --profile --query --timestamp' ;;
+    'sign diagnose') print -r -- '--json --now --profile --request' ;;
+    'webhooks sign') print -r -- '--json --payload --profile --timestamp' ;;
+    'webhooks verify') print -r -- '--header --json --now --payload --profile --tolerance' ;;
   esac
 }
 _cardctl_flag_values() {
   case "$1" in
+    'mock deposits add --status') print -r -- 'pending credited flagged' ;;
+    'mock events emit --mode') print -r -- 'test live' ;;
+    'mock faults add --kind') print -r -- '503 500_after_commit async_202 issue_failed' ;;
+    'mock faults add --operation') print -r -- 'issue recharge terminate any' ;;
+    'mock keys create --mode') print -r -- 'test live' ;;
+    'mock kyc --verdict') print -r -- 'approved rejected' ;;
+    'mock provision --outcome') print -r -- 'active failed' ;;
+    'mock transactions add --status') print -r -- 'pending completed declined reversed' ;;
+    'mock transactions add --type') print -r -- 'authorization capture refund reversal decline' ;;
+    'mock withdrawals add --outcome') print -r -- 'completed rejected failed cancelled' ;;
+    'profiles add --mode') print -r -- 'test live' ;;
   esac
 }
 _cardctl() {

@@ -1,0 +1,127 @@
+// `cardctl demo`: starts the embedded mock in this process on a free loopback port, gives the
+// tour a throw-away config folder and state folder (the user's profiles and journal are never
+// touched), runs the tour as real child processes of the built CLI, and cleans up.
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Runner, StepFailed, type StepRecord } from './runner.js';
+import { runTour } from './tour.js';
+
+export interface DemoOptions {
+  /** keep the temporary folder (profiles, journal, data files) and print its path */
+  keep?: boolean;
+  /** seed of the mock: the same seed gives the same ids and secrets */
+  seed?: number;
+  /** where the tour is printed (stdout normally; stderr when the summary is JSON) */
+  out?: NodeJS.WritableStream & { isTTY?: boolean };
+  /** environment the children start from (CARDCTL_* variables are dropped) */
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface DemoSummary {
+  ok: boolean;
+  failed_step: string | null;
+  message: string | null;
+  steps: StepRecord[];
+  duration_ms: number;
+  /** the kept folder, with --keep */
+  folder: string | null;
+}
+
+/** The CLI entry next to this build: dist/demo/index.js -> bin/run.js. */
+const BIN = fileURLToPath(new URL('../../bin/run.js', import.meta.url));
+
+function childEnv(base: NodeJS.ProcessEnv, extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  // the user's own credentials, profile choice and mock must not leak into the tour
+  for (const [k, v] of Object.entries(base)) if (v !== undefined && !k.startsWith('CARDCTL_') && k !== 'FORCE_COLOR') env[k] = v;
+  return { ...env, NO_COLOR: '1', ...extra };
+}
+
+export async function runDemo(options: DemoOptions = {}): Promise<DemoSummary> {
+  const started = Date.now();
+  const out = options.out ?? process.stdout;
+  const [{ startMock }, { chalkFor }] = await Promise.all([import('../mock/index.js'), import('../output/color.js')]);
+  const chalk = await chalkFor(out);
+  // `cardctl demo | head`: once the reader is gone, stop writing but still clean up
+  let outClosed = false;
+  out.on('error', () => void (outClosed = true));
+  const write = (text: string): void => void (outClosed || out.write(text));
+
+  const folder = mkdtempSync(join(tmpdir(), 'cardctl-demo-'));
+  const dirs = { config: join(folder, 'config'), state: join(folder, 'state'), files: join(folder, 'files') };
+  for (const d of Object.values(dirs)) mkdirSync(d, { recursive: true, mode: 0o700 });
+  // Ctrl-C (or a closed terminal): the children get the signal too; remove what we created.
+  const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (!options.keep) rmSync(folder, { recursive: true, force: true });
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
+  for (const s of SIGNALS) process.once(s, onSignal);
+
+  let mock: Awaited<ReturnType<typeof startMock>> | undefined;
+  let runner: Runner | undefined;
+  let failed: StepFailed | undefined;
+  let message: string | null = null;
+  try {
+    mock = await startMock({ port: 0, ...(options.seed !== undefined ? { seed: options.seed } : {}) });
+    const m = mock;
+    const control = async (method: string, path: string, body?: unknown): Promise<any> => {
+      const res = await fetch(m.controlUrl + path, {
+        method,
+        headers: { Authorization: `Bearer ${m.controlToken}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const parsed = (await res.json()) as { success?: boolean; data?: unknown; message?: string };
+      if (!parsed.success) throw new Error(`mock control ${method} ${path}: ${parsed.message ?? res.status}`);
+      return parsed.data;
+    };
+    runner = new Runner({
+      node: process.execPath,
+      bin: BIN,
+      cwd: dirs.files,
+      env: childEnv(options.env ?? process.env, {
+        CARDCTL_CONFIG_DIR: dirs.config,
+        CARDCTL_STATE_DIR: dirs.state,
+        XDG_STATE_HOME: dirs.state,
+        CARDCTL_MOCK_URL: m.controlUrl,
+        CARDCTL_MOCK_TOKEN: m.controlToken,
+      }),
+      write,
+      chalk,
+      secrets: [m.keys.test.secret, m.keys.live.secret, m.webhookSecret, m.controlToken],
+    });
+
+    write(chalk.bold('cardctl demo: a tour of every capability, against the embedded mock\n'));
+    write(chalk.dim(`mock API      ${m.baseUrl}`) + '\n');
+    write(chalk.dim(`scratch       ${folder} (profiles, journal and data files; your own are not touched)`) + '\n');
+    write(chalk.dim('mock commands find the control plane in CARDCTL_MOCK_URL and CARDCTL_MOCK_TOKEN') + '\n');
+    await runTour({ r: runner, mock: m, files: dirs.files, control });
+  } catch (err) {
+    if (err instanceof StepFailed) failed = err;
+    else {
+      message = err instanceof Error ? err.message : String(err);
+      write(chalk.red.bold(`✗ the demo stopped: ${message}`) + '\n');
+    }
+  } finally {
+    for (const s of SIGNALS) process.removeListener(s, onSignal);
+    await mock?.close();
+    if (!options.keep) rmSync(folder, { recursive: true, force: true });
+  }
+
+  const steps = runner?.records ?? [];
+  const ok = !failed && message === null && steps.every((s) => s.ok);
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  if (ok) write('\n' + chalk.green.bold(`✓ all ${steps.length} steps passed in ${seconds} s`) + '\n');
+  else write('\n' + chalk.red.bold(`✗ ${failed ? `step "${failed.step}" failed: ${failed.message}` : `the demo stopped: ${message}`}`) + '\n');
+  if (options.keep) write(`kept: ${folder}\n`);
+  return {
+    ok,
+    failed_step: failed?.step ?? null,
+    message: failed?.message ?? message,
+    steps,
+    duration_ms: Date.now() - started,
+    folder: options.keep ? folder : null,
+  };
+}

@@ -1,0 +1,464 @@
+// The tour itself: one section per capability, one `r.step` per command a reader should learn.
+// Each step checks the value it promises (same card on replay, wallet moved once, ...) against
+// the mock's own books (its control plane), not only against the CLI's output.
+//
+// Adding a step: one more `await r.step({...})` where it belongs. When a dedicated command
+// lands (`cards issue`, `customers create`, `deposits list`, `webhooks trigger`, `doctor`),
+// replace the `request ...` argv of its step and adapt the check (use `--json` to read values).
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CUSTOMER, CUSTOMER_INVALID } from './fixtures.js';
+import { bodyJson, expect, type Runner } from './runner.js';
+
+export interface WalletRow {
+  merchant_id: string;
+  mode: 'test' | 'live';
+  balance_minor: number;
+  cards_balance_minor: number;
+  fees_collected_minor: number;
+  reserved_minor: number;
+  initial_balance_minor: number;
+  deposits_credited_minor: number;
+}
+
+export interface TourMock {
+  baseUrl: string;
+  merchantId: string;
+  keys: { test: { keyId: string; secret: string }; live: { keyId: string; secret: string } };
+  webhookSecret: string;
+  products: Array<{ id: string; default: boolean; issue_fee_minor: number }>;
+}
+
+export interface TourContext {
+  r: Runner;
+  mock: TourMock;
+  /** the scratch folder the children run in (data files live here) */
+  files: string;
+  /** a control-plane call of the mock, answered `data` */
+  control: (method: string, path: string, body?: unknown) => Promise<any>;
+}
+
+interface Card {
+  id: string;
+  status: string;
+  mode: string;
+  balance_minor: number;
+}
+
+export async function runTour(ctx: TourContext): Promise<void> {
+  const { r, mock } = ctx;
+  const write = (name: string, text: string): void => writeFileSync(join(ctx.files, name), text);
+  const wallet = async (mode: 'test' | 'live'): Promise<WalletRow> => {
+    const rows = (await ctx.control('GET', '/wallets')) as WalletRow[];
+    const row = rows.find((w) => w.merchant_id === mock.merchantId && w.mode === mode);
+    if (!row) throw new Error(`the mock has no ${mode} wallet`);
+    return row;
+  };
+  const fee = mock.products.find((p) => p.default)?.issue_fee_minor ?? 0;
+  const card = (run: { stdout: string }): Card => bodyJson<{ data: Card }>(run.stdout).data;
+
+  // ---------------------------------------------------------------------------------------
+  r.section('Profiles: a test key and a live key');
+  await r.step({
+    name: 'profiles: add test',
+    title: 'Save the test key. Secrets come from stdin (or a hidden prompt), never from a flag',
+    argv: ['profiles', 'add', 'test', '--key-id', mock.keys.test.keyId, '--mode', 'test', '--base-url', mock.baseUrl, '--secret-stdin', '--webhook-secret-stdin'],
+    display: `printf '%s\\n%s\\n' "$TEST_SECRET" "$WEBHOOK_SECRET" | cardctl profiles add test --key-id ${mock.keys.test.keyId} --mode test --base-url ${mock.baseUrl} --secret-stdin --webhook-secret-stdin`,
+    input: `${mock.keys.test.secret}\n${mock.webhookSecret}\n`,
+  });
+  await r.step({
+    name: 'profiles: add live',
+    title: 'Save the live key',
+    argv: ['profiles', 'add', 'live', '--key-id', mock.keys.live.keyId, '--mode', 'live', '--base-url', mock.baseUrl, '--secret-stdin'],
+    display: `printf '%s\\n' "$LIVE_SECRET" | cardctl profiles add live --key-id ${mock.keys.live.keyId} --mode live --base-url ${mock.baseUrl} --secret-stdin`,
+    input: `${mock.keys.live.secret}\n`,
+  });
+  await r.step({
+    name: 'profiles: list',
+    title: 'List the profiles (the first one became the default)',
+    argv: ['profiles', 'list'],
+    check: ({ stdout }) => expect(/\btest\b/.test(stdout) && /\blive\b/.test(stdout), 'both profiles should be listed'),
+  });
+  await r.step({
+    name: 'profiles: show',
+    title: 'Show one: the secret appears only as a fingerprint',
+    argv: ['profiles', 'show', 'test'],
+    check: ({ stdout }) => expect(stdout.includes('sha256:'), 'the secret should show as a fingerprint'),
+  });
+
+  // ---------------------------------------------------------------------------------------
+  r.section('Customers: any API call, signed, with `request`');
+  write('customer.json', JSON.stringify(CUSTOMER, null, 2) + '\n');
+  write('customer-invalid.json', JSON.stringify(CUSTOMER_INVALID, null, 2) + '\n');
+  let customerId = '';
+  await r.step({
+    name: 'customers: create',
+    title: 'Create a customer from a file; --include shows the status line and headers',
+    argv: ['request', 'POST', '/customers', '--data', '@customer.json', '--include'],
+    maxLines: 16,
+    check: (run) => {
+      expect(/^HTTP\/1\.1 202\b/.test(run.stdout), 'the API should answer 202 Accepted');
+      customerId = bodyJson<{ data: { id: string } }>(run.stdout).data.id;
+      expect(/^[0-9A-Z]{26}$/.test(customerId ?? ''), 'the answer should carry the customer id');
+      return `customer ${customerId}`;
+    },
+  });
+  await r.step({
+    name: 'customers: get',
+    title: 'Read it back: in test mode the KYC verdict is approved at once',
+    argv: ['request', 'GET', `/customers/${customerId}`],
+    grep: '"kyc_status"',
+    check: (run) => {
+      const c = bodyJson<{ data: { kyc_status: string } }>(run.stdout).data;
+      expect(c.kyc_status === 'approved', `kyc_status is ${c.kyc_status}, expected approved`);
+      return 'kyc_status approved';
+    },
+  });
+  await r.step({
+    name: 'customers: validation error',
+    title: 'A body with mistakes: 422 "Validation failed." names each field, exit code 2',
+    argv: ['request', 'POST', '/customers', '--data', '@customer-invalid.json'],
+    expectExit: 2,
+    check: (run) => {
+      const errors = bodyJson<{ errors: Record<string, unknown> }>(run.stdout).errors ?? {};
+      expect('email' in errors && 'phone_number' in errors, 'the 422 should name email and phone_number');
+      return 'email and phone_number refused';
+    },
+  });
+
+  // ---------------------------------------------------------------------------------------
+  r.section('Cards: issue, replay, recharge, freeze, terminate');
+  const issueBody = JSON.stringify({ customer_id: customerId, amount_minor: 5000 });
+  let cardId = '';
+  let before = await wallet('test');
+  await r.step({
+    name: 'cards: issue',
+    title: 'Issue a card with an idempotency key (charges 5000 + the product fee)',
+    argv: ['request', 'POST', '/cards', '--data', issueBody, '--idempotency-key', 'demo-issue-1'],
+    maxLines: 16,
+    check: async (run) => {
+      const c = card(run);
+      cardId = c.id;
+      expect(c.status === 'active', `card status ${c.status}, expected active`);
+      const after = await wallet('test');
+      expect(before.balance_minor - after.balance_minor === 5000 + fee, `the wallet moved ${before.balance_minor - after.balance_minor}, expected ${5000 + fee}`);
+      before = after;
+      return `card ${cardId}, wallet charged ${5000 + fee}`;
+    },
+  });
+  await r.step({
+    name: 'cards: issue replay',
+    title: 'The same command again (a retry after a timeout, say): the SAME card, no second charge',
+    argv: ['request', 'POST', '/cards', '--data', issueBody, '--idempotency-key', 'demo-issue-1'],
+    grep: '"(id|status|balance_minor)"',
+    check: async (run) => {
+      expect(card(run).id === cardId, `the replay answered card ${card(run).id}, expected ${cardId}`);
+      const after = await wallet('test');
+      expect(after.balance_minor === before.balance_minor, 'the replay charged the wallet again');
+      return 'same card, wallet unchanged';
+    },
+  });
+  await r.step({
+    name: 'cards: recharge',
+    title: 'Recharge it (a key is generated and printed on stderr, to replay if needed)',
+    argv: ['request', 'POST', `/cards/${cardId}/recharge`, '--data', '{"amount":2500}'],
+    grep: '"balance_minor"',
+    check: (run) => {
+      expect(card(run).balance_minor === 7500, `card balance ${card(run).balance_minor}, expected 7500`);
+      expect(/Idempotency-Key: \S+/.test(run.stderr), 'the generated idempotency key should be printed');
+      return 'card balance 7500';
+    },
+  });
+  for (const [action, status] of [
+    ['freeze', 'frozen'],
+    ['unfreeze', 'active'],
+  ] as const) {
+    await r.step({
+      name: `cards: ${action}`,
+      title: action === 'freeze' ? 'Freeze it (no money moves)' : 'Unfreeze it',
+      argv: ['request', 'POST', `/cards/${cardId}/${action}`],
+      grep: '"status"',
+      check: (run) => {
+        expect(card(run).status === status, `card status ${card(run).status}, expected ${status}`);
+        return `status ${status}`;
+      },
+    });
+  }
+  await r.step({
+    name: 'cards: terminate too early',
+    title: 'Terminate it now: refused, a card under an hour old cannot be terminated (exit 5)',
+    argv: ['request', 'POST', `/cards/${cardId}/terminate`, '--data', '{"reason":"no_longer_needed"}'],
+    expectExit: 5,
+    check: (run) => {
+      const errors = bodyJson<{ errors: { card?: string[] } }>(run.stdout).errors;
+      expect(errors?.card?.includes('termination_blocked'), 'expected card: [termination_blocked]');
+      return 'termination_blocked';
+    },
+  });
+  await r.step({
+    name: 'mock: clock advance',
+    title: "Move the mock's simulated clock one hour forward",
+    argv: ['mock', 'clock', 'advance', '3600'],
+  });
+  await r.step({
+    name: 'mock: transaction capture',
+    title: 'The issuer reports activity on the card (through the mock control plane)',
+    argv: ['mock', 'transactions', 'add', cardId, '--type', 'capture', '--amount', '1250'],
+  });
+  await r.step({
+    name: 'mock: transaction authorization',
+    title: 'And a pending authorization',
+    argv: ['mock', 'transactions', 'add', cardId, '--type', 'authorization', '--amount', '300', '--status', 'pending'],
+  });
+  await r.step({
+    name: 'cards: transactions',
+    title: 'List the card transactions, newest first; --query pages through them',
+    argv: ['request', 'GET', `/cards/${cardId}/transactions`, '--query', 'per_page=5'],
+    maxLines: 10,
+    check: (run) => {
+      const list = bodyJson<{ data: Array<{ type: string }> }>(run.stdout).data;
+      expect(list.length === 2, `${list.length} transactions listed, expected 2`);
+      return '2 transactions';
+    },
+  });
+  before = await wallet('test');
+  await r.step({
+    name: 'cards: terminate',
+    title: 'Terminate it now: the remaining balance goes back to the wallet',
+    argv: ['request', 'POST', `/cards/${cardId}/terminate`, '--data', '{"reason":"no_longer_needed"}'],
+    grep: '"(status|balance_minor)"',
+    check: async (run) => {
+      expect(card(run).status === 'terminated', `card status ${card(run).status}, expected terminated`);
+      const after = await wallet('test');
+      expect(after.balance_minor - before.balance_minor === 7500, `the wallet got back ${after.balance_minor - before.balance_minor}, expected 7500`);
+      return 'terminated, 7500 refunded';
+    },
+  });
+
+  // ---------------------------------------------------------------------------------------
+  r.section('Live mode: deposits fund the live wallet');
+  await r.step({
+    name: 'live: deposit address',
+    title: 'A deposit address, with the live profile (live keys only)',
+    argv: ['request', 'POST', '/deposit-addresses', '--profile', 'live', '--data', '{"network":"trc20"}'],
+    maxLines: 12,
+    check: (run) => {
+      const a = bodyJson<{ data: { address: string } }>(run.stdout).data;
+      expect(typeof a.address === 'string' && a.address.length > 0, 'the answer should carry an address');
+      return `address ${a.address}`;
+    },
+  });
+  await r.step({
+    name: 'live: test key refused',
+    title: 'The same with the test key: 403, exit 3',
+    argv: ['request', 'POST', '/deposit-addresses', '--data', '{"network":"trc20"}'],
+    expectExit: 3,
+  });
+  let live = await wallet('live');
+  await r.step({
+    name: 'mock: deposit',
+    title: 'A deposit of 250 USDT arrives (through the mock control plane)',
+    argv: ['mock', 'deposits', 'add', '--network', 'trc20', '--asset-amount', '250'],
+    check: async () => {
+      const after = await wallet('live');
+      expect(after.balance_minor - live.balance_minor === 25000, `the live wallet moved ${after.balance_minor - live.balance_minor}, expected 25000`);
+      live = after;
+      return 'live wallet credited 25000';
+    },
+  });
+  await r.step({
+    name: 'live: deposits list',
+    title: 'List the deposits',
+    argv: ['request', 'GET', '/deposits', '--profile', 'live'],
+    maxLines: 12,
+    check: (run) => {
+      const list = bodyJson<{ data: Array<{ status: string }> }>(run.stdout).data;
+      expect(list.length === 1 && list[0]?.status === 'credited', 'expected one credited deposit');
+      return '1 credited deposit';
+    },
+  });
+  await r.step({
+    name: 'live: money needs --yes',
+    title: 'A live money operation without a terminal to confirm on: refused before sending (exit 2)',
+    argv: ['request', 'POST', '/cards', '--profile', 'live', '--data', issueBody],
+    expectExit: 2,
+    check: async () => {
+      expect((await wallet('live')).balance_minor === live.balance_minor, 'the live wallet moved');
+      return 'nothing sent';
+    },
+  });
+  await r.step({
+    name: 'live: issue with --yes',
+    title: 'Confirmed with --yes: a live card, paid from the deposit',
+    argv: ['request', 'POST', '/cards', '--profile', 'live', '--yes', '--data', issueBody],
+    grep: '"(id|status|mode)"',
+    check: async (run) => {
+      expect(card(run).mode === 'live', `card mode ${card(run).mode}, expected live`);
+      const after = await wallet('live');
+      expect(live.balance_minor - after.balance_minor === 5000 + fee, 'the live wallet should pay the load and the fee');
+      return `live card ${card(run).id}`;
+    },
+  });
+
+  // ---------------------------------------------------------------------------------------
+  r.section('When the outcome is unknown: the journal and ops replay');
+  let card2 = '';
+  await r.step({
+    name: 'cards: issue another',
+    title: 'Another test card (no key given: one is generated)',
+    argv: ['request', 'POST', '/cards', '--data', issueBody],
+    grep: '"(id|status)"',
+    check: (run) => {
+      card2 = card(run).id;
+      return `card ${card2}`;
+    },
+  });
+  await r.step({
+    name: 'mock: fault 500_after_commit',
+    title: 'Make the next recharge succeed but answer 500 (the worst case: money moved, answer lost)',
+    argv: ['mock', 'faults', 'add', '--operation', 'recharge', '--kind', '500_after_commit', '--count', '1'],
+  });
+  before = await wallet('test');
+  r.say('--retries 0 shows the raw outcome; by default cardctl would replay the same key itself.');
+  await r.step({
+    name: 'cards: recharge, answer lost',
+    title: 'Recharge: exit 7, "outcome unknown", with the key to replay',
+    argv: ['request', 'POST', `/cards/${card2}/recharge`, '--data', '{"amount":1000}', '--idempotency-key', 'demo-recharge-1', '--retries', '0'],
+    expectExit: 7,
+    check: async (run) => {
+      expect(run.stderr.includes('demo-recharge-1'), 'the idempotency key should be printed');
+      const after = await wallet('test');
+      expect(before.balance_minor - after.balance_minor === 1000, 'the recharge should have moved 1000 despite the 500');
+      before = after;
+      return 'the wallet did move 1000';
+    },
+  });
+  await r.step({
+    name: 'ops: list unresolved',
+    title: 'The journal knows which money operations have an unknown outcome',
+    argv: ['ops', 'list', '--unresolved'],
+    check: ({ stdout }) => expect(stdout.includes('demo-recharge-1'), 'the recharge should be listed as unresolved'),
+  });
+  await r.step({
+    name: 'ops: replay',
+    title: 'Replay it: the same bytes with the same key; the API answers the original outcome',
+    argv: ['ops', 'replay', 'demo-recharge-1'],
+    grep: '"(id|balance_minor)"',
+    check: async (run) => {
+      expect(card(run).balance_minor === 6000, `card balance ${card(run).balance_minor}, expected 6000 (5000 + 1000 once)`);
+      const after = await wallet('test');
+      expect(after.balance_minor === before.balance_minor, 'the replay charged the wallet again');
+      return 'card balance 6000, charged once';
+    },
+  });
+  await r.step({
+    name: 'ops: nothing unresolved',
+    title: 'Nothing left unresolved',
+    argv: ['ops', 'list', '--unresolved'],
+    check: ({ stdout }) => expect(!stdout.includes('demo-recharge-1'), 'the recharge is still unresolved'),
+  });
+
+  // ---------------------------------------------------------------------------------------
+  r.section('Signatures: sign, diagnose, webhooks');
+  // A client that pretty-prints the body it signs but sends it compact: the classic mistake.
+  const body = { customer_id: customerId, amount_minor: 5000 };
+  write('pretty.json', JSON.stringify(body, null, 2));
+  const ts = String(Math.floor(Date.now() / 1000));
+  const nonce = '6f1c2d3e-4b5a-4c7d-9e8f-0a1b2c3d4e5f';
+  let signature = '';
+  await r.step({
+    name: 'sign: json',
+    title: 'Sign a request locally: canonical string, body hash, signature, headers, curl',
+    argv: ['sign', '--method', 'POST', '--path', '/cards', '--data', '@pretty.json', '--timestamp', ts, '--nonce', nonce, '--json'],
+    maxLines: 12,
+    check: (run) => {
+      signature = bodyJson<{ signature: string }>(run.stdout).signature;
+      expect(/^[A-Za-z0-9+/]{43}=$/.test(signature ?? ''), 'expected a base64 signature');
+      return 'signature computed';
+    },
+  });
+  const compact = JSON.stringify(body);
+  write(
+    'failing.http',
+    [
+      'POST /api/v1/cards HTTP/1.1',
+      `Host: ${new URL(mock.baseUrl).host}`,
+      'Content-Type: application/json',
+      `X-Api-Key: ${mock.keys.test.keyId}`,
+      `X-Timestamp: ${ts}`,
+      `X-Nonce: ${nonce}`,
+      `X-Signature: ${signature}`,
+      `Content-Length: ${Buffer.byteLength(compact)}`,
+      '',
+      compact,
+    ].join('\r\n'),
+  );
+  r.say('failing.http: that signature, on a request whose body was sent compact (as a proxy dump shows it).');
+  await r.step({
+    name: 'sign: diagnose',
+    title: 'Diagnose it: cardctl recomputes the signature and names the mistake (exit 3)',
+    argv: ['sign', 'diagnose', '--request', 'failing.http'],
+    expectExit: 3,
+    maxLines: 4,
+    check: ({ stdout }) => {
+      expect(stdout.includes('pretty-printed'), 'the diagnosis should name the pretty-printed body');
+      return 'mistake named: pretty-printed body';
+    },
+  });
+
+  const events = (await ctx.control('GET', '/events')) as Array<{ type: string; occurred_at: string; data: unknown }>;
+  const issued = events.find((e) => e.type === 'card.issued');
+  const event = issued ? { type: issued.type, occurred_at: issued.occurred_at, data: issued.data } : { type: 'card.issued', occurred_at: new Date().toISOString(), data: { card_id: cardId } };
+  write('event.json', JSON.stringify(event));
+  write('event-reparsed.json', JSON.stringify(event, null, 2));
+  r.say('event.json: the card.issued event of the first card, exactly as a webhook delivers it.');
+  let header = '';
+  await r.step({
+    name: 'webhooks: sign',
+    title: "Sign a webhook payload with the profile's webhook secret",
+    argv: ['webhooks', 'sign', '--payload', 'event.json'],
+    check: ({ stdout }) => {
+      header = stdout.trim();
+      expect(/^t=\d+, v1=[0-9a-f]{64}$/.test(header), 'expected a "t=..., v1=..." header');
+      return 'X-Service-Signature value';
+    },
+  });
+  await r.step({
+    name: 'webhooks: verify',
+    title: 'Verify it against the raw payload',
+    argv: ['webhooks', 'verify', '--header', header, '--payload', 'event.json'],
+  });
+  r.say('event-reparsed.json: the same event after a body parser and JSON.stringify(event, null, 2).');
+  await r.step({
+    name: 'webhooks: verify tampered',
+    title: 'Verify a re-serialized payload: refused, with the usual cause (exit 3)',
+    argv: ['webhooks', 'verify', '--header', header, '--payload', 'event-reparsed.json'],
+    expectExit: 3,
+    check: ({ stderr }) => expect(/raw body/i.test(stderr), 'the hint should point at the raw body'),
+  });
+
+  // ---------------------------------------------------------------------------------------
+  r.section('The books, and shell completion');
+  await r.step({
+    name: 'mock: wallets',
+    title: "The mock's wallets: every minor unit accounted for",
+    argv: ['mock', 'wallets'],
+    check: async () => {
+      const rows = (await ctx.control('GET', '/wallets')) as WalletRow[];
+      for (const w of rows) {
+        const held = w.balance_minor + w.cards_balance_minor + w.fees_collected_minor + w.reserved_minor;
+        expect(held === w.initial_balance_minor + w.deposits_credited_minor, `the ${w.mode} wallet does not balance`);
+      }
+      return 'money conserved in every wallet';
+    },
+  });
+  await r.step({
+    name: 'completion: bash',
+    title: 'Shell completion (bash, zsh, fish)',
+    argv: ['completion', 'bash'],
+    display: 'cardctl completion bash | head -5',
+    maxLines: 5,
+    quietTrim: true,
+    check: ({ stdout }) => expect(/\bcomplete\b/.test(stdout), 'expected a bash completion script'),
+  });
+}

@@ -1,0 +1,129 @@
+// `cardctl demo` as a user runs it: the built CLI as a child process. It must pass every step,
+// print none of the mock's secrets, and leave the user's own config folder as it was.
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startMock } from '../../src/mock/index.js';
+import { runCli, type CliResult } from '../helpers/cli.js';
+
+const SEED = 4242;
+
+interface Summary {
+  ok: boolean;
+  failed_step: string | null;
+  steps: Array<{ name: string; command: string; exit_code: number | null; ok: boolean }>;
+  folder: string | null;
+}
+
+describe('cardctl demo', () => {
+  let home: string;
+  let userConfig: string;
+  let userState: string;
+  const userProfiles = '{"profiles":{"mine":{"note":"the user\'s own store, must stay as it is"}}}\n';
+  let run: CliResult;
+  let summary: Summary;
+  let secrets: string[];
+  let testKeyId: string;
+
+  beforeAll(async () => {
+    // The secrets the demo's mock holds: the same seed gives the same ones.
+    const twin = await startMock({ port: 0, seed: SEED });
+    secrets = [twin.keys.test.secret, twin.keys.live.secret, twin.webhookSecret, twin.controlToken];
+    testKeyId = twin.keys.test.keyId;
+    await twin.close();
+
+    home = mkdtempSync(join(tmpdir(), 'cardctl-demo-test-'));
+    userConfig = join(home, 'config');
+    userState = join(home, 'state');
+    mkdirSync(userConfig, { recursive: true });
+    writeFileSync(join(userConfig, 'profiles.json'), userProfiles);
+    // one full run (about 40 CLI starts) serves every assertion below; --keep lets us look inside
+    run = await runCli(['demo', '--json', '--keep', '--seed', String(SEED)], {
+      env: {
+        CARDCTL_CONFIG_DIR: userConfig,
+        XDG_STATE_HOME: userState,
+        // a user's own credentials in the environment must not leak into the tour
+        CARDCTL_API_KEY: '01JD2Q7N8V3K4M5P6R7S8T9V0W',
+        CARDCTL_API_SECRET: 'not-the-mock-secret-AAAAAAAAAAAAAAAAAAAAAAAAAAAA=',
+        CARDCTL_PROFILE: 'mine',
+      },
+      timeoutMs: 120_000,
+    });
+    summary = JSON.parse(run.stdout) as Summary;
+  }, 150_000);
+
+  afterAll(() => {
+    if (home) rmSync(home, { recursive: true, force: true });
+    if (summary?.folder) rmSync(summary.folder, { recursive: true, force: true });
+  });
+
+  it('exits 0 with every step reported ok', () => {
+    expect(run.code, run.stderr.slice(-3000)).toBe(0);
+    expect(summary.ok).toBe(true);
+    expect(summary.failed_step).toBeNull();
+    expect(summary.steps.length).toBeGreaterThan(25);
+    expect(summary.steps.filter((s) => !s.ok)).toEqual([]);
+  });
+
+  it('covers each capability with a real command line and its exit code', () => {
+    const byName = new Map(summary.steps.map((s) => [s.name, s]));
+    expect(byName.get('cards: issue replay')?.command).toMatch(/^cardctl request POST \/cards .*--idempotency-key demo-issue-1\b/);
+    expect(byName.get('customers: validation error')?.exit_code).toBe(2);
+    expect(byName.get('cards: recharge, answer lost')?.exit_code).toBe(7);
+    expect(byName.get('live: test key refused')?.exit_code).toBe(3);
+    expect(byName.get('sign: diagnose')?.exit_code).toBe(3);
+    expect(byName.get('webhooks: verify')?.exit_code).toBe(0);
+    expect(byName.get('webhooks: verify tampered')?.exit_code).toBe(3);
+    // the tour printed on stderr shows each command and its output
+    expect(run.stderr).toContain('$ cardctl ops replay demo-recharge-1');
+    expect(run.stderr).toContain('"termination_blocked"');
+  });
+
+  it('prints none of the mock secrets, anywhere', () => {
+    expect(run.stderr).toContain(`--key-id ${testKeyId}`); // the same mock as the twin: these are its secrets
+    for (const s of secrets) {
+      expect(run.stdout.includes(s)).toBe(false);
+      expect(run.stderr.includes(s)).toBe(false);
+    }
+    expect(run.stderr).toContain('"$TEST_SECRET"'); // shown as a variable piped on stdin
+  });
+
+  it("leaves the user's config folder untouched: the tour's profiles and journal live in the kept folder", () => {
+    expect(readdirSync(userConfig)).toEqual(['profiles.json']);
+    expect(readFileSync(join(userConfig, 'profiles.json'), 'utf8')).toBe(userProfiles);
+    expect(existsSync(join(userState, 'cardctl'))).toBe(false);
+    expect(summary.folder).toBeTruthy();
+    expect(run.stderr).toContain(`kept: ${summary.folder}`);
+    const store = readFileSync(join(summary.folder!, 'config', 'profiles.json'), 'utf8');
+    expect(store).toContain('"live"');
+    expect(readFileSync(join(summary.folder!, 'state', 'operations.ndjson'), 'utf8')).toContain('demo-recharge-1');
+  });
+
+  it('prints no colour when the output is not a terminal', () => {
+    expect(run.stderr).not.toMatch(/\u001b\[/);
+  });
+});
+
+describe('cardctl demo, when a step deviates', () => {
+  it('stops, names the failed step, exits 1 and removes its temporary folder', async () => {
+    // A preload that makes only `cardctl profiles list` misbehave (the demo process itself runs `demo`).
+    const dir = mkdtempSync(join(tmpdir(), 'cardctl-demo-fail-'));
+    const preload = join(dir, 'break-profiles-list.mjs');
+    writeFileSync(preload, "if (process.argv[2] === 'profiles' && process.argv[3] === 'list') process.exit(9);\n");
+    try {
+      const res = await runCli(['demo', '--json'], { env: { NODE_OPTIONS: `--import=${pathToFileURL(preload).href}` }, timeoutMs: 60_000 });
+      expect(res.code).toBe(1);
+      const summary = JSON.parse(res.stdout) as Summary;
+      expect(summary.ok).toBe(false);
+      expect(summary.failed_step).toBe('profiles: list');
+      expect(summary.steps.at(-1)).toMatchObject({ name: 'profiles: list', exit_code: 9, ok: false });
+      expect(res.stderr).toContain('step "profiles: list" failed: exit code 9, expected 0');
+      const scratch = /scratch\s+(\S+)/.exec(res.stderr)?.[1];
+      expect(scratch && existsSync(scratch)).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
+});
