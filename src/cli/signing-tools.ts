@@ -6,7 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { CardctlError, usageError } from '../errors.js';
 import { DEFAULT_BASE_URL } from '../profiles/types.js';
-import { diagnose, describeCanonical, KNOWN_MISTAKES, type Diagnosis } from '../signing/diagnose.js';
+import { diagnose, KNOWN_MISTAKES, type Diagnosis } from '../signing/diagnose.js';
+import { describeCanonical } from '../signing/visible.js';
 import { parseRawRequest, splitTarget } from '../signing/raw-request.js';
 import { QueryEncodingError, canonicalQuery, signRequest, signWebhook, verifyWebhook, webhookSignature, type SignedRequest, type WebhookVerdict } from '../signing/index.js';
 
@@ -207,7 +208,7 @@ export async function runSign(opts: SignOptions): Promise<SignResult> {
 export function formatSign(r: SignResult): string {
   const lines = [
     'Canonical string (7 fields joined by "\\n", no trailing newline):',
-    describeCanonical(r.canonical),
+    describeCanonical(r.canonical).join('\n'),
     '',
     `Body SHA-256:  ${r.body_sha256}`,
     `Signature:     ${r.signature}`,
@@ -264,7 +265,7 @@ export function formatDiagnosis(d: Diagnosis): string {
   out.push(`expected X-Signature: ${d.expected_signature}`);
   out.push(`received X-Signature: ${d.received_signature ?? '(none)'}`);
   out.push('canonical string the server signs:');
-  out.push(describeCanonical(d.canonical));
+  out.push(describeCanonical(d.canonical).join('\n'));
   for (const w of d.warnings) out.push(`warning: ${sentence(w)}`);
   return out.join('\n') + '\n';
 }

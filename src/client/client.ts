@@ -13,7 +13,8 @@ import { getAgent } from './http.js';
 import type { Journal } from './journal.js';
 import { serializeMoneyBody } from './serialize.js';
 import { userAgent } from './version.js';
-import { formatCanonical, formatHeaders, visible, type Headers, type VerboseLog } from './verbose.js';
+import { visible } from '../signing/visible.js';
+import { formatCanonical, formatHeaders, type Headers, type VerboseLog } from './verbose.js';
 
 export const DEFAULT_RETRIES = 3;
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;

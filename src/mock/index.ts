@@ -5,7 +5,7 @@ import { Runtime } from './runtime.js';
 import { controlTokens } from './control.js';
 import { loadState } from './persistence.js';
 import { randomSeed, newId, cryptoRandom } from './random.js';
-import { addKey, addMerchantRecord, buildSeededState, defaultKeys, type MockState, type PreloadedKey } from './state.js';
+import { addKey, addMerchantRecord, buildSeededState, defaultKeys, type MockState, type PreloadedKey, type ProductRec } from './state.js';
 import { settleCustomers } from './kyc.js';
 import { expireCards } from './handlers/cards.js';
 import { expireIdempotency } from './idempotency.js';
@@ -24,16 +24,8 @@ export interface StartMockOptions {
   keys?: PreloadedKey[];
 }
 
-export interface MockProduct {
-  id: string;
-  name: string;
-  currency: string;
-  min_initial_load_minor: number;
-  issue_fee_minor: number;
-  default: boolean;
-  enabled: boolean;
-  available: boolean;
-}
+/** A product as the banner and `mock.products` show it. */
+export type MockProduct = ProductRec;
 
 export interface MockServer {
   baseUrl: string;

@@ -10,6 +10,7 @@
 // the fewest mistakes wins. Roughly 10^4 HMACs at most (the millisecond-timestamp stage has
 // 1000 candidates), well under a second.
 import { createHash, createHmac } from 'node:crypto';
+import { CANONICAL_FIELD_NAMES } from './visible.js';
 import { bodySha256, canonicalPath, canonicalQuery, EMPTY_BODY_SHA256, parseQuery, type QueryParam } from './canonical.js';
 import { safeEqual } from './compare.js';
 import { compareUtf8 } from './encoding.js';
@@ -17,7 +18,6 @@ import { headerValue, parseRawRequest, type RawRequest } from './raw-request.js'
 import { signCanonical } from './request.js';
 
 export const SIGNATURE_HEADERS = ['X-Api-Key', 'X-Timestamp', 'X-Nonce', 'X-Signature'] as const;
-export const CANONICAL_FIELD_NAMES = ['METHOD', 'PATH', 'QUERY_STRING', 'X-Api-Key', 'X-Timestamp', 'X-Nonce', 'BODY_SHA256'] as const;
 export const TIMESTAMP_WINDOW = 300;
 const API_PREFIX = '/api/v1';
 
@@ -427,33 +427,6 @@ function decodeReceived(received: string): Array<{ digest: Buffer; id: EncodingI
 }
 
 // ---------------------------------------------------------------------------------------
-
-/** Makes invisible and ambiguous characters visible, for showing canonical fields to a person. */
-export function visible(s: string): string {
-  if (s === '') return '(empty)';
-  let out = '';
-  for (const ch of s) {
-    const cp = ch.codePointAt(0)!;
-    if (ch === '\n') out += '\\n';
-    else if (ch === '\r') out += '\\r';
-    else if (ch === '\t') out += '\\t';
-    else if (ch === '\\') out += '\\\\';
-    else if (cp < 0x20 || cp === 0x7f || (cp >= 0x80 && cp < 0xa0)) out += `\\x${cp.toString(16).padStart(2, '0')}`;
-    // non-breaking and other odd spaces, zero-width characters, bidi controls, BOM
-    else if (/[\u00a0\u1680\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\ufeff]/u.test(ch)) out += `\\u{${cp.toString(16).toUpperCase()}}`;
-    else out += ch;
-  }
-  // leading and trailing spaces are invisible at the end of a line
-  return out.replace(/^ +| +$/g, (m) => '␠'.repeat(m.length));
-}
-
-/** The seven canonical fields one per line, numbered and named, invisible characters made visible. */
-export function describeCanonical(canonical: string, indent = '  '): string {
-  const fields = canonical.split('\n');
-  return fields
-    .map((f, i) => `${indent}${String(i + 1)} ${(CANONICAL_FIELD_NAMES[i] ?? 'EXTRA').padEnd(12)} ${visible(f)}`)
-    .join('\n');
-}
 
 function declaredBodyHash(req: RawRequest): string | undefined {
   for (const name of ['x-content-sha256', 'x-body-sha256', 'x-content-sha-256', 'x-body-hash']) {

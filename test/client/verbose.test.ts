@@ -1,12 +1,13 @@
 // What --verbose shows must make a bad canonical string obvious at a glance.
 import { describe, expect, it } from 'vitest';
-import { formatCanonical, visible } from '../../src/client/verbose.js';
+import { formatCanonical } from '../../src/client/verbose.js';
+import { visible } from '../../src/signing/visible.js';
 
 describe('visible', () => {
   it('shows line feeds, tabs, carriage returns, control and zero-width characters, and trailing spaces', () => {
     expect(visible('a\nb\tc\rd')).toBe('a\\nb\\tc\\rd');
     expect(visible('key  ')).toBe('key␠␠');
-    expect(visible('x\u200by\u00a0z\ufeff')).toBe('x\\u200By\\u00A0z\\uFEFF');
+    expect(visible('x\u200by\u00a0z\ufeff')).toBe('x\\u{200B}y\\u{A0}z\\u{FEFF}');
     expect(visible('\u0001')).toBe('\\x01');
     expect(visible('a b')).toBe('a b');
   });

@@ -1,7 +1,8 @@
 // Parsing failing requests as raw HTTP text, and diagnose's handling of file artefacts.
 import { createHash, createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { diagnose, KNOWN_MISTAKES, visible } from '../../src/signing/diagnose.js';
+import { diagnose, KNOWN_MISTAKES } from '../../src/signing/diagnose.js';
+import { describeCanonical, visible } from '../../src/signing/visible.js';
 import { headerValue, parseRawRequest, RawRequestError } from '../../src/signing/raw-request.js';
 
 describe('parseRawRequest', () => {
@@ -84,7 +85,9 @@ describe('diagnose, in process', () => {
     }
   });
   it('makes invisible characters visible', () => {
-    expect(visible('')).toBe('(empty)');
+    expect(visible('')).toBe('');
+    expect(describeCanonical('GET\n/p\n\nk\n1\nn\nh')[2]).toBe('  3 QUERY_STRING (empty)');
+    expect(describeCanonical('GET\n/p\n\nk\n1\nn\nh', { marks: true })[2]).toBe('  3 QUERY_STRING ||');
     expect(visible(' a\tb\r\u200b\u00a0 ')).toBe('␠a\\tb\\r\\u{200B}\\u{A0}␠');
   });
 });
