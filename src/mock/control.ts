@@ -17,6 +17,8 @@ import { decide, settleCustomer } from './kyc.js';
 import { finishProvisioning, settleCard } from './handlers/cards.js';
 import { NETWORK_ASSET, DEPOSIT_RATE } from './handlers/deposits.js';
 import type { Runtime } from './runtime.js';
+import { deliveryManagers, endpointView, isLoopbackHost, isNonPublicName, isReservedAddress } from './webhooks.js';
+import { isIP } from 'node:net';
 
 /** The bearer token is compared in constant time; set by startMock. */
 export const controlTokens = new WeakMap<Runtime, string>();
@@ -31,7 +33,7 @@ interface ControlRequest {
   query: URLSearchParams;
   params: string[];
 }
-type ControlHandler = (r: ControlRequest) => Reply;
+type ControlHandler = (r: ControlRequest) => Reply | Promise<Reply>;
 
 const notFoundThing = (what: string): Reply => fail(404, `${what} not found.`);
 
@@ -135,6 +137,7 @@ function summary(rt: Runtime): Record<string, unknown> {
     deposits: count(s.deposits),
     events: s.events.length,
     webhook_endpoints: count(s.endpoints),
+    webhook_deliveries: count(s.deliveries ?? {}),
     idempotency_keys: count(s.idempotency),
     faults: s.faults.length,
     withdrawals: s.withdrawals,
@@ -205,7 +208,7 @@ function revokeKey({ rt, params }: ControlRequest): Reply {
   return ok({ key_id: key.key_id, revoked: true });
 }
 
-function advanceClock({ rt, body }: ControlRequest): Reply {
+async function advanceClock({ rt, body }: ControlRequest): Promise<Reply> {
   const v = body.seconds;
   if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > MAX_ADVANCE_SECONDS) {
     return validation({ seconds: [`The seconds must be a number from 0 to ${MAX_ADVANCE_SECONDS} (the clock only moves forward).`] });
@@ -213,7 +216,8 @@ function advanceClock({ rt, body }: ControlRequest): Reply {
   rt.clock.advance(v);
   rt.state.clock_offset_ms = rt.clock.offsetMs;
   rt.markDirty();
-  rt.runDue();
+  // webhook attempts that fell due start in runDue; answer once they finished (bounded wait)
+  await rt.awaitDue(() => rt.runDue());
   return ok(rt.clock.view());
 }
 
@@ -389,7 +393,11 @@ function addFault({ rt, body }: ControlRequest): Reply {
   return ok(faultView(fault), 201);
 }
 
-/** Spec's endpoint rules, except that loopback http URLs are accepted (a local tool). */
+/**
+ * Spec's endpoint rules (https, port 443 or none, no userinfo, a public host), except that loopback
+ * URLs (http or https, any port) are accepted: the mock is a local tool. Host names are resolved and
+ * checked again at each delivery (webhooks.ts), since registration does not resolve.
+ */
 export function endpointUrlProblem(raw: unknown): string | null {
   if (typeof raw !== 'string' || raw.length > 2048) return 'The url is required: an https URL (or http on a loopback address).';
   let u: URL;
@@ -398,12 +406,18 @@ export function endpointUrlProblem(raw: unknown): string | null {
   } catch {
     return 'The url must be an absolute URL such as https://example.com/webhooks.';
   }
+  if (u.protocol !== 'https:' && u.protocol !== 'http:') return 'The url must use https (http is accepted on a loopback address only).';
   if (u.username || u.password) return 'The url must not carry a user name or password.';
   const host = u.hostname.replace(/^\[|\]$/g, '');
-  const loopback = host === 'localhost' || /^127\.\d+\.\d+\.\d+$/.test(host) || host === '::1';
-  if (u.protocol === 'http:' && loopback) return null;
+  if (isLoopbackHost(host)) return null;
   if (u.protocol !== 'https:') return 'The url must use https (http is accepted on a loopback address only).';
-  if (u.port !== '' && u.port !== '443') return 'The url must use port 443.';
+  if (u.port !== '' && u.port !== '443') return 'The url must use port 443 (any port is accepted on a loopback address).';
+  if (isIP(host) && isReservedAddress(host)) {
+    return `The url's host ${host} is a private or reserved address: use a public host (or a loopback address for a local receiver).`;
+  }
+  if (!isIP(host) && isNonPublicName(host)) {
+    return `The url must name a public host, not the local name ${host} (or use a loopback address for a local receiver).`;
+  }
   return null;
 }
 
@@ -416,7 +430,14 @@ function addEndpoint({ rt, body }: ControlRequest): Reply {
   const ep = { id: newId(cryptoRandom, now), merchant_id: merchant, url: body.url as string, created_at: now };
   rt.state.endpoints[ep.id] = ep;
   rt.markDirty();
-  return ok({ id: ep.id, url: ep.url, merchant_id: ep.merchant_id }, 201);
+  return ok(endpointView(ep), 201);
+}
+
+/** Spec: a disabled endpoint is "re-enabled in the portal"; here, by this call. Held deliveries go out at once. */
+function enableEndpoint({ rt, params }: ControlRequest): Reply {
+  if (!Object.hasOwn(rt.state.endpoints, params[0]!)) return notFoundThing('Webhook endpoint');
+  const ep = deliveryManagers.get(rt)?.enable(params[0]!) ?? rt.state.endpoints[params[0]!]!;
+  return ok(endpointView(ep));
 }
 
 /** Sample data for a triggered event, so that `mock events emit TYPE` needs nothing else. */
@@ -489,8 +510,9 @@ const ROUTES: Array<[string, RegExp, ControlHandler]> = [
   ['GET', /^\/faults$/, ({ rt }) => ok(rt.state.faults.map(faultView))],
   ['POST', /^\/faults$/, addFault],
   ['GET', /^\/wallets$/, ({ rt }) => wallets(rt)],
-  ['GET', /^\/webhook-endpoints$/, ({ rt }) => ok(Object.values(rt.state.endpoints).map((e) => ({ id: e.id, url: e.url, merchant_id: e.merchant_id })))],
+  ['GET', /^\/webhook-endpoints$/, ({ rt }) => ok(Object.values(rt.state.endpoints).map(endpointView))],
   ['POST', /^\/webhook-endpoints$/, addEndpoint],
+  ['POST', /^\/webhook-endpoints\/([^/]+)\/enable$/, enableEndpoint],
   ['GET', /^\/webhook-deliveries$/, ({ rt }) => ok(rt.deliveryLog())],
   ['GET', /^\/events$/, listEvents],
   ['POST', /^\/events$/, emitEvent],

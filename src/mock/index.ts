@@ -10,6 +10,7 @@ import { settleCustomers } from './kyc.js';
 import { expireCards } from './handlers/cards.js';
 import { expireIdempotency } from './idempotency.js';
 import type { EventListener } from './events.js';
+import { WebhookDelivery } from './webhooks.js';
 
 export interface StartMockOptions {
   host?: string;
@@ -22,6 +23,10 @@ export interface StartMockOptions {
   now?: () => number;
   issueLatencyMs?: number;
   keys?: PreloadedKey[];
+  /** webhook attempts: connect timeout in real ms (default 5000; tests shorten it) */
+  webhookConnectTimeoutMs?: number;
+  /** webhook attempts: total timeout in real ms (default 15000) */
+  webhookTimeoutMs?: number;
 }
 
 /** A product as the banner and `mock.products` show it. */
@@ -85,6 +90,7 @@ export async function startMock(options: StartMockOptions = {}): Promise<MockSer
     buildStart: fresh,
   });
   rt.dueTasks = [settleCustomers, expireCards, expireIdempotency];
+  const webhooks = new WebhookDelivery(rt, { connectTimeoutMs: options.webhookConnectTimeoutMs, totalTimeoutMs: options.webhookTimeoutMs });
   // a seed given on purpose makes the whole banner reproducible, the token included
   const controlToken =
     options.seed !== undefined
@@ -94,6 +100,7 @@ export async function startMock(options: StartMockOptions = {}): Promise<MockSer
   rt.markDirty();
   rt.persist();
   const running = await listen(rt, host, options.port ?? DEFAULT_PORT);
+  webhooks.install();
   const origin = originFor(host, running.port);
   const products = (): MockProduct[] => rt.state.products.map((p) => ({ ...p }));
   return {
@@ -119,6 +126,7 @@ export async function startMock(options: StartMockOptions = {}): Promise<MockSer
     port: running.port,
     onEvent: (listener) => rt.events.onEvent(listener),
     close: async () => {
+      webhooks.close(); // aborted attempts stay pending (and due) in the saved state
       await running.close();
       try {
         rt.markDirty();

@@ -28,8 +28,13 @@ export class Runtime {
   readonly rand: RandomSource = cryptoRandom;
   /** runs after every change that fell due (KYC verdicts, expiry), installed by the server */
   dueTasks: Array<(rt: Runtime) => boolean> = [];
-  /** the webhook delivery log; webhook delivery (a later module) replaces this seam */
+  /** the webhook delivery log, installed by webhooks.ts */
   deliveryLog: () => unknown[] = () => [];
+  /** runs `run` (which brings things due) and waits, bounded, for the webhook attempts it started */
+  awaitDue: (run: () => void) => Promise<void> = (run) => {
+    run();
+    return Promise.resolve();
+  };
   private dirty = false;
 
   constructor(state: MockState, readonly options: RuntimeOptions) {

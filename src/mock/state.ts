@@ -148,6 +148,34 @@ export interface EndpointRec {
   merchant_id: string;
   url: string;
   created_at: number;
+  /** simulated ms at which a dead delivery disabled it (spec: "on exhaustion"); absent or null while enabled */
+  disabled_at?: number | null;
+}
+
+export interface DeliveryAttemptRec {
+  /** simulated ms when sent */
+  at: number;
+  /** real ms when sent (the signature's `t`) */
+  sent_at: number;
+  status: number | null;
+  error: string | null;
+  duration_ms: number;
+}
+
+export interface DeliveryRec {
+  id: string;
+  seq: number;
+  event_id: string;
+  endpoint_id: string;
+  merchant_id: string;
+  type: string;
+  /** the exact body sent by every attempt */
+  body: string;
+  attempts: DeliveryAttemptRec[];
+  state: 'pending' | 'succeeded' | 'dead';
+  /** simulated ms; null once succeeded or dead */
+  next_attempt_at: number | null;
+  created_at: number;
 }
 
 export interface StoredReply {
@@ -198,6 +226,8 @@ export interface MockState {
   deposits: Record<string, DepositRec>;
   events: EventRec[];
   endpoints: Record<string, EndpointRec>;
+  /** webhook deliveries (webhooks.ts); optional because older state files lack it */
+  deliveries?: Record<string, DeliveryRec>;
   idempotency: Record<string, IdempotencyRec>;
   faults: FaultRec[];
   networks: string[];
@@ -301,6 +331,7 @@ export function buildSeededState(seed: number, now: number, preload: PreloadedKe
     deposits: {},
     events: [],
     endpoints: {},
+    deliveries: {},
     idempotency: {},
     faults: [],
     networks: [...DEFAULT_NETWORKS],

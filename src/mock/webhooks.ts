@@ -1,0 +1,492 @@
+// Webhook delivery (spec "Events", SIGNING.md "Webhook signature" and "Webhook delivery schedule").
+// Each recorded event becomes one delivery per enabled endpoint of its merchant. Deliveries live in
+// the state (so pending ones survive a `--state` restart); attempts are plain node:http(s) POSTs
+// without an agent, never following redirects, bounded by a connect and a total timeout (real
+// time). Retries wait on the SIMULATED clock, so `POST /_mock/clock/advance` brings them due.
+import http, { type ClientRequest } from 'node:http';
+import https from 'node:https';
+import dns from 'node:dns';
+import net from 'node:net';
+import { createHash } from 'node:crypto';
+import { signWebhook } from '../signing/webhook.js';
+import { isoTime, isoOrNull, MINUTE, HOUR, DAY } from './clock.js';
+import { newId, cryptoRandom } from './random.js';
+import { nextSeq, type DeliveryRec, type EndpointRec, type EventRec, type MockState } from './state.js';
+import type { Runtime } from './runtime.js';
+
+/** Waits after the 1st..6th failed request: at most 7 requests in all. */
+export const BACKOFF_MS = [1 * MINUTE, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 8 * HOUR, 24 * HOUR] as const;
+export const MAX_ATTEMPTS = BACKOFF_MS.length + 1;
+export const MAX_JITTER = 0.2;
+export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
+export const DEFAULT_TOTAL_TIMEOUT_MS = 15_000;
+/** Spec: "delivery records and payloads pruned after 30 days" (simulated time, finished ones only). */
+export const DELIVERY_RETENTION_MS = 30 * DAY;
+/** A slow endpoint only slows its own deliveries: at most this many requests in flight per endpoint. */
+const PER_ENDPOINT_CONCURRENCY = 4;
+/** `clock advance` waits at most this long (real time) for the attempts it brought due. */
+const ADVANCE_WAIT_CAP_MS = 5_000;
+
+export interface DeliveryOptions {
+  connectTimeoutMs?: number;
+  totalTimeoutMs?: number;
+}
+
+// ---- address rules (spec "Endpoint requirements"; loopback allowed because the mock is a local tool) ----
+
+const reserved = new net.BlockList();
+for (const [a, p] of [
+  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
+  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15],
+  ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
+] as const) reserved.addSubnet(a, p, 'ipv4');
+for (const [a, p] of [
+  ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 23], ['2001:db8::', 32],
+  ['2002::', 16], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
+] as const) reserved.addSubnet(a, p, 'ipv6');
+
+/** An IPv4-mapped IPv6 address (`::ffff:a.b.c.d` or `::ffff:7f00:1`) as its IPv4 form, else null. */
+function mappedV4(ip: string): string | null {
+  const m = /^::ffff:(?:(\d+\.\d+\.\d+\.\d+)|([0-9a-f]{1,4}):([0-9a-f]{1,4}))$/i.exec(ip);
+  if (!m) return null;
+  if (m[1]) return m[1];
+  const hi = parseInt(m[2]!, 16);
+  const lo = parseInt(m[3]!, 16);
+  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+}
+
+const loopback = new net.BlockList();
+loopback.addSubnet('127.0.0.0', 8, 'ipv4');
+loopback.addAddress('::1', 'ipv6');
+
+export function isLoopbackAddress(ip: string): boolean {
+  const v4 = net.isIPv4(ip) ? ip : mappedV4(ip);
+  if (v4) return loopback.check(v4, 'ipv4');
+  return net.isIPv6(ip) && loopback.check(ip, 'ipv6');
+}
+
+/** True for private, loopback, link-local, documentation, multicast and other reserved addresses. */
+export function isReservedAddress(ip: string): boolean {
+  const v4 = net.isIPv4(ip) ? ip : mappedV4(ip);
+  if (v4) return reserved.check(v4, 'ipv4');
+  if (net.isIPv6(ip)) return reserved.check(ip, 'ipv6');
+  return true;
+}
+
+/** `localhost` or a loopback literal (brackets already removed). */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.toLowerCase().replace(/\.$/, '');
+  return h === 'localhost' || (net.isIP(h) !== 0 && isLoopbackAddress(h));
+}
+
+/** Names that never resolve to a public address (single labels, local-use suffixes). */
+export function isNonPublicName(host: string): boolean {
+  const h = host.toLowerCase().replace(/\.$/, '');
+  return !h.includes('.') || /\.(local|localhost|internal|lan|home\.arpa|intranet|corp|private)$/.test(h);
+}
+
+// ---- jitter and views ----
+
+/** Deterministic 0..20 % jitter from the mock's seed, the delivery and the attempt number. */
+export function jitterFraction(seed: number, deliveryId: string, attempt: number): number {
+  const h = createHash('sha256').update(`cardctl-mock-webhook:${seed}:${deliveryId}:${attempt}`).digest();
+  return (h.readUInt32BE(0) / 0x1_0000_0000) * MAX_JITTER;
+}
+
+/** Wait after the `failures`-th failed request (1-based), jitter included. */
+export function backoffMs(seed: number, deliveryId: string, failures: number): number {
+  const base = BACKOFF_MS[failures - 1]!;
+  return Math.round(base * (1 + jitterFraction(seed, deliveryId, failures)));
+}
+
+export function deliveryView(state: MockState, d: DeliveryRec): Record<string, unknown> {
+  const ep = state.endpoints[d.endpoint_id];
+  return {
+    id: d.id,
+    endpoint_id: d.endpoint_id,
+    url: ep?.url ?? null,
+    merchant_id: d.merchant_id,
+    event_id: d.event_id,
+    event_type: d.type,
+    state: d.state,
+    attempts: d.attempts.map((a) => ({ at: isoTime(a.at), sent_at: new Date(a.sent_at).toISOString(), status: a.status, error: a.error, duration_ms: a.duration_ms })),
+    next_attempt_at: isoOrNull(d.next_attempt_at),
+    created_at: isoTime(d.created_at),
+  };
+}
+
+export function endpointView(e: EndpointRec): Record<string, unknown> {
+  return { id: e.id, url: e.url, merchant_id: e.merchant_id, enabled: !e.disabled_at, disabled_at: isoOrNull(e.disabled_at) };
+}
+
+// ---- one HTTP attempt ----
+
+interface AttemptResult {
+  status: number | null;
+  error: string | null;
+}
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
+
+/** Resolves, refuses private/reserved answers, and hands exactly the checked address to the socket (pinned). */
+function publicLookup(hostname: string, options: dns.LookupOptions, cb: LookupCallback): void {
+  dns.lookup(hostname, { all: true, family: options.family ?? 0 }, (err, addrs) => {
+    if (err) return cb(err, '');
+    const bad = addrs.find((a) => isReservedAddress(a.address));
+    if (bad || addrs.length === 0) {
+      return cb(Object.assign(new Error(`${hostname} resolves to a private or reserved address (${bad?.address ?? 'none'})`), { code: 'ERESERVED' }), '');
+    }
+    const pick = addrs[0]!;
+    if (options.all) cb(null, [pick]);
+    else cb(null, pick.address, pick.family);
+  });
+}
+
+function describeError(err: NodeJS.ErrnoException): string {
+  switch (err.code) {
+    case 'ECONNREFUSED':
+      return 'connection refused';
+    case 'ECONNRESET':
+      return 'connection reset';
+    case 'ENOTFOUND':
+      return 'host not found';
+    case 'ERESERVED':
+    case 'ECONNECT_TIMEOUT':
+    case 'ETOTAL_TIMEOUT':
+      return err.message;
+    default:
+      return err.code ? `${err.code}: ${err.message}` : err.message;
+  }
+}
+
+function post(
+  url: URL,
+  headers: Record<string, string | number>,
+  body: Buffer,
+  timeouts: Required<DeliveryOptions>,
+  track: Set<ClientRequest>,
+): Promise<AttemptResult> {
+  return new Promise((resolve) => {
+    let done = false;
+    let status: number | null = null;
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    const loopback = isLoopbackHost(host);
+    let req: ClientRequest;
+    const timers: NodeJS.Timeout[] = [];
+    const finish = (r: AttemptResult): void => {
+      if (done) return;
+      done = true;
+      for (const t of timers) clearTimeout(t);
+      track.delete(req);
+      if (!req.destroyed) req.destroy();
+      resolve(r);
+    };
+    try {
+      if (!loopback && net.isIP(host) && isReservedAddress(host)) {
+        return resolve({ status: null, error: `${host} is a private or reserved address` });
+      }
+      const mod = url.protocol === 'https:' ? https : http;
+      req = mod.request(url, {
+        method: 'POST',
+        agent: false,
+        headers: { ...headers, Connection: 'close' },
+        // loopback is allowed (a local tool); every other name is resolved, checked and pinned here
+        ...(loopback ? {} : { lookup: publicLookup as unknown as typeof dns.lookup }),
+      });
+    } catch (err) {
+      return resolve({ status: null, error: describeError(err as NodeJS.ErrnoException) });
+    }
+    track.add(req);
+    const timeoutError = (code: string, what: string, ms: number) => Object.assign(new Error(`${what} after ${ms} ms`), { code });
+    timers.push(setTimeout(() => req.destroy(timeoutError('ECONNECT_TIMEOUT', 'connect timeout', timeouts.connectTimeoutMs)), timeouts.connectTimeoutMs));
+    timers.push(
+      setTimeout(() => {
+        // the status, once received, is the verdict even if the body never ends
+        if (status !== null) finish({ status, error: null });
+        else req.destroy(timeoutError('ETOTAL_TIMEOUT', 'timeout', timeouts.totalTimeoutMs));
+      }, timeouts.totalTimeoutMs),
+    );
+    req.on('socket', (socket) => {
+      const connected = (): void => clearTimeout(timers[0]);
+      if (!socket.connecting) connected();
+      else socket.once('connect', connected);
+    });
+    req.on('response', (res) => {
+      status = res.statusCode ?? null;
+      res.on('error', () => finish({ status, error: null }));
+      res.on('end', () => finish({ status, error: null }));
+      res.on('close', () => finish({ status, error: null }));
+      res.resume(); // the answer's body is not kept
+    });
+    req.on('error', (err: NodeJS.ErrnoException) => finish({ status: null, error: describeError(err) }));
+    req.on('close', () => finish(status !== null ? { status, error: null } : { status: null, error: 'connection closed without an answer' }));
+    req.end(body);
+  });
+}
+
+// ---- the delivery manager ----
+
+/** The manager of each running mock, for the control plane (re-enabling an endpoint). */
+export const deliveryManagers = new WeakMap<Runtime, WebhookDelivery>();
+
+interface Waiter {
+  promise: Promise<void>;
+  resolve: () => void;
+}
+
+export class WebhookDelivery {
+  private readonly timeouts: Required<DeliveryOptions>;
+  private readonly requests = new Set<ClientRequest>();
+  /** delivery id -> its queued or running attempt */
+  private readonly inflight = new Map<string, Waiter>();
+  private readonly queues = new Map<string, DeliveryRec[]>();
+  private readonly active = new Map<string, number>();
+  private kickHandle: NodeJS.Immediate | null = null;
+  private persistHandle: NodeJS.Immediate | null = null;
+  private closed = false;
+  private unsubscribe: () => void = () => {};
+
+  constructor(private readonly rt: Runtime, options: DeliveryOptions = {}) {
+    this.timeouts = {
+      connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+      totalTimeoutMs: options.totalTimeoutMs ?? DEFAULT_TOTAL_TIMEOUT_MS,
+    };
+  }
+
+  /** Subscribes to the event log and installs the runtime seams (due task, log, advance wait). */
+  install(): void {
+    deliveryManagers.set(this.rt, this);
+    this.unsubscribe = this.rt.events.onEvent((event, state) => this.enqueueEvent(event, state));
+    this.rt.dueTasks.push(() => this.kick());
+    this.rt.deliveryLog = () => this.log();
+    this.rt.awaitDue = (run) => this.runAndSettle(run);
+    this.scheduleKick(); // pending deliveries reloaded from a state file
+  }
+
+  private deliveries(state: MockState = this.rt.state): Record<string, DeliveryRec> {
+    return (state.deliveries ??= {});
+  }
+
+  log(): Record<string, unknown>[] {
+    const state = this.rt.state;
+    return Object.values(this.deliveries(state))
+      .sort((a, b) => a.seq - b.seq)
+      .map((d) => deliveryView(state, d));
+  }
+
+  /** One delivery per enabled endpoint of the event's merchant, each with its own id and schedule. */
+  private enqueueEvent(event: EventRec, state: MockState): void {
+    const now = this.rt.now();
+    const body = JSON.stringify({ type: event.type, occurred_at: isoTime(event.occurred_at), data: event.data });
+    let added = false;
+    for (const ep of Object.values(state.endpoints)) {
+      if (ep.merchant_id !== event.merchant_id || ep.disabled_at) continue;
+      const d: DeliveryRec = {
+        id: newId(cryptoRandom, now),
+        seq: nextSeq(state),
+        event_id: event.id,
+        endpoint_id: ep.id,
+        merchant_id: event.merchant_id,
+        type: event.type,
+        body,
+        attempts: [],
+        state: 'pending',
+        next_attempt_at: now,
+        created_at: now,
+      };
+      this.deliveries(state)[d.id] = d;
+      added = true;
+    }
+    if (added) {
+      this.rt.markDirty();
+      // after the emitting operation finished: the first attempt goes out at once, off the request
+      this.scheduleKick();
+    }
+  }
+
+  private scheduleKick(): void {
+    if (this.closed || this.kickHandle) return;
+    this.kickHandle = setImmediate(() => {
+      this.kickHandle = null;
+      this.kick();
+    });
+  }
+
+  /** Starts every attempt that is due (a due task: runs on the tick, control calls and clock advances). */
+  kick(): boolean {
+    if (this.closed) return false;
+    const state = this.rt.state;
+    const now = this.rt.now();
+    const due: DeliveryRec[] = [];
+    let pruned = false;
+    const all = this.deliveries(state);
+    for (const [id, d] of Object.entries(all)) {
+      if (d.state !== 'pending') {
+        const last = d.attempts.at(-1)?.at ?? d.created_at;
+        if (now - last > DELIVERY_RETENTION_MS) {
+          delete all[id];
+          pruned = true;
+        }
+        continue;
+      }
+      if (d.next_attempt_at === null || d.next_attempt_at > now || this.inflight.has(id)) continue;
+      const ep = state.endpoints[d.endpoint_id];
+      if (!ep || ep.disabled_at) continue; // held until the endpoint is enabled again
+      due.push(d);
+    }
+    due.sort((a, b) => a.next_attempt_at! - b.next_attempt_at! || a.seq - b.seq);
+    for (const d of due) this.enqueue(d);
+    for (const endpointId of new Set(due.map((d) => d.endpoint_id))) this.pump(endpointId);
+    return pruned;
+  }
+
+  private enqueue(d: DeliveryRec): void {
+    let resolve!: () => void;
+    const promise = new Promise<void>((r) => (resolve = r));
+    this.inflight.set(d.id, { promise, resolve });
+    const q = this.queues.get(d.endpoint_id) ?? [];
+    q.push(d);
+    this.queues.set(d.endpoint_id, q);
+  }
+
+  private pump(endpointId: string): void {
+    const q = this.queues.get(endpointId);
+    while (!this.closed && q && q.length > 0 && (this.active.get(endpointId) ?? 0) < PER_ENDPOINT_CONCURRENCY) {
+      const d = q.shift()!;
+      this.active.set(endpointId, (this.active.get(endpointId) ?? 0) + 1);
+      void this.attempt(d)
+        .catch((err: unknown) => process.stderr.write(`cardctl mock: webhook delivery: ${(err as Error).message}\n`))
+        .finally(() => {
+          this.active.set(endpointId, (this.active.get(endpointId) ?? 1) - 1);
+          const waiter = this.inflight.get(d.id);
+          this.inflight.delete(d.id);
+          // catching up: after a clock jump the next attempt may already be due; it goes out now,
+          // queued before the old waiter resolves so that settle() keeps waiting for it
+          if (!this.closed && this.deliveries()[d.id] === d && d.state === 'pending' && d.next_attempt_at !== null && d.next_attempt_at <= this.rt.now()) {
+            const ep = this.rt.state.endpoints[d.endpoint_id];
+            if (ep && !ep.disabled_at) this.enqueue(d);
+          }
+          waiter?.resolve();
+          this.pump(endpointId);
+        });
+    }
+    if (q && q.length === 0) this.queues.delete(endpointId);
+  }
+
+  private async attempt(d: DeliveryRec): Promise<void> {
+    const state = this.rt.state;
+    const ep = state.endpoints[d.endpoint_id];
+    const merchant = state.merchants[d.merchant_id];
+    if (!ep || !merchant) return;
+    const body = Buffer.from(d.body, 'utf8');
+    // the schedule runs from when the attempt was due (never later than now): after a clock jump the
+    // attempts that fell due inside it go out one after another, each recorded at its scheduled time
+    const now0 = this.rt.now();
+    const at = Math.min(d.next_attempt_at ?? now0, now0);
+    const sentAt = Date.now(); // real time: receivers compare `t` with their own clock
+    let url: URL | null = null;
+    try {
+      url = new URL(ep.url);
+    } catch {
+      // a hand-edited state file: recorded as a failed attempt below
+    }
+    const result: AttemptResult =
+      url && (url.protocol === 'http:' || url.protocol === 'https:')
+        ? await post(
+            url,
+            {
+              'Content-Type': 'application/json',
+              'Content-Length': body.length,
+              'User-Agent': 'cardctl-mock-webhooks/1',
+              'X-Service-Event': d.type,
+              'X-Service-Delivery': d.id,
+              'X-Service-Signature': signWebhook(merchant.webhook_secret, body, Math.floor(sentAt / 1000)),
+            },
+            body,
+            this.timeouts,
+            this.requests,
+          )
+        : { status: null, error: 'the endpoint url is not an http(s) URL' };
+    // stopped meanwhile (close) or the state was reset: the attempt leaves no trace
+    if (this.closed || this.deliveries()[d.id] !== d) return;
+    const ok = result.status !== null && result.status >= 200 && result.status < 300;
+    // a status speaks for itself; a 3xx gets a word because it is a failure some would not expect
+    const error = result.error ?? (result.status !== null && result.status >= 300 && result.status < 400 ? 'redirect not followed' : null);
+    d.attempts.push({ at, sent_at: sentAt, status: result.status, error, duration_ms: Date.now() - sentAt });
+    if (ok) {
+      d.state = 'succeeded';
+      d.next_attempt_at = null;
+    } else if (d.attempts.length >= MAX_ATTEMPTS) {
+      d.state = 'dead';
+      d.next_attempt_at = null;
+      ep.disabled_at ??= at; // when its last attempt was made
+    } else {
+      d.next_attempt_at = at + backoffMs(this.rt.state.seed, d.id, d.attempts.length);
+    }
+    this.rt.markDirty();
+    this.schedulePersist();
+  }
+
+  private schedulePersist(): void {
+    if (this.persistHandle || this.closed) return;
+    this.persistHandle = setImmediate(() => {
+      this.persistHandle = null;
+      try {
+        this.rt.persist();
+      } catch (err) {
+        process.stderr.write(`cardctl mock: ${(err as Error).message}\n`);
+      }
+    });
+  }
+
+  /**
+   * Runs `run` (a clock advance's due tasks) and resolves when the attempts it started have finished,
+   * catch-up attempts included, or after a real-time cap. Attempts already in flight before (a hung
+   * endpoint) are not waited for.
+   */
+  async runAndSettle(run: () => void, capMs = Math.min(this.timeouts.totalTimeoutMs + 500, ADVANCE_WAIT_CAP_MS)): Promise<void> {
+    const before = new Set(this.inflight.keys());
+    run();
+    const mine = [...this.inflight.keys()].filter((id) => !before.has(id));
+    let timer: NodeJS.Timeout | undefined;
+    let timedOut = false;
+    const cap = new Promise<void>((r) => (timer = setTimeout(() => ((timedOut = true), r()), capMs)));
+    // a catch-up attempt re-enters `inflight` under the same id before the previous one resolves
+    for (;;) {
+      const waiting = mine.map((id) => this.inflight.get(id)?.promise).filter((p): p is Promise<void> => p !== undefined);
+      if (waiting.length === 0 || timedOut) break;
+      await Promise.race([Promise.all(waiting), cap]);
+    }
+    clearTimeout(timer);
+  }
+
+  /** Re-enables a disabled endpoint; its held deliveries become due at once. */
+  enable(endpointId: string): EndpointRec | null {
+    const ep = this.rt.state.endpoints[endpointId];
+    if (!ep) return null;
+    if (ep.disabled_at) {
+      ep.disabled_at = null;
+      const now = this.rt.now();
+      for (const d of Object.values(this.deliveries())) {
+        if (d.endpoint_id === ep.id && d.state === 'pending' && d.next_attempt_at !== null && d.next_attempt_at > now) d.next_attempt_at = now;
+      }
+      this.rt.markDirty();
+      this.scheduleKick();
+    }
+    return ep;
+  }
+
+  /** Stops timers and aborts in-flight requests; aborted attempts stay pending (and due) in the state. */
+  close(): void {
+    this.closed = true;
+    this.unsubscribe();
+    if (this.kickHandle) clearImmediate(this.kickHandle);
+    if (this.persistHandle) clearImmediate(this.persistHandle);
+    this.kickHandle = this.persistHandle = null;
+    for (const req of this.requests) req.destroy();
+    this.requests.clear();
+    for (const w of this.inflight.values()) w.resolve();
+    this.inflight.clear();
+    this.queues.clear();
+  }
+}
