@@ -61,6 +61,11 @@ describe('cardctl mock start', () => {
       const missing = await sandbox.run(['mock', 'kyc', '01JD2QZZZZZZZZZZZZZZZZZZZZ', '--verdict', 'approved']);
       expect(missing.code).toBe(4);
       expect(missing.stderr).toMatch(/not found/);
+      const endpoint = await sandbox.run(['mock', 'webhook-endpoints', 'add', 'http://127.0.0.1:9/hooks', '--json']);
+      expect(endpoint.code, endpoint.stderr).toBe(0);
+      const enabled = await sandbox.run(['mock', 'webhook-endpoints', 'enable', JSON.parse(endpoint.stdout).id, '--json']);
+      expect(enabled.code, enabled.stderr).toBe(0);
+      expect(JSON.parse(enabled.stdout)).toMatchObject({ url: 'http://127.0.0.1:9/hooks', enabled: true });
 
       const profiles = readFileSync(join(sandbox.configDir, 'profiles.json'), 'utf8');
       expect(profiles).toContain('mock-test');
