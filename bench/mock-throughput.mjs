@@ -58,7 +58,7 @@ async function load(port, path, key, total) {
 }
 
 // The mock, with a card to read.
-const mock = await startMock({ port: 0, seed: 1, rateLimit: 1_000_000_000, issueLatencyMs: 0 });
+const mock = await startMock({ port: 0, seed: 1, rateLimit: 1_000_000_000, providerLatencyMs: 0 });
 const call = async (method, path, body, key = mock.keys.test, extra = {}) => {
   const raw = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
   const full = new URL(mock.baseUrl).pathname + path;

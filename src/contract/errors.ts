@@ -42,7 +42,7 @@ export const MESSAGES = {
   endpointNotFound: 'Endpoint not found.',
   liveOnlyDeposits: 'Deposits are available to live keys only.',
   liveOnlyDepositAddresses: 'Deposit addresses are available to live keys only.',
-  unavailable: 'Card issuing is temporarily unavailable. Retry shortly.',
+  unavailable: 'The card provider is temporarily unavailable. Retry shortly.',
   serverError: 'Server error.',
   processing: 'The request is being processed.',
   unprocessable: 'The request could not be completed.',

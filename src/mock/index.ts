@@ -21,7 +21,7 @@ export interface StartMockOptions {
   webhookUrls?: string[];
   /** real clock in ms, used only by the gateway's 300 s window and the rate limit */
   now?: () => number;
-  issueLatencyMs?: number;
+  providerLatencyMs?: number;
   keys?: PreloadedKey[];
   /** webhook attempts: connect timeout in real ms (default 5000; tests shorten it) */
   webhookConnectTimeoutMs?: number;
@@ -49,7 +49,7 @@ export interface MockServer {
 
 export const DEFAULT_PORT = 4010;
 export const DEFAULT_RATE_LIMIT = 600;
-export const DEFAULT_ISSUE_LATENCY_MS = 50;
+export const DEFAULT_PROVIDER_LATENCY_MS = 50;
 
 function originFor(host: string, port: number): string {
   const shown = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
@@ -83,7 +83,7 @@ export async function startMock(options: StartMockOptions = {}): Promise<MockSer
   const rt = new Runtime(state, {
     realNow: options.now ?? Date.now,
     rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT,
-    issueLatencyMs: options.issueLatencyMs ?? DEFAULT_ISSUE_LATENCY_MS,
+    providerLatencyMs: options.providerLatencyMs ?? DEFAULT_PROVIDER_LATENCY_MS,
     stateFile: options.stateFile,
     preload,
     webhookUrls,

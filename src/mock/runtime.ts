@@ -11,7 +11,7 @@ import { saveState } from './persistence.js';
 export interface RuntimeOptions {
   realNow: () => number;
   rateLimit: number;
-  issueLatencyMs: number;
+  providerLatencyMs: number;
   stateFile?: string;
   preload: PreloadedKey[];
   webhookUrls: string[];

@@ -11,7 +11,7 @@ let env: Record<string, string>;
 const run = (args: string[], extra: Record<string, string> = {}) => sb.run(args, { env: { ...env, ...extra } });
 
 beforeAll(async () => {
-  mock = (await startMock({ port: 0, seed: 7, issueLatencyMs: 0 })) as unknown as MockHandle;
+  mock = (await startMock({ port: 0, seed: 7, providerLatencyMs: 0 })) as unknown as MockHandle;
   sb = makeSandbox();
   env = { CARDCTL_API_KEY: mock.keys.test.keyId, CARDCTL_API_SECRET: mock.keys.test.secret, CARDCTL_BASE_URL: mock.baseUrl, CARDCTL_MODE: 'test' };
 });

@@ -7,7 +7,7 @@ import { approvedCustomer, ctl, issueCard, newIdemKey, wallet, walletImbalance, 
 let mock: MockHandle;
 beforeAll(async () => {
   // a little provider latency so that the requests really overlap
-  mock = (await startMock({ port: 0, seed: 101, issueLatencyMs: 100 })) as unknown as MockHandle;
+  mock = (await startMock({ port: 0, seed: 101, providerLatencyMs: 100 })) as unknown as MockHandle;
 });
 afterAll(async () => mock?.close());
 

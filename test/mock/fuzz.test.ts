@@ -105,7 +105,7 @@ function randomHeaders(r: Rng): Record<string, string> {
 
 let mock: MockHandle;
 beforeAll(async () => {
-  mock = (await startMock({ port: 0, seed: 91, issueLatencyMs: 0, rateLimit: 10_000_000 })) as unknown as MockHandle;
+  mock = (await startMock({ port: 0, seed: 91, providerLatencyMs: 0, rateLimit: 10_000_000 })) as unknown as MockHandle;
   const card = await activeCard(mock);
   const customer = card.customer_id as string;
   LIVE_ROUTES.push(

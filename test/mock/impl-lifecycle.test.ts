@@ -21,7 +21,7 @@ import {
 
 let mock: MockHandle;
 beforeAll(async () => {
-  mock = (await startMock({ port: 0, seed: 103, issueLatencyMs: 150 })) as unknown as MockHandle;
+  mock = (await startMock({ port: 0, seed: 103, providerLatencyMs: 150 })) as unknown as MockHandle;
 });
 afterAll(async () => mock?.close());
 

@@ -5,7 +5,7 @@ import { apiCall, expectError, expectNotFound, expectOk, expectValidation, rawRe
 
 let mock: MockHandle;
 beforeAll(async () => {
-  mock = (await startMock({ port: 0, seed: 101, issueLatencyMs: 0 })) as unknown as MockHandle;
+  mock = (await startMock({ port: 0, seed: 101, providerLatencyMs: 0 })) as unknown as MockHandle;
 });
 afterAll(async () => mock?.close());
 

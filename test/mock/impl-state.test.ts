@@ -9,7 +9,7 @@ import { activeCard, apiCall, ctl, expectOk, walletImbalance, wallets, type Mock
 const dir = mkdtempSync(join(tmpdir(), 'cardctl-mock-impl-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const start = async (opts: Parameters<typeof startMock>[0]) => (await startMock({ port: 0, issueLatencyMs: 0, ...opts })) as unknown as MockHandle;
+const start = async (opts: Parameters<typeof startMock>[0]) => (await startMock({ port: 0, providerLatencyMs: 0, ...opts })) as unknown as MockHandle;
 
 describe('seeded start', () => {
   it('the same seed gives the same merchant, keys and products; another seed does not', async () => {

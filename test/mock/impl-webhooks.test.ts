@@ -84,7 +84,7 @@ afterAll(() => {
 });
 
 async function mockWith(urls: string[], extra: Partial<StartMockOptions> = {}): Promise<MockHandle> {
-  const mock = (await startMock({ port: 0, issueLatencyMs: 0, webhookUrls: urls, ...extra })) as unknown as MockHandle;
+  const mock = (await startMock({ port: 0, providerLatencyMs: 0, webhookUrls: urls, ...extra })) as unknown as MockHandle;
   opened.push(mock);
   return mock;
 }
@@ -279,7 +279,7 @@ describe('webhook delivery: stopping', () => {
     const stateFile = join(dir, 'state.json');
     const slow = await receiver([], { hang: true });
     opened.push(slow);
-    const first = (await startMock({ port: 0, issueLatencyMs: 0, stateFile, webhookUrls: [slow.url] })) as unknown as MockHandle;
+    const first = (await startMock({ port: 0, providerLatencyMs: 0, stateFile, webhookUrls: [slow.url] })) as unknown as MockHandle;
     await emit(first);
     await until(() => slow.got.length === 1, 'the attempt in flight');
     await first.close();
@@ -301,7 +301,7 @@ describe('webhook delivery: stopping', () => {
     });
     await new Promise<void>((r) => server.listen(Number(sameUrl.port), '127.0.0.1', r));
     opened.push({ close: () => new Promise<void>((r) => server.close(() => r())) });
-    const second = (await startMock({ port: 0, issueLatencyMs: 0, stateFile, webhookUrls: [slow.url] })) as unknown as MockHandle;
+    const second = (await startMock({ port: 0, providerLatencyMs: 0, stateFile, webhookUrls: [slow.url] })) as unknown as MockHandle;
     opened.push(second);
     await until(() => got.length === 1, 'the attempt made again after the restart');
     expect(got[0]!.headers['x-service-delivery']).toBe(slow.got[0]!.headers['x-service-delivery']);

@@ -21,7 +21,7 @@ import {
 
 let mock: MockHandle;
 beforeAll(async () => {
-  mock = (await startMock({ port: 0, seed: 111, issueLatencyMs: 0, rateLimit: 1_000_000 })) as unknown as MockHandle;
+  mock = (await startMock({ port: 0, seed: 111, providerLatencyMs: 0, rateLimit: 1_000_000 })) as unknown as MockHandle;
 });
 afterAll(async () => mock?.close());
 

@@ -28,7 +28,7 @@ import {
 
 let mock: MockHandle;
 beforeAll(async () => {
-  mock = (await startMock({ port: 0, seed: 21, issueLatencyMs: 0 })) as unknown as MockHandle;
+  mock = (await startMock({ port: 0, seed: 21, providerLatencyMs: 0 })) as unknown as MockHandle;
 });
 afterAll(async () => mock?.close());
 

@@ -23,7 +23,7 @@ import {
 
 let mock: MockHandle;
 beforeAll(async () => {
-  mock = (await startMock({ port: 0, seed: 11, issueLatencyMs: 0 })) as unknown as MockHandle;
+  mock = (await startMock({ port: 0, seed: 11, providerLatencyMs: 0 })) as unknown as MockHandle;
 });
 afterAll(async () => mock?.close());
 
@@ -191,7 +191,7 @@ describe('403 ip_not_allowed', () => {
     expectError(await apiCall(mock, { method: 'GET', path: '/customers', key: { keyId: key.keyId, secret: 'x' } }), 401, 'gateway', 'invalid_signature');
   });
   it('an IPv4-mapped IPv6 source matches its IPv4 form (dual-stack listener)', async () => {
-    const dual = (await startMock({ host: '::', port: 0, seed: 12, issueLatencyMs: 0 })) as unknown as MockHandle;
+    const dual = (await startMock({ host: '::', port: 0, seed: 12, providerLatencyMs: 0 })) as unknown as MockHandle;
     try {
       const via4 = { ...dual, baseUrl: `http://127.0.0.1:${dual.port}/api/v1`, controlUrl: `http://127.0.0.1:${dual.port}/_mock` };
       const allowed = await newKey(via4, { mode: 'test', ip_allowlist: ['127.0.0.1'] });
@@ -296,7 +296,7 @@ describe('404 for routes', () => {
 describe('429 rate_limit exceeded and the X-RateLimit headers', () => {
   let limited: MockHandle;
   beforeAll(async () => {
-    limited = (await startMock({ port: 0, seed: 13, rateLimit: 5, issueLatencyMs: 0 })) as unknown as MockHandle;
+    limited = (await startMock({ port: 0, seed: 13, rateLimit: 5, providerLatencyMs: 0 })) as unknown as MockHandle;
   });
   afterAll(async () => limited?.close());
 
@@ -378,7 +378,7 @@ describe('signing vectors through the gateway', () => {
     vm = (await startMock({
       port: 0,
       seed: 14,
-      issueLatencyMs: 0,
+      providerLatencyMs: 0,
       now: () => ts * 1000,
       keys: [...keys].map(([keyId, secret]) => ({ keyId, secret, mode: 'test' as const })),
     })) as unknown as MockHandle;

@@ -21,7 +21,7 @@ import {
 
 let mock: MockHandle;
 beforeAll(async () => {
-  mock = (await startMock({ port: 0, seed: 71, issueLatencyMs: 0 })) as unknown as MockHandle;
+  mock = (await startMock({ port: 0, seed: 71, providerLatencyMs: 0 })) as unknown as MockHandle;
 });
 afterAll(async () => mock?.close());
 
@@ -99,7 +99,7 @@ describe('issue', () => {
 describe('409 in_flight', () => {
   let slow: MockHandle;
   beforeAll(async () => {
-    slow = (await startMock({ port: 0, seed: 72, issueLatencyMs: 600 })) as unknown as MockHandle;
+    slow = (await startMock({ port: 0, seed: 72, providerLatencyMs: 600 })) as unknown as MockHandle;
   });
   afterAll(async () => slow?.close());
   it('the same key still running answers 409 idempotency in_flight; one card', async () => {
@@ -117,6 +117,16 @@ describe('409 in_flight', () => {
     expectError(busy[0]!, 409, 'idempotency', 'in_flight');
     const card = done[0]!.body.data;
     expect(expectOk(await issueCard(slow, { customerId: c.id, amount: 100, idempotencyKey: key }), 201).id).toBe(card.id);
+  });
+  it('recharge and terminate have the provider latency too: the same key still running answers 409 in_flight; loaded once', async () => {
+    const c = await approvedCustomer(slow);
+    const card = await activeCard(slow, { customerId: c.id, amount: 100 });
+    const key = newIdemKey();
+    const call = () => apiCall(slow, { method: 'POST', path: `/cards/${card.id}/recharge`, body: { amount: 40 }, idempotencyKey: key });
+    const both = await Promise.all([call(), new Promise((r) => setTimeout(r, 100)).then(call)]);
+    expect(both.map((r) => r.status).sort()).toEqual([200, 409]);
+    expectError(both.find((r) => r.status === 409)!, 409, 'idempotency', 'in_flight');
+    expect(expectOk(await call()).balance_minor).toBe(140);
   });
 });
 

@@ -7,7 +7,7 @@ let mock: MockHandle;
 let m: { merchantId: string; test: KeyPair; live: KeyPair };
 const created: string[] = [];
 beforeAll(async () => {
-  mock = (await startMock({ port: 0, seed: 51, issueLatencyMs: 0 })) as unknown as MockHandle;
+  mock = (await startMock({ port: 0, seed: 51, providerLatencyMs: 0 })) as unknown as MockHandle;
   m = await newMerchant(mock);
   for (let i = 0; i < 23; i++) {
     created.push((await createCustomer(mock, { key: m.test })).id);

@@ -20,7 +20,7 @@ import {
 
 let mock: MockHandle;
 beforeAll(async () => {
-  mock = (await startMock({ port: 0, seed: 61, issueLatencyMs: 0 })) as unknown as MockHandle;
+  mock = (await startMock({ port: 0, seed: 61, providerLatencyMs: 0 })) as unknown as MockHandle;
 });
 afterAll(async () => mock?.close());
 

@@ -114,7 +114,7 @@ function jsonContentType(res: ApiResponse): void {
 
 let mock: MockHandle;
 beforeAll(async () => {
-  mock = (await startMock({ port: 0, seed: 121, issueLatencyMs: 0 })) as unknown as MockHandle;
+  mock = (await startMock({ port: 0, seed: 121, providerLatencyMs: 0 })) as unknown as MockHandle;
   await fundLive(mock, '100000');
 });
 afterAll(async () => mock?.close());

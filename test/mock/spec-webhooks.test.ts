@@ -50,7 +50,7 @@ describe('webhook delivery', () => {
   it('delivers each event to each endpoint: headers, exact body, a valid signature', async () => {
     const a = await receiver();
     const b = await receiver();
-    const mock = (await startMock({ port: 0, seed: 131, issueLatencyMs: 0, webhookUrls: [a.url] })) as unknown as MockHandle;
+    const mock = (await startMock({ port: 0, seed: 131, providerLatencyMs: 0, webhookUrls: [a.url] })) as unknown as MockHandle;
     opened.push(a, b, mock);
     await ctl(mock, 'POST', '/webhook-endpoints', { url: b.url });
     const ev = await ctl(mock, 'POST', '/events', { type: 'card.issued', data: { card_id: '01JD2QA1B2C3D4E5F6G7H8J9KM' } });
@@ -73,7 +73,7 @@ describe('webhook delivery', () => {
 
   it('a real operation\'s event is delivered (deposit.credited)', async () => {
     const a = await receiver();
-    const mock = (await startMock({ port: 0, seed: 132, issueLatencyMs: 0, webhookUrls: [a.url] })) as unknown as MockHandle;
+    const mock = (await startMock({ port: 0, seed: 132, providerLatencyMs: 0, webhookUrls: [a.url] })) as unknown as MockHandle;
     opened.push(a, mock);
     const dep = await ctl(mock, 'POST', '/deposits', { network: mock.networks[0], asset_amount: '5', status: 'credited' });
     await until(() => a.got.some((g) => g.headers['x-service-event'] === 'deposit.credited'), 'deposit.credited delivery');
@@ -83,7 +83,7 @@ describe('webhook delivery', () => {
 
   it('retries a failure (5xx, then a 3xx) on the simulated clock, same delivery id, signed afresh with the real time', async () => {
     const a = await receiver([500, 302]);
-    const mock = (await startMock({ port: 0, seed: 133, issueLatencyMs: 0, webhookUrls: [a.url] })) as unknown as MockHandle;
+    const mock = (await startMock({ port: 0, seed: 133, providerLatencyMs: 0, webhookUrls: [a.url] })) as unknown as MockHandle;
     opened.push(a, mock);
     await ctl(mock, 'POST', '/events', { type: 'withdrawal.requested', data: { withdrawal_id: '01JD2QA1B2C3D4E5F6G7H8J9KM', amount_minor: 10, fee_minor: 1 } });
     await until(() => a.got.length >= 1, 'the first attempt');
@@ -108,7 +108,7 @@ describe('webhook delivery', () => {
 
   it('gives up after 7 requests in all', async () => {
     const a = await receiver(Array(20).fill(503));
-    const mock = (await startMock({ port: 0, seed: 134, issueLatencyMs: 0, webhookUrls: [a.url] })) as unknown as MockHandle;
+    const mock = (await startMock({ port: 0, seed: 134, providerLatencyMs: 0, webhookUrls: [a.url] })) as unknown as MockHandle;
     opened.push(a, mock);
     await ctl(mock, 'POST', '/events', { type: 'withdrawal.failed', data: { withdrawal_id: '01JD2QA1B2C3D4E5F6G7H8J9KM', amount_minor: 10 } });
     await until(() => a.got.length >= 1, 'the first attempt');

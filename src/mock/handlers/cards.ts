@@ -130,6 +130,11 @@ function resolveProduct(rt: Runtime, mode: Mode, productId: string | undefined):
   return { product: named, id: named.id };
 }
 
+/** Simulated provider latency of every money operation: concurrent calls with one key overlap (409 in_flight). */
+async function providerLatency(rt: RequestContext['rt']): Promise<void> {
+  if (rt.options.providerLatencyMs > 0) await sleep(rt.options.providerLatencyMs);
+}
+
 export async function issue(ctx: RequestContext): Promise<Reply> {
   const input = money(ctx, zodParse(IssueCardSchema));
   if (isReply(input)) return input;
@@ -139,8 +144,7 @@ export async function issue(ctx: RequestContext): Promise<Reply> {
     ctx,
     input.key,
     async (): Promise<Outcome> => {
-      // simulated provider latency: concurrent calls with the same key overlap (409 in_flight)
-      if (rt.options.issueLatencyMs > 0) await sleep(rt.options.issueLatencyMs);
+      await providerLatency(rt);
       const customer = findCustomer(rt, ctx.merchantId, body.customer_id);
       if (!customer) return { reply: notFound(), store: true };
       settleCustomer(rt, customer);
@@ -211,6 +215,7 @@ export async function recharge(ctx: RequestContext): Promise<Reply> {
     ctx,
     input.key,
     async (): Promise<Outcome> => {
+      await providerLatency(rt);
       const card = findCard(rt, ctx.merchantId, ctx.mode, ctx.params.card!);
       if (!card) return { reply: notFound(), store: true };
       // Decided: a frozen card can be loaded (freeze blocks spending, not loading).
@@ -255,6 +260,7 @@ export async function terminate(ctx: RequestContext): Promise<Reply> {
     ctx,
     input.key,
     async (): Promise<Outcome> => {
+      await providerLatency(rt);
       const card = findCard(rt, ctx.merchantId, ctx.mode, ctx.params.card!);
       if (!card) return { reply: notFound(), store: true };
       if (card.status !== 'active' && card.status !== 'frozen') return { reply: codeError('invalid_state'), store: true };
