@@ -3,7 +3,7 @@
 _cardctl_subcommands() {
   case "$1" in
     '') echo 'completion demo mock ops profiles request sign webhooks' ;;
-    'mock') echo 'clock deposits events faults keys kyc merchants networks provision reset start state transactions wallets webhook-deliveries webhook-endpoints withdrawals' ;;
+    'mock') echo 'clock deposits events faults keys kyc merchants networks products provision reset start state transactions wallets webhook-deliveries webhook-endpoints withdrawals' ;;
     'mock clock') echo 'advance' ;;
     'mock deposits') echo 'add' ;;
     'mock events') echo 'emit' ;;
@@ -11,6 +11,7 @@ _cardctl_subcommands() {
     'mock keys') echo 'create revoke roll rotate' ;;
     'mock merchants') echo 'create' ;;
     'mock networks') echo 'set' ;;
+    'mock products') echo 'set' ;;
     'mock transactions') echo 'add' ;;
     'mock webhook-endpoints') echo 'add enable' ;;
     'mock withdrawals') echo 'add' ;;
@@ -39,6 +40,8 @@ _cardctl_flags() {
     'mock merchants create') echo '--control-url --json' ;;
     'mock networks') echo '--control-url --json' ;;
     'mock networks set') echo '--control-url --json' ;;
+    'mock products') echo '--control-url --json' ;;
+    'mock products set') echo '--available --control-url --default --enabled --json' ;;
     'mock provision') echo '--control-url --json --outcome' ;;
     'mock reset') echo '--control-url --json' ;;
     'mock start') echo '--host --json --port --rate-limit --save-profiles --seed --state --webhook' ;;
@@ -73,6 +76,9 @@ _cardctl_flag_values() {
     'mock faults add --operation') echo 'issue recharge terminate any' ;;
     'mock keys create --mode') echo 'test live' ;;
     'mock kyc --verdict') echo 'approved rejected' ;;
+    'mock products set --available') echo 'true false' ;;
+    'mock products set --default') echo 'true false' ;;
+    'mock products set --enabled') echo 'true false' ;;
     'mock provision --outcome') echo 'active failed' ;;
     'mock transactions add --status') echo 'pending completed declined reversed' ;;
     'mock transactions add --type') echo 'authorization capture refund reversal decline' ;;

@@ -4,7 +4,7 @@
 _cardctl_subcommands() {
   case "$1" in
     '') print -r -- 'completion demo mock ops profiles request sign webhooks' ;;
-    'mock') print -r -- 'clock deposits events faults keys kyc merchants networks provision reset start state transactions wallets webhook-deliveries webhook-endpoints withdrawals' ;;
+    'mock') print -r -- 'clock deposits events faults keys kyc merchants networks products provision reset start state transactions wallets webhook-deliveries webhook-endpoints withdrawals' ;;
     'mock clock') print -r -- 'advance' ;;
     'mock deposits') print -r -- 'add' ;;
     'mock events') print -r -- 'emit' ;;
@@ -12,6 +12,7 @@ _cardctl_subcommands() {
     'mock keys') print -r -- 'create revoke roll rotate' ;;
     'mock merchants') print -r -- 'create' ;;
     'mock networks') print -r -- 'set' ;;
+    'mock products') print -r -- 'set' ;;
     'mock transactions') print -r -- 'add' ;;
     'mock webhook-endpoints') print -r -- 'add enable' ;;
     'mock withdrawals') print -r -- 'add' ;;
@@ -40,6 +41,8 @@ _cardctl_flags() {
     'mock merchants create') print -r -- '--control-url --json' ;;
     'mock networks') print -r -- '--control-url --json' ;;
     'mock networks set') print -r -- '--control-url --json' ;;
+    'mock products') print -r -- '--control-url --json' ;;
+    'mock products set') print -r -- '--available --control-url --default --enabled --json' ;;
     'mock provision') print -r -- '--control-url --json --outcome' ;;
     'mock reset') print -r -- '--control-url --json' ;;
     'mock start') print -r -- '--host --json --port --rate-limit --save-profiles --seed --state --webhook' ;;
@@ -74,6 +77,9 @@ _cardctl_flag_values() {
     'mock faults add --operation') print -r -- 'issue recharge terminate any' ;;
     'mock keys create --mode') print -r -- 'test live' ;;
     'mock kyc --verdict') print -r -- 'approved rejected' ;;
+    'mock products set --available') print -r -- 'true false' ;;
+    'mock products set --default') print -r -- 'true false' ;;
+    'mock products set --enabled') print -r -- 'true false' ;;
     'mock provision --outcome') print -r -- 'active failed' ;;
     'mock transactions add --status') print -r -- 'pending completed declined reversed' ;;
     'mock transactions add --type') print -r -- 'authorization capture refund reversal decline' ;;

@@ -372,6 +372,29 @@ function setNetworks({ rt, body }: ControlRequest): Reply {
   return ok({ enabled });
 }
 
+/**
+ * Product switches (the platform's configuration, same for every merchant): `default`,
+ * `enabled`, `available`. Making one the default clears it on the others; clearing the default
+ * of every product is how `product: [no_default]` is reached.
+ */
+function patchProduct({ rt, params, body }: ControlRequest): Reply {
+  const product = rt.state.products.find((p) => p.id === params[0]);
+  if (!product) return fail(404, 'Product not found.');
+  const errors: ErrorMap = {};
+  const flags: Partial<Record<'default' | 'enabled' | 'available', boolean>> = {};
+  for (const field of ['default', 'enabled', 'available'] as const) {
+    const v = body[field];
+    if (v === undefined) continue;
+    if (typeof v !== 'boolean') errors[field] = [`The ${field} must be true or false.`];
+    else flags[field] = v;
+  }
+  if (Object.keys(errors).length) return validation(errors);
+  if (flags.default) for (const p of rt.state.products) p.default = false;
+  Object.assign(product, flags);
+  rt.markDirty();
+  return ok({ ...product });
+}
+
 const faultView = (f: FaultRec) => ({ id: f.id, operation: f.operation, kind: f.kind, count: f.count, remaining: f.remaining, merchant_id: f.merchant_id });
 
 function addFault({ rt, body }: ControlRequest): Reply {
@@ -505,6 +528,8 @@ const ROUTES: Array<[string, RegExp, ControlHandler]> = [
   ['POST', /^\/cards\/([^/]+)\/transactions$/, addTransaction],
   ['POST', /^\/deposits$/, addDeposit],
   ['POST', /^\/withdrawals$/, addWithdrawal],
+  ['GET', /^\/products$/, ({ rt }) => ok(rt.state.products.map((p) => ({ ...p })))],
+  ['PATCH', /^\/products\/([^/]+)$/, patchProduct],
   ['GET', /^\/networks$/, ({ rt }) => ok({ enabled: rt.state.networks })],
   ['PUT', /^\/networks$/, setNetworks],
   ['GET', /^\/faults$/, ({ rt }) => ok(rt.state.faults.map(faultView))],

@@ -8,6 +8,7 @@ import {
   apiCall,
   approvedCustomer,
   createCustomer,
+  control,
   ctl,
   events,
   expectError,
@@ -177,6 +178,25 @@ describe('POST /cards', () => {
     const before = await wallet(mock, 'live');
     expectError(await issueCard(mock, { customerId: c.id, productId: unavailable.id, mode: 'live' }), 422, 'product', 'unavailable');
     expect((await wallet(mock, 'live')).balance_minor).toBe(before.balance_minor);
+  });
+
+  it('422 product no_default when no product is named and none is the default (mock products set); nothing charged', async () => {
+    // products are the platform's configuration, shared by every merchant: use a mock of its own
+    const own = (await startMock({ port: 0, seed: 22, providerLatencyMs: 0 })) as unknown as MockHandle;
+    try {
+      const c = await approvedCustomer(own);
+      const def = own.products.find((p) => p.default)!;
+      expect((await ctl(own, 'PATCH', `/products/${def.id}`, { default: false })).default).toBe(false);
+      expect((await ctl<Array<{ default: boolean }>>(own, 'GET', '/products')).some((p) => p.default)).toBe(false);
+      const before = await wallet(own, 'test');
+      expectError(await issueCard(own, { customerId: c.id }), 422, 'product', 'no_default');
+      expect((await wallet(own, 'test')).balance_minor).toBe(before.balance_minor);
+      await ctl(own, 'PATCH', `/products/${def.id}`, { default: true });
+      expect(expectOk(await issueCard(own, { customerId: c.id }), 201).product_id).toBe(def.id);
+      expect((await control(own, 'PATCH', `/products/${def.id}`, { default: 'no' })).status).toBe(422);
+    } finally {
+      await own.close();
+    }
   });
 
   it('422 balance insufficient_funds when the live wallet cannot cover load plus fee; nothing charged', async () => {
