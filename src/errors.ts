@@ -8,7 +8,7 @@ export type ErrorKind =
   | 'not_found' // 404
   | 'business' // 409 and 422 refusals with a code
   | 'rate_limited' // 429 after the allowed retries
-  | 'outcome_unknown' // 202, or a 500 / dropped connection on a money operation
+  | 'outcome_unknown' // 202, a 5xx other than 503 or a dropped connection on a money operation, a dropped connection after any other write
   | 'unavailable' // 503, connection refused, timeout
   | 'unexpected';
 

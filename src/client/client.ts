@@ -8,7 +8,7 @@ import { API_PREFIX, matchRoute, type RouteDef } from '../contract/routes.js';
 import { CardctlError, usageError } from '../errors.js';
 import type { Credentials } from '../profiles/types.js';
 import { canonicalQuery, encodeComponent, signRequest } from '../signing/index.js';
-import { header, retryAfterSeconds, toCardctlError, wasMaybeSent, type Outcome } from './errors.js';
+import { header, replayHint, retryAfterSeconds, toCardctlError, wasMaybeSent, type Outcome } from './errors.js';
 import { getAgent } from './http.js';
 import type { Journal } from './journal.js';
 import { serializeMoneyBody } from './serialize.js';
@@ -191,6 +191,7 @@ export class ApiClient {
         source: creds.source,
         mode: creds.mode,
         base_url: creds.baseUrl,
+        key_id: creds.keyId, // the id only, never the secret: `ops replay` checks it
         method: p.method,
         path: p.path,
         query: p.query,
@@ -306,6 +307,7 @@ export class ApiClient {
       localNowMs: this.now(),
       profileName: creds.source === 'env' ? undefined : creds.name,
       keyId: creds.keyId,
+      journalId,
     });
     if (err && p.money && ambiguous && err.kind !== 'outcome_unknown' && (err.kind === 'unavailable' || err.kind === 'rate_limited')) {
       // a later refusal does not undo an earlier attempt that may have gone through
@@ -315,17 +317,24 @@ export class ApiClient {
         errors: err.errors,
         code: err.code,
         idempotencyKey: p.idempotencyKey,
-        hint: `Replay with the same key to learn the outcome: \`--idempotency-key ${p.idempotencyKey}\` or \`cardctl ops replay ${journalId ?? ''}\`.`,
+        hint: replayHint(p.idempotencyKey, journalId),
       });
     }
     if (journal && journalId) {
       const data = (response?.body as { data?: { id?: unknown } } | undefined)?.data;
+      // Resolved only when the answer tells what became of the operation (a result, a definitive
+      // refusal, a 404). A first send that nothing could have processed (connection refused, 401,
+      // 429, 503 with no earlier attempt that may have gone through) is known not to have happened.
+      // Anything else (a failed replay included) leaves the outcome unknown.
+      const reveals = !err || err.kind === 'business' || err.kind === 'usage' || err.kind === 'not_found';
+      const notProcessed = !reveals && !replayOf && !ambiguous && !!err && (err.kind === 'auth' || err.kind === 'unavailable' || err.kind === 'rate_limited');
       this.journalWrite(journal, () => journal.recordOutcome({
         id: journalId,
         status: response?.status ?? null,
-        outcome: err?.kind === 'outcome_unknown' ? 'unknown' : 'resolved',
+        outcome: reveals || notProcessed ? 'resolved' : 'unknown',
         code: err?.code ?? null,
         resource_id: data && typeof data.id === 'string' ? data.id : null,
+        ...(notProcessed ? { not_processed: true } : {}),
         ...(replayOf ? { replay: true } : {}),
       }), false);
     }
@@ -385,7 +394,8 @@ export class ApiClient {
       const delayMs = after !== undefined ? after * 1000 + Math.round(Math.random() * 100) : backoff(n);
       return { retry: true, reason: `${status}${after !== undefined ? ` (Retry-After ${after} s)` : ''}`, delayMs };
     }
-    if (status === 500 && p.money) return { retry: true, reason: '500 on a money operation: replaying the key reveals the outcome', delayMs: backoff(n), ambiguous: true };
+    // any 5xx but 503 (a 502/504 from a proxy too): the request may have reached the API
+    if (status >= 500 && status < 600 && p.money) return { retry: true, reason: `${status} on a money operation: replaying the key reveals the outcome`, delayMs: backoff(n), ambiguous: true };
     if (status === 202) return { retry: false, reason: p.money ? '202: accepted, not final (never retried as a failure)' : '', delayMs: 0 };
     if (status >= 400 && status < 500) return { retry: false, reason: `${status}: a 4xx other than 409 in_flight and 429 is not retried`, delayMs: 0 };
     if (status >= 500) return { retry: false, reason: `${status}: not retried${p.money ? '' : ' (not a money operation)'}`, delayMs: 0 };

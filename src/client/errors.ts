@@ -28,6 +28,8 @@ export interface ErrorContext {
   localNowMs: number;
   profileName?: string;
   keyId?: string;
+  /** the journal entry of a money operation, named in the replay hint */
+  journalId?: string;
 }
 
 /** Transport error codes that mean the request never left this machine. */
@@ -82,10 +84,13 @@ export function retryAfterSeconds(headers: Record<string, string | string[] | un
   return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - localNowMs) / 1000));
 }
 
-const replayHint = (key: string | undefined): string =>
+export const replayHint = (key: string | undefined, journalId?: string): string =>
   key
-    ? `The outcome is not known yet: replay with the same key to learn it (\`--idempotency-key ${key}\`, or \`cardctl ops replay\`); do not send it with a new key.`
+    ? `The outcome is not known yet: replay it to learn it (${journalId ? `\`cardctl ops replay ${journalId}\`, or ` : ''}the same command with \`--idempotency-key ${key}\`); do not send it with a new key.`
     : 'The outcome is not known yet: check the resource before retrying.';
+
+/** Methods that change nothing, so a dropped connection after sending them is harmless. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** null for a success (2xx, and 202 outside money operations). */
 export function toCardctlError(outcome: Outcome, ctx: ErrorContext): CardctlError | null {
@@ -96,9 +101,18 @@ export function toCardctlError(outcome: Outcome, ctx: ErrorContext): CardctlErro
     if (ctx.money && outcome.maybeSent) {
       return new CardctlError(`the connection ended before an answer to ${ctx.method} ${ctx.url} (${code ?? detail}).`, {
         kind: 'outcome_unknown',
-        hint: replayHint(key),
+        hint: replayHint(key, ctx.journalId),
         code: code ?? 'connection_lost',
         idempotencyKey: key,
+        cause: outcome.error,
+      });
+    }
+    if (outcome.maybeSent && !SAFE_METHODS.has(ctx.method.toUpperCase())) {
+      // the write left this machine: the server may have applied it, and it has no key to replay
+      return new CardctlError(`no answer to ${ctx.method} ${ctx.url} (${code ?? detail}), but the request was sent: it may have been processed.`, {
+        kind: 'outcome_unknown',
+        hint: 'Check before resending (e.g. GET the resource or the list): sending it again may apply it twice.',
+        code: code ?? 'connection_lost',
         cause: outcome.error,
       });
     }
@@ -119,7 +133,7 @@ export function toCardctlError(outcome: Outcome, ctx: ErrorContext): CardctlErro
 
   if (status === 202) {
     if (!ctx.money) return null;
-    return new CardctlError('accepted, but not final yet (202).', { ...base, kind: 'outcome_unknown', hint: replayHint(key) });
+    return new CardctlError('accepted, but not final yet (202).', { ...base, kind: 'outcome_unknown', hint: replayHint(key, ctx.journalId) });
   }
   if (status >= 200 && status < 300) return null;
 
@@ -170,7 +184,7 @@ export function toCardctlError(outcome: Outcome, ctx: ErrorContext): CardctlErro
   }
   if (status === 409 || status === 422) {
     if (code === 'in_flight' && ctx.money) {
-      return new CardctlError('the same idempotency key is still being processed (in_flight).', { ...base, kind: 'outcome_unknown', hint: replayHint(key) });
+      return new CardctlError('the same idempotency key is still being processed (in_flight).', { ...base, kind: 'outcome_unknown', hint: replayHint(key, ctx.journalId) });
     }
     const hints: Record<string, string> = {
       payload_mismatch: `This idempotency key was used with a different body: send the original body, or use a new key for a new operation.`,
@@ -200,8 +214,10 @@ export function toCardctlError(outcome: Outcome, ctx: ErrorContext): CardctlErro
   if (status === 503) {
     return new CardctlError(`service unavailable (503)${said}.`, { ...base, kind: 'unavailable', hint: 'Nothing was charged: try again shortly.' });
   }
-  if (status === 500 && ctx.money) {
-    return new CardctlError('server error (500) on a money operation: it may have succeeded.', { ...base, kind: 'outcome_unknown', hint: replayHint(key) });
+  if (status >= 500 && status < 600 && ctx.money) {
+    // 503 is handled above; a 502/504 may come from a proxy that did forward the request
+    const via = status === 500 ? '' : ' (a gateway or proxy may have forwarded it)';
+    return new CardctlError(`server error (${status}) on a money operation${via}: it may have succeeded.`, { ...base, kind: 'outcome_unknown', hint: replayHint(key, ctx.journalId) });
   }
   if (status === 400) {
     return new CardctlError(`bad request (400)${said}.`, { ...base, kind: 'usage', hint: 'Check the path, query and body.' });

@@ -15,6 +15,8 @@ export interface JournalOp {
   source: string;
   mode: string;
   base_url: string;
+  /** the API key id it was sent with (never the secret); absent in entries older than this field */
+  key_id?: string;
   method: string;
   path: string;
   query: string;
@@ -35,6 +37,8 @@ export interface JournalOutcome {
   /** the resource id in the answer, when there was one */
   resource_id?: string | null;
   replay?: boolean;
+  /** resolved because nothing could have processed it (refused before any attempt may have gone through) */
+  not_processed?: boolean;
 }
 
 export interface JournalEntry extends JournalOp {
@@ -44,7 +48,12 @@ export interface JournalEntry extends JournalOp {
   code: string | null;
   resource_id: string | null;
   outcomes: JournalOutcome[];
+  /** a later send of the same operation (same key, target, key id and bytes) whose answer resolved this one */
+  resolved_by?: string;
 }
+
+/** Sends that the API treats as one operation: it answers the same key and bytes with the same outcome. */
+const sameOperation = (e: JournalOp): string => JSON.stringify([e.idempotency_key, e.base_url, e.mode, e.key_id ?? null, e.body_sha256]);
 
 /** `$CARDCTL_STATE_DIR`, else `$XDG_STATE_HOME/cardctl`, else the platform's state folder. */
 export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -135,15 +144,31 @@ export class Journal {
         if (rec.resource_id) entry.resource_id = rec.resource_id;
       }
     }
-    return [...byId.values()];
+    const all = [...byId.values()];
+    // Resending with `--idempotency-key SAME` records a new entry; its answer is the outcome of
+    // the earlier sends too (oldest first, so walk back from the newest).
+    const revealed = new Map<string, JournalEntry>();
+    for (let i = all.length - 1; i >= 0; i--) {
+      const e = all[i]!;
+      const k = sameOperation(e);
+      const later = revealed.get(k);
+      if (e.outcome === 'unknown' && later) {
+        Object.assign(e, { outcome: 'resolved', status: later.status, code: later.code, resource_id: later.resource_id, resolved_by: later.resolved_by ?? later.id });
+      } else if (e.outcome === 'resolved' && !e.outcomes.at(-1)?.not_processed && !later) {
+        revealed.set(k, e);
+      }
+    }
+    return all;
   }
 
   /** By full id or an unambiguous prefix (with or without `op_`). */
   find(idOrPrefix: string): JournalEntry | { ambiguous: string[] } | undefined {
     const wanted = idOrPrefix.startsWith('op_') ? idOrPrefix : `op_${idOrPrefix}`;
     const all = this.entries();
-    const exact = all.find((e) => e.id === wanted || e.idempotency_key === idOrPrefix);
-    if (exact) return exact;
+    const byId = all.find((e) => e.id === wanted);
+    if (byId) return byId;
+    const byKey = all.filter((e) => e.idempotency_key === idOrPrefix).at(-1); // the newest send of that key
+    if (byKey) return byKey;
     const matches = all.filter((e) => e.id.startsWith(wanted));
     if (matches.length === 1) return matches[0];
     if (matches.length > 1) return { ambiguous: matches.map((m) => m.id) };

@@ -36,6 +36,16 @@ export async function replayOp(id: string, opts: SessionOptions): Promise<{ entr
         `Replay it with the profile it was sent with${entry.profile ? ` (--profile ${entry.profile})` : ' (the same CARDCTL_* environment)'}.`,
       );
     }
+    const recordedWith = entry.profile ? `profile "${entry.profile}"` : 'the CARDCTL_* environment';
+    if (entry.key_id === undefined) {
+      process.stderr.write(`Warning: ${entry.id} was recorded without its API key id, so cardctl cannot check that key ${credentials.keyId} is the one it was sent with (${recordedWith}).\n`);
+    } else if (entry.key_id !== credentials.keyId) {
+      // the API scopes idempotency keys to the account: another key may be another merchant, where this would be a new operation
+      throw usageError(
+        `operation ${entry.id} was sent with API key ${entry.key_id} (${recordedWith}); the credentials in use have key ${credentials.keyId}.`,
+        `Replay it with the key it was sent with${entry.profile ? ` (--profile ${entry.profile})` : ' (the same CARDCTL_API_KEY)'}.`,
+      );
+    }
     const prepared: PreparedRequest = {
       method: entry.method,
       origin: new URL(entry.base_url).origin,

@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { usageError } from '../errors.js';
 import type { ApiResponse } from './client.js';
-import { serializeMoneyBody } from './serialize.js';
+import { inexactNumbers, serializeMoneyBody } from './serialize.js';
 import { withSession, type SessionOptions } from './session.js';
 
 export interface RawRequestOptions extends SessionOptions {
@@ -65,7 +65,16 @@ export async function runRawRequest(opts: RawRequestOptions): Promise<ApiRespons
     const prepared = await client.prepare({ method: opts.method, path: opts.path, query, body: body?.bytes, idempotencyKey: opts.idempotencyKey });
     // Typed inline on a money route: deterministic bytes, so retyping the command replays.
     // A file or stdin is sent byte for byte.
-    if (body?.inline && prepared.money) prepared.body = await serializeMoneyBody(prepared.route?.operation, body.value);
+    if (body?.inline && prepared.money) {
+      const [bad] = inexactNumbers(body.bytes.toString('utf8'));
+      if (bad) {
+        throw usageError(
+          `the number ${bad.literal} in --data cannot be carried exactly: it would be sent as ${bad.becomes}, so nothing was sent.`,
+          'Check the amount (amounts are integers in minor units), or send the exact bytes unchanged with --data @FILE.',
+        );
+      }
+      prepared.body = await serializeMoneyBody(prepared.route?.operation, body.value);
+    }
     return client.sendPrepared(prepared);
   });
 }

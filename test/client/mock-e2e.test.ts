@@ -60,6 +60,32 @@ describe('request against the mock', () => {
     expect(shown).toMatchObject({ outcome: 'resolved', status: 200 });
   });
 
+  it('a failed replay (401) leaves a lost answer unknown; resending with the same key, as the hint says, resolves it, charged once', async () => {
+    const customer = await approvedCustomer(mock);
+    const issued = await run(['request', 'POST', '/cards', '--data', `{"customer_id":"${customer.id}","amount_minor":1000}`, '--json']);
+    const card = JSON.parse(issued.stdout).data;
+    await ctl(mock, 'POST', '/faults', { operation: 'recharge', kind: '500_after_commit', count: 1 });
+    const before = await wallet(mock, 'test');
+    const command = ['request', 'POST', `/cards/${card.id}/recharge`, '--data', '{"amount":300}', '--idempotency-key', 'e2e-resend-1'];
+    const lost = await run([...command, '--retries', '0']);
+    expect(lost.code, lost.stderr).toBe(7);
+    const id = /`cardctl ops replay (op_\w+)`/.exec(lost.stderr)?.[1];
+    expect(id).toBeDefined();
+
+    // a replay the gateway refuses (a secret that does not belong to the key) tells nothing
+    expect((await run(['ops', 'replay', id!], { CARDCTL_API_SECRET: mock.keys.live.secret })).code).toBe(3);
+    const stillUnknown = JSON.parse((await run(['ops', 'list', '--unresolved', '--json'])).stdout) as Array<{ id: string }>;
+    expect(stillUnknown.map((e) => e.id)).toContain(id);
+
+    const resent = await run([...command, '--json']);
+    expect(resent.code, resent.stderr).toBe(0);
+    expect(JSON.parse(resent.stdout).data.balance_minor).toBe(card.balance_minor + 300);
+    expect((await wallet(mock, 'test')).balance_minor).toBe(before.balance_minor - 300);
+    const after = JSON.parse((await run(['ops', 'list', '--unresolved', '--json'])).stdout) as Array<{ idempotency_key: string }>;
+    expect(after.map((e) => e.idempotency_key)).not.toContain('e2e-resend-1');
+    expect(JSON.parse((await run(['ops', 'show', id!, '--json'])).stdout)).toMatchObject({ outcome: 'resolved', status: 200 });
+  });
+
   it('maps the mock\'s refusals to exit codes: 404, 422 validation, wrong secret', async () => {
     expect((await run(['request', 'GET', '/cards/01J0000000000000000000NONE'])).code).toBe(4);
     const bad = await run(['request', 'POST', '/cards/01J0000000000000000000NONE/recharge', '--data', '{"amount":0}']);
