@@ -18,19 +18,23 @@ export abstract class MockControlCommand extends BaseCommand {
     return callControl(target, method, path, body);
   }
 
-  protected render(data: unknown): void {
+  protected async render(data: unknown): Promise<void> {
     if (this.jsonOutput) return this.printJson(data);
-    process.stdout.write(readable(data));
+    process.stdout.write(await readable(data));
   }
 }
 
 const scalar = (v: unknown): string => (v === null || v === undefined ? '-' : typeof v === 'object' ? JSON.stringify(v) : String(v));
 
-/** Key-value lines for an object, one line per item for a list. */
-export function readable(data: unknown): string {
+/** A table for a list of objects (columns: every key seen), key-value lines for an object. */
+export async function readable(data: unknown): Promise<string> {
   if (Array.isArray(data)) {
     if (data.length === 0) return '(none)\n';
-    return data.map((row) => (row && typeof row === 'object' ? Object.entries(row).map(([k, v]) => `${k}=${scalar(v)}`).join('  ') : scalar(row))).join('\n') + '\n';
+    if (!data.every((row) => row && typeof row === 'object' && !Array.isArray(row))) return data.map(scalar).join('\n') + '\n';
+    const rows = data as Array<Record<string, unknown>>;
+    const keys = [...new Set(rows.flatMap((row) => Object.keys(row)))];
+    const { formatTable } = await import('../../output/text.js');
+    return formatTable(rows, keys.map((k) => ({ header: k.toUpperCase(), get: (row: Record<string, unknown>) => scalar(row[k]) })));
   }
   if (data && typeof data === 'object') {
     const entries = Object.entries(data);

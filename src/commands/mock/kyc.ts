@@ -14,6 +14,6 @@ export default class MockKyc extends MockControlCommand {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(MockKyc);
-    this.render(await this.control(flags, 'POST', `/customers/${encodeURIComponent(args.customer)}/kyc`, { verdict: flags.verdict, reason: flags.reason }));
+    await this.render(await this.control(flags, 'POST', `/customers/${encodeURIComponent(args.customer)}/kyc`, { verdict: flags.verdict, reason: flags.reason }));
   }
 }

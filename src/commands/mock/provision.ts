@@ -13,6 +13,6 @@ export default class MockProvision extends MockControlCommand {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(MockProvision);
-    this.render(await this.control(flags, 'POST', `/cards/${encodeURIComponent(args.card)}/provision`, { outcome: flags.outcome }));
+    await this.render(await this.control(flags, 'POST', `/cards/${encodeURIComponent(args.card)}/provision`, { outcome: flags.outcome }));
   }
 }

@@ -6,6 +6,6 @@ export default class MockReset extends MockControlCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(MockReset);
-    this.render(await this.control(flags, 'POST', '/reset'));
+    await this.render(await this.control(flags, 'POST', '/reset'));
   }
 }

@@ -6,6 +6,6 @@ export default class MockState extends MockControlCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(MockState);
-    this.render(await this.control(flags, 'GET', '/state'));
+    await this.render(await this.control(flags, 'GET', '/state'));
   }
 }

@@ -6,6 +6,6 @@ export default class MockWallets extends MockControlCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(MockWallets);
-    this.render(await this.control(flags, 'GET', '/wallets'));
+    await this.render(await this.control(flags, 'GET', '/wallets'));
   }
 }

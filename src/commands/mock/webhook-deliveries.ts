@@ -6,6 +6,6 @@ export default class MockWebhookDeliveries extends MockControlCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(MockWebhookDeliveries);
-    this.render(await this.control(flags, 'GET', '/webhook-deliveries'));
+    await this.render(await this.control(flags, 'GET', '/webhook-deliveries'));
   }
 }

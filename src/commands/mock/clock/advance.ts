@@ -12,6 +12,6 @@ export default class MockClockAdvance extends MockControlCommand {
     const { args, flags } = await this.parse(MockClockAdvance);
     const seconds = Number(args.seconds);
     if (!Number.isFinite(seconds) || seconds < 0) this.error('SECONDS must be a number of seconds, 0 or more (e.g. 3600).', { exit: 2 });
-    this.render(await this.control(flags, 'POST', '/clock/advance', { seconds }));
+    await this.render(await this.control(flags, 'POST', '/clock/advance', { seconds }));
   }
 }

@@ -6,6 +6,6 @@ export default class MockClock extends MockControlCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(MockClock);
-    this.render(await this.control(flags, 'GET', '/clock'));
+    await this.render(await this.control(flags, 'GET', '/clock'));
   }
 }

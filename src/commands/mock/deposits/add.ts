@@ -13,6 +13,6 @@ export default class MockDepositsAdd extends MockControlCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(MockDepositsAdd);
-    this.render(await this.control(flags, 'POST', '/deposits', { network: flags.network, asset_amount: flags['asset-amount'], status: flags.status, merchant_id: flags.merchant }));
+    await this.render(await this.control(flags, 'POST', '/deposits', { network: flags.network, asset_amount: flags['asset-amount'], status: flags.status, merchant_id: flags.merchant }));
   }
 }

@@ -23,6 +23,6 @@ export default class MockEventsEmit extends MockControlCommand {
         this.error('--data must be a JSON object, e.g. \'{"card_id":"01J..."}\'.', { exit: 2 });
       }
     }
-    this.render(await this.control(flags, 'POST', '/events', { type: args.type, data, mode: flags.mode, merchant_id: flags.merchant }));
+    await this.render(await this.control(flags, 'POST', '/events', { type: args.type, data, mode: flags.mode, merchant_id: flags.merchant }));
   }
 }

@@ -13,6 +13,6 @@ export default class MockFaultsAdd extends MockControlCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(MockFaultsAdd);
-    this.render(await this.control(flags, 'POST', '/faults', { operation: flags.operation, kind: flags.kind, count: flags.count, merchant_id: flags.merchant }));
+    await this.render(await this.control(flags, 'POST', '/faults', { operation: flags.operation, kind: flags.kind, count: flags.count, merchant_id: flags.merchant }));
   }
 }

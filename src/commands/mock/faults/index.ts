@@ -6,6 +6,6 @@ export default class MockFaults extends MockControlCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(MockFaults);
-    this.render(await this.control(flags, 'GET', '/faults'));
+    await this.render(await this.control(flags, 'GET', '/faults'));
   }
 }

@@ -13,6 +13,6 @@ export default class MockKeysCreate extends MockControlCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(MockKeysCreate);
-    this.render(await this.control(flags, 'POST', '/keys', { mode: flags.mode, merchant_id: flags.merchant, scopes: flags.scope, ip_allowlist: flags.ip }));
+    await this.render(await this.control(flags, 'POST', '/keys', { mode: flags.mode, merchant_id: flags.merchant, scopes: flags.scope, ip_allowlist: flags.ip }));
   }
 }

@@ -10,6 +10,6 @@ export default class MockKeysRevoke extends MockControlCommand {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(MockKeysRevoke);
-    this.render(await this.control(flags, 'POST', `/keys/${encodeURIComponent(args.key)}/revoke`));
+    await this.render(await this.control(flags, 'POST', `/keys/${encodeURIComponent(args.key)}/revoke`));
   }
 }

@@ -10,6 +10,6 @@ export default class MockKeysRoll extends MockControlCommand {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(MockKeysRoll);
-    this.render(await this.control(flags, 'POST', `/keys/${encodeURIComponent(args.key)}/roll`));
+    await this.render(await this.control(flags, 'POST', `/keys/${encodeURIComponent(args.key)}/roll`));
   }
 }

@@ -10,6 +10,6 @@ export default class MockKeysRotate extends MockControlCommand {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(MockKeysRotate);
-    this.render(await this.control(flags, 'POST', `/keys/${encodeURIComponent(args.key)}/rotate`));
+    await this.render(await this.control(flags, 'POST', `/keys/${encodeURIComponent(args.key)}/rotate`));
   }
 }

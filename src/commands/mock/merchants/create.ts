@@ -6,6 +6,6 @@ export default class MockMerchantsCreate extends MockControlCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(MockMerchantsCreate);
-    this.render(await this.control(flags, 'POST', '/merchants', {}));
+    await this.render(await this.control(flags, 'POST', '/merchants', {}));
   }
 }

@@ -8,6 +8,6 @@ export default class MockNetworksSet extends MockControlCommand {
   async run(): Promise<void> {
     const { argv, flags } = await this.parse(MockNetworksSet);
     const enabled = argv.map(String);
-    this.render(await this.control(flags, 'PUT', '/networks', { enabled }));
+    await this.render(await this.control(flags, 'PUT', '/networks', { enabled }));
   }
 }

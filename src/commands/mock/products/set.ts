@@ -20,6 +20,6 @@ export default class MockProductsSet extends MockControlCommand {
     const body: Record<string, boolean> = {};
     for (const k of ['default', 'enabled', 'available'] as const) if (flags[k] !== undefined) body[k] = flags[k] === 'true';
     if (Object.keys(body).length === 0) throw usageError('nothing to change.', 'Pass --default, --enabled or --available (true or false).');
-    this.render(await this.control(flags, 'PATCH', `/products/${encodeURIComponent(args.product)}`, body));
+    await this.render(await this.control(flags, 'PATCH', `/products/${encodeURIComponent(args.product)}`, body));
   }
 }

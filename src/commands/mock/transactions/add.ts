@@ -17,6 +17,6 @@ export default class MockTransactionsAdd extends MockControlCommand {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(MockTransactionsAdd);
-    this.render(await this.control(flags, 'POST', `/cards/${encodeURIComponent(args.card)}/transactions`, { type: flags.type, status: flags.status, amount_minor: flags.amount, occurred_at: flags['occurred-at'], currency: flags.currency }));
+    await this.render(await this.control(flags, 'POST', `/cards/${encodeURIComponent(args.card)}/transactions`, { type: flags.type, status: flags.status, amount_minor: flags.amount, occurred_at: flags['occurred-at'], currency: flags.currency }));
   }
 }

@@ -13,6 +13,6 @@ export default class MockWebhookEndpointsAdd extends MockControlCommand {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(MockWebhookEndpointsAdd);
-    this.render(await this.control(flags, 'POST', '/webhook-endpoints', { url: args.url, merchant_id: flags.merchant }));
+    await this.render(await this.control(flags, 'POST', '/webhook-endpoints', { url: args.url, merchant_id: flags.merchant }));
   }
 }

@@ -10,6 +10,6 @@ export default class MockWebhookEndpointsEnable extends MockControlCommand {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(MockWebhookEndpointsEnable);
-    this.render(await this.control(flags, 'POST', `/webhook-endpoints/${encodeURIComponent(args.endpoint)}/enable`));
+    await this.render(await this.control(flags, 'POST', `/webhook-endpoints/${encodeURIComponent(args.endpoint)}/enable`));
   }
 }

@@ -13,6 +13,6 @@ export default class MockWithdrawalsAdd extends MockControlCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(MockWithdrawalsAdd);
-    this.render(await this.control(flags, 'POST', '/withdrawals', { amount_minor: flags.amount, fee_minor: flags.fee, outcome: flags.outcome, merchant_id: flags.merchant }));
+    await this.render(await this.control(flags, 'POST', '/withdrawals', { amount_minor: flags.amount, fee_minor: flags.fee, outcome: flags.outcome, merchant_id: flags.merchant }));
   }
 }
