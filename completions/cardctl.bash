@@ -2,7 +2,11 @@
 
 _cardctl_subcommands() {
   case "$1" in
-    '') echo 'completion demo mock ops profiles request sign webhooks' ;;
+    '') echo 'cards completion customers demo deposit-addresses deposits mock ops profiles request sign webhooks' ;;
+    'cards') echo 'freeze get issue recharge terminate transactions unfreeze' ;;
+    'customers') echo 'create get kyc list update' ;;
+    'deposit-addresses') echo 'create list' ;;
+    'deposits') echo 'list' ;;
     'mock') echo 'clock deposits events faults keys kyc merchants networks products provision reset start state transactions wallets webhook-deliveries webhook-endpoints withdrawals' ;;
     'mock clock') echo 'advance' ;;
     'mock deposits') echo 'add' ;;
@@ -23,8 +27,23 @@ _cardctl_subcommands() {
 }
 _cardctl_flags() {
   case "$1" in
+    'cards freeze') echo '--json --profile --retries --verbose --yes' ;;
+    'cards get') echo '--json --profile --retries --verbose --yes' ;;
+    'cards issue') echo '--amount --customer --idempotency-key --json --product --profile --retries --verbose --wait --wait-timeout --yes' ;;
+    'cards recharge') echo '--amount --idempotency-key --json --profile --retries --verbose --yes' ;;
+    'cards terminate') echo '--idempotency-key --json --profile --reason --retries --verbose --yes' ;;
+    'cards transactions') echo '--all --cursor --json --ndjson --per-page --profile --retries --verbose --yes' ;;
+    'cards unfreeze') echo '--json --profile --retries --verbose --yes' ;;
     'completion') echo '--json' ;;
+    'customers create') echo '--account-purpose --annual-salary --business-name --city --country --customer-type --date-of-birth --dial-code --email --employment-status --expected-monthly-volume --first-name --from --id-front-image --id-number --id-type --json --last-name --line1 --occupation --phone-number --place-of-birth --postal-code --profile --registration-number --retries --state --terms-of-service-accepted --verbose --yes' ;;
+    'customers get') echo '--json --profile --retries --verbose --yes' ;;
+    'customers kyc') echo '--json --profile --retries --verbose --yes' ;;
+    'customers list') echo '--all --cursor --json --ndjson --per-page --profile --retries --verbose --yes' ;;
+    'customers update') echo '--account-purpose --annual-salary --business-name --city --country --customer-type --date-of-birth --dial-code --email --employment-status --expected-monthly-volume --first-name --from --id-front-image --id-number --id-type --json --last-name --line1 --occupation --phone-number --place-of-birth --postal-code --profile --registration-number --retries --state --status --terms-of-service-accepted --verbose --yes' ;;
     'demo') echo '--json --keep --seed' ;;
+    'deposit-addresses create') echo '--json --network --profile --retries --verbose --yes' ;;
+    'deposit-addresses list') echo '--json --profile --retries --verbose --yes' ;;
+    'deposits list') echo '--all --cursor --json --ndjson --per-page --profile --retries --verbose --yes' ;;
     'mock clock') echo '--control-url --json' ;;
     'mock clock advance') echo '--control-url --json' ;;
     'mock deposits add') echo '--asset-amount --control-url --json --merchant --network --status' ;;
@@ -70,6 +89,12 @@ _cardctl_flags() {
 }
 _cardctl_flag_values() {
   case "$1" in
+    'cards terminate --reason') echo 'lost stolen fraud no_longer_needed other' ;;
+    'customers create --customer-type') echo 'individual business' ;;
+    'customers create --id-type') echo 'bvn nin passport drivers_license national_id vnin voters_card ghana_card' ;;
+    'customers update --customer-type') echo 'individual business' ;;
+    'customers update --id-type') echo 'bvn nin passport drivers_license national_id vnin voters_card ghana_card' ;;
+    'customers update --status') echo 'active disabled' ;;
     'mock deposits add --status') echo 'pending credited flagged' ;;
     'mock events emit --mode') echo 'test live' ;;
     'mock faults add --kind') echo '503 500_after_commit async_202 issue_failed' ;;

@@ -3,7 +3,11 @@
 
 _cardctl_subcommands() {
   case "$1" in
-    '') print -r -- 'completion demo mock ops profiles request sign webhooks' ;;
+    '') print -r -- 'cards completion customers demo deposit-addresses deposits mock ops profiles request sign webhooks' ;;
+    'cards') print -r -- 'freeze get issue recharge terminate transactions unfreeze' ;;
+    'customers') print -r -- 'create get kyc list update' ;;
+    'deposit-addresses') print -r -- 'create list' ;;
+    'deposits') print -r -- 'list' ;;
     'mock') print -r -- 'clock deposits events faults keys kyc merchants networks products provision reset start state transactions wallets webhook-deliveries webhook-endpoints withdrawals' ;;
     'mock clock') print -r -- 'advance' ;;
     'mock deposits') print -r -- 'add' ;;
@@ -24,8 +28,23 @@ _cardctl_subcommands() {
 }
 _cardctl_flags() {
   case "$1" in
+    'cards freeze') print -r -- '--json --profile --retries --verbose --yes' ;;
+    'cards get') print -r -- '--json --profile --retries --verbose --yes' ;;
+    'cards issue') print -r -- '--amount --customer --idempotency-key --json --product --profile --retries --verbose --wait --wait-timeout --yes' ;;
+    'cards recharge') print -r -- '--amount --idempotency-key --json --profile --retries --verbose --yes' ;;
+    'cards terminate') print -r -- '--idempotency-key --json --profile --reason --retries --verbose --yes' ;;
+    'cards transactions') print -r -- '--all --cursor --json --ndjson --per-page --profile --retries --verbose --yes' ;;
+    'cards unfreeze') print -r -- '--json --profile --retries --verbose --yes' ;;
     'completion') print -r -- '--json' ;;
+    'customers create') print -r -- '--account-purpose --annual-salary --business-name --city --country --customer-type --date-of-birth --dial-code --email --employment-status --expected-monthly-volume --first-name --from --id-front-image --id-number --id-type --json --last-name --line1 --occupation --phone-number --place-of-birth --postal-code --profile --registration-number --retries --state --terms-of-service-accepted --verbose --yes' ;;
+    'customers get') print -r -- '--json --profile --retries --verbose --yes' ;;
+    'customers kyc') print -r -- '--json --profile --retries --verbose --yes' ;;
+    'customers list') print -r -- '--all --cursor --json --ndjson --per-page --profile --retries --verbose --yes' ;;
+    'customers update') print -r -- '--account-purpose --annual-salary --business-name --city --country --customer-type --date-of-birth --dial-code --email --employment-status --expected-monthly-volume --first-name --from --id-front-image --id-number --id-type --json --last-name --line1 --occupation --phone-number --place-of-birth --postal-code --profile --registration-number --retries --state --status --terms-of-service-accepted --verbose --yes' ;;
     'demo') print -r -- '--json --keep --seed' ;;
+    'deposit-addresses create') print -r -- '--json --network --profile --retries --verbose --yes' ;;
+    'deposit-addresses list') print -r -- '--json --profile --retries --verbose --yes' ;;
+    'deposits list') print -r -- '--all --cursor --json --ndjson --per-page --profile --retries --verbose --yes' ;;
     'mock clock') print -r -- '--control-url --json' ;;
     'mock clock advance') print -r -- '--control-url --json' ;;
     'mock deposits add') print -r -- '--asset-amount --control-url --json --merchant --network --status' ;;
@@ -71,6 +90,12 @@ _cardctl_flags() {
 }
 _cardctl_flag_values() {
   case "$1" in
+    'cards terminate --reason') print -r -- 'lost stolen fraud no_longer_needed other' ;;
+    'customers create --customer-type') print -r -- 'individual business' ;;
+    'customers create --id-type') print -r -- 'bvn nin passport drivers_license national_id vnin voters_card ghana_card' ;;
+    'customers update --customer-type') print -r -- 'individual business' ;;
+    'customers update --id-type') print -r -- 'bvn nin passport drivers_license national_id vnin voters_card ghana_card' ;;
+    'customers update --status') print -r -- 'active disabled' ;;
     'mock deposits add --status') print -r -- 'pending credited flagged' ;;
     'mock events emit --mode') print -r -- 'test live' ;;
     'mock faults add --kind') print -r -- '503 500_after_commit async_202 issue_failed' ;;

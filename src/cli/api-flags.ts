@@ -20,3 +20,19 @@ export interface ApiFlagValues {
 export function sessionOptions(flags: ApiFlagValues): { profile?: string; verbose: boolean; retries: number; yes: boolean } {
   return { profile: flags.profile, verbose: flags.verbose, retries: flags.retries, yes: flags.yes };
 }
+
+/** List commands add these (PRODUCT.md): one page by default, `--all` follows the cursors. */
+export const listFlags = {
+  'per-page': Flags.integer({ description: 'rows per page, 1 to 100 (the API default is 20)', min: 1, max: 100, helpGroup: 'LIST' }),
+  cursor: Flags.string({ description: 'start at this cursor (meta.next_cursor of an earlier page)', helpGroup: 'LIST' }),
+  all: Flags.boolean({ description: 'follow meta.next_cursor to the last page', default: false, helpGroup: 'LIST' }),
+  ndjson: Flags.boolean({ description: 'one JSON resource per line, streamed (constant memory with --all)', default: false, exclusive: ['json'], helpGroup: 'LIST' }),
+};
+
+export interface ListFlagValues extends ApiFlagValues {
+  json: boolean;
+  'per-page'?: number;
+  cursor?: string;
+  all: boolean;
+  ndjson: boolean;
+}

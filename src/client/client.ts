@@ -91,6 +91,8 @@ export interface PreparedRequest {
   route?: RouteDef;
   money: boolean;
   idempotencyKey?: string;
+  /** a live money operation a person (or --yes) already confirmed: replays do not ask again */
+  confirmed?: boolean;
 }
 
 const defaultSleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -181,7 +183,8 @@ export class ApiClient {
   async sendPrepared(p: PreparedRequest, replayOf?: string): Promise<ApiResponse> {
     const creds = this.credentials;
     const url = `${p.origin}${p.path}${p.query ? `?${wireQuery(p.query)}` : ''}`;
-    if (p.money && creds.mode === 'live' && !this.opts.yes) await this.confirmLive(p, url);
+    if (p.money && creds.mode === 'live' && !this.opts.yes && !p.confirmed) await this.confirmLive(p, url);
+    p.confirmed = true;
 
     let journalId = replayOf;
     const journal = p.money ? this.opts.journal : null;

@@ -1,0 +1,171 @@
+// The resource commands' one entry into the API: an operation of the route table, its path
+// parameters checked as ULIDs, pages followed, and `--wait` on a card issue. Everything else
+// (signing, retries, idempotency keys, the journal, errors) is the client's.
+import { ROUTES, ULID_PATTERN, type OperationName, type RouteDef } from '../contract/routes.js';
+import { CardctlError, usageError } from '../errors.js';
+import { ApiError, type ApiClient, type ApiResponse } from './client.js';
+
+export interface OperationCall {
+  /** path parameters by the route's names (`card`, `customer`) */
+  params?: Record<string, string>;
+  /** a JSON body (money bodies are serialized deterministically by the client) */
+  json?: unknown;
+  query?: ReadonlyArray<readonly [string, string]>;
+  idempotencyKey?: string;
+}
+
+export function routeOf(operation: OperationName): RouteDef {
+  const route = ROUTES.find((r) => r.operation === operation);
+  if (!route) throw new Error(`no route for ${operation}`); // a programming error, not input
+  return route;
+}
+
+/** `cards get abc` is refused here (exit 2) rather than sent to answer 404. Ids are case-insensitive. */
+export function checkId(what: string, value: string): string {
+  const id = value.trim().toUpperCase();
+  if (!ULID_PATTERN.test(id)) {
+    const where = what === 'customer' ? '`cardctl customers list` shows them' : 'copy it from the answer that created it, e.g. `--json | jq -r .id`';
+    throw usageError(`"${value}" is not a ${what} id: ids are 26-character ULIDs (Crockford base32, e.g. 01JD2Q7N8V3K4M5P6R7S8T9V0W).`, `Check the id (${where}).`);
+  }
+  return id;
+}
+
+export function operationPath(route: RouteDef, params: Record<string, string> = {}): string {
+  return route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new Error(`missing path parameter ${name} for ${route.operation}`);
+    return checkId(name, value);
+  });
+}
+
+/**
+ * The body checked against the contract's schemas, the mock's own, so a bad body is refused
+ * here (exit 2, nothing sent) with the messages the API would give in its 422.
+ */
+export async function checkBody(operation: OperationName, json: unknown): Promise<void> {
+  const c = await import('../contract/index.js'); // zod: lazy
+  const zod = (schema: { safeParse(v: unknown): { success: boolean; error?: unknown } }) => {
+    const r = schema.safeParse(json);
+    return r.success ? null : c.validationErrors(r.error as never);
+  };
+  const customer = (r: { ok: true } | { ok: false; errors: Record<string, string[]> }) => (r.ok ? null : r.errors);
+  const errors: Record<string, string[]> | null =
+    operation === 'cards.issue' ? zod(c.IssueCardSchema)
+    : operation === 'cards.recharge' ? zod(c.RechargeSchema)
+    : operation === 'cards.terminate' ? zod(c.TerminateSchema)
+    : operation === 'customers.create' ? customer(c.parseCustomerCreate(json, new Date()))
+    : operation === 'customers.update' ? customer(c.parseCustomerUpdate(json, new Date()))
+    : operation === 'depositAddresses.create' ? zod(c.DepositAddressCreateSchema)
+    : null;
+  if (errors) {
+    const n = Object.keys(errors).length;
+    throw usageError(`nothing was sent: ${n} field${n === 1 ? ' is' : 's are'} not valid.`, 'Fix the fields named above (the API would refuse them with 422 Validation failed.).', errors);
+  }
+}
+
+export async function callOperation(client: ApiClient, operation: OperationName, call: OperationCall = {}): Promise<ApiResponse> {
+  const route = routeOf(operation);
+  if (call.json !== undefined) await checkBody(operation, call.json);
+  return client.send({
+    method: route.method,
+    path: operationPath(route, call.params),
+    json: call.json,
+    query: call.query,
+    idempotencyKey: call.idempotencyKey,
+  });
+}
+
+export interface Page {
+  data: unknown[];
+  meta?: Record<string, unknown>;
+}
+
+export interface PageOptions {
+  perPage?: number;
+  cursor?: string;
+  /** follow `meta.next_cursor` to the end */
+  all?: boolean;
+}
+
+function pageOf(res: ApiResponse): Page {
+  const body = res.body as { data?: unknown; meta?: unknown } | undefined;
+  if (!body || !Array.isArray(body.data)) {
+    throw new CardctlError(`the answer to ${res.method} ${res.url} is not a list (status ${res.status}).`, { kind: 'unexpected', status: res.status, hint: 'Run it again with --verbose to see the answer.' });
+  }
+  const meta = body.meta && typeof body.meta === 'object' ? (body.meta as Record<string, unknown>) : undefined;
+  return { data: body.data, meta };
+}
+
+/**
+ * The pages of a list operation, one request at a time (so `--all --ndjson` streams in
+ * constant memory). Lists without pagination (deposit addresses) give one page.
+ */
+export async function* pages(client: ApiClient, operation: OperationName, params: Record<string, string> | undefined, opts: PageOptions): AsyncGenerator<Page> {
+  const route = routeOf(operation);
+  let cursor = opts.cursor;
+  const seen = new Set<string>();
+  for (;;) {
+    const query: Array<[string, string]> = [];
+    if (route.paginated && opts.perPage !== undefined) query.push(['per_page', String(opts.perPage)]);
+    if (route.paginated && cursor !== undefined) query.push(['cursor', cursor]);
+    const page = pageOf(await callOperation(client, operation, { params, query }));
+    yield page;
+    const next = page.meta?.has_more === true && typeof page.meta.next_cursor === 'string' ? page.meta.next_cursor : undefined;
+    if (!opts.all || !route.paginated || next === undefined) return;
+    // a server that hands back a cursor it already gave would loop forever
+    if (seen.has(next)) throw new CardctlError(`the API returned the cursor "${next}" twice; stopped following pages.`, { kind: 'unexpected', hint: 'Report it; list page by page with --cursor meanwhile.' });
+    seen.add(next);
+    cursor = next;
+  }
+}
+
+export interface WaitOptions {
+  /** give up after this many seconds */
+  timeoutS: number;
+  note?: (line: string) => void;
+  sleep?: (ms: number) => Promise<void>;
+  now?: () => number;
+}
+
+const isPending = (err: unknown): err is ApiError => err instanceof ApiError && err.kind === 'outcome_unknown' && err.status === 202;
+
+/**
+ * `cards issue --wait`: a 202 may carry no card id, so the only safe way to learn the outcome
+ * is to replay the same key and bytes (spec: "replay of the same key returns the card in its
+ * current state, 201 once active") until the answer is final. Replays are recorded under the
+ * same journal entry.
+ */
+export async function issueAndWait(client: ApiClient, call: OperationCall, opts: WaitOptions): Promise<ApiResponse> {
+  const route = routeOf('cards.issue');
+  await checkBody('cards.issue', call.json);
+  const prepared = await client.prepare({ method: route.method, path: route.path, json: call.json, idempotencyKey: call.idempotencyKey });
+  const now = opts.now ?? Date.now;
+  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const deadline = now() + opts.timeoutS * 1000;
+  let journalId: string | undefined;
+  let delayMs = 500;
+  for (;;) {
+    try {
+      return await client.sendPrepared(prepared, journalId);
+    } catch (err) {
+      if (!isPending(err)) throw err;
+      journalId ??= err.response?.journalId;
+      const left = deadline - now();
+      if (left <= 0) {
+        const timedOut = new ApiError(`the card is still pending after ${opts.timeoutS} s.`, {
+          kind: 'outcome_unknown',
+          status: 202,
+          errors: err.errors,
+          idempotencyKey: prepared.idempotencyKey,
+          hint: `Wait longer with the same key: \`cardctl cards issue ... --idempotency-key ${prepared.idempotencyKey} --wait\` (or \`cardctl ops replay ${prepared.idempotencyKey}\`); do not issue it again with a new key.`,
+        });
+        timedOut.response = err.response;
+        throw timedOut;
+      }
+      const pendingId = (err.response?.body as { data?: { id?: unknown } } | undefined)?.data?.id;
+      opts.note?.(`pending${typeof pendingId === 'string' ? ` (card ${pendingId})` : ''}: replaying Idempotency-Key ${prepared.idempotencyKey} in ${Math.round(Math.min(delayMs, left) / 100) / 10} s`);
+      await sleep(Math.min(delayMs, left));
+      delayMs = Math.min(delayMs * 2, 5_000);
+    }
+  }
+}

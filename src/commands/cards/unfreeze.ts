@@ -1,0 +1,17 @@
+import { Args } from '@oclif/core';
+import { apiFlags } from '../../cli/api-flags.js';
+import { BaseCommand } from '../../cli/base-command.js';
+
+export default class CardsUnfreeze extends BaseCommand {
+  static override summary = 'Unfreeze a frozen card.';
+  static override examples = ['<%= config.bin %> cards unfreeze 01JD2Q7N8V3K4M5P6R7S8T9V0W'];
+  static override args = { card: Args.string({ description: 'card id', required: true }) };
+  static override flags = { ...apiFlags };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(CardsUnfreeze);
+    this.jsonOutput = flags.json;
+    const { showOperation } = await import('../../cli/resources.js');
+    await showOperation(flags, 'cards.unfreeze', { params: { card: args.card } });
+  }
+}

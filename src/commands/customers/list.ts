@@ -1,0 +1,18 @@
+import { apiFlags, listFlags } from '../../cli/api-flags.js';
+import { BaseCommand } from '../../cli/base-command.js';
+
+export default class CustomersList extends BaseCommand {
+  static override summary = 'List customers, newest first.';
+  static override examples = [
+    '<%= config.bin %> customers list --per-page 50',
+    '<%= config.bin %> customers list --all --ndjson | jq -r \'select(.kyc_status == "rejected") | .id\'',
+  ];
+  static override flags = { ...apiFlags, ...listFlags };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(CustomersList);
+    this.jsonOutput = flags.json;
+    const { listOperation } = await import('../../cli/resources.js');
+    await listOperation(flags, 'customers.list', undefined, 'customer');
+  }
+}

@@ -1,0 +1,15 @@
+import { apiFlags } from '../../cli/api-flags.js';
+import { BaseCommand } from '../../cli/base-command.js';
+
+export default class DepositAddressesList extends BaseCommand {
+  static override summary = 'List the deposit addresses, one per network. Live keys only.';
+  static override examples = ['<%= config.bin %> deposit-addresses list -p live'];
+  static override flags = { ...apiFlags };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(DepositAddressesList);
+    this.jsonOutput = flags.json;
+    const { listOperation } = await import('../../cli/resources.js');
+    await listOperation({ ...flags, all: false, ndjson: false }, 'depositAddresses.list', undefined, 'deposit-address');
+  }
+}

@@ -1,0 +1,15 @@
+import { apiFlags, listFlags } from '../../cli/api-flags.js';
+import { BaseCommand } from '../../cli/base-command.js';
+
+export default class DepositsList extends BaseCommand {
+  static override summary = 'List received deposits, newest first. Live keys only.';
+  static override examples = ['<%= config.bin %> deposits list -p live', '<%= config.bin %> deposits list -p live --all --ndjson | jq .credited_amount_minor'];
+  static override flags = { ...apiFlags, ...listFlags };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(DepositsList);
+    this.jsonOutput = flags.json;
+    const { listOperation } = await import('../../cli/resources.js');
+    await listOperation(flags, 'deposits.list', undefined, 'deposit');
+  }
+}
