@@ -38,6 +38,17 @@ export function exitCodeFor(err: unknown): number {
   return EXIT.unexpected;
 }
 
+/**
+ * oclif's parse errors quote what was typed: `Nonexistent flag: --secret=VALUE`, `Unexpected
+ * arguments: a, b`. A secret pasted as a flag value or a stray argument must not be printed
+ * back (it may be one), so those values are left out; the flag name stays.
+ */
+export function redactParseMessage(message: string): string {
+  return message
+    .replace(/^(Nonexistent flags?: )(.*)$/gm, (_, head: string, list: string) => head + list.replace(/(--?[\w-]+)=\S*/g, '$1=…'))
+    .replace(/^(Unexpected arguments?: )(.*)$/gm, (_, head: string, list: string) => `${head}${list.split(', ').length} (not shown: a value typed here could be a secret)`);
+}
+
 /** The `--json` error object: `{"error": {status, message, errors, code}}`. */
 export function errorJson(err: unknown): { error: { status: number | null; message: string; errors: Record<string, unknown>; code: string | null; idempotency_key?: string } } {
   if (err instanceof CardctlError) {
@@ -51,6 +62,6 @@ export function errorJson(err: unknown): { error: { status: number | null; messa
       },
     };
   }
-  const message = err instanceof Error ? err.message : String(err);
+  const message = redactParseMessage(err instanceof Error ? err.message : String(err));
   return { error: { status: null, message, errors: {}, code: null } };
 }

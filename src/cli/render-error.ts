@@ -1,7 +1,7 @@
 // How an error reaches the user: on stderr for people, as `{"error": ...}` on stdout with
 // --json. Returns the exit code. No oclif import: the fast path uses it too.
 import { CardctlError } from '../errors.js';
-import { errorJson, exitCodeFor } from './exit-codes.js';
+import { errorJson, exitCodeFor, redactParseMessage } from './exit-codes.js';
 
 export function renderError(err: unknown, json: boolean, commandId?: string): number {
   const code = exitCodeFor(err);
@@ -16,7 +16,7 @@ export function renderError(err: unknown, json: boolean, commandId?: string): nu
     if (err.hint) process.stderr.write(`${err.hint}\n`);
   } else if (code === 2) {
     // oclif parse errors carry a usable message; show it without a stack
-    process.stderr.write(`Error: ${e.message}\nSee \`cardctl ${commandId ? commandId.replaceAll(':', ' ') + ' ' : ''}--help\`.\n`);
+    process.stderr.write(`Error: ${redactParseMessage(e.message)}\nSee \`cardctl ${commandId ? commandId.replaceAll(':', ' ') + ' ' : ''}--help\`.\n`);
   } else {
     process.stderr.write(`Error: ${e.message}\n`);
     if (process.env.CARDCTL_DEBUG) process.stderr.write(`${e.stack ?? ''}\n`);

@@ -1,4 +1,4 @@
-// A canary secret goes through every command of cardctl's foundation, with --verbose, --json
+// A canary secret goes through every API and local command of cardctl, with --verbose, --json
 // and failing inputs. It must appear in no output and in no file but the profile store,
 // in any of the forms a leak would take (raw, base64-decoded, hex, URL-encoded, base64url).
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -6,17 +6,19 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock, type MockServer } from '../../src/mock/index.js';
 import { signRequest } from '../../src/signing/index.js';
+import { customerInput } from '../helpers/api.js';
 import { makeSandbox, type CliResult } from '../helpers/cli.js';
 
-const CANARY_TEXT = 'CANARY-SECRET-CANARY-SECRET-0001'; // 32 bytes
-const CANARY = Buffer.from(CANARY_TEXT).toString('base64'); // the API secret as shown to a merchant: 44 chars
+// 32 bytes whose base64 holds '+' and '/', so the URL-encoded and query-encoded forms differ from the raw one
+const CANARY_BYTES = Buffer.concat([Buffer.from('CANARY-SECRET-CANARY-SECRET'), Buffer.from([0xfb, 0xef, 0xff, 0xfb, 0xf0])]);
+const CANARY = CANARY_BYTES.toString('base64'); // the API secret as shown to a merchant: 44 chars
 const WEBHOOK_CANARY = 'whsec_CANARYWEBHOOKSECRET0123456789abcdef';
 const KEY_ID = '01JD2Q7N8V3K4M5P6R7S8T9CAN';
 
 /** Every form in which a leaked secret could show up. */
 function leakForms(secret: string): string[] {
   const bytes = Buffer.from(secret, 'base64');
-  const forms = [secret, Buffer.from(secret).toString('hex'), encodeURIComponent(secret), secret.replace(/=+$/, '')];
+  const forms = [secret, Buffer.from(secret).toString('hex'), encodeURIComponent(secret), secret.replace(/=+$/, ''), encodeURIComponent(secret).replace(/%20/g, '+')];
   if (bytes.toString('base64') === secret) {
     forms.push(bytes.toString('hex'), bytes.toString('base64url'), bytes.toString('latin1'));
   }
@@ -56,6 +58,8 @@ describe('the canary secret never leaks', () => {
   it('runs every command with the canary, verbose, json and failing', async () => {
     const customer = join(sandbox.dir, 'customer.json');
     writeFileSync(customer, JSON.stringify({ first_name: 'Ada' }));
+    const customerFile = join(sandbox.dir, 'customer-full.json');
+    writeFileSync(customerFile, JSON.stringify(customerInput()));
     const payload = join(sandbox.dir, 'event.json');
     writeFileSync(payload, '{"type":"card.issued","occurred_at":"2026-11-22T10:00:00+00:00","data":{"card_id":"01JD2QA1B2C3D4E5F6G7H8J9KM"}}');
 
@@ -81,6 +85,25 @@ describe('the canary secret never leaks', () => {
     await cli(['request', 'POST', '/cards', '--data', '{not json', '--verbose']);
     await cli(['request', 'GET', '/customers', '--verbose'], { env: { CARDCTL_API_KEY: '01JD2Q7N8V3K4M5P6R7S8T9XXX', CARDCTL_API_SECRET: CANARY, CARDCTL_BASE_URL: mock.baseUrl } });
     await cli(['request', 'GET', '/customers', '--verbose', '--json'], { env: { CARDCTL_API_KEY: KEY_ID, CARDCTL_API_SECRET: CANARY, CARDCTL_BASE_URL: 'http://127.0.0.1:9/api/v1' } });
+
+    // the resource commands: a customer, a card and its whole life, lists, refusals, live-only
+    const created = await cli(['customers', 'create', '--from', customerFile, '--verbose', '--json']);
+    expect(created.code).toBe(0);
+    const customerId = JSON.parse(created.stdout).id as string;
+    await cli(['customers', 'create', '--first-name', 'Ada', '--verbose']); // refused locally
+    await cli(['customers', 'get', customerId, '--verbose']);
+    await cli(['customers', 'list', '--all', '--ndjson', '--verbose']);
+    await cli(['customers', 'update', customerId, '--status', 'active', '--verbose', '--json']);
+    const issued = await cli(['cards', 'issue', '--customer', customerId, '--amount', '1000', '--verbose', '--json']);
+    expect(issued.code).toBe(0);
+    const cardId = JSON.parse(issued.stdout).id as string;
+    await cli(['cards', 'recharge', cardId, '--amount', '5', '--verbose']);
+    await cli(['cards', 'freeze', cardId, '--verbose', '--json']);
+    await cli(['cards', 'terminate', cardId, '--verbose']); // too new: refused
+    await cli(['cards', 'transactions', cardId, '--verbose', '--json']);
+    await cli(['cards', 'get', 'not-an-id', '--verbose']);
+    await cli(['deposit-addresses', 'create', '--network', 'trc20', '--verbose', '--json']); // test key: 403
+    await cli(['deposits', 'list', '--verbose']);
 
     // the journal of money operations
     const ops = await cli(['ops', 'list', '--json']);
@@ -115,6 +138,15 @@ describe('the canary secret never leaks', () => {
     expect((await cli(['webhooks', 'verify', '--header', header.stdout.trim(), '--payload', payload, '--now', '1763800000', '--json'])).code).toBe(0);
     expect((await cli(['webhooks', 'verify', '--header', header.stdout.trim(), '--payload', customer])).code).toBe(3);
     await cli(['webhooks', 'verify', '--header', 'garbage', '--payload', payload, '--json'], { env: { CARDCTL_WEBHOOK_SECRET: WEBHOOK_CANARY } });
+
+    // a secret typed as a flag value or a stray argument by mistake is not printed back
+    for (const json of [[], ['--json']]) {
+      expect((await cli(['request', 'GET', '/customers', `--secret=${CANARY}`, ...json])).code).toBe(2);
+      expect((await cli(['request', 'GET', '/customers', CANARY, ...json])).code).toBe(2);
+      expect((await cli([...signArgs, `--secret=${CANARY}`, ...json])).code).toBe(2);
+      expect((await cli(['webhooks', 'verify', '--header', 'x', '--payload', payload, `--webhook-secret=${WEBHOOK_CANARY}`, ...json])).code).toBe(2);
+      expect((await cli(['cards', 'get', `--api-secret=${CANARY}`, '01JD2QA1B2C3D4E5F6G7H8J9KM', ...json])).code).toBe(2);
+    }
 
     await cli(['completion', 'bash']);
     expect((await cli(['profiles', 'remove', 'canary'])).code).toBe(0);
