@@ -5,6 +5,7 @@ import { createHash, createHmac } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { KNOWN_MISTAKES } from '../../src/signing/diagnose.js';
 import { makeSandbox } from '../helpers/cli.js';
 
 const SECRET = 'q8N3d0vYw2l1C5m9JxTzR4bF6hK7aPpUe3sG1oVtW0E=';
@@ -123,6 +124,8 @@ function rawHttp(req: WireRequest, signature: string | null, extra: Record<strin
 }
 
 let fileNo = 0;
+/** Every mistake id a case below got named, for the coverage check at the end. */
+const named = new Set<string>();
 async function diagnoseText(text: string, args: string[] = []) {
   const file = join(sandbox.dir, `req-${++fileNo}.http`);
   writeFileSync(file, text);
@@ -131,6 +134,7 @@ async function diagnoseText(text: string, args: string[] = []) {
     valid: boolean; found: boolean; expected_signature: string; received_signature: string | null;
     mistakes: Array<{ id: string; description: string; fix: string }>; warnings: string[]; checked: string[];
   };
+  for (const m of json.mistakes) named.add(m.id);
   return { ...res, json, ids: json.mistakes.map((x) => x.id) };
 }
 
@@ -204,6 +208,23 @@ describe.concurrent('sign diagnose names each known mistake', () => {
     const r = await diagnoseText(rawHttp(req, wrongSign(req, [])));
     expect(r.code).toBe(3);
     expect(r.ids).toEqual(['timestamp_milliseconds']);
+  });
+
+  it('X-Timestamp with a fraction (1763800000.5, signed consistently): invalid, names it', async () => {
+    const req = { method: 'GET', path: '/api/v1/customers', timestamp: '1763800000.5' };
+    const r = await diagnoseText(rawHttp(req, wrongSign(req, [])));
+    expect(r.code).toBe(3);
+    expect(r.ids).toContain('timestamp_malformed');
+    expect(r.json.mistakes.find((m: { id: string }) => m.id === 'timestamp_malformed').description).toContain('1763800000.5');
+  });
+
+  it('a client that shows its own canonical string (a `# canonical:` comment) gets the differing field named', async () => {
+    const canonical = ['GET', '/api/v1/customers', 'per_page=5', KEY, TS, NONCE, createHash('sha256').update('').digest('hex')].join('\n');
+    const sig = createHmac('sha256', SECRET).update(canonical).digest('base64');
+    const r = await diagnoseText(`# canonical: ${JSON.stringify(canonical)}\n` + rawHttp({ method: 'GET', path: '/api/v1/customers' }, sig));
+    expect(r.code).toBe(3);
+    expect(r.ids).toEqual(['canonical_differs']);
+    expect(r.json.mistakes[0].description).toContain('QUERY_STRING');
   });
 
   it('a missing header', async () => {
@@ -306,5 +327,11 @@ describe('sign diagnose verdicts', () => {
     expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/request line/);
     expect(res.stderr).toMatch(/blank line/);
+  });
+});
+
+describe('coverage', () => {
+  it('every mistake sign diagnose can name was named by a request made with it above', () => {
+    expect([...named].sort()).toEqual(Object.keys(KNOWN_MISTAKES).sort());
   });
 });
