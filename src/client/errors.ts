@@ -180,7 +180,8 @@ export function toCardctlError(outcome: Outcome, ctx: ErrorContext): CardctlErro
     });
   }
   if (status === 422 && message === 'Validation failed.') {
-    return new CardctlError('the API refused the request body: Validation failed.', { ...base, kind: 'usage', hint: 'Fix the fields listed above and send again.' });
+    // the list items are human messages, not codes: `code` says what kind of refusal this is
+    return new CardctlError('the API refused the request: Validation failed.', { ...base, code: 'validation_failed', kind: 'usage', hint: 'Fix what is listed above (body fields, or query parameters such as per_page and cursor) and send again.' });
   }
   if (status === 409 || status === 422) {
     if (code === 'in_flight' && ctx.money) {

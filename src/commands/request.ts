@@ -24,7 +24,7 @@ export default class Request extends BaseCommand {
     data: Flags.string({ char: 'd', description: 'JSON body: inline, @FILE (bytes unchanged) or - (stdin)' }),
     query: Flags.string({ char: 'q', description: 'query parameter k=v (repeatable)', multiple: true }),
     'idempotency-key': Flags.string({ description: 'Idempotency-Key header (money operations get a generated one otherwise)' }),
-    include: Flags.boolean({ char: 'i', description: 'print the status line and headers before the body', default: false }),
+    include: Flags.boolean({ char: 'i', description: 'print the status line and headers before the body (not with --json, which prints the body alone)', default: false, exclusive: ['json'] }),
   };
 
   async run(): Promise<void> {

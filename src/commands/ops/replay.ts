@@ -11,7 +11,7 @@ export default class OpsReplay extends BaseCommand {
   static override args = { id: Args.string({ description: 'operation id (a unique prefix is enough) or its idempotency key', required: true }) };
   static override flags = {
     ...apiFlags,
-    include: Flags.boolean({ char: 'i', description: 'print the status line and headers before the body', default: false }),
+    include: Flags.boolean({ char: 'i', description: 'print the status line and headers before the body (not with --json, which prints the body alone)', default: false, exclusive: ['json'] }),
   };
 
   async run(): Promise<void> {
