@@ -39,32 +39,5 @@ export async function serializeMoneyBody(operation: OperationName | undefined, v
   return Buffer.from(serializeDeterministic(value, await bodyFieldOrder(operation)), 'utf8');
 }
 
-/** A number literal as sign, significant digits and exponent, so `1.0`, `1e0` and `1` compare equal. */
-function decimalKey(literal: string): string {
-  const m = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(literal);
-  if (!m) return literal;
-  const frac = m[3] ?? '';
-  let digits = (m[2]! + frac).replace(/^0+/, '');
-  if (digits === '') return '0';
-  let exp = Number(m[4] ?? 0) - frac.length;
-  const kept = digits.replace(/0+$/, '');
-  exp += digits.length - kept.length;
-  digits = kept;
-  return `${m[1]}${digits}e${exp}`;
-}
-
-/**
- * The number literals of a JSON text that a JavaScript number cannot hold exactly (an integer
- * beyond 2^53, too many decimals, out of range), each with the value it would be sent as.
- * Re-serializing such a body would silently send a different amount.
- */
-export function inexactNumbers(jsonText: string): Array<{ literal: string; becomes: string }> {
-  const found: Array<{ literal: string; becomes: string }> = [];
-  // strings first, so digits inside them are skipped; outside strings only numbers hold digits
-  for (const [token] of jsonText.matchAll(/"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g)) {
-    if (token.startsWith('"')) continue;
-    const becomes = JSON.stringify(Number(token)); // "null" for a number out of range
-    if (decimalKey(becomes) !== decimalKey(token)) found.push({ literal: token, becomes });
-  }
-  return found;
-}
+// moved to the contract, so the mock refuses the same bodies the client refuses to send
+export { inexactNumbers } from '../contract/numbers.js';

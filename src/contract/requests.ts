@@ -6,11 +6,15 @@ export const MAX_INITIAL_LOAD_MINOR = 100_000_000;
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 export const TERMINATION_REASONS = ['lost', 'stolen', 'fraud', 'no_longer_needed', 'other'] as const;
 
-const int64 = z.number({ error: 'must be an integer number of minor units.' }).int('must be an integer number of minor units.');
+const MINOR_UNITS = 'must be an integer number of minor units.';
+/** A missing value is "is required."; a present one of another type "must be ...". */
+const requiredOr = (message: string) => (issue: { input: unknown }) => (issue.input === undefined ? 'is required.' : message);
+
+const int64 = z.number({ error: requiredOr(MINOR_UNITS) }).int(MINOR_UNITS);
 
 export const IssueCardSchema = z.object({
   product_id: z.string({ error: 'must be a string.' }).length(26, 'must be exactly 26 characters.').optional(),
-  customer_id: z.string({ error: 'is required.' }).length(26, 'must be exactly 26 characters.'),
+  customer_id: z.string({ error: requiredOr('must be a string.') }).length(26, 'must be exactly 26 characters.'),
   amount_minor: int64.min(0, 'must be at least 0.').max(MAX_INITIAL_LOAD_MINOR, `must be at most ${MAX_INITIAL_LOAD_MINOR}.`),
 });
 export type IssueCardBody = z.infer<typeof IssueCardSchema>;
@@ -26,7 +30,7 @@ export const TerminateSchema = z.object({
 export type TerminateBody = z.infer<typeof TerminateSchema>;
 
 export const DepositAddressCreateSchema = z.object({
-  network: z.string({ error: 'is required.' }).min(1, 'is required.'),
+  network: z.string({ error: requiredOr('must be a string.') }).min(1, 'is required.'),
 });
 
 export function isUlid(value: string): boolean {

@@ -6,7 +6,7 @@ import { EVENT_TYPES, TRANSACTION_STATUSES, TRANSACTION_TYPES } from '../contrac
 import { codeError, endpointNotFound, fail, ok, validation, type ErrorMap, type Reply } from './envelope.js';
 import { parseJsonObject } from './context.js';
 import { isReply } from './pagination.js';
-import { DAY } from './clock.js';
+import { DAY, isoOrNull, isoTime } from './clock.js';
 import { eventView } from './events.js';
 import { FAULT_KINDS, FAULT_OPERATIONS } from './faults.js';
 import { parseAllowEntry } from './allowlist.js';
@@ -25,6 +25,8 @@ export const controlTokens = new WeakMap<Runtime, string>();
 
 export const ROLL_OVERLAP_MS = DAY;
 const MAX_ADVANCE_SECONDS = 20 * 365 * 24 * 3600;
+/** Decided: the simulated clock never passes 9999-12-31T23:59:59Z (ULIDs and four-digit years end there). */
+export const MAX_SIMULATED_MS = Date.UTC(9999, 11, 31, 23, 59, 59);
 
 type Body = Record<string, unknown>;
 interface ControlRequest {
@@ -120,7 +122,15 @@ function keyOf(rt: Runtime, id: string): KeyRec | Reply {
   return key;
 }
 
-const keyView = (k: KeyRec) => ({ key_id: k.key_id, secret: k.secret, mode: k.mode, merchant_id: k.merchant_id, scopes: k.scopes, ip_allowlist: k.ip_allowlist });
+const keyView = (k: KeyRec) => ({
+  key_id: k.key_id,
+  secret: k.secret,
+  mode: k.mode,
+  merchant_id: k.merchant_id,
+  scopes: k.scopes,
+  ip_allowlist: k.ip_allowlist,
+  expires_at: isoOrNull(k.expires_at),
+});
 
 // ---- the calls ----
 
@@ -173,11 +183,15 @@ function createKey({ rt, body }: ControlRequest): Reply {
   const mode = input.oneOf<Mode>('mode', MODES);
   const scopes = input.stringList('scopes', (s) => (SCOPES as readonly string[]).includes(s), `must be a list of scopes among ${SCOPES.join(', ')}.`);
   const allow = input.stringList('ip_allowlist', (s) => parseAllowEntry(s) !== null, 'must be a list of IPv4 or IPv6 addresses or CIDR ranges.');
+  // optional: the key stops working (401 invalid_api_key) this many simulated seconds from now
+  const expiresIn = input.has('expires_in_seconds') ? input.integer('expires_in_seconds', 1, MAX_ADVANCE_SECONDS) : undefined;
   const bad = input.fail();
   if (bad) return bad;
   const merchant = merchantOf(rt, body);
   if (isReply(merchant)) return merchant;
-  const key = addKey(rt.state, cryptoRandom, rt.now(), { merchant_id: merchant, mode: mode!, scopes, ip_allowlist: allow });
+  const now = rt.now();
+  const expiresAt = expiresIn === undefined ? null : now + expiresIn * 1000;
+  const key = addKey(rt.state, cryptoRandom, now, { merchant_id: merchant, mode: mode!, scopes, ip_allowlist: allow, expires_at: expiresAt });
   rt.markDirty();
   return ok(keyView(key), 201);
 }
@@ -212,6 +226,11 @@ async function advanceClock({ rt, body }: ControlRequest): Promise<Reply> {
   const v = body.seconds;
   if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > MAX_ADVANCE_SECONDS) {
     return validation({ seconds: [`The seconds must be a number from 0 to ${MAX_ADVANCE_SECONDS} (the clock only moves forward).`] });
+  }
+  // ids (ULIDs) and ISO dates need a four-digit year: the simulated now stops at the end of 9999
+  const room = Math.floor((MAX_SIMULATED_MS - rt.now()) / 1000);
+  if (rt.now() + Math.round(v * 1000) > MAX_SIMULATED_MS) {
+    return validation({ seconds: [`The clock cannot move past ${isoTime(MAX_SIMULATED_MS)}: at most ${Math.max(0, room)} more seconds.`] });
   }
   rt.clock.advance(v);
   rt.state.clock_offset_ms = rt.clock.offsetMs;

@@ -36,21 +36,44 @@ export function rateHeaders(limit: number, remaining: number): Record<string, st
   return { 'X-RateLimit-Limit': String(limit), 'X-RateLimit-Remaining': String(remaining) };
 }
 
+/** Step 3's test: the key exists, is not revoked and has not expired (simulated clock). */
+export function usableKey(rt: Runtime, keyId: string | undefined): KeyRec | undefined {
+  if (!keyId) return undefined;
+  const key = Object.prototype.hasOwnProperty.call(rt.state.keys, keyId) ? rt.state.keys[keyId] : undefined;
+  if (!key || key.revoked) return undefined;
+  if (key.expires_at !== undefined && key.expires_at !== null && rt.now() >= key.expires_at) return undefined;
+  return key;
+}
+
+/**
+ * The rate limit headers for a request naming a known key, read-only (nothing is counted), or
+ * undefined. Lets the answers decided before step 3 (missing headers, timestamp, body too large)
+ * carry them too: SIGNING.md puts them on every response to a known key.
+ */
+export function knownKeyRateHeaders(rt: Runtime, headers: GatewayInput['headers']): Record<string, string> | undefined {
+  const key = usableKey(rt, header(headers, 'x-api-key'));
+  if (!key) return undefined;
+  const peek = rt.rate.peek(key.key_id, rt.options.realNow());
+  return rateHeaders(peek.limit, peek.remaining);
+}
+
 export function authenticate(rt: Runtime, input: GatewayInput): GatewayResult {
   const keyId = header(input.headers, 'x-api-key');
   const timestamp = header(input.headers, 'x-timestamp');
   const nonce = header(input.headers, 'x-nonce');
   const signature = header(input.headers, 'x-signature');
   // 1. all four headers
-  if (!keyId || !timestamp || !nonce || !signature) return deny(401, MESSAGES.unauthorized, 'missing_signature_headers');
+  if (!keyId || !timestamp || !nonce || !signature) {
+    return deny(401, MESSAGES.unauthorized, 'missing_signature_headers', knownKeyRateHeaders(rt, input.headers));
+  }
   // 2. timestamp shape and window, on the real clock
   const nowS = Math.floor(rt.options.realNow() / 1000);
   if (!/^\d{1,10}$/.test(timestamp) || Math.abs(nowS - Number(timestamp)) > TIMESTAMP_WINDOW_S) {
-    return deny(401, MESSAGES.unauthorized, 'timestamp_out_of_window');
+    return deny(401, MESSAGES.unauthorized, 'timestamp_out_of_window', knownKeyRateHeaders(rt, input.headers));
   }
-  // 3. a live key
-  const key = Object.prototype.hasOwnProperty.call(rt.state.keys, keyId) ? rt.state.keys[keyId] : undefined;
-  if (!key || key.revoked) return deny(401, MESSAGES.unauthorized, 'invalid_api_key');
+  // 3. a key that exists, is not revoked and has not expired
+  const key = usableKey(rt, keyId);
+  if (!key) return deny(401, MESSAGES.unauthorized, 'invalid_api_key');
   // From here the key is known: every answer carries the rate limit headers (SIGNING.md).
   const realNow = rt.options.realNow();
   const peek = rt.rate.peek(key.key_id, realNow);

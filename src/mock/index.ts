@@ -11,6 +11,7 @@ import { expireCards } from './handlers/cards.js';
 import { expireIdempotency } from './idempotency.js';
 import type { EventListener } from './events.js';
 import { WebhookDelivery } from './webhooks.js';
+import { checkStartOptions } from './options.js';
 
 export interface StartMockOptions {
   host?: string;
@@ -72,7 +73,9 @@ function withStartExtras(state: MockState, preload: PreloadedKey[], webhookUrls:
   return state;
 }
 
+/** Throws a TypeError or RangeError naming the wrong option and what it expects (before anything starts). */
 export async function startMock(options: StartMockOptions = {}): Promise<MockServer> {
+  checkStartOptions(options);
   const host = options.host ?? '127.0.0.1';
   const preload = options.keys ?? [];
   const webhookUrls = options.webhookUrls ?? [];
@@ -139,3 +142,4 @@ export async function startMock(options: StartMockOptions = {}): Promise<MockSer
 }
 
 export type { PreloadedKey } from './state.js';
+export { checkStartOptions, startOptionsProblem } from './options.js';

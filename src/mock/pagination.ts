@@ -42,8 +42,10 @@ export function readPageRequest(list: string, query: URLSearchParams): PageReque
   let perPage = DEFAULT_PER_PAGE;
   const rawPer = query.get('per_page');
   if (rawPer !== null && rawPer !== '') {
-    if (!/^[+-]?\d{1,18}$/.test(rawPer.trim())) errors.per_page = ['The per page must be an integer between 1 and 100.'];
-    else perPage = Math.min(MAX_PER_PAGE, Math.max(1, Number(rawPer.trim())));
+    // any integer, however long: out of range is clamped (spec), so a huge one is 100 and zero or negative is 1
+    const text = rawPer.trim();
+    if (!/^[+-]?\d+$/.test(text)) errors.per_page = ['The per page must be an integer between 1 and 100.'];
+    else perPage = text.startsWith('-') || /^\+?0*$/.test(text) ? 1 : Math.min(MAX_PER_PAGE, Number(text));
   }
   let cursor: CursorBody | null = null;
   const rawCursor = query.get('cursor');

@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { API_PREFIX, matchRoute, stripApiPrefix, type OperationName } from '../contract/routes.js';
 import { MESSAGES } from '../contract/errors.js';
 import { endpointNotFound, fail, serverError, type Reply } from './envelope.js';
-import { authenticate, checkScope } from './gateway.js';
+import { authenticate, checkScope, knownKeyRateHeaders } from './gateway.js';
 import type { Handler, RequestContext } from './context.js';
 import type { Runtime } from './runtime.js';
 import * as cards from './handlers/cards.js';
@@ -103,6 +103,8 @@ function splitUrl(url: string): { rawPath: string; rawQuery: string } {
   return q < 0 ? { rawPath: target, rawQuery: '' } : { rawPath: target.slice(0, q), rawQuery: target.slice(q + 1) };
 }
 
+const isApiPath = (rawPath: string): boolean => rawPath === API_PREFIX || rawPath.startsWith(API_PREFIX + '/');
+
 function safeSearchParams(rawQuery: string): URLSearchParams {
   try {
     return new URLSearchParams(rawQuery);
@@ -157,11 +159,13 @@ export async function handleRequest(rt: Runtime, req: IncomingMessage, res: Serv
     close = read.abandon;
     if (read.tooLarge) {
       reply = fail(413, `The request body is too large: the limit is ${BODY_LIMIT_BYTES} bytes.`, { body: ['too_large'] });
+      // answered before the gateway, but an API request naming a known key still gets the rate headers (read-only)
+      if (isApiPath(rawPath)) headers = knownKeyRateHeaders(rt, req.headers) ?? {};
     } else if (rawPath === '/_mock' || rawPath.startsWith('/_mock/')) {
       // API reads settle what they touch; the control plane (events, wallets, state) sees everything due
       rt.runDue();
       reply = await handleControl(rt, (req.method ?? 'GET').toUpperCase(), rawPath, rawQuery, req.headers, read.body);
-    } else if (rawPath === API_PREFIX || rawPath.startsWith(API_PREFIX + '/')) {
+    } else if (isApiPath(rawPath)) {
       ({ reply, headers } = await apiReply(rt, req, rawPath, rawQuery, read.body));
     } else {
       reply = endpointNotFound();

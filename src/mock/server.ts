@@ -3,6 +3,7 @@
 import { createServer, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { handleRequest } from './pipeline.js';
+import { MESSAGES } from '../contract/errors.js';
 import type { Runtime } from './runtime.js';
 
 const TICK_MS = 1000;
@@ -32,6 +33,13 @@ export function listen(rt: Runtime, host: string, port: number): Promise<Running
         ? rawEnvelope(431, 'Request Header Fields Too Large', 'The request headers are too large.', head)
         : rawEnvelope(400, 'Bad Request', 'The request is not valid HTTP.', head),
     );
+  });
+  // CONNECT (a proxy tunnel) is no route of the API: answer the unmatched-route 404 envelope and
+  // close, instead of node's default of dropping the socket without a byte
+  server.on('connect', (_req, socket: Socket) => {
+    socket.on('error', () => socket.destroy());
+    if (!socket.writable) return socket.destroy();
+    socket.end(rawEnvelope(404, 'Not Found', MESSAGES.endpointNotFound, false));
   });
   const tick = setInterval(() => {
     try {

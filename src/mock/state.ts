@@ -26,6 +26,8 @@ export interface KeyRec {
   scopes: string[];
   ip_allowlist: string[];
   revoked: boolean;
+  /** simulated ms after which step 3 refuses the key; null or absent (older state files): never */
+  expires_at?: number | null;
   created_at: number;
 }
 
@@ -256,7 +258,7 @@ export function addKey(
   state: MockState,
   rand: RandomSource,
   now: number,
-  input: { merchant_id: string; mode: Mode; scopes?: string[]; ip_allowlist?: string[]; key_id?: string; secret?: string },
+  input: { merchant_id: string; mode: Mode; scopes?: string[]; ip_allowlist?: string[]; key_id?: string; secret?: string; expires_at?: number | null },
 ): KeyRec {
   const key: KeyRec = {
     key_id: input.key_id ?? newId(rand, now),
@@ -268,6 +270,7 @@ export function addKey(
     scopes: [...(input.scopes ?? [])],
     ip_allowlist: [...(input.ip_allowlist ?? [])],
     revoked: false,
+    expires_at: input.expires_at ?? null,
     created_at: now,
   };
   state.keys[key.key_id] = key;

@@ -58,6 +58,17 @@ describe('cardctl mock start', () => {
       expect(JSON.parse(state.stdout)).toMatchObject({ merchants: 1, seed: 4 });
       const advanced = await sandbox.run(['mock', 'clock', 'advance', '90', '--json']);
       expect(JSON.parse(advanced.stdout).offset_seconds).toBe(90);
+      // mock keys create --expires-in: the key works until the simulated clock passes its expiry
+      const created = await sandbox.run(['mock', 'keys', 'create', '--mode', 'test', '--expires-in', '60', '--json']);
+      expect(created.code, created.stderr).toBe(0);
+      const expiring = JSON.parse(created.stdout);
+      expect(typeof expiring.expires_at).toBe('string');
+      const expiringKey = { keyId: expiring.key_id, secret: expiring.secret };
+      expectOk(await apiCall(mock, { method: 'GET', path: '/customers', key: expiringKey }));
+      expect((await sandbox.run(['mock', 'clock', 'advance', '61', '--json'])).code).toBe(0);
+      const refused = await apiCall(mock, { method: 'GET', path: '/customers', key: expiringKey });
+      expect(refused.status).toBe(401);
+      expect(refused.body.errors.gateway).toEqual(['invalid_api_key']);
       const missing = await sandbox.run(['mock', 'kyc', '01JD2QZZZZZZZZZZZZZZZZZZZZ', '--verdict', 'approved']);
       expect(missing.code).toBe(4);
       expect(missing.stderr).toMatch(/not found/);

@@ -47,6 +47,15 @@ describe('routes', () => {
     expectError(await rawRequest({ port: mock.port, method: 'GET', path: '/api/v1/nothing' }), 401, 'gateway', 'missing_signature_headers');
   });
 
+  it('CONNECT (a proxy tunnel request) gets the 404 envelope of an unmatched route and the connection closes', async () => {
+    const out = (await rawSocket(mock.port, Buffer.from('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'))).toString('latin1');
+    expect(out).toMatch(/^HTTP\/1\.1 404 /);
+    expect(out).toMatch(/\r\nConnection: close\r\n/i);
+    const body = JSON.parse(out.slice(out.indexOf('\r\n\r\n') + 4));
+    expect(body).toEqual({ success: false, message: 'Endpoint not found.', errors: {} });
+    expectOk(await apiCall(mock, { method: 'GET', path: '/customers' }));
+  });
+
   it('bytes that are not HTTP get a 400 envelope and the connection closes; HEAD gets headers only', async () => {
     const out = (await rawSocket(mock.port, Buffer.from('\x00\x01 garbage\r\n\r\n'))).toString('latin1');
     expect(out).toMatch(/^HTTP\/1\.1 400 /);

@@ -166,6 +166,37 @@ describe('POST /cards', () => {
     }
   });
 
+  it('422 for an amount_minor literal JSON parsing would round (0.99999999999999999 -> 1); nothing charged; exact spellings issue', async () => {
+    const m = await isolated();
+    const before = await wallet(mock, 'test', m.merchantId);
+    for (const literal of ['0.99999999999999999', '99999999.99999999999', '9007199254740993', '1e400']) {
+      const body = `{"customer_id":"${m.customer.id}","amount_minor":${literal}}`;
+      const res = await apiCall(mock, { method: 'POST', path: '/cards', body, key: m.test, idempotencyKey: newIdemKey() });
+      expectValidation(res, 'amount_minor');
+      expect(res.body.errors.amount_minor[0]).toMatch(/^The amount minor must be an integer number of minor units/);
+    }
+    // a number elsewhere in the body is refused too (under `body`): the client refuses to send such bodies
+    const extra = await apiCall(mock, { method: 'POST', path: '/cards', body: `{"customer_id":"${m.customer.id}","amount_minor":100,"note":1.00000000000000001}`, key: m.test, idempotencyKey: newIdemKey() });
+    expectValidation(extra, 'body');
+    const after = await wallet(mock, 'test', m.merchantId);
+    expect(after).toEqual(before);
+    // exact integers written as decimals or with an exponent stay accepted
+    const big = await apiCall(mock, { method: 'POST', path: '/cards', body: `{"customer_id":"${m.customer.id}","amount_minor":100000000.0}`, key: m.test, idempotencyKey: newIdemKey() });
+    expect(expectOk(big, 201).balance_minor).toBe(100_000_000);
+    const exp = await apiCall(mock, { method: 'POST', path: '/cards', body: `{"customer_id":"${m.customer.id}","amount_minor":1e2}`, key: m.test, idempotencyKey: newIdemKey() });
+    expect(expectOk(exp, 201).balance_minor).toBe(100);
+  });
+
+  it('404 in test mode too for a product_id that is not a well-formed ULID; nothing charged, nothing issued', async () => {
+    const m = await isolated();
+    const before = await wallet(mock, 'test', m.merchantId);
+    for (const productId of ['xxxxxxxxxxxxxxxxxxxxxxxxxx', '01jd2qzzzzzzzzzzzzzzzzzzzz', '01JD2QZZZZZZZZZZZZZZZZZZZU']) {
+      expectNotFound(await issueCard(mock, { customerId: m.customer.id, productId, key: m.test }));
+    }
+    expect(await wallet(mock, 'test', m.merchantId)).toEqual(before);
+    expect((await events(mock, m.merchantId)).filter((e) => e.type === 'card.issued')).toHaveLength(0);
+  });
+
   it('422 for a body that is not JSON', async () => {
     const res = await apiCall(mock, { method: 'POST', path: '/cards', body: '{"customer_id":', idempotencyKey: newIdemKey() });
     expectError(res, 422);
@@ -294,6 +325,28 @@ describe('POST /cards/{card}/recharge', () => {
     const res = await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/recharge`, body: { amount: 5 }, idempotencyKey: newIdemKey() });
     expect(res.status).toBe(202);
     expect(res.body).toMatchObject({ success: true, message: expect.any(String), data: { status: 'pending' } });
+  });
+  it('422 for an amount literal JSON parsing would round (4.9999999999999999 -> 5); nothing charged; 1e2 is exact', async () => {
+    const m = await isolated();
+    const card = await activeCard(mock, { customerId: m.customer.id, key: m.test, amount: 1000 });
+    const before = await wallet(mock, 'test', m.merchantId);
+    for (const literal of ['4.9999999999999999', '9007199254740993', '1e999']) {
+      const res = await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/recharge`, body: `{"amount":${literal}}`, key: m.test, idempotencyKey: newIdemKey() });
+      expectValidation(res, 'amount');
+      expect(res.body.errors.amount[0]).toMatch(/^The amount must be an integer number of minor units/);
+    }
+    expect(await wallet(mock, 'test', m.merchantId)).toEqual(before);
+    expect((await readCard(card.id, 'test', m.test)).balance_minor).toBe(1000);
+    const exact = await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/recharge`, body: '{"amount":1e2}', key: m.test, idempotencyKey: newIdemKey() });
+    expect(expectOk(exact).balance_minor).toBe(1100);
+  });
+  it('422 "The amount is required." for a missing amount; "must be an integer" for one of another type', async () => {
+    const card = await activeCard(mock);
+    const missing = await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/recharge`, body: {}, idempotencyKey: newIdemKey() });
+    expectValidation(missing, 'amount');
+    expect(missing.body.errors.amount).toEqual(['The amount is required.']);
+    const text = await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/recharge`, body: { amount: '5' }, idempotencyKey: newIdemKey() });
+    expect(text.body.errors.amount).toEqual(['The amount must be an integer number of minor units.']);
   });
   it('404 for an unknown card', async () => {
     expectNotFound(await apiCall(mock, { method: 'POST', path: `/cards/${UNKNOWN_ULID}/recharge`, body: { amount: 5 }, idempotencyKey: newIdemKey() }));

@@ -19,6 +19,7 @@ import {
   wallet,
   wallets,
   walletImbalance,
+  type ApiResponse,
   type MockHandle,
 } from '../helpers/api.js';
 
@@ -123,6 +124,32 @@ describe('control calls', () => {
     expect(c1.offset_seconds - c0.offset_seconds).toBe(3600);
     expect(c1.unix - c0.unix).toBeGreaterThanOrEqual(3600);
     expect(c1.unix - c0.unix).toBeLessThan(3600 + 30);
+  });
+  it('POST /clock/advance refuses to move past 9999-12-31T23:59:59Z (ids and dates keep working up to there)', async () => {
+    const own = (await startMock({ port: 0, seed: 82, providerLatencyMs: 0 })) as unknown as MockHandle;
+    try {
+      const step = 20 * 365 * 24 * 3600; // the per-call maximum
+      let refused: ApiResponse | undefined;
+      for (let i = 0; i < 1000 && !refused; i++) {
+        const res = await control(own, 'POST', '/clock/advance', { seconds: step });
+        if (res.status !== 200) refused = res;
+      }
+      expect(refused, 'the clock stops before year 10000').toBeDefined();
+      expectError(refused!, 422, 'seconds');
+      expect(refused!.body.errors.seconds[0]).toContain('9999-12-31T23:59:59Z');
+      const now = await ctl(own, 'GET', '/clock');
+      expect(now.now).toMatch(/^99\d\d-/);
+      // the rest of the room can still be used, to the end of year 9999 and not a second more
+      const room = Math.floor((Date.UTC(9999, 11, 31, 23, 59, 59) - Date.parse(now.now)) / 1000) - 5;
+      expect((await ctl(own, 'POST', '/clock/advance', { seconds: room })).now).toMatch(/^9999-12-31T23:59:/);
+      expectError(await control(own, 'POST', '/clock/advance', { seconds: 3600 }), 422, 'seconds');
+      // the API still answers with four-digit years and well-formed ids
+      const customer = await createCustomer(own);
+      expect(customer.id).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
+      expect(customer.created_at).toMatch(/^9999-12-31T/);
+    } finally {
+      await own.close();
+    }
   });
   it('POST /clock/advance refuses a negative or non-numeric amount (time only moves forward)', async () => {
     const c0 = await ctl(mock, 'GET', '/clock');

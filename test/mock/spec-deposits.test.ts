@@ -48,7 +48,16 @@ describe('POST /deposit-addresses', () => {
     for (const n of mock.networks) expect(text).toContain(n);
   });
   it('422 Validation failed when network is missing', async () => {
-    expectValidation(await apiCall(mock, { method: 'POST', path: '/deposit-addresses', body: {}, mode: 'live' }), 'network');
+    const res = await apiCall(mock, { method: 'POST', path: '/deposit-addresses', body: {}, mode: 'live' });
+    expectValidation(res, 'network');
+    expect(res.body.errors.network[0]).toMatch(/^The network is required\./);
+  });
+  it('422 saying the network must be a string (not "is required") for a network that is not a string', async () => {
+    for (const network of [5, true, ['trc20'], { name: 'trc20' }]) {
+      const res = await apiCall(mock, { method: 'POST', path: '/deposit-addresses', body: { network }, mode: 'live' });
+      expectValidation(res, 'network');
+      expect(res.body.errors.network[0]).toMatch(/^The network must be a string\./);
+    }
   });
   it('422 network not_enabled when the network was turned off meanwhile', async () => {
     const m = await newMerchant(mock);

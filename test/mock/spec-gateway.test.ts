@@ -8,6 +8,7 @@ import { signRequest } from '../../src/signing/index.js';
 import {
   advance,
   apiCall,
+  control,
   ctl,
   customerInput,
   expectError,
@@ -83,6 +84,23 @@ describe('401 invalid_api_key', () => {
     expectNotFound(await apiCall(mock, { method: 'GET', path: `/cards/${UNKNOWN_ULID}`, key }));
     expect(await ctl(mock, 'POST', `/keys/${key.keyId}/revoke`)).toMatchObject({ key_id: key.keyId, revoked: true });
     expectError(await apiCall(mock, { method: 'GET', path: `/cards/${UNKNOWN_ULID}`, key }), 401, 'gateway', 'invalid_api_key');
+  });
+  it('for an expired key (POST /_mock/keys expires_in_seconds, on the simulated clock)', async () => {
+    const created = await ctl(mock, 'POST', '/keys', { mode: 'test', expires_in_seconds: 600 });
+    const clock = await ctl(mock, 'GET', '/clock');
+    expect(Date.parse(created.expires_at) - Date.parse(clock.now)).toBeGreaterThanOrEqual(599_000);
+    const key = { keyId: created.key_id, secret: created.secret };
+    expectNotFound(await apiCall(mock, { method: 'GET', path: `/cards/${UNKNOWN_ULID}`, key }));
+    await advance(mock, 601);
+    const expired = await apiCall(mock, { method: 'GET', path: `/cards/${UNKNOWN_ULID}`, key });
+    expectError(expired, 401, 'gateway', 'invalid_api_key');
+    expect(expired.headers['x-ratelimit-limit']).toBeUndefined();
+    // a key without expiry has expires_at null; a bad value is a 422 naming the field
+    expect((await ctl(mock, 'POST', '/keys', { mode: 'test' })).expires_at).toBeNull();
+    for (const bad of [0, -5, 1.5, '60']) {
+      const res = await control(mock, 'POST', '/keys', { mode: 'test', expires_in_seconds: bad });
+      expectError(res, 422, 'expires_in_seconds');
+    }
   });
   it('is checked before the signature (a wrong secret on an unknown key still says invalid_api_key)', async () => {
     const res = await apiCall(mock, { method: 'GET', path: '/customers', key: { keyId: UNKNOWN_ULID, secret: 'wrong' } });
@@ -346,6 +364,39 @@ describe('429 rate_limit exceeded and the X-RateLimit headers', () => {
     expectError(replay, 409, 'gateway', 'replay_detected');
     expect(replay.headers['x-ratelimit-limit']).toBe('5');
     expect(replay.headers['x-ratelimit-remaining']).toBeDefined();
+  });
+  it('headers on 401 missing_signature_headers, 401 timestamp_out_of_window and 413 to a known key, read-only (none counts)', async () => {
+    const key = await newKey(limited, { mode: 'test' });
+    const missing = signedHeaders(limited, { method: 'GET', path: '/customers', key });
+    delete missing['X-Nonce'];
+    const noNonce = await rawRequest({ port: limited.port, method: 'GET', path: '/api/v1/customers', headers: missing });
+    expectError(noNonce, 401, 'gateway', 'missing_signature_headers');
+    expect(noNonce.headers['x-ratelimit-limit']).toBe('5');
+    expect(noNonce.headers['x-ratelimit-remaining']).toBe('5');
+    const stale = await apiCall(limited, { method: 'GET', path: '/customers', key, timestamp: nowSeconds() - 301 });
+    expectError(stale, 401, 'gateway', 'timestamp_out_of_window');
+    expect(stale.headers['x-ratelimit-limit']).toBe('5');
+    expect(stale.headers['x-ratelimit-remaining']).toBe('5');
+    const big = Buffer.alloc(6 * 1024 * 1024 + 1, 0x20);
+    const tooLarge = await rawRequest({
+      port: limited.port,
+      method: 'POST',
+      path: '/api/v1/customers',
+      headers: { ...signedHeaders(limited, { method: 'POST', path: '/customers', key, body: big }), 'Content-Type': 'application/json' },
+      body: big,
+    });
+    expectError(tooLarge, 413, 'body', 'too_large');
+    expect(tooLarge.headers['x-ratelimit-limit']).toBe('5');
+    expect(tooLarge.headers['x-ratelimit-remaining']).toBe('5');
+    // nothing above was counted: the first request that passes 1 to 5 leaves 4
+    const counted = await apiCall(limited, { method: 'GET', path: '/customers', key });
+    expect(counted.headers['x-ratelimit-remaining']).toBe('4');
+    // an unknown or revoked key is not known: no headers
+    const unknown = signedHeaders(limited, { method: 'GET', path: '/customers', key: { keyId: UNKNOWN_ULID, secret: key.secret } });
+    delete unknown['X-Nonce'];
+    const stranger = await rawRequest({ port: limited.port, method: 'GET', path: '/api/v1/customers', headers: unknown });
+    expectError(stranger, 401, 'gateway', 'missing_signature_headers');
+    expect(stranger.headers['x-ratelimit-limit']).toBeUndefined();
   });
   it('6 before 7: an over-limit key off its allowlist gets 429, not 403', async () => {
     const key = await newKey(limited, { mode: 'test', ip_allowlist: ['192.0.2.1'] });

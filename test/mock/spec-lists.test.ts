@@ -59,6 +59,26 @@ describe('GET /customers pagination', () => {
     expect(small.body.meta.per_page).toBe(1);
     expect(expectOk(small)).toHaveLength(1);
   });
+  it('per_page of any length is clamped (huge -> 100, very negative -> 1); non-integers stay 422', async () => {
+    for (const [raw, expected] of [
+      ['1000000000000000000000', 100],
+      ['9'.repeat(400), 100],
+      ['%2B150', 100],
+      ['-1000000000000000000000', 1],
+      ['-5', 1],
+      ['0000', 1],
+      ['007', 7],
+    ] as const) {
+      const res = await list(`per_page=${raw}`);
+      expect(res.status, `per_page=${raw.slice(0, 30)}: ${res.raw.toString().slice(0, 200)}`).toBe(200);
+      expect(res.body.meta.per_page, raw.slice(0, 30)).toBe(expected);
+    }
+    for (const raw of ['1.5', '1e3', 'abc', '--1', '12a']) {
+      const res = await list(`per_page=${encodeURIComponent(raw)}`);
+      expect(res.status, raw).toBe(422);
+      expect(res.body.errors.per_page).toBeDefined();
+    }
+  });
   it('unknown query parameters are ignored', async () => {
     expect(expectOk(await list({ per_page: 3, colour: 'blue' }))).toHaveLength(3);
   });

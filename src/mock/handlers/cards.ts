@@ -3,6 +3,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { MESSAGES } from '../../contract/errors.js';
 import { IssueCardSchema, RechargeSchema, TerminateSchema, validationErrors, isUlid } from '../../contract/requests.js';
+import { inexactNumberFields } from '../../contract/numbers.js';
 import { codeError, endpointNotFound, notFound, ok, page, processing, serverError, unavailable, validation, type ErrorMap, type Reply } from '../envelope.js';
 import { jsonBody, type RequestContext } from '../context.js';
 import { readIdempotencyKey, runIdempotent, type Outcome } from '../idempotency.js';
@@ -97,9 +98,32 @@ function money<T>(ctx: RequestContext, parse: (body: Record<string, unknown>) =>
     const parsed = parse(body);
     if (parsed.errors) errors = { ...errors, ...parsed.errors };
     data = parsed.data;
+    // JSON.parse rounds: 0.99999999999999999 would load 1. Refuse what is not read exactly.
+    const inexact = inexactNumberErrors(ctx.body.toString('utf8'));
+    if (inexact) {
+      errors = { ...errors, ...inexact };
+      data = undefined;
+    }
   }
   if (Object.keys(errors).length || data === undefined || idem.key === undefined) return validation(errors);
   return { key: idem.key, data };
+}
+
+const MONEY_FIELDS = new Set(['amount_minor', 'amount']);
+
+/** A 422 map for number literals that JSON parsing would change: per money field, else under `body`. */
+export function inexactNumberErrors(text: string): ErrorMap | null {
+  const errors: ErrorMap = {};
+  for (const { field, literal, becomes } of inexactNumberFields(text)) {
+    const shown = literal.length > 40 ? `${literal.slice(0, 37)}...` : literal;
+    const read = becomes === 'null' ? 'it is out of range' : `it would be read as ${becomes}`;
+    if (field !== null && MONEY_FIELDS.has(field)) {
+      errors[field] ??= [`The ${field.replace(/_/g, ' ')} must be an integer number of minor units, written exactly: ${shown} is not (${read}).`];
+    } else {
+      errors.body ??= [`The request body holds a number that cannot be read exactly: ${shown} (${read}).`];
+    }
+  }
+  return Object.keys(errors).length ? errors : null;
 }
 
 function zodParse<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: unknown } }) {
@@ -118,14 +142,16 @@ function resolveProduct(rt: Runtime, mode: Mode, productId: string | undefined):
     if (mode === 'live' && !fallback.available) return codeError('unavailable');
     return { product: fallback, id: fallback.id };
   }
+  // spec: when sent it must be a well-formed ULID (in both modes), else 404
+  if (!isUlid(productId)) return endpointNotFound();
   const named = products.find((p) => p.id === productId);
   if (mode === 'test') {
-    // test mode: any product id issues; fees come from the named product when known
+    // test mode: any well-formed product id issues; fees come from the named product when known
     const basis = named ?? fallback ?? products[0];
     if (!basis) return codeError('no_default');
     return { product: basis, id: productId };
   }
-  if (!isUlid(productId) || !named || !named.enabled) return endpointNotFound();
+  if (!named || !named.enabled) return endpointNotFound();
   if (!named.available) return codeError('unavailable');
   return { product: named, id: named.id };
 }

@@ -1,6 +1,6 @@
 // Funding: deposit addresses (one per network, permanent) and deposits. Live keys only (the
 // pipeline answers 403 to test keys before these run).
-import { DepositAddressCreateSchema } from '../../contract/requests.js';
+import { DepositAddressCreateSchema, validationErrors } from '../../contract/requests.js';
 import { codeError, ok, page, validation, type Reply } from '../envelope.js';
 import { jsonBody, type RequestContext } from '../context.js';
 import { isReply, paginate, readPageRequest } from '../pagination.js';
@@ -34,7 +34,9 @@ export function createAddress(ctx: RequestContext): Reply {
   if (network === undefined || !rt.state.networks.includes(network)) {
     // a network that existed but was turned off is the operation's refusal, not a typo
     if (network !== undefined && rt.state.known_networks.includes(network)) return codeError('not_enabled');
-    const what = network === undefined ? 'The network is required.' : `The network "${network.slice(0, 40)}" is not supported.`;
+    // missing or not a string: the schema's own message ("is required." / "must be a string.")
+    const schemaMessage = parsed.success ? undefined : validationErrors(parsed.error).network?.[0];
+    const what = network === undefined ? (schemaMessage ?? 'The network is required.') : `The network "${network.slice(0, 40)}" is not supported.`;
     return validation({ network: [`${what} Enabled networks: ${enabledNetworksText(rt)}.`] });
   }
   const existing = Object.values(rt.state.addresses).find((a) => a.merchant_id === ctx.merchantId && a.network === network);
