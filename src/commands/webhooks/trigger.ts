@@ -1,0 +1,33 @@
+import { Args, Flags } from '@oclif/core';
+import { MockControlCommand } from '../../cli/mock/control-command.js';
+
+export default class WebhooksTrigger extends MockControlCommand {
+  static override summary = 'Ask the running mock to emit an event, delivered to its webhook endpoints.';
+  static override description =
+    'Records an event of TYPE on the mock (POST /_mock/events, as `mock events emit`), which delivers it to every enabled endpoint of the merchant, ' +
+    'for example a `cardctl webhooks listen --mock` running in another terminal. Without --data the mock makes sample data.\n' +
+    'Prints the recorded event: {id, merchant_id, mode, type, occurred_at, data} (as JSON with --json).';
+  static override examples = [
+    '<%= config.bin %> webhooks trigger card.issued',
+    '<%= config.bin %> webhooks trigger deposit.credited --mode live --json',
+    '<%= config.bin %> webhooks trigger card.terminated --data \'{"card_id":"01JD2QA1B2C3D4E5F6G7H8J9KM","refunded_amount_minor":500}\'',
+  ];
+  static override args = {
+    type: Args.string({ description: 'event type, e.g. card.issued', required: true }),
+  };
+  static override flags = {
+    data: Flags.string({ description: 'the event\'s data object as JSON (default: sample data)' }),
+    mode: Flags.string({ description: 'test or live', options: ['test', 'live'], default: 'test' }),
+    merchant: Flags.string({ description: 'merchant id (default: the banner merchant)' }),
+  };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(WebhooksTrigger);
+    this.jsonOutput = flags.json;
+    const { runTrigger, triggerNote } = await import('../../cli/webhook-listener.js');
+    const result = await runTrigger({ type: args.type, data: flags.data, mode: flags.mode as 'test' | 'live', merchant: flags.merchant, controlUrl: flags['control-url'] });
+    await this.render(result.event);
+    const note = triggerNote(result);
+    if (note) this.note(note);
+  }
+}
