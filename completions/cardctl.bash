@@ -2,7 +2,7 @@
 
 _cardctl_subcommands() {
   case "$1" in
-    '') echo 'cards completion customers demo deposit-addresses deposits mock ops profiles request sign webhooks' ;;
+    '') echo 'cards completion customers demo deposit-addresses deposits doctor mock ops profiles request sign webhooks' ;;
     'cards') echo 'freeze get issue recharge terminate transactions unfreeze' ;;
     'customers') echo 'create get kyc list update' ;;
     'deposit-addresses') echo 'create list' ;;
@@ -22,7 +22,7 @@ _cardctl_subcommands() {
     'ops') echo 'list replay show' ;;
     'profiles') echo 'add list remove show use' ;;
     'sign') echo 'diagnose' ;;
-    'webhooks') echo 'sign verify' ;;
+    'webhooks') echo 'listen sign trigger verify' ;;
   esac
 }
 _cardctl_flags() {
@@ -44,6 +44,7 @@ _cardctl_flags() {
     'deposit-addresses create') echo '--json --network --profile --retries --verbose --yes' ;;
     'deposit-addresses list') echo '--json --profile --retries --verbose --yes' ;;
     'deposits list') echo '--all --cursor --json --ndjson --per-page --profile --retries --verbose --yes' ;;
+    'doctor') echo '--json --profile --verbose' ;;
     'mock clock') echo '--control-url --json' ;;
     'mock clock advance') echo '--control-url --json' ;;
     'mock deposits add') echo '--asset-amount --control-url --json --merchant --network --status' ;;
@@ -51,7 +52,7 @@ _cardctl_flags() {
     'mock events emit') echo '--control-url --data --json --merchant --mode' ;;
     'mock faults') echo '--control-url --json' ;;
     'mock faults add') echo '--control-url --count --json --kind --merchant --operation' ;;
-    'mock keys create') echo '--control-url --ip --json --merchant --mode --scope' ;;
+    'mock keys create') echo '--control-url --expires-in --ip --json --merchant --mode --scope' ;;
     'mock keys revoke') echo '--control-url --json' ;;
     'mock keys roll') echo '--control-url --json' ;;
     'mock keys rotate') echo '--control-url --json' ;;
@@ -83,7 +84,9 @@ _cardctl_flags() {
     'request') echo '--data --idempotency-key --include --json --profile --query --retries --verbose --yes' ;;
     'sign') echo '--data --json --key-id --method --nonce --path --profile --query --timestamp' ;;
     'sign diagnose') echo '--json --now --profile --request' ;;
+    'webhooks listen') echo '--control-url --forward-to --host --json --max-events --mock --port --profile --tolerance' ;;
     'webhooks sign') echo '--json --payload --profile --timestamp' ;;
+    'webhooks trigger') echo '--control-url --data --json --merchant --mode' ;;
     'webhooks verify') echo '--header --json --now --payload --profile --tolerance' ;;
   esac
 }
@@ -109,6 +112,7 @@ _cardctl_flag_values() {
     'mock transactions add --type') echo 'authorization capture refund reversal decline' ;;
     'mock withdrawals add --outcome') echo 'completed rejected failed cancelled' ;;
     'profiles add --mode') echo 'test live' ;;
+    'webhooks trigger --mode') echo 'test live' ;;
   esac
 }
 _cardctl() {

@@ -3,7 +3,7 @@
 
 _cardctl_subcommands() {
   case "$1" in
-    '') print -r -- 'cards completion customers demo deposit-addresses deposits mock ops profiles request sign webhooks' ;;
+    '') print -r -- 'cards completion customers demo deposit-addresses deposits doctor mock ops profiles request sign webhooks' ;;
     'cards') print -r -- 'freeze get issue recharge terminate transactions unfreeze' ;;
     'customers') print -r -- 'create get kyc list update' ;;
     'deposit-addresses') print -r -- 'create list' ;;
@@ -23,7 +23,7 @@ _cardctl_subcommands() {
     'ops') print -r -- 'list replay show' ;;
     'profiles') print -r -- 'add list remove show use' ;;
     'sign') print -r -- 'diagnose' ;;
-    'webhooks') print -r -- 'sign verify' ;;
+    'webhooks') print -r -- 'listen sign trigger verify' ;;
   esac
 }
 _cardctl_flags() {
@@ -45,6 +45,7 @@ _cardctl_flags() {
     'deposit-addresses create') print -r -- '--json --network --profile --retries --verbose --yes' ;;
     'deposit-addresses list') print -r -- '--json --profile --retries --verbose --yes' ;;
     'deposits list') print -r -- '--all --cursor --json --ndjson --per-page --profile --retries --verbose --yes' ;;
+    'doctor') print -r -- '--json --profile --verbose' ;;
     'mock clock') print -r -- '--control-url --json' ;;
     'mock clock advance') print -r -- '--control-url --json' ;;
     'mock deposits add') print -r -- '--asset-amount --control-url --json --merchant --network --status' ;;
@@ -52,7 +53,7 @@ _cardctl_flags() {
     'mock events emit') print -r -- '--control-url --data --json --merchant --mode' ;;
     'mock faults') print -r -- '--control-url --json' ;;
     'mock faults add') print -r -- '--control-url --count --json --kind --merchant --operation' ;;
-    'mock keys create') print -r -- '--control-url --ip --json --merchant --mode --scope' ;;
+    'mock keys create') print -r -- '--control-url --expires-in --ip --json --merchant --mode --scope' ;;
     'mock keys revoke') print -r -- '--control-url --json' ;;
     'mock keys roll') print -r -- '--control-url --json' ;;
     'mock keys rotate') print -r -- '--control-url --json' ;;
@@ -84,7 +85,9 @@ _cardctl_flags() {
     'request') print -r -- '--data --idempotency-key --include --json --profile --query --retries --verbose --yes' ;;
     'sign') print -r -- '--data --json --key-id --method --nonce --path --profile --query --timestamp' ;;
     'sign diagnose') print -r -- '--json --now --profile --request' ;;
+    'webhooks listen') print -r -- '--control-url --forward-to --host --json --max-events --mock --port --profile --tolerance' ;;
     'webhooks sign') print -r -- '--json --payload --profile --timestamp' ;;
+    'webhooks trigger') print -r -- '--control-url --data --json --merchant --mode' ;;
     'webhooks verify') print -r -- '--header --json --now --payload --profile --tolerance' ;;
   esac
 }
@@ -110,6 +113,7 @@ _cardctl_flag_values() {
     'mock transactions add --type') print -r -- 'authorization capture refund reversal decline' ;;
     'mock withdrawals add --outcome') print -r -- 'completed rejected failed cancelled' ;;
     'profiles add --mode') print -r -- 'test live' ;;
+    'webhooks trigger --mode') print -r -- 'test live' ;;
   esac
 }
 _cardctl() {

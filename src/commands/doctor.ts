@@ -1,0 +1,39 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../cli/base-command.js';
+
+export default class Doctor extends BaseCommand {
+  static override summary = 'Check what a call needs: credentials, journal, reach and latency, clock skew, key, mode, scopes.';
+  static override description =
+    'Every probe is a request the API cannot act on (reads, writes on an id that does not exist, a body it refuses), so it is safe with a live key. ' +
+    'Exit 0 when nothing failed (warnings allowed), otherwise the exit code of the first failure (3 key or clock, 8 unreachable, 2 configuration).';
+  static override examples = ['<%= config.bin %> doctor', '<%= config.bin %> doctor -p prod --json | jq \'.checks[] | select(.status != "ok")\''];
+  static override flags = {
+    profile: Flags.string({ char: 'p', description: 'profile to check (default: CARDCTL_API_KEY/SECRET, CARDCTL_PROFILE, then the default profile)' }),
+    verbose: Flags.boolean({ char: 'v', description: 'print each probe on stderr (never the secret)', default: false }),
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(Doctor);
+    this.jsonOutput = flags.json;
+    const [{ doctor }, { exitCodeFor }, { CardctlError }, { chalkFor }] = await Promise.all([
+      import('../client/doctor.js'),
+      import('../cli/exit-codes.js'),
+      import('../errors.js'),
+      import('../output/color.js'),
+    ]);
+    const report = await doctor({ profile: flags.profile, verbose: flags.verbose });
+    if (flags.json) {
+      this.printJson(report);
+    } else {
+      const chalk = await chalkFor(process.stdout);
+      const mark = { ok: chalk.green('✓'), warn: chalk.yellow('!'), fail: chalk.red('✗'), skipped: chalk.dim('-') };
+      const width = Math.max(...report.checks.map((c) => c.name.length));
+      for (const c of report.checks) {
+        process.stdout.write(`${mark[c.status]} ${c.name.padEnd(width)}  ${c.detail}\n`);
+        if (c.hint && c.status !== 'ok') process.stdout.write(`  ${' '.repeat(width)}  ${c.hint}\n`);
+      }
+    }
+    const failed = report.checks.find((c) => c.status === 'fail');
+    if (failed) process.exitCode = exitCodeFor(new CardctlError(failed.detail, { kind: failed.kind ?? 'unexpected' }));
+  }
+}
