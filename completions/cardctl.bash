@@ -17,7 +17,7 @@ _cardctl_subcommands() {
     'mock networks') echo 'set' ;;
     'mock products') echo 'set' ;;
     'mock transactions') echo 'add' ;;
-    'mock webhook-endpoints') echo 'add enable' ;;
+    'mock webhook-endpoints') echo 'add enable remove' ;;
     'mock withdrawals') echo 'add' ;;
     'ops') echo 'list replay show' ;;
     'profiles') echo 'add list remove show use' ;;
@@ -72,6 +72,7 @@ _cardctl_flags() {
     'mock webhook-endpoints') echo '--control-url --json' ;;
     'mock webhook-endpoints add') echo '--control-url --json --merchant' ;;
     'mock webhook-endpoints enable') echo '--control-url --json' ;;
+    'mock webhook-endpoints remove') echo '--control-url --json' ;;
     'mock withdrawals add') echo '--amount --control-url --fee --json --merchant --outcome' ;;
     'ops list') echo '--json --unresolved' ;;
     'ops replay') echo '--include --json --profile --retries --verbose --yes' ;;

@@ -18,7 +18,7 @@ _cardctl_subcommands() {
     'mock networks') print -r -- 'set' ;;
     'mock products') print -r -- 'set' ;;
     'mock transactions') print -r -- 'add' ;;
-    'mock webhook-endpoints') print -r -- 'add enable' ;;
+    'mock webhook-endpoints') print -r -- 'add enable remove' ;;
     'mock withdrawals') print -r -- 'add' ;;
     'ops') print -r -- 'list replay show' ;;
     'profiles') print -r -- 'add list remove show use' ;;
@@ -73,6 +73,7 @@ _cardctl_flags() {
     'mock webhook-endpoints') print -r -- '--control-url --json' ;;
     'mock webhook-endpoints add') print -r -- '--control-url --json --merchant' ;;
     'mock webhook-endpoints enable') print -r -- '--control-url --json' ;;
+    'mock webhook-endpoints remove') print -r -- '--control-url --json' ;;
     'mock withdrawals add') print -r -- '--amount --control-url --fee --json --merchant --outcome' ;;
     'ops list') print -r -- '--json --unresolved' ;;
     'ops replay') print -r -- '--include --json --profile --retries --verbose --yes' ;;

@@ -425,8 +425,15 @@ export async function runListen(opts: ListenOptions, io: ListenIO): Promise<numb
 
   const code = await stopped;
   await closeServer();
-  if (endpointId) {
-    io.stderr.write(`Endpoint ${endpointId} stays registered on the mock; its next deliveries fail and are retried until it is disabled.\n`);
+  if (endpointId && control) {
+    // it registered itself: it removes itself, so the mock does not keep retrying a closed port
+    const { callControl } = await import('./mock/control-client.js');
+    try {
+      await callControl(control, 'DELETE', `/webhook-endpoints/${encodeURIComponent(endpointId)}`);
+      io.stderr.write(`Removed webhook endpoint ${endpointId} from the mock.\n`);
+    } catch (err) {
+      io.stderr.write(`Endpoint ${endpointId} stays registered on the mock (${(err as Error).message.replace(/\.$/, '')}): remove it with \`cardctl mock webhook-endpoints remove ${endpointId}\`.\n`);
+    }
   }
   if (!opts.json || failed > 0) io.stderr.write(`Stopped after ${handled} deliver${handled === 1 ? 'y' : 'ies'}${failed > 0 ? `, ${failed} failed verification` : ''}.\n`);
   return code;

@@ -17,7 +17,7 @@ import { decide, settleCustomer } from './kyc.js';
 import { finishProvisioning, settleCard } from './handlers/cards.js';
 import { NETWORK_ASSET, DEPOSIT_RATE } from './handlers/deposits.js';
 import type { Runtime } from './runtime.js';
-import { deliveryManagers, endpointView, isLoopbackHost, isNonPublicName, isReservedAddress } from './webhooks.js';
+import { deliveryManagers, endpointView, isLoopbackHost, isNonPublicName, isReservedAddress, removeEndpoint } from './webhooks.js';
 import { isIP } from 'node:net';
 
 /** The bearer token is compared in constant time; set by startMock. */
@@ -482,6 +482,11 @@ function enableEndpoint({ rt, params }: ControlRequest): Reply {
   return ok(endpointView(ep));
 }
 
+function deleteEndpoint({ rt, params }: ControlRequest): Reply {
+  const ep = Object.hasOwn(rt.state.endpoints, params[0]!) ? removeEndpoint(rt, params[0]!) : null;
+  return ep ? ok(endpointView(ep)) : notFoundThing('Webhook endpoint');
+}
+
 /** Sample data for a triggered event, so that `mock events emit TYPE` needs nothing else. */
 function sampleData(type: string): Record<string, unknown> {
   const id = () => newId(cryptoRandom, Date.now());
@@ -557,6 +562,7 @@ const ROUTES: Array<[string, RegExp, ControlHandler]> = [
   ['GET', /^\/webhook-endpoints$/, ({ rt }) => ok(Object.values(rt.state.endpoints).map(endpointView))],
   ['POST', /^\/webhook-endpoints$/, addEndpoint],
   ['POST', /^\/webhook-endpoints\/([^/]+)\/enable$/, enableEndpoint],
+  ['DELETE', /^\/webhook-endpoints\/([^/]+)$/, deleteEndpoint],
   ['GET', /^\/webhook-deliveries$/, ({ rt }) => ok(rt.deliveryLog())],
   ['GET', /^\/events$/, listEvents],
   ['POST', /^\/events$/, emitEvent],

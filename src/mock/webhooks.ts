@@ -115,6 +115,24 @@ export function deliveryView(state: MockState, d: DeliveryRec): Record<string, u
   };
 }
 
+/**
+ * Removes an endpoint: it gets no new deliveries, its pending ones end as dead (the log keeps
+ * them), and an attempt in flight leaves no trace (attempt() checks the endpoint is still there).
+ */
+export function removeEndpoint(rt: Runtime, endpointId: string): EndpointRec | null {
+  const ep = rt.state.endpoints[endpointId];
+  if (!ep) return null;
+  delete rt.state.endpoints[endpointId];
+  for (const d of Object.values(rt.state.deliveries ?? {})) {
+    if (d.endpoint_id === endpointId && d.state === 'pending') {
+      d.state = 'dead';
+      d.next_attempt_at = null;
+    }
+  }
+  rt.markDirty();
+  return ep;
+}
+
 export function endpointView(e: EndpointRec): Record<string, unknown> {
   return { id: e.id, url: e.url, merchant_id: e.merchant_id, enabled: !e.disabled_at, disabled_at: isoOrNull(e.disabled_at) };
 }
@@ -407,8 +425,8 @@ export class WebhookDelivery {
             this.requests,
           )
         : { status: null, error: 'the endpoint url is not an http(s) URL' };
-    // stopped meanwhile (close) or the state was reset: the attempt leaves no trace
-    if (this.closed || this.deliveries()[d.id] !== d) return;
+    // stopped meanwhile (close), the state was reset or the endpoint removed: the attempt leaves no trace
+    if (this.closed || this.deliveries()[d.id] !== d || state.endpoints[d.endpoint_id] !== ep) return;
     const ok = result.status !== null && result.status >= 200 && result.status < 300;
     // a status speaks for itself; a 3xx gets a word because it is a failure some would not expect
     const error = result.error ?? (result.status !== null && result.status >= 300 && result.status < 400 ? 'redirect not followed' : null);

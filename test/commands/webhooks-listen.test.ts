@@ -156,6 +156,10 @@ describe('webhooks listen --mock', () => {
     for (const id of ids) {
       expect(after.find((d) => d.id === id)).toMatchObject({ state: 'succeeded', attempts: [expect.objectContaining({ status: 200 })] });
     }
+    // it registered itself, so it removed itself: the mock does not keep retrying a closed port
+    expect(l.stderr()).toContain(`Removed webhook endpoint ${ready.endpoint_id} from the mock.`);
+    const left = await ctl<Array<{ id: string }>>(mock, 'GET', '/webhook-endpoints');
+    expect(left.map((e) => e.id)).not.toContain(ready.endpoint_id);
   });
 });
 

@@ -167,6 +167,25 @@ describe('webhook delivery: failures', () => {
     await until(() => a.got.length === 8, 'a delivery after re-enabling');
     expect((await control(mock, 'POST', '/webhook-endpoints/01JD2QA1B2C3D4E5F6G7H8J9KM/enable')).status).toBe(404);
   });
+
+  it('DELETE /_mock/webhook-endpoints/{id} removes it: no new deliveries, its pending ones end dead, the log keeps them', async () => {
+    const a = await receiver(Array(3).fill(500));
+    opened.push(a);
+    const mock = await mockWith([a.url]);
+    await emit(mock);
+    await until(() => a.got.length === 1, 'the first attempt');
+    const [ep] = await ctl(mock, 'GET', '/webhook-endpoints');
+    expect(await ctl(mock, 'DELETE', `/webhook-endpoints/${ep.id}`)).toMatchObject({ id: ep.id, url: a.url });
+    expect(await ctl(mock, 'GET', '/webhook-endpoints')).toEqual([]);
+    const [d] = await deliveries(mock);
+    expect(d).toMatchObject({ state: 'dead', next_attempt_at: null, endpoint_id: ep.id });
+    await advance(mock, 86400); // its retries would all be due by now
+    await emit(mock);
+    await sleep(200);
+    expect(a.got).toHaveLength(1);
+    expect(await deliveries(mock)).toHaveLength(1);
+    expect((await control(mock, 'DELETE', `/webhook-endpoints/${ep.id}`)).status).toBe(404);
+  });
 });
 
 describe('webhook delivery: schedule', () => {
