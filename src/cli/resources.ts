@@ -40,7 +40,8 @@ export async function showOperation(flags: ShowFlags, operation: OperationName, 
         : callOperation(client, operation, call),
     );
   } catch (err) {
-    if (err instanceof ApiError && err.status === 202 && isResource(dataOf(err.response))) await printResource(dataOf(err.response), flags.json);
+    // (with --json the error object is the one value printed; its idempotency_key replays)
+    if (!flags.json && err instanceof ApiError && err.status === 202 && isResource(dataOf(err.response))) await printResource(dataOf(err.response), false);
     throw err;
   }
   await printResource(dataOf(res), flags.json);

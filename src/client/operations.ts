@@ -24,7 +24,10 @@ export function routeOf(operation: OperationName): RouteDef {
 export function checkId(what: string, value: string): string {
   const id = value.trim().toUpperCase();
   if (!ULID_PATTERN.test(id)) {
-    const where = what === 'customer' ? '`cardctl customers list` shows them' : 'copy it from the answer that created it, e.g. `--json | jq -r .id`';
+    const where =
+      what === 'customer' ? '`cardctl customers list` shows them'
+      : what === 'product' ? 'product ids come from your account manager; the mock lists its own in its banner'
+      : 'copy it from the answer that created it, e.g. `--json | jq -r .id`';
     throw usageError(`"${value}" is not a ${what} id: ids are 26-character ULIDs (Crockford base32, e.g. 01JD2Q7N8V3K4M5P6R7S8T9V0W).`, `Check the id (${where}).`);
   }
   return id;

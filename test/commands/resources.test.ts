@@ -219,6 +219,14 @@ describe('cards', () => {
     const unresolved = json(await run(['ops', 'list', '--unresolved', '--json'])) as Array<{ idempotency_key: string }>;
     expect(unresolved.map((e) => e.idempotency_key)).toContain('res-wait-2');
   });
+
+  it('a 202 with --json prints one JSON value, the error with the key to replay (exit 7)', async () => {
+    const customer = await approvedCustomer(mock);
+    await ctl(mock, 'POST', '/faults', { operation: 'issue', kind: 'async_202', count: 1 });
+    const r = await run(['cards', 'issue', '--customer', customer.id, '--amount', '300', '--idempotency-key', 'res-202-json', '--json']);
+    expect(r.code).toBe(7);
+    expect(JSON.parse(r.stdout)).toMatchObject({ error: { status: 202, idempotency_key: 'res-202-json' } });
+  });
 });
 
 describe('funding (live keys only)', () => {
