@@ -29,8 +29,8 @@ _cardctl_flags() {
   case "$1" in
     'cards freeze') echo '--json --profile --retries --verbose --yes' ;;
     'cards get') echo '--json --profile --retries --verbose --yes' ;;
-    'cards issue') echo '--amount --customer --idempotency-key --json --product --profile --retries --verbose --wait --wait-timeout --yes' ;;
-    'cards recharge') echo '--amount --idempotency-key --json --profile --retries --verbose --yes' ;;
+    'cards issue') echo '--amount --batch --concurrency --customer --idempotency-key --idempotency-prefix --json --product --profile --retries --verbose --wait --wait-timeout --yes' ;;
+    'cards recharge') echo '--amount --batch --concurrency --idempotency-key --idempotency-prefix --json --profile --retries --verbose --yes' ;;
     'cards terminate') echo '--idempotency-key --json --profile --reason --retries --verbose --yes' ;;
     'cards transactions') echo '--all --cursor --json --ndjson --per-page --profile --retries --verbose --yes' ;;
     'cards unfreeze') echo '--json --profile --retries --verbose --yes' ;;

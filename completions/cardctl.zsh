@@ -30,8 +30,8 @@ _cardctl_flags() {
   case "$1" in
     'cards freeze') print -r -- '--json --profile --retries --verbose --yes' ;;
     'cards get') print -r -- '--json --profile --retries --verbose --yes' ;;
-    'cards issue') print -r -- '--amount --customer --idempotency-key --json --product --profile --retries --verbose --wait --wait-timeout --yes' ;;
-    'cards recharge') print -r -- '--amount --idempotency-key --json --profile --retries --verbose --yes' ;;
+    'cards issue') print -r -- '--amount --batch --concurrency --customer --idempotency-key --idempotency-prefix --json --product --profile --retries --verbose --wait --wait-timeout --yes' ;;
+    'cards recharge') print -r -- '--amount --batch --concurrency --idempotency-key --idempotency-prefix --json --profile --retries --verbose --yes' ;;
     'cards terminate') print -r -- '--idempotency-key --json --profile --reason --retries --verbose --yes' ;;
     'cards transactions') print -r -- '--all --cursor --json --ndjson --per-page --profile --retries --verbose --yes' ;;
     'cards unfreeze') print -r -- '--json --profile --retries --verbose --yes' ;;

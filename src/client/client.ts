@@ -41,6 +41,8 @@ export interface ClientOptions {
   confirm?: (question: string) => Promise<boolean>;
   /** smallest backoff step in ms */
   backoffBaseMs?: number;
+  /** every answer's status and headers, retries included (the batch limiter reads the rate limit headers) */
+  onAnswer?: (status: number, headers: Headers) => void;
 }
 
 export interface ApiRequest {
@@ -262,6 +264,7 @@ export class ApiClient {
           }
         }
         const resHeaders = res.headers as Headers;
+        this.opts.onAnswer?.(res.statusCode, resHeaders);
         if (log) {
           log(`< ${res.statusCode} ${STATUS_CODES[res.statusCode] ?? ''} (${durationMs} ms)`);
           for (const line of formatHeaders(resHeaders, '< ')) log(line);

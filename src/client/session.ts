@@ -22,13 +22,14 @@ export interface Session {
   journal: Journal;
 }
 
-function timeoutFromEnv(env: NodeJS.ProcessEnv): number | undefined {
+/** `CARDCTL_TIMEOUT_MS`: the per-attempt timeout, when set to a positive number. */
+export function timeoutFromEnv(env: NodeJS.ProcessEnv): number | undefined {
   const v = Number(env.CARDCTL_TIMEOUT_MS);
   return Number.isFinite(v) && v > 0 ? v : undefined;
 }
 
 /** Asks on the terminal; only offered when both stdin and stderr are terminals. */
-async function askYesNo(question: string): Promise<boolean> {
+export async function askYesNo(question: string): Promise<boolean> {
   const { createInterface } = await import('node:readline/promises');
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   try {

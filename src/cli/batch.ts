@@ -1,0 +1,183 @@
+// `cards issue --batch FILE` and `cards recharge --batch FILE` once their flags are parsed:
+// read and check the rows (src/client/batch.ts), confirm a live batch once, send the rows, and
+// render one result line per row on stdout (in row order), a progress line on stderr when it
+// is a terminal, and a summary on stderr. Returns the exit code.
+import { CardctlError, usageError, type ErrorKind } from '../errors.js';
+import type { BatchCounts, BatchOperation, BatchPlan, BatchSummary, RowProblem, RowResult } from '../client/batch.js';
+import { sessionOptions, type ApiFlagValues } from './api-flags.js';
+import { EXIT, exitCodeFor } from './exit-codes.js';
+
+export interface BatchFlags extends ApiFlagValues {
+  json: boolean;
+  batch: string;
+  concurrency?: number;
+  'idempotency-prefix'?: string;
+}
+
+/** Rows named in a refusal of the whole file before anything is sent (the rest are counted). */
+const MAX_PROBLEMS_SHOWN = 100;
+
+const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
+
+function problemsError(plan: BatchPlan, file: string): CardctlError {
+  const rowsWithProblems = plan.problems.filter((p) => p.row > 0).length;
+  const errors: Record<string, string[]> = {};
+  for (const p of plan.problems.slice(0, MAX_PROBLEMS_SHOWN)) errors[problemLabel(p)] = Object.entries(p.errors).flatMap(([field, list]) => list.map((m) => `${field}: ${m}`));
+  const more = plan.problems.length - MAX_PROBLEMS_SHOWN;
+  if (more > 0) errors[`and ${plural(more, 'more row')}`] = ['not shown'];
+  const header = plan.problems.some((p) => p.row === 0);
+  const what = header ? 'the header of the batch is not valid' : `${plural(rowsWithProblems, 'row')} of ${plan.rows.length + rowsWithProblems} ${rowsWithProblems === 1 ? 'is' : 'are'} not valid`;
+  return usageError(`nothing was sent: ${what} (${file === '-' ? 'stdin' : file}).`, 'Fix the lines named above and run the command again (the API would refuse them).', errors);
+}
+
+const problemLabel = (p: RowProblem): string => (p.row === 0 ? `line ${p.line} (header)` : `line ${p.line} (row ${p.row})`);
+
+/** 7 if any outcome is unknown; otherwise the highest exit code among the refused rows; 0 when all went through. */
+export function batchExitCode(summary: Pick<BatchSummary, 'kinds' | 'unknown'>): number {
+  if (summary.unknown > 0) return EXIT.outcomeUnknown;
+  let code: number = EXIT.ok;
+  for (const kind of summary.kinds) code = Math.max(code, exitCodeFor(new CardctlError(kind, { kind: kind as ErrorKind })));
+  return code;
+}
+
+/** One line per row for people: fixed columns, so lines print as rows finish. */
+export function rowLine(r: RowResult, rowWidth: number): string {
+  const cells = [
+    String(r.row).padEnd(rowWidth),
+    r.status.padEnd(7),
+    (r.http_status === null ? '-' : String(r.http_status)).padEnd(4),
+    (r.id ?? '-').padEnd(26),
+    (r.balance_minor === null ? '-' : String(r.balance_minor)).padEnd(13),
+  ];
+  let detail = '';
+  if (r.error) detail = r.status === 'unknown' ? `${r.error.message} (key ${r.idempotency_key})` : r.error.message;
+  return `${cells.join('  ')}  ${detail}`.trimEnd();
+}
+
+export function headerLine(rowWidth: number): string {
+  return ['ROW'.padEnd(rowWidth), 'STATUS ', 'HTTP', 'ID'.padEnd(26), 'BALANCE_MINOR', 'DETAIL'].join('  ');
+}
+
+/** The `--json` line of a row. */
+export function rowJson(r: RowResult): Record<string, unknown> {
+  return { row: r.row, idempotency_key: r.idempotency_key, status: r.status, http_status: r.http_status, id: r.id, balance_minor: r.balance_minor, error: r.error };
+}
+
+function progressText(c: BatchCounts): string {
+  const width = 20;
+  const filled = c.total === 0 ? width : Math.round((c.done / c.total) * width);
+  return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${c.done}/${c.total}  ok ${c.ok}  refused ${c.refused}  unknown ${c.unknown}`;
+}
+
+const rowsList = (rows: number[]): string => (rows.length > 10 ? `${rows.slice(0, 10).join(', ')}, ...` : rows.join(', '));
+
+export function summaryLines(s: BatchSummary, keyPrefix: string, usedPrefixFlag: boolean): string[] {
+  const lines = [`${plural(s.total, 'row')}: ${s.ok} ok, ${s.refused} refused, ${s.unknown} unknown.`];
+  if (s.stats.throttled > 0) lines.push(`Rate limited ${plural(s.stats.throttled, 'time')} (429): every row waited for the Retry-After; the requests were sent again with the same keys.`);
+  if (s.unknown > 0) {
+    lines.push(
+      `The outcome of ${s.unknown === 1 ? 'row' : 'rows'} ${rowsList(s.unknownRows)} is not known yet: run the same command again. ` +
+        `Each row's idempotency key (${keyPrefix}-ROW) replays it instead of charging twice, and the rows that went through answer the same result.`,
+    );
+    if (!usedPrefixFlag) lines.push(`Do not edit the file before that (the keys come from its bytes), or keep the keys with --idempotency-prefix ${keyPrefix}.`);
+  }
+  if (s.refused > 0) {
+    lines.push(
+      `Refused ${s.refused === 1 ? 'row' : 'rows'} ${rowsList(s.refusedRows)}: not charged. Running the same command again resends those refused as temporary ` +
+        '(kyc_not_approved, 503, 429); other refusals are remembered under their keys for 24 h, so send those rows again from a new file (new keys).',
+    );
+  }
+  return lines;
+}
+
+/** Asks once on a terminal; refuses without --yes when nobody can answer. */
+async function confirmLive(plan: BatchPlan, flags: BatchFlags, profile: string): Promise<void> {
+  if (flags.yes) return;
+  const total = plan.rows.reduce((sum, r) => sum + Number(r.call.json.amount_minor ?? r.call.json.amount ?? 0), 0);
+  const what = `a LIVE batch of ${plural(plan.rows.length, plan.operation === 'cards.issue' ? 'card issue' : 'recharge')} (${total} minor units in all) with profile "${profile}"`;
+  const canAsk = Boolean(process.stdin.isTTY && process.stderr.isTTY) && flags.batch !== '-';
+  if (!canAsk) throw usageError(`refusing to send ${what} without confirmation.`, 'Pass --yes to confirm it (there is no terminal to ask on).');
+  const { askYesNo } = await import('../client/session.js');
+  if (!(await askYesNo(`This is ${what}. Send them? [y/N] `))) throw usageError('nothing was sent: the live batch was not confirmed.', 'Run it again and answer "y", or pass --yes.');
+}
+
+export async function runBatchCommand(operation: BatchOperation, flags: BatchFlags): Promise<number> {
+  const [b, { withSession, timeoutFromEnv }, { ApiClient }, { stderrLog }] = await Promise.all([
+    import('../client/batch.js'),
+    import('../client/session.js'),
+    import('../client/client.js'),
+    import('../client/verbose.js'),
+  ]);
+  if (flags.concurrency !== undefined && (flags.concurrency < 1 || flags.concurrency > b.MAX_CONCURRENCY)) {
+    throw usageError(`--concurrency must be 1 to ${b.MAX_CONCURRENCY}.`);
+  }
+  const bytes = await b.readBatchSource(flags.batch);
+  const plan = await b.loadBatch(operation, bytes, { name: flags.batch, prefix: flags['idempotency-prefix'] });
+  if (plan.problems.length > 0) throw problemsError(plan, flags.batch);
+  if (plan.rows.length === 0) throw usageError(`nothing to send: ${flags.batch === '-' ? 'stdin' : flags.batch} holds no rows.`, 'Give one row per line after the header (CSV) or one JSON object per line (NDJSON).');
+
+  return withSession(sessionOptions(flags), async ({ credentials, journal }) => {
+    if (credentials.mode === 'live') await confirmLive(plan, flags, credentials.name);
+    const out = process.stdout;
+    const err = process.stderr;
+    const tty = Boolean(err.isTTY) && !flags.verbose; // a progress line between verbose lines would only be noise
+    const rowWidth = Math.max(3, String(plan.rows.at(-1)!.row).length);
+    const first = plan.rows[0]!.idempotencyKey;
+    const last = plan.rows.at(-1)!.idempotencyKey;
+    err.write(`${plural(plan.rows.length, 'row')} (${plan.format.toUpperCase()}), idempotency keys ${first}${plan.rows.length > 1 ? ` to ${last}` : ''}.\n`);
+
+    let progress = '';
+    let lastDraw = 0;
+    const clearProgress = () => {
+      if (tty && progress) err.write('\r\x1b[K');
+    };
+    const drawProgress = (force = false) => {
+      if (!tty || !progress) return;
+      const t = Date.now();
+      if (!force && t - lastDraw < 100) return;
+      lastDraw = t;
+      err.write(`\r\x1b[K${progress}`);
+    };
+    if (!flags.json) out.write(headerLine(rowWidth) + '\n');
+
+    const summary = await b.runBatch(plan, {
+      concurrency: flags.concurrency ?? b.DEFAULT_CONCURRENCY,
+      client: (hooks) =>
+        new ApiClient({
+          credentials,
+          journal,
+          retries: flags.retries,
+          yes: true, // confirmed once above for the whole batch
+          log: hooks.log,
+          onAnswer: hooks.onAnswer,
+          sleep: hooks.sleep,
+          now: hooks.now,
+          note: (line) => {
+            clearProgress();
+            err.write(line + '\n');
+            drawProgress(true);
+          },
+          timeoutMs: timeoutFromEnv(process.env),
+        }),
+      verbose: flags.verbose
+        ? (row, line) => {
+            clearProgress();
+            stderrLog(`[row ${row.row}] ${line}`);
+            drawProgress(true);
+          }
+        : undefined,
+      onResult: (r) => {
+        clearProgress();
+        out.write(flags.json ? JSON.stringify(rowJson(r)) + '\n' : rowLine(r, rowWidth) + '\n');
+        drawProgress(true);
+      },
+      onProgress: (c) => {
+        progress = progressText(c);
+        drawProgress(c.done === c.total);
+      },
+    });
+    clearProgress();
+    for (const line of summaryLines(summary, plan.keyPrefix, flags['idempotency-prefix'] !== undefined)) err.write(line + '\n');
+    return batchExitCode(summary);
+  });
+}
