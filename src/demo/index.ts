@@ -52,9 +52,11 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoSummary> {
   const folder = mkdtempSync(join(tmpdir(), 'cardctl-demo-'));
   const dirs = { config: join(folder, 'config'), state: join(folder, 'state'), files: join(folder, 'files') };
   for (const d of Object.values(dirs)) mkdirSync(d, { recursive: true, mode: 0o700 });
-  // Ctrl-C (or a closed terminal): the children get the signal too; remove what we created.
+  // Ctrl-C (or a closed terminal): the children get the signal too (a plain SIGTERM does not, so
+  // they are ended here); remove what we created.
   const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
   const onSignal = (signal: NodeJS.Signals): void => {
+    runner?.stopAll();
     if (!options.keep) rmSync(folder, { recursive: true, force: true });
     process.exit(signal === 'SIGINT' ? 130 : 143);
   };
@@ -106,6 +108,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoSummary> {
     }
   } finally {
     for (const s of SIGNALS) process.removeListener(s, onSignal);
+    runner?.stopAll(); // a background step left running by a failed step
     await mock?.close();
     if (!options.keep) rmSync(folder, { recursive: true, force: true });
   }

@@ -2,13 +2,15 @@
 // Each step checks the value it promises (same card on replay, wallet moved once, ...) against
 // the mock's own books (its control plane), not only against the CLI's output.
 //
-// Adding a step: one more `await r.step({...})` where it belongs. When a dedicated command
-// lands (`cards issue`, `customers create`, `deposits list`, `webhooks trigger`, `doctor`),
-// replace the `request ...` argv of its step and adapt the check (use `--json` to read values).
+// Adding a step: one more `await r.step({...})` where it belongs. Steps use the dedicated
+// commands (`customers`, `cards`, `deposit-addresses`, `deposits`, `doctor`, `webhooks`); the
+// generic `request` appears once, to show that any call can be sent signed. Checks read the
+// `key  value` block (keyValues), a table (tableRows) or `--json`. A command that must run while
+// others do (a waiting issue, a webhook listener) is `r.start(...)` then `r.wait(...)`.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CUSTOMER, CUSTOMER_INVALID } from './fixtures.js';
-import { bodyJson, expect, type Runner } from './runner.js';
+import { bodyJson, expect, keyValues, tableRows, type CliRun, type Runner } from './runner.js';
 
 export interface WalletRow {
   merchant_id: string;
@@ -45,6 +47,28 @@ interface Card {
   balance_minor: number;
 }
 
+interface Delivery {
+  id: string;
+  event_id: string;
+  event_type: string;
+  state: string;
+  attempts: Array<{ status: number | null }>;
+}
+
+/** The card a `cards ...` command printed (its `key  value` block). */
+function card(run: { stdout: string }): Card {
+  const f = keyValues(run.stdout);
+  return { id: f.id ?? '', status: f.status ?? '', mode: f.mode ?? '', balance_minor: Number(f.balance_minor) };
+}
+
+/** The NDJSON lines of `webhooks listen --json` after its `{"listening"}` line. */
+function deliveries(run: CliRun): Array<{ delivery_id: string; valid: boolean; reason: string; type: string | null; data: Record<string, unknown> | null }> {
+  return run.stdout
+    .split('\n')
+    .filter((l) => l.startsWith('{') && !l.startsWith('{"listening"'))
+    .map((l) => JSON.parse(l));
+}
+
 export async function runTour(ctx: TourContext): Promise<void> {
   const { r, mock } = ctx;
   const write = (name: string, text: string): void => writeFileSync(join(ctx.files, name), text);
@@ -54,11 +78,11 @@ export async function runTour(ctx: TourContext): Promise<void> {
     if (!row) throw new Error(`the mock has no ${mode} wallet`);
     return row;
   };
+  const counts = async (): Promise<{ customers: number; cards: number }> => (await ctx.control('GET', '/state')) as { customers: number; cards: number };
   const fee = mock.products.find((p) => p.default)?.issue_fee_minor ?? 0;
-  const card = (run: { stdout: string }): Card => bodyJson<{ data: Card }>(run.stdout).data;
 
   // ---------------------------------------------------------------------------------------
-  r.section('Profiles: a test key and a live key');
+  r.section('Profiles: a test key and a live key, and a health check');
   await r.step({
     name: 'profiles: add test',
     title: 'Save the test key. Secrets come from stdin (or a hidden prompt), never from a flag',
@@ -85,15 +109,28 @@ export async function runTour(ctx: TourContext): Promise<void> {
     argv: ['profiles', 'show', 'test'],
     check: ({ stdout }) => expect(stdout.includes('sha256:'), 'the secret should show as a fingerprint'),
   });
+  await r.step({
+    name: 'doctor',
+    title: 'Check what a call needs: credentials, journal, reach, clock, key, mode, scopes (exit 0: nothing failed)',
+    argv: ['doctor'],
+    check: ({ stdout }) => {
+      const lines = stdout.split('\n').filter((l) => /^\S \S/.test(l));
+      expect(lines.length >= 7, `${lines.length} checks reported, expected 7`);
+      expect(!lines.some((l) => l.startsWith('✗')), 'a check failed');
+      expect(/^✓ mode\s+a test key\b/m.test(stdout), 'the mode check should report a test key');
+      expect(stdout.includes(mock.keys.test.keyId), 'the key id should be named');
+      return 'every check passed, a test key';
+    },
+  });
 
   // ---------------------------------------------------------------------------------------
-  r.section('Customers: any API call, signed, with `request`');
+  r.section('Customers: any API call with `request`, and the dedicated commands');
   write('customer.json', JSON.stringify(CUSTOMER, null, 2) + '\n');
   write('customer-invalid.json', JSON.stringify(CUSTOMER_INVALID, null, 2) + '\n');
   let customerId = '';
   await r.step({
     name: 'customers: create',
-    title: 'Create a customer from a file; --include shows the status line and headers',
+    title: 'Any API call, signed, with `request`: create a customer from a file; --include shows the status line and headers',
     argv: ['request', 'POST', '/customers', '--data', '@customer.json', '--include'],
     maxLines: 16,
     check: (run) => {
@@ -105,40 +142,42 @@ export async function runTour(ctx: TourContext): Promise<void> {
   });
   await r.step({
     name: 'customers: get',
-    title: 'Read it back: in test mode the KYC verdict is approved at once',
-    argv: ['request', 'GET', `/customers/${customerId}`],
-    grep: '"kyc_status"',
+    title: 'Read it back with `customers get`: in test mode the KYC verdict is approved at once',
+    argv: ['customers', 'get', customerId],
+    grep: '^(id|kyc_status|kyc_resolved_at) ',
     check: (run) => {
-      const c = bodyJson<{ data: { kyc_status: string } }>(run.stdout).data;
+      const c = keyValues(run.stdout);
+      expect(c.id === customerId, `customer ${c.id}, expected ${customerId}`);
       expect(c.kyc_status === 'approved', `kyc_status is ${c.kyc_status}, expected approved`);
       return 'kyc_status approved';
     },
   });
+  const before422 = await counts();
   await r.step({
     name: 'customers: validation error',
-    title: 'A body with mistakes: 422 "Validation failed." names each field, exit code 2',
-    argv: ['request', 'POST', '/customers', '--data', '@customer-invalid.json'],
+    title: 'A body with mistakes: refused before sending (nothing was sent), each field named with the API\'s message, exit 2',
+    argv: ['customers', 'create', '--from', 'customer-invalid.json'],
     expectExit: 2,
-    check: (run) => {
-      const errors = bodyJson<{ errors: Record<string, unknown> }>(run.stdout).errors ?? {};
-      expect('email' in errors && 'phone_number' in errors, 'the 422 should name email and phone_number');
-      return 'email and phone_number refused';
+    check: async (run) => {
+      expect(/^\s+email: /m.test(run.stderr) && /^\s+phone_number: /m.test(run.stderr), 'the refusal should name email and phone_number');
+      expect((await counts()).customers === before422.customers, 'a customer was created on the mock');
+      return 'email and phone_number refused, nothing sent';
     },
   });
 
   // ---------------------------------------------------------------------------------------
   r.section('Cards: issue, replay, recharge, freeze, terminate');
-  const issueBody = JSON.stringify({ customer_id: customerId, amount_minor: 5000 });
   let cardId = '';
   let before = await wallet('test');
+  const issue = ['cards', 'issue', '--customer', customerId, '--amount', '5000'];
   await r.step({
     name: 'cards: issue',
     title: 'Issue a card with an idempotency key (charges 5000 + the product fee)',
-    argv: ['request', 'POST', '/cards', '--data', issueBody, '--idempotency-key', 'demo-issue-1'],
-    maxLines: 16,
+    argv: [...issue, '--idempotency-key', 'demo-issue-1'],
     check: async (run) => {
       const c = card(run);
       cardId = c.id;
+      expect(/^[0-9A-Z]{26}$/.test(cardId), 'the answer should carry the card id');
       expect(c.status === 'active', `card status ${c.status}, expected active`);
       const after = await wallet('test');
       expect(before.balance_minor - after.balance_minor === 5000 + fee, `the wallet moved ${before.balance_minor - after.balance_minor}, expected ${5000 + fee}`);
@@ -149,20 +188,21 @@ export async function runTour(ctx: TourContext): Promise<void> {
   await r.step({
     name: 'cards: issue replay',
     title: 'The same command again (a retry after a timeout, say): the SAME card, no second charge',
-    argv: ['request', 'POST', '/cards', '--data', issueBody, '--idempotency-key', 'demo-issue-1'],
-    grep: '"(id|status|balance_minor)"',
+    argv: [...issue, '--idempotency-key', 'demo-issue-1'],
+    grep: '^(id|status|balance_minor) ',
     check: async (run) => {
       expect(card(run).id === cardId, `the replay answered card ${card(run).id}, expected ${cardId}`);
       const after = await wallet('test');
       expect(after.balance_minor === before.balance_minor, 'the replay charged the wallet again');
+      expect((await counts()).cards === 1, 'the replay created another card');
       return 'same card, wallet unchanged';
     },
   });
   await r.step({
     name: 'cards: recharge',
     title: 'Recharge it (a key is generated and printed on stderr, to replay if needed)',
-    argv: ['request', 'POST', `/cards/${cardId}/recharge`, '--data', '{"amount":2500}'],
-    grep: '"balance_minor"',
+    argv: ['cards', 'recharge', cardId, '--amount', '2500'],
+    grep: '^balance_minor ',
     check: (run) => {
       expect(card(run).balance_minor === 7500, `card balance ${card(run).balance_minor}, expected 7500`);
       expect(/Idempotency-Key: \S+/.test(run.stderr), 'the generated idempotency key should be printed');
@@ -176,10 +216,11 @@ export async function runTour(ctx: TourContext): Promise<void> {
     await r.step({
       name: `cards: ${action}`,
       title: action === 'freeze' ? 'Freeze it (no money moves)' : 'Unfreeze it',
-      argv: ['request', 'POST', `/cards/${cardId}/${action}`],
-      grep: '"status"',
+      argv: ['cards', action, cardId],
+      grep: '^(status|balance_minor) ',
       check: (run) => {
         expect(card(run).status === status, `card status ${card(run).status}, expected ${status}`);
+        expect(card(run).balance_minor === 7500, 'the balance should be kept');
         return `status ${status}`;
       },
     });
@@ -187,11 +228,10 @@ export async function runTour(ctx: TourContext): Promise<void> {
   await r.step({
     name: 'cards: terminate too early',
     title: 'Terminate it now: refused, a card under an hour old cannot be terminated (exit 5)',
-    argv: ['request', 'POST', `/cards/${cardId}/terminate`, '--data', '{"reason":"no_longer_needed"}'],
+    argv: ['cards', 'terminate', cardId, '--reason', 'no_longer_needed'],
     expectExit: 5,
     check: (run) => {
-      const errors = bodyJson<{ errors: { card?: string[] } }>(run.stdout).errors;
-      expect(errors?.card?.includes('termination_blocked'), 'expected card: [termination_blocked]');
+      expect(/^\s+card: termination_blocked$/m.test(run.stderr), 'expected card: termination_blocked');
       return 'termination_blocked';
     },
   });
@@ -212,12 +252,12 @@ export async function runTour(ctx: TourContext): Promise<void> {
   });
   await r.step({
     name: 'cards: transactions',
-    title: 'List the card transactions, newest first; --query pages through them',
-    argv: ['request', 'GET', `/cards/${cardId}/transactions`, '--query', 'per_page=5'],
-    maxLines: 10,
+    title: 'List the card transactions, newest first (--per-page, --cursor and --all page through them)',
+    argv: ['cards', 'transactions', cardId, '--per-page', '5'],
     check: (run) => {
-      const list = bodyJson<{ data: Array<{ type: string }> }>(run.stdout).data;
-      expect(list.length === 2, `${list.length} transactions listed, expected 2`);
+      const rows = tableRows(run.stdout);
+      expect(rows.length === 2, `${rows.length} transactions listed, expected 2`);
+      expect(rows[0]?.TYPE === 'authorization' && rows[1]?.TYPE === 'capture', 'expected the authorization, then the capture');
       return '2 transactions';
     },
   });
@@ -225,8 +265,8 @@ export async function runTour(ctx: TourContext): Promise<void> {
   await r.step({
     name: 'cards: terminate',
     title: 'Terminate it now: the remaining balance goes back to the wallet',
-    argv: ['request', 'POST', `/cards/${cardId}/terminate`, '--data', '{"reason":"no_longer_needed"}'],
-    grep: '"(status|balance_minor)"',
+    argv: ['cards', 'terminate', cardId, '--reason', 'no_longer_needed'],
+    grep: '^(status|balance_minor) ',
     check: async (run) => {
       expect(card(run).status === 'terminated', `card status ${card(run).status}, expected terminated`);
       const after = await wallet('test');
@@ -240,18 +280,17 @@ export async function runTour(ctx: TourContext): Promise<void> {
   await r.step({
     name: 'live: deposit address',
     title: 'A deposit address, with the live profile (live keys only)',
-    argv: ['request', 'POST', '/deposit-addresses', '--profile', 'live', '--data', '{"network":"trc20"}'],
-    maxLines: 12,
+    argv: ['deposit-addresses', 'create', '--network', 'trc20', '--profile', 'live'],
     check: (run) => {
-      const a = bodyJson<{ data: { address: string } }>(run.stdout).data;
-      expect(typeof a.address === 'string' && a.address.length > 0, 'the answer should carry an address');
+      const a = keyValues(run.stdout);
+      expect(a.network === 'trc20' && (a.address ?? '').length > 0, 'the answer should carry a trc20 address');
       return `address ${a.address}`;
     },
   });
   await r.step({
     name: 'live: test key refused',
     title: 'The same with the test key: 403, exit 3',
-    argv: ['request', 'POST', '/deposit-addresses', '--data', '{"network":"trc20"}'],
+    argv: ['deposit-addresses', 'create', '--network', 'trc20'],
     expectExit: 3,
   });
   let live = await wallet('live');
@@ -269,18 +308,18 @@ export async function runTour(ctx: TourContext): Promise<void> {
   await r.step({
     name: 'live: deposits list',
     title: 'List the deposits',
-    argv: ['request', 'GET', '/deposits', '--profile', 'live'],
-    maxLines: 12,
+    argv: ['deposits', 'list', '--profile', 'live'],
     check: (run) => {
-      const list = bodyJson<{ data: Array<{ status: string }> }>(run.stdout).data;
-      expect(list.length === 1 && list[0]?.status === 'credited', 'expected one credited deposit');
+      const rows = tableRows(run.stdout);
+      expect(rows.length === 1 && rows[0]?.STATUS === 'credited', 'expected one credited deposit');
       return '1 credited deposit';
     },
   });
+  const liveIssue = [...issue, '--profile', 'live'];
   await r.step({
     name: 'live: money needs --yes',
     title: 'A live money operation without a terminal to confirm on: refused before sending (exit 2)',
-    argv: ['request', 'POST', '/cards', '--profile', 'live', '--data', issueBody],
+    argv: liveIssue,
     expectExit: 2,
     check: async () => {
       expect((await wallet('live')).balance_minor === live.balance_minor, 'the live wallet moved');
@@ -290,8 +329,8 @@ export async function runTour(ctx: TourContext): Promise<void> {
   await r.step({
     name: 'live: issue with --yes',
     title: 'Confirmed with --yes: a live card, paid from the deposit',
-    argv: ['request', 'POST', '/cards', '--profile', 'live', '--yes', '--data', issueBody],
-    grep: '"(id|status|mode)"',
+    argv: [...liveIssue, '--yes'],
+    grep: '^(id|status|mode) ',
     check: async (run) => {
       expect(card(run).mode === 'live', `card mode ${card(run).mode}, expected live`);
       const after = await wallet('live');
@@ -301,29 +340,49 @@ export async function runTour(ctx: TourContext): Promise<void> {
   });
 
   // ---------------------------------------------------------------------------------------
-  r.section('When the outcome is unknown: the journal and ops replay');
-  let card2 = '';
+  r.section('When the outcome is unknown: --wait, the journal and ops replay');
   await r.step({
-    name: 'cards: issue another',
-    title: 'Another test card (no key given: one is generated)',
-    argv: ['request', 'POST', '/cards', '--data', issueBody],
-    grep: '"(id|status)"',
-    check: (run) => {
-      card2 = card(run).id;
-      return `card ${card2}`;
+    name: 'mock: fault async_202',
+    title: 'Make the next issue answer 202: the card is still being provisioned',
+    argv: ['mock', 'faults', 'add', '--operation', 'issue', '--kind', 'async_202', '--count', '1'],
+  });
+  before = await wallet('test');
+  let card2 = '';
+  const pending = /pending \(card ([0-9A-Z]{26})\)/;
+  const waiting = await r.start({
+    name: 'cards: issue --wait',
+    title: 'Issue another card with --wait: on a 202 it replays the same key until the card is active or failed',
+    argv: [...issue, '--idempotency-key', 'demo-issue-2', '--wait', '--wait-timeout', '20'],
+    ready: ({ stderr }) => pending.test(stderr),
+    readyNote: ({ stderr }) => `card ${(card2 = pending.exec(stderr)?.[1] ?? '')} pending`,
+    check: async (run) => {
+      const c = card(run);
+      expect(c.id === card2, `the wait answered card ${c.id}, expected ${card2}`);
+      expect(c.status === 'active', `card status ${c.status}, expected active`);
+      const after = await wallet('test');
+      expect(before.balance_minor - after.balance_minor === 5000 + fee, `the wallet moved ${before.balance_minor - after.balance_minor}, expected ${5000 + fee} (once)`);
+      expect(after.reserved_minor === 0, 'money is still reserved for the card');
+      before = after;
+      return `card ${card2} active, charged once`;
     },
   });
+  await r.step({
+    name: 'mock: provision',
+    title: 'Meanwhile, the issuer finishes provisioning it (through the mock control plane)',
+    argv: ['mock', 'provision', card2, '--outcome', 'active'],
+    grep: '^(id|status) ',
+  });
+  await r.wait(waiting, { name: 'cards: issue --wait, done', title: 'The waiting command sees the card active and prints it' });
   await r.step({
     name: 'mock: fault 500_after_commit',
     title: 'Make the next recharge succeed but answer 500 (the worst case: money moved, answer lost)',
     argv: ['mock', 'faults', 'add', '--operation', 'recharge', '--kind', '500_after_commit', '--count', '1'],
   });
-  before = await wallet('test');
   r.say('--retries 0 shows the raw outcome; by default cardctl would replay the same key itself.');
   await r.step({
     name: 'cards: recharge, answer lost',
     title: 'Recharge: exit 7, "outcome unknown", with the key to replay',
-    argv: ['request', 'POST', `/cards/${card2}/recharge`, '--data', '{"amount":1000}', '--idempotency-key', 'demo-recharge-1', '--retries', '0'],
+    argv: ['cards', 'recharge', card2, '--amount', '1000', '--idempotency-key', 'demo-recharge-1', '--retries', '0'],
     expectExit: 7,
     check: async (run) => {
       expect(run.stderr.includes('demo-recharge-1'), 'the idempotency key should be printed');
@@ -345,7 +404,8 @@ export async function runTour(ctx: TourContext): Promise<void> {
     argv: ['ops', 'replay', 'demo-recharge-1'],
     grep: '"(id|balance_minor)"',
     check: async (run) => {
-      expect(card(run).balance_minor === 6000, `card balance ${card(run).balance_minor}, expected 6000 (5000 + 1000 once)`);
+      const c = bodyJson<{ data: Card }>(run.stdout).data;
+      expect(c.balance_minor === 6000, `card balance ${c.balance_minor}, expected 6000 (5000 + 1000 once)`);
       const after = await wallet('test');
       expect(after.balance_minor === before.balance_minor, 'the replay charged the wallet again');
       return 'card balance 6000, charged once';
@@ -353,13 +413,13 @@ export async function runTour(ctx: TourContext): Promise<void> {
   });
   await r.step({
     name: 'ops: nothing unresolved',
-    title: 'Nothing left unresolved',
+    title: 'Nothing left unresolved (the --wait issue resolved itself)',
     argv: ['ops', 'list', '--unresolved'],
-    check: ({ stdout }) => expect(!stdout.includes('demo-recharge-1'), 'the recharge is still unresolved'),
+    check: ({ stdout }) => expect(!stdout.includes('demo-recharge-1') && !stdout.includes('demo-issue-2'), 'an operation is still unresolved'),
   });
 
   // ---------------------------------------------------------------------------------------
-  r.section('Signatures: sign, diagnose, webhooks');
+  r.section('Signatures: sign and diagnose');
   // A client that pretty-prints the body it signs but sends it compact: the classic mistake.
   const body = { customer_id: customerId, amount_minor: 5000 };
   write('pretty.json', JSON.stringify(body, null, 2));
@@ -406,6 +466,8 @@ export async function runTour(ctx: TourContext): Promise<void> {
     },
   });
 
+  // ---------------------------------------------------------------------------------------
+  r.section('Webhooks: sign, verify, and a live listener');
   const events = (await ctx.control('GET', '/events')) as Array<{ type: string; occurred_at: string; data: unknown }>;
   const issued = events.find((e) => e.type === 'card.issued');
   const event = issued ? { type: issued.type, occurred_at: issued.occurred_at, data: issued.data } : { type: 'card.issued', occurred_at: new Date().toISOString(), data: { card_id: cardId } };
@@ -436,6 +498,39 @@ export async function runTour(ctx: TourContext): Promise<void> {
     expectExit: 3,
     check: ({ stderr }) => expect(/raw body/i.test(stderr), 'the hint should point at the raw body'),
   });
+  let eventId = '';
+  const listener = await r.start({
+    name: 'webhooks: listen',
+    title: 'A local receiver, registered on the mock as a webhook endpoint; it verifies each delivery with the webhook secret',
+    argv: ['webhooks', 'listen', '--mock', '--max-events', '1', '--json'],
+    ready: ({ stdout }) => /^\{"listening"/m.test(stdout),
+    readyNote: ({ stdout }) => `listening on ${(JSON.parse(stdout.split('\n')[0]!) as { listening: string }).listening}`,
+    check: async (run) => {
+      const got = deliveries(run);
+      expect(got.length === 1, `${got.length} deliveries printed, expected 1`);
+      const d = got[0]!;
+      expect(d.valid && d.reason === 'ok', `the delivery failed verification (${d.reason})`);
+      expect(d.type === 'card.issued' && d.data?.card_id === cardId, 'expected the card.issued event of the first card');
+      const log = (await ctx.control('GET', '/webhook-deliveries')) as Delivery[];
+      const sent = log.find((x) => x.id === d.delivery_id);
+      expect(sent?.event_id === eventId, 'the mock has no delivery of the triggered event with that id');
+      expect(sent.state === 'succeeded' && sent.attempts.at(-1)?.status === 200, `the mock's delivery is ${sent.state}, expected succeeded with 200`);
+      return `delivery ${d.delivery_id} verified; the mock logged it as answered 200`;
+    },
+  });
+  await r.step({
+    name: 'webhooks: trigger',
+    title: 'Ask the mock to emit card.issued for the first card (delivered to every endpoint)',
+    argv: ['webhooks', 'trigger', 'card.issued', '--data', JSON.stringify({ card_id: cardId })],
+    check: async (run) => {
+      const e = keyValues(run.stdout);
+      eventId = e.id ?? '';
+      const recorded = ((await ctx.control('GET', '/events')) as Array<{ id: string; type: string }>).find((x) => x.id === eventId);
+      expect(recorded?.type === 'card.issued', 'the mock should have recorded the card.issued event');
+      return `event ${eventId}`;
+    },
+  });
+  await r.wait(listener, { name: 'webhooks: listen, delivery', title: 'The receiver got one delivery, verified it, and stopped (--max-events 1)' });
 
   // ---------------------------------------------------------------------------------------
   r.section('The books, and shell completion');

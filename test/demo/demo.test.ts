@@ -1,5 +1,6 @@
-// `cardctl demo` as a user runs it: the built CLI as a child process. It must pass every step,
-// print none of the mock's secrets, and leave the user's own config folder as it was.
+// `cardctl demo` as a user runs it: the built CLI as a child process. It must pass every step
+// of every section, print none of the mock's secrets, and leave the user's own config folder as
+// it was.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,7 +40,7 @@ describe('cardctl demo', () => {
     userState = join(home, 'state');
     mkdirSync(userConfig, { recursive: true });
     writeFileSync(join(userConfig, 'profiles.json'), userProfiles);
-    // one full run (about 40 CLI starts) serves every assertion below; --keep lets us look inside
+    // one full run (about 45 CLI starts) serves every assertion below; --keep lets us look inside
     run = await runCli(['demo', '--json', '--keep', '--seed', String(SEED)], {
       env: {
         CARDCTL_CONFIG_DIR: userConfig,
@@ -65,12 +66,35 @@ describe('cardctl demo', () => {
     expect(summary.failed_step).toBeNull();
     expect(summary.steps.length).toBeGreaterThan(25);
     expect(summary.steps.filter((s) => !s.ok)).toEqual([]);
+    // the background steps (`... &`) got their exit code too: nothing was left running
+    expect(summary.steps.filter((s) => s.exit_code === null)).toEqual([]);
+  });
+
+  it('runs every section, in order, to the last step', () => {
+    const headings = [...run.stderr.matchAll(/^━━ (\d+)\. (.+) ━━$/gm)].map((m) => `${m[1]}. ${m[2]}`);
+    const expected = ['Profiles', 'Customers', 'Cards', 'Live mode', 'outcome is unknown', 'Signatures', 'Webhooks', 'The books'];
+    expect(headings).toHaveLength(expected.length);
+    expected.forEach((word, i) => expect(headings[i]).toMatch(new RegExp(`^${i + 1}\\. .*${word}`)));
+    expect(summary.steps.at(-1)?.name).toBe('completion: bash');
+    expect(run.stderr).toContain(`✓ all ${summary.steps.length} steps passed in `);
   });
 
   it('covers each capability with a real command line and its exit code', () => {
     const byName = new Map(summary.steps.map((s) => [s.name, s]));
-    expect(byName.get('cards: issue replay')?.command).toMatch(/^cardctl request POST \/cards .*--idempotency-key demo-issue-1\b/);
-    expect(byName.get('customers: validation error')?.exit_code).toBe(2);
+    expect(byName.get('doctor')).toMatchObject({ command: 'cardctl doctor', exit_code: 0 });
+    // the generic command is still shown once; the rest use the dedicated commands
+    expect(byName.get('customers: create')?.command).toMatch(/^cardctl request POST \/customers --data @customer\.json --include$/);
+    expect(summary.steps.filter((s) => s.command.startsWith('cardctl request '))).toHaveLength(1);
+    expect(byName.get('cards: issue replay')?.command).toMatch(/^cardctl cards issue --customer [0-9A-Z]{26} --amount 5000 --idempotency-key demo-issue-1\b/);
+    expect(byName.get('customers: validation error')).toMatchObject({ command: 'cardctl customers create --from customer-invalid.json', exit_code: 2 });
+    expect(byName.get('live: deposits list')?.command).toBe('cardctl deposits list --profile live');
+    expect(byName.get('live: money needs --yes')?.exit_code).toBe(2);
+    // a command left waiting in the background while another one runs, then collected
+    expect(byName.get('cards: issue --wait')?.command).toMatch(/^cardctl cards issue .* --wait --wait-timeout 20 &$/);
+    expect(byName.get('cards: issue --wait, done')).toMatchObject({ command: 'wait $!', exit_code: 0 });
+    expect(byName.get('webhooks: listen')).toMatchObject({ command: 'cardctl webhooks listen --mock --max-events 1 --json &', exit_code: 0 });
+    expect(byName.get('webhooks: trigger')?.command).toMatch(/^cardctl webhooks trigger card\.issued --data '\{"card_id":"[0-9A-Z]{26}"\}'$/);
+    expect(byName.get('webhooks: listen, delivery')).toMatchObject({ command: 'wait $!', exit_code: 0 });
     expect(byName.get('cards: recharge, answer lost')?.exit_code).toBe(7);
     expect(byName.get('live: test key refused')?.exit_code).toBe(3);
     expect(byName.get('sign: diagnose')?.exit_code).toBe(3);
@@ -78,7 +102,9 @@ describe('cardctl demo', () => {
     expect(byName.get('webhooks: verify tampered')?.exit_code).toBe(3);
     // the tour printed on stderr shows each command and its output
     expect(run.stderr).toContain('$ cardctl ops replay demo-recharge-1');
-    expect(run.stderr).toContain('"termination_blocked"');
+    expect(run.stderr).toContain('  card: termination_blocked');
+    expect(run.stderr).toMatch(/^\{"received_at":.*"valid":true,"reason":"ok","type":"card\.issued"/m);
+    expect(run.stderr).toContain('✓ exit 2 · email and phone_number refused, nothing sent');
   });
 
   it('prints none of the mock secrets, anywhere', () => {
