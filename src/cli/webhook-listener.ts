@@ -485,10 +485,12 @@ export async function runTrigger(opts: TriggerOptions): Promise<TriggerResult> {
   const { resolveControl, callControl } = await import('./mock/control-client.js');
   const target = await resolveControl({ controlUrl: opts.controlUrl }, opts.env ?? process.env);
   const event = (await callControl(target, 'POST', '/events', { type: opts.type, data, mode: opts.mode, merchant_id: opts.merchant })) as Record<string, unknown>;
+  // The deliveries the mock queued for this event, one per enabled endpoint when it was recorded
+  // (the log keeps them, even if a listener got it and removed its endpoint meanwhile).
   let enabledEndpoints: number | undefined;
   try {
-    const endpoints = (await callControl(target, 'GET', '/webhook-endpoints')) as Array<{ merchant_id?: string; enabled?: boolean }>;
-    enabledEndpoints = endpoints.filter((e) => e.merchant_id === event.merchant_id && e.enabled !== false).length;
+    const deliveries = (await callControl(target, 'GET', '/webhook-deliveries')) as Array<{ event_id?: string }>;
+    enabledEndpoints = deliveries.filter((d) => d.event_id === event.id).length;
   } catch {
     // only for the note
   }

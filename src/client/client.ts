@@ -95,6 +95,8 @@ export interface PreparedRequest {
   idempotencyKey?: string;
   /** a live money operation a person (or --yes) already confirmed: replays do not ask again */
   confirmed?: boolean;
+  /** the key was generated here: it is shown on stderr when the request is first sent */
+  generatedKey?: boolean;
 }
 
 const defaultSleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -165,15 +167,16 @@ export class ApiClient {
     }
 
     let idempotencyKey = req.idempotencyKey;
+    let generatedKey = false;
     if (idempotencyKey !== undefined) {
       if (idempotencyKey === '' || idempotencyKey.length > MAX_IDEMPOTENCY_KEY_LENGTH || /[^\u0020-\u007e]/u.test(idempotencyKey)) {
         throw usageError('the idempotency key must be 1 to 255 printable ASCII characters.', 'Pass another --idempotency-key, or leave it out to get a generated one.');
       }
     } else if (money) {
       idempotencyKey = randomUUID();
-      this.opts.note?.(`Idempotency-Key: ${idempotencyKey} (generated; to replay this operation: --idempotency-key ${idempotencyKey})`);
+      generatedKey = true;
     }
-    return { method, origin: base.origin, path: full, query, body, route, money, idempotencyKey };
+    return { method, origin: base.origin, path: full, query, body, route, money, idempotencyKey, generatedKey };
   }
 
   /** Sends a request; resolves with a 2xx answer (202 included), throws an ApiError otherwise. */
@@ -187,6 +190,11 @@ export class ApiClient {
     const url = `${p.origin}${p.path}${p.query ? `?${wireQuery(p.query)}` : ''}`;
     if (p.money && creds.mode === 'live' && !this.opts.yes && !p.confirmed) await this.confirmLive(p, url);
     p.confirmed = true;
+    // told once, when it is about to be used: a refused confirmation sends nothing to replay
+    if (p.generatedKey) {
+      this.opts.note?.(`Idempotency-Key: ${p.idempotencyKey} (generated; to replay this operation: --idempotency-key ${p.idempotencyKey})`);
+      p.generatedKey = false;
+    }
 
     let journalId = replayOf;
     const journal = p.money ? this.opts.journal : null;

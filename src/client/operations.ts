@@ -62,7 +62,12 @@ export async function checkBody(operation: OperationName, json: unknown): Promis
     : null;
   if (errors) {
     const n = Object.keys(errors).length;
-    throw usageError(`nothing was sent: ${n} field${n === 1 ? ' is' : 's are'} not valid.`, 'Fix the fields named above (the API would refuse them with 422 Validation failed.).', errors);
+    throw new CardctlError(`nothing was sent: ${n} field${n === 1 ? ' is' : 's are'} not valid.`, {
+      kind: 'usage',
+      code: 'validation_failed', // as the API's 422 would say in --json
+      hint: 'Fix the fields named above (the API would refuse them with 422 Validation failed.).',
+      errors,
+    });
   }
 }
 

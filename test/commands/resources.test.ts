@@ -73,6 +73,7 @@ describe('customers', () => {
     expect(r.stderr).toMatch(/date_of_birth: .*18/);
     expect(r.stderr).toMatch(/phone_number: /);
     const viaJson = JSON.parse((await run(['customers', 'create', '--first-name', 'Ada', '--json'])).stdout);
+    expect(viaJson.error).toMatchObject({ code: 'validation_failed', status: null });
     expect(viaJson.error.errors).toHaveProperty('email');
     expect(viaJson.error.errors).not.toHaveProperty('first_name');
     expect(await counts()).toEqual(before);
@@ -258,6 +259,7 @@ describe('funding (live keys only)', () => {
     const refused = await live(['cards', 'issue', '--customer', customer.id, '--amount', '500']);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('--yes');
+    expect(refused.stderr).not.toContain('Idempotency-Key'); // nothing was sent: no key to replay
     expect(await counts()).toEqual(before);
   });
 });
