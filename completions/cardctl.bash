@@ -27,23 +27,23 @@ _cardctl_subcommands() {
 }
 _cardctl_flags() {
   case "$1" in
-    'cards freeze') echo '--json --profile --retries --verbose --yes' ;;
-    'cards get') echo '--json --profile --retries --verbose --yes' ;;
+    'cards freeze') echo '--json --profile --retries --verbose' ;;
+    'cards get') echo '--json --profile --retries --verbose' ;;
     'cards issue') echo '--amount --batch --concurrency --customer --idempotency-key --idempotency-prefix --json --product --profile --retries --verbose --wait --wait-timeout --yes' ;;
     'cards recharge') echo '--amount --batch --concurrency --idempotency-key --idempotency-prefix --json --profile --retries --verbose --yes' ;;
     'cards terminate') echo '--idempotency-key --json --profile --reason --retries --verbose --yes' ;;
-    'cards transactions') echo '--all --cursor --json --ndjson --per-page --profile --retries --verbose --yes' ;;
-    'cards unfreeze') echo '--json --profile --retries --verbose --yes' ;;
+    'cards transactions') echo '--all --cursor --json --ndjson --per-page --profile --retries --verbose' ;;
+    'cards unfreeze') echo '--json --profile --retries --verbose' ;;
     'completion') echo '--json' ;;
-    'customers create') echo '--account-purpose --annual-salary --business-name --city --country --customer-type --date-of-birth --dial-code --email --employment-status --expected-monthly-volume --first-name --from --id-front-image --id-number --id-type --json --last-name --line1 --occupation --phone-number --place-of-birth --postal-code --profile --registration-number --retries --state --terms-of-service-accepted --verbose --yes' ;;
-    'customers get') echo '--json --profile --retries --verbose --yes' ;;
-    'customers kyc') echo '--json --profile --retries --verbose --yes' ;;
-    'customers list') echo '--all --cursor --json --ndjson --per-page --profile --retries --verbose --yes' ;;
-    'customers update') echo '--account-purpose --annual-salary --business-name --city --country --customer-type --date-of-birth --dial-code --email --employment-status --expected-monthly-volume --first-name --from --id-front-image --id-number --id-type --json --last-name --line1 --occupation --phone-number --place-of-birth --postal-code --profile --registration-number --retries --state --status --terms-of-service-accepted --verbose --yes' ;;
+    'customers create') echo '--account-purpose --annual-salary --business-name --city --country --customer-type --date-of-birth --dial-code --email --employment-status --expected-monthly-volume --first-name --from --id-front-image --id-number --id-type --json --last-name --line1 --occupation --phone-number --place-of-birth --postal-code --profile --registration-number --retries --state --terms-of-service-accepted --verbose' ;;
+    'customers get') echo '--json --profile --retries --verbose' ;;
+    'customers kyc') echo '--json --profile --retries --verbose' ;;
+    'customers list') echo '--all --cursor --json --ndjson --per-page --profile --retries --verbose' ;;
+    'customers update') echo '--account-purpose --annual-salary --business-name --city --country --customer-type --date-of-birth --dial-code --email --employment-status --expected-monthly-volume --first-name --from --id-front-image --id-number --id-type --json --last-name --line1 --occupation --phone-number --place-of-birth --postal-code --profile --registration-number --retries --state --status --terms-of-service-accepted --verbose' ;;
     'demo') echo '--json --keep --seed' ;;
-    'deposit-addresses create') echo '--json --network --profile --retries --verbose --yes' ;;
-    'deposit-addresses list') echo '--json --profile --retries --verbose --yes' ;;
-    'deposits list') echo '--all --cursor --json --ndjson --per-page --profile --retries --verbose --yes' ;;
+    'deposit-addresses create') echo '--json --network --profile --retries --verbose' ;;
+    'deposit-addresses list') echo '--json --profile --retries --verbose' ;;
+    'deposits list') echo '--all --cursor --json --ndjson --per-page --profile --retries --verbose' ;;
     'doctor') echo '--json --profile --verbose' ;;
     'mock clock') echo '--control-url --json' ;;
     'mock clock advance') echo '--control-url --json' ;;

@@ -28,23 +28,23 @@ _cardctl_subcommands() {
 }
 _cardctl_flags() {
   case "$1" in
-    'cards freeze') print -r -- '--json --profile --retries --verbose --yes' ;;
-    'cards get') print -r -- '--json --profile --retries --verbose --yes' ;;
+    'cards freeze') print -r -- '--json --profile --retries --verbose' ;;
+    'cards get') print -r -- '--json --profile --retries --verbose' ;;
     'cards issue') print -r -- '--amount --batch --concurrency --customer --idempotency-key --idempotency-prefix --json --product --profile --retries --verbose --wait --wait-timeout --yes' ;;
     'cards recharge') print -r -- '--amount --batch --concurrency --idempotency-key --idempotency-prefix --json --profile --retries --verbose --yes' ;;
     'cards terminate') print -r -- '--idempotency-key --json --profile --reason --retries --verbose --yes' ;;
-    'cards transactions') print -r -- '--all --cursor --json --ndjson --per-page --profile --retries --verbose --yes' ;;
-    'cards unfreeze') print -r -- '--json --profile --retries --verbose --yes' ;;
+    'cards transactions') print -r -- '--all --cursor --json --ndjson --per-page --profile --retries --verbose' ;;
+    'cards unfreeze') print -r -- '--json --profile --retries --verbose' ;;
     'completion') print -r -- '--json' ;;
-    'customers create') print -r -- '--account-purpose --annual-salary --business-name --city --country --customer-type --date-of-birth --dial-code --email --employment-status --expected-monthly-volume --first-name --from --id-front-image --id-number --id-type --json --last-name --line1 --occupation --phone-number --place-of-birth --postal-code --profile --registration-number --retries --state --terms-of-service-accepted --verbose --yes' ;;
-    'customers get') print -r -- '--json --profile --retries --verbose --yes' ;;
-    'customers kyc') print -r -- '--json --profile --retries --verbose --yes' ;;
-    'customers list') print -r -- '--all --cursor --json --ndjson --per-page --profile --retries --verbose --yes' ;;
-    'customers update') print -r -- '--account-purpose --annual-salary --business-name --city --country --customer-type --date-of-birth --dial-code --email --employment-status --expected-monthly-volume --first-name --from --id-front-image --id-number --id-type --json --last-name --line1 --occupation --phone-number --place-of-birth --postal-code --profile --registration-number --retries --state --status --terms-of-service-accepted --verbose --yes' ;;
+    'customers create') print -r -- '--account-purpose --annual-salary --business-name --city --country --customer-type --date-of-birth --dial-code --email --employment-status --expected-monthly-volume --first-name --from --id-front-image --id-number --id-type --json --last-name --line1 --occupation --phone-number --place-of-birth --postal-code --profile --registration-number --retries --state --terms-of-service-accepted --verbose' ;;
+    'customers get') print -r -- '--json --profile --retries --verbose' ;;
+    'customers kyc') print -r -- '--json --profile --retries --verbose' ;;
+    'customers list') print -r -- '--all --cursor --json --ndjson --per-page --profile --retries --verbose' ;;
+    'customers update') print -r -- '--account-purpose --annual-salary --business-name --city --country --customer-type --date-of-birth --dial-code --email --employment-status --expected-monthly-volume --first-name --from --id-front-image --id-number --id-type --json --last-name --line1 --occupation --phone-number --place-of-birth --postal-code --profile --registration-number --retries --state --status --terms-of-service-accepted --verbose' ;;
     'demo') print -r -- '--json --keep --seed' ;;
-    'deposit-addresses create') print -r -- '--json --network --profile --retries --verbose --yes' ;;
-    'deposit-addresses list') print -r -- '--json --profile --retries --verbose --yes' ;;
-    'deposits list') print -r -- '--all --cursor --json --ndjson --per-page --profile --retries --verbose --yes' ;;
+    'deposit-addresses create') print -r -- '--json --network --profile --retries --verbose' ;;
+    'deposit-addresses list') print -r -- '--json --profile --retries --verbose' ;;
+    'deposits list') print -r -- '--all --cursor --json --ndjson --per-page --profile --retries --verbose' ;;
     'doctor') print -r -- '--json --profile --verbose' ;;
     'mock clock') print -r -- '--control-url --json' ;;
     'mock clock advance') print -r -- '--control-url --json' ;;

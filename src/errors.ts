@@ -24,6 +24,8 @@ export interface CardctlErrorOptions {
   code?: string;
   /** for money operations: the key that replays the request */
   idempotencyKey?: string;
+  /** a resource the API answered with the error (the pending card of a 202), shown with --json */
+  data?: unknown;
   cause?: unknown;
 }
 
@@ -34,6 +36,7 @@ export class CardctlError extends Error {
   readonly errors: Record<string, unknown>;
   readonly code?: string;
   readonly idempotencyKey?: string;
+  readonly data?: unknown;
 
   constructor(message: string, options: CardctlErrorOptions) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -44,6 +47,7 @@ export class CardctlError extends Error {
     this.errors = options.errors ?? {};
     this.code = options.code;
     this.idempotencyKey = options.idempotencyKey;
+    this.data = options.data;
   }
 }
 

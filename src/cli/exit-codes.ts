@@ -50,7 +50,7 @@ export function redactParseMessage(message: string): string {
 }
 
 /** The `--json` error object: `{"error": {status, message, errors, code}}`. */
-export function errorJson(err: unknown): { error: { status: number | null; message: string; errors: Record<string, unknown>; code: string | null; idempotency_key?: string } } {
+export function errorJson(err: unknown): { error: { status: number | null; message: string; errors: Record<string, unknown>; code: string | null; idempotency_key?: string; data?: unknown } } {
   if (err instanceof CardctlError) {
     return {
       error: {
@@ -59,6 +59,7 @@ export function errorJson(err: unknown): { error: { status: number | null; messa
         errors: err.errors,
         code: err.code ?? null,
         ...(err.idempotencyKey ? { idempotency_key: err.idempotencyKey } : {}),
+        ...(err.data !== undefined ? { data: err.data } : {}),
       },
     };
   }

@@ -360,6 +360,7 @@ export class ApiClient {
         errors: err.errors,
         code: err.code,
         idempotencyKey: err.idempotencyKey,
+        data: err.data,
         cause: outcome.type === 'transport' ? outcome.error : undefined,
       });
       apiErr.response = response;

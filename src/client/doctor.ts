@@ -150,7 +150,10 @@ export async function runDoctor(deps: DoctorDeps): Promise<DoctorReport> {
   const funding = results.filter((r) => r.probe.scope.startsWith('deposits.'));
   const serverMode = funding.map(modeOf).find((m) => m !== undefined);
   if (!serverMode) checks.push({ name: 'mode', status: 'warn', detail: `the key's mode could not be told: ${funding.map((r) => `${r.probe.scope} ${r.err?.message ?? answered(r)?.status}`).join('; ')}`, hint: 'Only a key holding deposits.read or deposits.write shows its mode here.' });
-  else if (serverMode !== creds.mode) checks.push({ name: 'mode', status: 'fail', detail: `the profile says ${creds.mode} but the key is a ${serverMode} key`, hint: `Fix the profile's mode: \`cardctl profiles add ${creds.name} --mode ${serverMode} --force ...\` (live money operations ask for confirmation only when the mode is right).`, kind: 'usage' });
+  else if (serverMode !== creds.mode) {
+    const fix = creds.source === 'env' ? `set CARDCTL_MODE=${serverMode}` : `\`cardctl profiles add ${creds.name} --mode ${serverMode} --force ...\``;
+    checks.push({ name: 'mode', status: 'fail', detail: `the ${creds.source === 'env' ? 'environment' : 'profile'} says ${creds.mode} but the key is a ${serverMode} key`, hint: `Fix the mode: ${fix} (live money operations ask for confirmation only when the mode is right).`, kind: 'usage' });
+  }
   else checks.push({ name: 'mode', status: 'ok', detail: `a ${serverMode} key, as the ${creds.source === 'env' ? 'environment' : 'profile'} says` });
 
   const missing = results.filter((r) => gatewayCode(r) === 'out_of_scope').map((r) => r.probe.scope);

@@ -119,7 +119,7 @@ export function toCardctlError(outcome: Outcome, ctx: ErrorContext): CardctlErro
     const timeout = code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT';
     return new CardctlError(timeout ? `no answer from ${ctx.url} in time.` : `cannot reach ${ctx.url} (${code ?? detail}).`, {
       kind: 'unavailable',
-      hint: 'Check the base URL of the profile and that the service is up (for the mock: `cardctl mock start`), then try again.',
+      hint: 'Check the base URL of the profile and that the service is up, then try again. For the mock: `cardctl mock start`; a mock restarted on another port updates the mock-test and mock-live profiles with `--save-profiles`.',
       code: code ?? 'unreachable',
       cause: outcome.error,
     });
@@ -133,7 +133,10 @@ export function toCardctlError(outcome: Outcome, ctx: ErrorContext): CardctlErro
 
   if (status === 202) {
     if (!ctx.money) return null;
-    return new CardctlError('accepted, but not final yet (202).', { ...base, kind: 'outcome_unknown', hint: replayHint(key, ctx.journalId) });
+    // the pending card, when the API sent one, carries the id to poll
+    const data = (body as { data?: { id?: unknown } } | undefined)?.data;
+    const pending = data && typeof data === 'object' && typeof data.id === 'string' ? data : undefined;
+    return new CardctlError('accepted, but not final yet (202).', { ...base, kind: 'outcome_unknown', hint: replayHint(key, ctx.journalId), data: pending });
   }
   if (status >= 200 && status < 300) return null;
 
@@ -156,7 +159,7 @@ export function toCardctlError(outcome: Outcome, ctx: ErrorContext): CardctlErro
         hint = `The server computed a different signature: check that the secret of ${who} belongs to key ${ctx.keyId ?? '(unknown)'}; run with --verbose to see the canonical string, or \`cardctl sign diagnose\`.`;
         break;
       case 'invalid_api_key':
-        hint = `Key ${ctx.keyId ?? ''} is unknown, revoked or expired: add a current key with \`cardctl profiles add\`.`;
+        hint = `Key ${ctx.keyId ?? ''} is unknown, revoked or expired: ${ctx.profileName ? `give profile "${ctx.profileName}" a current key (\`cardctl profiles add ${ctx.profileName} --force ...\`)` : 'set CARDCTL_API_KEY and CARDCTL_API_SECRET to a current key'}.`;
         break;
       case 'missing_signature_headers':
         hint = 'A signing header did not reach the server: check for a proxy that strips X-Api-Key, X-Timestamp, X-Nonce or X-Signature.';
@@ -168,7 +171,8 @@ export function toCardctlError(outcome: Outcome, ctx: ErrorContext): CardctlErro
         hint = "The key lacks this route's scope: use a key with the scope (see `cardctl doctor`).";
         break;
       default:
-        hint = status === 403 && message ? `${message}` : 'Check the profile in use (`cardctl profiles show`).';
+        // a 403 without a gateway code is the live-only refusal of the funding routes
+        hint = status === 403 && message ? `${message.replace(/\.?$/, '.')} Use a live key (\`-p LIVE_PROFILE\`).` : 'Check the profile in use (`cardctl profiles show`).';
     }
     return new CardctlError(text, { ...base, kind: 'auth', hint });
   }
@@ -196,6 +200,12 @@ export function toCardctlError(outcome: Outcome, ctx: ErrorContext): CardctlErro
       invalid_state: 'The operation does not apply in the card’s current state: check it with `cardctl cards get`.',
       replay_detected: 'A nonce was reused: send the request again (every attempt gets a fresh nonce).',
       in_flight: 'The same idempotency key is still being processed: try again shortly.',
+      no_default: 'There is no default product: name one with --product ID (product ids come from your account; the mock lists its own).',
+      unavailable: 'This product has no route to an issuer now: use another product, or try later.',
+      not_enabled: 'This deposit network is turned off: use an enabled one (the 422 for an unknown network lists them).',
+      below_minimum: 'The initial load is under the product minimum: raise --amount.',
+      invalid: 'The customer cannot be issued a card (e.g. disabled): check it with `cardctl customers get`.',
+      kyc_incomplete: 'Fields the verification needs are missing: add them with `cardctl customers update`, then submit again.',
     };
     return new CardctlError(`refused${code ? `: ${code}` : ''}${said}.`, {
       ...base,
@@ -209,7 +219,7 @@ export function toCardctlError(outcome: Outcome, ctx: ErrorContext): CardctlErro
       ...base,
       kind: 'rate_limited',
       code: code ?? 'exceeded',
-      hint: `Wait${after !== undefined ? ` ${after} s` : ''} and try again, or lower the request rate (600 per minute per key).`,
+      hint: `Wait${after !== undefined ? ` ${after} s` : ''} and try again, or lower the request rate (${header(headers, 'x-ratelimit-limit') ?? 600} per minute for this key).`,
     });
   }
   if (status === 503) {

@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { apiFlags, sessionOptions } from '../cli/api-flags.js';
+import { moneyFlags, sessionOptions } from '../cli/api-flags.js';
 import { BaseCommand } from '../cli/base-command.js';
 
 export default class Request extends BaseCommand {
@@ -20,7 +20,7 @@ export default class Request extends BaseCommand {
     path: Args.string({ description: 'path relative to the base URL, or starting with /api/v1; may include ?query', required: true }),
   };
   static override flags = {
-    ...apiFlags,
+    ...moneyFlags,
     data: Flags.string({ char: 'd', description: 'JSON body: inline, @FILE (bytes unchanged) or - (stdin)' }),
     query: Flags.string({ char: 'q', description: 'query parameter k=v (repeatable)', multiple: true }),
     'idempotency-key': Flags.string({ description: 'Idempotency-Key header (money operations get a generated one otherwise)' }),

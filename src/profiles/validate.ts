@@ -42,7 +42,11 @@ export function checkMode(mode: string): mode is Mode {
 
 export const MODE_PROBLEM = (mode: string): string => `mode ${JSON.stringify(mode)} is not valid: use test or live`;
 
-/** http(s) only, no credentials, query or fragment; a trailing slash is dropped. */
+/**
+ * http(s) only, no credentials, query or fragment; a trailing slash is dropped. The path is the
+ * API's version prefix: a bare host gets `/api/v1`, any other path must end with it (a gateway
+ * may put the API under a path of its own, e.g. `/cards/api/v1`).
+ */
 export function normalizeBaseUrl(raw: string): { url?: string; problem?: string } {
   const expected = 'expected an http:// or https:// URL including the /api/v1 prefix, e.g. https://api.example.com/api/v1';
   let u: URL;
@@ -57,5 +61,8 @@ export function normalizeBaseUrl(raw: string): { url?: string; problem?: string 
   if (u.username || u.password) return { problem: `base URL must not contain a user name or password: ${expected}` };
   if (u.search || u.hash) return { problem: `base URL ${JSON.stringify(raw)} must not have a query or fragment: ${expected}` };
   const path = u.pathname.replace(/\/+$/, '');
-  return { url: `${u.protocol}//${u.host}${path}` };
+  if (path !== '' && !path.endsWith('/api/v1')) {
+    return { problem: `base URL ${JSON.stringify(raw)} has the path ${path}, not the API's /api/v1 prefix: ${expected}` };
+  }
+  return { url: `${u.protocol}//${u.host}${path || '/api/v1'}` };
 }

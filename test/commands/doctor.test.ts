@@ -50,11 +50,12 @@ describe('cardctl doctor', () => {
     expect(after).toEqual(before);
   });
 
-  it('a profile whose mode is not the key\'s fails the mode check (exit 2) and says how to fix it', async () => {
+  it('credentials whose mode is not the key\'s fail the mode check (exit 2) and say how to fix it', async () => {
     const { code, report } = await doctor(envFor(mock.keys.live.keyId, mock.keys.live.secret, 'test'));
     expect(code).toBe(2);
     expect(check(report, 'mode')).toMatchObject({ status: 'fail' });
-    expect(check(report, 'mode').detail).toContain('the profile says test but the key is a live key');
+    expect(check(report, 'mode').detail).toContain('the environment says test but the key is a live key');
+    expect(check(report, 'mode').hint).toContain('set CARDCTL_MODE=live');
   });
 
   it('a key with some scopes: a warning naming the missing ones, exit 0', async () => {

@@ -227,6 +227,10 @@ describe('cards', () => {
     const r = await run(['cards', 'issue', '--customer', customer.id, '--amount', '300', '--idempotency-key', 'res-202-json', '--json']);
     expect(r.code).toBe(7);
     expect(JSON.parse(r.stdout)).toMatchObject({ error: { status: 202, idempotency_key: 'res-202-json' } });
+    // replayed while pending: the API answers the pending card, and the error carries it (the id to poll)
+    const again = await run(['cards', 'issue', '--customer', customer.id, '--amount', '300', '--idempotency-key', 'res-202-json', '--json']);
+    expect(again.code).toBe(7);
+    expect(JSON.parse(again.stdout).error).toMatchObject({ status: 202, data: { status: 'pending', customer_id: customer.id } });
   });
 });
 

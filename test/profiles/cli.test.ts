@@ -117,6 +117,15 @@ describe('profiles add / list / show / use / remove', () => {
     expectNoSecret(outputs.join('\n'), secretA, secretB, webhook);
   });
 
+  it('a base URL without a path gets the /api/v1 prefix; a gateway path ending in /api/v1 is kept', async () => {
+    const s = sandbox();
+    const bare = await s.run(['profiles', 'add', 'bare', '--key-id', KEY_A, '--mode', 'test', '--base-url', 'https://api.example.com/', '--secret-stdin', '--json'], { input: `${newSecret()}\n` });
+    expect(bare.code, bare.stderr).toBe(0);
+    expect(JSON.parse(bare.stdout).base_url).toBe('https://api.example.com/api/v1');
+    const gw = await s.run(['profiles', 'add', 'gw', '--key-id', KEY_B, '--mode', 'test', '--base-url', 'https://gw.example.com/cards/api/v1/', '--secret-stdin', '--json'], { input: `${newSecret()}\n` });
+    expect(JSON.parse(gw.stdout).base_url).toBe('https://gw.example.com/cards/api/v1');
+  });
+
   it('refuses to replace a profile without --force, and replaces it with --force', async () => {
     const s = sandbox();
     const first = newSecret();
@@ -156,6 +165,7 @@ describe('input validation', () => {
       [['profiles', 'add', 'ci', '--key-id', 'key_123', '--mode', 'test', '--secret-stdin'], `${good}\n`, /key id "key_123" is not a ULID: expected 26 characters of Crockford base32/],
       [['profiles', 'add', 'ci', '--key-id', KEY_A, '--mode', 'test', '--secret-stdin'], `${good.slice(0, 43)}\n`, /exactly 44 base64 characters \(32 bytes\)/],
       [['profiles', 'add', 'ci', '--key-id', KEY_A, '--mode', 'test', '--base-url', 'ftp://api.example.com/api/v1', '--secret-stdin'], `${good}\n`, /base URL "ftp:\/\/api\.example\.com\/api\/v1" uses ftp: expected an http:\/\/ or https:\/\/ URL/],
+      [['profiles', 'add', 'ci', '--key-id', KEY_A, '--mode', 'test', '--base-url', 'https://api.example.com/v2', '--secret-stdin'], `${good}\n`, /has the path \/v2, not the API's \/api\/v1 prefix/],
       [['profiles', 'add', 'bad/name', '--key-id', KEY_A, '--mode', 'test', '--secret-stdin'], `${good}\n`, /use 1 to 64 characters among letters, digits/],
       [['profiles', 'add', 'ci', '--key-id', KEY_A, '--mode', 'prod', '--secret-stdin'], `${good}\n`, /test, live/],
     ];

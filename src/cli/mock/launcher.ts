@@ -54,7 +54,7 @@ function readableBanner(mock: MockServer, mockFile: string, saved: boolean, stat
       (p) => `    ${p.id}  ${p.name}  min ${p.min_initial_load_minor}, fee ${p.issue_fee_minor}${p.default ? ', default' : ''}${p.enabled ? '' : ', not enabled'}${p.available ? '' : ', unavailable'}`,
     ),
     saved
-      ? '  profiles mock-test and mock-live saved: try `cardctl -p mock-test customers list`'
+      ? '  profiles mock-test and mock-live saved: try `cardctl customers list -p mock-test`'
       : '  secrets: run with --json, or --save-profiles to store them as profiles mock-test and mock-live',
     'Press Ctrl-C to stop.',
   ];

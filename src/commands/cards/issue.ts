@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { apiFlags } from '../../cli/api-flags.js';
+import { moneyFlags } from '../../cli/api-flags.js';
 import { BaseCommand } from '../../cli/base-command.js';
 import { usageError } from '../../errors.js';
 
@@ -21,7 +21,7 @@ export default class CardsIssue extends BaseCommand {
     '<%= config.bin %> cards issue --batch cards.csv --json > results.ndjson',
   ];
   static override flags = {
-    ...apiFlags,
+    ...moneyFlags,
     customer: Flags.string({ description: 'customer id (KYC approved)' }),
     amount: Flags.integer({ description: 'initial load in minor units (0 to 100000000)', min: 0, max: 100_000_000 }),
     product: Flags.string({ description: 'product id (default: the platform default product)' }),

@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { apiFlags } from '../../cli/api-flags.js';
+import { moneyFlags } from '../../cli/api-flags.js';
 import { BaseCommand } from '../../cli/base-command.js';
 import { usageError } from '../../errors.js';
 
@@ -20,7 +20,7 @@ export default class CardsRecharge extends BaseCommand {
   ];
   static override args = { card: Args.string({ description: 'card id (not with --batch)', ignoreStdin: true }) };
   static override flags = {
-    ...apiFlags,
+    ...moneyFlags,
     amount: Flags.integer({ description: 'amount in minor units (at least 1)', min: 1 }),
     'idempotency-key': Flags.string({ description: 'Idempotency-Key (generated otherwise); reuse it to replay' }),
     batch: Flags.string({

@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { apiFlags } from '../../cli/api-flags.js';
+import { moneyFlags } from '../../cli/api-flags.js';
 import { BaseCommand } from '../../cli/base-command.js';
 import { TERMINATION_REASONS } from '../../contract/requests.js';
 
@@ -11,7 +11,7 @@ export default class CardsTerminate extends BaseCommand {
   static override examples = ['<%= config.bin %> cards terminate 01JD2Q7N8V3K4M5P6R7S8T9V0W --reason lost'];
   static override args = { card: Args.string({ description: 'card id', required: true }) };
   static override flags = {
-    ...apiFlags,
+    ...moneyFlags,
     reason: Flags.string({ description: 'why (the API default is no_longer_needed)', options: [...TERMINATION_REASONS] }),
     'idempotency-key': Flags.string({ description: 'Idempotency-Key (generated otherwise); reuse it to replay' }),
   };

@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { apiFlags, sessionOptions } from '../../cli/api-flags.js';
+import { moneyFlags, sessionOptions } from '../../cli/api-flags.js';
 import { BaseCommand } from '../../cli/base-command.js';
 
 export default class OpsReplay extends BaseCommand {
@@ -10,7 +10,7 @@ export default class OpsReplay extends BaseCommand {
   static override examples = ['<%= config.bin %> ops replay op_lx2k3abc12345678'];
   static override args = { id: Args.string({ description: 'operation id (a unique prefix is enough) or its idempotency key', required: true }) };
   static override flags = {
-    ...apiFlags,
+    ...moneyFlags,
     include: Flags.boolean({ char: 'i', description: 'print the status line and headers before the body (not with --json, which prints the body alone)', default: false, exclusive: ['json'] }),
   };
 
