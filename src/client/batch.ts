@@ -1,6 +1,6 @@
 // Bulk money operations (PRODUCT.md, "Bulk"): `cards issue --batch FILE` and `cards recharge
 // --batch FILE`. Reads a CSV or NDJSON file, validates EVERY row before anything is sent,
-// derives each row's Idempotency-Key from the file's bytes and the row number (so running the
+// derives each row's Idempotency-Key from the rows' content and the row number (so running the
 // same file again replays what went through), and sends the rows from a small worker pool under
 // a client-side rate limiter. Sending, retries and the journal stay the client's; the clock,
 // the sleep and the client are injectable (tests drive a virtual clock).
@@ -242,9 +242,15 @@ export interface BatchPlan {
   keyPrefix: string;
 }
 
-/** `batch-` and the first 16 hex digits of the SHA-256 of the file's bytes. */
-export function fileKeyPrefix(bytes: Buffer): string {
-  return `batch-${createHash('sha256').update(bytes).digest('hex').slice(0, 16)}`;
+/**
+ * The key prefix of a file: a hash of what its rows ask for (the operation and each row's
+ * checked request, in order), not of its bytes, so a file that only gained a BOM, CRLF line
+ * ends, a final newline, quotes or another column order keeps its keys and replays.
+ */
+export function rowsKeyPrefix(operation: BatchOperation, calls: ReadonlyArray<BatchRow['call']>): string {
+  const hash = createHash('sha256').update(operation);
+  for (const c of calls) hash.update('\n' + JSON.stringify([c.params ?? {}, c.json]));
+  return `batch-${hash.digest('hex').slice(0, 16)}`;
 }
 
 export function rowKey(prefix: string, row: number): string {
@@ -323,14 +329,15 @@ export async function loadBatch(operation: BatchOperation, bytes: Buffer, opts: 
   let text = bytes.toString('utf8');
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   const format = detectFormat(opts.name, text);
-  const keyPrefix = opts.prefix ?? fileKeyPrefix(bytes);
   const { records, problems } = parseRecords(operation, text, format);
-  const rows: BatchRow[] = [];
+  const checkedRows: Array<{ rec: RawRecord; call: BatchRow['call'] }> = [];
   for (const rec of records) {
     const checked = await checkRecord(operation, rec);
     if ('errors' in checked) problems.push({ row: rec.row, line: rec.line, errors: checked.errors });
-    else rows.push({ row: rec.row, line: rec.line, idempotencyKey: rowKey(keyPrefix, rec.row), call: checked.call });
+    else checkedRows.push({ rec, call: checked.call });
   }
+  const keyPrefix = opts.prefix ?? rowsKeyPrefix(operation, checkedRows.map((r) => r.call));
+  const rows = checkedRows.map(({ rec, call }): BatchRow => ({ row: rec.row, line: rec.line, idempotencyKey: rowKey(keyPrefix, rec.row), call }));
   return { operation, format, rows, problems, keyPrefix };
 }
 

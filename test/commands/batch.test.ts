@@ -84,11 +84,19 @@ describe('cards issue --batch', () => {
     expect(before.balance_minor - (await wallet(mock, 'test')).balance_minor).toBe(spent);
     expect(await counts()).toEqual(stateAfter);
 
+    // the same rows saved differently (a BOM, LF, no final newline, columns reordered) keep their keys
+    const resaved = '\ufeff' + ['amount_minor,product_id,customer_id', ...amounts.map((a, i) => `${a},${i === 1 ? product : ''},${customers[i % 3]!.id}`)].join('\n');
+    const third = await run(['cards', 'issue', '--batch', file('cards-resaved.csv', resaved), '--json']);
+    expect(third.code, third.stderr).toBe(0);
+    expect(lines(third).map((r) => r.idempotency_key)).toEqual(rows.map((r) => r.idempotency_key));
+    expect(lines(third).map((r) => r.id)).toEqual(rows.map((r) => r.id));
+    expect(await counts()).toEqual(stateAfter);
+
     // every row is in the journal, resolved with its card
     const journal = JSON.parse((await run(['ops', 'list', '--json'])).stdout) as Array<{ idempotency_key: string; outcome: string; resource_id: string }>;
     for (const r of rows) {
       const entries = journal.filter((e) => e.idempotency_key === r.idempotency_key);
-      expect(entries).toHaveLength(2);
+      expect(entries).toHaveLength(3);
       expect(entries.every((e) => e.outcome === 'resolved' && e.resource_id === r.id)).toBe(true);
     }
   });

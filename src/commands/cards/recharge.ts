@@ -11,7 +11,7 @@ export default class CardsRecharge extends BaseCommand {
     '--batch FILE recharges one card per row of a CSV file with a header (card_id, amount; or card, amount) or of an NDJSON ' +
     'file (one JSON object per line with the same keys); - reads stdin. Every row is checked before anything is sent. ' +
     'Rows run concurrently under a rate limiter that follows the key\'s X-RateLimit-Remaining and Retry-After. Each row\'s ' +
-    'Idempotency-Key is derived from the file\'s bytes and the row number, so running the same file again replays the rows ' +
+    'Idempotency-Key is derived from the rows\' content and the row number, so running the same file again replays the rows ' +
     'that went through instead of charging twice. One result line per row on stdout, in row order (NDJSON with --json), ' +
     'a summary on stderr; exit 7 if any outcome is unknown.';
   static override examples = [
