@@ -26,6 +26,9 @@ export interface DoctorReport {
   checks: Check[];
 }
 
+/** Per probe: a health check that waits 30 s per request is not one. */
+const DOCTOR_TIMEOUT_MS = 10_000;
+
 /** A well-formed id that names nothing: reads answer 404, writes on it change nothing. */
 const NO_SUCH_ID = '00000000000000000000000000';
 
@@ -65,8 +68,8 @@ async function send(client: ApiClient, probe: Probe): Promise<ProbeResult> {
   }
 }
 
-/** 403 without a gateway code: the live-only refusal a test key gets on the funding routes. */
-const liveOnlyRefusal = (r: ProbeResult): boolean => r.err?.status === 403 && !r.err.code;
+/** 403 without a gateway code on a funding route: the live-only refusal a test key gets there. */
+const liveOnlyRefusal = (r: ProbeResult): boolean => r.probe.scope.startsWith('deposits.') && r.err?.status === 403 && !r.err.code;
 
 export interface DoctorDeps {
   resolve: () => Promise<Credentials>;
@@ -104,21 +107,24 @@ export async function runDoctor(deps: DoctorDeps): Promise<DoctorReport> {
   }
 
   const client = deps.client(creds);
-  const results: ProbeResult[] = [];
-  for (const probe of PROBES) results.push(await send(client, probe)); // one at a time: latency is per request
-  const first = results[0]!;
+  // The first probe alone first: without an answer there is nothing more to learn (and no reason
+  // to wait for five more timeouts). Its arrival time is the local side of the clock comparison.
+  const first = await send(client, PROBES[0]!);
+  const firstAt = now();
   const firstAnswer = answered(first);
   if (!firstAnswer) {
     checks.push({ name: 'reach', status: 'fail', detail: first.err?.message ?? 'no answer', hint: first.err?.hint, kind: first.err?.kind ?? 'unavailable' });
     skip('clock', 'key', 'mode', 'scopes');
     return { ok: false, profile, checks };
   }
+  const results: ProbeResult[] = [first];
+  for (const probe of PROBES.slice(1)) results.push(await send(client, probe)); // one at a time: latency is per request
   const times = results.map(answered).filter((r): r is ApiResponse => !!r).map((r) => r.durationMs).sort((a, b) => a - b);
   const median = times[Math.floor(times.length / 2)]!;
   checks.push({ name: 'reach', status: 'ok', detail: `${creds.baseUrl} answered ${times.length} requests, median ${median} ms (slowest ${times[times.length - 1]} ms)` });
 
   // The Date header has whole seconds: a skew of 1 s is noise. The gateway allows 300 s.
-  const skew = clockSkewSeconds(header(firstAnswer.headers, 'date'), now());
+  const skew = clockSkewSeconds(header(firstAnswer.headers, 'date'), firstAt);
   if (skew === undefined) checks.push({ name: 'clock', status: 'warn', detail: 'the server sent no Date header: the clock could not be compared', hint: 'Keep the clock synchronized (NTP): requests must be signed within 300 s of the server time.' });
   else if (Math.abs(skew) > 300) checks.push({ name: 'clock', status: 'fail', detail: `the local clock is ${Math.abs(skew)} s ${skew > 0 ? 'ahead of' : 'behind'} the server: every request is refused (timestamp_out_of_window)`, hint: 'Fix the clock (e.g. `timedatectl set-ntp true`).', kind: 'auth' });
   else if (Math.abs(skew) > 60) checks.push({ name: 'clock', status: 'warn', detail: `the local clock is ${Math.abs(skew)} s ${skew > 0 ? 'ahead of' : 'behind'} the server (the limit is 300 s)`, hint: 'Synchronize it (NTP) before it drifts past 300 s.' });
@@ -172,18 +178,19 @@ export async function runDoctor(deps: DoctorDeps): Promise<DoctorReport> {
 /** doctor with the real parts: the credential resolver, the journal, a client that does not retry. */
 export async function doctor(opts: { profile?: string; verbose?: boolean; env?: NodeJS.ProcessEnv }): Promise<DoctorReport> {
   const env = opts.env ?? process.env;
-  const [{ resolveCredentials }, { ApiClient }, { Journal }, { stderrLog }, { closeAgent }] = await Promise.all([
+  const [{ resolveCredentials }, { ApiClient }, { Journal }, { stderrLog }, { closeAgent }, { timeoutFromEnv }] = await Promise.all([
     import('../profiles/resolve.js'),
     import('./client.js'),
     import('./journal.js'),
     import('./verbose.js'),
     import('./http.js'),
+    import('./session.js'),
   ]);
   try {
     return await runDoctor({
       resolve: () => resolveCredentials({ profile: opts.profile, env }),
-      // no retries: doctor reports what one request meets
-      client: (credentials) => new ApiClient({ credentials, retries: 0, log: opts.verbose ? stderrLog : undefined, journal: null }),
+      // no retries (doctor reports what one request meets), and 10 s per probe unless CARDCTL_TIMEOUT_MS says otherwise
+      client: (credentials) => new ApiClient({ credentials, retries: 0, log: opts.verbose ? stderrLog : undefined, journal: null, timeoutMs: timeoutFromEnv(env) ?? DOCTOR_TIMEOUT_MS }),
       unresolvedOps: () => {
         const journal = Journal.open(env);
         return { file: journal.file, count: journal.entries().filter((e) => e.outcome === 'unknown').length };

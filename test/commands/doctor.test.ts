@@ -1,6 +1,7 @@
 // `cardctl doctor` against the mock: each check passes, warns or fails for the cause a user
 // would meet, with the exit code of the first failure, and running it changes nothing.
 import { writeFileSync } from 'node:fs';
+import net from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -99,6 +100,24 @@ describe('cardctl doctor', () => {
     expect(r.code).toBe(2);
     const report = JSON.parse(r.stdout) as Report;
     expect(check(report, 'credentials').detail).toContain('no profile named nope');
+  });
+
+  it('a server that accepts and never answers fails reach once (exit 8), without waiting for the other probes', async () => {
+    const sockets: net.Socket[] = [];
+    const silent = net.createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    try {
+      const port = (silent.address() as net.AddressInfo).port;
+      const env = { ...envFor(mock.keys.test.keyId, mock.keys.test.secret, 'test', `http://127.0.0.1:${port}/api/v1`), CARDCTL_TIMEOUT_MS: '300' };
+      const { code, report } = await doctor(env);
+      expect(code).toBe(8);
+      expect(check(report, 'reach').detail).toContain('in time');
+      expect(status(report)).toMatchObject({ reach: 'fail', clock: 'skipped', key: 'skipped', scopes: 'skipped' });
+      expect(sockets).toHaveLength(1); // one probe, not six
+    } finally {
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => silent.close(r));
+    }
   });
 
   it('warns about money operations whose outcome is unknown in the journal', async () => {
