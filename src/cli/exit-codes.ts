@@ -45,7 +45,8 @@ export function exitCodeFor(err: unknown): number {
  */
 export function redactParseMessage(message: string): string {
   return message
-    .replace(/^(Nonexistent flags?: )(.*)$/gm, (_, head: string, list: string) => head + list.replace(/(--?[\w-]+)=\S*/g, '$1=…'))
+    .replace(/^(Nonexistent flags?: )(.*)$/gm, (_, head: string, list: string) =>
+      head + list.replace(/(--[\w-]+)=\S*/g, '$1=…').replace(/(^|[\s,])-(\w)[^\s,]+/g, '$1-$2…'))
     .replace(/^(Unexpected arguments?: )(.*)$/gm, (_, head: string, list: string) => `${head}${list.split(', ').length} (not shown: a value typed here could be a secret)`);
 }
 

@@ -28,7 +28,9 @@ export function checkId(what: string, value: string): string {
       what === 'customer' ? '`cardctl customers list` shows them'
       : what === 'product' ? 'product ids come from your account manager; the mock lists its own in its banner'
       : 'copy it from the answer that created it, e.g. `--json | jq -r .id`';
-    throw usageError(`"${value}" is not a ${what} id: ids are 26-character ULIDs (Crockford base32, e.g. 01JD2Q7N8V3K4M5P6R7S8T9V0W).`, `Check the id (${where}).`);
+    // quoted only when it looks like a mistyped id, never a long value (a secret pasted by mistake)
+    const shown = value.length <= 32 && /^[\w.-]*$/.test(value) ? `"${value}"` : `the value given (${value.length} characters, not shown)`;
+    throw usageError(`${shown} is not a ${what} id: ids are 26-character ULIDs (Crockford base32, e.g. 01JD2Q7N8V3K4M5P6R7S8T9V0W).`, `Check the id (${where}).`);
   }
   return id;
 }

@@ -3,9 +3,9 @@
 // text), so two machines can be compared with
 // `printf %s "$SECRET" | sha256sum | cut -c1-8` without revealing it.
 import { createHash } from 'node:crypto';
-import { CardctlError, usageError } from '../errors.js';
+import { usageError } from '../errors.js';
 import { promptHidden, readStdinLines } from './secret-input.js';
-import { addProfile, invalidProfileError, loadStore, profileExistsError, validateProfile, removeProfile, setDefaultProfile, storePath, type AddProfileResult, type RemoveProfileResult } from './store.js';
+import { addProfile, invalidProfileError, loadStore, noProfile, profileExistsError, validateProfile, removeProfile, setDefaultProfile, storePath, type AddProfileResult, type RemoveProfileResult } from './store.js';
 import type { Profile } from './types.js';
 
 export interface ProfileSummary {
@@ -82,14 +82,7 @@ export async function listSummaries(env?: NodeJS.ProcessEnv): Promise<{ path: st
 export async function showSummary(name: string, env?: NodeJS.ProcessEnv): Promise<{ path: string; profile: ProfileSummary }> {
   const store = await loadStore(env);
   const p = store.profiles.get(name);
-  if (!p) {
-    const known = [...store.profiles.keys()];
-    throw new CardctlError(`no profile named ${name}.`, {
-      kind: 'usage',
-      code: 'profile_not_found',
-      hint: `Run \`cardctl profiles add ${name} --key-id KEY_ID --mode test --secret-stdin\`${known.length ? `, or use one of: ${known.join(', ')}.` : '.'}`,
-    });
-  }
+  if (!p) throw noProfile(name, store);
   return { path: store.path, profile: summarize(p, p.name === store.defaultProfile) };
 }
 

@@ -11,7 +11,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { CardctlError } from '../errors.js';
 import { DEFAULT_BASE_URL, type Mode, type Profile } from './types.js';
-import { checkKeyId, checkMode, checkName, checkSecret, checkWebhookSecret, MODE_PROBLEM, normalizeBaseUrl, normalizeKeyId } from './validate.js';
+import { checkKeyId, checkMode, checkName, checkSecret, checkWebhookSecret, MODE_PROBLEM, normalizeBaseUrl, normalizeKeyId, shownName } from './validate.js';
 
 export const STORE_FILE_NAME = 'profiles.json';
 const STORE_VERSION = 1;
@@ -288,13 +288,14 @@ async function withWriteLock<T>(env: NodeJS.ProcessEnv | undefined, fn: (opened:
   }
 }
 
-function noProfile(name: string, state: StoreState): CardctlError {
+export function noProfile(name: string, state: StoreState): CardctlError {
   const known = [...state.profiles.keys()];
-  return new CardctlError(`no profile named ${name}.`, {
+  const valid = checkName(name) === undefined;
+  return new CardctlError(`no profile named ${shownName(name)}.`, {
     kind: 'usage',
     code: 'profile_not_found',
     hint:
-      `Run \`cardctl profiles add ${name} --key-id KEY_ID --mode test --secret-stdin\`` +
+      `Run \`cardctl profiles add ${valid ? name : 'NAME'} --key-id KEY_ID --mode test --secret-stdin\`` +
       (known.length > 0 ? `, or use one of: ${known.join(', ')}.` : '.'),
   });
 }

@@ -7,6 +7,14 @@ export const PROFILE_NAME_RE = /^[A-Za-z0-9._-]{1,64}$/;
 const ULID_RE = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
 const BASE64_44_RE = /^[A-Za-z0-9+/]{43}=$/;
 
+/**
+ * A name as messages may quote it: a valid profile name as is; anything else is not quoted (a
+ * secret pasted where a name goes, `-p SECRET`, must not be printed back).
+ */
+export function shownName(name: string): string {
+  return checkName(name) === undefined ? name : `(a name of ${name.length} characters that is not a valid profile name, not shown)`;
+}
+
 export function checkName(name: string): string | undefined {
   if (PROFILE_NAME_RE.test(name)) return undefined;
   return `profile name ${JSON.stringify(name)} is not valid: use 1 to 64 characters among letters, digits, ".", "_" and "-"`;

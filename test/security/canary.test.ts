@@ -148,6 +148,26 @@ describe('the canary secret never leaks', () => {
       expect((await cli(['cards', 'get', `--api-secret=${CANARY}`, '01JD2QA1B2C3D4E5F6G7H8J9KM', ...json])).code).toBe(2);
     }
 
+    // doctor, bulk, a secret pasted where a name, an id or a short flag goes
+    expect((await cli(['doctor', '--verbose'])).code).toBe(0);
+    await cli(['doctor', '--json']);
+    expect((await cli(['cards', 'get', CANARY])).code).toBe(2);
+    expect((await cli(['customers', 'list', '-p', CANARY, '--json'])).code).toBe(2);
+    expect((await cli(['customers', 'list'], { env: { CARDCTL_PROFILE: CANARY } })).code).toBe(2);
+    expect((await cli(['webhooks', 'listen', `-s${WEBHOOK_CANARY}`])).code).toBe(2);
+    const batchFile = join(sandbox.dir, 'batch.csv');
+    writeFileSync(batchFile, `customer_id,amount_minor\n${customerId},100\n${customerId},200\n`);
+    expect((await cli(['cards', 'issue', '--batch', batchFile, '--verbose'])).code).toBe(0);
+    await cli(['cards', 'issue', '--batch', batchFile, '--json']);
+
+    // webhooks listen (registered on the mock) and trigger
+    const mockEnv = { CARDCTL_MOCK_URL: mock.controlUrl, CARDCTL_MOCK_TOKEN: mock.controlToken };
+    const listening = cli(['webhooks', 'listen', '--mock', '--max-events', '1', '--json'], { env: mockEnv });
+    const endpoints = async () => ((await (await fetch(`${mock.controlUrl}/webhook-endpoints`, { headers: { Authorization: `Bearer ${mock.controlToken}` } })).json()) as { data: unknown[] }).data;
+    for (let i = 0; i < 100 && (await endpoints()).length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect((await cli(['webhooks', 'trigger', 'card.issued', '--json'], { env: mockEnv })).code).toBe(0);
+    await listening; // valid or not (the mock's merchant signs with its own secret), its output is checked below
+
     await cli(['completion', 'bash']);
     expect((await cli(['profiles', 'remove', 'canary'])).code).toBe(0);
   });
