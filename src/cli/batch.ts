@@ -27,7 +27,12 @@ function problemsError(plan: BatchPlan, file: string): CardctlError {
   if (more > 0) errors[`and ${plural(more, 'more row')}`] = ['not shown'];
   const header = plan.problems.some((p) => p.row === 0);
   const what = header ? 'the header of the batch is not valid' : `${plural(rowsWithProblems, 'row')} of ${plan.rows.length + rowsWithProblems} ${rowsWithProblems === 1 ? 'is' : 'are'} not valid`;
-  return usageError(`nothing was sent: ${what} (${file === '-' ? 'stdin' : file}).`, 'Fix the lines named above and run the command again (the API would refuse them).', errors);
+  return new CardctlError(`nothing was sent: ${what} (${file === '-' ? 'stdin' : file}).`, {
+    kind: 'usage',
+    code: 'validation_failed', // as a single command's local refusal, and the API's 422
+    hint: 'Fix the lines named above and run the command again (the API would refuse them).',
+    errors,
+  });
 }
 
 const problemLabel = (p: RowProblem): string => (p.row === 0 ? `line ${p.line} (header)` : `line ${p.line} (row ${p.row})`);

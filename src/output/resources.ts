@@ -3,23 +3,13 @@
 // ones included.
 import type { Column } from './text.js';
 
-export type ResourceKind = 'card' | 'transaction' | 'customer' | 'deposit-address' | 'deposit';
+/** What the list commands list (one card is shown as a key-value block, and no endpoint lists cards). */
+export type ResourceKind = 'transaction' | 'customer' | 'deposit-address' | 'deposit';
 
 type Row = Record<string, unknown>;
 const field = (name: string): ((r: Row) => unknown) => (r) => r[name];
 
 export const COLUMNS: Record<ResourceKind, ReadonlyArray<Column<Row>>> = {
-  card: [
-    { header: 'ID', get: field('id') },
-    { header: 'STATUS', get: field('status') },
-    { header: 'MODE', get: field('mode') },
-    { header: 'MASKED PAN', get: (r) => r.masked_pan || '-' },
-    { header: 'EXPIRY', get: (r) => r.expiry || '-' },
-    { header: 'BALANCE_MINOR', get: field('balance_minor') },
-    { header: 'CURRENCY', get: field('currency') },
-    { header: 'CUSTOMER', get: field('customer_id') },
-    { header: 'CREATED', get: field('created_at') },
-  ],
   transaction: [
     { header: 'ID', get: field('id') },
     { header: 'TYPE', get: field('type') },
@@ -60,7 +50,6 @@ export const COLUMNS: Record<ResourceKind, ReadonlyArray<Column<Row>>> = {
 
 /** What a list is called in messages ("No cards."). */
 export const PLURAL: Record<ResourceKind, string> = {
-  card: 'cards',
   transaction: 'transactions',
   customer: 'customers',
   'deposit-address': 'deposit addresses',

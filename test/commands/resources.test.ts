@@ -93,7 +93,11 @@ describe('customers', () => {
 
   it('kyc resubmits a customer and list shows customers newest first, one page or all of them', async () => {
     const customer = await approvedCustomer(mock);
-    expect(json(await run(['customers', 'kyc', customer.id, '--json']))).toMatchObject({ id: customer.id, kyc_status: 'approved' });
+    expect(json(await run(['customers', 'kyc', customer.id, '--json']))).toMatchObject({ id: customer.id, kyc_status: 'approved' }); // 200, unchanged
+    await ctl(mock, 'POST', `/customers/${customer.id}/kyc`, { verdict: 'rejected' });
+    expect(json(await run(['customers', 'get', customer.id, '--json']))).toMatchObject({ kyc_status: 'rejected' });
+    expect(json(await run(['customers', 'kyc', customer.id, '--json']))).toMatchObject({ id: customer.id, kyc_status: 'pending' }); // 202, resubmitted
+    expect(json(await run(['customers', 'get', customer.id, '--json']))).toMatchObject({ kyc_status: 'approved' }); // test mode: the verdict comes at once
     const page = json(await run(['customers', 'list', '--per-page', '1', '--json']));
     expect(page.data).toHaveLength(1);
     expect(page.meta).toMatchObject({ per_page: 1, has_more: true });
@@ -210,6 +214,9 @@ describe('cards', () => {
     expect(JSON.parse(stdout)).toMatchObject({ id: pendingId, status: 'active', balance_minor: 800 });
     const fee = mock.products.find((p) => p.default)!.issue_fee_minor;
     expect(before.balance_minor - (await wallet(mock, 'test')).balance_minor).toBe(800 + fee);
+    // one journal entry for the issue and its replays, resolved with the card
+    const entries = (json(await run(['ops', 'list', '--json'])) as Array<{ idempotency_key: string; outcome: string; resource_id: string | null; status: number }>).filter((e) => e.idempotency_key === 'res-wait-1');
+    expect(entries).toEqual([expect.objectContaining({ outcome: 'resolved', resource_id: pendingId, status: 201 })]);
 
     await ctl(mock, 'POST', '/faults', { operation: 'issue', kind: 'async_202', count: 1 });
     const timedOut = await run(['cards', 'issue', '--customer', customer.id, '--amount', '800', '--idempotency-key', 'res-wait-2', '--wait', '--wait-timeout', '1']);

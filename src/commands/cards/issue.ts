@@ -30,7 +30,7 @@ export default class CardsIssue extends BaseCommand {
     'wait-timeout': Flags.integer({ description: 'seconds --wait waits before exiting 7', default: 120, min: 1 }),
     batch: Flags.string({
       description: 'issue one card per row of this CSV or NDJSON file (- for stdin): customer_id, amount_minor, optional product_id',
-      exclusive: ['customer', 'amount', 'product', 'idempotency-key', 'wait'],
+      exclusive: ['customer', 'amount', 'product', 'idempotency-key', 'wait', 'wait-timeout'],
       helpGroup: 'BATCH',
     }),
     concurrency: Flags.integer({ description: 'with --batch: rows sent at once (1 to 16, default 4)', min: 1, max: 16, helpGroup: 'BATCH' }),
