@@ -16,7 +16,8 @@ export function renderError(err: unknown, json: boolean, commandId?: string): nu
     if (err.hint) process.stderr.write(`${err.hint}\n`);
   } else if (code === 2) {
     // oclif parse errors carry a usable message; show it without a stack
-    process.stderr.write(`Error: ${redactParseMessage(e.message)}\nSee \`cardctl ${commandId ? commandId.replaceAll(':', ' ') + ' ' : ''}--help\`.\n`);
+    // oclif's own "See more help with --help" goes: the line below names the command
+    process.stderr.write(`Error: ${redactParseMessage(e.message).replace(/\n?See more help with --help\s*$/, '')}\nSee \`cardctl ${commandId ? commandId.replaceAll(':', ' ') + ' ' : ''}--help\`.\n`);
   } else {
     process.stderr.write(`Error: ${e.message}\n`);
     if (process.env.CARDCTL_DEBUG) process.stderr.write(`${e.stack ?? ''}\n`);

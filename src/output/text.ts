@@ -2,7 +2,7 @@
 import { chalkFor, colorEnabled } from './color.js';
 
 export function displayValue(value: unknown): string {
-  if (value === null || value === undefined) return '-';
+  if (value === null || value === undefined || value === '') return '-'; // a blank cell would shift `awk` columns
   if (typeof value === 'object') return JSON.stringify(value);
   return String(value);
 }

@@ -17,7 +17,7 @@ export default class ProfilesList extends BaseCommand {
     const { formatTable } = await import('../../output/text.js');
     process.stdout.write(
       await formatTable(profiles, [
-        { header: 'DEFAULT', get: (p) => (p.default ? '*' : '') },
+        { header: 'DEFAULT', get: (p) => (p.default ? '*' : ' ') },
         { header: 'NAME', get: (p) => p.name },
         { header: 'MODE', get: (p) => p.mode },
         { header: 'KEY ID', get: (p) => p.key_id },
