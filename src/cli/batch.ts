@@ -180,6 +180,11 @@ export async function runBatchCommand(operation: BatchOperation, flags: BatchFla
         progress = progressText(c);
         drawProgress(c.done === c.total);
       },
+      onPause: (ms, status) => {
+        clearProgress();
+        err.write(`${status === 429 ? 'Rate limited' : 'Service unavailable'} (${status}): every row waits ${Math.ceil(ms / 1000)} s (Retry-After), then the same keys go again.\n`);
+        drawProgress(true);
+      },
     });
     clearProgress();
     for (const line of summaryLines(summary, plan.keyPrefix, flags['idempotency-prefix'] !== undefined)) err.write(line + '\n');

@@ -428,13 +428,13 @@ export class BatchLimiter {
     this.sentSince = 0;
   }
 
-  /** Every worker waits until `seconds` from now (rule 3). */
-  pause(seconds: number): void {
+  /** Every worker waits until `seconds` from now (rule 3). True when this started or lengthened a pause. */
+  pause(seconds: number): boolean {
     const until = this.opts.now() + Math.min(seconds * 1000, MAX_PAUSE_MS);
-    if (until > this.pauseUntil) {
-      this.pauseUntil = until;
-      this.stats.pauses++;
-    }
+    if (until <= this.pauseUntil) return false;
+    this.pauseUntil = until;
+    this.stats.pauses++;
+    return true;
   }
 
   get pausedUntil(): number {
@@ -497,6 +497,8 @@ export interface RunBatchOptions {
   onResult?: (result: RowResult) => void;
   /** after each row finishes (before its result, and any held back behind it, is reported) */
   onProgress?: (counts: BatchCounts) => void;
+  /** every worker now waits this long (a 429, or a 503 with Retry-After): a batch never goes quiet unexplained */
+  onPause?: (ms: number, status: number) => void;
   windowMs?: number;
   limiter?: BatchLimiter;
 }
@@ -553,7 +555,7 @@ export async function runBatch(plan: Pick<BatchPlan, 'operation' | 'rows'>, opts
     if (remaining !== undefined) limiter.observeRemaining(Number(remaining));
     if (status === 429 || status === 503) {
       const s = retryAfterSeconds(headers, now());
-      if (s !== undefined) limiter.pause(s);
+      if (s !== undefined && limiter.pause(s)) opts.onPause?.(limiter.pausedUntil - now(), status);
     }
   };
   const hooksFor = (row: BatchRow): BatchClientHooks => ({

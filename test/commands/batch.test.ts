@@ -236,10 +236,11 @@ describe('the rate limiter', () => {
           await super.acquire(retry);
           granted.push(now());
         }
-        override pause(seconds: number): void {
+        override pause(seconds: number): boolean {
           const from = now();
-          super.pause(seconds);
+          const started = super.pause(seconds);
           pauses.push([from, this.pausedUntil]);
+          return started;
         }
       }
       const limiter = new Recording({ concurrency: 4, now, sleep });
@@ -253,13 +254,20 @@ describe('the rate limiter', () => {
 
       const before = await wallet(limited, 'test');
       const results: RowResult[] = [];
-      const summary = await runBatch(plan, { concurrency: 4, client, now, sleep, limiter, onResult: (r) => results.push(r) });
+      const told: Array<[number, number]> = [];
+      const summary = await runBatch(plan, { concurrency: 4, client, now, sleep, limiter, onResult: (r) => results.push(r), onPause: (ms, status) => told.push([ms, status]) });
 
       expect(results.map((r) => r.row)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
       expect(results.map((r) => r.status)).toEqual(Array(12).fill('ok'));
       expect(summary).toMatchObject({ total: 12, ok: 12, refused: 0, unknown: 0 });
       expect(summary.stats.throttled).toBeGreaterThanOrEqual(1);
       expect(summary.stats.pauses).toBeGreaterThanOrEqual(1);
+      // every pause is told (the CLI prints it on stderr): a 429 with its wait
+      expect(told).toHaveLength(summary.stats.pauses);
+      for (const [ms, status] of told) {
+        expect(status).toBe(429);
+        expect(ms).toBeGreaterThan(0);
+      }
       // no stampede: a 429 costs about one refused request, not one per worker and retry
       expect(summary.stats.throttled).toBeLessThanOrEqual(summary.stats.pauses + 1);
       for (const [from, until] of pauses) expect(granted.filter((t) => t > from && t < until)).toEqual([]);
