@@ -113,9 +113,6 @@ export async function runBatchCommand(operation: BatchOperation, flags: BatchFla
     import('../client/client.js'),
     import('../client/verbose.js'),
   ]);
-  if (flags.concurrency !== undefined && (flags.concurrency < 1 || flags.concurrency > b.MAX_CONCURRENCY)) {
-    throw usageError(`--concurrency must be 1 to ${b.MAX_CONCURRENCY}.`);
-  }
   const bytes = await b.readBatchSource(flags.batch);
   const plan = await b.loadBatch(operation, bytes, { name: flags.batch, prefix: flags['idempotency-prefix'] });
   if (plan.problems.length > 0) throw problemsError(plan, flags.batch);

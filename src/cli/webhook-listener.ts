@@ -10,6 +10,7 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { CardctlError, usageError } from '../errors.js';
 import { verifyWebhook, type WebhookVerdict } from '../signing/index.js';
+import { isLoopbackHost } from '../mock/webhooks.js'; // the mock's rule for loopback endpoints, one copy
 
 export const LISTEN_PATH = '/webhooks';
 /** Largest delivery body read (the mock's own request limit). */
@@ -66,14 +67,6 @@ export interface DeliveryLine {
 
 // ---------------------------------------------------------------------------------------
 // Inputs
-
-export function isLoopbackHost(host: string): boolean {
-  const h = host.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
-  if (h === 'localhost') return true;
-  if (net.isIPv4(h)) return h.startsWith('127.');
-  if (net.isIPv6(h)) return h === '::1' || /^::ffff:127\./.test(h);
-  return false;
-}
 
 function checkOptions(opts: ListenOptions): URL | undefined {
   if (!Number.isInteger(opts.port) || opts.port < 0 || opts.port > 65535) throw usageError(`--port must be 0 to 65535, not ${opts.port}.`, '0 picks a free port.');

@@ -74,8 +74,9 @@ export function isReservedAddress(ip: string): boolean {
 }
 
 /** `localhost` or a loopback literal (brackets already removed). */
+/** `localhost` or a loopback address; an IPv6 host may come in URL brackets (`[::1]`). */
 export function isLoopbackHost(host: string): boolean {
-  const h = host.toLowerCase().replace(/\.$/, '');
+  const h = host.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
   return h === 'localhost' || (net.isIP(h) !== 0 && isLoopbackAddress(h));
 }
 
