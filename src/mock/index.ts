@@ -2,12 +2,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { listen } from './server.js';
 import { Runtime } from './runtime.js';
-import { controlTokens } from './control.js';
+import { controlTokens } from './control/index.js';
 import { loadState } from './persistence.js';
 import { randomSeed, newId, cryptoRandom } from './random.js';
 import { addKey, addMerchantRecord, buildSeededState, defaultKeys, type MockState, type PreloadedKey, type ProductRec } from './state.js';
 import { settleCustomers } from './kyc.js';
-import { expireCards } from './handlers/cards.js';
+import { expireCards } from './card-lifecycle.js';
 import { expireIdempotency } from './idempotency.js';
 import type { EventListener } from './events.js';
 import { WebhookDelivery } from './webhooks.js';

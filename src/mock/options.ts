@@ -1,7 +1,7 @@
 // The checks on startMock's options, shared by the library and `cardctl mock start` (whose
 // launcher checks the same rules for its flags): a wrong option is a thrown Error with a message
 // saying what is expected, never a mock that starts and misbehaves (429 with `Retry-After: NaN`).
-import { endpointUrlProblem } from './control.js';
+import { endpointUrlProblem } from './endpoint-url.js';
 import { MODES } from './state.js';
 
 /** The problem with the options, or null. `kind` says which Error to throw: TypeError for a wrong type, RangeError for a wrong value. */

@@ -11,7 +11,7 @@ import type { Runtime } from './runtime.js';
 import * as cards from './handlers/cards.js';
 import * as customers from './handlers/customers.js';
 import * as deposits from './handlers/deposits.js';
-import { handleControl } from './control.js';
+import { handleControl } from './control/index.js';
 
 /** Decided: 6 MiB, room for a 4,200,000-character id_front_image and every other field. */
 export const BODY_LIMIT_BYTES = 6 * 1024 * 1024;

@@ -6,6 +6,9 @@ export type Mode = 'test' | 'live';
 export const MODES: readonly Mode[] = ['test', 'live'];
 
 export const CURRENCY = 'USD';
+/** Decided: every network carries USDT, credited 1:1 to USD. */
+export const NETWORK_ASSET = 'USDT';
+export const DEPOSIT_RATE = '1.00';
 export const TEST_WALLET_FUNDING_MINOR = 1_000_000_000;
 export const DEFAULT_NETWORKS = ['bep20', 'erc20', 'trc20'];
 

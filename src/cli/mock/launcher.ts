@@ -5,7 +5,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync, chmodSync } from 'node:
 import { dirname } from 'node:path';
 import { CardctlError } from '../../errors.js';
 import { startMock, DEFAULT_PORT, type MockServer } from '../../mock/index.js';
-import { endpointUrlProblem } from '../../mock/control.js';
+import { endpointUrlProblem } from '../../mock/endpoint-url.js';
 import { StateFileError } from '../../mock/persistence.js';
 import { mockFilePath } from './control-client.js';
 

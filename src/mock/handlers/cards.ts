@@ -1,7 +1,6 @@
-// Cards: issue, read, recharge, freeze, unfreeze, terminate, transactions; the pending-card
-// provisioning and the expiry that the control plane and the clock drive.
+// Cards: issue, read, recharge, freeze, unfreeze, terminate, transactions. The lifecycle rules
+// (provisioning, expiry, async replay) are in ../card-lifecycle.ts.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { MESSAGES } from '../../contract/errors.js';
 import { IssueCardSchema, RechargeSchema, TerminateSchema, validationErrors, isUlid } from '../../contract/requests.js';
 import { inexactNumberFields } from '../../contract/numbers.js';
 import { codeError, endpointNotFound, notFound, ok, page, processing, serverError, unavailable, validation, type ErrorMap, type Reply } from '../envelope.js';
@@ -10,80 +9,21 @@ import { readIdempotencyKey, runIdempotent, type Outcome } from '../idempotency.
 import { takeFault } from '../faults.js';
 import { isReply, paginate, readPageRequest } from '../pagination.js';
 import { cardView, transactionView } from '../views.js';
-import { DAY, HOUR } from '../clock.js';
-import { newId, randomDigits } from '../random.js';
+import { HOUR } from '../clock.js';
+import { newId } from '../random.js';
 import { CURRENCY, nextSeq, type CardRec, type Mode, type ProductRec } from '../state.js';
 import type { Runtime } from '../runtime.js';
 import { findCustomer, settleCustomer } from '../kyc.js';
+import { finishProvisioning, replayAsyncIssue, settleCard } from '../card-lifecycle.js';
 
 /** Decided: a card younger than this (simulated) cannot be terminated. */
 export const MIN_TERMINATION_AGE_MS = HOUR;
-/** Decided: cards expire three years (simulated) after provisioning. */
-export const CARD_LIFETIME_MS = 3 * 365 * DAY;
-
-const PAN_PREFIX: Record<Mode, string> = { test: '400000', live: '537100' };
 
 export function findCard(rt: Runtime, merchantId: string, mode: Mode, id: string): CardRec | null {
   const card = Object.hasOwn(rt.state.cards, id) ? rt.state.cards[id] : undefined;
   if (!card || card.merchant_id !== merchantId || card.mode !== mode) return null;
   settleCard(rt, card);
   return card;
-}
-
-/** An active card past its expiry reads as expired (the only move not caused by a call). */
-export function settleCard(rt: Runtime, card: CardRec): boolean {
-  if (card.status === 'active' && card.expires_at !== null && rt.now() >= card.expires_at) {
-    card.status = 'expired';
-    rt.markDirty();
-    return true;
-  }
-  return false;
-}
-
-export function expireCards(rt: Runtime): boolean {
-  let changed = false;
-  for (const card of Object.values(rt.state.cards)) changed = settleCard(rt, card) || changed;
-  return changed;
-}
-
-function provisionDetails(rt: Runtime, card: CardRec): void {
-  const now = rt.now();
-  card.last4 = randomDigits(rt.rand, 4);
-  card.masked_pan = `${PAN_PREFIX[card.mode]}******${card.last4}`;
-  card.expires_at = now + CARD_LIFETIME_MS;
-  const d = new Date(card.expires_at);
-  card.expiry = `${String(d.getUTCMonth() + 1).padStart(2, '0')}/${String(d.getUTCFullYear() % 100).padStart(2, '0')}`;
-}
-
-/** pending -> active (charged from the reservation, event card.issued) or -> failed (reservation returned). */
-export function finishProvisioning(rt: Runtime, card: CardRec, outcome: 'active' | 'failed'): void {
-  const wallet = rt.wallet(card.merchant_id, card.mode);
-  const total = card.pending_load_minor + card.pending_fee_minor;
-  wallet.reserved_minor -= total;
-  if (outcome === 'active') {
-    provisionDetails(rt, card);
-    card.status = 'active';
-    card.balance_minor = card.pending_load_minor;
-    wallet.fees_collected_minor += card.pending_fee_minor;
-    rt.events.record(card.merchant_id, card.mode, 'card.issued', { card_id: card.id });
-  } else {
-    card.status = 'failed';
-    wallet.balance_minor += total;
-  }
-  card.pending_load_minor = 0;
-  card.pending_fee_minor = 0;
-  rt.markDirty();
-}
-
-/** What a replay of an issue that answered 202 says now: 201 once active. */
-export function replayAsyncIssue(rt: Runtime, cardId: string): Reply {
-  const card = rt.state.cards[cardId];
-  if (!card) return notFound();
-  settleCard(rt, card);
-  // the pending card itself (not the bare Processing envelope): it carries the id to poll
-  if (card.status === 'pending') return { status: 202, body: { success: true, message: MESSAGES.processing, data: cardView(card) } };
-  if (card.status === 'failed') return codeError('issue_failed');
-  return ok(cardView(card), 201);
 }
 
 /** Body errors (or a body-level 422) merged with the Idempotency-Key errors. */

@@ -7,12 +7,8 @@ import { isReply, paginate, readPageRequest } from '../pagination.js';
 import { addressView, depositView } from '../views.js';
 import { newId, randomHex, type RandomSource } from '../random.js';
 import { compareUtf8 } from '../../signing/encoding.js';
-import type { AddressRec } from '../state.js';
+import { NETWORK_ASSET, type AddressRec } from '../state.js';
 import type { Runtime } from '../runtime.js';
-
-/** Decided: every network carries USDT, credited 1:1 to USD. */
-export const NETWORK_ASSET = 'USDT';
-export const DEPOSIT_RATE = '1.00';
 
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 

@@ -1,0 +1,35 @@
+// Webhook endpoints (register, re-enable, delete) and the delivery log.
+import { ok, validation, type Reply } from '../envelope.js';
+import { isReply } from '../pagination.js';
+import { newId, cryptoRandom } from '../random.js';
+import { deliveryManagers, endpointView, removeEndpoint } from '../webhooks.js';
+import { endpointUrlProblem } from '../endpoint-url.js';
+import { merchantOf, notFoundThing, type ControlRequest } from './request.js';
+
+export const listEndpoints = ({ rt }: ControlRequest): Reply => ok(Object.values(rt.state.endpoints).map(endpointView));
+
+export function addEndpoint({ rt, body }: ControlRequest): Reply {
+  const problem = endpointUrlProblem(body.url);
+  if (problem) return validation({ url: [problem] });
+  const merchant = merchantOf(rt, body);
+  if (isReply(merchant)) return merchant;
+  const now = rt.now();
+  const ep = { id: newId(cryptoRandom, now), merchant_id: merchant, url: body.url as string, created_at: now };
+  rt.state.endpoints[ep.id] = ep;
+  rt.markDirty();
+  return ok(endpointView(ep), 201);
+}
+
+/** Spec: a disabled endpoint is "re-enabled in the portal"; here, by this call. Held deliveries go out at once. */
+export function enableEndpoint({ rt, params }: ControlRequest): Reply {
+  if (!Object.hasOwn(rt.state.endpoints, params[0]!)) return notFoundThing('Webhook endpoint');
+  const ep = deliveryManagers.get(rt)?.enable(params[0]!) ?? rt.state.endpoints[params[0]!]!;
+  return ok(endpointView(ep));
+}
+
+export function deleteEndpoint({ rt, params }: ControlRequest): Reply {
+  const ep = Object.hasOwn(rt.state.endpoints, params[0]!) ? removeEndpoint(rt, params[0]!) : null;
+  return ep ? ok(endpointView(ep)) : notFoundThing('Webhook endpoint');
+}
+
+export const listDeliveries = ({ rt }: ControlRequest): Reply => ok(rt.deliveryLog());

@@ -1,0 +1,30 @@
+// Injected faults: list them, add one.
+import { ok, type Reply } from '../envelope.js';
+import { isReply } from '../pagination.js';
+import { FAULT_KINDS, FAULT_OPERATIONS } from '../faults.js';
+import { newId, cryptoRandom } from '../random.js';
+import type { FaultKind, FaultOperation, FaultRec } from '../state.js';
+import { Input, merchantOf, type ControlRequest } from './request.js';
+
+const faultView = (f: FaultRec) => ({ id: f.id, operation: f.operation, kind: f.kind, count: f.count, remaining: f.remaining, merchant_id: f.merchant_id });
+
+export const listFaults = ({ rt }: ControlRequest): Reply => ok(rt.state.faults.map(faultView));
+
+export function addFault({ rt, body }: ControlRequest): Reply {
+  const input = new Input(body);
+  const operation = input.oneOf<FaultOperation>('operation', FAULT_OPERATIONS);
+  const kind = input.oneOf<FaultKind>('kind', FAULT_KINDS);
+  const count = input.integer('count', 1, 1_000_000, 1);
+  const bad = input.fail();
+  if (bad) return bad;
+  let merchant: string | null = null;
+  if (body.merchant_id !== undefined && body.merchant_id !== null) {
+    const m = merchantOf(rt, body);
+    if (isReply(m)) return m;
+    merchant = m;
+  }
+  const fault: FaultRec = { id: newId(cryptoRandom, rt.now()), operation: operation!, kind: kind!, count: count!, remaining: count!, merchant_id: merchant, created_at: rt.now() };
+  rt.state.faults.push(fault);
+  rt.markDirty();
+  return ok(faultView(fault), 201);
+}
