@@ -1,6 +1,6 @@
 // The global flags of every API command (PRODUCT.md, "Commands"), shared by the resource
 // commands. `--json` comes from BaseCommand.
-import { Flags } from '@oclif/core';
+import { Flags } from './oclif.js';
 
 export const apiFlags = {
   profile: Flags.string({ char: 'p', description: 'profile to use (default: CARDCTL_API_KEY/SECRET, CARDCTL_PROFILE, then the default profile)', helpGroup: 'API' }),

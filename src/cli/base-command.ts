@@ -1,15 +1,28 @@
 // Shared behaviour of every command: `--json`, error rendering, exit codes. Lives outside
 // src/commands because nothing may import commands.
-import { Command, Flags } from '@oclif/core';
+import type { Interfaces } from '@oclif/core';
+import { Command, Flags } from './oclif.js';
 import { renderError } from './render-error.js';
+
+type Flags_ = { [name: string]: any }; // oclif's FlagOutput and ArgOutput, not exported by name
+type Args_ = { [name: string]: any };
 
 export abstract class BaseCommand extends Command {
   static override baseFlags = {
     json: Flags.boolean({ description: 'print one JSON value on stdout (errors too)', default: false }),
   };
 
-  /** Set by subclasses right after parsing, so that `catch` knows how to render. */
+  /**
+   * How errors render. Derived here from the parsed `--json` (see `parse`); before parsing
+   * succeeds (a usage error) it is a guess from argv, so a failed parse still honours --json.
+   */
   protected jsonOutput = process.argv.includes('--json');
+
+  protected override async parse<F extends Flags_, B extends Flags_, A extends Args_>(options?: Interfaces.Input<F, B, A>, argv?: string[]): Promise<Interfaces.ParserOutput<F, B, A>> {
+    const parsed = await super.parse(options, argv);
+    this.jsonOutput = (parsed.flags as { json?: unknown }).json === true;
+    return parsed;
+  }
 
   protected printJson(value: unknown): void {
     process.stdout.write(JSON.stringify(value, null, 2) + '\n');

@@ -5,7 +5,7 @@
 import { CardctlError, usageError, type ErrorKind } from '../errors.js';
 import type { BatchCounts, BatchOperation, BatchPlan, BatchSummary, RowProblem, RowResult } from '../client/batch.js';
 import { sessionOptions, type ApiFlagValues } from './api-flags.js';
-import { EXIT, exitCodeFor } from './exit-codes.js';
+import { EXIT, exitCodeForKind } from './exit-codes.js';
 
 export interface BatchFlags extends ApiFlagValues {
   json: boolean;
@@ -41,7 +41,7 @@ const problemLabel = (p: RowProblem): string => (p.row === 0 ? `line ${p.line} (
 export function batchExitCode(summary: Pick<BatchSummary, 'kinds' | 'unknown'>): number {
   if (summary.unknown > 0) return EXIT.outcomeUnknown;
   let code: number = EXIT.ok;
-  for (const kind of summary.kinds) code = Math.max(code, exitCodeFor(new CardctlError(kind, { kind: kind as ErrorKind })));
+  for (const kind of summary.kinds) code = Math.max(code, exitCodeForKind(kind));
   return code;
 }
 

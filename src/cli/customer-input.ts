@@ -1,7 +1,8 @@
 // `customers create` and `customers update`: one flag per CustomerInput field (spec order),
 // merged over an optional JSON document (`--from FILE|-`). The flags win over the file.
 import { readFile } from 'node:fs/promises';
-import { Flags, type Interfaces } from '@oclif/core';
+import type { Interfaces } from '@oclif/core';
+import { Flags } from './oclif.js';
 import { CUSTOMER_FIELDS, CUSTOMER_STATUSES, CUSTOMER_TYPES, ID_TYPES } from '../contract/customer.js';
 import { usageError } from '../errors.js';
 

@@ -28,8 +28,13 @@ const BY_KIND: Record<ErrorKind, number> = {
 /** Errors from libraries that mean "the input was wrong", recognised by name to avoid importing them. */
 const USAGE_ERROR_NAMES = new Set(['QueryEncodingError', 'ZodError']);
 
+/** The exit code of an error kind: the one mapping, for errors and for verdicts that are not errors. */
+export function exitCodeForKind(kind: ErrorKind): number {
+  return BY_KIND[kind] ?? EXIT.unexpected;
+}
+
 export function exitCodeFor(err: unknown): number {
-  if (err instanceof CardctlError) return BY_KIND[err.kind];
+  if (err instanceof CardctlError) return exitCodeForKind(err.kind);
   if (err && typeof err === 'object') {
     const e = err as { name?: string; oclif?: { exit?: number } };
     if (typeof e.oclif?.exit === 'number') return e.oclif.exit; // oclif's own parse errors: 2

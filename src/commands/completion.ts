@@ -1,4 +1,4 @@
-import { Args } from '@oclif/core';
+import { Args } from '../cli/oclif.js';
 import { readFile } from 'node:fs/promises';
 import { BaseCommand } from '../cli/base-command.js';
 import { usageError } from '../errors.js';

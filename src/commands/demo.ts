@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core';
+import { Flags } from '../cli/oclif.js';
 import { BaseCommand } from '../cli/base-command.js';
 import { exitCodeFor } from '../cli/exit-codes.js';
 import { CardctlError } from '../errors.js';
@@ -18,7 +18,6 @@ export default class Demo extends BaseCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Demo);
-    this.jsonOutput = flags.json;
     const { runDemo } = await import('../demo/index.js');
     const summary = await runDemo({ keep: flags.keep, seed: flags.seed, out: flags.json ? process.stderr : process.stdout });
     if (summary.ok) {

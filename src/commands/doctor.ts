@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core';
+import { Flags } from '../cli/oclif.js';
 import { BaseCommand } from '../cli/base-command.js';
 
 export default class Doctor extends BaseCommand {
@@ -14,26 +14,15 @@ export default class Doctor extends BaseCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Doctor);
-    this.jsonOutput = flags.json;
-    const [{ doctor }, { exitCodeFor }, { CardctlError }, { chalkFor }] = await Promise.all([
+    const [{ doctor }, { exitCodeForKind }, { formatDoctor }] = await Promise.all([
       import('../client/doctor.js'),
       import('../cli/exit-codes.js'),
-      import('../errors.js'),
-      import('../output/color.js'),
+      import('../output/doctor.js'),
     ]);
     const report = await doctor({ profile: flags.profile, verbose: flags.verbose });
-    if (flags.json) {
-      this.printJson(report);
-    } else {
-      const chalk = await chalkFor(process.stdout);
-      const mark = { ok: chalk.green('✓'), warn: chalk.yellow('!'), fail: chalk.red('✗'), skipped: chalk.dim('-') };
-      const width = Math.max(...report.checks.map((c) => c.name.length));
-      for (const c of report.checks) {
-        process.stdout.write(`${mark[c.status]} ${c.name.padEnd(width)}  ${c.detail}\n`);
-        if (c.hint && c.status !== 'ok') process.stdout.write(`  ${' '.repeat(width)}  ${c.hint}\n`);
-      }
-    }
+    if (flags.json) this.printJson(report);
+    else process.stdout.write(await formatDoctor(report));
     const failed = report.checks.find((c) => c.status === 'fail');
-    if (failed) process.exitCode = exitCodeFor(new CardctlError(failed.detail, { kind: failed.kind ?? 'unexpected' }));
+    if (failed) process.exitCode = exitCodeForKind(failed.kind ?? 'unexpected');
   }
 }

@@ -1,4 +1,4 @@
-import { Args, Flags } from '@oclif/core';
+import { Args, Flags } from '../cli/oclif.js';
 import { moneyFlags, sessionOptions } from '../cli/api-flags.js';
 import { BaseCommand } from '../cli/base-command.js';
 
@@ -29,7 +29,6 @@ export default class Request extends BaseCommand {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(Request);
-    this.jsonOutput = flags.json;
     const [{ runRawRequest }, { ApiError }, { formatResponse, jsonText }] = await Promise.all([
       import('../client/raw.js'),
       import('../client/client.js'),

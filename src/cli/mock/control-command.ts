@@ -1,7 +1,7 @@
 // Shared shape of the `cardctl mock <control>` commands: find the mock, make one control call,
 // print the data (`--json`: as JSON; otherwise a readable block). Lives outside src/commands
 // because nothing may import commands.
-import { Flags } from '@oclif/core';
+import { Flags } from '../oclif.js';
 import { BaseCommand } from '../base-command.js';
 
 export abstract class MockControlCommand extends BaseCommand {
@@ -12,7 +12,6 @@ export abstract class MockControlCommand extends BaseCommand {
 
   // The token is never a flag (it would land in shell history): CARDCTL_MOCK_TOKEN or mock.json.
   protected async control(flags: { 'control-url'?: string; json?: boolean }, method: string, path: string, body?: unknown): Promise<unknown> {
-    this.jsonOutput = Boolean(flags.json);
     const { resolveControl, callControl } = await import('./control-client.js');
     const target = await resolveControl({ controlUrl: flags['control-url'] });
     return callControl(target, method, path, body);

@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core';
+import { Flags } from '../../cli/oclif.js';
 import { moneyFlags } from '../../cli/api-flags.js';
 import { BaseCommand } from '../../cli/base-command.js';
 import { usageError } from '../../errors.js';
@@ -39,7 +39,6 @@ export default class CardsIssue extends BaseCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(CardsIssue);
-    this.jsonOutput = flags.json;
     if (flags.batch !== undefined) {
       const { runBatchCommand } = await import('../../cli/batch.js');
       process.exitCode = await runBatchCommand('cards.issue', { ...flags, batch: flags.batch });

@@ -1,4 +1,4 @@
-import { Args, Flags } from '@oclif/core';
+import { Args, Flags } from '../../cli/oclif.js';
 import { moneyFlags } from '../../cli/api-flags.js';
 import { BaseCommand } from '../../cli/base-command.js';
 import { usageError } from '../../errors.js';
@@ -34,7 +34,6 @@ export default class CardsRecharge extends BaseCommand {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(CardsRecharge);
-    this.jsonOutput = flags.json;
     if (flags.batch !== undefined) {
       if (args.card !== undefined) throw usageError('give either a CARD argument or --batch FILE, not both.', 'The batch file names the card of each row (card_id).');
       const { runBatchCommand } = await import('../../cli/batch.js');

@@ -1,4 +1,4 @@
-import { Args, Flags } from '@oclif/core';
+import { Args, Flags } from '../../cli/oclif.js';
 import { moneyFlags } from '../../cli/api-flags.js';
 import { BaseCommand } from '../../cli/base-command.js';
 import { TERMINATION_REASONS } from '../../contract/requests.js';
@@ -18,7 +18,6 @@ export default class CardsTerminate extends BaseCommand {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(CardsTerminate);
-    this.jsonOutput = flags.json;
     const { showOperation } = await import('../../cli/resources.js');
     const json = flags.reason !== undefined ? { reason: flags.reason } : undefined;
     await showOperation(flags, 'cards.terminate', { params: { card: args.card }, json, idempotencyKey: flags['idempotency-key'] });

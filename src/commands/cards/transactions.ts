@@ -1,4 +1,4 @@
-import { Args } from '@oclif/core';
+import { Args } from '../../cli/oclif.js';
 import { apiFlags, listFlags } from '../../cli/api-flags.js';
 import { BaseCommand } from '../../cli/base-command.js';
 
@@ -13,7 +13,6 @@ export default class CardsTransactions extends BaseCommand {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(CardsTransactions);
-    this.jsonOutput = flags.json;
     const { listOperation } = await import('../../cli/resources.js');
     await listOperation(flags, 'cards.transactions', { card: args.card }, 'transaction');
   }

@@ -1,4 +1,4 @@
-import { Args } from '@oclif/core';
+import { Args } from '../../cli/oclif.js';
 import { apiFlags } from '../../cli/api-flags.js';
 import { BaseCommand } from '../../cli/base-command.js';
 
@@ -10,7 +10,6 @@ export default class CardsUnfreeze extends BaseCommand {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(CardsUnfreeze);
-    this.jsonOutput = flags.json;
     const { showOperation } = await import('../../cli/resources.js');
     await showOperation(flags, 'cards.unfreeze', { params: { card: args.card } });
   }

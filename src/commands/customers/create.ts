@@ -20,7 +20,6 @@ export default class CustomersCreate extends BaseCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(CustomersCreate);
-    this.jsonOutput = flags.json;
     const [{ showOperation }, { customerBody }] = await Promise.all([import('../../cli/resources.js'), import('../../cli/customer-input.js')]);
     await showOperation(flags, 'customers.create', { json: await customerBody(flags) });
   }

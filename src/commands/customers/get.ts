@@ -1,4 +1,4 @@
-import { Args } from '@oclif/core';
+import { Args } from '../../cli/oclif.js';
 import { apiFlags } from '../../cli/api-flags.js';
 import { BaseCommand } from '../../cli/base-command.js';
 
@@ -10,7 +10,6 @@ export default class CustomersGet extends BaseCommand {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(CustomersGet);
-    this.jsonOutput = flags.json;
     const { showOperation } = await import('../../cli/resources.js');
     await showOperation(flags, 'customers.get', { params: { customer: args.customer } });
   }

@@ -1,4 +1,4 @@
-import { Args } from '@oclif/core';
+import { Args } from '../../cli/oclif.js';
 import { apiFlags } from '../../cli/api-flags.js';
 import { BaseCommand } from '../../cli/base-command.js';
 
@@ -11,7 +11,6 @@ export default class CustomersKyc extends BaseCommand {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(CustomersKyc);
-    this.jsonOutput = flags.json;
     const { showOperation } = await import('../../cli/resources.js');
     await showOperation(flags, 'customers.kyc', { params: { customer: args.customer } });
   }

@@ -11,7 +11,6 @@ export default class CustomersList extends BaseCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(CustomersList);
-    this.jsonOutput = flags.json;
     const { listOperation } = await import('../../cli/resources.js');
     await listOperation(flags, 'customers.list', undefined, 'customer');
   }

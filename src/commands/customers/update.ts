@@ -1,4 +1,4 @@
-import { Args } from '@oclif/core';
+import { Args } from '../../cli/oclif.js';
 import { apiFlags } from '../../cli/api-flags.js';
 import { BaseCommand } from '../../cli/base-command.js';
 import { customerFieldFlags } from '../../cli/customer-input.js';
@@ -18,7 +18,6 @@ export default class CustomersUpdate extends BaseCommand {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(CustomersUpdate);
-    this.jsonOutput = flags.json;
     const [{ showOperation }, { customerBody }] = await Promise.all([import('../../cli/resources.js'), import('../../cli/customer-input.js')]);
     const json = await customerBody(flags);
     if (Object.keys(json).length === 0) throw usageError('nothing to update: no field was given.', 'Pass at least one field flag (see --help), --status, or --from FILE.');

@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core';
+import { Flags } from '../../cli/oclif.js';
 import { apiFlags } from '../../cli/api-flags.js';
 import { BaseCommand } from '../../cli/base-command.js';
 
@@ -13,7 +13,6 @@ export default class DepositAddressesCreate extends BaseCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(DepositAddressesCreate);
-    this.jsonOutput = flags.json;
     const { showOperation } = await import('../../cli/resources.js');
     await showOperation(flags, 'depositAddresses.create', { json: { network: flags.network } });
   }

@@ -8,7 +8,6 @@ export default class DepositAddressesList extends BaseCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(DepositAddressesList);
-    this.jsonOutput = flags.json;
     const { listOperation } = await import('../../cli/resources.js');
     await listOperation({ ...flags, all: false, ndjson: false }, 'depositAddresses.list', undefined, 'deposit-address');
   }

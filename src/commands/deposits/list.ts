@@ -8,7 +8,6 @@ export default class DepositsList extends BaseCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(DepositsList);
-    this.jsonOutput = flags.json;
     const { listOperation } = await import('../../cli/resources.js');
     await listOperation(flags, 'deposits.list', undefined, 'deposit');
   }

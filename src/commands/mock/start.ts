@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core';
+import { Flags } from '../../cli/oclif.js';
 import { BaseCommand } from '../../cli/base-command.js';
 
 export default class MockStart extends BaseCommand {
@@ -24,7 +24,6 @@ export default class MockStart extends BaseCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(MockStart);
-    this.jsonOutput = flags.json;
     const { launchMock } = await import('../../cli/mock/launcher.js');
     await launchMock(
       {

@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core';
+import { Flags } from '../../cli/oclif.js';
 import { BaseCommand } from '../../cli/base-command.js';
 
 export default class OpsList extends BaseCommand {
@@ -13,8 +13,7 @@ export default class OpsList extends BaseCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(OpsList);
-    this.jsonOutput = flags.json;
-    const [{ listOps, opView }, { formatTable, jsonText }] = await Promise.all([import('../../client/ops.js'), import('../../output/index.js')]);
+    const [{ listOps, opView }, { jsonText }] = await Promise.all([import('../../client/ops.js'), import('../../output/json.js')]);
     const entries = listOps({ unresolved: flags.unresolved });
     if (flags.json) {
       process.stdout.write(jsonText(entries.map(opView)));
@@ -24,17 +23,7 @@ export default class OpsList extends BaseCommand {
       this.note(flags.unresolved ? 'No operation with an unknown outcome.' : 'No money operation recorded yet.');
       return;
     }
-    process.stdout.write(
-      await formatTable(entries, [
-        { header: 'ID', get: (e) => e.id },
-        { header: 'TIME', get: (e) => e.time },
-        { header: 'MODE', get: (e) => e.mode },
-        { header: 'OPERATION', get: (e) => `${e.method} ${e.path}` },
-        { header: 'STATUS', get: (e) => e.status },
-        { header: 'OUTCOME', get: (e) => e.outcome },
-        { header: 'RESOURCE', get: (e) => e.resource_id },
-        { header: 'IDEMPOTENCY KEY', get: (e) => e.idempotency_key },
-      ]),
-    );
+    const { formatOps } = await import('../../output/ops.js');
+    process.stdout.write(await formatOps(entries));
   }
 }

@@ -1,4 +1,4 @@
-import { Args, Flags } from '@oclif/core';
+import { Args, Flags } from '../../cli/oclif.js';
 import { moneyFlags, sessionOptions } from '../../cli/api-flags.js';
 import { BaseCommand } from '../../cli/base-command.js';
 
@@ -16,7 +16,6 @@ export default class OpsReplay extends BaseCommand {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(OpsReplay);
-    this.jsonOutput = flags.json;
     const [{ replayOp }, { ApiError }, { formatResponse, jsonText }] = await Promise.all([
       import('../../client/ops.js'),
       import('../../client/client.js'),

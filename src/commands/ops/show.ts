@@ -1,4 +1,4 @@
-import { Args } from '@oclif/core';
+import { Args } from '../../cli/oclif.js';
 import { BaseCommand } from '../../cli/base-command.js';
 
 export default class OpsShow extends BaseCommand {
@@ -8,7 +8,6 @@ export default class OpsShow extends BaseCommand {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(OpsShow);
-    this.jsonOutput = flags.json;
     const [{ showOp, opView }, { formatKeyValue, jsonText }] = await Promise.all([import('../../client/ops.js'), import('../../output/index.js')]);
     const entry = showOp(args.id);
     if (flags.json) {

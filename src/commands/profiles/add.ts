@@ -1,4 +1,4 @@
-import { Args, Flags } from '@oclif/core';
+import { Args, Flags } from '../../cli/oclif.js';
 import { BaseCommand } from '../../cli/base-command.js';
 import { usageError } from '../../errors.js';
 
@@ -31,7 +31,6 @@ export default class ProfilesAdd extends BaseCommand {
 
   async run(): Promise<void> {
     const { args, argv, flags } = await this.parse(ProfilesAdd);
-    this.jsonOutput = flags.json;
     const extra = (argv as string[]).slice(1);
     const secretFlag = flags.secret !== undefined || flags['webhook-secret'] !== undefined;
     if (extra.length > 0 || secretFlag) {

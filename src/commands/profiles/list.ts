@@ -6,7 +6,6 @@ export default class ProfilesList extends BaseCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(ProfilesList);
-    this.jsonOutput = flags.json;
     const { listSummaries } = await import('../../profiles/actions.js');
     const { path, profiles } = await listSummaries();
     if (flags.json) return this.printJson(profiles);

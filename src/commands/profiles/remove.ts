@@ -1,4 +1,4 @@
-import { Args } from '@oclif/core';
+import { Args } from '../../cli/oclif.js';
 import { BaseCommand } from '../../cli/base-command.js';
 
 export default class ProfilesRemove extends BaseCommand {
@@ -9,7 +9,6 @@ export default class ProfilesRemove extends BaseCommand {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(ProfilesRemove);
-    this.jsonOutput = flags.json;
     const { removeFromCommand } = await import('../../profiles/actions.js');
     const result = await removeFromCommand(args.name);
     if (flags.json) return this.printJson({ removed: result.removed, default: result.defaultProfile });

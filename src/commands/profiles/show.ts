@@ -1,4 +1,4 @@
-import { Args } from '@oclif/core';
+import { Args } from '../../cli/oclif.js';
 import { BaseCommand } from '../../cli/base-command.js';
 
 export default class ProfilesShow extends BaseCommand {
@@ -11,7 +11,6 @@ export default class ProfilesShow extends BaseCommand {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(ProfilesShow);
-    this.jsonOutput = flags.json;
     const { showSummary } = await import('../../profiles/actions.js');
     const { path, profile: p } = await showSummary(args.name);
     if (flags.json) return this.printJson(p);

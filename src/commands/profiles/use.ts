@@ -1,4 +1,4 @@
-import { Args } from '@oclif/core';
+import { Args } from '../../cli/oclif.js';
 import { BaseCommand } from '../../cli/base-command.js';
 
 export default class ProfilesUse extends BaseCommand {
@@ -9,7 +9,6 @@ export default class ProfilesUse extends BaseCommand {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(ProfilesUse);
-    this.jsonOutput = flags.json;
     const { useProfile } = await import('../../profiles/actions.js');
     const summary = await useProfile(args.name);
     if (flags.json) return this.printJson(summary);

@@ -1,7 +1,5 @@
-import { Flags } from '@oclif/core';
+import { Flags } from '../../cli/oclif.js';
 import { BaseCommand } from '../../cli/base-command.js';
-import { exitCodeFor } from '../../cli/exit-codes.js';
-import { CardctlError } from '../../errors.js';
 
 export default class SignDiagnose extends BaseCommand {
   static override summary = 'Find out why a request\'s signature fails: recompute it and name the client mistake that reproduces it.';
@@ -23,25 +21,15 @@ export default class SignDiagnose extends BaseCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(SignDiagnose);
-    this.jsonOutput = flags.json;
-    const { runDiagnose, formatDiagnosis, parseUnixSeconds } = await import('../../cli/signing-tools.js');
+    const [{ runDiagnose, parseUnixSeconds }, { diagnosisJson, formatDiagnosis }, { exitCodeForKind }] = await Promise.all([
+      import('../../cli/signing-tools.js'),
+      import('../../output/diagnosis.js'),
+      import('../../cli/exit-codes.js'),
+    ]);
     const d = await runDiagnose({ request: flags.request, profile: flags.profile, now: parseUnixSeconds(flags.now, '--now') });
-    if (flags.json) {
-      this.printJson({
-        valid: d.valid,
-        expected_signature: d.expected_signature,
-        received_signature: d.received_signature,
-        mistakes: d.mistakes,
-        warnings: d.warnings,
-        found: d.found,
-        checked: d.checked,
-        canonical: d.canonical,
-        body_sha256: d.body_sha256,
-      });
-    } else {
-      process.stdout.write(formatDiagnosis(d));
-    }
+    if (flags.json) this.printJson(diagnosisJson(d));
+    else process.stdout.write(formatDiagnosis(d));
     // The verdict is the output; the exit code still says "signature invalid" (3).
-    if (!d.valid) process.exitCode = exitCodeFor(new CardctlError('signature invalid', { kind: 'signature_invalid' }));
+    if (!d.valid) process.exitCode = exitCodeForKind('signature_invalid');
   }
 }

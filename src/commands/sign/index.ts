@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core';
+import { Flags } from '../../cli/oclif.js';
 import { BaseCommand } from '../../cli/base-command.js';
 
 export default class Sign extends BaseCommand {
@@ -25,7 +25,6 @@ export default class Sign extends BaseCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Sign);
-    this.jsonOutput = flags.json;
     const { sign } = await import('../../cli/local-commands.js');
     await sign(flags);
   }

@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core';
+import { Flags } from '../../cli/oclif.js';
 import { BaseCommand } from '../../cli/base-command.js';
 
 export default class WebhooksListen extends BaseCommand {
@@ -31,7 +31,6 @@ export default class WebhooksListen extends BaseCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(WebhooksListen);
-    this.jsonOutput = flags.json;
     const { runListen } = await import('../../cli/webhook-listener.js');
     process.exitCode = await runListen(
       {

@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core';
+import { Flags } from '../../cli/oclif.js';
 import { BaseCommand } from '../../cli/base-command.js';
 
 export default class WebhooksSign extends BaseCommand {
@@ -15,7 +15,6 @@ export default class WebhooksSign extends BaseCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(WebhooksSign);
-    this.jsonOutput = flags.json;
     const { webhooksSign } = await import('../../cli/local-commands.js');
     await webhooksSign(flags);
   }

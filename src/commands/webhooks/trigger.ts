@@ -1,4 +1,4 @@
-import { Args, Flags } from '@oclif/core';
+import { Args, Flags } from '../../cli/oclif.js';
 import { MockControlCommand } from '../../cli/mock/control-command.js';
 
 export default class WebhooksTrigger extends MockControlCommand {
@@ -23,7 +23,6 @@ export default class WebhooksTrigger extends MockControlCommand {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(WebhooksTrigger);
-    this.jsonOutput = flags.json;
     const { runTrigger, triggerNote } = await import('../../cli/webhook-listener.js');
     const result = await runTrigger({ type: args.type, data: flags.data, mode: flags.mode as 'test' | 'live', merchant: flags.merchant, controlUrl: flags['control-url'] });
     await this.render(result.event);

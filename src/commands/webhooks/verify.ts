@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core';
+import { Flags } from '../../cli/oclif.js';
 import { BaseCommand } from '../../cli/base-command.js';
 
 export default class WebhooksVerify extends BaseCommand {
@@ -21,7 +21,6 @@ export default class WebhooksVerify extends BaseCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(WebhooksVerify);
-    this.jsonOutput = flags.json;
     const { webhooksVerify } = await import('../../cli/local-commands.js');
     await webhooksVerify(flags);
   }

@@ -1,5 +1,6 @@
-import { Args } from '@oclif/core';
+import { Args } from '../../../cli/oclif.js';
 import { MockControlCommand } from '../../../cli/mock/control-command.js';
+import { usageError } from '../../../errors.js';
 
 export default class MockClockAdvance extends MockControlCommand {
   static override summary = 'Move the simulated clock forward and run what falls due (KYC verdicts, expiry).';
@@ -11,7 +12,7 @@ export default class MockClockAdvance extends MockControlCommand {
   async run(): Promise<void> {
     const { args, flags } = await this.parse(MockClockAdvance);
     const seconds = Number(args.seconds);
-    if (!Number.isFinite(seconds) || seconds < 0) this.error('SECONDS must be a number of seconds, 0 or more (e.g. 3600).', { exit: 2 });
+    if (!Number.isFinite(seconds) || seconds < 0) throw usageError('SECONDS must be a number of seconds, 0 or more (e.g. 3600).', 'See `cardctl mock clock advance --help`.');
     await this.render(await this.control(flags, 'POST', '/clock/advance', { seconds }));
   }
 }

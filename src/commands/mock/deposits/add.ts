@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core';
+import { Flags } from '../../../cli/oclif.js';
 import { MockControlCommand } from '../../../cli/mock/control-command.js';
 
 export default class MockDepositsAdd extends MockControlCommand {

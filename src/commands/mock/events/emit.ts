@@ -1,5 +1,6 @@
-import { Args, Flags } from '@oclif/core';
+import { Args, Flags } from '../../../cli/oclif.js';
 import { MockControlCommand } from '../../../cli/mock/control-command.js';
+import { usageError } from '../../../errors.js';
 
 export default class MockEventsEmit extends MockControlCommand {
   static override summary = 'Record an event of any of the 12 types (sample data unless --data).';
@@ -20,7 +21,7 @@ export default class MockEventsEmit extends MockControlCommand {
       try {
         data = JSON.parse(flags.data);
       } catch {
-        this.error('--data must be a JSON object, e.g. \'{"card_id":"01J..."}\'.', { exit: 2 });
+        throw usageError('--data must be a JSON object, e.g. \'{"card_id":"01J..."}\'.', 'See `cardctl mock events emit --help`.');
       }
     }
     await this.render(await this.control(flags, 'POST', '/events', { type: args.type, data, mode: flags.mode, merchant_id: flags.merchant }));

@@ -1,4 +1,4 @@
-import { Args, Flags } from '@oclif/core';
+import { Args, Flags } from '../../../cli/oclif.js';
 import { MockControlCommand } from '../../../cli/mock/control-command.js';
 
 export default class MockWebhookEndpointsAdd extends MockControlCommand {
