@@ -6,6 +6,7 @@ import { rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { toolEnv } from './tool-env.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -13,7 +14,7 @@ const lenient = process.argv.includes('--lenient');
 
 const run = (file, args, mayFail = false) => {
   try {
-    execFileSync(process.execPath, [file, ...args], { cwd: root, stdio: 'inherit' });
+    execFileSync(process.execPath, [file, ...args], { cwd: root, stdio: 'inherit', env: toolEnv() });
   } catch {
     if (!mayFail) process.exit(1); // the tool already printed what failed
   }

@@ -9,7 +9,7 @@ export type ErrorKind =
   | 'business' // 409 and 422 refusals with a code
   | 'rate_limited' // 429 after the allowed retries
   | 'outcome_unknown' // 202, a 5xx other than 503 or a dropped connection on a money operation, a dropped connection after any other write
-  | 'unavailable' // 503, connection refused, timeout
+  | 'unavailable' // 503, a 5xx on a call that moves no money, connection refused, timeout
   | 'unexpected';
 
 export interface CardctlErrorOptions {

@@ -34,11 +34,21 @@ export async function showOperation(flags: ShowFlags, operation: OperationName, 
   ]);
   let res: ApiResponse;
   try {
-    res = await withSession(sessionOptions(flags), ({ client }) =>
-      operation === 'cards.issue' && opts.waitS !== undefined
-        ? issueAndWait(client, call, { timeoutS: opts.waitS, note: (line) => process.stderr.write(`${line}\n`) })
-        : callOperation(client, operation, call),
-    );
+    res = await withSession(sessionOptions(flags), async ({ client }) => {
+      try {
+        return await (operation === 'cards.issue' && opts.waitS !== undefined
+          ? issueAndWait(client, call, { timeoutS: opts.waitS, note: (line) => process.stderr.write(`${line}\n`) })
+          : callOperation(client, operation, call));
+      } catch (err) {
+        // "not approved" means wait only while pending: say what to do for the customer's state
+        const customer = (call.json as { customer_id?: unknown } | undefined)?.customer_id;
+        if (err instanceof ApiError && err.code === 'kyc_not_approved' && typeof customer === 'string') {
+          const { explainKycRefusal } = await import('../client/kyc-hint.js');
+          throw await explainKycRefusal(client, customer, err);
+        }
+        throw err;
+      }
+    });
   } catch (err) {
     // (with --json the error object is the one value printed; its idempotency_key replays)
     if (!flags.json && err instanceof ApiError && err.status === 202 && isResource(dataOf(err.response))) await printResource(dataOf(err.response), false);

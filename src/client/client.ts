@@ -322,6 +322,7 @@ export class ApiClient {
       profileName: creds.source === 'env' ? undefined : creds.name,
       keyId: creds.keyId,
       journalId,
+      body: p.body,
     });
     if (err && p.money && ambiguous && err.kind !== 'outcome_unknown' && (err.kind === 'unavailable' || err.kind === 'rate_limited')) {
       // a later refusal does not undo an earlier attempt that may have gone through

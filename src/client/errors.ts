@@ -30,6 +30,57 @@ export interface ErrorContext {
   keyId?: string;
   /** the journal entry of a money operation, named in the replay hint */
   journalId?: string;
+  /** the body sent, to name the ids a 404 may be about */
+  body?: Buffer | string;
+}
+
+const ID_FIELDS: Record<string, string> = { customer_id: 'customer', product_id: 'product', card_id: 'card' };
+const PATH_IDS: Record<string, string> = { cards: 'card', customers: 'customer', 'deposit-addresses': 'deposit address', deposits: 'deposit' };
+
+/** The ids a request carried, in the path (`/cards/ID`) and in a JSON body (`customer_id`, ...). */
+export function idsCarried(url: string, body?: Buffer | string): Array<{ what: string; id: string }> {
+  const out: Array<{ what: string; id: string }> = [];
+  let path = url;
+  try {
+    path = new URL(url).pathname;
+  } catch {
+    path = url.split('?')[0] ?? url;
+  }
+  const parts = path.split('/').filter(Boolean);
+  for (let i = 0; i + 1 < parts.length; i++) {
+    const what = PATH_IDS[parts[i]!];
+    if (what && /^[0-9A-Za-z]{26}$/.test(parts[i + 1]!)) out.push({ what, id: parts[i + 1]! });
+  }
+  if (body !== undefined && body.length > 0 && body.length < 65536) {
+    try {
+      const parsed = JSON.parse(body.toString()) as unknown;
+      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
+        for (const [field, what] of Object.entries(ID_FIELDS)) {
+          const v = (parsed as Record<string, unknown>)[field];
+          if (typeof v === 'string' && /^[0-9A-Za-z]{26}$/.test(v)) out.push({ what, id: v });
+        }
+      }
+    } catch {
+      // not JSON: no ids to name
+    }
+  }
+  return out;
+}
+
+/** The 404 hint: a wrong path, or which ids the request carried. */
+function notFoundHint(message: string | undefined, ctx: ErrorContext): string {
+  if (message === 'Endpoint not found.') {
+    return 'No such endpoint: the path (or the method) is wrong, not an id. The API paths are listed in the spec, e.g. `/cards/{card}/recharge`; `cardctl request` takes them relative to the base URL.';
+  }
+  const elsewhere = 'an id of the other mode (test/live) or of another merchant is not found either.';
+  const ids = idsCarried(ctx.url, ctx.body);
+  if (ids.length === 0) return `Check the id and the path; ${elsewhere}`;
+  if (ids.length === 1) return `Check the ${ids[0]!.what} id ${ids[0]!.id}: ${elsewhere}`;
+  const list = ids.map((i) => `${i.what} ${i.id}`).join(', ');
+  const checks = ids.map((i) =>
+    i.what === 'customer' ? `\`cardctl customers get ${i.id}\`` : i.what === 'card' ? `\`cardctl cards get ${i.id}\`` : i.what === 'product' ? 'a product id must be one of your account\'s products (the mock lists its own: `cardctl mock products`)' : undefined,
+  ).filter(Boolean);
+  return `The request carried ${ids.length} ids (${list}); at least one does not exist for this key. Check them: ${checks.join('; ')}. ${elsewhere[0]!.toUpperCase()}${elsewhere.slice(1)}`;
 }
 
 /** Transport error codes that mean the request never left this machine. */
@@ -180,7 +231,7 @@ export function toCardctlError(outcome: Outcome, ctx: ErrorContext): CardctlErro
     return new CardctlError(`not found: ${ctx.method} ${ctx.url}${said}.`, {
       ...base,
       kind: 'not_found',
-      hint: 'Check the id and the path; an id of the other mode (test/live) or of another merchant is not found either.',
+      hint: notFoundHint(message, ctx),
     });
   }
   if (status === 422 && message === 'Validation failed.') {
@@ -229,6 +280,17 @@ export function toCardctlError(outcome: Outcome, ctx: ErrorContext): CardctlErro
     // 503 is handled above; a 502/504 may come from a proxy that did forward the request
     const via = status === 500 ? '' : ' (a gateway or proxy may have forwarded it)';
     return new CardctlError(`server error (${status}) on a money operation${via}: it may have succeeded.`, { ...base, kind: 'outcome_unknown', hint: replayHint(key, ctx.journalId) });
+  }
+  if (status >= 500 && status < 600) {
+    // nothing moves money here: the service failed, which a retry later may fix (exit 8)
+    const write = !SAFE_METHODS.has(ctx.method.toUpperCase());
+    return new CardctlError(`the service failed (${status})${said}: retry later.`, {
+      ...base,
+      kind: 'unavailable',
+      hint: write
+        ? 'No money moves on this call. It may still have been applied: check the resource (GET it) before resending.'
+        : 'No money moves on this call: try again later; run with --verbose to see the exchange.',
+    });
   }
   if (status === 400) {
     return new CardctlError(`bad request (400)${said}.`, { ...base, kind: 'usage', hint: 'Check the path, query and body.' });

@@ -288,13 +288,15 @@ async function withWriteLock<T>(env: NodeJS.ProcessEnv | undefined, fn: (opened:
   }
 }
 
-export function noProfile(name: string, state: StoreState): CardctlError {
+export function noProfile(name: string, state: StoreState, purpose: 'use' | 'remove' = 'use'): CardctlError {
   const known = [...state.profiles.keys()];
   const valid = checkName(name) === undefined;
   return new CardctlError(`no profile named ${shownName(name)}.`, {
     kind: 'usage',
     code: 'profile_not_found',
-    hint:
+    hint: purpose === 'remove'
+      ? `Nothing was removed. ${known.length > 0 ? `The profiles are: ${known.join(', ')} (\`cardctl profiles list\` shows them).` : 'The store has no profile (`cardctl profiles list`).'}`
+      :
       `Run \`cardctl profiles add ${valid ? name : 'NAME'} --key-id KEY_ID --mode test --secret-stdin\`` +
       (known.length > 0 ? `, or use one of: ${known.join(', ')}.` : '.'),
   });
@@ -390,7 +392,7 @@ export interface RemoveProfileResult {
 export async function removeProfile(name: string, options: { env?: NodeJS.ProcessEnv } = {}): Promise<RemoveProfileResult> {
   return withWriteLock(options.env, (opened) => {
     const { state } = opened;
-    if (!state.profiles.has(name)) throw noProfile(name, state);
+    if (!state.profiles.has(name)) throw noProfile(name, state, 'remove');
     const profiles = new Map(state.profiles);
     profiles.delete(name);
     let defaultProfile = state.defaultProfile;

@@ -64,13 +64,13 @@ describe('cardctl request', () => {
   const errorCases: Array<[string, Reply, number, RegExp]> = [
     ['401 invalid_signature', { status: 401, body: { success: false, message: 'Unauthorized.', errors: { gateway: ['invalid_signature'] } } }, 3, /sign diagnose|--verbose/],
     ['403 out_of_scope', { status: 403, body: { success: false, message: 'Forbidden.', errors: { gateway: ['out_of_scope'] } } }, 3, /scope/],
-    ['404', { status: 404, body: { success: false, message: 'Resource not found.', errors: {} } }, 4, /Check the id/],
+    ['404', { status: 404, body: { success: false, message: 'Resource not found.', errors: {} } }, 4, /Check the card id 01J0000000000000000000CARD/],
     ['422 Validation failed.', { status: 422, body: { success: false, message: 'Validation failed.', errors: { amount: ['The amount must be at least 1.'] } } }, 2, /amount: The amount must be at least 1\./],
     ['422 insufficient_funds', { status: 422, body: { success: false, message: 'The request could not be completed.', errors: { balance: ['insufficient_funds'] } } }, 5, /fund the wallet/],
     ['409 kyc_not_approved', { status: 409, body: { success: false, message: 'Conflict.', errors: { customer: ['kyc_not_approved'] } } }, 5, /approv/],
     ['429 after the retries', { status: 429, body: { success: false, message: 'Too many requests.', errors: { rate_limit: ['exceeded'] } }, headers: { 'Retry-After': '7', 'X-RateLimit-Limit': '30' } }, 6, /Wait 7 s and try again, or lower the request rate \(30 per minute for this key\)/],
     ['503', { status: 503, body: { success: false, message: 'Card issuing is temporarily unavailable. Retry shortly.', errors: {} } }, 8, /try again shortly/],
-    ['500 outside money operations', { status: 500, body: { success: false, message: 'Server error.', errors: {} } }, 1, /unexpected answer 500/],
+    ['500 outside money operations', { status: 500, body: { success: false, message: 'Server error.', errors: {} } }, 8, /the service failed \(500\).*retry later/],
   ];
   it.each(errorCases)('%s gives its exit code and says what to do next', async (_name, reply, code, hint) => {
     srv.script(reply);

@@ -142,14 +142,18 @@ describe('profiles add / list / show / use / remove', () => {
     expect(JSON.parse(readFileSync(storeFile(s), 'utf8')).profiles.ci.secret).toBe(second);
   });
 
-  it('says how to add a profile that does not exist (show, use, remove), exit 2', async () => {
+  it('says how to add a profile that does not exist (show, use), and to list them (remove), exit 2', async () => {
     const s = sandbox();
-    for (const cmd of ['show', 'remove']) {
+    for (const cmd of ['show', 'use']) {
       const r = await s.run(['profiles', cmd, 'nope']);
       expect(r.code).toBe(2);
       expect(r.stderr).toContain('no profile named nope');
       expect(r.stderr).toContain('cardctl profiles add nope --key-id');
     }
+    const removed = await s.run(['profiles', 'remove', 'nope']);
+    expect(removed.code).toBe(2);
+    expect(removed.stderr).toContain('no profile named nope');
+    expect(removed.stderr).toContain('cardctl profiles list');
     const json = await s.run(['profiles', 'show', 'nope', '--json']);
     expect(JSON.parse(json.stdout).error).toMatchObject({ code: 'profile_not_found' });
     const empty = await s.run(['profiles', 'list', '--json']);
