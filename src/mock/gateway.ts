@@ -90,9 +90,10 @@ export function authenticate(rt: Runtime, input: GatewayInput): GatewayResult {
     return deny(401, MESSAGES.unauthorized, 'invalid_signature', known);
   }
   if (!verifyRequestSignature(canonical, signature, secrets)) return deny(401, MESSAGES.unauthorized, 'invalid_signature', known);
-  // 5. nonce, remembered only now that the signature verified
-  if (rt.nonces.has(key.key_id, nonce, simNow)) return deny(409, MESSAGES.conflict, 'replay_detected', known);
-  rt.nonces.remember(key.key_id, nonce, simNow);
+  // 5. nonce, remembered only now that the signature verified, until 600 s passed on both clocks
+  const both = { sim: simNow, real: realNow };
+  if (rt.nonces.has(key.key_id, nonce, both)) return deny(409, MESSAGES.conflict, 'replay_detected', known);
+  rt.nonces.remember(key.key_id, nonce, both);
   // 6. rate limit
   const rate = rt.rate.take(key.key_id, realNow);
   const headers = rateHeaders(rate.limit, rate.remaining);

@@ -1,25 +1,40 @@
-// Nonce memory per key, 600 s of simulated time (SIGNING.md step 5).
+// Nonce memory per key (SIGNING.md step 5). A nonce is forgotten only once 600 s have passed on
+// BOTH clocks, simulated and real (PRODUCT.md, "Readings"): moving the simulated clock forward
+// must never let a captured request be replayed inside its real 300 s timestamp window.
 export const NONCE_MEMORY_MS = 600_000;
 
-export class NonceMemory {
-  private readonly seen = new Map<string, Map<string, number>>();
+/** The two clocks' readings at one moment. */
+export interface NonceNow {
+  sim: number;
+  real: number;
+}
 
-  /** True when the nonce was seen for this key within the memory window. */
-  has(keyId: string, nonce: string, now: number): boolean {
-    const until = this.seen.get(keyId)?.get(nonce);
-    return until !== undefined && until > now;
+interface Seen {
+  simUntil: number;
+  realUntil: number;
+}
+
+const remembered = (s: Seen, now: NonceNow): boolean => s.simUntil > now.sim || s.realUntil > now.real;
+
+export class NonceMemory {
+  private readonly seen = new Map<string, Map<string, Seen>>();
+
+  /** True when the nonce was seen for this key and is still remembered on either clock. */
+  has(keyId: string, nonce: string, now: NonceNow): boolean {
+    const s = this.seen.get(keyId)?.get(nonce);
+    return s !== undefined && remembered(s, now);
   }
 
-  remember(keyId: string, nonce: string, now: number): void {
+  remember(keyId: string, nonce: string, now: NonceNow): void {
     let m = this.seen.get(keyId);
     if (!m) this.seen.set(keyId, (m = new Map()));
-    m.set(nonce, now + NONCE_MEMORY_MS);
+    m.set(nonce, { simUntil: now.sim + NONCE_MEMORY_MS, realUntil: now.real + NONCE_MEMORY_MS });
     if (m.size > 4096 && m.size % 1024 === 0) this.prune(now);
   }
 
-  prune(now: number): void {
+  prune(now: NonceNow): void {
     for (const [key, m] of this.seen) {
-      for (const [nonce, until] of m) if (until <= now) m.delete(nonce);
+      for (const [nonce, s] of m) if (!remembered(s, now)) m.delete(nonce);
       if (m.size === 0) this.seen.delete(key);
     }
   }

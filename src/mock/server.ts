@@ -44,7 +44,7 @@ export function listen(rt: Runtime, host: string, port: number): Promise<Running
   const tick = setInterval(() => {
     try {
       if (rt.runDue()) rt.persist();
-      rt.nonces.prune(rt.now());
+      rt.nonces.prune({ sim: rt.now(), real: rt.options.realNow() });
     } catch (err) {
       process.stderr.write(`cardctl mock: ${(err as Error).message}\n`);
     }

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../src/mock/index.js';
 import { signRequest } from '../../src/signing/index.js';
 import {
+  activeCard,
   advance,
   apiCall,
   control,
@@ -184,12 +185,40 @@ describe('409 replay_detected', () => {
     expectOk(await apiCall(mock, { method: 'GET', path: '/customers', nonce, mode: 'test' }));
     expectOk(await apiCall(mock, { method: 'GET', path: '/customers', nonce, mode: 'live' }));
   });
-  it('a nonce is forgotten after 600 s (simulated)', async () => {
+  it('moving the simulated clock 601 s does not forget a nonce: the captured request is still refused inside its real window', async () => {
     const nonce = randomUUID();
     const ts = nowSeconds();
     expectOk(await apiCall(mock, { method: 'GET', path: '/customers', nonce, timestamp: ts }));
     await advance(mock, 601);
-    expectOk(await apiCall(mock, { method: 'GET', path: '/customers', nonce, timestamp: ts }));
+    expectError(await apiCall(mock, { method: 'GET', path: '/customers', nonce, timestamp: ts }), 409, 'gateway', 'replay_detected');
+  });
+  it('a captured recharge replayed after the simulated clock passed 24 h is refused and charges nothing', async () => {
+    const card = await activeCard(mock);
+    const nonce = randomUUID();
+    const ts = nowSeconds();
+    const capture = { method: 'POST', path: `/cards/${card.id}/recharge`, body: { amount: 500 }, nonce, timestamp: ts, idempotencyKey: 'k-' + randomUUID() };
+    expectOk(await apiCall(mock, capture));
+    const after = expectOk(await apiCall(mock, { method: 'GET', path: `/cards/${card.id}` }));
+    // the API has forgotten the idempotency key (24 h) and, on the simulated clock, the nonce
+    await advance(mock, 24 * 3600 + 601);
+    expectError(await apiCall(mock, capture), 409, 'gateway', 'replay_detected');
+    const again = expectOk(await apiCall(mock, { method: 'GET', path: `/cards/${card.id}` }));
+    expect(again.balance_minor).toBe(after.balance_minor);
+  });
+  it('a nonce is forgotten once 600 s passed on both clocks (real and simulated)', async () => {
+    let real = Date.now();
+    const timed = (await startMock({ port: 0, seed: 13, providerLatencyMs: 0, now: () => real })) as unknown as MockHandle;
+    try {
+      const nonce = randomUUID();
+      expectOk(await apiCall(timed, { method: 'GET', path: '/customers', nonce, timestamp: Math.floor(real / 1000) }));
+      real += 601_000; // the real clock alone: the simulated one has not moved 600 s
+      const sent = () => apiCall(timed, { method: 'GET', path: '/customers', nonce, timestamp: Math.floor(real / 1000) });
+      expectError(await sent(), 409, 'gateway', 'replay_detected');
+      await advance(timed, 601);
+      expectOk(await sent());
+    } finally {
+      await timed.close();
+    }
   });
 });
 
