@@ -7,5 +7,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // kills every child process a test started, after the test (or its file), also on failure
+    setupFiles: ['test/setup/children.ts'],
   },
 });

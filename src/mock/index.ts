@@ -12,6 +12,8 @@ import { expireIdempotency } from './idempotency.js';
 import type { EventListener } from './events.js';
 import { WebhookDelivery } from './webhooks.js';
 import { checkStartOptions } from './options.js';
+import { endpointUrlVerdict, type HostLookup } from './endpoint-url.js';
+import { systemLookup } from './host-lookup.js';
 
 export interface StartMockOptions {
   host?: string;
@@ -28,6 +30,8 @@ export interface StartMockOptions {
   webhookConnectTimeoutMs?: number;
   /** webhook attempts: total timeout in real ms (default 15000) */
   webhookTimeoutMs?: number;
+  /** resolves webhook endpoint host names to every address (default: the system resolver, node:dns lookup) */
+  lookup?: HostLookup;
 }
 
 /** A product as the banner and `mock.products` show it. */
@@ -78,7 +82,14 @@ export async function startMock(options: StartMockOptions = {}): Promise<MockSer
   checkStartOptions(options);
   const host = options.host ?? '127.0.0.1';
   const preload = options.keys ?? [];
-  const webhookUrls = options.webhookUrls ?? [];
+  const lookup = options.lookup ?? systemLookup;
+  // each URL by the rules of registration (its host resolved), stored in its normalized form
+  const webhookUrls: string[] = [];
+  for (const url of options.webhookUrls ?? []) {
+    const verdict = await endpointUrlVerdict(url, lookup);
+    if (!verdict.ok) throw new RangeError(`startMock: webhookUrls: ${JSON.stringify(url)}: ${verdict.problem}`);
+    webhookUrls.push(verdict.url);
+  }
   const loaded = options.stateFile ? loadState(options.stateFile) : null;
   const seed = loaded?.seed ?? options.seed ?? randomSeed();
   const fresh = (): MockState => withStartExtras(buildSeededState(seed, Date.now()).state, preload, webhookUrls);
@@ -90,6 +101,7 @@ export async function startMock(options: StartMockOptions = {}): Promise<MockSer
     stateFile: options.stateFile,
     preload,
     webhookUrls,
+    lookup,
     buildStart: fresh,
   });
   rt.dueTasks = [settleCustomers, expireCards, expireIdempotency];

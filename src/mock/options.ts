@@ -1,7 +1,7 @@
 // The checks on startMock's options, shared by the library and `cardctl mock start` (whose
 // launcher checks the same rules for its flags): a wrong option is a thrown Error with a message
 // saying what is expected, never a mock that starts and misbehaves (429 with `Retry-After: NaN`).
-import { endpointUrlProblem } from './endpoint-url.js';
+import { checkEndpointUrl } from './endpoint-url.js';
 import { MODES } from './state.js';
 
 /** The problem with the options, or null. `kind` says which Error to throw: TypeError for a wrong type, RangeError for a wrong value. */
@@ -32,10 +32,11 @@ export function startOptionsProblem(options: unknown): { kind: 'type' | 'range';
     if (!Array.isArray(o.webhookUrls)) return type('webhookUrls must be an array of URLs.');
     for (const url of o.webhookUrls as unknown[]) {
       if (typeof url !== 'string') return type(`webhookUrls must hold URL strings, not ${shown(url)}.`);
-      const problem = endpointUrlProblem(url);
-      if (problem) return range(`webhookUrls: ${url}: ${problem}`);
+      const checked = checkEndpointUrl(url);
+      if (!checked.ok) return range(`webhookUrls: ${JSON.stringify(url)}: ${checked.problem}`);
     }
   }
+  if (given('lookup') && typeof o.lookup !== 'function') return type('lookup must be a function resolving a host name to its addresses, like dns.promises.lookup(host, { all: true }).');
   if (given('now') && typeof o.now !== 'function') return type('now must be a function returning the real time in ms (like Date.now).');
   if (given('providerLatencyMs')) {
     if (typeof o.providerLatencyMs !== 'number') return type(`providerLatencyMs must be a number of ms, not ${shown(o.providerLatencyMs)}.`);

@@ -7,6 +7,7 @@ import { RateLimiter } from './ratelimit.js';
 import { cryptoRandom, type RandomSource } from './random.js';
 import { walletKey, type MockState, type Mode, type PreloadedKey, type WalletRec } from './state.js';
 import { saveState } from './persistence.js';
+import type { HostLookup } from './endpoint-url.js';
 
 export interface RuntimeOptions {
   realNow: () => number;
@@ -15,6 +16,8 @@ export interface RuntimeOptions {
   stateFile?: string;
   preload: PreloadedKey[];
   webhookUrls: string[];
+  /** resolves webhook endpoint host names, at registration and at each delivery */
+  lookup: HostLookup;
   /** the seeded start, rebuilt by reset */
   buildStart: () => MockState;
 }

@@ -5,14 +5,14 @@
 // time). Retries wait on the SIMULATED clock, so `POST /_mock/clock/advance` brings them due.
 import http, { type ClientRequest } from 'node:http';
 import https from 'node:https';
-import dns from 'node:dns';
-import net from 'node:net';
+import type dns from 'node:dns';
 import { createHash } from 'node:crypto';
 import { signWebhook } from '../signing/webhook.js';
 import { isoTime, isoOrNull, MINUTE, HOUR, DAY } from './clock.js';
 import { newId, cryptoRandom } from './random.js';
 import { nextSeq, type DeliveryRec, type EndpointRec, type EventRec, type MockState } from './state.js';
 import type { Runtime } from './runtime.js';
+import { checkEndpointUrl, resolveHost, type HostLookup, type ResolvedAddress } from './endpoint-url.js';
 
 /** Waits after the 1st..6th failed request: at most 7 requests in all. */
 export const BACKOFF_MS = [1 * MINUTE, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 8 * HOUR, 24 * HOUR] as const;
@@ -32,59 +32,9 @@ export interface DeliveryOptions {
   totalTimeoutMs?: number;
 }
 
-// ---- address rules (spec "Endpoint requirements"; loopback allowed because the mock is a local tool) ----
+// ---- address rules: endpoint-url.ts (one place for registration and delivery) ----
 
-const reserved = new net.BlockList();
-for (const [a, p] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15],
-  ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) reserved.addSubnet(a, p, 'ipv4');
-for (const [a, p] of [
-  ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 23], ['2001:db8::', 32],
-  ['2002::', 16], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
-] as const) reserved.addSubnet(a, p, 'ipv6');
-
-/** An IPv4-mapped IPv6 address (`::ffff:a.b.c.d` or `::ffff:7f00:1`) as its IPv4 form, else null. */
-function mappedV4(ip: string): string | null {
-  const m = /^::ffff:(?:(\d+\.\d+\.\d+\.\d+)|([0-9a-f]{1,4}):([0-9a-f]{1,4}))$/i.exec(ip);
-  if (!m) return null;
-  if (m[1]) return m[1];
-  const hi = parseInt(m[2]!, 16);
-  const lo = parseInt(m[3]!, 16);
-  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
-}
-
-const loopback = new net.BlockList();
-loopback.addSubnet('127.0.0.0', 8, 'ipv4');
-loopback.addAddress('::1', 'ipv6');
-
-export function isLoopbackAddress(ip: string): boolean {
-  const v4 = net.isIPv4(ip) ? ip : mappedV4(ip);
-  if (v4) return loopback.check(v4, 'ipv4');
-  return net.isIPv6(ip) && loopback.check(ip, 'ipv6');
-}
-
-/** True for private, loopback, link-local, documentation, multicast and other reserved addresses. */
-export function isReservedAddress(ip: string): boolean {
-  const v4 = net.isIPv4(ip) ? ip : mappedV4(ip);
-  if (v4) return reserved.check(v4, 'ipv4');
-  if (net.isIPv6(ip)) return reserved.check(ip, 'ipv6');
-  return true;
-}
-
-/** `localhost` or a loopback literal (brackets already removed). */
-/** `localhost` or a loopback address; an IPv6 host may come in URL brackets (`[::1]`). */
-export function isLoopbackHost(host: string): boolean {
-  const h = host.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
-  return h === 'localhost' || (net.isIP(h) !== 0 && isLoopbackAddress(h));
-}
-
-/** Names that never resolve to a public address (single labels, local-use suffixes). */
-export function isNonPublicName(host: string): boolean {
-  const h = host.toLowerCase().replace(/\.$/, '');
-  return !h.includes('.') || /\.(local|localhost|internal|lan|home\.arpa|intranet|corp|private)$/.test(h);
-}
+export { isLoopbackAddress, isLoopbackHost } from './endpoint-url.js';
 
 // ---- jitter and views ----
 
@@ -147,18 +97,12 @@ interface AttemptResult {
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
 
-/** Resolves, refuses private/reserved answers, and hands exactly the checked address to the socket (pinned). */
-function publicLookup(hostname: string, options: dns.LookupOptions, cb: LookupCallback): void {
-  dns.lookup(hostname, { all: true, family: options.family ?? 0 }, (err, addrs) => {
-    if (err) return cb(err, '');
-    const bad = addrs.find((a) => isReservedAddress(a.address));
-    if (bad || addrs.length === 0) {
-      return cb(Object.assign(new Error(`${hostname} resolves to a private or reserved address (${bad?.address ?? 'none'})`), { code: 'ERESERVED' }), '');
-    }
-    const pick = addrs[0]!;
-    if (options.all) cb(null, [pick]);
-    else cb(null, pick.address, pick.family);
-  });
+/** A lookup that answers only the addresses checked before the request: the connection goes where the check looked (pinned). */
+function pinnedLookup(pinned: ResolvedAddress[]) {
+  return (_hostname: string, options: dns.LookupOptions, cb: LookupCallback): void => {
+    if (options.all) cb(null, pinned.map((a) => ({ address: a.address, family: a.family })));
+    else cb(null, pinned[0]!.address, pinned[0]!.family);
+  };
 }
 
 function describeError(err: NodeJS.ErrnoException): string {
@@ -169,7 +113,6 @@ function describeError(err: NodeJS.ErrnoException): string {
       return 'connection reset';
     case 'ENOTFOUND':
       return 'host not found';
-    case 'ERESERVED':
     case 'ECONNECT_TIMEOUT':
     case 'ETOTAL_TIMEOUT':
       return err.message;
@@ -178,8 +121,29 @@ function describeError(err: NodeJS.ErrnoException): string {
   }
 }
 
-function post(
+/**
+ * One attempt: the endpoint's URL is checked again (a state file may have been edited), its host
+ * resolved and every address checked (the rules of registration: a name may have moved since), and
+ * the request connects to the checked address only.
+ */
+async function post(
   url: URL,
+  headers: Record<string, string | number>,
+  body: Buffer,
+  timeouts: Required<DeliveryOptions>,
+  track: Set<ClientRequest>,
+  lookup: HostLookup,
+): Promise<AttemptResult> {
+  const checked = checkEndpointUrl(url.href);
+  if (!checked.ok) return { status: null, error: checked.problem };
+  const resolved = await resolveHost(checked.host, checked.loopback, lookup);
+  if (!resolved.ok) return { status: null, error: resolved.problem };
+  return send(url, resolved.addresses, headers, body, timeouts, track);
+}
+
+function send(
+  url: URL,
+  pinned: ResolvedAddress[],
   headers: Record<string, string | number>,
   body: Buffer,
   timeouts: Required<DeliveryOptions>,
@@ -188,8 +152,6 @@ function post(
   return new Promise((resolve) => {
     let done = false;
     let status: number | null = null;
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    const loopback = isLoopbackHost(host);
     let req: ClientRequest;
     const timers: NodeJS.Timeout[] = [];
     const finish = (r: AttemptResult): void => {
@@ -201,16 +163,12 @@ function post(
       resolve(r);
     };
     try {
-      if (!loopback && net.isIP(host) && isReservedAddress(host)) {
-        return resolve({ status: null, error: `${host} is a private or reserved address` });
-      }
       const mod = url.protocol === 'https:' ? https : http;
       req = mod.request(url, {
         method: 'POST',
         agent: false,
         headers: { ...headers, Connection: 'close' },
-        // loopback is allowed (a local tool); every other name is resolved, checked and pinned here
-        ...(loopback ? {} : { lookup: publicLookup as unknown as typeof dns.lookup }),
+        lookup: pinnedLookup(pinned) as unknown as typeof dns.lookup,
       });
     } catch (err) {
       return resolve({ status: null, error: describeError(err as NodeJS.ErrnoException) });
@@ -424,6 +382,7 @@ export class WebhookDelivery {
             body,
             this.timeouts,
             this.requests,
+            this.rt.options.lookup,
           )
         : { status: null, error: 'the endpoint url is not an http(s) URL' };
     // stopped meanwhile (close), the state was reset or the endpoint removed: the attempt leaves no trace

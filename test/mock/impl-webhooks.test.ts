@@ -4,6 +4,7 @@
 // a slow endpoint delays nobody, registration rules, close() aborts an attempt which a
 // `--state` restart then makes again with the same delivery id.
 import http from 'node:http';
+import { promises as dns } from 'node:dns';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -267,7 +268,8 @@ describe('webhook delivery: endpoints', () => {
   });
 
   it('registration: loopback http(s) on any port; elsewhere https on 443 to a public host, no userinfo', async () => {
-    const mock = await mockWith([]);
+    // hooks.example.com stands for a public host: this resolver answers a public address for it
+    const mock = await mockWith([], { lookup: async (host) => (host === 'hooks.example.com' ? [{ address: '93.184.215.14', family: 4 }] : dns.lookup(host, { all: true })) });
     for (const url of ['http://127.0.0.1:9/x', 'https://localhost:8443/x', 'http://[::1]:9/x', 'https://hooks.example.com/x', 'https://hooks.example.com:443/x']) {
       expect((await control(mock, 'POST', '/webhook-endpoints', { url })).status, url).toBe(201);
     }

@@ -5,7 +5,8 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync, chmodSync } from 'node:
 import { dirname } from 'node:path';
 import { CardctlError } from '../../errors.js';
 import { startMock, DEFAULT_PORT, type MockServer } from '../../mock/index.js';
-import { endpointUrlProblem } from '../../mock/endpoint-url.js';
+import { checkEndpointUrl, endpointUrlVerdict } from '../../mock/endpoint-url.js';
+import { systemLookup } from '../../mock/host-lookup.js';
 import { StateFileError } from '../../mock/persistence.js';
 import { mockFilePath } from './control-client.js';
 
@@ -67,8 +68,16 @@ function check(opts: LaunchOptions): void {
     throw new CardctlError('--rate-limit must be a whole number of requests per minute, at least 1.', { kind: 'usage' });
   }
   for (const url of opts.webhookUrls) {
-    const problem = endpointUrlProblem(url);
-    if (problem) throw new CardctlError(`--webhook ${url}: ${problem}`, { kind: 'usage' });
+    const checked = checkEndpointUrl(url);
+    if (!checked.ok) throw new CardctlError(`--webhook ${JSON.stringify(url)}: ${checked.problem}`, { kind: 'usage' });
+  }
+}
+
+/** The rules of registration for each --webhook, its host resolved (before anything starts). */
+async function checkWebhooks(urls: string[]): Promise<void> {
+  for (const url of urls) {
+    const verdict = await endpointUrlVerdict(url, systemLookup);
+    if (!verdict.ok) throw new CardctlError(`--webhook ${JSON.stringify(url)}: ${verdict.problem}`, { kind: 'usage' });
   }
 }
 
@@ -85,6 +94,7 @@ function writeWhenFlushed(stream: NodeJS.WritableStream, text: string): Promise<
 /** Starts the mock and resolves once it was stopped by SIGINT or SIGTERM. */
 export async function launchMock(opts: LaunchOptions, io: LaunchIO): Promise<void> {
   check(opts);
+  await checkWebhooks(opts.webhookUrls);
   // Installed before anything is printed: a signal sent as soon as the banner shows must find them.
   let stopSignal: NodeJS.Signals | null = null;
   let wake = (): void => {};

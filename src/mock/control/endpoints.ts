@@ -3,18 +3,19 @@ import { ok, validation, type Reply } from '../envelope.js';
 import { isReply } from '../pagination.js';
 import { newId, cryptoRandom } from '../random.js';
 import { deliveryManagers, endpointView, removeEndpoint } from '../webhooks.js';
-import { endpointUrlProblem } from '../endpoint-url.js';
+import { endpointUrlVerdict } from '../endpoint-url.js';
 import { merchantOf, notFoundThing, type ControlRequest } from './request.js';
 
 export const listEndpoints = ({ rt }: ControlRequest): Reply => ok(Object.values(rt.state.endpoints).map(endpointView));
 
-export function addEndpoint({ rt, body }: ControlRequest): Reply {
-  const problem = endpointUrlProblem(body.url);
-  if (problem) return validation({ url: [problem] });
+/** Registration: the rules of endpoint-url.ts, the host resolved; the normalized URL is the one stored. */
+export async function addEndpoint({ rt, body }: ControlRequest): Promise<Reply> {
+  const verdict = await endpointUrlVerdict(body.url, rt.options.lookup);
+  if (!verdict.ok) return validation({ url: [verdict.problem] });
   const merchant = merchantOf(rt, body);
   if (isReply(merchant)) return merchant;
   const now = rt.now();
-  const ep = { id: newId(cryptoRandom, now), merchant_id: merchant, url: body.url as string, created_at: now };
+  const ep = { id: newId(cryptoRandom, now), merchant_id: merchant, url: verdict.url, created_at: now };
   rt.state.endpoints[ep.id] = ep;
   rt.markDirty();
   return ok(endpointView(ep), 201);
