@@ -27,6 +27,7 @@ export const sign: LocalCommand = async (flags) => {
     keyId: str(flags['key-id']),
     timestamp: str(flags.timestamp),
     nonce: str(flags.nonce),
+    idempotencyKey: str(flags['idempotency-key']),
     profile: str(flags.profile),
   });
   for (const n of result.notes) note(n);

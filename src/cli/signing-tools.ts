@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { CardctlError, usageError } from '../errors.js';
+import { matchRoute } from '../contract/routes.js';
 import { DEFAULT_BASE_URL } from '../profiles/types.js';
 import { diagnose, type Diagnosis } from '../signing/diagnose.js';
 import { describeCanonical } from '../signing/visible.js';
@@ -122,6 +123,8 @@ export interface SignOptions {
   keyId?: string;
   timestamp?: string;
   nonce?: string;
+  /** Idempotency-Key header (not signed): generated on a money route when not given */
+  idempotencyKey?: string;
   profile?: string;
   env?: NodeJS.ProcessEnv;
   /** injected for tests of the pure parts; defaults to the real clock */
@@ -198,11 +201,39 @@ export async function runSign(opts: SignOptions): Promise<SignResult> {
 
   const { body, source } = await readData(opts.data);
   const signed = signRequest({ method, path, query, keyId, timestamp, nonce, secret, body });
-  const url = `${origin}${path}${query ? '?' + query : ''}`;
+  // the query as it can travel in a URL: bytes outside printable ASCII (a space, é) and `#` are
+  // percent-encoded; the server decodes before canonicalizing (SIGNING.md), so the signature holds
+  const url = `${origin}${path}${query ? '?' + wireQuery(query) : ''}`;
   const headers: Record<string, string> = { ...signed.headers };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const idempotencyKey = idempotencyKeyFor(method, path, opts.idempotencyKey, notes);
+  if (idempotencyKey !== undefined) headers['Idempotency-Key'] = idempotencyKey;
   const curl = curlCommand({ method, url, headers, body, source });
-  return { ...signed, method, path, query, url, curl: curl.command, notes: [...notes, ...curl.notes] };
+  const shownHeaders = idempotencyKey !== undefined ? { ...signed.headers, 'Idempotency-Key': idempotencyKey } : signed.headers;
+  return { ...signed, headers: shownHeaders, method, path, query, url, curl: curl.command, notes: [...notes, ...curl.notes] };
+}
+
+/** Bytes a URL cannot carry as they are, percent-encoded (decoding gives the same parameters). */
+export function wireQuery(raw: string): string {
+  return raw.replace(/[^\u0021-\u007e]|#/gu, (ch) => encodeURIComponent(ch));
+}
+
+/**
+ * The Idempotency-Key for the curl command: the one given, else a generated one on a money route
+ * (issue, recharge, terminate), which the API refuses without one. Not part of the signature.
+ */
+function idempotencyKeyFor(method: string, path: string, given: string | undefined, notes: string[]): string | undefined {
+  if (given !== undefined) {
+    if (given === '' || given.length > 255 || /[^\u0020-\u007e]/u.test(given)) {
+      throw usageError('--idempotency-key must be 1 to 255 printable ASCII characters.', 'Pass another key, or leave it out on a money route to get a generated one.');
+    }
+    return given;
+  }
+  const match = path.startsWith(API_PREFIX + '/') ? matchRoute(method, path.slice(API_PREFIX.length)) : null;
+  if (!match?.route.money) return undefined;
+  const key = randomUUID();
+  notes.push(`note: ${method} ${path} moves money and needs an Idempotency-Key: generated ${key} (not signed; send the same key to replay, or pass --idempotency-key K).`);
+  return key;
 }
 
 export function formatSign(r: SignResult): string {

@@ -18,7 +18,7 @@ const payload = join(dir, 'event.json');
 writeFileSync(payload, '{"type":"card.issued","occurred_at":"2026-11-22T10:00:00+00:00","data":{"card_id":"01JD2QA1B2C3D4E5F6G7H8J9KM"}}');
 
 const signArgs = ['sign', '--method', 'post', '--path', '/api/v1/cards', '--key-id', '01JD2Q7N8V3K4M5P6R7S8T9V0W',
-  '--timestamp', '1763800000', '--nonce', 'n-1', '--data', '{"amount_minor":5}'];
+  '--timestamp', '1763800000', '--nonce', 'n-1', '--data', '{"amount_minor":5}', '--idempotency-key', 'k-1'];
 
 const cases: Array<[string, string[]]> = [
   ['sign --json', [...signArgs, '--json']],

@@ -11,6 +11,7 @@ export default class Sign extends BaseCommand {
   static override examples = [
     '<%= config.bin %> sign --method GET --path /customers --query "per_page=5&cursor=ab%2Bc"',
     '<%= config.bin %> sign --method POST --path /api/v1/cards --data @body.json --timestamp 1763800000 --nonce 6f1c2d3e-4b5a-4c7d-9e8f-0a1b2c3d4e5f --json',
+    '<%= config.bin %> sign --method POST --path /cards/01JD2QA1B2C3D4E5F6G7H8J9KM/recharge --data \'{"amount":1000}\' --idempotency-key topup-77',
   ];
   static override flags = {
     method: Flags.string({ char: 'X', description: 'HTTP method (uppercased in the canonical string)', required: true }),
@@ -20,6 +21,7 @@ export default class Sign extends BaseCommand {
     'key-id': Flags.string({ description: 'X-Api-Key (default: the profile\'s key id or CARDCTL_API_KEY)' }),
     timestamp: Flags.string({ description: 'X-Timestamp, Unix seconds (default: now)' }),
     nonce: Flags.string({ description: 'X-Nonce (default: a random UUID)' }),
+    'idempotency-key': Flags.string({ description: 'Idempotency-Key header for the curl command (not signed); generated and shown on a money route (issue, recharge, terminate) when absent' }),
     profile: Flags.string({ char: 'p', description: 'profile whose secret, key id and base URL to use' }),
   };
 
