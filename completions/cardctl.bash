@@ -83,7 +83,7 @@ _cardctl_flags() {
     'profiles show') echo '--json' ;;
     'profiles use') echo '--json' ;;
     'request') echo '--data --idempotency-key --include --json --profile --query --retries --verbose --yes' ;;
-    'sign') echo '--data --json --key-id --method --nonce --path --profile --query --timestamp' ;;
+    'sign') echo '--data --idempotency-key --json --key-id --method --nonce --path --profile --query --timestamp' ;;
     'sign diagnose') echo '--json --now --profile --request' ;;
     'webhooks listen') echo '--control-url --forward-to --host --json --max-events --mock --port --profile --tolerance' ;;
     'webhooks sign') echo '--json --payload --profile --timestamp' ;;

@@ -363,6 +363,7 @@ complete -c cardctl -n '__cardctl_is request' -l retries -r -d 'retries for conn
 complete -c cardctl -n '__cardctl_is request' -l verbose -s v -d 'print each attempt on stderr: canonical string, headers, answer, retry decisions (never the secret)'
 complete -c cardctl -n '__cardctl_is request' -l yes -d 'confirm a live money operation without asking'
 complete -c cardctl -n '__cardctl_is sign' -l data -s d -r -d 'body: inline JSON, @FILE (bytes unchanged) or - (stdin)'
+complete -c cardctl -n '__cardctl_is sign' -l idempotency-key -r -d 'Idempotency-Key header for the curl command (not signed); generated and shown on a money route (issue, recharge, terminate) when absent'
 complete -c cardctl -n '__cardctl_is sign' -l json -d 'print one JSON value on stdout (errors too)'
 complete -c cardctl -n '__cardctl_is sign' -l key-id -r -d 'X-Api-Key (default: the profile'\''s key id or CARDCTL_API_KEY)'
 complete -c cardctl -n '__cardctl_is sign' -l method -s X -r -d 'HTTP method (uppercased in the canonical string)'

@@ -84,7 +84,7 @@ _cardctl_flags() {
     'profiles show') print -r -- '--json' ;;
     'profiles use') print -r -- '--json' ;;
     'request') print -r -- '--data --idempotency-key --include --json --profile --query --retries --verbose --yes' ;;
-    'sign') print -r -- '--data --json --key-id --method --nonce --path --profile --query --timestamp' ;;
+    'sign') print -r -- '--data --idempotency-key --json --key-id --method --nonce --path --profile --query --timestamp' ;;
     'sign diagnose') print -r -- '--json --now --profile --request' ;;
     'webhooks listen') print -r -- '--control-url --forward-to --host --json --max-events --mock --port --profile --tolerance' ;;
     'webhooks sign') print -r -- '--json --payload --profile --timestamp' ;;
