@@ -22,7 +22,7 @@ _cardctl_subcommands() {
     'ops') echo 'list replay show' ;;
     'profiles') echo 'add list remove show use' ;;
     'sign') echo 'diagnose' ;;
-    'webhooks') echo 'listen sign trigger verify' ;;
+    'webhooks') echo 'listen sign test trigger verify' ;;
   esac
 }
 _cardctl_flags() {
@@ -87,6 +87,7 @@ _cardctl_flags() {
     'sign diagnose') echo '--json --now --profile --request' ;;
     'webhooks listen') echo '--control-url --forward-to --host --json --max-events --mock --port --profile --tolerance' ;;
     'webhooks sign') echo '--json --payload --profile --timestamp' ;;
+    'webhooks test') echo '--json --junit --profile --timeout' ;;
     'webhooks trigger') echo '--control-url --data --json --merchant --mode' ;;
     'webhooks verify') echo '--header --json --now --payload --profile --tolerance' ;;
   esac

@@ -8,6 +8,7 @@ import { startMock, type MockServer } from '../../src/mock/index.js';
 import { signRequest } from '../../src/signing/index.js';
 import { approvedCustomer, customerInput, type MockHandle } from '../helpers/api.js';
 import { makeSandbox, type CliResult } from '../helpers/cli.js';
+import { startReceiver } from '../helpers/webhook-receivers.js';
 
 // 32 bytes whose base64 holds '+' and '/', so the URL-encoded and query-encoded forms differ from the raw one
 const CANARY_BYTES = Buffer.concat([Buffer.from('CANARY-SECRET-CANARY-SECRET'), Buffer.from([0xfb, 0xef, 0xff, 0xfb, 0xf0])]);
@@ -198,6 +199,22 @@ describe('the canary secret goes through every command', () => {
 describe('the canary secret never leaks', () => {
   it('the profile is removed', async () => {
     expect((await cli(['profiles', 'remove', 'canary'])).code).toBe(0);
+  });
+
+  it('runs webhooks test with the canary webhook secret: passing, failing, JUnit file, GitHub annotations', async () => {
+    for (const kind of ['correct', 'no-verification'] as const) {
+      const receiver = await startReceiver(kind, WEBHOOK_CANARY);
+      try {
+        const junit = join(sandbox.dir, 'reports', `webhooks-${kind}.xml`);
+        const env = { CARDCTL_WEBHOOK_SECRET: WEBHOOK_CANARY, GITHUB_ACTIONS: 'true' };
+        const graded = await cli(['webhooks', 'test', receiver.url, '--junit', junit], { env });
+        expect(graded.code).toBe(kind === 'correct' ? 0 : 3);
+        expect(readFileSync(junit, 'utf8')).toContain('<testsuite name="cardctl webhooks test"');
+        await cli(['webhooks', 'test', receiver.url, '--json'], { env });
+      } finally {
+        await receiver.close();
+      }
+    }
   });
 
   it('appears in no stdout or stderr of any of those runs', () => {

@@ -1,0 +1,48 @@
+// Where a case report goes: stdout (readable, or one JSON value with --json), a JUnit XML file
+// with --junit, and GitHub Actions annotations on stderr when GITHUB_ACTIONS=true (the runner
+// reads workflow commands from both streams; stderr keeps stdout one JSON value).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { CardctlError } from '../errors.js';
+import type { CaseSuite } from '../output/case-report.js';
+
+export interface CaseOutputOptions {
+  json: boolean;
+  /** --junit FILE */
+  junit?: string;
+  env: NodeJS.ProcessEnv;
+  stdout?: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr?: NodeJS.WritableStream;
+}
+
+/** Refuses a --junit path that cannot be written, before anything is sent. */
+export function checkJunitPath(file: string | undefined): void {
+  if (file === undefined) return;
+  if (file === '' || file.endsWith('/')) throw new CardctlError(`--junit needs a file name, not "${file}".`, { kind: 'usage', hint: 'For example --junit reports/cardctl.xml.' });
+  try {
+    mkdirSync(dirname(resolve(file)), { recursive: true });
+  } catch (err) {
+    throw new CardctlError(`--junit ${file}: cannot create its folder (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}).`, { kind: 'usage', hint: 'Pick a writable path.' });
+  }
+}
+
+export async function emitCaseReport(report: CaseSuite, opts: CaseOutputOptions): Promise<void> {
+  const stdout = opts.stdout ?? process.stdout;
+  const stderr = opts.stderr ?? process.stderr;
+  const { formatCaseList, formatJunit, githubAnnotations } = await import('../output/case-report.js');
+  if (opts.junit !== undefined) {
+    try {
+      mkdirSync(dirname(resolve(opts.junit)), { recursive: true });
+      writeFileSync(opts.junit, formatJunit(report));
+    } catch (err) {
+      stderr.write(`Error: cannot write the JUnit report ${opts.junit}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}\n`);
+    }
+  }
+  if (opts.env.GITHUB_ACTIONS === 'true') stderr.write(githubAnnotations(report));
+  if (opts.json) {
+    stdout.write(JSON.stringify(report, null, 2) + '\n');
+  } else {
+    const { chalkFor } = await import('../output/color.js');
+    stdout.write(formatCaseList(report, await chalkFor(stdout)));
+  }
+}

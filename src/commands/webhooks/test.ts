@@ -1,0 +1,41 @@
+import { Args, Flags } from '@oclif/core';
+import { BaseCommand } from '../../cli/base-command.js';
+
+export default class WebhooksTest extends BaseCommand {
+  static override summary = 'Grade a webhook receiver: every event type accepted, every forged or stale delivery refused.';
+  static override description =
+    'Posts real deliveries to URL, signed with the endpoint secret (CARDCTL_WEBHOOK_SECRET, else the profile\'s webhook secret; never a flag), ' +
+    'with the spec\'s headers and body. Must be accepted (2xx): one delivery of each of the 12 event types, a header with two v1 values of which one is valid, ' +
+    'a header with unknown items and extra spaces. Must be refused (any non-2xx): the body changed by one byte, another secret, t 301 s in the past or future, ' +
+    'no signature header, a malformed header, the body re-serialized under the original signature, uppercase hex. A 3xx is not followed (a failed delivery); ' +
+    'no answer within --timeout fails the case. The same delivery id sent twice is reported as information.\n' +
+    'http only for a loopback host, https elsewhere. Exit 0 when every case is as expected, 3 otherwise (2 for bad input). ' +
+    '--junit FILE writes JUnit XML; with GITHUB_ACTIONS=true each failure is also an ::error:: annotation on stderr.';
+  static override examples = [
+    '<%= config.bin %> webhooks test http://localhost:3000/webhooks',
+    'CARDCTL_WEBHOOK_SECRET="$WEBHOOK_SECRET" <%= config.bin %> webhooks test https://staging.example.com/webhooks --junit reports/webhooks.xml',
+    '<%= config.bin %> webhooks test http://127.0.0.1:8080/hook --timeout 5 --json | jq \'.cases[] | select(.status == "failed")\'',
+  ];
+  static override args = {
+    url: Args.string({ description: 'the receiver: https://..., or http://localhost:PORT/... for a local one', required: true }),
+  };
+  static override flags = {
+    junit: Flags.string({ description: 'also write the report as JUnit XML to this file' }),
+    timeout: Flags.string({ description: 'seconds to wait for each answer (at most 15, the service\'s limit)', default: '15' }),
+    profile: Flags.string({ char: 'p', description: 'profile whose webhook secret to use' }),
+  };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(WebhooksTest);
+    this.jsonOutput = flags.json;
+    const [{ runWebhookTest }, { emitCaseReport, checkJunitPath }, { EXIT }] = await Promise.all([
+      import('../../cli/webhook-test/index.js'),
+      import('../../cli/case-output.js'),
+      import('../../cli/exit-codes.js'),
+    ]);
+    checkJunitPath(flags.junit);
+    const report = await runWebhookTest({ url: args.url, timeout: flags.timeout, profile: flags.profile }, { env: process.env });
+    await emitCaseReport(report, { json: flags.json, junit: flags.junit, env: process.env });
+    process.exitCode = report.ok ? EXIT.ok : EXIT.auth; // 3: a receiver that verifies wrongly is a signature failure
+  }
+}
