@@ -326,12 +326,19 @@ export class Runner {
     return handle;
   }
 
+  /** `kill -INT $!; wait $!`: stops a background step that runs until interrupted (a listener), then checks it like `wait`. */
+  async stop(bg: BackgroundJob, step: { name: string; title: string }): Promise<CliRun> {
+    const { job } = bg as BackgroundJob & { job: Job };
+    if (!job.run.ended) job.child.kill('SIGINT');
+    return this.wait(bg, step, 'kill -INT $!; wait $!');
+  }
+
   /** `wait $!`: waits for a background step to end, prints the rest of its output, checks its exit code and `check`. */
-  async wait(bg: BackgroundJob, step: { name: string; title: string }): Promise<CliRun> {
+  async wait(bg: BackgroundJob, step: { name: string; title: string }, command = 'wait $!'): Promise<CliRun> {
     const { chalk, write } = this.o;
     const { job, shown } = bg as BackgroundJob & { job: Job; shown: { out: number; err: number } };
     const spec = { ...bg.spec, name: step.name, title: step.title };
-    const { record, fail } = this.open(spec, 'wait $!');
+    const { record, fail } = this.open(spec, command);
     let run: CliRun;
     try {
       run = await job.done;

@@ -532,6 +532,33 @@ export async function runTour(ctx: TourContext): Promise<void> {
   });
   await r.wait(listener, { name: 'webhooks: listen, delivery', title: 'The receiver got one delivery, verified it, and stopped (--max-events 1)' });
 
+  // A receiver to grade: `webhooks listen` verifies over the raw bytes, so it should pass every case.
+  let receiverUrl = '';
+  const receiver = await r.start({
+    name: 'webhooks: receiver to grade',
+    title: 'Start a receiver to grade (here `webhooks listen`, which verifies each delivery with the webhook secret)',
+    argv: ['webhooks', 'listen', '--json'],
+    maxLines: 2,
+    ready: ({ stdout }) => /^\{"listening"/m.test(stdout),
+    readyNote: ({ stdout }) => `listening on ${(receiverUrl = (JSON.parse(stdout.split('\n')[0]!) as { listening: string }).listening)}`,
+    check: (run) => {
+      const got = deliveries(run);
+      expect(got.filter((d) => !d.valid).length === 9, `the receiver refused ${got.filter((d) => !d.valid).length} deliveries, expected the 9 forgeries`);
+      return `${got.length} deliveries received, ${got.filter((d) => d.valid).length} verified`;
+    },
+  });
+  await r.step({
+    name: 'webhooks: test',
+    title: 'Grade it: every event type must be accepted, every forged, stale or re-serialized delivery refused (exit 0: all as expected)',
+    argv: ['webhooks', 'test', receiverUrl],
+    maxLines: 30,
+    check: ({ stdout }) => {
+      expect(/^✓ 24 cases: 23 passed, 0 failed, 1 info/m.test(stdout), 'expected 23 cases passed and 1 information');
+      return '23 passed, the duplicate delivery reported as information';
+    },
+  });
+  await r.stop(receiver, { name: 'webhooks: receiver stopped', title: 'Stop the receiver (Ctrl-C): it logged every delivery, and refused exactly the forgeries' });
+
   // ---------------------------------------------------------------------------------------
   r.section('The books, and shell completion');
   await r.step({
