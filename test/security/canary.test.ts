@@ -208,7 +208,7 @@ describe('the canary secret never leaks', () => {
         const junit = join(sandbox.dir, 'reports', `webhooks-${kind}.xml`);
         const env = { CARDCTL_WEBHOOK_SECRET: WEBHOOK_CANARY, GITHUB_ACTIONS: 'true' };
         const graded = await cli(['webhooks', 'test', receiver.url, '--junit', junit], { env });
-        expect(graded.code).toBe(kind === 'correct' ? 0 : 3);
+        expect(graded.code, graded.stdout + graded.stderr).toBe(kind === 'correct' ? 0 : 3);
         expect(readFileSync(junit, 'utf8')).toContain('<testsuite name="cardctl webhooks test"');
         await cli(['webhooks', 'test', receiver.url, '--json'], { env });
       } finally {

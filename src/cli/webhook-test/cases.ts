@@ -111,7 +111,9 @@ export function buildCases(input: CaseInputs): WebhookCase[] {
   add('body changed by one byte', 'refuse', 'the signature covers the raw body bytes', (body, now) => ({ body: oneByteChanged(body), signature: valid(body, now) }));
   add('signed with another secret', 'refuse', 'only the endpoint secret signs', (body, now) => ({ signature: `t=${now}, v1=${sign(body, now, input.otherSecret)}` }));
   add(`t ${SKEW_S} s in the past`, 'refuse', 'the timestamp tolerance is 300 s', (body, now) => ({ signature: valid(body, now - SKEW_S) }));
-  add(`t ${SKEW_S} s in the future`, 'refuse', 'the tolerance holds both ways (|now - t| <= 300 s)', (body, now) => ({ signature: valid(body, now + SKEW_S) }));
+  // One second more at sending: the receiver reads its clock a moment later, and a second
+  // boundary crossed in transit must not bring t back within 300 s (the past case only grows).
+  add(`t ${SKEW_S} s in the future`, 'refuse', 'the tolerance holds both ways (|now - t| <= 300 s)', (body, now) => ({ signature: valid(body, now + SKEW_S + 1) }));
   add('no signature header', 'refuse', 'an unsigned delivery is not from the service', () => ({ signature: null }));
   add('malformed header', 'refuse', 'items are separated by commas; a header without a numeric t is refused', (body, now) => ({
     signature: `t=${now}; v1=${sign(body, now)}`,
