@@ -3,7 +3,7 @@
 // reads workflow commands from both streams; stderr keeps stdout one JSON value).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { CardctlError } from '../errors.js';
+import { usageError } from '../errors.js';
 import type { CaseSuite } from '../output/case-report.js';
 
 export interface CaseOutputOptions {
@@ -18,11 +18,11 @@ export interface CaseOutputOptions {
 /** Refuses a --junit path that cannot be written, before anything is sent. */
 export function checkJunitPath(file: string | undefined): void {
   if (file === undefined) return;
-  if (file === '' || file.endsWith('/')) throw new CardctlError(`--junit needs a file name, not "${file}".`, { kind: 'usage', hint: 'For example --junit reports/cardctl.xml.' });
+  if (file === '' || file.endsWith('/')) throw usageError(`--junit needs a file name, not "${file}".`, 'For example --junit reports/cardctl.xml.');
   try {
     mkdirSync(dirname(resolve(file)), { recursive: true });
   } catch (err) {
-    throw new CardctlError(`--junit ${file}: cannot create its folder (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}).`, { kind: 'usage', hint: 'Pick a writable path.' });
+    throw usageError(`--junit ${file}: cannot create its folder (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}).`, 'Pick a writable path.');
   }
 }
 

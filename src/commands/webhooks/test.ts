@@ -1,4 +1,4 @@
-import { Args, Flags } from '@oclif/core';
+import { Args, Flags } from '../../cli/oclif.js';
 import { BaseCommand } from '../../cli/base-command.js';
 
 export default class WebhooksTest extends BaseCommand {
@@ -27,8 +27,7 @@ export default class WebhooksTest extends BaseCommand {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(WebhooksTest);
-    this.jsonOutput = flags.json;
-    const [{ runWebhookTest }, { emitCaseReport, checkJunitPath }, { EXIT }] = await Promise.all([
+    const [{ runWebhookTest }, { emitCaseReport, checkJunitPath }, { EXIT, exitCodeForKind }] = await Promise.all([
       import('../../cli/webhook-test/index.js'),
       import('../../cli/case-output.js'),
       import('../../cli/exit-codes.js'),
@@ -36,6 +35,6 @@ export default class WebhooksTest extends BaseCommand {
     checkJunitPath(flags.junit);
     const report = await runWebhookTest({ url: args.url, timeout: flags.timeout, profile: flags.profile }, { env: process.env });
     await emitCaseReport(report, { json: flags.json, junit: flags.junit, env: process.env });
-    process.exitCode = report.ok ? EXIT.ok : EXIT.auth; // 3: a receiver that verifies wrongly is a signature failure
+    process.exitCode = report.ok ? EXIT.ok : exitCodeForKind('signature_invalid'); // 3: a receiver that verifies wrongly
   }
 }
