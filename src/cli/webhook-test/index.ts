@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { ulid } from 'ulid';
 import { usageError } from '../../errors.js';
-import { isLoopbackHost } from '../../mock/webhooks.js'; // the one loopback rule (the listener uses it too)
+import { isLoopbackHost } from '../../mock/endpoint-url.js'; // the one loopback rule (the listener and the mock use it too)
 import { buildCases, type WebhookCase } from './cases.js';
 import { postDelivery, type PostResult } from './send.js';
 
