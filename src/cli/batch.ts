@@ -56,6 +56,7 @@ export function rowLine(r: RowResult, rowWidth: number): string {
   ];
   let detail = '';
   if (r.error) detail = r.status === 'unknown' ? `${r.error.message} (key ${r.idempotency_key})` : r.error.message;
+  else if (r.from_journal) detail = 'from the journal: already done, not sent again';
   return `${cells.join('  ')}  ${detail}`.trimEnd();
 }
 
@@ -65,7 +66,7 @@ export function headerLine(rowWidth: number): string {
 
 /** The `--json` line of a row. */
 export function rowJson(r: RowResult): Record<string, unknown> {
-  return { row: r.row, idempotency_key: r.idempotency_key, status: r.status, http_status: r.http_status, id: r.id, balance_minor: r.balance_minor, error: r.error };
+  return { row: r.row, idempotency_key: r.idempotency_key, status: r.status, http_status: r.http_status, id: r.id, balance_minor: r.balance_minor, error: r.error, from_journal: r.from_journal };
 }
 
 function progressText(c: BatchCounts): string {
@@ -95,15 +96,13 @@ export function summaryLines(s: BatchSummary, keyPrefix: string, usedPrefixFlag:
   return lines;
 }
 
-/** Asks once on a terminal; refuses without --yes when nobody can answer. */
-async function confirmLive(plan: BatchPlan, flags: BatchFlags, profile: string): Promise<void> {
-  if (flags.yes) return;
+/** The whole batch is confirmed once (src/client/confirm.ts); stdin holding the rows cannot also answer. */
+async function confirmBatch(plan: BatchPlan, flags: BatchFlags, profile: string): Promise<void> {
+  const [{ confirmLive }, { askYesNo }] = await Promise.all([import('../client/confirm.js'), import('../client/session.js')]);
   const total = plan.rows.reduce((sum, r) => sum + Number(r.call.json.amount_minor ?? r.call.json.amount ?? 0), 0);
   const what = `a LIVE batch of ${plural(plan.rows.length, plan.operation === 'cards.issue' ? 'card issue' : 'recharge')} (${total} minor units in all) with profile "${profile}"`;
   const canAsk = Boolean(process.stdin.isTTY && process.stderr.isTTY) && flags.batch !== '-';
-  if (!canAsk) throw usageError(`refusing to send ${what} without confirmation.`, 'Pass --yes to confirm it (there is no terminal to ask on).');
-  const { askYesNo } = await import('../client/session.js');
-  if (!(await askYesNo(`This is ${what}. Send them? [y/N] `))) throw usageError('nothing was sent: the live batch was not confirmed.', 'Run it again and answer "y", or pass --yes.');
+  await confirmLive({ what, many: true, yes: flags.yes, ask: canAsk ? askYesNo : undefined });
 }
 
 export async function runBatchCommand(operation: BatchOperation, flags: BatchFlags): Promise<number> {
@@ -119,7 +118,7 @@ export async function runBatchCommand(operation: BatchOperation, flags: BatchFla
   if (plan.rows.length === 0) throw usageError(`nothing to send: ${flags.batch === '-' ? 'stdin' : flags.batch} holds no rows.`, 'Give one row per line after the header (CSV) or one JSON object per line (NDJSON).');
 
   return withSession(sessionOptions(flags), async ({ credentials, journal }) => {
-    if (credentials.mode === 'live') await confirmLive(plan, flags, credentials.name);
+    if (credentials.mode === 'live') await confirmBatch(plan, flags, credentials.name);
     const out = process.stdout;
     const err = process.stderr;
     const tty = Boolean(err.isTTY) && !flags.verbose; // a progress line between verbose lines would only be noise

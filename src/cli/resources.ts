@@ -54,7 +54,8 @@ export async function showOperation(flags: ShowFlags, operation: OperationName, 
     if (!flags.json && err instanceof ApiError && err.status === 202 && isResource(dataOf(err.response))) await printResource(dataOf(err.response), false);
     throw err;
   }
-  await printResource(dataOf(res), flags.json);
+  // not sent: the journal's answer (a key the API has forgotten), marked as such
+  await printResource(res.fromJournal ?? dataOf(res), flags.json);
 }
 
 /** A list: a table (or `{data, meta}` with --json, one line per resource with --ndjson). */

@@ -9,6 +9,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { CardctlError, usageError, type ErrorKind } from '../errors.js';
 import type { ApiClient, ApiResponse } from './client.js';
+import type { JournalReport } from './money-rules.js';
 import { header, retryAfterSeconds } from './errors.js';
 import { callOperation, checkBody, checkId, type OperationCall } from './operations.js';
 import type { Headers, VerboseLog } from './verbose.js';
@@ -456,6 +457,8 @@ export interface RowResult {
   id: string | null;
   balance_minor: number | null;
   error: { message: string; code: string | null } | null;
+  /** not sent: the result is the journal's (a row already resolved, or a key the API has forgotten) */
+  from_journal: boolean;
   /** what decides the exit code (not printed) */
   kind: ErrorKind | null;
 }
@@ -513,19 +516,23 @@ const dataOf = (res: ApiResponse | undefined): CardData | undefined => {
 
 function resultOf(row: BatchRow, res: ApiResponse | undefined, err?: unknown): RowResult {
   const data = dataOf(res);
+  const e = err === undefined ? undefined : err instanceof CardctlError ? err : new CardctlError(err instanceof Error ? err.message : String(err), { kind: 'unexpected' });
+  // the journal's answer instead of a request: on a success (res) or a failure (the error's data)
+  const reported = e?.data as Partial<JournalReport> | undefined;
+  const journal = res?.fromJournal ?? (reported?.from_journal ? (reported as JournalReport) : undefined);
   const base = {
     row: row.row,
     line: row.line,
     idempotency_key: row.idempotencyKey,
-    http_status: res?.status ?? null,
-    id: typeof data?.id === 'string' ? data.id : null,
+    http_status: journal ? journal.status : (res?.status ?? null),
+    id: journal ? journal.id : typeof data?.id === 'string' ? data.id : null,
     balance_minor: typeof data?.balance_minor === 'number' ? data.balance_minor : null,
+    from_journal: journal !== undefined,
   };
-  if (err === undefined) return { ...base, status: 'ok', error: null, kind: null };
-  const e = err instanceof CardctlError ? err : new CardctlError(err instanceof Error ? err.message : String(err), { kind: 'unexpected' });
+  if (e === undefined) return { ...base, status: 'ok', error: null, kind: null };
   return {
     ...base,
-    http_status: res?.status ?? e.status ?? null,
+    http_status: base.http_status ?? res?.status ?? e.status ?? null,
     status: e.kind === 'outcome_unknown' ? 'unknown' : 'error',
     error: { message: e.message, code: e.code ?? null },
     kind: e.kind,
@@ -575,7 +582,7 @@ export async function runBatch(plan: Pick<BatchPlan, 'operation' | 'rows'>, opts
       let result: RowResult;
       try {
         const client = opts.client(hooksFor(row), row);
-        const res = await callOperation(client, plan.operation, { ...row.call, idempotencyKey: row.idempotencyKey });
+        const res = await callOperation(client, plan.operation, { ...row.call, idempotencyKey: row.idempotencyKey, batch: true });
         result = resultOf(row, res);
       } catch (err) {
         result = resultOf(row, (err as { response?: ApiResponse }).response, err);

@@ -1,20 +1,20 @@
 // The signed API client: build, sign, send, retry, classify. Every attempt is signed afresh
 // (timestamp, nonce, signature); a money operation keeps its Idempotency-Key and body bytes
 // across attempts and is journaled before it is sent.
-import { randomUUID } from 'node:crypto';
-import { STATUS_CODES } from 'node:http';
-import { performance } from 'node:perf_hooks';
+import { createHash, randomUUID } from 'node:crypto';
 import { API_PREFIX, matchRoute, type RouteDef } from '../contract/routes.js';
 import { CardctlError, usageError } from '../errors.js';
 import type { Credentials } from '../profiles/types.js';
-import { canonicalQuery, encodeComponent, signRequest } from '../signing/index.js';
-import { header, replayHint, retryAfterSeconds, toCardctlError, wasMaybeSent, type Outcome } from './errors.js';
-import { getAgent } from './http.js';
-import type { Journal } from './journal.js';
-import { serializeMoneyBody } from './serialize.js';
-import { userAgent } from './version.js';
+import { canonicalQuery, encodeComponent } from '../signing/index.js';
 import { visible } from '../signing/visible.js';
-import { formatCanonical, formatHeaders, type Headers, type VerboseLog } from './verbose.js';
+import { sendAttempt } from './attempt.js';
+import { confirmLive } from './confirm.js';
+import { header, journalError, journalReason, toCardctlError, type Outcome } from './errors.js';
+import type { Journal } from './journal.js';
+import { finalError, journalOutcome, keyStillRemembered, sendVerdict, type JournalReport, type SendVerdict } from './money-rules.js';
+import { DEFAULT_RETRY_POLICY, retryDecision } from './retry.js';
+import { serializeMoneyBody } from './serialize.js';
+import type { Headers, VerboseLog } from './verbose.js';
 
 export const DEFAULT_RETRIES = 3;
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
@@ -43,6 +43,8 @@ export interface ClientOptions {
   backoffBaseMs?: number;
   /** every answer's status and headers, retries included (the batch limiter reads the rate limit headers) */
   onAnswer?: (status: number, headers: Headers) => void;
+  /** a money operation is about to go out (journaled): an interruption from here on leaves its outcome unknown */
+  onSent?: (sent: { idempotencyKey?: string; journalId?: string }) => void;
 }
 
 export interface ApiRequest {
@@ -58,6 +60,8 @@ export interface ApiRequest {
   idempotencyKey?: string;
   /** replaying a journal entry: its outcome is recorded under this id */
   journalId?: string;
+  /** a row of `--batch`: a row whose journal entry resolved is not sent again */
+  batch?: boolean;
 }
 
 export interface ApiResponse {
@@ -75,6 +79,8 @@ export interface ApiResponse {
   idempotencyKey?: string;
   journalId?: string;
   route?: RouteDef;
+  /** not sent: the journal's answer (src/client/money-rules.ts); `body` is this report too */
+  fromJournal?: JournalReport;
 }
 
 /** A CardctlError that also carries the API's answer, when there was one. */
@@ -182,192 +188,104 @@ export class ApiClient {
   /** Sends a request; resolves with a 2xx answer (202 included), throws an ApiError otherwise. */
   async send(req: ApiRequest): Promise<ApiResponse> {
     const p = await this.prepare(req);
-    return this.sendPrepared(p, req.journalId);
+    return this.sendPrepared(p, req.journalId, { batch: req.batch });
   }
 
-  async sendPrepared(p: PreparedRequest, replayOf?: string): Promise<ApiResponse> {
-    const creds = this.credentials;
+  /**
+   * A money operation: the journal is asked first (rules 3 and 4 of src/client/money-rules.ts:
+   * a key the API may have forgotten is never sent again), the live confirmation, the journal
+   * entry before the first attempt, the attempts, the outcome after. `replayOf`: the journal
+   * entry this resends (its outcome is recorded there).
+   */
+  async sendPrepared(p: PreparedRequest, replayOf?: string, opts: { batch?: boolean } = {}): Promise<ApiResponse> {
     const url = `${p.origin}${p.path}${p.query ? `?${wireQuery(p.query)}` : ''}`;
-    if (p.money && creds.mode === 'live' && !this.opts.yes && !p.confirmed) await this.confirmLive(p, url);
-    p.confirmed = true;
+    const journal = p.money ? (this.opts.journal ?? null) : null;
+    const verdict = journal && p.idempotencyKey !== undefined ? this.verdict(journal, p, opts.batch ?? false) : ({ send: true } as SendVerdict);
+    if (!verdict.send) return this.fromJournal(p, url, verdict.report);
+    if (p.money && !p.confirmed) {
+      const what = `a LIVE money operation: ${p.method} ${url} with profile "${this.credentials.name}"`;
+      if (this.credentials.mode === 'live') await confirmLive({ what, yes: this.opts.yes, ask: this.opts.confirm });
+      p.confirmed = true;
+    }
     // told once, when it is about to be used: a refused confirmation sends nothing to replay
     if (p.generatedKey) {
       this.opts.note?.(`Idempotency-Key: ${p.idempotencyKey} (generated; to replay this operation: --idempotency-key ${p.idempotencyKey})`);
       p.generatedKey = false;
     }
-
-    let journalId = replayOf;
-    const journal = p.money ? this.opts.journal : null;
-    if (journal && !journalId) {
-      journalId = this.journalWrite(journal, () => journal.recordOp({
-        profile: creds.source === 'env' ? null : creds.name,
-        source: creds.source,
-        mode: creds.mode,
-        base_url: creds.baseUrl,
-        key_id: creds.keyId, // the id only, never the secret: `ops replay` checks it
-        method: p.method,
-        path: p.path,
-        query: p.query,
-        idempotency_key: p.idempotencyKey!,
-        body: p.body,
-      }), true);
-    }
-
-    const log = this.opts.log;
-    const agent = await getAgent();
-    const timeout = this.opts.timeoutMs ?? 30_000;
-    const attemptsAllowed = this.retries + 1;
-    let ambiguous = false; // an earlier attempt may have been processed
-    let outcome: Outcome;
-    let response: ApiResponse | undefined;
-    let attempt = 0;
-    for (;;) {
-      attempt++;
-      const timestamp = Math.floor(this.now() / 1000);
-      const nonce = this.opts.nonce?.() ?? randomUUID();
-      const signed = signRequest({
-        method: p.method,
-        path: p.path,
-        query: p.query,
-        keyId: creds.keyId,
-        secret: creds.secret,
-        timestamp,
-        nonce,
-        body: p.body,
-      });
-      const headers: Record<string, string> = {
-        'User-Agent': userAgent(),
-        Accept: 'application/json',
-        ...signed.headers,
-      };
-      if (p.idempotencyKey !== undefined) headers['Idempotency-Key'] = p.idempotencyKey;
-      if (p.body.length > 0) headers['Content-Type'] = 'application/json';
-      if (log) {
-        log(`> attempt ${attempt} of ${attemptsAllowed}`);
-        log(`> ${p.method} ${url}`);
-        log('> canonical string (7 fields joined by \\n):');
-        for (const line of formatCanonical(signed.canonical)) log(`>${line}`);
-        log(`> body: ${p.body.length} bytes, sha256 ${signed.body_sha256}`);
-        for (const line of formatHeaders(headers, '> ')) log(line);
-      }
-      const started = performance.now();
-      try {
-        const res = await agent.request({
-          origin: p.origin,
-          path: `${p.path}${p.query ? `?${wireQuery(p.query)}` : ''}`,
-          method: p.method as 'GET',
-          headers,
-          body: p.body.length > 0 ? p.body : undefined,
-          headersTimeout: timeout,
-          bodyTimeout: timeout,
-        });
-        const text = await res.body.text();
-        const durationMs = Math.round(performance.now() - started);
-        let body: unknown;
-        if (text.trim() !== '') {
-          try {
-            body = JSON.parse(text);
-          } catch {
-            body = undefined;
-          }
-        }
-        const resHeaders = res.headers as Headers;
-        this.opts.onAnswer?.(res.statusCode, resHeaders);
-        if (log) {
-          log(`< ${res.statusCode} ${STATUS_CODES[res.statusCode] ?? ''} (${durationMs} ms)`);
-          for (const line of formatHeaders(resHeaders, '< ')) log(line);
-        }
-        outcome = { type: 'answer', status: res.statusCode, body, headers: resHeaders };
-        response = {
-          method: p.method,
-          url,
-          status: res.statusCode,
-          statusText: STATUS_CODES[res.statusCode] ?? '',
-          headers: resHeaders,
-          text,
-          body,
-          durationMs,
-          attempts: attempt,
-          money: p.money,
-          idempotencyKey: p.idempotencyKey,
-          journalId,
-          route: p.route,
-        };
-      } catch (error) {
-        const durationMs = Math.round(performance.now() - started);
-        const maybeSent = wasMaybeSent(error);
-        log?.(`< no answer after ${durationMs} ms: ${(error as { code?: string }).code ?? ''} ${(error as Error).message}${maybeSent ? ' (the request may have reached the server)' : ''}`);
-        outcome = { type: 'transport', error, maybeSent };
-        response = undefined;
-      }
-
-      const decision = this.retryDecision(outcome, p, attempt - 1);
-      if (decision.retry && attempt < attemptsAllowed) {
-        if (decision.ambiguous) ambiguous = true;
-        log?.(`* retry ${attempt} of ${this.retries} in ${decision.delayMs} ms: ${decision.reason}; ${p.idempotencyKey !== undefined ? 'same idempotency key and body, ' : ''}fresh timestamp, nonce and signature`);
-        await (this.opts.sleep ?? defaultSleep)(decision.delayMs);
-        continue;
-      }
-      if (decision.reason && log) log(`* not retried: ${decision.retry ? `${decision.reason}, and the ${this.retries} allowed retries are used` : decision.reason}`);
-      if (decision.ambiguous) ambiguous = true;
-      break;
-    }
-
-    let err = toCardctlError(outcome, {
-      method: p.method,
-      url,
-      money: p.money,
-      idempotencyKey: p.idempotencyKey,
-      localNowMs: this.now(),
-      profileName: creds.source === 'env' ? undefined : creds.name,
-      keyId: creds.keyId,
-      journalId,
-      body: p.body,
-    });
-    if (err && p.money && ambiguous && err.kind !== 'outcome_unknown' && (err.kind === 'unavailable' || err.kind === 'rate_limited')) {
-      // a later refusal does not undo an earlier attempt that may have gone through
-      err = new CardctlError(`${err.message} An earlier attempt may have gone through.`, {
-        kind: 'outcome_unknown',
-        status: err.status,
-        errors: err.errors,
-        code: err.code,
-        idempotencyKey: p.idempotencyKey,
-        hint: replayHint(p.idempotencyKey, journalId),
-      });
-    }
+    const journalId = replayOf ?? (journal ? this.journalWrite(journal, () => journal.recordOp(this.opRecord(p), this.now()), true) : undefined);
+    this.opts.onSent?.({ idempotencyKey: p.idempotencyKey, journalId });
+    const run = await this.attempts(p, url, journalId, verdict.firstSentMs ?? this.now());
+    const ctx = { method: p.method, url, money: p.money, idempotencyKey: p.idempotencyKey, localNowMs: this.now(), profileName: this.credentials.source === 'env' ? undefined : this.credentials.name, keyId: this.credentials.keyId, journalId, body: p.body };
+    const err = finalError(toCardctlError(run.outcome, ctx), { money: p.money, ambiguous: run.ambiguous, idempotencyKey: p.idempotencyKey, journalId });
     if (journal && journalId) {
-      const data = (response?.body as { data?: { id?: unknown } } | undefined)?.data;
-      // Resolved only when the answer tells what became of the operation (a result, a definitive
-      // refusal, a 404). A first send that nothing could have processed (connection refused, 401,
-      // 429, 503 with no earlier attempt that may have gone through) is known not to have happened.
-      // Anything else (a failed replay included) leaves the outcome unknown.
-      const reveals = !err || err.kind === 'business' || err.kind === 'usage' || err.kind === 'not_found';
-      const notProcessed = !reveals && !replayOf && !ambiguous && !!err && (err.kind === 'auth' || err.kind === 'unavailable' || err.kind === 'rate_limited');
-      this.journalWrite(journal, () => journal.recordOutcome({
-        id: journalId,
-        status: response?.status ?? null,
-        outcome: reveals || notProcessed ? 'resolved' : 'unknown',
-        code: err?.code ?? null,
-        resource_id: data && typeof data.id === 'string' ? data.id : null,
-        ...(notProcessed ? { not_processed: true } : {}),
-        ...(replayOf ? { replay: true } : {}),
-      }), false);
+      const data = (run.response?.body as { data?: { id?: unknown } } | undefined)?.data;
+      const resourceId = data && typeof data.id === 'string' ? data.id : null;
+      const record = journalOutcome({ err, replay: replayOf !== undefined, ambiguous: run.ambiguous, status: run.response?.status ?? null, resourceId });
+      this.journalWrite(journal, () => journal.recordOutcome({ id: journalId, ...record }, this.now()), false);
     }
-    if (err) {
-      const apiErr = new ApiError(err.message, {
-        kind: err.kind,
-        hint: err.hint,
-        status: err.status,
-        errors: err.errors,
-        code: err.code,
-        idempotencyKey: err.idempotencyKey,
-        data: err.data,
-        cause: outcome.type === 'transport' ? outcome.error : undefined,
-      });
-      apiErr.response = response;
-      throw apiErr;
+    if (err) throw toApiError(err, run.response, run.outcome);
+    return run.response!;
+  }
+
+  /** The attempts of one send: retried as src/client/retry.ts decides, never past the key's 23 hours. */
+  private async attempts(p: PreparedRequest, url: string, journalId: string | undefined, firstSentMs: number): Promise<{ outcome: Outcome; response?: ApiResponse; ambiguous: boolean }> {
+    const log = this.opts.log;
+    const attemptsAllowed = this.retries + 1;
+    const policy = { ...DEFAULT_RETRY_POLICY, backoffBaseMs: this.opts.backoffBaseMs ?? DEFAULT_RETRY_POLICY.backoffBaseMs, maxRetryAfterS: MAX_RETRY_AFTER_S };
+    const target = `${p.path}${p.query ? `?${wireQuery(p.query)}` : ''}`;
+    let ambiguous = false; // an earlier attempt may have been processed
+    for (let attempt = 1; ; attempt++) {
+      const ctx = { credentials: this.credentials, url, target, now: this.now, nonce: this.opts.nonce, timeoutMs: this.opts.timeoutMs ?? 30_000, log, onAnswer: this.opts.onAnswer, attempt, attemptsAllowed, journalId };
+      const { outcome, response } = await sendAttempt(p, ctx);
+      const decision = retryDecision({ outcome, method: p.method, money: p.money, attemptIndex: attempt - 1, nowMs: this.now() }, policy);
+      if (decision.ambiguous) ambiguous = true;
+      const expired = p.money && decision.retry && !keyStillRemembered(firstSentMs, this.now() + decision.delayMs);
+      if (!decision.retry || attempt >= attemptsAllowed || expired) {
+        if (decision.reason && log) {
+          const why = expired ? `${decision.reason}, but the key was first sent over 23 h ago by then (the API forgets it after 24 h)` : decision.retry ? `${decision.reason}, and the ${this.retries} allowed retries are used` : decision.reason;
+          log(`* not retried: ${why}`);
+        }
+        return { outcome, response, ambiguous };
+      }
+      log?.(`* retry ${attempt} of ${this.retries} in ${decision.delayMs} ms: ${decision.reason}; ${p.idempotencyKey !== undefined ? 'same idempotency key and body, ' : ''}fresh timestamp, nonce and signature`);
+      await (this.opts.sleep ?? defaultSleep)(decision.delayMs);
     }
-    return response!;
+  }
+
+  private verdict(journal: Journal, p: PreparedRequest, batch: boolean): SendVerdict {
+    const c = this.credentials;
+    const bodySha256 = createHash('sha256').update(p.body).digest('hex');
+    try {
+      return sendVerdict(journal.history(p.idempotencyKey!), { idempotencyKey: p.idempotencyKey!, baseUrl: c.baseUrl, mode: c.mode, keyId: c.keyId, bodySha256, batch }, this.now());
+    } catch (err) {
+      throw new CardctlError(`cannot read the operations journal ${journal.file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}; the money operation was not sent.`, { kind: 'unexpected', hint: 'Make it readable, or point CARDCTL_STATE_DIR to another folder.' });
+    }
+  }
+
+  /** The journal's answer instead of a request: a success resolves (marked `from_journal`), anything else throws. */
+  private fromJournal(p: PreparedRequest, url: string, report: JournalReport): ApiResponse {
+    const now = this.now();
+    const err = journalError(report, now);
+    if (err) throw toApiError(err, undefined, undefined);
+    this.opts.note?.(`From the journal: ${journalReason(report, now)} It succeeded${report.id ? `: card ${report.id}` : ''}.`);
+    const text = JSON.stringify(report);
+    return { method: p.method, url, status: report.status ?? 200, statusText: 'from the journal', headers: {}, text, body: report, durationMs: 0, attempts: 0, money: true, idempotencyKey: p.idempotencyKey, journalId: report.journal_id, route: p.route, fromJournal: report };
+  }
+
+  private opRecord(p: PreparedRequest): Parameters<Journal['recordOp']>[0] {
+    const c = this.credentials;
+    return {
+      profile: c.source === 'env' ? null : c.name,
+      source: c.source,
+      mode: c.mode,
+      base_url: c.baseUrl,
+      key_id: c.keyId, // the id only, never the secret: `ops replay` checks it
+      method: p.method,
+      path: p.path,
+      query: p.query,
+      idempotency_key: p.idempotencyKey!,
+      body: p.body,
+    };
   }
 
   /**
@@ -386,46 +304,21 @@ export class ApiClient {
       return undefined;
     }
   }
+}
 
-  private retryDecision(outcome: Outcome, p: PreparedRequest, n: number): { retry: boolean; reason: string; delayMs: number; ambiguous?: boolean } {
-    const backoff = (attemptIndex: number): number => {
-      const base = this.opts.backoffBaseMs ?? 200;
-      const step = Math.min(2_000, base * 2 ** attemptIndex);
-      return Math.round(step / 2 + Math.random() * (step / 2)); // jitter: half to full step
-    };
-    if (outcome.type === 'transport') {
-      const code = (outcome.error as { code?: string }).code ?? 'connection error';
-      if (!outcome.maybeSent) return { retry: true, reason: `${code}: the request did not leave this machine`, delayMs: backoff(n) };
-      if (p.money) return { retry: true, reason: `${code}: the connection ended; a money operation replays safely under its idempotency key`, delayMs: backoff(n), ambiguous: true };
-      if (p.method === 'GET') return { retry: true, reason: `${code}: a GET is safe to repeat`, delayMs: backoff(n) };
-      return { retry: false, reason: `${code}: a ${p.method} without an idempotency key may have been processed`, delayMs: 0 };
-    }
-    const { status, body, headers } = outcome;
-    const errors = (body as { errors?: Record<string, unknown> } | undefined)?.errors;
-    const codes = errors && typeof errors === 'object' ? Object.values(errors).flat() : [];
-    if (status === 409 && codes.includes('in_flight')) return { retry: true, reason: '409 in_flight: the same key is still running', delayMs: backoff(n), ambiguous: true };
-    if (status === 429 || status === 503) {
-      const after = retryAfterSeconds(headers, this.now());
-      if (after !== undefined && after > MAX_RETRY_AFTER_S) return { retry: false, reason: `${status} with Retry-After ${after} s, longer than the ${MAX_RETRY_AFTER_S} s this command waits`, delayMs: 0 };
-      const delayMs = after !== undefined ? after * 1000 + Math.round(Math.random() * 100) : backoff(n);
-      return { retry: true, reason: `${status}${after !== undefined ? ` (Retry-After ${after} s)` : ''}`, delayMs };
-    }
-    // any 5xx but 503 (a 502/504 from a proxy too): the request may have reached the API
-    if (status >= 500 && status < 600 && p.money) return { retry: true, reason: `${status} on a money operation: replaying the key reveals the outcome`, delayMs: backoff(n), ambiguous: true };
-    if (status === 202) return { retry: false, reason: p.money ? '202: accepted, not final (never retried as a failure)' : '', delayMs: 0 };
-    if (status >= 400 && status < 500) return { retry: false, reason: `${status}: a 4xx other than 409 in_flight and 429 is not retried`, delayMs: 0 };
-    if (status >= 500) return { retry: false, reason: `${status}: not retried${p.money ? '' : ' (not a money operation)'}`, delayMs: 0 };
-    return { retry: false, reason: '', delayMs: 0 };
-  }
-
-  private async confirmLive(p: PreparedRequest, url: string): Promise<void> {
-    const what = `a LIVE money operation: ${p.method} ${url} with profile "${this.credentials.name}"`;
-    if (!this.opts.confirm) {
-      throw usageError(`refusing to send ${what} without confirmation.`, 'Pass --yes to confirm it (no terminal to ask on).');
-    }
-    const ok = await this.opts.confirm(`This is ${what}. Send it? [y/N] `);
-    if (!ok) throw usageError('not sent: the live operation was not confirmed.', 'Run it again and answer "y", or pass --yes.');
-  }
+function toApiError(err: CardctlError, response: ApiResponse | undefined, outcome: Outcome | undefined): ApiError {
+  const apiErr = new ApiError(err.message, {
+    kind: err.kind,
+    hint: err.hint,
+    status: err.status,
+    errors: err.errors,
+    code: err.code,
+    idempotencyKey: err.idempotencyKey,
+    data: err.data,
+    cause: outcome?.type === 'transport' ? outcome.error : undefined,
+  });
+  apiErr.response = response;
+  return apiErr;
 }
 
 export { header };

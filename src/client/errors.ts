@@ -301,3 +301,66 @@ export function toCardctlError(outcome: Outcome, ctx: ErrorContext): CardctlErro
     hint: 'Run again with --verbose to see the exchange; if it persists, report it.',
   });
 }
+
+/** The shape of src/client/money-rules.ts's JournalReport this needs (no import: errors.ts stays a leaf). */
+interface JournalAnswer {
+  outcome: 'succeeded' | 'failed' | 'unknown' | 'reused';
+  id: string | null;
+  status: number | null;
+  code: string | null;
+  idempotency_key: string;
+  journal_id: string;
+  first_sent_at: string;
+  why: 'key_forgotten' | 'resolved';
+  recorded_by: 'api' | 'ops resolve';
+  note: string | null;
+}
+
+const hoursAgo = (iso: string, nowMs: number): string => {
+  const h = (nowMs - Date.parse(iso)) / 3_600_000;
+  return Number.isFinite(h) && h >= 0 ? `${h < 100 ? h.toFixed(1) : Math.round(h)} h ago` : 'at a time the clock is now behind';
+};
+
+/** Why the journal answers instead of the API, for people. */
+export function journalReason(r: JournalAnswer, nowMs: number): string {
+  return r.why === 'key_forgotten'
+    ? `Idempotency-Key ${r.idempotency_key} was first sent ${hoursAgo(r.first_sent_at, nowMs)} (${r.first_sent_at}, ${r.journal_id}); the API forgets a key after 24 h, so sending it again would be a new charge: it was not sent.`
+    : `row already resolved in the journal (${r.journal_id}): not sent again.`;
+}
+
+/**
+ * The journal's answer for an operation that is not sent again (src/client/money-rules.ts), as an
+ * error when it is not a success: unknown exits 7 and says how to find out; a recorded refusal
+ * exits with the class of the original refusal (404: 4, a 422 validation: 2, any other refusal or
+ * a failure recorded with `ops resolve`: 5); a key first sent with another body or API key: 5.
+ */
+export function journalError(r: JournalAnswer, nowMs: number): CardctlError | null {
+  if (r.outcome === 'succeeded') return null;
+  // nothing was sent, so no HTTP status of its own: the recorded one is in `data`
+  const base = { idempotencyKey: r.idempotency_key, data: r };
+  if (r.outcome === 'unknown') {
+    const how = r.id ? `\`cardctl cards get ${r.id}\`` : 'the portal (the journal knows no card id for it)';
+    return new CardctlError(`${journalReason(r, nowMs)} Its outcome is unknown.`, {
+      ...base,
+      kind: 'outcome_unknown',
+      code: 'key_forgotten',
+      hint: `Find out with ${how}, then record it: \`cardctl ops resolve ${r.journal_id} --outcome succeeded|failed\`. Do not send it with a new key unless you know it failed.`,
+    });
+  }
+  if (r.outcome === 'reused') {
+    return new CardctlError(`${journalReason(r, nowMs)} It was sent then with another body or another API key (${r.journal_id}).`, {
+      ...base,
+      kind: 'business',
+      code: 'key_reused',
+      hint: 'Use a new idempotency key for a new operation; `cardctl ops show ' + r.journal_id + '` shows the earlier one.',
+    });
+  }
+  const what = r.recorded_by === 'ops resolve' ? `recorded as failed with \`ops resolve\`${r.note ? ` ("${r.note}")` : ''}` : `refused (${r.status}${r.code ? ` ${r.code}` : ''})`;
+  const kind = r.status === 404 ? 'not_found' : r.code === 'validation_failed' ? 'usage' : 'business';
+  return new CardctlError(`${journalReason(r, nowMs)} The journal holds its outcome: ${what}.`, {
+    ...base,
+    kind,
+    code: r.code ?? 'failed',
+    hint: r.why === 'key_forgotten' ? 'Nothing was charged by it; to try again, use a new idempotency key.' : 'Send that row again from a new file or with another --idempotency-prefix (new keys).',
+  });
+}

@@ -3,7 +3,7 @@
 // so a crash or a dropped connection leaves an operation whose outcome is unknown and whose
 // exact bytes and key can be replayed. Never holds a secret or a signature.
 import { createHash, randomUUID } from 'node:crypto';
-import { chmodSync, closeSync, existsSync, fstatSync, fchmodSync, mkdirSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, fstatSync, fchmodSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
@@ -41,15 +41,29 @@ export interface JournalOutcome {
   not_processed?: boolean;
 }
 
+/** What a person learned about an operation and recorded with `cardctl ops resolve` (appended, never deleting). */
+export interface JournalResolution {
+  type: 'resolution';
+  id: string;
+  time: string;
+  outcome: 'succeeded' | 'failed';
+  note?: string | null;
+}
+
+export type JournalRecord = JournalOp | JournalOutcome | JournalResolution;
+
 export interface JournalEntry extends JournalOp {
   /** the latest outcome; `unknown` until one is recorded */
   outcome: OutcomeState;
   status: number | null;
   code: string | null;
   resource_id: string | null;
-  outcomes: JournalOutcome[];
+  /** every record after the op, oldest first: answers (`outcome`) and people's resolutions (`resolution`) */
+  outcomes: Array<JournalOutcome | JournalResolution>;
   /** a later send of the same operation (same key, target, key id and bytes) whose answer resolved this one */
   resolved_by?: string;
+  /** set when the latest record is a person's `ops resolve` */
+  resolution?: { outcome: 'succeeded' | 'failed'; note: string | null; time: string };
 }
 
 /** Sends that the API treats as one operation: it answers the same key and bytes with the same outcome. */
@@ -73,14 +87,57 @@ function newId(now: number): string {
   return `op_${now.toString(36)}${randomUUID().replace(/-/g, '').slice(0, 8)}`;
 }
 
+/** An entry from its records, in the order they were written: the latest record decides. */
+function fold(op: JournalOp, records: ReadonlyArray<JournalOutcome | JournalResolution>): JournalEntry {
+  const entry: JournalEntry = { ...op, outcome: 'unknown', status: null, code: null, resource_id: null, outcomes: [...records] };
+  for (const rec of records) {
+    entry.outcome = 'resolved';
+    if (rec.type === 'resolution') {
+      entry.resolution = { outcome: rec.outcome, note: rec.note ?? null, time: rec.time };
+      continue;
+    }
+    delete entry.resolution; // an answer of the API after a person's resolution knows better
+    entry.outcome = rec.outcome;
+    entry.status = rec.status;
+    entry.code = rec.code ?? null;
+    if (rec.resource_id) entry.resource_id = rec.resource_id;
+  }
+  return entry;
+}
+
+/**
+ * Resending with `--idempotency-key SAME` records a new entry; its answer is the outcome of the
+ * earlier sends of the same operation too (entries oldest first, so walk back from the newest).
+ */
+function propagate(all: JournalEntry[]): JournalEntry[] {
+  const revealed = new Map<string, JournalEntry>();
+  for (let i = all.length - 1; i >= 0; i--) {
+    const e = all[i]!;
+    const k = sameOperation(e);
+    const later = revealed.get(k);
+    if (e.outcome === 'unknown' && later) {
+      Object.assign(e, { outcome: 'resolved', status: later.status, code: later.code, resource_id: later.resource_id, resolved_by: later.resolved_by ?? later.id });
+      if (later.resolution) e.resolution = later.resolution;
+    } else if (e.outcome === 'resolved' && !(e.outcomes.at(-1) as JournalOutcome | undefined)?.not_processed && !later) {
+      revealed.set(k, e);
+    }
+  }
+  return all;
+}
+
 export class Journal {
+  /** Records read so far (by op id, in file order) and the byte offset read up to: later reads parse only what was appended. */
+  private readonly ops = new Map<string, { op: JournalOp; records: Array<JournalOutcome | JournalResolution> }>();
+  private readonly byKey = new Map<string, string[]>();
+  private offset = 0;
+
   constructor(readonly file: string) {}
 
   static open(env: NodeJS.ProcessEnv = process.env): Journal {
     return new Journal(journalPath(env));
   }
 
-  private append(record: JournalOp | JournalOutcome): void {
+  private append(record: JournalRecord): void {
     const dir = join(this.file, '..');
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     chmodSync(dir, 0o700); // also when it existed with a wider mode or under umask 000
@@ -98,6 +155,48 @@ export class Journal {
       writeSync(fd, prefix + JSON.stringify(record) + '\n');
     } finally {
       closeSync(fd);
+    }
+  }
+
+  /** Parses the complete lines appended since the last read (by this process or another). */
+  private refresh(): void {
+    if (!existsSync(this.file)) return;
+    const fd = openSync(this.file, 'r');
+    let text: string;
+    try {
+      const size = fstatSync(fd).size;
+      if (size < this.offset) {
+        // replaced by a shorter file: read it again from the start
+        this.ops.clear();
+        this.byKey.clear();
+        this.offset = 0;
+      }
+      if (size === this.offset) return;
+      const buf = Buffer.alloc(size - this.offset);
+      readSync(fd, buf, 0, buf.length, this.offset);
+      const end = buf.lastIndexOf(0x0a);
+      if (end < 0) return; // only a torn line so far
+      text = buf.subarray(0, end + 1).toString('utf8');
+      this.offset += end + 1;
+    } finally {
+      closeSync(fd);
+    }
+    for (const line of text.split('\n')) {
+      if (!line.trim()) continue;
+      let rec: JournalRecord;
+      try {
+        rec = JSON.parse(line) as JournalRecord;
+      } catch {
+        continue; // a torn line from an interrupted write
+      }
+      if (rec?.type === 'op' && typeof rec.id === 'string') {
+        this.ops.set(rec.id, { op: rec, records: [] });
+        const list = this.byKey.get(rec.idempotency_key) ?? [];
+        list.push(rec.id);
+        this.byKey.set(rec.idempotency_key, list);
+      } else if ((rec?.type === 'outcome' || rec?.type === 'resolution') && typeof rec.id === 'string') {
+        this.ops.get(rec.id)?.records.push(rec);
+      }
     }
   }
 
@@ -120,45 +219,22 @@ export class Journal {
     this.append({ type: 'outcome', time: new Date(now).toISOString(), ...outcome });
   }
 
+  /** `ops resolve`: what a person learned, appended after the entry's other records. */
+  recordResolution(resolution: Omit<JournalResolution, 'type' | 'time'>, now = Date.now()): void {
+    this.append({ type: 'resolution', time: new Date(now).toISOString(), ...resolution });
+  }
+
   /** Every operation, oldest first, with its latest outcome. Unreadable lines are skipped. */
   entries(): JournalEntry[] {
-    if (!existsSync(this.file)) return [];
-    const byId = new Map<string, JournalEntry>();
-    for (const line of readFileSync(this.file, 'utf8').split('\n')) {
-      if (!line.trim()) continue;
-      let rec: JournalOp | JournalOutcome;
-      try {
-        rec = JSON.parse(line) as JournalOp | JournalOutcome;
-      } catch {
-        continue; // a torn line from an interrupted write
-      }
-      if (rec?.type === 'op' && typeof rec.id === 'string') {
-        byId.set(rec.id, { ...rec, outcome: 'unknown', status: null, code: null, resource_id: null, outcomes: [] });
-      } else if (rec?.type === 'outcome') {
-        const entry = byId.get(rec.id);
-        if (!entry) continue;
-        entry.outcomes.push(rec);
-        entry.outcome = rec.outcome;
-        entry.status = rec.status;
-        entry.code = rec.code ?? null;
-        if (rec.resource_id) entry.resource_id = rec.resource_id;
-      }
-    }
-    const all = [...byId.values()];
-    // Resending with `--idempotency-key SAME` records a new entry; its answer is the outcome of
-    // the earlier sends too (oldest first, so walk back from the newest).
-    const revealed = new Map<string, JournalEntry>();
-    for (let i = all.length - 1; i >= 0; i--) {
-      const e = all[i]!;
-      const k = sameOperation(e);
-      const later = revealed.get(k);
-      if (e.outcome === 'unknown' && later) {
-        Object.assign(e, { outcome: 'resolved', status: later.status, code: later.code, resource_id: later.resource_id, resolved_by: later.resolved_by ?? later.id });
-      } else if (e.outcome === 'resolved' && !e.outcomes.at(-1)?.not_processed && !later) {
-        revealed.set(k, e);
-      }
-    }
-    return all;
+    this.refresh();
+    return propagate([...this.ops.values()].map((o) => fold(o.op, o.records)));
+  }
+
+  /** Every send of one idempotency key (any target), oldest first: what the money rules read before sending it again. */
+  history(idempotencyKey: string): JournalEntry[] {
+    this.refresh();
+    const ids = this.byKey.get(idempotencyKey) ?? [];
+    return propagate(ids.map((id) => this.ops.get(id)!).map((o) => fold(o.op, o.records)));
   }
 
   /** By full id or an unambiguous prefix (with or without `op_`). */

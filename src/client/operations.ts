@@ -12,6 +12,8 @@ export interface OperationCall {
   json?: unknown;
   query?: ReadonlyArray<readonly [string, string]>;
   idempotencyKey?: string;
+  /** a row of `--batch` (src/client/money-rules.ts, rule 4) */
+  batch?: boolean;
 }
 
 export function routeOf(operation: OperationName): RouteDef {
@@ -82,6 +84,7 @@ export async function callOperation(client: ApiClient, operation: OperationName,
     json: call.json,
     query: call.query,
     idempotencyKey: call.idempotencyKey,
+    batch: call.batch,
   });
 }
 
@@ -137,7 +140,8 @@ export interface WaitOptions {
   now?: () => number;
 }
 
-const isPending = (err: unknown): err is ApiError => err instanceof ApiError && err.kind === 'outcome_unknown' && err.status === 202;
+/** A 202 the API just sent (not the journal's report of an old one, which has no status). */
+const isPending = (err: unknown): err is ApiError => err instanceof ApiError && err.kind === 'outcome_unknown' && err.status === 202 && err.response?.status === 202;
 
 /**
  * `cards issue --wait`: a 202 may carry no card id, so the only safe way to learn the outcome

@@ -1,0 +1,109 @@
+// One attempt of a request: sign it afresh (timestamp, nonce, signature), send it, read and
+// parse the answer. Never retries and never throws for a transport failure: the outcome says
+// what happened, and src/client/retry.ts decides what comes next.
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import type { Credentials } from '../profiles/types.js';
+import { signRequest } from '../signing/index.js';
+import type { ApiResponse, PreparedRequest } from './client.js';
+import { wasMaybeSent, type Outcome } from './errors.js';
+import { httpRequest } from './http.js';
+import { formatCanonical, formatHeaders, type Headers, type VerboseLog } from './verbose.js';
+import { userAgent } from './version.js';
+
+export interface AttemptContext {
+  credentials: Credentials;
+  /** the full URL, for messages */
+  url: string;
+  /** path and query as they go on the wire */
+  target: string;
+  now: () => number;
+  nonce?: () => string;
+  timeoutMs: number;
+  log?: VerboseLog;
+  onAnswer?: (status: number, headers: Headers) => void;
+  /** 1-based, and how many are allowed in all (for `--verbose`) */
+  attempt: number;
+  attemptsAllowed: number;
+  journalId?: string;
+}
+
+export interface AttemptResult {
+  outcome: Outcome;
+  /** the answer, when there was one */
+  response?: ApiResponse;
+}
+
+function signedHeaders(p: PreparedRequest, ctx: AttemptContext): { headers: Record<string, string>; canonical: string; bodySha256: string } {
+  const signed = signRequest({
+    method: p.method,
+    path: p.path,
+    query: p.query,
+    keyId: ctx.credentials.keyId,
+    secret: ctx.credentials.secret,
+    timestamp: Math.floor(ctx.now() / 1000),
+    nonce: ctx.nonce?.() ?? randomUUID(),
+    body: p.body,
+  });
+  const headers: Record<string, string> = { 'User-Agent': userAgent(), Accept: 'application/json', ...signed.headers };
+  if (p.idempotencyKey !== undefined) headers['Idempotency-Key'] = p.idempotencyKey;
+  if (p.body.length > 0) headers['Content-Type'] = 'application/json';
+  return { headers, canonical: signed.canonical, bodySha256: signed.body_sha256 };
+}
+
+function parseJson(text: string): unknown {
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+export async function sendAttempt(p: PreparedRequest, ctx: AttemptContext): Promise<AttemptResult> {
+  const { headers, canonical, bodySha256 } = signedHeaders(p, ctx);
+  const log = ctx.log;
+  if (log) {
+    log(`> attempt ${ctx.attempt} of ${ctx.attemptsAllowed}`);
+    log(`> ${p.method} ${ctx.url}`);
+    log('> canonical string (7 fields joined by \\n):');
+    for (const line of formatCanonical(canonical)) log(`>${line}`);
+    log(`> body: ${p.body.length} bytes, sha256 ${bodySha256}`);
+    for (const line of formatHeaders(headers, '> ')) log(line);
+  }
+  const started = performance.now();
+  try {
+    const res = await httpRequest({ origin: p.origin, target: ctx.target, method: p.method, headers, body: p.body.length > 0 ? p.body : undefined, timeoutMs: ctx.timeoutMs });
+    const durationMs = Math.round(performance.now() - started);
+    const body = parseJson(res.text);
+    ctx.onAnswer?.(res.status, res.headers);
+    if (log) {
+      log(`< ${res.status} ${STATUS_CODES[res.status] ?? ''} (${durationMs} ms)`);
+      for (const line of formatHeaders(res.headers, '< ')) log(line);
+    }
+    return {
+      outcome: { type: 'answer', status: res.status, body, headers: res.headers },
+      response: {
+        method: p.method,
+        url: ctx.url,
+        status: res.status,
+        statusText: STATUS_CODES[res.status] ?? '',
+        headers: res.headers,
+        text: res.text,
+        body,
+        durationMs,
+        attempts: ctx.attempt,
+        money: p.money,
+        idempotencyKey: p.idempotencyKey,
+        journalId: ctx.journalId,
+        route: p.route,
+      },
+    };
+  } catch (error) {
+    const durationMs = Math.round(performance.now() - started);
+    const maybeSent = wasMaybeSent(error);
+    log?.(`< no answer after ${durationMs} ms: ${(error as { code?: string }).code ?? ''} ${(error as Error).message}${maybeSent ? ' (the request may have reached the server)' : ''}`);
+    return { outcome: { type: 'transport', error, maybeSent } };
+  }
+}
