@@ -7,6 +7,21 @@ import { renderError } from './render-error.js';
 type Flags_ = { [name: string]: any }; // oclif's FlagOutput and ArgOutput, not exported by name
 type Args_ = { [name: string]: any };
 
+/**
+ * The parser input with every argument and flag taken from the command line only. oclif fills a
+ * missing argument from piped stdin (and a flag given as `-` with `allowStdin`): `printf "$SECRET" |
+ * cardctl profiles add --secret-stdin ...` with the NAME forgotten turned the secret into the name
+ * and printed it back in the refusal. Stdin belongs to the flags that say so (`--secret-stdin`,
+ * `--data -`), which read it themselves. oclif reads the input's own properties and, by access,
+ * `flags`, `baseFlags` and `enableJsonFlag` (Command.parse), so those are carried over explicitly.
+ */
+export function commandLineOnly<T extends Interfaces.Input<any, any, any>>(input: T): T {
+  const args = Object.fromEntries(Object.entries(input.args ?? {}).map(([name, arg]) => [name, { ...arg, ignoreStdin: true }]));
+  const noStdin = (flags: Record<string, any> | undefined) =>
+    flags && Object.fromEntries(Object.entries(flags).map(([name, flag]) => [name, flag.type === 'option' ? { ...flag, allowStdin: false } : flag]));
+  return { ...input, args, flags: noStdin(input.flags), baseFlags: noStdin(input.baseFlags), enableJsonFlag: input.enableJsonFlag } as T;
+}
+
 export abstract class BaseCommand extends Command {
   static override baseFlags = {
     json: Flags.boolean({ description: 'print one JSON value on stdout (errors too)', default: false }),
@@ -19,7 +34,7 @@ export abstract class BaseCommand extends Command {
   protected jsonOutput = process.argv.includes('--json');
 
   protected override async parse<F extends Flags_, B extends Flags_, A extends Args_>(options?: Interfaces.Input<F, B, A>, argv?: string[]): Promise<Interfaces.ParserOutput<F, B, A>> {
-    const parsed = await super.parse(options, argv);
+    const parsed = await super.parse(commandLineOnly(options ?? (this.ctor as unknown as Interfaces.Input<F, B, A>)), argv);
     this.jsonOutput = (parsed.flags as { json?: unknown }).json === true;
     return parsed;
   }

@@ -157,7 +157,8 @@ export async function runSign(opts: SignOptions): Promise<SignResult> {
   try {
     base = new URL(baseText);
   } catch {
-    throw usageError(`the base URL "${baseText}" is not a URL.`, 'Fix CARDCTL_BASE_URL or the profile (`cardctl profiles show NAME`).');
+    // not quoted: it came from the environment or the store, not from this command line
+    throw usageError('the base URL is not a URL.', 'Fix CARDCTL_BASE_URL or the profile (`cardctl profiles show NAME`).');
   }
 
   // --path: relative to the base URL, starting with /api/v1, or a full URL; may carry ?query

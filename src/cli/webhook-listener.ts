@@ -100,7 +100,7 @@ async function loadSecret(opts: ListenOptions, env: NodeJS.ProcessEnv): Promise<
     return { secret: r.secret, from: r.source === 'env' ? 'CARDCTL_WEBHOOK_SECRET' : `profile ${r.profile}` };
   } catch (err) {
     // The control plane does not hand out the mock's webhook secret (GET /_mock/webhook-endpoints
-    // and mock.json carry none), so with --mock say where it is.
+    // and the mock's record carry none), so with --mock say where it is.
     if (opts.mock && err instanceof CardctlError && err.code === 'no_webhook_secret') {
       throw new CardctlError(`${err.message.replace(/\.$/, '')}: the listener needs the mock's webhook secret to verify its deliveries.`, {
         kind: 'usage',

@@ -33,14 +33,15 @@ function fromEnv(env: NodeJS.ProcessEnv): Credentials | undefined {
     const [set, missing] = key === undefined ? ['CARDCTL_API_SECRET', 'CARDCTL_API_KEY'] : ['CARDCTL_API_KEY', 'CARDCTL_API_SECRET'];
     throw usageError(`${set} is set but ${missing} is not.`, `Set both, or unset ${set} to use a profile.`);
   }
+  // Values from the environment are never quoted back: a secret in the wrong variable stays unseen.
   const keyId = normalizeKeyId(key);
-  const keyProblem = checkKeyId(keyId);
+  const keyProblem = checkKeyId(keyId, null);
   if (keyProblem) throw envProblem('CARDCTL_API_KEY', keyProblem);
   const secretProblem = checkSecret(secret);
   if (secretProblem) throw envProblem('CARDCTL_API_SECRET', secretProblem);
   const modeRaw = envValue(env, 'CARDCTL_MODE') ?? 'test';
-  if (!checkMode(modeRaw)) throw envProblem('CARDCTL_MODE', `${JSON.stringify(modeRaw)} is not valid: use test or live`);
-  const base = normalizeBaseUrl(envValue(env, 'CARDCTL_BASE_URL') ?? DEFAULT_BASE_URL);
+  if (!checkMode(modeRaw)) throw envProblem('CARDCTL_MODE', 'the mode is not valid: use test or live');
+  const base = normalizeBaseUrl(envValue(env, 'CARDCTL_BASE_URL') ?? DEFAULT_BASE_URL, false);
   if (base.problem) throw envProblem('CARDCTL_BASE_URL', base.problem);
   const credentials: Credentials = { name: 'env', source: 'env', keyId, secret, mode: modeRaw as Mode, baseUrl: base.url! };
   const webhookSecret = envValue(env, 'CARDCTL_WEBHOOK_SECRET');

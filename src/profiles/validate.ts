@@ -25,11 +25,15 @@ export function normalizeKeyId(keyId: string): string {
   return keyId.trim().toUpperCase();
 }
 
-/** `keyId` normalized; `original` is what the user typed, for the message. */
-export function checkKeyId(keyId: string, original: string = keyId): string | undefined {
+/**
+ * `keyId` normalized; `original` is what the user typed, quoted in the message, or null when the
+ * value did not come from the command line (an environment variable: a secret put there by mistake
+ * must not be printed back).
+ */
+export function checkKeyId(keyId: string, original: string | null = keyId): string | undefined {
   if (ULID_RE.test(keyId)) return undefined;
-  const shown = original.length > 40 ? `${original.slice(0, 40)}…` : original;
-  return `key id ${JSON.stringify(shown)} is not a ULID: expected 26 characters of Crockford base32 (0-9 and A-Z without I, L, O, U), e.g. 01JD2Q7N8V3K4M5P6R7S8T9V0W`;
+  const shown = original === null ? '' : ` ${JSON.stringify(original.length > 40 ? `${original.slice(0, 40)}…` : original)}`;
+  return `key id${shown} is not a ULID: expected 26 characters of Crockford base32 (0-9 and A-Z without I, L, O, U), e.g. 01JD2Q7N8V3K4M5P6R7S8T9V0W`;
 }
 
 export function checkSecret(secret: string): string | undefined {
@@ -55,8 +59,13 @@ export const MODE_PROBLEM = (mode: string): string => `mode ${JSON.stringify(mod
  * API's version prefix: a bare host gets `/api/v1`, any other path must end with it (a gateway
  * may put the API under a path of its own, e.g. `/cards/api/v1`).
  */
-export function normalizeBaseUrl(raw: string): { url?: string; problem?: string } {
+export function normalizeBaseUrl(raw: string, quote = true): { url?: string; problem?: string } {
   const expected = 'expected an http:// or https:// URL including the /api/v1 prefix, e.g. https://api.example.com/api/v1';
+  if (!quote) {
+    // from the environment: the problem without the value (it may be a secret put there by mistake)
+    const r = normalizeBaseUrl(raw, true);
+    return r.problem ? { problem: `the base URL is not valid: ${expected}` } : r;
+  }
   let u: URL;
   try {
     u = new URL(raw.trim());

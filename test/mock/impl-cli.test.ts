@@ -1,7 +1,8 @@
 // Step 10: `cardctl mock start` as a child process (the built CLI), the control commands that
-// find it through mock.json, and a clean stop on SIGTERM.
+// find it through its record (mocks/<pid>.json in the config folder), a clean stop on SIGTERM,
+// and two mocks at once: neither loses its record or its profiles to the other.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, makeSandbox, ROOT } from '../helpers/cli.js';
@@ -51,7 +52,7 @@ describe('cardctl mock start', () => {
       } as unknown as MockHandle;
       expect(expectOk(await apiCall(mock, { method: 'GET', path: '/customers' }))).toEqual([]);
 
-      const mockFile = join(sandbox.configDir, 'mock.json');
+      const mockFile = join(sandbox.configDir, 'mocks', `${child.pid}.json`);
       expect(statSync(mockFile).mode & 0o777).toBe(0o600);
       const state = await sandbox.run(['mock', 'state', '--json']);
       expect(state.code, state.stderr).toBe(0);
@@ -97,7 +98,7 @@ describe('cardctl mock start', () => {
     try {
       const text = await firstText(child, 'stderr', /Ctrl-C/);
       expect(text).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+\/api\/v1/);
-      const token = JSON.parse(readFileSync(join(sandbox.configDir, 'mock.json'), 'utf8')).control_token as string;
+      const token = JSON.parse(readFileSync(join(sandbox.configDir, 'mocks', `${child.pid}.json`), 'utf8')).control_token as string;
       expect(text).not.toContain(token);
       expect(text).not.toMatch(/[A-Za-z0-9+/]{43}=/); // no 44-character base64 secret
       child.kill('SIGINT');
@@ -105,6 +106,52 @@ describe('cardctl mock start', () => {
       expect(out).toBe('');
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  });
+
+  it('two mocks: the second keeps the first\'s record, the commands use the newest and say so, stopping one keeps the other\'s record and profiles', async () => {
+    const first = spawnMock(['--json', '--seed', '5', '--save-profiles']);
+    let second: ChildProcessWithoutNullStreams | undefined;
+    try {
+      const a = JSON.parse((await firstText(first, 'stdout', /\n/)).split('\n')[0]!);
+      // a second --save-profiles would replace the first's profiles: refused, nothing started
+      const refused = await sandbox.run(['mock', 'start', '--port', '0', '--save-profiles', '--json']);
+      expect(refused.code).toBe(2);
+      expect(refused.stdout + refused.stderr).toMatch(new RegExp(`mock-test and mock-live belong to the mock still running \\(pid ${first.pid}`));
+      const profilesBefore = readFileSync(join(sandbox.configDir, 'profiles.json'), 'utf8');
+      expect(profilesBefore).toContain(a.keys.test.key_id);
+
+      second = spawnMock(['--json', '--seed', '6']);
+      let secondErr = '';
+      second.stderr.on('data', (d: Buffer) => (secondErr += d.toString()));
+      const b = JSON.parse((await firstText(second, 'stdout', /\n/)).split('\n')[0]!);
+      expect(b.control_token).not.toBe(a.control_token);
+      expect(readdirSync(join(sandbox.configDir, 'mocks')).sort()).toEqual([`${first.pid}.json`, `${second.pid}.json`].sort());
+      await new Promise((r) => setTimeout(r, 50));
+      expect(secondErr).toMatch(new RegExp(`another mock is running \\(pid ${first.pid}.*now use this one`));
+
+      // the commands use the newest, and say which
+      const state = await sandbox.run(['mock', 'state', '--json']);
+      expect(state.code, state.stderr).toBe(0);
+      expect(JSON.parse(state.stdout)).toMatchObject({ seed: 6 });
+      expect(state.stderr).toMatch(new RegExp(`2 mocks are running; using the newest \\(pid ${second.pid}`));
+
+      // stopping the second leaves the first's record and profiles: the commands find the first again
+      second.kill('SIGTERM');
+      expect(await exitOf(second)).toBe(0);
+      expect(readdirSync(join(sandbox.configDir, 'mocks'))).toEqual([`${first.pid}.json`]);
+      const back = await sandbox.run(['mock', 'state', '--json']);
+      expect(back.code, back.stderr).toBe(0);
+      expect(JSON.parse(back.stdout)).toMatchObject({ seed: 5 });
+      expect(back.stderr).not.toMatch(/mocks are running/);
+      expect(readFileSync(join(sandbox.configDir, 'profiles.json'), 'utf8')).toBe(profilesBefore);
+      const listed = await sandbox.run(['customers', 'list', '-p', 'mock-test', '--json']);
+      expect(listed.code, listed.stderr).toBe(0);
+      first.kill('SIGTERM');
+      expect(await exitOf(first)).toBe(0);
+      expect(readdirSync(join(sandbox.configDir, 'mocks'))).toEqual([]);
+    } finally {
+      for (const child of [first, second]) if (child && child.exitCode === null) child.kill('SIGKILL');
     }
   });
 

@@ -186,6 +186,32 @@ describe('the canary secret goes through every command', () => {
     await cli(['cards', 'issue', '--batch', batchFile, '--json']);
   });
 
+  it('no argument is read from stdin: a piped secret with the NAME or id forgotten is not printed back', async () => {
+    const addNoName = ['profiles', 'add', '--key-id', KEY_ID, '--mode', 'test', '--secret-stdin'];
+    for (const json of [[], ['--json']]) {
+      const one = await cli([...addNoName, ...json], { input: `${CANARY}\n` });
+      expect(one.code).toBe(2);
+      expect(one.stdout + one.stderr).toMatch(/Missing 1 required arg/);
+      expect((await cli([...addNoName, '--webhook-secret-stdin', ...json], { input: `${CANARY}\n${WEBHOOK_CANARY}\n` })).code).toBe(2);
+      expect((await cli([...addNoName, ...json], { input: `${CANARY}\n${CANARY}\n` })).code).toBe(2);
+      expect((await cli(['cards', 'get', ...json], { input: `${CANARY}\n` })).code).toBe(2);
+      expect((await cli(['profiles', 'show', ...json], { input: `${CANARY}\n` })).code).toBe(2);
+    }
+    expect((await cli(['mock', 'kyc', '--verdict', 'approved'], { input: `${CANARY}\n` })).code).toBe(2);
+  });
+
+  it('a secret put in the wrong environment variable is not printed back', async () => {
+    const env = { CARDCTL_API_KEY: KEY_ID, CARDCTL_API_SECRET: CANARY, CARDCTL_BASE_URL: mock.baseUrl };
+    for (const json of [[], ['--json']]) {
+      expect((await cli(['customers', 'list', ...json], { env: { ...env, CARDCTL_API_KEY: CANARY } })).code).toBe(2);
+      expect((await cli(['customers', 'list', ...json], { env: { ...env, CARDCTL_MODE: CANARY } })).code).toBe(2);
+      expect((await cli(['customers', 'list', ...json], { env: { ...env, CARDCTL_BASE_URL: CANARY } })).code).toBe(2);
+      expect((await cli(['mock', 'state', ...json], { env: { CARDCTL_MOCK_URL: CANARY, CARDCTL_MOCK_TOKEN: 'x' } })).code).toBe(2);
+    }
+    expect((await cli([...signArgs, '--profile', 'canary'], { env: { CARDCTL_BASE_URL: CANARY } })).code).toBe(0);
+    expect((await cli(['sign', '--method', 'GET', '--path', '/customers'], { env: { CARDCTL_API_KEY: KEY_ID, CARDCTL_API_SECRET: CANARY, CARDCTL_BASE_URL: CANARY } })).code).toBe(2);
+  });
+
   it('webhooks listen (registered on the mock) and trigger', async () => {
     const mockEnv = { CARDCTL_MOCK_URL: mock.controlUrl, CARDCTL_MOCK_TOKEN: mock.controlToken };
     const listening = cli(['webhooks', 'listen', '--mock', '--max-events', '1', '--json'], { env: mockEnv });

@@ -1,40 +1,50 @@
 // Finds a running mock's control plane and calls it, for the `cardctl mock <control>` commands.
 // Where: --control-url, else CARDCTL_MOCK_URL; the token from CARDCTL_MOCK_TOKEN; else both from the
-// mock.json that `cardctl mock start` writes into the config folder.
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+// record `cardctl mock start` writes into the config folder (registry.ts): the record of that URL,
+// else the newest running mock, said on stderr when more than one runs.
 import { CardctlError, type ErrorKind } from '../../errors.js';
-
-export const MOCK_FILE_NAME = 'mock.json';
+import { describeMock, mocksDir, runningMocks } from './registry.js';
 
 export interface ControlTarget {
   url: string;
   token: string;
 }
 
-/** The config folder, as the profile store computes it (loaded lazily: it is only needed here). */
-export async function mockFilePath(env: NodeJS.ProcessEnv = process.env): Promise<string> {
-  const { configDir } = await import('../../profiles/store.js');
-  return join(configDir(env), MOCK_FILE_NAME);
-}
+const trimmed = (u: string): string => u.replace(/\/+$/, '');
 
-export async function resolveControl(flags: { controlUrl?: string; controlToken?: string }, env: NodeJS.ProcessEnv = process.env): Promise<ControlTarget> {
+export async function resolveControl(
+  flags: { controlUrl?: string; controlToken?: string },
+  env: NodeJS.ProcessEnv = process.env,
+  stderr: NodeJS.WritableStream = process.stderr,
+): Promise<ControlTarget> {
   let url = flags.controlUrl ?? env.CARDCTL_MOCK_URL;
   let token = flags.controlToken ?? env.CARDCTL_MOCK_TOKEN;
   if (!url || !token) {
-    const file = await mockFilePath(env);
-    try {
-      const saved = JSON.parse(await readFile(file, 'utf8')) as { control_url?: string; control_token?: string };
-      url ??= saved.control_url;
-      token ??= saved.control_token;
-    } catch {
-      // no running mock recorded: the message below says what to do
+    const mocks = runningMocks(await mocksDir(env));
+    const chosen = (url ? mocks.find((m) => trimmed(m.control_url) === trimmed(url!)) : undefined) ?? mocks[0];
+    if (chosen) {
+      if (!url && mocks.length > 1) {
+        stderr.write(
+          `note: ${mocks.length} mocks are running; using the newest (${describeMock(chosen)}). ` +
+            'Set CARDCTL_MOCK_URL and CARDCTL_MOCK_TOKEN (or pass --control-url) to use another.\n',
+        );
+      }
+      url ??= chosen.control_url;
+      token ??= chosen.control_token;
     }
   }
   if (!url || !token) {
     throw new CardctlError('no running mock found.', {
       kind: 'unavailable',
       hint: 'Start one with `cardctl mock start`, or set CARDCTL_MOCK_URL and CARDCTL_MOCK_TOKEN (the control_url and control_token of its --json banner).',
+    });
+  }
+  if (!/^https?:\/\/[^\s]+$/i.test(url) || !URL.canParse(url)) {
+    // not quoted unless typed on this command line: CARDCTL_MOCK_URL may hold the token by mistake
+    const from = flags.controlUrl !== undefined ? `--control-url ${JSON.stringify(url)}` : env.CARDCTL_MOCK_URL ? 'CARDCTL_MOCK_URL' : 'the record of `mock start`';
+    throw new CardctlError(`${from} is not an http(s) URL.`, {
+      kind: 'usage',
+      hint: 'Use the control_url of the mock\'s --json banner, e.g. http://127.0.0.1:4010/_mock.',
     });
   }
   return { url: url.replace(/\/+$/, ''), token };
@@ -75,6 +85,6 @@ export async function callControl(target: ControlTarget, method: string, path: s
     kind: kindFor(res.status, message),
     status: res.status,
     errors: parsed.errors ?? {},
-    hint: res.status === 401 ? 'The control token does not match this mock: use the control_token of its banner (or let `cardctl mock start` write mock.json).' : undefined,
+    hint: res.status === 401 ? 'The control token does not match this mock: use the control_token of its banner (or let the record of `cardctl mock start` provide it).' : undefined,
   });
 }

@@ -7,10 +7,10 @@ import { BaseCommand } from '../base-command.js';
 export abstract class MockControlCommand extends BaseCommand {
   static override baseFlags = {
     ...BaseCommand.baseFlags,
-    'control-url': Flags.string({ description: 'control URL of the mock (default: CARDCTL_MOCK_URL, then the mock.json of `mock start`)', helpGroup: 'MOCK' }),
+    'control-url': Flags.string({ description: 'control URL of the mock (default: CARDCTL_MOCK_URL, then the newest mock `mock start` recorded)', helpGroup: 'MOCK' }),
   };
 
-  // The token is never a flag (it would land in shell history): CARDCTL_MOCK_TOKEN or mock.json.
+  // The token is never a flag (it would land in shell history): CARDCTL_MOCK_TOKEN or the record of `mock start`.
   protected async control(flags: { 'control-url'?: string; json?: boolean }, method: string, path: string, body?: unknown): Promise<unknown> {
     const { resolveControl, callControl } = await import('./control-client.js');
     const target = await resolveControl({ controlUrl: flags['control-url'] });

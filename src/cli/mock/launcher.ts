@@ -1,14 +1,13 @@
 // `cardctl mock start`: start the mock, print the banner (the --json one is the first stdout
-// line), record where its control plane is (mock.json, 0600), optionally save profiles, and
+// line), record where its control plane is (mocks/<pid>.json, 0600: one record per running
+// mock, see registry.ts), optionally save profiles, and
 // serve until SIGINT or SIGTERM.
-import { mkdirSync, readFileSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { CardctlError } from '../../errors.js';
 import { startMock, DEFAULT_PORT, type MockServer } from '../../mock/index.js';
 import { checkEndpointUrl, endpointUrlVerdict } from '../../mock/endpoint-url.js';
 import { systemLookup } from '../../mock/host-lookup.js';
 import { StateFileError } from '../../mock/persistence.js';
-import { mockFilePath } from './control-client.js';
+import { describeMock, forgetMock, mocksDir, recordMock, runningMocks } from './registry.js';
 
 export interface LaunchOptions {
   host: string;
@@ -40,11 +39,11 @@ export function bannerObject(mock: MockServer): Record<string, unknown> {
   };
 }
 
-/** The readable banner: no secret in it (they are in the --json banner, the profiles and mock.json only). */
+/** The readable banner: no secret in it (they are in the --json banner, the profiles and the mock's record only). */
 function readableBanner(mock: MockServer, mockFile: string, saved: boolean, stateFile?: string): string {
   const lines = [
     `cardctl mock listening on ${mock.baseUrl}`,
-    `  control plane   ${mock.controlUrl}  (token in ${mockFile})`,
+    `  control plane   ${mock.controlUrl}  (token in ${mockFile || 'the --json banner'})`,
     `  merchant        ${mock.merchantId}`,
     `  test key        ${mock.keys.test.keyId}`,
     `  live key        ${mock.keys.live.keyId}`,
@@ -95,6 +94,15 @@ function writeWhenFlushed(stream: NodeJS.WritableStream, text: string): Promise<
 export async function launchMock(opts: LaunchOptions, io: LaunchIO): Promise<void> {
   check(opts);
   await checkWebhooks(opts.webhookUrls);
+  const dir = await mocksDir(io.env);
+  // the profiles of a mock still running are never replaced behind its back
+  const owner = opts.saveProfiles ? runningMocks(dir).find((m) => m.profiles) : undefined;
+  if (owner) {
+    throw new CardctlError(`profiles mock-test and mock-live belong to the mock still running (${describeMock(owner)}).`, {
+      kind: 'usage',
+      hint: 'Stop that mock first, or start this one without --save-profiles (its keys are in its --json banner).',
+    });
+  }
   // Installed before anything is printed: a signal sent as soon as the banner shows must find them.
   let stopSignal: NodeJS.Signals | null = null;
   let wake = (): void => {};
@@ -130,13 +138,24 @@ export async function launchMock(opts: LaunchOptions, io: LaunchIO): Promise<voi
 
   let mockFile = '';
   try {
-    mockFile = await mockFilePath(io.env);
+    const others = runningMocks(dir);
     try {
-      mkdirSync(dirname(mockFile), { recursive: true, mode: 0o700 });
-      writeFileSync(mockFile, JSON.stringify({ control_url: mock.controlUrl, control_token: mock.controlToken, base_url: mock.baseUrl, pid: process.pid }) + '\n', { mode: 0o600 });
-      chmodSync(mockFile, 0o600);
+      mockFile = recordMock(dir, {
+        control_url: mock.controlUrl,
+        control_token: mock.controlToken,
+        base_url: mock.baseUrl,
+        pid: process.pid,
+        started_at: new Date().toISOString(),
+        profiles: opts.saveProfiles,
+      });
     } catch (err) {
-      io.stderr.write(`warning: could not write ${mockFile} (${(err as Error).message}); control commands need CARDCTL_MOCK_URL and CARDCTL_MOCK_TOKEN.\n`);
+      io.stderr.write(`warning: could not record this mock in ${dir} (${(err as Error).message}); control commands need CARDCTL_MOCK_URL and CARDCTL_MOCK_TOKEN.\n`);
+    }
+    if (mockFile && others.length > 0) {
+      io.stderr.write(
+        `note: ${others.length === 1 ? 'another mock is' : `${others.length} other mocks are`} running (${others.map(describeMock).join('; ')}); ` +
+          'the `cardctl mock ...` commands now use this one, the newest, until it stops (CARDCTL_MOCK_URL and CARDCTL_MOCK_TOKEN pick another).\n',
+      );
     }
 
     if (opts.saveProfiles) {
@@ -154,22 +173,11 @@ export async function launchMock(opts: LaunchOptions, io: LaunchIO): Promise<voi
   } catch (err) {
     // the server is up: close it, or the process would keep serving after reporting the error
     await mock.close();
-    forgetMockFile(mockFile, mock.controlToken);
+    forgetMock(mockFile, mock.controlToken);
     throw err;
   }
   await stopped;
   if (!opts.json) io.stderr.write(`\n${stopSignal ?? 'signal'}: stopping the mock.\n`);
   await mock.close();
-  forgetMockFile(mockFile, mock.controlToken);
-}
-
-/** Removes mock.json, only if it still describes this mock (another one may have started since). */
-function forgetMockFile(file: string, token: string): void {
-  if (!file) return;
-  try {
-    const saved = JSON.parse(readFileSync(file, 'utf8')) as { pid?: number; control_token?: string };
-    if (saved.pid === process.pid && saved.control_token === token) rmSync(file, { force: true });
-  } catch {
-    // nothing to clean up
-  }
+  forgetMock(mockFile, mock.controlToken);
 }

@@ -6,7 +6,7 @@ export default class MockStart extends BaseCommand {
   static override description =
     'A stateful mock of every operation of the API, with the gateway of SIGNING.md, test and live modes, a simulated clock and a control plane (/_mock, bearer token).\n' +
     'With --json the first stdout line is the banner: base_url, control_url, control_token, merchant_id, keys, webhook_secret, products, networks.\n' +
-    'The control commands (`cardctl mock state`, `mock clock advance`, ...) find it through the mock.json it writes into the config folder.';
+    'The control commands (`cardctl mock state`, `mock clock advance`, ...) find it through the record it writes into the config folder (mocks/<pid>.json; with several mocks running, the newest).';
   static override examples = [
     '<%= config.bin %> mock start --save-profiles',
     '<%= config.bin %> mock start --port 0 --json --seed 7 > banner.json',

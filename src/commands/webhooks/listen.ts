@@ -23,7 +23,7 @@ export default class WebhooksListen extends BaseCommand {
     host: Flags.string({ description: 'loopback address to listen on', default: '127.0.0.1' }),
     'forward-to': Flags.string({ description: 'forward each verified delivery, unchanged, to this URL' }),
     mock: Flags.boolean({ description: 'register the listener as a webhook endpoint of the running mock', default: false }),
-    'control-url': Flags.string({ description: 'control URL of the mock, with --mock (default: CARDCTL_MOCK_URL, then the mock.json of `mock start`)', helpGroup: 'MOCK' }),
+    'control-url': Flags.string({ description: 'control URL of the mock, with --mock (default: CARDCTL_MOCK_URL, then the newest mock `mock start` recorded)', helpGroup: 'MOCK' }),
     'max-events': Flags.integer({ description: 'stop after this many deliveries (exit 3 if any failed verification)', min: 1 }),
     tolerance: Flags.integer({ description: 'allowed |now - t| in seconds', default: 300, min: 0 }),
     profile: Flags.string({ char: 'p', description: 'profile whose webhook secret to use' }),
