@@ -55,6 +55,19 @@ export function redactParseMessage(message: string): string {
     .replace(/^(Unexpected arguments?: )(.*)$/gm, (_, head: string, list: string) => `${head}${list.split(', ').length} (not shown: a value typed here could be a secret)`);
 }
 
+/**
+ * An oclif parse error as one clean line: redacted as above, without oclif's "See more help with
+ * --help" (the caller names the command's help), its "\n\t" layout and stray whitespace.
+ */
+export function cleanParseMessage(message: string): string {
+  return redactParseMessage(message)
+    .replace(/\n?See more help with --help\s*$/, '')
+    .replace(/[ \t]*\n\t+/g, ': ')
+    .replace(/\s*\n\s*/g, '; ')
+    .replace(/[ \t]+/g, ' ')
+    .trim();
+}
+
 /** The `--json` error object: `{"error": {status, message, errors, code}}`. */
 export function errorJson(err: unknown): { error: { status: number | null; message: string; errors: Record<string, unknown>; code: string | null; idempotency_key?: string; data?: unknown } } {
   if (err instanceof CardctlError) {
@@ -69,6 +82,6 @@ export function errorJson(err: unknown): { error: { status: number | null; messa
       },
     };
   }
-  const message = redactParseMessage(err instanceof Error ? err.message : String(err));
+  const message = cleanParseMessage(err instanceof Error ? err.message : String(err));
   return { error: { status: null, message, errors: {}, code: null } };
 }

@@ -1,7 +1,7 @@
 // How an error reaches the user: on stderr for people, as `{"error": ...}` on stdout with
 // --json. Returns the exit code. No oclif import: the fast path uses it too.
 import { CardctlError } from '../errors.js';
-import { errorJson, exitCodeFor, redactParseMessage } from './exit-codes.js';
+import { cleanParseMessage, errorJson, exitCodeFor } from './exit-codes.js';
 
 export function renderError(err: unknown, json: boolean, commandId?: string): number {
   const code = exitCodeFor(err);
@@ -17,7 +17,7 @@ export function renderError(err: unknown, json: boolean, commandId?: string): nu
   } else if (code === 2) {
     // oclif parse errors carry a usable message; show it without a stack
     // oclif's own "See more help with --help" goes: the line below names the command
-    process.stderr.write(`Error: ${redactParseMessage(e.message).replace(/\n?See more help with --help\s*$/, '')}\nSee \`cardctl ${commandId ? commandId.replaceAll(':', ' ') + ' ' : ''}--help\`.\n`);
+    process.stderr.write(`Error: ${cleanParseMessage(e.message)}\nSee \`cardctl ${commandId ? commandId.replaceAll(':', ' ') + ' ' : ''}--help\`.\n`);
   } else {
     process.stderr.write(`Error: ${e.message}\n`);
     if (process.env.CARDCTL_DEBUG) process.stderr.write(`${e.stack ?? ''}\n`);

@@ -82,9 +82,13 @@ export function journalPath(env: NodeJS.ProcessEnv = process.env): string {
   return join(stateDir(env), 'operations.ndjson');
 }
 
-/** A short sortable id: time in base 36 plus random, so `ops show` accepts a prefix. */
-function newId(now: number): string {
-  return `op_${now.toString(36)}${randomUUID().replace(/-/g, '').slice(0, 8)}`;
+/**
+ * A short random id (48 bits, hex), so the first few characters after `op_` tell operations apart
+ * and `ops show` takes a short prefix. (Ids used to begin with the time, so operations of the same
+ * hour shared their first characters; the entry's `time` field keeps the order.)
+ */
+function newId(): string {
+  return `op_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
 }
 
 /** An entry from its records, in the order they were written: the latest record decides. */
@@ -202,7 +206,7 @@ export class Journal {
 
   /** Records an operation before it is sent; returns its id. */
   recordOp(op: Omit<JournalOp, 'type' | 'id' | 'time' | 'body_b64' | 'body_sha256'> & { body: Buffer }, now = Date.now()): string {
-    const id = newId(now);
+    const id = newId();
     const { body, ...rest } = op;
     this.append({
       type: 'op',

@@ -15,7 +15,11 @@ export function showOp(id: string, env?: NodeJS.ProcessEnv): JournalEntry {
   if (!found) {
     throw new CardctlError(`no operation "${id}" in the journal ${journal.file}.`, { kind: 'not_found', hint: 'List them with `cardctl ops list`.' });
   }
-  if ('ambiguous' in found) throw usageError(`"${id}" matches several operations: ${found.ambiguous.join(', ')}.`, 'Give more of the id.');
+  if ('ambiguous' in found) {
+    const n = found.ambiguous.length;
+    const shown = found.ambiguous.slice(0, 10).join(', ') + (n > 10 ? `, and ${n - 10} more` : '');
+    throw usageError(`the prefix "${id}" is ambiguous: it matches ${n} operations (${shown}).`, 'Give more characters of the id (`cardctl ops list` shows them whole), or the idempotency key.');
+  }
   return found;
 }
 

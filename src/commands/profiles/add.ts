@@ -12,9 +12,9 @@ export default class ProfilesAdd extends BaseCommand {
     'printf \'%s\\n%s\\n\' "$SECRET" "$WEBHOOK_SECRET" | <%= config.bin %> profiles add prod --key-id 01JD2Q7N8V3K4M5P6R7S8T9V0W --mode live --base-url https://api.example.com/api/v1 --secret-stdin --webhook-secret-stdin',
     '<%= config.bin %> profiles add dev --key-id 01JD2Q7N8V3K4M5P6R7S8T9V0W --mode test   # asks for the secret',
   ];
-  // Not strict: oclif would echo an unknown `--secret=VALUE` or a stray positional secret in its
-  // error; run() refuses them without repeating them.
-  static override strict = false;
+  // Parsed without strictness (see run): oclif would echo a stray positional secret in its error;
+  // run() refuses it without repeating it. The class itself stays strict so that the usage line
+  // shows one NAME, not NAME...
   static override args = { name: Args.string({ description: 'profile name: 1-64 of A-Z a-z 0-9 . _ -', required: true }) };
   static override flags = {
     'key-id': Flags.string({ description: 'API key id (26-character ULID)', required: true }),
@@ -30,7 +30,7 @@ export default class ProfilesAdd extends BaseCommand {
   };
 
   async run(): Promise<void> {
-    const { args, argv, flags } = await this.parse(ProfilesAdd);
+    const { args, argv, flags } = await this.parse({ args: ProfilesAdd.args, flags: ProfilesAdd.flags, baseFlags: ProfilesAdd.baseFlags, strict: false });
     const extra = (argv as string[]).slice(1);
     const secretFlag = flags.secret !== undefined || flags['webhook-secret'] !== undefined;
     if (extra.length > 0 || secretFlag) {
