@@ -106,9 +106,6 @@ _cardctl_flag_values() {
     'mock faults add --operation') echo 'issue recharge terminate any' ;;
     'mock keys create --mode') echo 'test live' ;;
     'mock kyc --verdict') echo 'approved rejected' ;;
-    'mock products set --available') echo 'true false' ;;
-    'mock products set --default') echo 'true false' ;;
-    'mock products set --enabled') echo 'true false' ;;
     'mock provision --outcome') echo 'active failed' ;;
     'mock transactions add --status') echo 'pending completed declined reversed' ;;
     'mock transactions add --type') echo 'authorization capture refund reversal decline' ;;

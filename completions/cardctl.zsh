@@ -107,9 +107,6 @@ _cardctl_flag_values() {
     'mock faults add --operation') print -r -- 'issue recharge terminate any' ;;
     'mock keys create --mode') print -r -- 'test live' ;;
     'mock kyc --verdict') print -r -- 'approved rejected' ;;
-    'mock products set --available') print -r -- 'true false' ;;
-    'mock products set --default') print -r -- 'true false' ;;
-    'mock products set --enabled') print -r -- 'true false' ;;
     'mock provision --outcome') print -r -- 'active failed' ;;
     'mock transactions add --status') print -r -- 'pending completed declined reversed' ;;
     'mock transactions add --type') print -r -- 'authorization capture refund reversal decline' ;;
