@@ -2,7 +2,7 @@
 
 _cardctl_subcommands() {
   case "$1" in
-    '') echo 'cards completion customers demo deposit-addresses deposits doctor mock ops profiles request sign webhooks' ;;
+    '') echo 'cards completion customers demo deposit-addresses deposits doctor mock ops profiles request sign smoke webhooks' ;;
     'cards') echo 'freeze get issue recharge terminate transactions unfreeze' ;;
     'customers') echo 'create get kyc list update' ;;
     'deposit-addresses') echo 'create list' ;;
@@ -85,6 +85,7 @@ _cardctl_flags() {
     'request') echo '--data --idempotency-key --include --json --profile --query --retries --verbose --yes' ;;
     'sign') echo '--data --idempotency-key --json --key-id --method --nonce --path --profile --query --timestamp' ;;
     'sign diagnose') echo '--json --now --profile --request' ;;
+    'smoke') echo '--amount --json --junit --mock --profile' ;;
     'webhooks listen') echo '--control-url --forward-to --host --json --max-events --mock --port --profile --tolerance' ;;
     'webhooks sign') echo '--json --payload --profile --timestamp' ;;
     'webhooks test') echo '--json --junit --profile --timeout' ;;

@@ -3,7 +3,7 @@
 
 _cardctl_subcommands() {
   case "$1" in
-    '') print -r -- 'cards completion customers demo deposit-addresses deposits doctor mock ops profiles request sign webhooks' ;;
+    '') print -r -- 'cards completion customers demo deposit-addresses deposits doctor mock ops profiles request sign smoke webhooks' ;;
     'cards') print -r -- 'freeze get issue recharge terminate transactions unfreeze' ;;
     'customers') print -r -- 'create get kyc list update' ;;
     'deposit-addresses') print -r -- 'create list' ;;
@@ -86,6 +86,7 @@ _cardctl_flags() {
     'request') print -r -- '--data --idempotency-key --include --json --profile --query --retries --verbose --yes' ;;
     'sign') print -r -- '--data --idempotency-key --json --key-id --method --nonce --path --profile --query --timestamp' ;;
     'sign diagnose') print -r -- '--json --now --profile --request' ;;
+    'smoke') print -r -- '--amount --json --junit --mock --profile' ;;
     'webhooks listen') print -r -- '--control-url --forward-to --host --json --max-events --mock --port --profile --tolerance' ;;
     'webhooks sign') print -r -- '--json --payload --profile --timestamp' ;;
     'webhooks test') print -r -- '--json --junit --profile --timeout' ;;

@@ -13,6 +13,8 @@ export interface CaseOutputOptions {
   env: NodeJS.ProcessEnv;
   stdout?: NodeJS.WritableStream & { isTTY?: boolean };
   stderr?: NodeJS.WritableStream;
+  /** the readable form, when it is more than the case list */
+  text?: (chalk: import('chalk').ChalkInstance) => string;
 }
 
 /** Refuses a --junit path that cannot be written, before anything is sent. */
@@ -43,6 +45,7 @@ export async function emitCaseReport(report: CaseSuite, opts: CaseOutputOptions)
     stdout.write(JSON.stringify(report, null, 2) + '\n');
   } else {
     const { chalkFor } = await import('../output/color.js');
-    stdout.write(formatCaseList(report, await chalkFor(stdout)));
+    const chalk = await chalkFor(stdout);
+    stdout.write(opts.text ? opts.text(chalk) : formatCaseList(report, chalk));
   }
 }

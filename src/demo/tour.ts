@@ -7,7 +7,7 @@
 // generic `request` appears once, to show that any call can be sent signed. Checks read the
 // `key  value` block (keyValues), a table (tableRows) or `--json`. A command that must run while
 // others do (a waiting issue, a webhook listener) is `r.start(...)` then `r.wait(...)`.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CUSTOMER, CUSTOMER_INVALID } from './fixtures.js';
 import { bodyJson, expect, keyValues, tableRows, type CliRun, type Runner } from './runner.js';
@@ -558,6 +558,23 @@ export async function runTour(ctx: TourContext): Promise<void> {
     },
   });
   await r.stop(receiver, { name: 'webhooks: receiver stopped', title: 'Stop the receiver (Ctrl-C): it logged every delivery, and refused exactly the forgeries' });
+
+  // ---------------------------------------------------------------------------------------
+  r.section('CI: a smoke test of the whole integration, with a JUnit report');
+  await r.step({
+    name: 'smoke',
+    title: 'Smoke-test the integration with the test key: setup, signing, customers, cards, funding; one case each, at most 30 requests (exit 0: all passed)',
+    argv: ['smoke', '--junit', 'smoke.xml'],
+    maxLines: 30,
+    check: ({ stdout }) => {
+      expect(/^✓ 22 cases: 22 passed, 0 failed/m.test(stdout), 'expected 22 cases passed');
+      const created = /^created: customer ([0-9A-Z]{26}), card ([0-9A-Z]{26}) \(frozen\)/m.exec(stdout);
+      expect(created !== null, 'the smoke test should name the customer and the frozen card it created');
+      const xml = readFileSync(join(ctx.files, 'smoke.xml'), 'utf8');
+      expect(/<testsuite name="cardctl smoke" tests="22" failures="0"/.test(xml), 'smoke.xml should hold the 22 cases, none failed');
+      return `22 passed; card ${created![2]} left frozen; smoke.xml written`;
+    },
+  });
 
   // ---------------------------------------------------------------------------------------
   r.section('The books, and shell completion');

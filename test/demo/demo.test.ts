@@ -72,7 +72,7 @@ describe('cardctl demo', () => {
 
   it('runs every section, in order, to the last step', () => {
     const headings = [...run.stderr.matchAll(/^━━ (\d+)\. (.+) ━━$/gm)].map((m) => `${m[1]}. ${m[2]}`);
-    const expected = ['Profiles', 'Customers', 'Cards', 'Live mode', 'outcome is unknown', 'Signatures', 'Webhooks', 'The books'];
+    const expected = ['Profiles', 'Customers', 'Cards', 'Live mode', 'outcome is unknown', 'Signatures', 'Webhooks', 'CI: a smoke test', 'The books'];
     expect(headings).toHaveLength(expected.length);
     expected.forEach((word, i) => expect(headings[i]).toMatch(new RegExp(`^${i + 1}\\. .*${word}`)));
     expect(summary.steps.at(-1)?.name).toBe('completion: bash');
@@ -95,6 +95,11 @@ describe('cardctl demo', () => {
     expect(byName.get('webhooks: listen')).toMatchObject({ command: 'cardctl webhooks listen --mock --max-events 1 --json &', exit_code: 0 });
     expect(byName.get('webhooks: trigger')?.command).toMatch(/^cardctl webhooks trigger card\.issued --data '\{"card_id":"[0-9A-Z]{26}"\}'$/);
     expect(byName.get('webhooks: listen, delivery')).toMatchObject({ command: 'wait $!', exit_code: 0 });
+    // grading a receiver: the listener started, graded (exit 0), then interrupted
+    expect(byName.get('webhooks: receiver to grade')).toMatchObject({ command: 'cardctl webhooks listen --json &', exit_code: 0 });
+    expect(byName.get('webhooks: test')).toMatchObject({ command: expect.stringMatching(/^cardctl webhooks test http:\/\/127\.0\.0\.1:\d+\/webhooks$/), exit_code: 0 });
+    expect(byName.get('webhooks: receiver stopped')).toMatchObject({ command: 'kill -INT $!; wait $!', exit_code: 0 });
+    expect(byName.get('smoke')).toMatchObject({ command: 'cardctl smoke --junit smoke.xml', exit_code: 0 });
     expect(byName.get('cards: recharge, answer lost')?.exit_code).toBe(7);
     expect(byName.get('live: test key refused')?.exit_code).toBe(3);
     expect(byName.get('sign: diagnose')?.exit_code).toBe(3);

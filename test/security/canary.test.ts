@@ -243,6 +243,21 @@ describe('the canary secret never leaks', () => {
     }
   });
 
+  it('runs smoke with the canary key: passing (text, --json, JUnit) and failing with the exchange in the details', async () => {
+    const env = { CARDCTL_API_KEY: KEY_ID, CARDCTL_API_SECRET: CANARY, CARDCTL_BASE_URL: mock.baseUrl, CARDCTL_MODE: 'test', GITHUB_ACTIONS: 'true' };
+    const junit = join(sandbox.dir, 'reports', 'smoke.xml');
+    const passed = await cli(['smoke', '--junit', junit], { env });
+    expect(passed.code, passed.stdout + passed.stderr).toBe(0);
+    expect(readFileSync(junit, 'utf8')).toContain('<testsuite name="cardctl smoke"');
+    await cli(['smoke', '--json'], { env });
+    // an unknown key id with the canary secret: setup fails, the details carry the signed probes
+    const failedJunit = join(sandbox.dir, 'reports', 'smoke-failed.xml');
+    const failed = await cli(['smoke', '--junit', failedJunit, '--json'], { env: { ...env, CARDCTL_API_KEY: '01JD2Q7N8V3K4M5P6R7S8T9XXX' } });
+    expect(failed.code).toBe(3);
+    expect(readFileSync(failedJunit, 'utf8')).toContain('X-Signature: ');
+    expect((await cli(['smoke'], { env: { ...env, CARDCTL_MODE: 'live' } })).code).toBe(2);
+  });
+
   it('appears in no stdout or stderr of any of those runs', () => {
     expect(outputs.length).toBeGreaterThan(30);
     for (const { args, result } of outputs) {
