@@ -1,49 +1,69 @@
-// Start-up of `cardctl --version` and `cardctl sign ...` as a ratio to `node -e 0`,
-// median of alternating runs (alternating spreads machine noise over all three evenly).
+// Start-up of cardctl commands as a ratio to `node -e 0`, median of alternating runs
+// (alternating spreads the machine's noise over all the commands evenly), plus the peak memory
+// of `cards get`. The API commands run against the embedded mock in its own process
+// (bench/serve-mock.mjs), with a profile read from a temporary config folder and a temporary
+// journal, as a user's shell loop would run them.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { fmt, median, timeRun } from './lib.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const bin = join(root, 'bin', 'run.js');
 const RUNS = Number(process.env.BENCH_RUNS ?? 25);
-const TARGET = 2.4;
+const node = process.execPath;
 
-const env = {
-  ...process.env,
-  CARDCTL_CONFIG_DIR: join(root, 'bench', '.tmp-config'),
-  CARDCTL_API_SECRET: 'q8N3d0vYw2l1C5m9JxTzR4bF6hK7aPpUe3sG1oVtW0E=',
-};
-const cases = {
-  'node -e 0': [process.execPath, ['-e', '0']],
-  'cardctl --version': [process.execPath, [bin, '--version']],
-  'cardctl sign': [
-    process.execPath,
-    [bin, 'sign', '--method', 'POST', '--path', '/api/v1/cards', '--key-id', '01JD2Q7N8V3K4M5P6R7S8T9V0W',
+const tmp = mkdtempSync(join(tmpdir(), 'cardctl-bench-'));
+const mock = spawn(node, [join(root, 'bench', 'serve-mock.mjs')], { stdio: ['pipe', 'pipe', 'inherit'] });
+try {
+  const fixture = JSON.parse(await new Promise((resolve, reject) => {
+    createInterface({ input: mock.stdout }).once('line', resolve);
+    mock.once('exit', (code) => reject(new Error(`the bench mock exited (${code})`)));
+  }));
+  const env = { ...process.env, CARDCTL_CONFIG_DIR: join(tmp, 'config'), CARDCTL_STATE_DIR: join(tmp, 'state'), NO_COLOR: '1' };
+  for (const k of Object.keys(env)) if (k.startsWith('CARDCTL_') && k !== 'CARDCTL_CONFIG_DIR' && k !== 'CARDCTL_STATE_DIR') delete env[k];
+  const added = spawnSync(node, [bin, 'profiles', 'add', 'bench', '--key-id', fixture.keyId, '--mode', 'test', '--base-url', fixture.baseUrl, '--secret-stdin'], { env, input: `${fixture.secret}\n` });
+  if (added.status !== 0) throw new Error(`profiles add: ${added.stderr}`);
+
+  const signEnv = { ...env, CARDCTL_API_SECRET: 'q8N3d0vYw2l1C5m9JxTzR4bF6hK7aPpUe3sG1oVtW0E=' };
+  // [argv, env, target ratio or null (information only)]
+  const cases = {
+    'node -e 0': [['-e', '0'], env, null],
+    'cardctl --version': [[bin, '--version'], env, 1.3],
+    'cardctl sign': [[bin, 'sign', '--method', 'POST', '--path', '/api/v1/cards', '--key-id', '01JD2Q7N8V3K4M5P6R7S8T9V0W',
       '--timestamp', '1763800000', '--nonce', '6f1c2d3e-4b5a-4c7d-9e8f-0a1b2c3d4e5f',
-      '--data', '{"customer_id":"01JD2Q9ZZZZZZZZZZZZZZZZZZZ","amount_minor":5000}', '--json'],
-  ],
-};
+      '--data', '{"customer_id":"01JD2Q9ZZZZZZZZZZZZZZZZZZZ","amount_minor":5000}', '--json'], signEnv, 1.6],
+    'cards get ID': [[bin, 'cards', 'get', fixture.cardId], env, 2.0],
+    'customers list --per-page 1': [[bin, 'customers', 'list', '--per-page', '1'], env, 2.0],
+    'cards issue (money)': [[bin, 'cards', 'issue', '--customer', fixture.customerId, '--amount', String(fixture.minLoad)], env, 2.5],
+    // what the fast path saves: the same command through oclif
+    'cards get via oclif (info)': [[bin, 'cards', 'get', fixture.cardId], { ...env, CARDCTL_NO_FAST_PATH: '1' }, null],
+  };
+  const RSS_GOAL_MIB = 60;
 
-// For information (no target): the same `sign` through oclif, i.e. what the fast path saves,
-// and what any other command costs.
-cases['sign via oclif (info)'] = [cases['cardctl sign'][0], cases['cardctl sign'][1]];
-const caseEnv = { 'sign via oclif (info)': { ...env, CARDCTL_NO_FAST_PATH: '1' } };
+  const times = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
+  for (const [args, caseEnv] of Object.values(cases)) timeRun(node, args, { env: caseEnv }); // warm the file cache
+  for (let i = 0; i < RUNS; i++) {
+    for (const [name, [args, caseEnv]] of Object.entries(cases)) times[name].push(timeRun(node, args, { env: caseEnv }));
+  }
+  // peak memory in separate runs (the preload that reports it is not in the timed runs)
+  const rssFile = join(tmp, 'rss');
+  for (let i = 0; i < 5; i++) timeRun(node, ['--require', join(root, 'bench', 'report-rss.cjs'), ...cases['cards get ID'][0]], { env: { ...env, BENCH_RSS_FILE: rssFile } });
+  const rssMiB = median(readFileSync(rssFile, 'utf8').trim().split('\n').map(Number)) / 1024;
 
-const times = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
-for (const [name, [cmd, args]] of Object.entries(cases)) timeRun(cmd, args, { env: caseEnv[name] ?? env }); // warm the file cache
-for (let i = 0; i < RUNS; i++) {
-  for (const [name, [cmd, args]] of Object.entries(cases)) times[name].push(timeRun(cmd, args, { env: caseEnv[name] ?? env }));
+  const base = median(times['node -e 0']);
+  console.log(`start-up, median of ${RUNS} alternating runs (baseline node -e 0 = ${fmt(base, 1)} ms)`);
+  for (const [name, [, , target]] of Object.entries(cases)) {
+    const m = median(times[name]);
+    const ratio = m / base;
+    const verdict = target === null ? '' : ratio <= target ? `ok (target <= ${target}x)` : `OVER target ${target}x`;
+    console.log(`  ${name.padEnd(28)} ${fmt(m, 1).padStart(7)} ms  ratio=${fmt(ratio)}  ${verdict}`);
+  }
+  console.log(`  ${'cards get ID peak RSS'.padEnd(28)} ${fmt(rssMiB, 1).padStart(7)} MiB  ${rssMiB <= RSS_GOAL_MIB ? 'ok' : 'OVER'} (target <= ${RSS_GOAL_MIB} MiB)`);
+} finally {
+  mock.kill('SIGTERM');
+  rmSync(tmp, { recursive: true, force: true });
 }
-
-const base = median(times['node -e 0']);
-const results = [];
-console.log(`start-up, median of ${RUNS} alternating runs (baseline node -e 0 = ${fmt(base, 1)} ms)`);
-for (const name of Object.keys(cases)) {
-  const m = median(times[name]);
-  const ratio = m / base;
-  const verdict = name === 'node -e 0' || name.endsWith('(info)') ? '' : ratio <= TARGET ? `ok (target <= ${TARGET}x)` : `OVER target ${TARGET}x`;
-  console.log(`  ${name.padEnd(20)} ${fmt(m, 1).padStart(7)} ms  ratio=${fmt(ratio)}  ${verdict}`);
-  results.push({ name, median_ms: m, ratio });
-}
-export default results;

@@ -23,3 +23,38 @@ const run = (file, args, mayFail = false) => {
 rmSync(join(root, 'oclif.manifest.json'), { force: true });
 run(require.resolve('typescript/bin/tsc'), ['-p', 'tsconfig.build.json'], lenient);
 run(join(dirname(require.resolve('oclif/package.json')), 'bin', 'run.js'), ['manifest']);
+
+// The fast path (src/cli/fast-path.ts) parses command lines from this manifest without loading
+// the command classes. oclif's manifest says "option" for every valued flag; add how each
+// parses (`kind`: string, integer with min/max, or custom, which the fast path leaves to oclif).
+{
+  const { pathToFileURL } = await import('node:url');
+  const { readFileSync, writeFileSync } = await import('node:fs');
+  const { Flags, Args } = await import('@oclif/core');
+  const integerParse = Flags.integer().parse;
+  const stringParse = String(Flags.string().parse);
+  const kindOf = (def, sample) => {
+    if (def.type === 'boolean') return String(def.parse) === String(Flags.boolean().parse) ? 'boolean' : 'custom';
+    if (def.parse === integerParse) return 'integer';
+    return String(def.parse) === stringParse ? 'string' : 'custom';
+  };
+  const file = join(root, 'oclif.manifest.json');
+  const manifest = JSON.parse(readFileSync(file, 'utf8'));
+  const argStringParse = String(Args.string().parse);
+  for (const cmd of Object.values(manifest.commands)) {
+    const { default: C } = await import(pathToFileURL(join(root, ...cmd.relativePath)).href);
+    for (const [name, def] of Object.entries({ ...C.baseFlags, ...C.flags })) {
+      const m = cmd.flags[name];
+      if (!m) continue;
+      m.kind = kindOf(def);
+      if (m.kind === 'integer') {
+        if (def.min !== undefined) m.min = def.min;
+        if (def.max !== undefined) m.max = def.max;
+      }
+    }
+    for (const [name, def] of Object.entries(C.args ?? {})) {
+      if (cmd.args[name]) cmd.args[name].kind = String(def.parse) === argStringParse ? 'string' : 'custom';
+    }
+  }
+  writeFileSync(file, JSON.stringify(manifest, null, 2));
+}

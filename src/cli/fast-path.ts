@@ -1,93 +1,188 @@
-// Start-up fast path. Importing oclif costs more than starting node itself, and `sign`,
-// `webhooks sign` and `webhooks verify` need none of it. For these, flags are parsed from the
-// SAME definitions (oclif.manifest.json) with node's util.parseArgs, and the same runner as the
-// oclif command is called. Anything this parser does not fully understand (help, unknown,
-// repeated or negated flags, a missing required flag, a value outside a flag's options) falls
-// back to oclif, so usage errors and help stay oclif's.
+// Start-up fast path for EVERY command. Importing oclif costs more than starting node itself,
+// and running a command needs none of it: the command line is parsed here from the SAME flag
+// and argument definitions (oclif.manifest.json, which the build annotates with each flag's
+// kind), and the same command class runs, built on src/cli/lite-oclif.ts instead of oclif.
+// Anything this parser does not fully understand (help, an unknown command, unknown, repeated,
+// grouped or negated flags, a missing required flag or argument, a value outside a flag's
+// options or range, `--`, a value that looks like a flag) is handed to oclif, so help and
+// usage errors stay oclif's. The decision is made before any command module is loaded.
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
-import { LOCAL_COMMANDS, type ParsedFlags } from './local-commands.js';
-import { renderError } from './render-error.js';
 
-interface ManifestFlag {
+export interface ManifestFlag {
   name: string;
   char?: string;
   type: 'boolean' | 'option';
+  kind?: 'boolean' | 'string' | 'integer' | 'custom';
   required?: boolean;
   multiple?: boolean;
   options?: string[];
   default?: unknown;
+  exclusive?: string[];
+  min?: number;
+  max?: number;
+  [key: string]: unknown;
 }
-interface ManifestCommand {
+export interface ManifestArg {
+  name: string;
+  required?: boolean;
+  kind?: string;
+  [key: string]: unknown;
+}
+export interface ManifestCommand {
+  id?: string;
   flags: Record<string, ManifestFlag>;
-  args: Record<string, unknown>;
+  args: Record<string, ManifestArg>;
+  strict?: boolean;
+  relativePath?: string[];
+  [key: string]: unknown;
+}
+export interface Manifest {
+  commands: Record<string, ManifestCommand>;
 }
 
-/** Words that can start a fast command; anything else goes straight to oclif, unread. */
-const FIRST_WORDS = new Set(Object.keys(LOCAL_COMMANDS).map((id) => id.split(':')[0]));
+export interface FastCommandLine {
+  id: string;
+  args: Record<string, string>;
+  flags: Record<string, unknown>;
+}
 
-/** The command id and its flags, or null when oclif must handle this command line. */
-export function parseFast(argv: string[], manifest: { commands: Record<string, ManifestCommand> }): { id: string; flags: ParsedFlags } | null {
-  const nested = argv.length > 1 ? `${argv[0]}:${argv[1]}` : '';
-  const id = nested in LOCAL_COMMANDS ? nested : argv[0] && argv[0] in LOCAL_COMMANDS ? argv[0] : null;
+/** Keys of a flag or argument definition this parser understands; any other key sends the line to oclif. */
+const FLAG_KEYS = new Set(['name', 'char', 'type', 'kind', 'required', 'multiple', 'options', 'default', 'exclusive', 'min', 'max', 'description', 'summary', 'helpGroup', 'hasDynamicHelp', 'allowNo', 'hidden']);
+const ARG_KEYS = new Set(['name', 'required', 'kind', 'description', 'hidden']);
+
+/** The longest run of leading words that names a command: `mock clock advance 60` -> mock:clock:advance. */
+export function resolveCommandId(argv: readonly string[], manifest: Manifest): string | undefined {
+  let found: string | undefined;
+  for (let n = 1; n <= argv.length; n++) {
+    const word = argv[n - 1]!;
+    if (word.startsWith('-') || word.includes(':') || word === '') break;
+    const id = argv.slice(0, n).join(':');
+    if (Object.hasOwn(manifest.commands, id)) found = id;
+  }
+  return found;
+}
+
+const looksLikeFlag = (v: string): boolean => v.startsWith('-') && v !== '-';
+
+/** The command and its parsed arguments and flags, or null when oclif must handle this command line. */
+export function parseFast(argv: readonly string[], manifest: Manifest): FastCommandLine | null {
+  const id = resolveCommandId(argv, manifest);
   if (!id) return null;
-  const cmd = manifest.commands[id];
-  if (!cmd || Object.keys(cmd.args ?? {}).length > 0) return null;
-  const rest = argv.slice(id.split(':').length);
-  if (rest.some((a) => a === '--help' || a === '-h' || a.startsWith('--no-'))) return null;
+  const cmd = manifest.commands[id]!;
+  if (cmd.strict === false) return null;
+  const flagDefs = Object.values(cmd.flags ?? {});
+  const argDefs = Object.values(cmd.args ?? {});
+  if (flagDefs.some((f) => Object.keys(f).some((k) => !FLAG_KEYS.has(k)) || f.hasDynamicHelp || (f.kind !== 'boolean' && f.kind !== 'string' && f.kind !== 'integer'))) return null;
+  if (argDefs.some((a) => Object.keys(a).some((k) => !ARG_KEYS.has(k)) || a.kind !== 'string')) return null;
 
-  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = {};
-  for (const f of Object.values(cmd.flags)) {
-    if (f.multiple) return null;
-    options[f.name] = { type: f.type === 'boolean' ? 'boolean' : 'string', ...(f.char ? { short: f.char } : {}) };
-  }
-  let values: Record<string, string | boolean | (string | boolean)[] | undefined>;
-  try {
-    const parsed = parseArgs({ args: rest, options, strict: true, allowPositionals: false, tokens: true });
-    values = parsed.values;
-    // parseArgs keeps the last of a repeated flag; oclif refuses it, so oclif decides.
-    const seen = new Set<string>();
-    for (const t of parsed.tokens) {
-      if (t.kind !== 'option') continue;
-      if (seen.has(t.name)) return null;
-      seen.add(t.name);
-    }
-  } catch {
-    return null;
-  }
-  const flags: ParsedFlags = {};
-  for (const f of Object.values(cmd.flags)) {
-    const v = values[f.name];
-    if (Array.isArray(v)) return null;
-    if (v === undefined) {
-      if (f.required) return null;
-      if (typeof f.default === 'string' || typeof f.default === 'boolean') flags[f.name] = f.default;
-      else if (f.type === 'boolean') flags[f.name] = false;
+  const rest = argv.slice(id.split(':').length);
+  const given = new Map<string, string[] | true>();
+  const positionals: string[] = [];
+  for (let i = 0; i < rest.length; i++) {
+    const token = rest[i]!;
+    if (!looksLikeFlag(token)) {
+      positionals.push(token);
       continue;
     }
-    if (f.options && typeof v === 'string' && !f.options.includes(v)) return null;
-    flags[f.name] = v;
+    if (token === '--' || token === '--help' || token === '-h' || token.startsWith('--no-')) return null;
+    let def: ManifestFlag | undefined;
+    let inline: string | undefined;
+    if (token.startsWith('--')) {
+      const eq = token.indexOf('=');
+      const name = eq >= 0 ? token.slice(2, eq) : token.slice(2);
+      if (eq >= 0) inline = token.slice(eq + 1);
+      def = Object.hasOwn(cmd.flags, name) ? cmd.flags[name] : undefined;
+    } else if (token.length === 2) {
+      def = flagDefs.find((f) => f.char === token[1]);
+    }
+    if (!def) return null; // unknown, grouped (-vp) or glued (-pVALUE): oclif's rules
+    const seen = given.get(def.name);
+    if (def.type === 'boolean') {
+      if (inline !== undefined || seen) return null;
+      given.set(def.name, true);
+      continue;
+    }
+    let value = inline;
+    if (value === undefined) {
+      if (i + 1 >= rest.length || looksLikeFlag(rest[i + 1]!)) return null;
+      value = rest[++i]!;
+    }
+    if (seen && !def.multiple) return null; // oclif refuses a repeated flag
+    // a multiple flag takes every following word in oclif: only `--flag value --other` is certain
+    if (def.multiple && i + 1 < rest.length && !looksLikeFlag(rest[i + 1]!)) return null;
+    given.set(def.name, [...(seen === true || seen === undefined ? [] : seen), value]);
   }
-  // parseArgs takes `--data --json` as --data="--json"; oclif would not, so let oclif decide.
-  for (const v of Object.values(flags)) if (typeof v === 'string' && v.startsWith('--')) return null;
-  return { id, flags };
+
+  if (positionals.length > argDefs.length) return null; // oclif: unexpected argument
+  const args: Record<string, string> = {};
+  for (const [i, a] of argDefs.entries()) {
+    if (i < positionals.length) args[a.name] = positionals[i]!;
+    else if (a.required) return null;
+  }
+
+  const flags: Record<string, unknown> = {};
+  for (const f of flagDefs) {
+    const v = given.get(f.name);
+    if (v === undefined) {
+      if (f.required) return null;
+      if (f.default !== undefined) {
+        if (typeof f.default !== 'string' && typeof f.default !== 'boolean' && typeof f.default !== 'number') return null;
+        flags[f.name] = f.multiple ? [f.default] : f.default;
+      }
+      continue;
+    }
+    if (f.exclusive?.some((other) => given.has(other))) return null;
+    if (v === true) {
+      flags[f.name] = true;
+      continue;
+    }
+    const values: unknown[] = [];
+    for (const s of v) {
+      if (f.options && !f.options.includes(s)) return null;
+      if (f.kind === 'integer') {
+        if (!/^-?\d+$/.test(s)) return null;
+        const n = Number.parseInt(s, 10);
+        if ((f.min !== undefined && n < f.min) || (f.max !== undefined && n > f.max)) return null;
+        values.push(n);
+      } else {
+        values.push(s);
+      }
+    }
+    flags[f.name] = f.multiple ? values : values[0];
+  }
+  return { id, args, flags };
 }
 
-/** Runs the command and returns true, or returns false to hand the command line to oclif. */
+/** Set before a command module is loaded: src/cli/oclif.ts then builds it on the lite oclif (not imported here: it would load oclif). */
+const FAST_PATH = Symbol.for('cardctl.fastPath');
+
+/** The class of a command, built on the lite oclif (src/cli/lite-oclif.ts). */
+interface FastCommand {
+  id: string | undefined;
+  preparsed: { args: Record<string, unknown>; flags: Record<string, unknown>; argv: string[] } | undefined;
+  _run(): Promise<unknown>;
+}
+
+/**
+ * Runs the command and returns true, or returns false to hand the command line to oclif
+ * (before anything of the command was loaded). `CARDCTL_NO_FAST_PATH=1` always hands over.
+ */
 export async function tryFastPath(argv: string[], manifestUrl: URL): Promise<boolean> {
-  if (!argv[0] || !FIRST_WORDS.has(argv[0]) || process.env.CARDCTL_NO_FAST_PATH) return false;
-  let manifest;
+  if (!argv[0] || process.env.CARDCTL_NO_FAST_PATH) return false;
+  let manifest: Manifest;
   try {
-    manifest = JSON.parse(readFileSync(manifestUrl, 'utf8'));
+    manifest = JSON.parse(readFileSync(manifestUrl, 'utf8')) as Manifest;
   } catch {
     return false;
   }
-  const parsed = parseFast(argv, manifest);
-  if (!parsed) return false;
-  try {
-    await LOCAL_COMMANDS[parsed.id]!(parsed.flags);
-  } catch (err) {
-    process.exitCode = renderError(err, parsed.flags.json === true, parsed.id);
-  }
+  const line = parseFast(argv, manifest);
+  const relativePath = line && manifest.commands[line.id]!.relativePath;
+  if (!line || !relativePath) return false;
+  (globalThis as Record<symbol, unknown>)[FAST_PATH] = true;
+  const { default: CommandClass } = (await import(new URL(relativePath.join('/'), manifestUrl).href)) as { default: new (argv: string[], config: unknown) => FastCommand };
+  const command = new CommandClass(argv.slice(line.id.split(':').length), undefined);
+  command.id = line.id;
+  command.preparsed = { args: line.args, flags: line.flags, argv: argv.slice(line.id.split(':').length) };
+  await command._run();
   return true;
 }

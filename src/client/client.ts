@@ -107,7 +107,7 @@ export interface PreparedRequest {
 
 const defaultSleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** Bytes undici cannot put on the request line are percent-encoded; decoding gives the same parameters. */
+/** Bytes that cannot go on the request line are percent-encoded; decoding gives the same parameters. */
 function wireQuery(raw: string): string {
   return raw.replace(/[^\u0021-\u007e]|#/gu, (ch) => encodeURIComponent(ch));
 }

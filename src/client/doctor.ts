@@ -75,6 +75,8 @@ export interface DoctorDeps {
   resolve: () => Promise<Credentials>;
   client: (credentials: Credentials) => ApiClient;
   unresolvedOps: () => { file: string; count: number };
+  /** the proxy and CA certificates requests will use (sets the transport up) */
+  network?: (credentials: Credentials) => Check;
   now?: () => number;
 }
 
@@ -95,6 +97,7 @@ export async function runDoctor(deps: DoctorDeps): Promise<DoctorReport> {
   const profile = { name: creds.name, source: creds.source, mode: creds.mode, key_id: creds.keyId, base_url: creds.baseUrl };
   const from = creds.source === 'env' ? 'CARDCTL_API_KEY/CARDCTL_API_SECRET' : `profile "${creds.name}"${creds.source === 'default' ? ' (the default)' : creds.source === 'env-profile' ? ' (CARDCTL_PROFILE)' : ''}`;
   checks.push({ name: 'credentials', status: 'ok', detail: `${from}: ${creds.mode} key ${creds.keyId} at ${creds.baseUrl}` });
+  if (deps.network) checks.push(deps.network(creds));
 
   try {
     const { file, count } = deps.unresolvedOps();
@@ -176,21 +179,34 @@ export async function runDoctor(deps: DoctorDeps): Promise<DoctorReport> {
 }
 
 /** doctor with the real parts: the credential resolver, the journal, a client that does not retry. */
-export async function doctor(opts: { profile?: string; verbose?: boolean; env?: NodeJS.ProcessEnv }): Promise<DoctorReport> {
+export async function doctor(opts: { profile?: string; verbose?: boolean; caFile?: string; env?: NodeJS.ProcessEnv }): Promise<DoctorReport> {
   const env = opts.env ?? process.env;
-  const [{ resolveCredentials }, { ApiClient }, { Journal }, { stderrLog }, { closeAgent }, { timeoutFromEnv }] = await Promise.all([
+  const [{ resolveCredentials }, { ApiClient }, { Journal }, { stderrLog }, { closeAgent, configureTransport }, { timeoutFromEnv }, net] = await Promise.all([
     import('../profiles/resolve.js'),
     import('./client.js'),
     import('./journal.js'),
     import('./verbose.js'),
     import('./http.js'),
     import('./session.js'),
+    import('./network.js'),
   ]);
   try {
     return await runDoctor({
       resolve: () => resolveCredentials({ profile: opts.profile, env }),
       // no retries (doctor reports what one request meets), and 10 s per probe unless CARDCTL_TIMEOUT_MS says otherwise
       client: (credentials) => new ApiClient({ credentials, retries: 0, log: opts.verbose ? stderrLog : undefined, journal: null, timeoutMs: timeoutFromEnv(env) ?? DOCTOR_TIMEOUT_MS }),
+      network: (credentials) => {
+        const route = net.describeRoute(credentials.baseUrl, env);
+        const ca = net.chooseCaFile({ flag: opts.caFile, profile: credentials.caFile, profileName: credentials.name, env });
+        try {
+          configureTransport({ extraCa: ca ? net.readCaFile(ca) : undefined, env });
+        } catch (err) {
+          const e = err as CardctlError;
+          return { name: 'network', status: 'fail', detail: `${route}; ${e.message}`, hint: e.hint, kind: 'usage' };
+        }
+        const extra = ca ? `; extra CA certificates from ${ca.file} (${ca.source})` : env.NODE_EXTRA_CA_CERTS ? `; extra CA certificates from ${env.NODE_EXTRA_CA_CERTS} (NODE_EXTRA_CA_CERTS)` : '';
+        return { name: 'network', status: 'ok', detail: `${route}${extra}` };
+      },
       unresolvedOps: () => {
         const journal = Journal.open(env);
         return { file: journal.file, count: journal.entries().filter((e) => e.outcome === 'unknown').length };

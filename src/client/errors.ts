@@ -84,7 +84,13 @@ function notFoundHint(message: string | undefined, ctx: ErrorContext): string {
 }
 
 /** Transport error codes that mean the request never left this machine. */
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'PROXY_REFUSED', 'PROXY_TUNNEL_FAILED']);
+
+/** The proxy a transport failure belongs to (src/client/http.ts names it without credentials). */
+function failedProxy(error: unknown): string | undefined {
+  const e = error as { proxy?: unknown } | undefined;
+  return typeof e?.proxy === 'string' ? e.proxy : undefined;
+}
 
 export function transportCode(error: unknown): string | undefined {
   const e = error as { code?: string; cause?: { code?: string } } | undefined;
@@ -167,7 +173,16 @@ export function toCardctlError(outcome: Outcome, ctx: ErrorContext): CardctlErro
         cause: outcome.error,
       });
     }
-    const timeout = code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT';
+    const proxy = failedProxy(outcome.error);
+    if (proxy) {
+      return new CardctlError(`${detail}: ${ctx.method} ${ctx.url} was not sent.`, {
+        kind: 'unavailable',
+        hint: 'Check that the proxy is up and lets this request through (HTTPS_PROXY, HTTP_PROXY), or exempt the host with NO_PROXY; `cardctl doctor` shows the proxy in use.',
+        code: code ?? 'proxy_failed',
+        cause: outcome.error,
+      });
+    }
+    const timeout = code === 'HEADERS_TIMEOUT' || code === 'BODY_TIMEOUT' || code === 'CONNECT_TIMEOUT';
     return new CardctlError(timeout ? `no answer from ${ctx.url} in time.` : `cannot reach ${ctx.url} (${code ?? detail}).`, {
       kind: 'unavailable',
       hint: 'Check the base URL of the profile and that the service is up, then try again. For the mock: `cardctl mock start`; a mock restarted on another port updates the mock-test and mock-live profiles with `--save-profiles`.',

@@ -2,7 +2,8 @@
 // (TTY only), and build the client with its journal, verbose log and live confirmation.
 import type { Credentials } from '../profiles/types.js';
 import { ApiClient, DEFAULT_RETRIES } from './client.js';
-import { closeAgent } from './http.js';
+import { closeAgent, configureTransport } from './http.js';
+import { chooseCaFile, describeRoute, readCaFile } from './network.js';
 import { Journal } from './journal.js';
 import { stderrLog } from './verbose.js';
 
@@ -13,6 +14,8 @@ export interface SessionOptions {
   retries?: number;
   /** `--yes` */
   yes?: boolean;
+  /** `--ca-file` */
+  caFile?: string;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -46,6 +49,12 @@ export async function openSession(opts: SessionOptions = {}): Promise<Session> {
   if (process.stderr.isTTY) {
     const mode = credentials.mode === 'live' ? 'LIVE' : 'test';
     process.stderr.write(`profile ${credentials.name} (${mode}) ${credentials.baseUrl}\n`);
+  }
+  const ca = chooseCaFile({ flag: opts.caFile, profile: credentials.caFile, profileName: credentials.name, env });
+  configureTransport({ extraCa: ca ? readCaFile(ca) : undefined, env });
+  if (opts.verbose) {
+    stderrLog(`* ${describeRoute(credentials.baseUrl, env)}`);
+    if (ca) stderrLog(`* extra CA certificates: ${ca.file} (from ${ca.source})`);
   }
   const journal = Journal.open(env);
   const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY);

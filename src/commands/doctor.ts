@@ -9,6 +9,7 @@ export default class Doctor extends BaseCommand {
   static override examples = ['<%= config.bin %> doctor', '<%= config.bin %> doctor -p prod --json | jq \'.checks[] | select(.status != "ok")\''];
   static override flags = {
     profile: Flags.string({ char: 'p', description: 'profile to check (default: CARDCTL_API_KEY/SECRET, CARDCTL_PROFILE, then the default profile)' }),
+    'ca-file': Flags.string({ description: 'PEM file of CA certificates to trust in addition to the system\'s (default: CARDCTL_CA_FILE, then the profile\'s ca_file)' }),
     verbose: Flags.boolean({ char: 'v', description: 'print each probe on stderr (never the secret)', default: false }),
   };
 
@@ -19,7 +20,7 @@ export default class Doctor extends BaseCommand {
       import('../cli/exit-codes.js'),
       import('../output/doctor.js'),
     ]);
-    const report = await doctor({ profile: flags.profile, verbose: flags.verbose });
+    const report = await doctor({ profile: flags.profile, verbose: flags.verbose, caFile: flags['ca-file'] });
     if (flags.json) this.printJson(report);
     else process.stdout.write(await formatDoctor(report));
     const failed = report.checks.find((c) => c.status === 'fail');

@@ -1,11 +1,11 @@
 // How `cardctl doctor` shows its report to people: one line per check with a mark, and the
 // hint under a check that did not pass.
 import type { DoctorReport } from '../client/doctor.js';
-import { chalkFor } from './color.js';
+import { chalkFor, colorEnabled } from './color.js';
 
 export async function formatDoctor(report: DoctorReport, stream: { isTTY?: boolean } = process.stdout): Promise<string> {
-  const chalk = await chalkFor(stream);
-  const mark = { ok: chalk.green('✓'), warn: chalk.yellow('!'), fail: chalk.red('✗'), skipped: chalk.dim('-') };
+  const chalk = colorEnabled(stream) ? await chalkFor(stream) : undefined; // chalk only for colour
+  const mark = chalk ? { ok: chalk.green('✓'), warn: chalk.yellow('!'), fail: chalk.red('✗'), skipped: chalk.dim('-') } : { ok: '✓', warn: '!', fail: '✗', skipped: '-' };
   const width = Math.max(...report.checks.map((c) => c.name.length));
   let out = '';
   for (const c of report.checks) {

@@ -9,10 +9,10 @@ export function displayValue(value: unknown): string {
 
 /** `key   value` lines, keys padded to one column; nested objects shown as compact JSON. */
 export async function formatKeyValue(record: Record<string, unknown>, stream: { isTTY?: boolean } = process.stdout): Promise<string> {
-  const chalk = await chalkFor(stream);
+  const bold = colorEnabled(stream) ? (await chalkFor(stream)).bold : (s: string) => s; // chalk only for colour
   const keys = Object.keys(record);
   const width = Math.max(0, ...keys.map((k) => k.length));
-  return keys.map((k) => `${chalk.bold(k.padEnd(width))}  ${displayValue(record[k])}`).join('\n') + '\n';
+  return keys.map((k) => `${bold(k.padEnd(width))}  ${displayValue(record[k])}`).join('\n') + '\n';
 }
 
 export interface Column<T> {

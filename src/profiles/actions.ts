@@ -3,6 +3,7 @@
 // text), so two machines can be compared with
 // `printf %s "$SECRET" | sha256sum | cut -c1-8` without revealing it.
 import { createHash } from 'node:crypto';
+import { resolve as resolvePath } from 'node:path';
 import { usageError } from '../errors.js';
 import { promptHidden, readStdinLines } from './secret-input.js';
 import { addProfile, invalidProfileError, loadStore, noProfile, profileExistsError, validateProfile, removeProfile, setDefaultProfile, storePath, type AddProfileResult, type RemoveProfileResult } from './store.js';
@@ -17,6 +18,8 @@ export interface ProfileSummary {
   /** `sha256:` + the first 8 hex digits of SHA-256 over the secret's UTF-8 text */
   secret_fingerprint: string;
   webhook_secret_fingerprint: string | null;
+  /** only when the profile has one */
+  ca_file?: string;
 }
 
 export function fingerprint(secret: string): string {
@@ -32,6 +35,7 @@ export function summarize(profile: Profile, isDefault: boolean): ProfileSummary 
     default: isDefault,
     secret_fingerprint: fingerprint(profile.secret),
     webhook_secret_fingerprint: profile.webhookSecret === undefined ? null : fingerprint(profile.webhookSecret),
+    ...(profile.caFile !== undefined ? { ca_file: profile.caFile } : {}),
   };
 }
 
@@ -40,6 +44,7 @@ export interface AddCommandOptions {
   keyId: string;
   mode: string;
   baseUrl?: string;
+  caFile?: string;
   secretStdin: boolean;
   webhookSecretStdin: boolean;
   makeDefault: boolean;
@@ -68,7 +73,7 @@ export async function addFromCommand(opts: AddCommandOptions): Promise<AddProfil
     throw usageError('no secret: stdin is not a terminal, so cardctl cannot prompt for it.', 'Pass --secret-stdin and pipe the secret in, e.g. printf \'%s\\n\' "$SECRET" | cardctl profiles add NAME --key-id KEY_ID --mode test --secret-stdin (a secret is never accepted as a flag).');
   }
   const result = await addProfile(
-    { name: opts.name, keyId: opts.keyId, secret, mode: opts.mode, baseUrl: opts.baseUrl, webhookSecret },
+    { name: opts.name, keyId: opts.keyId, secret, mode: opts.mode, baseUrl: opts.baseUrl, webhookSecret, ...(opts.caFile !== undefined ? { caFile: resolvePath(opts.caFile) } : {}) },
     { overwrite: opts.force, makeDefault: opts.makeDefault, env: opts.env },
   );
   return { ...result, summary: summarize(result.profile, result.isDefault) };

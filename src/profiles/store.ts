@@ -1,12 +1,14 @@
 // The profile store: one JSON file (`profiles.json`) written through `conf` (atomic writes),
-// readable only by its owner. `conf` is imported lazily: it pulls in ajv and friends.
+// readable only by its owner. Reads do not use `conf` (it pulls in ajv and friends, about
+// 50 ms, and every API command reads the store): the file is read and validated here; `conf`
+// is imported only to write.
 //
 // Rules (PRODUCT.md, "Credentials"):
 // - the file is 0600 and its folder 0700 after every write, whatever the umask and whatever
 //   modes they had before (conf's atomic write keeps a pre-existing file's mode otherwise);
 // - a file that is not valid JSON, or that fails our validation, is reported with its path
 //   and how to fix it, and is never overwritten: every write first reads and validates.
-import { chmodSync, closeSync, mkdirSync, openSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { CardctlError } from '../errors.js';
@@ -15,7 +17,7 @@ import { checkKeyId, checkMode, checkName, checkSecret, checkWebhookSecret, MODE
 
 export const STORE_FILE_NAME = 'profiles.json';
 const STORE_VERSION = 1;
-const PROFILE_FIELDS = ['keyId', 'secret', 'mode', 'baseUrl', 'webhookSecret'] as const;
+const PROFILE_FIELDS = ['keyId', 'secret', 'mode', 'baseUrl', 'webhookSecret', 'caFile'] as const;
 
 /** What the file holds, validated. Profiles keep the file's order. */
 export interface StoreState {
@@ -47,6 +49,7 @@ export interface ProfileInput {
   mode: string;
   baseUrl?: string;
   webhookSecret?: string;
+  caFile?: string;
 }
 
 /** Normalizes and checks every field; returns the profile or the problems by field (snake_case, like the API's 422 map). */
@@ -62,6 +65,7 @@ export function validateProfile(input: ProfileInput): { profile?: Profile; probl
   if (!checkMode(input.mode)) problems.mode = MODE_PROBLEM(input.mode);
   const base = normalizeBaseUrl(input.baseUrl ?? DEFAULT_BASE_URL);
   if (base.problem) problems.base_url = base.problem;
+  if (input.caFile !== undefined && input.caFile.trim() === '') problems.ca_file = 'must be the path of a PEM file';
   if (input.webhookSecret !== undefined) {
     const p = checkWebhookSecret(input.webhookSecret);
     if (p) problems.webhook_secret = p;
@@ -69,6 +73,7 @@ export function validateProfile(input: ProfileInput): { profile?: Profile; probl
   if (Object.keys(problems).length > 0) return { problems };
   const profile: Profile = { name: input.name, keyId, secret: input.secret, mode: input.mode as Mode, baseUrl: base.url! };
   if (input.webhookSecret !== undefined) profile.webhookSecret = input.webhookSecret;
+  if (input.caFile !== undefined) profile.caFile = input.caFile;
   return { profile, problems };
 }
 
@@ -76,7 +81,7 @@ export function validateProfile(input: ProfileInput): { profile?: Profile; probl
 // The file's content
 
 function fixHint(path: string): string {
-  return `Fix ${path} by hand (it is JSON: {"version": 1, "default": NAME, "profiles": {NAME: {"keyId", "secret", "mode", "baseUrl", "webhookSecret"?}}}), or move it away (mv "${path}" "${path}.bak") and add your profiles again with \`cardctl profiles add\`. cardctl will not overwrite it.`;
+  return `Fix ${path} by hand (it is JSON: {"version": 1, "default": NAME, "profiles": {NAME: {"keyId", "secret", "mode", "baseUrl", "webhookSecret"?, "caFile"?}}}), or move it away (mv "${path}" "${path}.bak") and add your profiles again with \`cardctl profiles add\`. cardctl will not overwrite it.`;
 }
 
 function invalidStore(path: string, what: string): CardctlError {
@@ -126,6 +131,7 @@ export function parseStoreText(text: string, path: string): StoreState {
       if (typeof value[key] !== 'string') throw invalidStore(path, `${where}: "${key}" is missing or not a string`);
     }
     if (value.webhookSecret !== undefined && typeof value.webhookSecret !== 'string') throw invalidStore(path, `${where}: "webhookSecret" is not a string`);
+    if (value.caFile !== undefined && typeof value.caFile !== 'string') throw invalidStore(path, `${where}: "caFile" is not a string`);
     const { profile, problems } = validateProfile({
       name,
       keyId: value.keyId as string,
@@ -133,6 +139,7 @@ export function parseStoreText(text: string, path: string): StoreState {
       mode: value.mode as string,
       baseUrl: value.baseUrl as string,
       webhookSecret: value.webhookSecret as string | undefined,
+      caFile: value.caFile as string | undefined,
     });
     if (!profile) throw invalidStore(path, `${where}: ${Object.values(problems).join('; ')}`);
     profiles.set(name, profile);
@@ -150,6 +157,7 @@ function toJson(state: StoreState): Record<string, unknown> {
     [...state.profiles.values()].map((p) => {
       const entry: Record<string, string> = { keyId: p.keyId, secret: p.secret, mode: p.mode, baseUrl: p.baseUrl };
       if (p.webhookSecret !== undefined) entry.webhookSecret = p.webhookSecret;
+      if (p.caFile !== undefined) entry.caFile = p.caFile;
       return [p.name, entry];
     }),
   );
@@ -217,6 +225,21 @@ async function open(env: NodeJS.ProcessEnv = process.env): Promise<Opened> {
     throw readFailure(path, err);
   }
   return { conf, state, dir, path };
+}
+
+/** The validated store, read without conf: what conf's read would give, an absent file being an empty store. */
+function readState(env: NodeJS.ProcessEnv = process.env): { state: StoreState; path: string } {
+  const dir = configDir(env);
+  const path = storePath(env);
+  ensureFolder(dir, false);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    if ((err as { code?: string }).code === 'ENOENT') return { state: { defaultProfile: null, profiles: new Map() }, path };
+    throw readFailure(path, err);
+  }
+  return { state: parseStoreText(text, path), path };
 }
 
 function readFailure(path: string, err: unknown): CardctlError {
@@ -307,29 +330,29 @@ export function noProfile(name: string, state: StoreState, purpose: 'use' | 'rem
 
 /** The whole validated store (one read). */
 export async function loadStore(env?: NodeJS.ProcessEnv): Promise<StoreState & { path: string }> {
-  const { state, path } = await open(env);
+  const { state, path } = readState(env);
   return { ...state, path };
 }
 
 export async function listProfiles(env?: NodeJS.ProcessEnv): Promise<Profile[]> {
-  return [...(await open(env)).state.profiles.values()];
+  return [...readState(env).state.profiles.values()];
 }
 
 /** The profile, or undefined when there is none of that name. */
 export async function getProfile(name: string, env?: NodeJS.ProcessEnv): Promise<Profile | undefined> {
-  return (await open(env)).state.profiles.get(name);
+  return readState(env).state.profiles.get(name);
 }
 
 /** The profile, or a usage error saying how to add it. */
 export async function requireProfile(name: string, env?: NodeJS.ProcessEnv): Promise<Profile> {
-  const { state } = await open(env);
+  const { state } = readState(env);
   const p = state.profiles.get(name);
   if (!p) throw noProfile(name, state);
   return p;
 }
 
 export async function getDefaultProfileName(env?: NodeJS.ProcessEnv): Promise<string | null> {
-  return (await open(env)).state.defaultProfile;
+  return readState(env).state.defaultProfile;
 }
 
 export interface AddProfileOptions {

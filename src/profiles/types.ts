@@ -12,6 +12,8 @@ export interface Profile {
   baseUrl: string;
   /** endpoint signing secret for `webhooks verify`, optional */
   webhookSecret?: string;
+  /** a PEM bundle of CA certificates trusted in addition to the system's (`profiles add --ca-file`) */
+  caFile?: string;
 }
 
 /** Where the credentials in use came from, in order of precedence. */

@@ -34,7 +34,7 @@ describe('cardctl doctor', () => {
     const { code, report } = await doctor(envFor(mock.keys.test.keyId, mock.keys.test.secret, 'test'));
     expect(code).toBe(0);
     expect(report.ok).toBe(true);
-    expect(status(report)).toEqual({ credentials: 'ok', journal: 'ok', reach: 'ok', clock: 'ok', key: 'ok', mode: 'ok', scopes: 'ok' });
+    expect(status(report)).toEqual({ credentials: 'ok', network: 'ok', journal: 'ok', reach: 'ok', clock: 'ok', key: 'ok', mode: 'ok', scopes: 'ok' });
     expect(check(report, 'mode').detail).toContain('a test key');
     expect(check(report, 'scopes').detail).toContain('all six');
     const human = await sb.run(['doctor'], { env: envFor(mock.keys.test.keyId, mock.keys.test.secret, 'test') });

@@ -23,6 +23,7 @@ export default class ProfilesShow extends BaseCommand {
         'base URL': p.base_url,
         secret: `**** (${p.secret_fingerprint})`,
         'webhook secret': p.webhook_secret_fingerprint ? `**** (${p.webhook_secret_fingerprint})` : 'not set',
+        ...(p.ca_file !== undefined ? { 'CA file': p.ca_file } : {}),
         default: p.default ? 'yes' : 'no',
         store: path,
       }),
