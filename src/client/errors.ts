@@ -182,6 +182,14 @@ export function toCardctlError(outcome: Outcome, ctx: ErrorContext): CardctlErro
         cause: outcome.error,
       });
     }
+    if (code && /CERT|UNABLE_TO_VERIFY|SELF_SIGNED|ERR_TLS/.test(code)) {
+      return new CardctlError(`cannot reach ${ctx.url}: its TLS certificate is not trusted (${code}).`, {
+        kind: 'unavailable',
+        hint: 'If a private CA or a company proxy signs it, trust that CA with --ca-file FILE, CARDCTL_CA_FILE or the profile\'s ca_file (`cardctl profiles add ... --ca-file FILE`).',
+        code,
+        cause: outcome.error,
+      });
+    }
     const timeout = code === 'HEADERS_TIMEOUT' || code === 'BODY_TIMEOUT' || code === 'CONNECT_TIMEOUT';
     return new CardctlError(timeout ? `no answer from ${ctx.url} in time.` : `cannot reach ${ctx.url} (${code ?? detail}).`, {
       kind: 'unavailable',
