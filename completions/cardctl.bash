@@ -22,7 +22,7 @@ _cardctl_subcommands() {
     'ops') echo 'list replay show' ;;
     'profiles') echo 'add list remove show use' ;;
     'sign') echo 'diagnose' ;;
-    'webhooks') echo 'listen sign trigger verify' ;;
+    'webhooks') echo 'listen sign test trigger verify' ;;
   esac
 }
 _cardctl_flags() {
@@ -83,11 +83,12 @@ _cardctl_flags() {
     'profiles show') echo '--json' ;;
     'profiles use') echo '--json' ;;
     'request') echo '--ca-file --data --idempotency-key --include --json --profile --query --retries --verbose --yes' ;;
-    'sign') echo '--data --json --key-id --method --nonce --path --profile --query --timestamp' ;;
+    'sign') echo '--data --idempotency-key --json --key-id --method --nonce --path --profile --query --timestamp' ;;
     'sign diagnose') echo '--json --now --profile --request' ;;
     'smoke') echo '--amount --json --junit --mock --profile' ;;
     'webhooks listen') echo '--control-url --forward-to --host --json --max-events --mock --port --profile --tolerance' ;;
     'webhooks sign') echo '--json --payload --profile --timestamp' ;;
+    'webhooks test') echo '--json --junit --profile --timeout' ;;
     'webhooks trigger') echo '--control-url --data --json --merchant --mode' ;;
     'webhooks verify') echo '--header --json --now --payload --profile --tolerance' ;;
   esac

@@ -23,7 +23,7 @@ _cardctl_subcommands() {
     'ops') print -r -- 'list replay show' ;;
     'profiles') print -r -- 'add list remove show use' ;;
     'sign') print -r -- 'diagnose' ;;
-    'webhooks') print -r -- 'listen sign trigger verify' ;;
+    'webhooks') print -r -- 'listen sign test trigger verify' ;;
   esac
 }
 _cardctl_flags() {
@@ -84,11 +84,12 @@ _cardctl_flags() {
     'profiles show') print -r -- '--json' ;;
     'profiles use') print -r -- '--json' ;;
     'request') print -r -- '--ca-file --data --idempotency-key --include --json --profile --query --retries --verbose --yes' ;;
-    'sign') print -r -- '--data --json --key-id --method --nonce --path --profile --query --timestamp' ;;
+    'sign') print -r -- '--data --idempotency-key --json --key-id --method --nonce --path --profile --query --timestamp' ;;
     'sign diagnose') print -r -- '--json --now --profile --request' ;;
     'smoke') print -r -- '--amount --json --junit --mock --profile' ;;
     'webhooks listen') print -r -- '--control-url --forward-to --host --json --max-events --mock --port --profile --tolerance' ;;
     'webhooks sign') print -r -- '--json --payload --profile --timestamp' ;;
+    'webhooks test') print -r -- '--json --junit --profile --timeout' ;;
     'webhooks trigger') print -r -- '--control-url --data --json --merchant --mode' ;;
     'webhooks verify') print -r -- '--header --json --now --payload --profile --tolerance' ;;
   esac
