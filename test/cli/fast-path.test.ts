@@ -74,6 +74,7 @@ const CORPUS: Record<string, Line[]> = {
   'webhooks:listen': [['webhooks', 'listen', '--host', '203.0.113.7']],
   'webhooks:sign': [['webhooks', 'sign', '--payload', 'PAYLOAD', '--timestamp', '1763800000']],
   'webhooks:trigger': [['webhooks', 'trigger', 'card.issued', '--control-url', DOWN]],
+  smoke: [['smoke', '-p', 'nobody'], ['smoke', '-p', 'nobody', '--json']],
   'webhooks:test': [['webhooks', 'test', 'not-a-url'], ['webhooks', 'test', 'ftp://x', '--json']],
   'webhooks:verify': [['webhooks', 'verify', '--header', header, '--payload', 'PAYLOAD', '--now', '1763800000', '--json'], ['webhooks', 'verify', '--header', header, '--payload', 'PAYLOAD', '--now', '1763809999', '--tolerance', '60'], ['webhooks', 'verify', '--header', 't=1', '--payload', 'PAYLOAD', '--tolerance', 'soon']],
   'mock:clock:advance': [['mock', 'clock', 'advance', 'soon']],
