@@ -51,7 +51,7 @@ _cardctl_flags() {
     'mock events') echo '--control-url --json --merchant' ;;
     'mock events emit') echo '--control-url --data --json --merchant --mode' ;;
     'mock faults') echo '--control-url --json' ;;
-    'mock faults add') echo '--control-url --count --json --kind --merchant --operation' ;;
+    'mock faults add') echo '--control-url --count --json --kind --merchant --ms --operation' ;;
     'mock keys create') echo '--control-url --expires-in --ip --json --merchant --mode --scope' ;;
     'mock keys revoke') echo '--control-url --json' ;;
     'mock keys roll') echo '--control-url --json' ;;
@@ -103,8 +103,8 @@ _cardctl_flag_values() {
     'customers update --status') echo 'active disabled' ;;
     'mock deposits add --status') echo 'pending credited flagged' ;;
     'mock events emit --mode') echo 'test live' ;;
-    'mock faults add --kind') echo '503 500_after_commit async_202 issue_failed' ;;
-    'mock faults add --operation') echo 'issue recharge terminate any' ;;
+    'mock faults add --kind') echo '503 500 500_after_commit drop slow async_202 issue_failed' ;;
+    'mock faults add --operation') echo 'issue recharge terminate any cards.issue cards.get cards.recharge cards.freeze cards.unfreeze cards.terminate cards.transactions customers.create customers.list customers.get customers.update customers.kyc depositAddresses.create depositAddresses.list deposits.list' ;;
     'mock keys create --mode') echo 'test live' ;;
     'mock kyc --verdict') echo 'approved rejected' ;;
     'mock provision --outcome') echo 'active failed' ;;

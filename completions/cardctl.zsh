@@ -52,7 +52,7 @@ _cardctl_flags() {
     'mock events') print -r -- '--control-url --json --merchant' ;;
     'mock events emit') print -r -- '--control-url --data --json --merchant --mode' ;;
     'mock faults') print -r -- '--control-url --json' ;;
-    'mock faults add') print -r -- '--control-url --count --json --kind --merchant --operation' ;;
+    'mock faults add') print -r -- '--control-url --count --json --kind --merchant --ms --operation' ;;
     'mock keys create') print -r -- '--control-url --expires-in --ip --json --merchant --mode --scope' ;;
     'mock keys revoke') print -r -- '--control-url --json' ;;
     'mock keys roll') print -r -- '--control-url --json' ;;
@@ -104,8 +104,8 @@ _cardctl_flag_values() {
     'customers update --status') print -r -- 'active disabled' ;;
     'mock deposits add --status') print -r -- 'pending credited flagged' ;;
     'mock events emit --mode') print -r -- 'test live' ;;
-    'mock faults add --kind') print -r -- '503 500_after_commit async_202 issue_failed' ;;
-    'mock faults add --operation') print -r -- 'issue recharge terminate any' ;;
+    'mock faults add --kind') print -r -- '503 500 500_after_commit drop slow async_202 issue_failed' ;;
+    'mock faults add --operation') print -r -- 'issue recharge terminate any cards.issue cards.get cards.recharge cards.freeze cards.unfreeze cards.terminate cards.transactions customers.create customers.list customers.get customers.update customers.kyc depositAddresses.create depositAddresses.list deposits.list' ;;
     'mock keys create --mode') print -r -- 'test live' ;;
     'mock kyc --verdict') print -r -- 'approved rejected' ;;
     'mock provision --outcome') print -r -- 'active failed' ;;

@@ -14,6 +14,8 @@ export interface RequestContext {
   key: KeyRec;
   merchantId: string;
   mode: Mode;
+  /** set by an injected fault: close the connection without answering, or answer late */
+  effect?: { drop?: boolean; delayMs?: number };
 }
 
 export type Handler = (ctx: RequestContext) => Reply | Promise<Reply>;

@@ -4,7 +4,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { API_PREFIX, matchRoute, stripApiPrefix, type OperationName } from '../contract/routes.js';
 import { MESSAGES } from '../contract/errors.js';
-import { endpointNotFound, fail, serverError, type Reply } from './envelope.js';
+import { endpointNotFound, fail, serverError, unavailable, type Reply } from './envelope.js';
+import { isMoneyOperation, takeFault } from './faults.js';
 import { authenticate, checkScope, knownKeyRateHeaders } from './gateway.js';
 import type { Handler, RequestContext } from './context.js';
 import type { Runtime } from './runtime.js';
@@ -113,7 +114,27 @@ function safeSearchParams(rawQuery: string): URLSearchParams {
   }
 }
 
-async function apiReply(rt: Runtime, req: IncomingMessage, rawPath: string, rawQuery: string, body: Buffer): Promise<{ reply: Reply; headers: Record<string, string> }> {
+type Effect = RequestContext['effect'];
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Runs an operation's handler under the fault injected for it, if any. Money operations take
+ * theirs at the commit point in their handlers; the others here: 503 and 500 answer before the
+ * handler (nothing done), slow delays it, 500_after_commit and drop run it first.
+ */
+async function runHandler(ctx: RequestContext): Promise<{ reply: Reply; effect: Effect }> {
+  const op = ctx.route.operation;
+  const fault = isMoneyOperation(op) ? null : takeFault(ctx.rt, op, ctx.merchantId);
+  if (fault?.kind === '503') return { reply: unavailable(), effect: undefined };
+  if (fault?.kind === '500') return { reply: serverError(), effect: undefined };
+  if (fault?.kind === 'slow') await sleep(fault.ms ?? 0);
+  const reply = await HANDLERS[op](ctx);
+  if (fault?.kind === '500_after_commit') return { reply: serverError(), effect: undefined };
+  if (fault?.kind === 'drop') return { reply, effect: { drop: true } };
+  return { reply, effect: ctx.effect };
+}
+
+async function apiReply(rt: Runtime, req: IncomingMessage, rawPath: string, rawQuery: string, body: Buffer): Promise<{ reply: Reply; headers: Record<string, string>; effect?: Effect }> {
   const method = (req.method ?? 'GET').toUpperCase();
   const gate = authenticate(rt, { method, rawPath, rawQuery, headers: req.headers, body, remoteAddress: req.socket.remoteAddress });
   if (!gate.ok) return { reply: gate.reply, headers: {} };
@@ -136,7 +157,8 @@ async function apiReply(rt: Runtime, req: IncomingMessage, rawPath: string, rawQ
     merchantId: gate.key.merchant_id,
     mode: gate.key.mode,
   };
-  return { reply: await HANDLERS[match.route.operation](ctx), headers };
+  const { reply, effect } = await runHandler(ctx);
+  return { reply, headers, effect };
 }
 
 /** Logs an unexpected failure in one line (never a request's secrets: only the error). */
@@ -149,6 +171,7 @@ export async function handleRequest(rt: Runtime, req: IncomingMessage, res: Serv
   let reply: Reply = serverError();
   let headers: Record<string, string> = {};
   let close = false;
+  let effect: Effect;
   try {
     const { rawPath, rawQuery } = splitUrl(req.url ?? '/');
     const read = await readBody(req, BODY_LIMIT_BYTES);
@@ -166,7 +189,7 @@ export async function handleRequest(rt: Runtime, req: IncomingMessage, res: Serv
       rt.runDue();
       reply = await handleControl(rt, (req.method ?? 'GET').toUpperCase(), rawPath, rawQuery, req.headers, read.body);
     } else if (isApiPath(rawPath)) {
-      ({ reply, headers } = await apiReply(rt, req, rawPath, rawQuery, read.body));
+      ({ reply, headers, effect } = await apiReply(rt, req, rawPath, rawQuery, read.body));
     } else {
       reply = endpointNotFound();
     }
@@ -179,6 +202,12 @@ export async function handleRequest(rt: Runtime, req: IncomingMessage, res: Serv
   } catch (err) {
     logUnexpected(err);
   }
+  if (effect?.drop) {
+    // an injected `drop`: done (and saved above), but the connection closes without an answer
+    req.socket.destroy();
+    return;
+  }
+  if (effect?.delayMs) await sleep(effect.delayMs);
   send(res, reply, headers, close);
   if (close) res.on('finish', () => req.socket.destroy());
 }

@@ -1,6 +1,7 @@
 // The whole mock state: one plain JSON-serializable object, so that persistence is a single
 // atomic snapshot and a reset is a rebuild from the seed.
 import { newId, newSecret, seededRandom, cryptoRandom, type RandomSource } from './random.js';
+import type { OperationName } from '../contract/routes.js';
 
 export type Mode = 'test' | 'live';
 export const MODES: readonly Mode[] = ['test', 'live'];
@@ -199,8 +200,8 @@ export interface IdempotencyRec {
   async_card_id?: string;
 }
 
-export type FaultOperation = 'issue' | 'recharge' | 'terminate' | 'any';
-export type FaultKind = '503' | '500_after_commit' | 'async_202' | 'issue_failed';
+export type FaultOperation = 'issue' | 'recharge' | 'terminate' | 'any' | OperationName;
+export type FaultKind = '503' | '500' | '500_after_commit' | 'drop' | 'slow' | 'async_202' | 'issue_failed';
 
 export interface FaultRec {
   id: string;
@@ -208,6 +209,8 @@ export interface FaultRec {
   kind: FaultKind;
   count: number;
   remaining: number;
+  /** `slow`: the delay before answering, in real ms */
+  ms?: number;
   merchant_id: string | null;
   created_at: number;
 }

@@ -115,7 +115,8 @@ async function runSequence(ops: Op[]): Promise<void> {
         await ctl(mock, 'POST', '/deposits', { merchant_id: m.merchantId, network: mock.networks[0], asset_amount: o.amount, status: o.status });
         break;
       case 'fault':
-        await ctl(mock, 'POST', '/faults', { operation: o.operation, kind: o.fault, count: 1, merchant_id: m.merchantId });
+        // issue_failed is refused (422) on recharge and terminate: it means something for issue only
+        await ctl(mock, 'POST', '/faults', { operation: o.fault === 'issue_failed' && (o.operation === 'recharge' || o.operation === 'terminate') ? 'issue' : o.operation, kind: o.fault, count: 1, merchant_id: m.merchantId });
         break;
     }
   }

@@ -1,12 +1,12 @@
 // Injected faults: list them, add one.
 import { ok, type Reply } from '../envelope.js';
 import { isReply } from '../pagination.js';
-import { FAULT_KINDS, FAULT_OPERATIONS } from '../faults.js';
+import { FAULT_KINDS, FAULT_OPERATIONS, MAX_SLOW_MS, faultProblem } from '../faults.js';
 import { newId, cryptoRandom } from '../random.js';
 import type { FaultKind, FaultOperation, FaultRec } from '../state.js';
 import { Input, merchantOf, type ControlRequest } from './request.js';
 
-const faultView = (f: FaultRec) => ({ id: f.id, operation: f.operation, kind: f.kind, count: f.count, remaining: f.remaining, merchant_id: f.merchant_id });
+const faultView = (f: FaultRec) => ({ id: f.id, operation: f.operation, kind: f.kind, count: f.count, remaining: f.remaining, merchant_id: f.merchant_id, ...(f.ms !== undefined ? { ms: f.ms } : {}) });
 
 export const listFaults = ({ rt }: ControlRequest): Reply => ok(rt.state.faults.map(faultView));
 
@@ -15,6 +15,12 @@ export function addFault({ rt, body }: ControlRequest): Reply {
   const operation = input.oneOf<FaultOperation>('operation', FAULT_OPERATIONS);
   const kind = input.oneOf<FaultKind>('kind', FAULT_KINDS);
   const count = input.integer('count', 1, 1_000_000, 1);
+  const ms = input.has('ms') ? input.integer('ms', 1, MAX_SLOW_MS) : undefined;
+  // a bad combination is named once its parts are each valid (an ms out of range is said above)
+  if (operation && kind && (!input.has('ms') || ms !== undefined)) {
+    const problem = faultProblem(operation, kind, ms);
+    if (problem) input.add(problem.field, problem.message);
+  }
   const bad = input.fail();
   if (bad) return bad;
   let merchant: string | null = null;
@@ -23,7 +29,7 @@ export function addFault({ rt, body }: ControlRequest): Reply {
     if (isReply(m)) return m;
     merchant = m;
   }
-  const fault: FaultRec = { id: newId(cryptoRandom, rt.now()), operation: operation!, kind: kind!, count: count!, remaining: count!, merchant_id: merchant, created_at: rt.now() };
+  const fault: FaultRec = { id: newId(cryptoRandom, rt.now()), operation: operation!, kind: kind!, count: count!, remaining: count!, ...(ms !== undefined ? { ms } : {}), merchant_id: merchant, created_at: rt.now() };
   rt.state.faults.push(fault);
   rt.markDirty();
   return ok(faultView(fault), 201);

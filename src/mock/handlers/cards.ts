@@ -124,8 +124,9 @@ export async function issue(ctx: RequestContext): Promise<Reply> {
       const wallet = rt.wallet(ctx.merchantId, ctx.mode);
       if (wallet.balance_minor < body.amount_minor + fee) return { reply: codeError('insufficient_funds'), store: true };
       const fault = takeFault(rt, 'issue', ctx.merchantId);
-      if (fault === '503') return { reply: unavailable(), store: false };
-      if (fault === 'issue_failed') return { reply: codeError('issue_failed'), store: true };
+      const refused = beforeCommit(fault);
+      if (refused) return refused;
+      if (fault?.kind === 'issue_failed') return { reply: codeError('issue_failed'), store: true };
       const now = rt.now();
       const card: CardRec = {
         id: newId(rt.rand, now),
@@ -150,11 +151,9 @@ export async function issue(ctx: RequestContext): Promise<Reply> {
       wallet.balance_minor -= body.amount_minor + fee;
       wallet.reserved_minor += body.amount_minor + fee;
       rt.markDirty();
-      if (fault === 'async_202') return { reply: processing(), store: true, asyncCardId: card.id };
+      if (fault?.kind === 'async_202') return { reply: processing(), store: true, asyncCardId: card.id };
       finishProvisioning(rt, card, 'active');
-      const done = ok(cardView(card), 201);
-      if (fault === '500_after_commit') return { reply: serverError(), store: true, replay: done };
-      return { reply: done, store: true };
+      return afterCommit(ctx, fault, ok(cardView(card), 201));
     },
     (cardId) => replayAsyncIssue(rt, cardId),
   );
@@ -165,10 +164,19 @@ export function get(ctx: RequestContext): Reply {
   return card ? ok(cardView(card)) : notFound();
 }
 
-/** Applies a money fault at the commit point of recharge and terminate. */
-function afterCommit(fault: string | null, done: Reply): Outcome {
-  if (fault === 'async_202') return { reply: processing(), store: true, replay: done };
-  if (fault === '500_after_commit') return { reply: serverError(), store: true, replay: done };
+/** A money fault that refuses before the commit: 503 and 500 (nothing done, not stored under the key). */
+function beforeCommit(fault: ReturnType<typeof takeFault>): Outcome | null {
+  if (fault?.kind === '503') return { reply: unavailable(), store: false };
+  if (fault?.kind === '500') return { reply: serverError(), store: false };
+  return null;
+}
+
+/** Applies a money fault once the operation is done (committed). */
+function afterCommit(ctx: RequestContext, fault: ReturnType<typeof takeFault>, done: Reply): Outcome {
+  if (fault?.kind === 'async_202') return { reply: processing(), store: true, replay: done };
+  if (fault?.kind === '500_after_commit') return { reply: serverError(), store: true, replay: done };
+  if (fault?.kind === 'drop') ctx.effect = { drop: true };
+  if (fault?.kind === 'slow') ctx.effect = { delayMs: fault.ms ?? 0 };
   return { reply: done, store: true };
 }
 
@@ -189,11 +197,12 @@ export async function recharge(ctx: RequestContext): Promise<Reply> {
       const wallet = rt.wallet(ctx.merchantId, ctx.mode);
       if (wallet.balance_minor < amount) return { reply: codeError('insufficient_funds'), store: true };
       const fault = takeFault(rt, 'recharge', ctx.merchantId);
-      if (fault === '503') return { reply: unavailable(), store: false };
+      const refused = beforeCommit(fault);
+      if (refused) return refused;
       wallet.balance_minor -= amount;
       card.balance_minor += amount;
       rt.markDirty();
-      return afterCommit(fault, ok(cardView(card)));
+      return afterCommit(ctx, fault, ok(cardView(card)));
     },
     (cardId) => replayAsyncIssue(rt, cardId),
   );
@@ -233,7 +242,8 @@ export async function terminate(ctx: RequestContext): Promise<Reply> {
       // temporary: the same key succeeds once the card is old enough, so it is not remembered
       if (rt.now() - card.created_at < MIN_TERMINATION_AGE_MS) return { reply: codeError('termination_blocked'), store: false };
       const fault = takeFault(rt, 'terminate', ctx.merchantId);
-      if (fault === '503') return { reply: unavailable(), store: false };
+      const refused = beforeCommit(fault);
+      if (refused) return refused;
       const refund = card.balance_minor;
       const wallet = rt.wallet(ctx.merchantId, ctx.mode);
       wallet.balance_minor += refund;
@@ -241,7 +251,7 @@ export async function terminate(ctx: RequestContext): Promise<Reply> {
       card.status = 'terminated';
       rt.events.record(card.merchant_id, card.mode, 'card.terminated', { card_id: card.id, refunded_amount_minor: refund });
       rt.markDirty();
-      return afterCommit(fault, ok(cardView(card)));
+      return afterCommit(ctx, fault, ok(cardView(card)));
     },
     (cardId) => replayAsyncIssue(rt, cardId),
   );
