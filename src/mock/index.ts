@@ -3,11 +3,13 @@ import { createHash, randomBytes } from 'node:crypto';
 import { listen } from './server.js';
 import { Runtime } from './runtime.js';
 import { controlTokens } from './control/index.js';
-import { loadState } from './persistence.js';
+import { DurableStore, loadDurableState, readStateFile } from './persistence.js';
+import type { SnapshotInfo } from './snapshots.js';
 import { randomSeed, newId, cryptoRandom } from './random.js';
 import { addKey, addMerchantRecord, buildSeededState, defaultKeys, type MockState, type PreloadedKey, type ProductRec } from './state.js';
 import { settleCustomers } from './kyc.js';
 import { expireCards } from './card-lifecycle.js';
+import { snapshotNameProblem } from './snapshots.js';
 import { expireIdempotency } from './idempotency.js';
 import type { EventListener } from './events.js';
 import { WebhookDelivery } from './webhooks.js';
@@ -20,6 +22,8 @@ export interface StartMockOptions {
   port?: number;
   seed?: number;
   stateFile?: string;
+  /** start from this snapshot file (one written by a snapshot save with --state, or a state file) instead of the seeded start */
+  snapshot?: string;
   rateLimit?: number;
   webhookUrls?: string[];
   /** real clock in ms, used only by the gateway's 300 s window and the rate limit */
@@ -49,6 +53,11 @@ export interface MockServer {
   port: number;
   /** subscribe to recorded events (the seam for webhook delivery) */
   onEvent(listener: EventListener): () => void;
+  /** Saves the whole state under `name` (as `POST /_mock/snapshots`). */
+  saveSnapshot(name: string): Promise<SnapshotInfo>;
+  /** Back to the state saved under `name` (as `POST /_mock/snapshots/{name}/restore`); takes milliseconds. */
+  restoreSnapshot(name: string): Promise<SnapshotInfo>;
+  listSnapshots(): SnapshotInfo[];
   close(): Promise<void>;
 }
 
@@ -90,7 +99,8 @@ export async function startMock(options: StartMockOptions = {}): Promise<MockSer
     if (!verdict.ok) throw new RangeError(`startMock: webhookUrls: ${JSON.stringify(url)}: ${verdict.problem}`);
     webhookUrls.push(verdict.url);
   }
-  const loaded = options.stateFile ? loadState(options.stateFile) : null;
+  const durable = options.stateFile ? loadDurableState(options.stateFile) : null;
+  const loaded = options.snapshot !== undefined ? readStateFile(options.snapshot) : (durable?.state ?? null);
   const seed = loaded?.seed ?? options.seed ?? randomSeed();
   const fresh = (): MockState => withStartExtras(buildSeededState(seed, Date.now()).state, preload, webhookUrls);
   const state = loaded ? withStartExtras(loaded, preload, webhookUrls) : fresh();
@@ -112,8 +122,8 @@ export async function startMock(options: StartMockOptions = {}): Promise<MockSer
       ? createHash('sha256').update(`cardctl-mock-control:${options.seed}`).digest('base64url').slice(0, 32)
       : randomBytes(24).toString('base64url');
   controlTokens.set(rt, controlToken);
-  rt.markDirty();
-  rt.persist();
+  // the start is on disk before the first answer (a new base; older journals are folded into it)
+  if (options.stateFile) rt.attachStore(new DurableStore(options.stateFile, rt.plainState, durable?.nextGeneration ?? 1));
   const running = await listen(rt, host, options.port ?? DEFAULT_PORT);
   webhooks.install();
   const origin = originFor(host, running.port);
@@ -140,15 +150,22 @@ export async function startMock(options: StartMockOptions = {}): Promise<MockSer
     },
     port: running.port,
     onEvent: (listener) => rt.events.onEvent(listener),
+    saveSnapshot: async (name) => {
+      const problem = snapshotNameProblem(name);
+      if (problem) throw new RangeError(`saveSnapshot: ${problem}`);
+      return rt.saveSnapshot(name);
+    },
+    restoreSnapshot: async (name) => {
+      const info = snapshotNameProblem(name) === null ? rt.restoreSnapshot(name) : null;
+      if (!info) throw new RangeError(`restoreSnapshot: there is no snapshot named ${JSON.stringify(name)}; listSnapshots() shows the saved ones.`);
+      await rt.commit(true);
+      return info;
+    },
+    listSnapshots: () => rt.snapshots.list(),
     close: async () => {
       webhooks.close(); // aborted attempts stay pending (and due) in the saved state
       await running.close();
-      try {
-        rt.markDirty();
-        rt.persist();
-      } catch {
-        // the last snapshot on disk stays valid
-      }
+      await rt.closeStore(); // every change is already in the journal; this waits for the last ones
     },
   };
 }

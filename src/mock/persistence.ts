@@ -1,10 +1,82 @@
-// Atomic snapshots of the whole state: write a temporary file, fsync it, rename it over the
-// target, fsync the folder. A crash (even SIGKILL) leaves either the old or the new snapshot.
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, writeSync, existsSync } from 'node:fs';
+// Durable state for `--state FILE`: a base file (the whole state, as JSON) plus a journal of
+// changes (`FILE.journal.N`, one JSON line per saved batch). A change is saved by appending the
+// records it touched to the journal and fsyncing it; concurrent changes share one write and one
+// fsync (group commit). When the journal outgrows the base, a new base is written in small
+// slices between requests (compaction) and the older journal is deleted. Loading reads the base
+// and replays the journals after it; a batch cut short by a crash (the last line) is ignored,
+// since it was never acknowledged.
+import { closeSync, constants, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, writeSync, chmodSync, statSync } from 'node:fs';
+import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { KEYED_COLLECTIONS } from './tracker.js';
 import type { MockState } from './state.js';
 
 export class StateFileError extends Error {}
+
+/** Decided: the journal is compacted once it is larger than the base and than this. */
+export const MIN_COMPACTION_BYTES = 8 * 1024 * 1024;
+/** A compaction slice works at most about this long before letting requests run. */
+const SLICE_MS = 4;
+
+const damaged = (file: string): StateFileError =>
+  new StateFileError(
+    `the state file ${file} cannot be loaded: it is not a complete cardctl mock state (cut short, damaged, or another kind of file). ` +
+      'It was left as it is: move it away or delete it to start afresh, or give --state another file.',
+  );
+
+// ---- files: created exclusively, never through a symlink ----
+
+const EXCL_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
+let tmpCounter = 0;
+const tmpName = (file: string): string => `${file}.${process.pid}.${++tmpCounter}.tmp`;
+
+/** Creates the folder (and its missing parents) 0700 whatever the umask; an existing one is left alone. */
+export function ensureStateFolder(dir: string): void {
+  if (existsSync(dir)) return;
+  const first = mkdirSync(dir, { recursive: true, mode: 0o700 });
+  // mkdir applies the umask to its mode; set the mode of what was created explicitly
+  if (first) {
+    let d = dir;
+    for (;;) {
+      chmodSync(d, 0o700);
+      if (d === first || dirname(d) === d) break;
+      d = dirname(d);
+    }
+  }
+}
+
+function fsyncFolder(dir: string): void {
+  try {
+    const fd = openSync(dir, 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // some platforms cannot fsync a folder; the rename is still atomic
+  }
+}
+
+/** Writes `data` to `file` atomically: exclusive temporary, fsync, rename, fsync of the folder. */
+export function writeFileAtomic(file: string, data: string | Buffer): void {
+  ensureStateFolder(dirname(file));
+  const tmp = tmpName(file);
+  const buf = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+  const fd = openSync(tmp, EXCL_FLAGS, 0o600);
+  try {
+    let off = 0;
+    while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+    fsyncSync(fd);
+  } catch (err) {
+    closeSync(fd);
+    rmSync(tmp, { force: true });
+    throw err;
+  }
+  closeSync(fd);
+  renameSync(tmp, file);
+  fsyncFolder(dirname(file));
+}
 
 /** Temporary files left by a process killed mid-write: never loaded, removed on the next start. */
 function removeStaleTemporaries(file: string): void {
@@ -17,48 +89,347 @@ function removeStaleTemporaries(file: string): void {
   }
 }
 
-export function loadState(file: string): MockState | null {
+// ---- shape ----
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Enough of the shape that the mock can run on it (each collection the right kind, the default merchant present). */
+export function isMockState(v: unknown): v is MockState {
+  if (!isPlainObject(v)) return false;
+  if (v.version !== 1 || typeof v.seed !== 'number' || typeof v.seq !== 'number' || typeof v.default_merchant_id !== 'string') return false;
+  if (v.clock_offset_ms !== undefined && typeof v.clock_offset_ms !== 'number') return false;
+  for (const c of KEYED_COLLECTIONS) {
+    const coll = v[c];
+    if (coll === undefined && c === 'deliveries') continue;
+    if (!isPlainObject(coll) || !Object.values(coll).every((r) => typeof r === 'object' && r !== null)) return false;
+  }
+  for (const a of ['products', 'events', 'faults', 'networks', 'known_networks']) if (!Array.isArray(v[a])) return false;
+  if (!(v.events as unknown[]).every((e) => isPlainObject(e) && typeof e.seq === 'number')) return false;
+  if (typeof v.withdrawals !== 'number') return false;
+  return isPlainObject((v.merchants as Record<string, unknown>)[v.default_merchant_id]);
+}
+
+// ---- journal lines ----
+
+/** One saved change: set or delete a record, replace a collection, the root part, events, or everything. */
+export type Op =
+  | ['s', string, string, unknown]
+  | ['d', string, string]
+  | ['c', string, unknown]
+  | ['r', Record<string, unknown>]
+  | ['e', unknown[]]
+  | ['ef', number | null]
+  | ['all', unknown]
+  /** everything, already serialized (a snapshot restored from its JSON text) */
+  | ['allj', string];
+
+const lastSeq = (events: Array<{ seq: number }>): number => events.at(-1)?.seq ?? -Infinity;
+
+function applyOp(state: Record<string, unknown>, op: Op): Record<string, unknown> {
+  switch (op[0]) {
+    case 's': {
+      const coll = (state[op[1]] ??= {}) as Record<string, unknown>;
+      coll[op[2]] = op[3];
+      return state;
+    }
+    case 'd':
+      delete (state[op[1]] as Record<string, unknown> | undefined)?.[op[2]];
+      return state;
+    case 'c':
+      state[op[1]] = op[2];
+      return state;
+    case 'r':
+      return Object.assign(state, op[1]);
+    case 'e': {
+      const events = state.events as Array<{ seq: number }>;
+      for (const e of op[1] as Array<{ seq: number }>) if (e.seq > lastSeq(events)) events.push(e);
+      return state;
+    }
+    case 'ef':
+      state.events = op[1] === null ? [] : (state.events as Array<{ seq: number }>).filter((e) => e.seq >= (op[1] as number));
+      return state;
+    case 'all':
+      return op[1] as Record<string, unknown>;
+    case 'allj':
+      return JSON.parse(op[1]) as Record<string, unknown>;
+    default:
+      throw new Error('unknown journal entry');
+  }
+}
+
+const JOURNAL_RE = /\.journal\.(\d+)$/;
+const journalFile = (file: string, gen: number): string => `${file}.journal.${gen}`;
+
+function journalGenerations(file: string): number[] {
+  const prefix = basename(file) + '.journal.';
+  try {
+    return readdirSync(dirname(file))
+      .filter((n) => n.startsWith(prefix) && JOURNAL_RE.test(n))
+      .map((n) => Number(JOURNAL_RE.exec(n)![1]))
+      .sort((a, b) => a - b);
+  } catch {
+    return [];
+  }
+}
+
+/** Replays one journal; a last line cut short (no newline, not JSON) is a batch that was never acknowledged. */
+function replay(state: Record<string, unknown>, path: string): Record<string, unknown> {
+  const text = readFileSync(path, 'utf8');
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line === '') continue;
+    let batch: unknown;
+    try {
+      batch = JSON.parse(line);
+    } catch {
+      if (i === lines.length - 1) break; // the torn tail
+      throw damaged(path);
+    }
+    if (!Array.isArray(batch)) throw damaged(path);
+    for (const op of batch as Op[]) state = applyOp(state, op);
+  }
+  return state;
+}
+
+export interface LoadedState {
+  state: MockState;
+  /** the journal generation a new base should take (above every one on disk) */
+  nextGeneration: number;
+}
+
+/** The state saved in `file` (base + journals), or null when there is none. Never writes. */
+export function loadDurableState(file: string): LoadedState | null {
   removeStaleTemporaries(file);
+  const gens = journalGenerations(file);
+  const nextGeneration = (gens.at(-1) ?? 0) + 1;
   if (!existsSync(file)) return null;
   let parsed: unknown;
   try {
+    if (!statSync(file).isFile()) throw new Error('not a file');
     parsed = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (err) {
-    throw new StateFileError(`the state file ${file} is not valid JSON (${(err as Error).message}): move it away or delete it to start afresh`);
+  } catch {
+    throw damaged(file);
   }
-  const s = parsed as Partial<MockState> | null;
-  if (!s || s.version !== 1 || typeof s.seed !== 'number' || !s.merchants || !s.keys || !s.wallets) {
-    throw new StateFileError(`the state file ${file} is not a cardctl mock state: move it away or delete it to start afresh`);
-  }
-  // an answer that was still in flight when the process died has no outcome to replay
-  for (const [k, rec] of Object.entries(s.idempotency ?? {})) if (!rec.reply && !rec.async_card_id) delete s.idempotency![k];
-  return s as MockState;
+  if (!isMockState(parsed)) throw damaged(file);
+  const base = parsed as MockState & { journal_generation?: number };
+  const from = typeof base.journal_generation === 'number' ? base.journal_generation : Infinity;
+  let state: Record<string, unknown> = base as unknown as Record<string, unknown>;
+  for (const g of gens) if (g >= from) state = replay(state, journalFile(file, g));
+  delete state.journal_generation;
+  if (!isMockState(state)) throw damaged(journalFile(file, gens.at(-1) ?? 0));
+  dropInFlight(state);
+  return { state, nextGeneration: Math.max(nextGeneration, Number.isFinite(from) ? from + 1 : 0) };
 }
 
-let tmpCounter = 0;
+/** An answer that was still in flight when the process died has no outcome to replay. */
+export function dropInFlight(s: MockState): void {
+  for (const [k, rec] of Object.entries(s.idempotency ?? {})) if (!rec.reply && !rec.async_card_id) delete s.idempotency[k];
+}
 
-export function saveState(file: string, state: MockState): void {
-  const dir = dirname(file);
-  mkdirSync(dir, { recursive: true });
-  const tmp = `${file}.${process.pid}.${++tmpCounter}.tmp`;
-  const data = Buffer.from(JSON.stringify(state), 'utf8');
-  const fd = openSync(tmp, 'w', 0o600);
+/** The whole state as it is on disk in a state or snapshot file (no journal): for snapshots and `startMock({ snapshot })`. */
+export function readStateFile(file: string): MockState {
+  let parsed: unknown;
   try {
-    let off = 0;
-    while (off < data.length) off += writeSync(fd, data, off, data.length - off);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, file);
-  try {
-    const dfd = openSync(dir, 'r');
-    try {
-      fsyncSync(dfd);
-    } finally {
-      closeSync(dfd);
-    }
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
   } catch {
-    // some platforms cannot fsync a folder; the rename is still atomic
+    throw damaged(file);
+  }
+  if (!isMockState(parsed)) throw damaged(file);
+  delete (parsed as { journal_generation?: number }).journal_generation;
+  dropInFlight(parsed);
+  return parsed;
+}
+
+// ---- the writer ----
+
+interface Pending {
+  gen: number;
+  data: Buffer;
+  done: (err: Error | null) => void;
+}
+
+/** Serializes the state as JSON in slices, letting other work run between them. */
+async function* jsonSlices(state: MockState, extra: Record<string, unknown>): AsyncGenerator<string> {
+  const raw = state as unknown as Record<string, unknown>;
+  let parts: string[] = [];
+  let started = performance.now();
+  const pause = async (): Promise<boolean> => {
+    if (performance.now() - started < SLICE_MS) return false;
+    await new Promise((r) => setImmediate(r));
+    started = performance.now();
+    return true;
+  };
+  parts.push('{');
+  let first = true;
+  const field = (k: string) => `${first ? '' : ','}${JSON.stringify(k)}:`;
+  for (const [k, v] of Object.entries({ ...raw, ...extra })) {
+    if ((KEYED_COLLECTIONS as readonly string[]).includes(k) && typeof v === 'object' && v !== null) {
+      parts.push(field(k) + '{');
+      const coll = v as Record<string, unknown>;
+      let n = 0;
+      for (const key of Object.keys(coll)) {
+        const rec = coll[key];
+        if (rec === undefined) continue; // deleted meanwhile: the journal after this base says so
+        parts.push(`${n++ ? ',' : ''}${JSON.stringify(key)}:${JSON.stringify(rec)}`);
+        if (parts.length >= 256 && (await pause())) {
+          yield parts.join('');
+          parts = [];
+        }
+      }
+      parts.push('}');
+    } else if (k === 'events' && Array.isArray(v)) {
+      parts.push(field(k) + '[');
+      const events = [...v];
+      for (let i = 0; i < events.length; i++) {
+        parts.push((i ? ',' : '') + JSON.stringify(events[i]));
+        if (parts.length >= 256 && (await pause())) {
+          yield parts.join('');
+          parts = [];
+        }
+      }
+      parts.push(']');
+    } else {
+      parts.push(field(k) + JSON.stringify(v ?? null));
+    }
+    first = false;
+  }
+  parts.push('}');
+  yield parts.join('');
+}
+
+export class DurableStore {
+  private gen: number;
+  private fd: FileHandle | null = null;
+  private fdGen = -1;
+  private size = 0;
+  private readonly queue: Pending[] = [];
+  private writing = false;
+  private compacting = false;
+  private baseBytes = 0;
+  private closed = false;
+  /** journal bytes written since the last base */
+  private journalBytes = 0;
+
+  /** Writes the base for `state` (synchronously: at start) under a new journal generation. */
+  constructor(readonly file: string, state: MockState, generation: number) {
+    this.gen = generation;
+    const text = JSON.stringify({ ...state, journal_generation: generation });
+    writeFileAtomic(file, text);
+    this.baseBytes = text.length;
+    this.removeJournalsBelow(generation);
+  }
+
+  private removeJournalsBelow(gen: number): void {
+    for (const g of journalGenerations(this.file)) if (g < gen) rmSync(journalFile(this.file, g), { force: true });
+  }
+
+  /** Queues one batch (a JSON line); resolves once it is on disk. */
+  append(ops: Op[]): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('the mock is closing'));
+    const line = '[' + ops.map((op) => (op[0] === 'allj' ? `["all",${op[1]}]` : JSON.stringify(op))).join(',') + ']\n';
+    const data = Buffer.from(line, 'utf8');
+    return new Promise((resolve, reject) => {
+      this.queue.push({ gen: this.gen, data, done: (err) => (err ? reject(err) : resolve()) });
+      if (!this.writing) void this.pump();
+    });
+  }
+
+  /** Resolves once everything queued so far is on disk (or failed). */
+  barrier(): Promise<void> {
+    if (!this.writing && this.queue.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.queue.push({ gen: this.gen, data: Buffer.alloc(0), done: () => resolve() }));
+  }
+
+  private async pump(): Promise<void> {
+    this.writing = true;
+    while (this.queue.length > 0) {
+      const gen = this.queue[0]!.gen;
+      let n = 0;
+      while (n < this.queue.length && this.queue[n]!.gen === gen) n++;
+      const group = this.queue.splice(0, n);
+      const data = Buffer.concat(group.map((p) => p.data));
+      let error: Error | null = null;
+      try {
+        if (data.length > 0) {
+          if (this.fdGen !== gen) await this.openJournal(gen);
+          let off = 0;
+          while (off < data.length) {
+            const { bytesWritten } = await this.fd!.write(data, off, data.length - off, this.size + off);
+            off += bytesWritten;
+          }
+          await this.fd!.datasync();
+          this.size += data.length;
+          this.journalBytes += data.length;
+        }
+      } catch (err) {
+        error = err as Error;
+        // a batch cut short must not stay in the middle of the journal
+        await this.fd?.truncate(this.size).catch(() => {});
+      }
+      // after a failed write nothing queued behind it is written: those changes fail too, and the
+      // next batch saves the whole state again
+      if (error) group.push(...this.queue.splice(0));
+      for (const p of group) p.done(error);
+    }
+    this.writing = false;
+  }
+
+  private async openJournal(gen: number): Promise<void> {
+    const next = await open(journalFile(this.file, gen), EXCL_FLAGS, 0o600);
+    const old = this.fd;
+    this.fd = next;
+    this.fdGen = gen;
+    this.size = 0;
+    await old?.close().catch(() => {});
+  }
+
+  get wantsCompaction(): boolean {
+    return !this.compacting && !this.closed && this.journalBytes > Math.max(MIN_COMPACTION_BYTES, this.baseBytes);
+  }
+
+  /**
+   * A new base, written in slices: batches from now on go to the next journal; the base holds
+   * every change made before (and maybe some after: the journal replays them again, each entry
+   * sets a whole record). It replaces the old base only once every batch made meanwhile is on disk.
+   */
+  async compact(state: () => MockState, beforeRename: () => Promise<void>): Promise<void> {
+    if (this.compacting || this.closed) return;
+    this.compacting = true;
+    const gen = ++this.gen;
+    this.journalBytes = 0;
+    const tmp = tmpName(this.file);
+    let fh: FileHandle | null = null;
+    try {
+      fh = await open(tmp, EXCL_FLAGS, 0o600);
+      let bytes = 0;
+      for await (const slice of jsonSlices(state(), { journal_generation: gen })) {
+        const buf = Buffer.from(slice, 'utf8');
+        await fh.write(buf, 0, buf.length, bytes);
+        bytes += buf.length;
+      }
+      await fh.datasync();
+      await fh.close();
+      fh = null;
+      await beforeRename();
+      await rename(tmp, this.file);
+      fsyncFolder(dirname(this.file));
+      this.baseBytes = bytes;
+      this.removeJournalsBelow(gen);
+    } catch (err) {
+      await fh?.close().catch(() => {});
+      await rm(tmp, { force: true }).catch(() => {});
+      process.stderr.write(`cardctl mock: could not compact the state file ${this.file}: ${(err as Error).message} (the journal keeps every change)\n`);
+    } finally {
+      this.compacting = false;
+    }
+  }
+
+  /** Waits for queued batches, then closes the journal. */
+  async close(): Promise<void> {
+    await this.barrier();
+    this.closed = true;
+    await this.fd?.close().catch(() => {});
+    this.fd = null;
   }
 }

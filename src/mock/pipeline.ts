@@ -197,10 +197,14 @@ export async function handleRequest(rt: Runtime, req: IncomingMessage, res: Serv
     logUnexpected(err);
     reply = serverError();
   }
+  // with --state the answer waits until its change is on disk; a change that could not be saved is a 500
+  const method = (req.method ?? 'GET').toUpperCase();
   try {
-    rt.persist();
+    await rt.commit(method !== 'GET' && method !== 'HEAD');
   } catch (err) {
-    logUnexpected(err);
+    process.stderr.write(`cardctl mock: could not save the state to ${rt.options.stateFile ?? 'disk'}: ${err instanceof Error ? err.message : String(err)} (answered 500)\n`);
+    reply = serverError();
+    headers = {};
   }
   if (effect?.drop) {
     // an injected `drop`: done (and saved above), but the connection closes without an answer

@@ -44,6 +44,7 @@ export function listen(rt: Runtime, host: string, port: number): Promise<Running
   const tick = setInterval(() => {
     try {
       if (rt.runDue()) rt.persist();
+      else if (rt.options.stateFile) rt.persist(); // changes made off a request (none expected) are saved too
       rt.nonces.prune({ sim: rt.now(), real: rt.options.realNow() });
     } catch (err) {
       process.stderr.write(`cardctl mock: ${(err as Error).message}\n`);

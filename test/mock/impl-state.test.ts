@@ -99,6 +99,6 @@ describe('--state FILE', () => {
   it('a file that is not a mock state is refused with what to do', async () => {
     const file = join(dir, 'broken.json');
     writeFileSync(file, '{"not": "a state"}');
-    await expect(startMock({ port: 0, stateFile: file })).rejects.toThrow(/not a cardctl mock state: move it away or delete it/);
+    await expect(startMock({ port: 0, stateFile: file })).rejects.toThrow(/not a complete cardctl mock state.*move it away or delete it/);
   });
 });

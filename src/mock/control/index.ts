@@ -15,6 +15,7 @@ import { listNetworks, listProducts, patchProduct, setNetworks } from './catalog
 import { addFault, listFaults } from './faults.js';
 import { addEndpoint, deleteEndpoint, enableEndpoint, listDeliveries, listEndpoints } from './endpoints.js';
 import { emitEvent, listEvents } from './events.js';
+import { listSnapshots, restoreSnapshot, saveSnapshot } from './snapshots.js';
 
 /** The bearer token is compared in constant time; set by startMock. */
 export const controlTokens = new WeakMap<Runtime, string>();
@@ -48,6 +49,9 @@ const ROUTES: Array<[string, RegExp, ControlHandler]> = [
   ['GET', /^\/webhook-deliveries$/, listDeliveries],
   ['GET', /^\/events$/, listEvents],
   ['POST', /^\/events$/, emitEvent],
+  ['GET', /^\/snapshots$/, listSnapshots],
+  ['POST', /^\/snapshots$/, saveSnapshot],
+  ['POST', /^\/snapshots\/([^/]+)\/restore$/, restoreSnapshot],
 ];
 
 export async function handleControl(
