@@ -7,7 +7,7 @@ _cardctl_subcommands() {
     'customers') echo 'create get kyc list update' ;;
     'deposit-addresses') echo 'create list' ;;
     'deposits') echo 'list' ;;
-    'mock') echo 'clock deposits events faults keys kyc merchants networks products provision reset start state transactions wallets webhook-deliveries webhook-endpoints withdrawals' ;;
+    'mock') echo 'clock deposits events faults keys kyc merchants networks products provision reset snapshot start state transactions wallets webhook-deliveries webhook-endpoints withdrawals' ;;
     'mock clock') echo 'advance' ;;
     'mock deposits') echo 'add' ;;
     'mock events') echo 'emit' ;;
@@ -16,6 +16,7 @@ _cardctl_subcommands() {
     'mock merchants') echo 'create' ;;
     'mock networks') echo 'set' ;;
     'mock products') echo 'set' ;;
+    'mock snapshot') echo 'list restore save' ;;
     'mock transactions') echo 'add' ;;
     'mock webhook-endpoints') echo 'add enable remove' ;;
     'mock withdrawals') echo 'add' ;;
@@ -64,6 +65,9 @@ _cardctl_flags() {
     'mock products set') echo '--available --control-url --default --enabled --json' ;;
     'mock provision') echo '--control-url --json --outcome' ;;
     'mock reset') echo '--control-url --json' ;;
+    'mock snapshot list') echo '--control-url --json' ;;
+    'mock snapshot restore') echo '--control-url --json' ;;
+    'mock snapshot save') echo '--control-url --json' ;;
     'mock start') echo '--host --json --port --rate-limit --save-profiles --seed --state --webhook' ;;
     'mock state') echo '--control-url --json' ;;
     'mock transactions add') echo '--amount --control-url --currency --json --occurred-at --status --type' ;;

@@ -8,7 +8,7 @@ _cardctl_subcommands() {
     'customers') print -r -- 'create get kyc list update' ;;
     'deposit-addresses') print -r -- 'create list' ;;
     'deposits') print -r -- 'list' ;;
-    'mock') print -r -- 'clock deposits events faults keys kyc merchants networks products provision reset start state transactions wallets webhook-deliveries webhook-endpoints withdrawals' ;;
+    'mock') print -r -- 'clock deposits events faults keys kyc merchants networks products provision reset snapshot start state transactions wallets webhook-deliveries webhook-endpoints withdrawals' ;;
     'mock clock') print -r -- 'advance' ;;
     'mock deposits') print -r -- 'add' ;;
     'mock events') print -r -- 'emit' ;;
@@ -17,6 +17,7 @@ _cardctl_subcommands() {
     'mock merchants') print -r -- 'create' ;;
     'mock networks') print -r -- 'set' ;;
     'mock products') print -r -- 'set' ;;
+    'mock snapshot') print -r -- 'list restore save' ;;
     'mock transactions') print -r -- 'add' ;;
     'mock webhook-endpoints') print -r -- 'add enable remove' ;;
     'mock withdrawals') print -r -- 'add' ;;
@@ -65,6 +66,9 @@ _cardctl_flags() {
     'mock products set') print -r -- '--available --control-url --default --enabled --json' ;;
     'mock provision') print -r -- '--control-url --json --outcome' ;;
     'mock reset') print -r -- '--control-url --json' ;;
+    'mock snapshot list') print -r -- '--control-url --json' ;;
+    'mock snapshot restore') print -r -- '--control-url --json' ;;
+    'mock snapshot save') print -r -- '--control-url --json' ;;
     'mock start') print -r -- '--host --json --port --rate-limit --save-profiles --seed --state --webhook' ;;
     'mock state') print -r -- '--control-url --json' ;;
     'mock transactions add') print -r -- '--amount --control-url --currency --json --occurred-at --status --type' ;;

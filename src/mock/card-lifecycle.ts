@@ -24,9 +24,23 @@ export function settleCard(rt: Runtime, card: CardRec): boolean {
   return false;
 }
 
+/** Per state: the earliest expiry of an active or frozen card (Infinity: none), so that a tick with nothing due scans nothing. */
+const nextExpiry = new WeakMap<object, number>();
+
+/** Expires the active cards past their expiry; true when one changed. */
 export function expireCards(rt: Runtime): boolean {
+  const plain = rt.plainState;
+  const now = rt.now();
+  const due = nextExpiry.get(plain);
+  if (due !== undefined && now < due) return false;
   let changed = false;
-  for (const card of Object.values(rt.state.cards)) changed = settleCard(rt, card) || changed;
+  let earliest = Infinity;
+  for (const card of Object.values(plain.cards)) {
+    if (card.expires_at === null || (card.status !== 'active' && card.status !== 'frozen')) continue;
+    if (card.status === 'active' && now >= card.expires_at) changed = settleCard(rt, rt.state.cards[card.id]!) || changed;
+    else earliest = Math.min(earliest, card.expires_at);
+  }
+  nextExpiry.set(plain, earliest);
   return changed;
 }
 
@@ -47,6 +61,8 @@ export function finishProvisioning(rt: Runtime, card: CardRec, outcome: 'active'
   if (outcome === 'active') {
     provisionDetails(rt, card);
     card.status = 'active';
+    const due = nextExpiry.get(rt.plainState);
+    if (due !== undefined && card.expires_at! < due) nextExpiry.set(rt.plainState, card.expires_at!);
     card.balance_minor = card.pending_load_minor;
     wallet.fees_collected_minor += card.pending_fee_minor;
     rt.events.record(card.merchant_id, card.mode, 'card.issued', { card_id: card.id });

@@ -52,20 +52,25 @@ export async function runIdempotent(ctx: RequestContext, key: string, run: () =>
     return { status: existing.reply.status, body: existing.reply.body };
   }
   const rec: IdempotencyRec = { fingerprint, path, created_at: now, expires_at: now + IDEMPOTENCY_TTL_MS, reply: null };
+  delete rt.state.idempotency[scope]; // stored again at the end: the keys stay in order of expiry
   rt.state.idempotency[scope] = rec;
+  expiryQueue(rt).push([scope, rec.expires_at]);
+  // compared on the plain state: the tracked one hands out a wrapper, never `rec` itself
+  const stillMine = () => rt.plainState.idempotency[scope] === rec;
   let outcome: Outcome;
   try {
     outcome = await run();
   } catch (err) {
-    if (rt.state.idempotency[scope] === rec) delete rt.state.idempotency[scope];
+    if (stillMine()) delete rt.state.idempotency[scope];
     throw err;
   }
   // a reset while the call ran replaced the state: there is nothing to remember it in
-  if (rt.state.idempotency[scope] === rec) {
+  if (stillMine()) {
     if (outcome.store) {
-      if (outcome.asyncCardId) rec.async_card_id = outcome.asyncCardId;
+      const stored = rt.state.idempotency[scope]!;
+      if (outcome.asyncCardId) stored.async_card_id = outcome.asyncCardId;
       const replay = outcome.replay ?? outcome.reply;
-      rec.reply = { status: replay.status, body: replay.body };
+      stored.reply = { status: replay.status, body: replay.body };
       rt.markDirty();
     } else {
       delete rt.state.idempotency[scope];
@@ -74,15 +79,47 @@ export async function runIdempotent(ctx: RequestContext, key: string, run: () =>
   return outcome.reply;
 }
 
-/** Forgets the answers older than 24 h; true when something was dropped. */
+/** Per state: the stored keys in order of expiry (the clock only moves forward, so creation order), read from the front. */
+const queues = new WeakMap<object, { items: Array<[string, number]>; head: number }>();
+
+function expiryQueue(rt: Runtime): Array<[string, number]> {
+  return queueOf(rt).items;
+}
+
+function queueOf(rt: Runtime): { items: Array<[string, number]>; head: number } {
+  const plain = rt.plainState;
+  let q = queues.get(plain);
+  if (!q) {
+    // a loaded or restored state: ordered once, then kept in order by runIdempotent
+    const items = Object.entries(plain.idempotency).map(([k, r]): [string, number] => [k, r.expires_at]);
+    items.sort((a, b) => a[1] - b[1]);
+    queues.set(plain, (q = { items, head: 0 }));
+  }
+  return q;
+}
+
+/** Forgets the answers older than 24 h (simulated); true when something was dropped. Costs what it drops, not what is kept. */
 export function expireIdempotency(rt: Runtime): boolean {
   const now = rt.now();
+  const q = queueOf(rt);
+  const plain = rt.plainState.idempotency;
   let changed = false;
-  for (const [k, rec] of Object.entries(rt.state.idempotency)) {
-    if (rec.expires_at <= now && rec.reply) {
-      delete rt.state.idempotency[k];
-      changed = true;
+  const later: Array<[string, number]> = [];
+  while (q.head < q.items.length && q.items[q.head]![1] <= now) {
+    const [scope, expires] = q.items[q.head++]!;
+    const rec = plain[scope];
+    if (!rec || rec.expires_at !== expires) continue; // gone, or stored again since (queued again then)
+    if (!rec.reply) {
+      later.push([scope, expires]); // still in flight: looked at again on a later tick
+      continue;
     }
+    delete rt.state.idempotency[scope];
+    changed = true;
   }
+  if (q.head > 1024 && q.head * 2 > q.items.length) {
+    q.items = q.items.slice(q.head);
+    q.head = 0;
+  }
+  q.items.push(...later);
   return changed;
 }

@@ -1,0 +1,11 @@
+import { MockControlCommand } from '../../../cli/mock/control-command.js';
+
+export default class MockSnapshotList extends MockControlCommand {
+  static override summary = 'List the saved snapshots of the mock state.';
+  static override examples = ['<%= config.bin %> mock snapshot list', '<%= config.bin %> mock snapshot list --json'];
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(MockSnapshotList);
+    await this.render(await this.control(flags, 'GET', '/snapshots'));
+  }
+}
