@@ -3,7 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { listen } from './server.js';
 import { Runtime } from './runtime.js';
 import { controlTokens } from './control/index.js';
-import { DurableStore, loadDurableState, readStateFile } from './persistence.js';
+import { DurableStore, StateFileError, loadDurableState, readStateFile } from './persistence.js';
 import type { SnapshotInfo } from './snapshots.js';
 import { randomSeed, newId, cryptoRandom } from './random.js';
 import { addKey, addMerchantRecord, buildSeededState, defaultKeys, type MockState, type PreloadedKey, type ProductRec } from './state.js';
@@ -22,6 +22,8 @@ export interface StartMockOptions {
   port?: number;
   seed?: number;
   stateFile?: string;
+  /** with stateFile: the journal is folded into a new base once larger than this (default: larger than the base and than 8 MiB) */
+  compactAfterBytes?: number;
   /** start from this snapshot file (one written by a snapshot save with --state, or a state file) instead of the seeded start */
   snapshot?: string;
   rateLimit?: number;
@@ -123,7 +125,14 @@ export async function startMock(options: StartMockOptions = {}): Promise<MockSer
       : randomBytes(24).toString('base64url');
   controlTokens.set(rt, controlToken);
   // the start is on disk before the first answer (a new base; older journals are folded into it)
-  if (options.stateFile) rt.attachStore(new DurableStore(options.stateFile, rt.plainState, durable?.nextGeneration ?? 1));
+  if (options.stateFile) {
+    const file = options.stateFile;
+    try {
+      rt.attachStore(new DurableStore(file, rt.plainState, durable?.nextGeneration ?? 1, options.compactAfterBytes));
+    } catch (err) {
+      throw new StateFileError(`cannot save the state to ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): give --state a file in a folder you can write`);
+    }
+  }
   const running = await listen(rt, host, options.port ?? DEFAULT_PORT);
   webhooks.install();
   const origin = originFor(host, running.port);

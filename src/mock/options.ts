@@ -25,6 +25,9 @@ export function startOptionsProblem(options: unknown): { kind: 'type' | 'range';
   }
   if (given('stateFile') && (typeof o.stateFile !== 'string' || o.stateFile === '')) return type(`stateFile must be a non-empty file path, not ${shown(o.stateFile)}.`);
   if (given('snapshot') && (typeof o.snapshot !== 'string' || o.snapshot === '')) return type(`snapshot must be the path of a snapshot file, not ${shown(o.snapshot)}.`);
+  if (given('compactAfterBytes') && (typeof o.compactAfterBytes !== 'number' || !Number.isInteger(o.compactAfterBytes) || o.compactAfterBytes < 0)) {
+    return type(`compactAfterBytes must be a whole number of bytes, not ${shown(o.compactAfterBytes)}.`);
+  }
   if (given('rateLimit')) {
     if (typeof o.rateLimit !== 'number') return type(`rateLimit must be a number of requests per minute, not ${shown(o.rateLimit)}.`);
     if (!Number.isInteger(o.rateLimit) || o.rateLimit < 1) return range(`rateLimit must be a whole number of requests per minute, at least 1, not ${o.rateLimit}.`);

@@ -7,6 +7,7 @@
 // since it was never acknowledged.
 import { closeSync, constants, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, writeSync, chmodSync, statSync } from 'node:fs';
 import { open, rename, rm, type FileHandle } from 'node:fs/promises';
+import { Worker } from 'node:worker_threads';
 import { basename, dirname, join } from 'node:path';
 import { KEYED_COLLECTIONS } from './tracker.js';
 import type { MockState } from './state.js';
@@ -15,8 +16,6 @@ export class StateFileError extends Error {}
 
 /** Decided: the journal is compacted once it is larger than the base and than this. */
 export const MIN_COMPACTION_BYTES = 8 * 1024 * 1024;
-/** A compaction slice works at most about this long before letting requests run. */
-const SLICE_MS = 4;
 
 const damaged = (file: string): StateFileError =>
   new StateFileError(
@@ -29,6 +28,18 @@ const damaged = (file: string): StateFileError =>
 const EXCL_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
 let tmpCounter = 0;
 const tmpName = (file: string): string => `${file}.${process.pid}.${++tmpCounter}.tmp`;
+
+/** Opens a new temporary file beside `file`: O_EXCL|O_NOFOLLOW, so a name already taken (a planted symlink) is skipped, never followed. */
+function openTemp(file: string): { fd: number; tmp: string } {
+  for (let attempt = 0; ; attempt++) {
+    const tmp = tmpName(file);
+    try {
+      return { fd: openSync(tmp, EXCL_FLAGS, 0o600), tmp };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 1000) throw err;
+    }
+  }
+}
 
 /** Creates the folder (and its missing parents) 0700 whatever the umask; an existing one is left alone. */
 export function ensureStateFolder(dir: string): void {
@@ -61,9 +72,8 @@ function fsyncFolder(dir: string): void {
 /** Writes `data` to `file` atomically: exclusive temporary, fsync, rename, fsync of the folder. */
 export function writeFileAtomic(file: string, data: string | Buffer): void {
   ensureStateFolder(dirname(file));
-  const tmp = tmpName(file);
   const buf = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-  const fd = openSync(tmp, EXCL_FLAGS, 0o600);
+  const { fd, tmp } = openTemp(file);
   try {
     let off = 0;
     while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
@@ -123,38 +133,45 @@ export type Op =
   /** everything, already serialized (a snapshot restored from its JSON text) */
   | ['allj', string];
 
-const lastSeq = (events: Array<{ seq: number }>): number => events.at(-1)?.seq ?? -Infinity;
-
-function applyOp(state: Record<string, unknown>, op: Op): Record<string, unknown> {
-  switch (op[0]) {
-    case 's': {
-      const coll = (state[op[1]] ??= {}) as Record<string, unknown>;
-      coll[op[2]] = op[3];
-      return state;
+/**
+ * Replays journals over a state. Self-contained on purpose (no import, no closure): compaction
+ * runs this same function in a worker thread, sent as source text. A last line cut short (not
+ * JSON) is a batch that was never acknowledged and is skipped; any other bad line throws an
+ * Error whose `journal` names the file.
+ */
+export function replayJournals(readText: (path: string) => string, start: Record<string, unknown>, journals: string[]): Record<string, unknown> {
+  type Ev = { seq: number };
+  let state = start;
+  const lastSeq = (events: Ev[]): number => (events.length ? events[events.length - 1]!.seq : -Infinity);
+  for (const path of journals) {
+    const lines = readText(path).split('\n');
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i]!;
+      if (line === '') continue;
+      let batch: unknown;
+      try {
+        batch = JSON.parse(line);
+      } catch {
+        if (i === lines.length - 1) break; // the torn tail
+        throw Object.assign(new Error(`bad line ${i + 1}`), { journal: path });
+      }
+      if (!Array.isArray(batch)) throw Object.assign(new Error(`bad line ${i + 1}`), { journal: path });
+      for (const op of batch as unknown[][]) {
+        const kind = op[0];
+        if (kind === 's') ((state[op[1] as string] ??= {}) as Record<string, unknown>)[op[2] as string] = op[3];
+        else if (kind === 'd') delete (state[op[1] as string] as Record<string, unknown> | undefined)?.[op[2] as string];
+        else if (kind === 'c') state[op[1] as string] = op[2];
+        else if (kind === 'r') Object.assign(state, op[1]);
+        else if (kind === 'e') {
+          const events = state.events as Ev[];
+          for (const e of op[1] as Ev[]) if (e.seq > lastSeq(events)) events.push(e);
+        } else if (kind === 'ef') state.events = op[1] === null ? [] : (state.events as Ev[]).filter((e) => e.seq >= (op[1] as number));
+        else if (kind === 'all') state = op[1] as Record<string, unknown>;
+        else throw Object.assign(new Error(`unknown entry on line ${i + 1}`), { journal: path });
+      }
     }
-    case 'd':
-      delete (state[op[1]] as Record<string, unknown> | undefined)?.[op[2]];
-      return state;
-    case 'c':
-      state[op[1]] = op[2];
-      return state;
-    case 'r':
-      return Object.assign(state, op[1]);
-    case 'e': {
-      const events = state.events as Array<{ seq: number }>;
-      for (const e of op[1] as Array<{ seq: number }>) if (e.seq > lastSeq(events)) events.push(e);
-      return state;
-    }
-    case 'ef':
-      state.events = op[1] === null ? [] : (state.events as Array<{ seq: number }>).filter((e) => e.seq >= (op[1] as number));
-      return state;
-    case 'all':
-      return op[1] as Record<string, unknown>;
-    case 'allj':
-      return JSON.parse(op[1]) as Record<string, unknown>;
-    default:
-      throw new Error('unknown journal entry');
   }
+  return state;
 }
 
 const JOURNAL_RE = /\.journal\.(\d+)$/;
@@ -170,26 +187,6 @@ function journalGenerations(file: string): number[] {
   } catch {
     return [];
   }
-}
-
-/** Replays one journal; a last line cut short (no newline, not JSON) is a batch that was never acknowledged. */
-function replay(state: Record<string, unknown>, path: string): Record<string, unknown> {
-  const text = readFileSync(path, 'utf8');
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    if (line === '') continue;
-    let batch: unknown;
-    try {
-      batch = JSON.parse(line);
-    } catch {
-      if (i === lines.length - 1) break; // the torn tail
-      throw damaged(path);
-    }
-    if (!Array.isArray(batch)) throw damaged(path);
-    for (const op of batch as Op[]) state = applyOp(state, op);
-  }
-  return state;
 }
 
 export interface LoadedState {
@@ -214,8 +211,13 @@ export function loadDurableState(file: string): LoadedState | null {
   if (!isMockState(parsed)) throw damaged(file);
   const base = parsed as MockState & { journal_generation?: number };
   const from = typeof base.journal_generation === 'number' ? base.journal_generation : Infinity;
-  let state: Record<string, unknown> = base as unknown as Record<string, unknown>;
-  for (const g of gens) if (g >= from) state = replay(state, journalFile(file, g));
+  let state: Record<string, unknown>;
+  try {
+    const journals = gens.filter((g) => g >= from).map((g) => journalFile(file, g));
+    state = replayJournals((p) => readFileSync(p, 'utf8'), base as unknown as Record<string, unknown>, journals);
+  } catch (err) {
+    throw damaged((err as { journal?: string }).journal ?? file);
+  }
   delete state.journal_generation;
   if (!isMockState(state)) throw damaged(journalFile(file, gens.at(-1) ?? 0));
   dropInFlight(state);
@@ -249,53 +251,35 @@ interface Pending {
   done: (err: Error | null) => void;
 }
 
-/** Serializes the state as JSON in slices, letting other work run between them. */
-async function* jsonSlices(state: MockState, extra: Record<string, unknown>): AsyncGenerator<string> {
-  const raw = state as unknown as Record<string, unknown>;
-  let parts: string[] = [];
-  let started = performance.now();
-  const pause = async (): Promise<boolean> => {
-    if (performance.now() - started < SLICE_MS) return false;
-    await new Promise((r) => setImmediate(r));
-    started = performance.now();
-    return true;
-  };
-  parts.push('{');
-  let first = true;
-  const field = (k: string) => `${first ? '' : ','}${JSON.stringify(k)}:`;
-  for (const [k, v] of Object.entries({ ...raw, ...extra })) {
-    if ((KEYED_COLLECTIONS as readonly string[]).includes(k) && typeof v === 'object' && v !== null) {
-      parts.push(field(k) + '{');
-      const coll = v as Record<string, unknown>;
-      let n = 0;
-      for (const key of Object.keys(coll)) {
-        const rec = coll[key];
-        if (rec === undefined) continue; // deleted meanwhile: the journal after this base says so
-        parts.push(`${n++ ? ',' : ''}${JSON.stringify(key)}:${JSON.stringify(rec)}`);
-        if (parts.length >= 256 && (await pause())) {
-          yield parts.join('');
-          parts = [];
-        }
-      }
-      parts.push('}');
-    } else if (k === 'events' && Array.isArray(v)) {
-      parts.push(field(k) + '[');
-      const events = [...v];
-      for (let i = 0; i < events.length; i++) {
-        parts.push((i ? ',' : '') + JSON.stringify(events[i]));
-        if (parts.length >= 256 && (await pause())) {
-          yield parts.join('');
-          parts = [];
-        }
-      }
-      parts.push(']');
-    } else {
-      parts.push(field(k) + JSON.stringify(v ?? null));
-    }
-    first = false;
-  }
-  parts.push('}');
-  yield parts.join('');
+/**
+ * Folds journals into a new base in a worker thread (parse, replay, serialize, write, fsync):
+ * the event loop answering requests does none of that work. Resolves with the bytes written.
+ */
+function foldInWorker(job: { file: string; journals: string[]; generation: number; tmp: string; flags: number }): Promise<number> {
+  const code = `const { workerData, parentPort } = require('node:worker_threads');
+const fs = require('node:fs');
+const replayJournals = ${replayJournals.toString()};
+const base = JSON.parse(fs.readFileSync(workerData.file, 'utf8'));
+const state = replayJournals((p) => fs.readFileSync(p, 'utf8'), base, workerData.journals);
+state.journal_generation = workerData.generation;
+const buf = Buffer.from(JSON.stringify(state), 'utf8');
+const fd = fs.openSync(workerData.tmp, workerData.flags, 0o600);
+try {
+  let off = 0;
+  while (off < buf.length) off += fs.writeSync(fd, buf, off, buf.length - off);
+  fs.fsyncSync(fd);
+} finally {
+  fs.closeSync(fd);
+}
+parentPort.postMessage(buf.length);`;
+  return new Promise((resolve, reject) => {
+    // execArgv: [] so that the code runs as CommonJS even under --input-type=module
+    const worker = new Worker(code, { eval: true, workerData: job, execArgv: [] });
+    let bytes: number | null = null;
+    worker.once('message', (n: number) => (bytes = n));
+    worker.once('error', reject);
+    worker.once('exit', (code) => (bytes !== null ? resolve(bytes) : reject(new Error(`the compaction worker stopped (exit code ${code})`))));
+  });
 }
 
 export class DurableStore {
@@ -306,14 +290,23 @@ export class DurableStore {
   private readonly queue: Pending[] = [];
   private writing = false;
   private compacting = false;
+  private compaction: Promise<void> = Promise.resolve();
+  /** the journal generation the base on disk starts from */
+  private baseGen: number;
   private baseBytes = 0;
   private closed = false;
   /** journal bytes written since the last base */
   private journalBytes = 0;
 
   /** Writes the base for `state` (synchronously: at start) under a new journal generation. */
-  constructor(readonly file: string, state: MockState, generation: number) {
-    this.gen = generation;
+  constructor(
+    readonly file: string,
+    state: MockState,
+    generation: number,
+    /** fold the journal into a new base past this many bytes; default: past the base's size and MIN_COMPACTION_BYTES */
+    private readonly compactAfterBytes?: number,
+  ) {
+    this.gen = this.baseGen = generation;
     const text = JSON.stringify({ ...state, journal_generation: generation });
     writeFileAtomic(file, text);
     this.baseBytes = text.length;
@@ -353,12 +346,12 @@ export class DurableStore {
       try {
         if (data.length > 0) {
           if (this.fdGen !== gen) await this.openJournal(gen);
+          // the journal is opened O_DSYNC: each write returns once it is on disk (one call, not write + fdatasync)
           let off = 0;
           while (off < data.length) {
             const { bytesWritten } = await this.fd!.write(data, off, data.length - off, this.size + off);
             off += bytesWritten;
           }
-          await this.fd!.datasync();
           this.size += data.length;
           this.journalBytes += data.length;
         }
@@ -376,7 +369,9 @@ export class DurableStore {
   }
 
   private async openJournal(gen: number): Promise<void> {
-    const next = await open(journalFile(this.file, gen), EXCL_FLAGS, 0o600);
+    const next = await open(journalFile(this.file, gen), EXCL_FLAGS | (constants.O_DSYNC ?? 0), 0o600);
+    // the new journal's name is durable in the folder before anything in it counts
+    fsyncFolder(dirname(this.file));
     const old = this.fd;
     this.fd = next;
     this.fdGen = gen;
@@ -385,48 +380,49 @@ export class DurableStore {
   }
 
   get wantsCompaction(): boolean {
-    return !this.compacting && !this.closed && this.journalBytes > Math.max(MIN_COMPACTION_BYTES, this.baseBytes);
+    return !this.compacting && !this.closed && this.journalBytes > (this.compactAfterBytes ?? Math.max(MIN_COMPACTION_BYTES, this.baseBytes));
   }
 
   /**
-   * A new base, written in slices: batches from now on go to the next journal; the base holds
-   * every change made before (and maybe some after: the journal replays them again, each entry
-   * sets a whole record). It replaces the old base only once every batch made meanwhile is on disk.
+   * A new base: batches from now on go to the next journal; once the older journals are all on
+   * disk, a worker folds them into the base, and the result replaces the base (atomically). A
+   * crash at any point leaves a base and journals that replay to the same state.
    */
-  async compact(state: () => MockState, beforeRename: () => Promise<void>): Promise<void> {
-    if (this.compacting || this.closed) return;
+  compact(): Promise<void> {
+    if (this.compacting || this.closed) return this.compaction;
     this.compacting = true;
     const gen = ++this.gen;
     this.journalBytes = 0;
-    const tmp = tmpName(this.file);
-    let fh: FileHandle | null = null;
-    try {
-      fh = await open(tmp, EXCL_FLAGS, 0o600);
-      let bytes = 0;
-      for await (const slice of jsonSlices(state(), { journal_generation: gen })) {
-        const buf = Buffer.from(slice, 'utf8');
-        await fh.write(buf, 0, buf.length, bytes);
-        bytes += buf.length;
+    let tmp = '';
+    this.compaction = (async () => {
+      try {
+        const created = openTemp(this.file);
+        closeSync(created.fd);
+        tmp = created.tmp;
+        await this.barrier();
+        const journals = journalGenerations(this.file)
+          .filter((g) => g >= this.baseGen && g < gen)
+          .map((g) => journalFile(this.file, g));
+        // the worker reopens the temporary file this thread created exclusively, never through a symlink
+        const bytes = await foldInWorker({ file: this.file, journals, generation: gen, tmp, flags: constants.O_WRONLY | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0) });
+        await rename(tmp, this.file);
+        fsyncFolder(dirname(this.file));
+        this.baseGen = gen;
+        this.baseBytes = bytes;
+        this.removeJournalsBelow(gen);
+      } catch (err) {
+        if (tmp) await rm(tmp, { force: true }).catch(() => {});
+        process.stderr.write(`cardctl mock: could not compact the state file ${this.file}: ${(err as Error).message} (the journal keeps every change)\n`);
+      } finally {
+        this.compacting = false;
       }
-      await fh.datasync();
-      await fh.close();
-      fh = null;
-      await beforeRename();
-      await rename(tmp, this.file);
-      fsyncFolder(dirname(this.file));
-      this.baseBytes = bytes;
-      this.removeJournalsBelow(gen);
-    } catch (err) {
-      await fh?.close().catch(() => {});
-      await rm(tmp, { force: true }).catch(() => {});
-      process.stderr.write(`cardctl mock: could not compact the state file ${this.file}: ${(err as Error).message} (the journal keeps every change)\n`);
-    } finally {
-      this.compacting = false;
-    }
+    })();
+    return this.compaction;
   }
 
   /** Waits for queued batches, then closes the journal. */
   async close(): Promise<void> {
+    await this.compaction;
     await this.barrier();
     this.closed = true;
     await this.fd?.close().catch(() => {});

@@ -154,7 +154,7 @@ export class Runtime {
     const ops = this.takeOps();
     return store.append(ops).then(
       () => {
-        if (store.wantsCompaction) void store.compact(() => this.raw, () => this.commit(true));
+        if (store.wantsCompaction) void store.compact();
       },
       (err: Error) => {
         // what this batch held is not on disk: the next save writes the whole state again

@@ -1,0 +1,218 @@
+#!/usr/bin/env node
+// Cost of a write as the mock's state grows, in memory and with --state, all in one run:
+// mean latency of a signed recharge (8 concurrent clients, Idempotency-Key each) with 100, 5,000
+// and 50,000 cards held, and the p99 latency of a signed GET /cards/{id} made while the writes run.
+// The states are grown through the internal state API (records built with dist/mock/state.js and
+// written as a state file), not over HTTP: growing to 50,000 cards over HTTP would take minutes.
+// Each mock runs in its own child process, so a blocked event loop shows in the latencies.
+// Usage: node bench/mock-state.mjs [--writes 400] [--clients 8]   (after `npm run build`)
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { fmt, percentile } from './lib.mjs';
+
+const args = process.argv.slice(2);
+const opt = (name, dflt) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? Number(args[i + 1]) : dflt;
+};
+const WRITES = opt('writes', 400);
+const CLIENTS = opt('clients', 8);
+const SIZES = [100, 5_000, 50_000];
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+const { buildSeededState, nextSeq, walletKey } = await import(new URL('../dist/mock/state.js', import.meta.url).href);
+const { newId, seededRandom } = await import(new URL('../dist/mock/random.js', import.meta.url).href);
+const { signRequest } = await import(new URL('../dist/signing/index.js', import.meta.url).href);
+
+/** A seeded state holding `cards` active test cards of one approved customer; the wallet paid for them. */
+function grownState(cards) {
+  const now = Date.now();
+  const rand = seededRandom(7);
+  const { state, testKey } = buildSeededState(7, now);
+  const merchant = state.default_merchant_id;
+  const customer = {
+    id: newId(rand, now), seq: nextSeq(state), merchant_id: merchant,
+    fields: { first_name: 'Bench', last_name: 'Mark', email: 'bench@example.com', id_type: 'bvn', id_number: '22212345678', country: 'NGA' },
+    status: 'active', kyc_status: 'approved', kyc_failure_reason: null, kyc_submitted_at: now, kyc_resolved_at: now,
+    kyc_submit_due: null, kyc_verdict_due: null, kyc_mode: 'test', created_at: now,
+  };
+  state.customers[customer.id] = customer;
+  const wallet = state.wallets[walletKey(merchant, 'test')];
+  const product = state.products.find((p) => p.default);
+  for (let i = 0; i < cards; i++) {
+    const id = newId(rand, now);
+    const last4 = String(i % 10_000).padStart(4, '0');
+    state.cards[id] = {
+      id, seq: nextSeq(state), merchant_id: merchant, mode: 'test', product_id: product.id, customer_id: customer.id,
+      status: 'active', masked_pan: `400000******${last4}`, last4, expiry: '12/29', expires_at: now + 3 * 365 * 86_400_000,
+      currency: 'USD', balance_minor: 1000, pending_load_minor: 0, pending_fee_minor: 0, created_at: now,
+    };
+    state.transactions[id] = [];
+    wallet.balance_minor -= 1000 + product.issue_fee_minor;
+    wallet.fees_collected_minor += product.issue_fee_minor;
+    state.events.push({ id: newId(rand, now), seq: nextSeq(state), merchant_id: merchant, mode: 'test', type: 'card.issued', occurred_at: now, data: { card_id: id } });
+  }
+  return { state, key: { keyId: testKey.key_id, secret: testKey.secret }, cardIds: Object.keys(state.cards) };
+}
+
+/** Starts the mock in a child process; resolves with its origin once it listens. */
+function startChild(options) {
+  const code = `const { startMock } = await import(${JSON.stringify(new URL('../dist/mock/index.js', import.meta.url).href)});
+const m = await startMock(JSON.parse(process.argv[1]));
+process.stdout.write(JSON.stringify({ origin: new URL(m.baseUrl).origin }) + '\\n');
+process.on('SIGTERM', () => m.close().then(() => process.exit(0)));`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', code, JSON.stringify(options)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      const nl = out.indexOf('\n');
+      if (nl >= 0) resolve({ child, origin: JSON.parse(out.slice(0, nl)).origin });
+    });
+    child.on('exit', (c) => reject(new Error(`mock exited ${c}`)));
+  });
+}
+
+function stopChild(child) {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', resolve);
+    child.kill('SIGTERM');
+    setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+  });
+}
+
+function send(agent, origin, method, path, key, body, extra = {}) {
+  const raw = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+  const s = signRequest({ method, path, keyId: key.keyId, secret: key.secret, timestamp: Math.floor(Date.now() / 1000), nonce: randomUUID(), body: raw });
+  const u = new URL(origin);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: u.hostname, port: u.port, path, method, agent, headers: { ...s.headers, ...(raw ? { 'Content-Type': 'application/json', 'Content-Length': raw.length } : {}), ...extra } },
+      (res) => {
+        res.on('data', () => {});
+        res.on('end', () => resolve(res.statusCode));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(raw);
+  });
+}
+
+/** `total` recharges by CLIENTS loops on random cards; while `reader`, one client GETs a card in a loop. */
+async function writeLoad(origin, key, cardIds, total, reader) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS + 1 });
+  const writes = [];
+  const reads = [];
+  const statuses = new Map();
+  let issued = 0;
+  let running = true;
+  const readLoop = (async () => {
+    while (reader && running) {
+      const t = performance.now();
+      const st = await send(agent, origin, 'GET', `/api/v1/cards/${cardIds[0]}`, key);
+      reads.push(performance.now() - t);
+      if (st !== 200) statuses.set(`GET ${st}`, (statuses.get(`GET ${st}`) ?? 0) + 1);
+    }
+  })();
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      while (issued < total) {
+        issued++;
+        const id = cardIds[Math.floor(Math.random() * cardIds.length)];
+        const t = performance.now();
+        const st = await send(agent, origin, 'POST', `/api/v1/cards/${id}/recharge`, key, { amount: 1 }, { 'Idempotency-Key': randomUUID() });
+        writes.push(performance.now() - t);
+        statuses.set(st, (statuses.get(st) ?? 0) + 1);
+      }
+    }),
+  );
+  running = false;
+  await readLoop;
+  agent.destroy();
+  return { writeMs: writes.reduce((a, b) => a + b, 0) / writes.length, readP99: reads.length ? percentile(reads, 99) : 0, reads: reads.length, statuses };
+}
+
+const ROUNDS = opt('rounds', 3);
+const dir = mkdtempSync(join(tmpdir(), 'cardctl-bench-state-'));
+const results = [];
+let failed = false;
+const check = (label, r, expected) => {
+  if ((r.statuses.get(200) ?? 0) !== expected || [...r.statuses.keys()].some((k) => String(k).startsWith('GET'))) {
+    console.log(`${label}: unexpected statuses ${JSON.stringify(Object.fromEntries(r.statuses))}`);
+    failed = true;
+  }
+};
+try {
+  for (const cards of SIZES) {
+    const { state, key, cardIds } = grownState(cards);
+    const seedFile = join(dir, `grown-${cards}.json`);
+    writeFileSync(seedFile, JSON.stringify(state));
+    const common = { port: 0, rateLimit: 1_000_000_000, providerLatencyMs: 0, snapshot: seedFile };
+    // both start from the grown state; with --state it becomes the state file's first base
+    const started = {
+      memory: await startChild(common),
+      state: await startChild({ ...common, stateFile: join(dir, `state-${cards}`, 'state.json') }),
+    };
+    try {
+      const best = { memory: Infinity, state: Infinity };
+      for (const mode of ['memory', 'state']) await writeLoad(started[mode].origin, key, cardIds, 40, false); // warm-up
+      // alternate the two, keep each one's best round: the machine is shared and noisy
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const mode of ['memory', 'state']) {
+          const r = await writeLoad(started[mode].origin, key, cardIds, WRITES, false);
+          check(`${mode} ${cards}`, r, WRITES);
+          best[mode] = Math.min(best[mode], r.writeMs);
+        }
+      }
+      const reads = {};
+      if (cards === SIZES.at(-1)) {
+        for (const mode of ['memory', 'state']) {
+          const r = await writeLoad(started[mode].origin, key, cardIds, WRITES, true);
+          check(`${mode} ${cards} with reads`, r, WRITES);
+          reads[mode] = r;
+        }
+        // and while a compaction writes a new base of the whole state (forced by a small threshold)
+        const compacting = await startChild({ ...common, stateFile: join(dir, 'compacting', 'state.json'), compactAfterBytes: 200 * 1024 });
+        try {
+          const r = await writeLoad(compacting.origin, key, cardIds, WRITES, true);
+          check(`state ${cards} compacting`, r, WRITES);
+          reads.compacting = r;
+        } finally {
+          await stopChild(compacting.child);
+        }
+      }
+      for (const mode of ['memory', 'state']) results.push({ cards, mode, writeMs: best[mode], readP99: reads[mode]?.readP99, reads: reads[mode]?.reads });
+      if (reads.compacting) results.push({ cards, mode: 'compacting', writeMs: reads.compacting.writeMs, readP99: reads.compacting.readP99, reads: reads.compacting.reads });
+    } finally {
+      await Promise.all(Object.values(started).map((s) => stopChild(s.child)));
+    }
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+const at = (cards, mode) => results.find((r) => r.cards === cards && r.mode === mode);
+console.log(`mock --state: ${WRITES} recharges by ${CLIENTS} concurrent clients, mean ms per write, best of ${ROUNDS} alternating rounds (states grown through the internal state API)`);
+console.log('| cards | in memory | --state | --state / memory | --state / --state at 100 |');
+console.log('|---|---|---|---|---|');
+for (const cards of SIZES) {
+  const m = at(cards, 'memory');
+  const s = at(cards, 'state');
+  console.log(`| ${cards.toLocaleString('en-US')} | ${fmt(m.writeMs)} ms | ${fmt(s.writeMs)} ms | ${fmt(s.writeMs / m.writeMs)}x | ${fmt(s.writeMs / at(SIZES[0], 'state').writeMs)}x |`);
+}
+const big = at(SIZES.at(-1), 'state');
+const growth = big.writeMs / at(SIZES[0], 'state').writeMs;
+const vsMemory = Math.max(...SIZES.map((c) => at(c, 'state').writeMs / at(c, 'memory').writeMs));
+console.log(`GET /cards/{id} p99 while ${CLIENTS} clients write, ${SIZES.at(-1).toLocaleString('en-US')} cards: --state ${fmt(big.readP99)} ms over ${big.reads} reads (in memory ${fmt(at(SIZES.at(-1), 'memory').readP99)} ms)`);
+const comp = at(SIZES.at(-1), 'compacting');
+console.log(`the same with compactions running (journal folded into a new base every 200 KiB, about every 150 writes, in a worker thread): GET p99 ${fmt(comp.readP99)} ms over ${comp.reads} reads, ${fmt(comp.writeMs)} ms per write`);
+console.log(`growth=${fmt(growth)}x (target <= 1.3x)  state/memory=${fmt(vsMemory)}x (target <= 2x)  get_p99=${fmt(Math.max(big.readP99, comp.readP99))} ms (target < 20 ms)`);
+if (failed) process.exitCode = 1;
