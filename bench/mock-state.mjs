@@ -151,6 +151,32 @@ const check = (label, r, expected) => {
   }
 };
 try {
+  // restoring a snapshot of about 10,000 objects (3,300 cards, their transaction lists and events), in process
+  const { startMock } = await import(new URL('../dist/mock/index.js', import.meta.url).href);
+  const { state } = grownState(3_300);
+  const seedFile = join(dir, 'grown-restore.json');
+  const text = JSON.stringify(state);
+  writeFileSync(seedFile, text);
+  for (const mode of ['memory', 'state']) {
+    const m = await startMock({ port: 0, snapshot: seedFile, ...(mode === 'state' ? { stateFile: join(dir, 'restore', 'state.json') } : {}) });
+    try {
+      const info = await m.saveSnapshot('bench');
+      // baseline: JSON.parse of the same text, alternating with the restores
+      const times = [];
+      const parses = [];
+      for (let i = 0; i < 15; i++) {
+        let t = performance.now();
+        await m.restoreSnapshot('bench');
+        times.push(performance.now() - t);
+        t = performance.now();
+        JSON.parse(text);
+        parses.push(performance.now() - t);
+      }
+      results.push({ mode: `restore-${mode}`, objects: info.objects, restoreMs: percentile(times, 50), parseMs: percentile(parses, 50) });
+    } finally {
+      await m.close();
+    }
+  }
   for (const cards of SIZES) {
     const { state, key, cardIds } = grownState(cards);
     const seedFile = join(dir, `grown-${cards}.json`);
@@ -215,4 +241,8 @@ console.log(`GET /cards/{id} p99 while ${CLIENTS} clients write, ${SIZES.at(-1).
 const comp = at(SIZES.at(-1), 'compacting');
 console.log(`the same with compactions running (journal folded into a new base every 200 KiB, about every 150 writes, in a worker thread): GET p99 ${fmt(comp.readP99)} ms over ${comp.reads} reads, ${fmt(comp.writeMs)} ms per write`);
 console.log(`growth=${fmt(growth)}x (target <= 1.3x)  state/memory=${fmt(vsMemory)}x (target <= 2x)  get_p99=${fmt(Math.max(big.readP99, comp.readP99))} ms (target < 20 ms)`);
+for (const mode of ['memory', 'state']) {
+  const r = results.find((x) => x.mode === `restore-${mode}`);
+  console.log(`snapshot restore, ${r.objects.toLocaleString('en-US')} objects, ${mode === 'state' ? 'with --state (journaled and fsynced)' : 'in memory'}: median ${fmt(r.restoreMs)} ms of 15 (${fmt(r.restoreMs / r.parseMs)}x a JSON.parse of the same state, ${fmt(r.parseMs)} ms)`);
+}
 if (failed) process.exitCode = 1;

@@ -9,3 +9,5 @@ if (existsSync(new URL('./mock-throughput.mjs', import.meta.url))) {
   console.log('');
   await import('./mock-throughput.mjs');
 }
+console.log('');
+await import('./mock-state.mjs');

@@ -72,7 +72,7 @@ describe('cardctl demo', () => {
 
   it('runs every section, in order, to the last step', () => {
     const headings = [...run.stderr.matchAll(/^━━ (\d+)\. (.+) ━━$/gm)].map((m) => `${m[1]}. ${m[2]}`);
-    const expected = ['Profiles', 'Customers', 'Cards', 'Live mode', 'outcome is unknown', 'Signatures', 'Webhooks', 'CI: a smoke test', 'The books'];
+    const expected = ['Profiles', 'Customers', 'Cards', 'Live mode', 'outcome is unknown', 'Signatures', 'Webhooks', 'CI: a smoke test', 'Snapshots', 'The books'];
     expect(headings).toHaveLength(expected.length);
     expected.forEach((word, i) => expect(headings[i]).toMatch(new RegExp(`^${i + 1}\\. .*${word}`)));
     expect(summary.steps.at(-1)?.name).toBe('completion: bash');
@@ -102,6 +102,8 @@ describe('cardctl demo', () => {
     expect(byName.get('smoke')).toMatchObject({ command: 'cardctl smoke --junit smoke.xml', exit_code: 0 });
     expect(byName.get('cards: recharge, answer lost')?.exit_code).toBe(7);
     expect(byName.get('live: test key refused')?.exit_code).toBe(3);
+    expect(byName.get('mock: snapshot save')).toMatchObject({ command: 'cardctl mock snapshot save tour', exit_code: 0 });
+    expect(byName.get('mock: snapshot restore')).toMatchObject({ command: 'cardctl mock snapshot restore tour', exit_code: 0 });
     expect(byName.get('sign: diagnose')?.exit_code).toBe(3);
     expect(byName.get('webhooks: verify')?.exit_code).toBe(0);
     expect(byName.get('webhooks: verify tampered')?.exit_code).toBe(3);

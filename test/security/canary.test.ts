@@ -220,6 +220,16 @@ describe('the canary secret goes through every command', () => {
     expect((await cli(['webhooks', 'trigger', 'card.issued', '--json'], { env: mockEnv })).code).toBe(0);
     await listening; // valid or not (the mock's merchant signs with its own secret), its output is checked below
   });
+
+  it('mock snapshot save, list, restore (the mock holds the canary key)', async () => {
+    const mockEnv = { CARDCTL_MOCK_URL: mock.controlUrl, CARDCTL_MOCK_TOKEN: mock.controlToken };
+    for (const json of [[], ['--json']]) {
+      expect((await cli(['mock', 'snapshot', 'save', 'canary-state', ...json], { env: mockEnv })).code).toBe(0);
+      expect((await cli(['mock', 'snapshot', 'list', ...json], { env: mockEnv })).code).toBe(0);
+      expect((await cli(['mock', 'snapshot', 'restore', 'canary-state', ...json], { env: mockEnv })).code).toBe(0);
+    }
+    await cli(['mock', 'snapshot', 'restore', 'no-such-snapshot'], { env: mockEnv });
+  });
 });
 
 describe('the canary secret never leaks', () => {
