@@ -135,9 +135,9 @@ export type Op =
 
 /**
  * Replays journals over a state. Self-contained on purpose (no import, no closure): compaction
- * runs this same function in a worker thread, sent as source text. A last line cut short (not
- * JSON) is a batch that was never acknowledged and is skipped; any other bad line throws an
- * Error whose `journal` names the file.
+ * runs this same function in a worker thread, sent as source text. In each journal, replay stops
+ * at the first line that is not a whole batch (see DurableStore.append); an unknown entry throws
+ * an Error whose `journal` names the file.
  */
 export function replayJournals(readText: (path: string) => string, start: Record<string, unknown>, journals: string[]): Record<string, unknown> {
   type Ev = { seq: number };
@@ -152,10 +152,11 @@ export function replayJournals(readText: (path: string) => string, start: Record
       try {
         batch = JSON.parse(line);
       } catch {
-        if (i === lines.length - 1) break; // the torn tail
-        throw Object.assign(new Error(`bad line ${i + 1}`), { journal: path });
+        batch = null;
       }
-      if (!Array.isArray(batch)) throw Object.assign(new Error(`bad line ${i + 1}`), { journal: path });
+      // a line cut short or a hole (a crash while batches were written): nothing from here on
+      // in this journal was acknowledged (batches are acknowledged in order)
+      if (!Array.isArray(batch)) break;
       for (const op of batch as unknown[][]) {
         const kind = op[0];
         if (kind === 's') ((state[op[1] as string] ??= {}) as Record<string, unknown>)[op[2] as string] = op[3];
@@ -245,9 +246,12 @@ export function readStateFile(file: string): MockState {
 
 // ---- the writer ----
 
-interface Pending {
+interface Entry {
+  /** journal generation; -1 for a barrier (no data) */
   gen: number;
   data: Buffer;
+  state: 'queued' | 'writing' | 'written' | 'failed';
+  error: Error | null;
   done: (err: Error | null) => void;
 }
 
@@ -287,8 +291,10 @@ export class DurableStore {
   private fd: FileHandle | null = null;
   private fdGen = -1;
   private size = 0;
-  private readonly queue: Pending[] = [];
-  private writing = false;
+  /** batches not yet acknowledged, in order */
+  private readonly entries: Entry[] = [];
+  private opening = false;
+  private broken = false;
   private compacting = false;
   private compaction: Promise<void> = Promise.resolve();
   /** the journal generation the base on disk starts from */
@@ -317,55 +323,102 @@ export class DurableStore {
     for (const g of journalGenerations(this.file)) if (g < gen) rmSync(journalFile(this.file, g), { force: true });
   }
 
-  /** Queues one batch (a JSON line); resolves once it is on disk. */
-  append(ops: Op[]): Promise<void> {
+  /** True after a failed write: the next batch must hold the whole state (and starts a new journal). */
+  get needsFull(): boolean {
+    return this.broken;
+  }
+
+  /**
+   * Writes one batch (a JSON line) at once, even while others are being written (each at its own
+   * offset of the journal, opened O_DSYNC: a write returns once it is on disk). Batches are
+   * acknowledged in order: one resolves only once it and every batch before it are on disk. So a
+   * crash can leave a hole only where nothing after it was acknowledged, and loading stops there.
+   * `full`: the batch holds the whole state (after a reset, a restore or a failed write).
+   */
+  append(ops: Op[], full = false): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the mock is closing'));
+    if (this.broken && !full) return Promise.reject(new Error('an earlier write failed; the whole state is written next'));
+    if (this.broken) {
+      // the journal may end with a hole: the whole state goes to a new one
+      this.broken = false;
+      if (this.size > 0 || this.fdGen !== this.gen) this.gen++;
+    }
     const line = '[' + ops.map((op) => (op[0] === 'allj' ? `["all",${op[1]}]` : JSON.stringify(op))).join(',') + ']\n';
     const data = Buffer.from(line, 'utf8');
     return new Promise((resolve, reject) => {
-      this.queue.push({ gen: this.gen, data, done: (err) => (err ? reject(err) : resolve()) });
-      if (!this.writing) void this.pump();
+      this.entries.push({ gen: this.gen, data, state: 'queued', error: null, done: (err) => (err ? reject(err) : resolve()) });
+      this.kick();
     });
   }
 
-  /** Resolves once everything queued so far is on disk (or failed). */
+  /** Resolves once every batch appended so far is on disk (or failed). */
   barrier(): Promise<void> {
-    if (!this.writing && this.queue.length === 0) return Promise.resolve();
-    return new Promise((resolve) => this.queue.push({ gen: this.gen, data: Buffer.alloc(0), done: () => resolve() }));
+    if (this.entries.length === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.entries.push({ gen: -1, data: Buffer.alloc(0), state: 'written', error: null, done: () => resolve() });
+      this.settle();
+    });
   }
 
-  private async pump(): Promise<void> {
-    this.writing = true;
-    while (this.queue.length > 0) {
-      const gen = this.queue[0]!.gen;
-      let n = 0;
-      while (n < this.queue.length && this.queue[n]!.gen === gen) n++;
-      const group = this.queue.splice(0, n);
-      const data = Buffer.concat(group.map((p) => p.data));
-      let error: Error | null = null;
-      try {
-        if (data.length > 0) {
-          if (this.fdGen !== gen) await this.openJournal(gen);
-          // the journal is opened O_DSYNC: each write returns once it is on disk (one call, not write + fdatasync)
-          let off = 0;
-          while (off < data.length) {
-            const { bytesWritten } = await this.fd!.write(data, off, data.length - off, this.size + off);
-            off += bytesWritten;
-          }
-          this.size += data.length;
-          this.journalBytes += data.length;
-        }
-      } catch (err) {
-        error = err as Error;
-        // a batch cut short must not stay in the middle of the journal
-        await this.fd?.truncate(this.size).catch(() => {});
+  /** Starts the write of every queued batch that can start now. */
+  private kick(): void {
+    for (let i = 0; i < this.entries.length; i++) {
+      const e = this.entries[i]!;
+      if (e.state !== 'queued') continue;
+      if (e.gen !== this.fdGen) {
+        // a new journal begins only once everything before it is settled (no hole may precede it)
+        if (i !== 0 || this.opening) return;
+        this.opening = true;
+        this.openJournal(e.gen).then(
+          () => {
+            this.opening = false;
+            this.kick();
+          },
+          (err: Error) => {
+            this.opening = false;
+            e.state = 'failed';
+            e.error = err;
+            this.settle();
+          },
+        );
+        return;
       }
-      // after a failed write nothing queued behind it is written: those changes fail too, and the
-      // next batch saves the whole state again
-      if (error) group.push(...this.queue.splice(0));
-      for (const p of group) p.done(error);
+      const offset = this.size;
+      this.size += e.data.length;
+      this.journalBytes += e.data.length;
+      e.state = 'writing';
+      const fd = this.fd!;
+      void (async () => {
+        try {
+          let off = 0;
+          while (off < e.data.length) off += (await fd.write(e.data, off, e.data.length - off, offset + off)).bytesWritten;
+          e.state = 'written';
+        } catch (err) {
+          e.state = 'failed';
+          e.error = err as Error;
+        }
+        this.settle();
+      })();
     }
-    this.writing = false;
+  }
+
+  /** Acknowledges, in order, the batches on disk; a failure fails every batch after it too. */
+  private settle(): void {
+    while (this.entries.length > 0) {
+      const head = this.entries[0]!;
+      if (head.state === 'written') {
+        this.entries.shift();
+        head.done(null);
+      } else if (head.state === 'failed') {
+        // nothing after a failed batch is acknowledged (it may follow a hole); the next batch
+        // must hold the whole state, in a new journal
+        this.broken = true;
+        const failed = this.entries.splice(0);
+        for (const e of failed) e.done(e.gen === -1 ? null : head.error);
+      } else break;
+    }
+    // a batch for a new journal waits until everything before it settled
+    if (this.entries.some((e) => e.state === 'queued')) this.kick();
   }
 
   private async openJournal(gen: number): Promise<void> {
@@ -376,7 +429,8 @@ export class DurableStore {
     this.fd = next;
     this.fdGen = gen;
     this.size = 0;
-    await old?.close().catch(() => {});
+    // writes still running on the old journal (after a failure) finish on their own handle
+    if (old) setTimeout(() => void old.close().catch(() => {}), 1000).unref();
   }
 
   get wantsCompaction(): boolean {

@@ -107,7 +107,7 @@ export class Runtime {
     const taken = this.tracker!.take();
     const ops: Op[] = [];
     const events = this.raw.events;
-    if (this.saveAll) {
+    if (this.saveAll || this.store!.needsFull) {
       this.saveAll = false;
       ops.push(this.saveAllJson !== null ? ['allj', this.saveAllJson] : ['all', this.raw]);
       this.saveAllJson = null;
@@ -148,11 +148,12 @@ export class Runtime {
     if (this.raw.clock_offset_ms !== this.clock.offsetMs) this.state.clock_offset_ms = this.clock.offsetMs;
     const events = this.raw.events;
     const eventsChanged = (events[0]?.seq ?? null) !== this.savedFirstEvent || (events.at(-1)?.seq ?? -Infinity) !== this.savedLastEvent;
-    if (!this.saveAll && !this.tracker!.pending && !eventsChanged) {
+    if (!this.saveAll && !store.needsFull && !this.tracker!.pending && !eventsChanged) {
       return waitForOthers ? store.barrier() : Promise.resolve();
     }
+    const full = this.saveAll || store.needsFull;
     const ops = this.takeOps();
-    return store.append(ops).then(
+    return store.append(ops, full).then(
       () => {
         if (store.wantsCompaction) void store.compact();
       },
