@@ -44,6 +44,8 @@ export interface FastCommandLine {
   id: string;
   args: Record<string, string>;
   flags: Record<string, unknown>;
+  /** the positional arguments, in order (oclif's `argv` of a parse) */
+  argv: string[];
 }
 
 /** Keys of a flag or argument definition this parser understands; any other key sends the line to oclif. */
@@ -150,7 +152,7 @@ export function parseFast(argv: readonly string[], manifest: Manifest): FastComm
     }
     flags[f.name] = f.multiple ? values : values[0];
   }
-  return { id, args, flags };
+  return { id, args, flags, argv: positionals };
 }
 
 /** Set before a command module is loaded: src/cli/oclif.ts then builds it on the lite oclif (not imported here: it would load oclif). */
@@ -182,7 +184,7 @@ export async function tryFastPath(argv: string[], manifestUrl: URL): Promise<boo
   const { default: CommandClass } = (await import(new URL(relativePath.join('/'), manifestUrl).href)) as { default: new (argv: string[], config: unknown) => FastCommand };
   const command = new CommandClass(argv.slice(line.id.split(':').length), undefined);
   command.id = line.id;
-  command.preparsed = { args: line.args, flags: line.flags, argv: argv.slice(line.id.split(':').length) };
+  command.preparsed = { args: line.args, flags: line.flags, argv: line.argv };
   await command._run();
   return true;
 }

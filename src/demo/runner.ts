@@ -23,6 +23,8 @@ export interface StepSpec {
   display?: string;
   /** stdin of the child (secrets go here, never into argv) */
   input?: string;
+  /** variables added to the child's environment, shown before the command (`NAME=value cardctl ...`) */
+  env?: Record<string, string>;
   /** default 0 */
   expectExit?: number;
   /** lines of stdout (and of stderr) shown before trimming; default 14 */
@@ -165,7 +167,7 @@ export class Runner {
   }
 
   private launch(spec: StepSpec): Job {
-    const child = spawn(this.o.node, [this.o.bin, ...spec.argv], { cwd: this.o.cwd, env: this.o.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(this.o.node, [this.o.bin, ...spec.argv], { cwd: this.o.cwd, env: { ...this.o.env, ...spec.env }, stdio: ['pipe', 'pipe', 'pipe'] });
     const limit = this.o.timeoutMs ?? 30_000;
     const job: Job = { child, run: { code: 1, stdout: '', stderr: '', ended: false }, done: undefined as unknown as Promise<CliRun>, onChange: new Set() };
     const changed = (): void => job.onChange.forEach((f) => f());
@@ -218,7 +220,8 @@ export class Runner {
   }
 
   private commandLine(spec: StepSpec): string {
-    return spec.display ?? ['cardctl', ...spec.argv.map(shellQuote)].join(' ') + (spec.grep ? ` | grep -E ${shellQuote(spec.grep)}` : '');
+    const vars = Object.entries(spec.env ?? {}).map(([k, v]) => `${k}=${shellQuote(v)} `).join('');
+    return spec.display ?? vars + ['cardctl', ...spec.argv.map(shellQuote)].join(' ') + (spec.grep ? ` | grep -E ${shellQuote(spec.grep)}` : '');
   }
 
   /** Opens a step: heading, command line, record. */

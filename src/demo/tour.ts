@@ -123,6 +123,19 @@ export async function runTour(ctx: TourContext): Promise<void> {
     },
   });
 
+  await r.step({
+    name: 'doctor: proxy rules',
+    title: 'Proxies follow curl\'s rules: HTTPS_PROXY/HTTP_PROXY/NO_PROXY (either case); doctor and --verbose say which is in use (here NO_PROXY exempts the local mock)',
+    argv: ['doctor'],
+    env: { HTTP_PROXY: 'http://127.0.0.1:9', NO_PROXY: 'localhost,127.0.0.1' },
+    grep: '^. (network|reach) ',
+    check: ({ stdout }) => {
+      expect(/^✓ network\s+proxy: none \(NO_PROXY matches 127\.0\.0\.1\)/m.test(stdout), 'doctor should say NO_PROXY exempts the mock');
+      expect(/^✓ reach\s/m.test(stdout), 'the mock should be reached directly');
+      return 'NO_PROXY honoured, the mock reached directly';
+    },
+  });
+
   // ---------------------------------------------------------------------------------------
   r.section('Customers: any API call with `request`, and the dedicated commands');
   write('customer.json', JSON.stringify(CUSTOMER, null, 2) + '\n');

@@ -64,7 +64,7 @@ const CORPUS: Record<string, Line[]> = {
   'mock:state': [['mock', 'state', '--control-url', DOWN, '--json']],
   'mock:wallets': [['mock', 'wallets'], ['mock', 'wallets', '--json']],
   'mock:webhook-deliveries': [['mock', 'webhook-deliveries', '--json']],
-  'profiles:add': [{ argv: ['profiles', 'add', 'x', '--key-id', 'bad', '--mode', 'test', '--secret-stdin'], oclif: true }],
+  'profiles:add': [['profiles', 'add', 'x', '--key-id', 'bad', '--mode', 'test', '--secret-stdin'], ['profiles', 'add', 'x', '--key-id', '01JD2Q7N8V3K4M5P6R7S8T9V0W', '--mode', 'test', '--secret-stdin', '--json'], { argv: ['profiles', 'add', 'x', 'extra', '--key-id', '01JD2Q7N8V3K4M5P6R7S8T9V0W', '--mode', 'test'], oclif: true }],
   'profiles:list': [['profiles', 'list'], ['profiles', 'list', '--json']],
   'profiles:remove': [['profiles', 'remove', 'nobody']],
   'profiles:show': [['profiles', 'show', 'nobody', '--json']],

@@ -111,6 +111,8 @@ describe('through a proxy', () => {
   });
 
   it('NO_PROXY exempts the host (leading dot, either case): the name then resolves nowhere', async () => {
+    const proxied = await sb.run(['cards', 'get', card, '--retries', '0'], { env: http({ http_proxy: proxy.url, NO_PROXY: 'example.com' }) });
+    expect(proxied.code, proxied.stderr).toBe(0);
     const r = await sb.run(['cards', 'get', card, '--retries', '0'], { env: http({ http_proxy: proxy.url, NO_PROXY: 'example.com, .cardctl.invalid' }) });
     expect(r.code).toBe(8);
     expect(r.stderr).toMatch(/ENOTFOUND|EAI_AGAIN/);
