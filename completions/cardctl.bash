@@ -20,7 +20,7 @@ _cardctl_subcommands() {
     'mock transactions') echo 'add' ;;
     'mock webhook-endpoints') echo 'add enable remove' ;;
     'mock withdrawals') echo 'add' ;;
-    'ops') echo 'list replay show' ;;
+    'ops') echo 'list replay resolve show' ;;
     'profiles') echo 'add list remove show use' ;;
     'sign') echo 'diagnose' ;;
     'webhooks') echo 'listen sign test trigger verify' ;;
@@ -28,24 +28,24 @@ _cardctl_subcommands() {
 }
 _cardctl_flags() {
   case "$1" in
-    'cards freeze') echo '--ca-file --json --profile --retries --verbose' ;;
-    'cards get') echo '--ca-file --json --profile --retries --verbose' ;;
-    'cards issue') echo '--amount --batch --ca-file --concurrency --customer --idempotency-key --idempotency-prefix --json --product --profile --retries --verbose --wait --wait-timeout --yes' ;;
-    'cards recharge') echo '--amount --batch --ca-file --concurrency --idempotency-key --idempotency-prefix --json --profile --retries --verbose --yes' ;;
-    'cards terminate') echo '--ca-file --idempotency-key --json --profile --reason --retries --verbose --yes' ;;
-    'cards transactions') echo '--all --ca-file --cursor --json --ndjson --per-page --profile --retries --verbose' ;;
-    'cards unfreeze') echo '--ca-file --json --profile --retries --verbose' ;;
+    'cards freeze') echo '--json --profile --retries --verbose' ;;
+    'cards get') echo '--json --profile --retries --verbose' ;;
+    'cards issue') echo '--amount --batch --concurrency --customer --idempotency-key --idempotency-prefix --json --product --profile --retries --verbose --wait --wait-timeout --yes' ;;
+    'cards recharge') echo '--amount --batch --concurrency --idempotency-key --idempotency-prefix --json --profile --retries --verbose --yes' ;;
+    'cards terminate') echo '--idempotency-key --json --profile --reason --retries --verbose --yes' ;;
+    'cards transactions') echo '--all --cursor --json --ndjson --per-page --profile --retries --verbose' ;;
+    'cards unfreeze') echo '--json --profile --retries --verbose' ;;
     'completion') echo '--json' ;;
-    'customers create') echo '--account-purpose --annual-salary --business-name --ca-file --city --country --customer-type --date-of-birth --dial-code --email --employment-status --expected-monthly-volume --first-name --from --id-front-image --id-number --id-type --json --last-name --line1 --occupation --phone-number --place-of-birth --postal-code --profile --registration-number --retries --state --terms-of-service-accepted --verbose' ;;
-    'customers get') echo '--ca-file --json --profile --retries --verbose' ;;
-    'customers kyc') echo '--ca-file --json --profile --retries --verbose' ;;
-    'customers list') echo '--all --ca-file --cursor --json --ndjson --per-page --profile --retries --verbose' ;;
-    'customers update') echo '--account-purpose --annual-salary --business-name --ca-file --city --country --customer-type --date-of-birth --dial-code --email --employment-status --expected-monthly-volume --first-name --from --id-front-image --id-number --id-type --json --last-name --line1 --occupation --phone-number --place-of-birth --postal-code --profile --registration-number --retries --state --status --terms-of-service-accepted --verbose' ;;
+    'customers create') echo '--account-purpose --annual-salary --business-name --city --country --customer-type --date-of-birth --dial-code --email --employment-status --expected-monthly-volume --first-name --from --id-front-image --id-number --id-type --json --last-name --line1 --occupation --phone-number --place-of-birth --postal-code --profile --registration-number --retries --state --terms-of-service-accepted --verbose' ;;
+    'customers get') echo '--json --profile --retries --verbose' ;;
+    'customers kyc') echo '--json --profile --retries --verbose' ;;
+    'customers list') echo '--all --cursor --json --ndjson --per-page --profile --retries --verbose' ;;
+    'customers update') echo '--account-purpose --annual-salary --business-name --city --country --customer-type --date-of-birth --dial-code --email --employment-status --expected-monthly-volume --first-name --from --id-front-image --id-number --id-type --json --last-name --line1 --occupation --phone-number --place-of-birth --postal-code --profile --registration-number --retries --state --status --terms-of-service-accepted --verbose' ;;
     'demo') echo '--json --keep --seed' ;;
-    'deposit-addresses create') echo '--ca-file --json --network --profile --retries --verbose' ;;
-    'deposit-addresses list') echo '--ca-file --json --profile --retries --verbose' ;;
-    'deposits list') echo '--all --ca-file --cursor --json --ndjson --per-page --profile --retries --verbose' ;;
-    'doctor') echo '--ca-file --json --profile --verbose' ;;
+    'deposit-addresses create') echo '--json --network --profile --retries --verbose' ;;
+    'deposit-addresses list') echo '--json --profile --retries --verbose' ;;
+    'deposits list') echo '--all --cursor --json --ndjson --per-page --profile --retries --verbose' ;;
+    'doctor') echo '--json --profile --verbose' ;;
     'mock clock') echo '--control-url --json' ;;
     'mock clock advance') echo '--control-url --json' ;;
     'mock deposits add') echo '--asset-amount --control-url --json --merchant --network --status' ;;
@@ -79,14 +79,15 @@ _cardctl_flags() {
     'mock webhook-endpoints remove') echo '--control-url --json' ;;
     'mock withdrawals add') echo '--amount --control-url --fee --json --merchant --outcome' ;;
     'ops list') echo '--json --unresolved' ;;
-    'ops replay') echo '--ca-file --include --json --profile --retries --verbose --yes' ;;
+    'ops replay') echo '--include --json --profile --retries --verbose --yes' ;;
+    'ops resolve') echo '--json --note --outcome' ;;
     'ops show') echo '--json' ;;
-    'profiles add') echo '--base-url --ca-file --default --force --json --key-id --mode --secret-stdin --webhook-secret-stdin' ;;
+    'profiles add') echo '--base-url --default --force --json --key-id --mode --secret-stdin --webhook-secret-stdin' ;;
     'profiles list') echo '--json' ;;
     'profiles remove') echo '--json' ;;
     'profiles show') echo '--json' ;;
     'profiles use') echo '--json' ;;
-    'request') echo '--ca-file --data --idempotency-key --include --json --profile --query --retries --verbose --yes' ;;
+    'request') echo '--data --idempotency-key --include --json --profile --query --retries --verbose --yes' ;;
     'sign') echo '--data --idempotency-key --json --key-id --method --nonce --path --profile --query --timestamp' ;;
     'sign diagnose') echo '--json --now --profile --request' ;;
     'smoke') echo '--amount --json --junit --mock --profile' ;;
@@ -115,6 +116,7 @@ _cardctl_flag_values() {
     'mock transactions add --status') echo 'pending completed declined reversed' ;;
     'mock transactions add --type') echo 'authorization capture refund reversal decline' ;;
     'mock withdrawals add --outcome') echo 'completed rejected failed cancelled' ;;
+    'ops resolve --outcome') echo 'succeeded failed' ;;
     'profiles add --mode') echo 'test live' ;;
     'webhooks trigger --mode') echo 'test live' ;;
   esac

@@ -21,7 +21,7 @@ _cardctl_subcommands() {
     'mock transactions') print -r -- 'add' ;;
     'mock webhook-endpoints') print -r -- 'add enable remove' ;;
     'mock withdrawals') print -r -- 'add' ;;
-    'ops') print -r -- 'list replay show' ;;
+    'ops') print -r -- 'list replay resolve show' ;;
     'profiles') print -r -- 'add list remove show use' ;;
     'sign') print -r -- 'diagnose' ;;
     'webhooks') print -r -- 'listen sign test trigger verify' ;;
@@ -29,24 +29,24 @@ _cardctl_subcommands() {
 }
 _cardctl_flags() {
   case "$1" in
-    'cards freeze') print -r -- '--ca-file --json --profile --retries --verbose' ;;
-    'cards get') print -r -- '--ca-file --json --profile --retries --verbose' ;;
-    'cards issue') print -r -- '--amount --batch --ca-file --concurrency --customer --idempotency-key --idempotency-prefix --json --product --profile --retries --verbose --wait --wait-timeout --yes' ;;
-    'cards recharge') print -r -- '--amount --batch --ca-file --concurrency --idempotency-key --idempotency-prefix --json --profile --retries --verbose --yes' ;;
-    'cards terminate') print -r -- '--ca-file --idempotency-key --json --profile --reason --retries --verbose --yes' ;;
-    'cards transactions') print -r -- '--all --ca-file --cursor --json --ndjson --per-page --profile --retries --verbose' ;;
-    'cards unfreeze') print -r -- '--ca-file --json --profile --retries --verbose' ;;
+    'cards freeze') print -r -- '--json --profile --retries --verbose' ;;
+    'cards get') print -r -- '--json --profile --retries --verbose' ;;
+    'cards issue') print -r -- '--amount --batch --concurrency --customer --idempotency-key --idempotency-prefix --json --product --profile --retries --verbose --wait --wait-timeout --yes' ;;
+    'cards recharge') print -r -- '--amount --batch --concurrency --idempotency-key --idempotency-prefix --json --profile --retries --verbose --yes' ;;
+    'cards terminate') print -r -- '--idempotency-key --json --profile --reason --retries --verbose --yes' ;;
+    'cards transactions') print -r -- '--all --cursor --json --ndjson --per-page --profile --retries --verbose' ;;
+    'cards unfreeze') print -r -- '--json --profile --retries --verbose' ;;
     'completion') print -r -- '--json' ;;
-    'customers create') print -r -- '--account-purpose --annual-salary --business-name --ca-file --city --country --customer-type --date-of-birth --dial-code --email --employment-status --expected-monthly-volume --first-name --from --id-front-image --id-number --id-type --json --last-name --line1 --occupation --phone-number --place-of-birth --postal-code --profile --registration-number --retries --state --terms-of-service-accepted --verbose' ;;
-    'customers get') print -r -- '--ca-file --json --profile --retries --verbose' ;;
-    'customers kyc') print -r -- '--ca-file --json --profile --retries --verbose' ;;
-    'customers list') print -r -- '--all --ca-file --cursor --json --ndjson --per-page --profile --retries --verbose' ;;
-    'customers update') print -r -- '--account-purpose --annual-salary --business-name --ca-file --city --country --customer-type --date-of-birth --dial-code --email --employment-status --expected-monthly-volume --first-name --from --id-front-image --id-number --id-type --json --last-name --line1 --occupation --phone-number --place-of-birth --postal-code --profile --registration-number --retries --state --status --terms-of-service-accepted --verbose' ;;
+    'customers create') print -r -- '--account-purpose --annual-salary --business-name --city --country --customer-type --date-of-birth --dial-code --email --employment-status --expected-monthly-volume --first-name --from --id-front-image --id-number --id-type --json --last-name --line1 --occupation --phone-number --place-of-birth --postal-code --profile --registration-number --retries --state --terms-of-service-accepted --verbose' ;;
+    'customers get') print -r -- '--json --profile --retries --verbose' ;;
+    'customers kyc') print -r -- '--json --profile --retries --verbose' ;;
+    'customers list') print -r -- '--all --cursor --json --ndjson --per-page --profile --retries --verbose' ;;
+    'customers update') print -r -- '--account-purpose --annual-salary --business-name --city --country --customer-type --date-of-birth --dial-code --email --employment-status --expected-monthly-volume --first-name --from --id-front-image --id-number --id-type --json --last-name --line1 --occupation --phone-number --place-of-birth --postal-code --profile --registration-number --retries --state --status --terms-of-service-accepted --verbose' ;;
     'demo') print -r -- '--json --keep --seed' ;;
-    'deposit-addresses create') print -r -- '--ca-file --json --network --profile --retries --verbose' ;;
-    'deposit-addresses list') print -r -- '--ca-file --json --profile --retries --verbose' ;;
-    'deposits list') print -r -- '--all --ca-file --cursor --json --ndjson --per-page --profile --retries --verbose' ;;
-    'doctor') print -r -- '--ca-file --json --profile --verbose' ;;
+    'deposit-addresses create') print -r -- '--json --network --profile --retries --verbose' ;;
+    'deposit-addresses list') print -r -- '--json --profile --retries --verbose' ;;
+    'deposits list') print -r -- '--all --cursor --json --ndjson --per-page --profile --retries --verbose' ;;
+    'doctor') print -r -- '--json --profile --verbose' ;;
     'mock clock') print -r -- '--control-url --json' ;;
     'mock clock advance') print -r -- '--control-url --json' ;;
     'mock deposits add') print -r -- '--asset-amount --control-url --json --merchant --network --status' ;;
@@ -80,14 +80,15 @@ _cardctl_flags() {
     'mock webhook-endpoints remove') print -r -- '--control-url --json' ;;
     'mock withdrawals add') print -r -- '--amount --control-url --fee --json --merchant --outcome' ;;
     'ops list') print -r -- '--json --unresolved' ;;
-    'ops replay') print -r -- '--ca-file --include --json --profile --retries --verbose --yes' ;;
+    'ops replay') print -r -- '--include --json --profile --retries --verbose --yes' ;;
+    'ops resolve') print -r -- '--json --note --outcome' ;;
     'ops show') print -r -- '--json' ;;
-    'profiles add') print -r -- '--base-url --ca-file --default --force --json --key-id --mode --secret-stdin --webhook-secret-stdin' ;;
+    'profiles add') print -r -- '--base-url --default --force --json --key-id --mode --secret-stdin --webhook-secret-stdin' ;;
     'profiles list') print -r -- '--json' ;;
     'profiles remove') print -r -- '--json' ;;
     'profiles show') print -r -- '--json' ;;
     'profiles use') print -r -- '--json' ;;
-    'request') print -r -- '--ca-file --data --idempotency-key --include --json --profile --query --retries --verbose --yes' ;;
+    'request') print -r -- '--data --idempotency-key --include --json --profile --query --retries --verbose --yes' ;;
     'sign') print -r -- '--data --idempotency-key --json --key-id --method --nonce --path --profile --query --timestamp' ;;
     'sign diagnose') print -r -- '--json --now --profile --request' ;;
     'smoke') print -r -- '--amount --json --junit --mock --profile' ;;
@@ -116,6 +117,7 @@ _cardctl_flag_values() {
     'mock transactions add --status') print -r -- 'pending completed declined reversed' ;;
     'mock transactions add --type') print -r -- 'authorization capture refund reversal decline' ;;
     'mock withdrawals add --outcome') print -r -- 'completed rejected failed cancelled' ;;
+    'ops resolve --outcome') print -r -- 'succeeded failed' ;;
     'profiles add --mode') print -r -- 'test live' ;;
     'webhooks trigger --mode') print -r -- 'test live' ;;
   esac

@@ -74,7 +74,8 @@ const liveOnlyRefusal = (r: ProbeResult): boolean => r.probe.scope.startsWith('d
 export interface DoctorDeps {
   resolve: () => Promise<Credentials>;
   client: (credentials: Credentials) => ApiClient;
-  unresolvedOps: () => { file: string; count: number };
+  /** unknown outcomes in the journal: sent with the credentials in use (`mine`), and with others */
+  unresolvedOps: (credentials: Credentials) => { file: string; mine: number; others: number };
   /** the proxy and CA certificates requests will use (sets the transport up) */
   network?: (credentials: Credentials) => Check;
   now?: () => number;
@@ -100,10 +101,13 @@ export async function runDoctor(deps: DoctorDeps): Promise<DoctorReport> {
   if (deps.network) checks.push(deps.network(creds));
 
   try {
-    const { file, count } = deps.unresolvedOps();
-    checks.push(count === 0
-      ? { name: 'journal', status: 'ok', detail: `${file}: no money operation with an unknown outcome` }
-      : { name: 'journal', status: 'warn', detail: `${file}: ${count} money operation${count === 1 ? '' : 's'} with an unknown outcome`, hint: 'See them with `cardctl ops list --unresolved` and learn their outcome with `cardctl ops replay ID`.' });
+    // only what these credentials can replay is theirs to worry about; the others are counted, as information
+    const { file, mine, others } = deps.unresolvedOps(creds);
+    const n = (k: number) => `${k} money operation${k === 1 ? '' : 's'}`;
+    const elsewhere = others > 0 ? `; ${n(others)} with an unknown outcome sent with other credentials (not these: see \`cardctl ops list --unresolved\`)` : '';
+    checks.push(mine === 0
+      ? { name: 'journal', status: 'ok', detail: `${file}: no money operation with an unknown outcome for these credentials${elsewhere}` }
+      : { name: 'journal', status: 'warn', detail: `${file}: ${n(mine)} with an unknown outcome for these credentials${elsewhere}`, hint: 'See them with `cardctl ops list --unresolved`; learn their outcome with `cardctl ops replay ID`, or record what you learned with `cardctl ops resolve ID --outcome succeeded|failed`.' });
   } catch (err) {
     const e = err instanceof CardctlError ? err : null;
     checks.push({ name: 'journal', status: 'fail', detail: e?.message ?? `the journal cannot be read: ${(err as Error).message}`, hint: e?.hint ?? 'Money operations are refused until it can be written: point CARDCTL_STATE_DIR to a writable folder.', kind: 'unexpected' });
@@ -181,10 +185,11 @@ export async function runDoctor(deps: DoctorDeps): Promise<DoctorReport> {
 /** doctor with the real parts: the credential resolver, the journal, a client that does not retry. */
 export async function doctor(opts: { profile?: string; verbose?: boolean; caFile?: string; env?: NodeJS.ProcessEnv }): Promise<DoctorReport> {
   const env = opts.env ?? process.env;
-  const [{ resolveCredentials }, { ApiClient }, { Journal }, { stderrLog }, { closeAgent, configureTransport }, { timeoutFromEnv }, net] = await Promise.all([
+  const [{ resolveCredentials }, { ApiClient }, { Journal }, { sentWith }, { stderrLog }, { closeAgent, configureTransport }, { timeoutFromEnv }, net] = await Promise.all([
     import('../profiles/resolve.js'),
     import('./client.js'),
     import('./journal.js'),
+    import('./ops.js'),
     import('./verbose.js'),
     import('./http.js'),
     import('./session.js'),
@@ -207,9 +212,11 @@ export async function doctor(opts: { profile?: string; verbose?: boolean; caFile
         const extra = ca ? `; extra CA certificates from ${ca.file} (${ca.source})` : env.NODE_EXTRA_CA_CERTS ? `; extra CA certificates from ${env.NODE_EXTRA_CA_CERTS} (NODE_EXTRA_CA_CERTS)` : '';
         return { name: 'network', status: 'ok', detail: `${route}${extra}` };
       },
-      unresolvedOps: () => {
+      unresolvedOps: (credentials) => {
         const journal = Journal.open(env);
-        return { file: journal.file, count: journal.entries().filter((e) => e.outcome === 'unknown').length };
+        const unknown = journal.entries().filter((e) => e.outcome === 'unknown');
+        const mine = unknown.filter((e) => sentWith(e, credentials)).length;
+        return { file: journal.file, mine, others: unknown.length - mine };
       },
     });
   } finally {

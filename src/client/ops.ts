@@ -23,6 +23,35 @@ export function showOp(id: string, env?: NodeJS.ProcessEnv): JournalEntry {
   return found;
 }
 
+/** Longest `--note` (it is kept in the journal and shown by `ops show`). */
+export const MAX_NOTE_LENGTH = 1000;
+
+/**
+ * `ops resolve`: records what a person learned about an operation whose outcome is unknown (from
+ * `cards get`, the portal, support). Appended to the journal, never deleting: `ops show` keeps
+ * every earlier record. An operation the API's answer resolved is not overridden by hand.
+ */
+export function resolveOp(id: string, opts: { outcome: 'succeeded' | 'failed'; note?: string; env?: NodeJS.ProcessEnv }): JournalEntry {
+  const entry = showOp(id, opts.env);
+  if (entry.outcome === 'resolved' && !entry.resolution) {
+    throw usageError(
+      `operation ${entry.id} is already resolved by the API's answer (${entry.status ?? 'no status'}${entry.code ? ` ${entry.code}` : ''}${entry.resolved_by ? `, through ${entry.resolved_by}` : ''}).`,
+      `\`cardctl ops show ${entry.id}\` shows it; only an operation whose outcome is unknown is resolved by hand.`,
+    );
+  }
+  const note = opts.note?.trim();
+  if (note !== undefined && (note.length > MAX_NOTE_LENGTH || /[\u0000-\u001f\u007f]/u.test(note))) {
+    throw usageError(`the note must be one line of at most ${MAX_NOTE_LENGTH} characters.`, 'Shorten it, e.g. --note "card 01J... seen active in the portal".');
+  }
+  Journal.open(opts.env).recordResolution({ id: entry.id, outcome: opts.outcome, note: note || null });
+  return showOp(entry.id, opts.env);
+}
+
+/** Whether an entry was sent with these credentials (the same API, mode and key id). */
+export function sentWith(e: JournalEntry, c: { baseUrl: string; mode: string; keyId: string }): boolean {
+  return e.base_url.replace(/\/+$/, '') === c.baseUrl.replace(/\/+$/, '') && e.mode === c.mode && (e.key_id === undefined || e.key_id === c.keyId);
+}
+
 /** The entry as people and `--json` see it: the body decoded when it is text. */
 export function opView(e: JournalEntry): Record<string, unknown> {
   const { type: _type, outcomes, body_b64, ...rest } = e;

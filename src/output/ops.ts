@@ -8,7 +8,7 @@ export const OPS_COLUMNS: ReadonlyArray<Column<JournalEntry>> = [
   { header: 'MODE', get: (e) => e.mode },
   { header: 'OPERATION', get: (e) => `${e.method} ${e.path}` },
   { header: 'STATUS', get: (e) => e.status },
-  { header: 'OUTCOME', get: (e) => e.outcome },
+  { header: 'OUTCOME', get: (e) => (e.resolution ? `${e.resolution.outcome} (ops resolve)` : e.outcome) },
   { header: 'RESOURCE', get: (e) => e.resource_id },
   { header: 'IDEMPOTENCY KEY', get: (e) => e.idempotency_key },
 ];

@@ -94,6 +94,13 @@ describe('a key first sent more than 23 h ago is never sent again', () => {
     expect(json(replay).error).toMatchObject({ code: 'key_forgotten', idempotency_key: 'day-recharge-1', data: { from_journal: true, outcome: 'unknown', id: card.id } });
     expect(await books()).toEqual(before);
     expect(await entriesOf('day-recharge-1')).toHaveLength(1);
+
+    // what the person learned (`cards get` shows the 300) is recorded; the same command now reports it, exit 0
+    expect((await run(['ops', 'resolve', entry!.id, '--outcome', 'succeeded', '--note', 'balance shows the 300'])).code).toBe(0);
+    const known = await run([...recharge, '--json']);
+    expect(known.code, known.stderr).toBe(0);
+    expect(json(known)).toMatchObject({ from_journal: true, outcome: 'succeeded', id: card.id, recorded_by: 'ops resolve', note: 'balance shows the 300' });
+    expect(await books()).toEqual(before);
   });
 
   it('cards issue --wait of a pending issue a day later does not issue a second card; it says where to look', async () => {

@@ -132,4 +132,47 @@ describe('cardctl doctor', () => {
     expect(check(report, 'journal').detail).toContain('1 money operation with an unknown outcome');
     expect(check(report, 'journal').hint).toContain('cardctl ops replay');
   });
+
+  it('an unknown outcome sent to a mock that is gone: doctor counts it as information only; `ops resolve` clears it, appending', async () => {
+    const own = makeSandbox();
+    const gone = (await startMock({ port: 0, seed: 22, providerLatencyMs: 0 })) as unknown as MockHandle;
+    try {
+      const goneEnv = envFor(gone.keys.test.keyId, gone.keys.test.secret, 'test', gone.baseUrl);
+      const customer = await approvedCustomer(gone);
+      await ctl(gone, 'POST', '/faults', { operation: 'issue', kind: 'async_202', count: 1 });
+      expect((await own.run(['cards', 'issue', '--customer', customer.id, '--amount', '100', '--idempotency-key', 'gone-1'], { env: goneEnv })).code).toBe(7);
+      await gone.close();
+      const replay = await own.run(['ops', 'replay', 'gone-1'], { env: goneEnv });
+      expect(replay.code).toBe(8); // the mock is gone: it cannot be replayed
+
+      // doctor with the credentials in use (another mock): the gone one's entry is not theirs
+      const env = envFor(mock.keys.test.keyId, mock.keys.test.secret, 'test');
+      const before = await own.run(['doctor', '--json'], { env });
+      expect(check(JSON.parse(before.stdout), 'journal')).toMatchObject({ status: 'ok' });
+      expect(check(JSON.parse(before.stdout), 'journal').detail).toContain('1 money operation with an unknown outcome sent with other credentials');
+      // with the gone mock's credentials it is theirs: a warning that names ops resolve
+      const theirs = JSON.parse((await own.run(['doctor', '--json'], { env: goneEnv })).stdout) as Report;
+      expect(check(theirs, 'journal')).toMatchObject({ status: 'warn' });
+      expect(check(theirs, 'journal').hint).toContain('cardctl ops resolve');
+
+      const id = (JSON.parse((await own.run(['ops', 'list', '--unresolved', '--json'])).stdout) as Array<{ id: string }>)[0]!.id;
+      const resolved = await own.run(['ops', 'resolve', id, '--outcome', 'failed', '--note', 'no such card in the portal']);
+      expect(resolved.code, resolved.stderr).toBe(0);
+      expect(resolved.stderr).toContain(`Recorded: ${id} failed`);
+      expect(JSON.parse((await own.run(['ops', 'list', '--unresolved', '--json'])).stdout)).toEqual([]);
+      const shown = JSON.parse((await own.run(['ops', 'show', id, '--json'])).stdout);
+      expect(shown.resolution).toMatchObject({ outcome: 'failed', note: 'no such card in the portal' });
+      expect(shown.outcomes.map((o: { type: string }) => o.type)).toEqual(['outcome', 'outcome', 'resolution']); // appended: the 202 and the failed replay stay
+      expect((await own.run(['ops', 'show', id])).stdout).toContain('no such card in the portal');
+      const after = JSON.parse((await own.run(['doctor', '--json'], { env: goneEnv })).stdout) as Report;
+      expect(check(after, 'journal')).toMatchObject({ status: 'ok' });
+
+      // bad input is refused: an outcome that is not one of the two, an id the journal does not hold
+      expect((await own.run(['ops', 'resolve', id, '--outcome', 'maybe'])).code).toBe(2);
+      expect((await own.run(['ops', 'resolve', 'nope', '--outcome', 'failed'])).code).toBe(4);
+    } finally {
+      await gone.close().catch(() => undefined);
+      own.cleanup();
+    }
+  });
 });

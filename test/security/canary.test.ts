@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock, type MockServer } from '../../src/mock/index.js';
 import { signRequest } from '../../src/signing/index.js';
-import { approvedCustomer, customerInput, type MockHandle } from '../helpers/api.js';
+import { approvedCustomer, ctl, customerInput, type MockHandle } from '../helpers/api.js';
 import { makeSandbox, type CliResult } from '../helpers/cli.js';
 import { startReceiver } from '../helpers/webhook-receivers.js';
 
@@ -121,7 +121,7 @@ describe('the canary secret goes through every command', () => {
     await cli(['deposits', 'list', '--verbose']);
   });
 
-  it('the journal of money operations: list, show, replay', async () => {
+  it('the journal of money operations: list, show, replay, resolve', async () => {
     const customerId = (await approvedCustomer(mock as unknown as MockHandle)).id as string;
     await cli(['request', 'POST', '/cards', '--data', JSON.stringify({ customer_id: customerId, amount_minor: 700 }), '--idempotency-key', 'canary-ops', '--json']);
     const ops = await cli(['ops', 'list', '--json']);
@@ -130,6 +130,13 @@ describe('the canary secret goes through every command', () => {
     expect(opId).toBeTruthy();
     await cli(['ops', 'show', opId!, '--json']);
     await cli(['ops', 'replay', opId!, '--verbose']);
+    // an unknown outcome recorded by hand, and refused inputs
+    await ctl(mock as unknown as MockHandle, 'POST', '/faults', { operation: 'issue', kind: 'async_202', count: 1 });
+    expect((await cli(['cards', 'issue', '--customer', customerId, '--amount', '800', '--idempotency-key', 'canary-resolve', '--verbose'])).code).toBe(7);
+    await cli(['ops', 'resolve', 'canary-resolve', '--outcome', 'failed', '--note', 'checked in the portal', '--json']);
+    await cli(['ops', 'resolve', 'canary-resolve', '--outcome', 'succeeded']);
+    await cli(['ops', 'resolve', opId!, '--outcome', 'failed']); // resolved by the API: refused
+    await cli(['ops', 'resolve', 'no-such-op', '--outcome', 'failed', '--json']);
   });
 
   it('local signing tools and the completion script', async () => {

@@ -5,7 +5,7 @@ export default class OpsList extends BaseCommand {
   static override summary = 'List the money operations recorded in the local journal.';
   static override description =
     'Each issue, recharge and terminate is recorded before it is sent and its outcome after. ' +
-    '`--unresolved` shows those whose outcome is unknown (202, 500, dropped connection): replay them with `cardctl ops replay ID`.';
+    '`--unresolved` shows those whose outcome is unknown (202, 500, dropped connection): replay them with `cardctl ops replay ID`, or record what you learned with `cardctl ops resolve ID`.';
   static override examples = ['<%= config.bin %> ops list --unresolved'];
   static override flags = {
     unresolved: Flags.boolean({ description: 'only operations whose outcome is unknown', default: false }),
