@@ -56,6 +56,7 @@ const CORPUS: Record<string, Line[]> = {
   'deposits:list': [['deposits', 'list', '--json']],
   'ops:list': [['ops', 'list'], ['ops', 'list', '--unresolved', '--json']],
   'ops:replay': [['ops', 'replay', 'nope']],
+  'ops:resolve': [['ops', 'resolve', 'nope', '--outcome', 'failed', '--json'], { argv: ['ops', 'resolve', 'nope', '--outcome', 'maybe'], oclif: true }],
   'ops:show': [['ops', 'show', 'nope', '--json']],
   'mock:kyc': [['mock', 'kyc', 'CUSTOMER', '--verdict', 'approved', '--control-url', DOWN]],
   'mock:provision': [['mock', 'provision', 'CARD', '--control-url', DOWN]],
