@@ -139,6 +139,19 @@ describe('cardctl smoke', () => {
     expect(p.seen.length).toBeLessThanOrEqual(6); // doctor's probes, nothing after the failed setup
   });
 
+  it('without credentials: the credentials case fails, every other case is skipped, exit 2, the JUnit file still written', async () => {
+    const junit = join(sb.dir, 'out', 'no-credentials.xml');
+    const run = await sb.run(['smoke', '--junit', junit, '--json']);
+    expect(run.code).toBe(2);
+    const report = parse(run.stdout, run.stderr);
+    expect(names(report)).toEqual(CASES);
+    expect(report.cases[0]).toMatchObject({ name: 'credentials', status: 'failed', kind: 'usage' });
+    expect(report.cases.slice(1).every((c) => c.status === 'skipped' && c.got === 'not run: no credentials')).toBe(true);
+    expect(report.requests).toBe(0);
+    const suite = all(parseXml(readFileSync(junit, 'utf8')), 'testsuite')[0]!;
+    expect(suite.attrs).toMatchObject({ tests: '22', failures: '1', skipped: '21' });
+  });
+
   it('honours a 429 and its Retry-After: waits, retries the same request, and passes', async () => {
     let first = true;
     const p = await proxy((_, req) => {

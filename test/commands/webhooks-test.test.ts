@@ -134,7 +134,8 @@ describe('webhooks test', () => {
       expect(f!.attrs.message).toBe('expected refused: any non-2xx within 15 s, got 200');
       expect(f!.text).toMatch(/^expected: refused: any non-2xx within 15 s\ngot: 200\n\na correct receiver: .*\nX-Service-Delivery: [0-9A-Z]{26}$/);
     }
-    // the readable report on stdout, one GitHub annotation per failure on stderr
+    // the readable report on stdout (naming where the secret came from, never the secret), one GitHub annotation per failure on stderr
+    expect(run.stdout.split('\n')[0]).toMatch(/^grading http:\/\/127\.0\.0\.1:\d+\/webhooks: deliveries signed with the webhook secret from CARDCTL_WEBHOOK_SECRET, 15 s to answer each$/);
     expect(run.stdout).toMatch(/✗ refuse: t 301 s in the past\s+\d+ ms/);
     expect(run.stdout).toMatch(/24 cases: 21 passed, 2 failed, 1 info/);
     const annotations = run.stderr.split('\n').filter((l) => l.startsWith('::error '));

@@ -4,7 +4,7 @@
 // retried after their Retry-After), and leaves the card it issued frozen.
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { usageError } from '../../errors.js';
+import { CardctlError, usageError } from '../../errors.js';
 import type { Credentials } from '../../profiles/types.js';
 import { Harness, MAX_REQUESTS, RequestBudget, type SmokeCase } from './harness.js';
 import { runSetup } from './setup.js';
@@ -12,13 +12,41 @@ import { runCards, runCustomers, runFunding, runSigning } from './flow.js';
 
 export { MAX_REQUESTS, type SmokeCase } from './harness.js';
 
+/** Every case, in the order of the report: one not run is listed as skipped, with why. */
+export const CASES: ReadonlyArray<readonly [SmokeCase['group'], string]> = [
+  ['setup', 'credentials'], ['setup', 'reach'], ['setup', 'clock'], ['setup', 'key'], ['setup', 'mode'], ['setup', 'scopes'],
+  ['signing', 'wrong signature'], ['signing', 'nonce sent twice'],
+  ['customers', 'create'], ['customers', 'get'], ['customers', 'list'],
+  ['cards', 'issue'], ['cards', 'issue replayed'], ['cards', 'issue, another body'], ['cards', 'recharge 1'], ['cards', 'freeze'],
+  ['cards', 'unfreeze'], ['cards', 'transactions'], ['cards', 'terminate'], ['cards', 'left frozen'],
+  ['funding', 'deposit addresses refused'], ['funding', 'deposits refused'],
+];
+
+const caseIndex = (c: SmokeCase): number => CASES.findIndex(([g, n]) => g === c.group && n === c.name);
+
+/** Adds a skipped row for every case of CASES not in `cases` yet (funding excepted: it needs nothing earlier). */
+function skipMissing(cases: SmokeCase[], why: string, all = false): void {
+  for (const [group, name] of CASES) {
+    if ((group === 'funding' && !all) || cases.some((c) => c.group === group && c.name === name)) continue;
+    cases.push({ group, name, status: 'skipped', expected: '-', got: `not run: ${why}`, time_ms: 0, requests: 0 });
+  }
+}
+
+/** The report of a run whose credentials could not be resolved: that case failed, nothing else ran. */
+export function credentialsFailed(err: CardctlError): SmokeReport {
+  const cases: SmokeCase[] = [{ group: 'setup', name: 'credentials', status: 'failed', expected: 'a test key, its secret and a base URL', got: err.hint ? `${err.message} ${err.hint}` : err.message, time_ms: 0, requests: 0, kind: err.kind }];
+  skipMissing(cases, 'no credentials', true);
+  return { suite: 'cardctl smoke', ok: false, profile: null, created: { customer_id: null, card_id: null, card_status: null }, requests: 0, max_requests: MAX_REQUESTS, time_ms: 0, cases };
+}
+
 /** The default product's minimum initial load on the mock; pass another with --amount. */
 export const DEFAULT_AMOUNT_MINOR = 100;
 
 export interface SmokeReport {
   suite: string;
   ok: boolean;
-  profile: { name: string; source: string; mode: string; key_id: string; base_url: string };
+  /** null when the credentials could not be resolved */
+  profile: { name: string; source: string; mode: string; key_id: string; base_url: string } | null;
   /** what the run created (a CI log shows it): the customer, and the card left frozen */
   created: { customer_id: string | null; card_id: string | null; card_status: string | null };
   requests: number;
@@ -57,12 +85,8 @@ export async function runSmoke(opts: SmokeOptions, deps: SmokeDeps): Promise<Smo
   const h = new Harness({ credentials: creds, budget, sleep: deps.sleep ?? defaultSleep, timeoutMs: deps.timeoutMs });
   const runId = randomUUID().slice(0, 8);
   const created: SmokeReport['created'] = { customer_id: null, card_id: null, card_status: null };
-  const later: Array<[SmokeCase['group'], string]> = [
-    ['signing', 'wrong signature'], ['signing', 'nonce sent twice'], ['customers', 'create'], ['customers', 'get'], ['customers', 'list'],
-    ['cards', 'issue'], ['funding', 'deposit addresses refused'], ['funding', 'deposits refused'],
-  ];
   if (!(await runSetup(h))) {
-    for (const [group, name] of later) h.skip(group, name, '-', 'setup failed');
+    skipMissing(h.cases, 'setup failed', true);
   } else {
     await runSigning(h);
     const customerId = await runCustomers(h, runId);
@@ -71,11 +95,11 @@ export async function runSmoke(opts: SmokeOptions, deps: SmokeDeps): Promise<Smo
       const cards = await runCards(h, customerId, amount, runId);
       created.card_id = cards.cardId ?? null;
       created.card_status = cards.status ?? null;
-    } else {
-      h.skip('cards', 'issue', '-', 'no customer was created');
     }
+    skipMissing(h.cases, 'no customer was created');
     await runFunding(h);
   }
+  h.cases.sort((x, y) => caseIndex(x) - caseIndex(y));
   return {
     suite: 'cardctl smoke',
     ok: !h.cases.some((c) => c.status === 'failed'),
@@ -93,7 +117,14 @@ export async function smoke(opts: SmokeOptions & { profile?: string; env?: NodeJ
   const env = opts.env ?? process.env;
   const [{ resolveCredentials }, { closeAgent }, { timeoutFromEnv }] = await Promise.all([import('../../profiles/resolve.js'), import('../http.js'), import('../session.js')]);
   try {
-    const credentials = opts.credentials ?? (await resolveCredentials({ profile: opts.profile, env }));
+    let credentials: Credentials;
+    try {
+      credentials = opts.credentials ?? (await resolveCredentials({ profile: opts.profile, env }));
+    } catch (err) {
+      // reported as the failed credentials case (a CI job gets its JUnit file); nothing was sent
+      if (err instanceof CardctlError) return credentialsFailed(err);
+      throw err;
+    }
     return await runSmoke(opts, { credentials, timeoutMs: timeoutFromEnv(env) });
   } finally {
     await closeAgent();

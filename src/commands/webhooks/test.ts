@@ -27,14 +27,15 @@ export default class WebhooksTest extends BaseCommand {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(WebhooksTest);
-    const [{ runWebhookTest }, { emitCaseReport, checkJunitPath }, { EXIT, exitCodeForKind }] = await Promise.all([
+    const [{ runWebhookTest }, { emitCaseReport, checkJunitPath }, { EXIT, exitCodeForKind }, { formatWebhookTest }] = await Promise.all([
       import('../../cli/webhook-test/index.js'),
       import('../../cli/case-output.js'),
       import('../../cli/exit-codes.js'),
+      import('../../output/webhook-test.js'),
     ]);
     checkJunitPath(flags.junit);
     const report = await runWebhookTest({ url: args.url, timeout: flags.timeout, profile: flags.profile }, { env: process.env });
-    await emitCaseReport(report, { json: flags.json, junit: flags.junit, env: process.env });
+    await emitCaseReport(report, { json: flags.json, junit: flags.junit, env: process.env, text: (chalk) => formatWebhookTest(report, chalk) });
     process.exitCode = report.ok ? EXIT.ok : exitCodeForKind('signature_invalid'); // 3: a receiver that verifies wrongly
   }
 }
