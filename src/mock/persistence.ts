@@ -16,6 +16,8 @@ export class StateFileError extends Error {}
 
 /** Decided: the journal is compacted once it is larger than the base and than this. */
 export const MIN_COMPACTION_BYTES = 8 * 1024 * 1024;
+/** Journal writes running at once; batches arriving meanwhile share the next write (group commit). */
+const MAX_WRITES_IN_FLIGHT = 2;
 
 const damaged = (file: string): StateFileError =>
   new StateFileError(
@@ -295,6 +297,7 @@ export class DurableStore {
   private readonly entries: Entry[] = [];
   private opening = false;
   private broken = false;
+  private inFlight = 0;
   private compacting = false;
   private compaction: Promise<void> = Promise.resolve();
   /** the journal generation the base on disk starts from */
@@ -383,23 +386,43 @@ export class DurableStore {
         );
         return;
       }
-      const offset = this.size;
-      this.size += e.data.length;
-      this.journalBytes += e.data.length;
-      e.state = 'writing';
-      const fd = this.fd!;
-      void (async () => {
-        try {
-          let off = 0;
-          while (off < e.data.length) off += (await fd.write(e.data, off, e.data.length - off, offset + off)).bytesWritten;
-          e.state = 'written';
-        } catch (err) {
-          e.state = 'failed';
-          e.error = err as Error;
-        }
-        this.settle();
-      })();
+      if (this.inFlight >= MAX_WRITES_IN_FLIGHT) return;
+      // group commit: every batch queued behind this one (same journal) goes in the same write
+      const group: Entry[] = [];
+      for (let j = i; j < this.entries.length; j++) {
+        const next = this.entries[j]!;
+        if (next.state !== 'queued' || next.gen !== this.fdGen) break;
+        group.push(next);
+      }
+      this.write(group);
+      i += group.length - 1;
     }
+  }
+
+  /** One write of a group of batches at the next offset of the journal. */
+  private write(group: Entry[]): void {
+    const data = group.length === 1 ? group[0]!.data : Buffer.concat(group.map((e) => e.data));
+    const offset = this.size;
+    this.size += data.length;
+    this.journalBytes += data.length;
+    for (const e of group) e.state = 'writing';
+    this.inFlight++;
+    const fd = this.fd!;
+    void (async () => {
+      let error: Error | null = null;
+      try {
+        let off = 0;
+        while (off < data.length) off += (await fd.write(data, off, data.length - off, offset + off)).bytesWritten;
+      } catch (err) {
+        error = err as Error;
+      }
+      this.inFlight--;
+      for (const e of group) {
+        e.state = error ? 'failed' : 'written';
+        e.error = error;
+      }
+      this.settle();
+    })();
   }
 
   /** Acknowledges, in order, the batches on disk; a failure fails every batch after it too. */
