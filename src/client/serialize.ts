@@ -26,12 +26,10 @@ function write(value: unknown, order: readonly string[]): string {
   return `{${[...known, ...rest].map((k) => `${JSON.stringify(k)}:${write(obj[k], [])}`).join(',')}}`;
 }
 
-/** The field order of the contract's request schema for a money operation (loaded lazily: zod). */
+/** The field order of the contract's request schema for a money operation (without zod: contract/money-bodies.ts). */
 export async function bodyFieldOrder(operation: OperationName | undefined): Promise<readonly string[]> {
-  if (operation !== 'cards.issue' && operation !== 'cards.recharge' && operation !== 'cards.terminate') return [];
-  const { IssueCardSchema, RechargeSchema, TerminateSchema } = await import('../contract/requests.js');
-  const schema = operation === 'cards.issue' ? IssueCardSchema : operation === 'cards.recharge' ? RechargeSchema : TerminateSchema;
-  return Object.keys(schema.shape);
+  const { MONEY_BODY_FIELDS, isMoneyOperation } = await import('../contract/money-bodies.js');
+  return isMoneyOperation(operation) ? MONEY_BODY_FIELDS[operation] : [];
 }
 
 /** The bytes of a money operation's body: schema order for known bodies, sorted keys otherwise. */

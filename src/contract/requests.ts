@@ -1,10 +1,10 @@
 // Request bodies of the money and funding operations. Customer bodies are in customer.ts.
 import { z } from 'zod';
+import { MAX_INITIAL_LOAD_MINOR, TERMINATION_REASONS } from './money-bodies.js';
 import { ULID_PATTERN } from './routes.js';
 
-export const MAX_INITIAL_LOAD_MINOR = 100_000_000;
-export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
-export const TERMINATION_REASONS = ['lost', 'stolen', 'fraud', 'no_longer_needed', 'other'] as const;
+// zod-free, so the client can order and pre-check money bodies without importing zod
+export { MAX_IDEMPOTENCY_KEY_LENGTH, MAX_INITIAL_LOAD_MINOR, TERMINATION_REASONS } from './money-bodies.js';
 
 const MINOR_UNITS = 'must be an integer number of minor units.';
 /** A missing value is "is required."; a present one of another type "must be ...". */
