@@ -88,6 +88,33 @@ function withStartExtras(state: MockState, preload: PreloadedKey[], webhookUrls:
   return state;
 }
 
+/** Writes the first base of `file` (its folder created 0700) and saves every change there from now on. */
+function attachDurableStore(rt: Runtime, file: string, generation: number, compactAfterBytes?: number): void {
+  try {
+    rt.attachStore(new DurableStore(file, rt.plainState, generation, compactAfterBytes));
+  } catch (err) {
+    throw new StateFileError(`cannot save the state to ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): give --state a file in a folder you can write`);
+  }
+}
+
+/** The handle's snapshot methods: the control plane's calls, in process. */
+function snapshotMethods(rt: Runtime): Pick<MockServer, 'saveSnapshot' | 'restoreSnapshot' | 'listSnapshots'> {
+  return {
+    saveSnapshot: async (name) => {
+      const problem = snapshotNameProblem(name);
+      if (problem) throw new RangeError(`saveSnapshot: ${problem}`);
+      return rt.saveSnapshot(name);
+    },
+    restoreSnapshot: async (name) => {
+      const info = snapshotNameProblem(name) === null ? rt.restoreSnapshot(name) : null;
+      if (!info) throw new RangeError(`restoreSnapshot: there is no snapshot named ${JSON.stringify(name)}; listSnapshots() shows the saved ones.`);
+      await rt.commit(true);
+      return info;
+    },
+    listSnapshots: () => rt.snapshots.list(),
+  };
+}
+
 /** Throws a TypeError or RangeError naming the wrong option and what it expects (before anything starts). */
 export async function startMock(options: StartMockOptions = {}): Promise<MockServer> {
   checkStartOptions(options);
@@ -125,14 +152,7 @@ export async function startMock(options: StartMockOptions = {}): Promise<MockSer
       : randomBytes(24).toString('base64url');
   controlTokens.set(rt, controlToken);
   // the start is on disk before the first answer (a new base; older journals are folded into it)
-  if (options.stateFile) {
-    const file = options.stateFile;
-    try {
-      rt.attachStore(new DurableStore(file, rt.plainState, durable?.nextGeneration ?? 1, options.compactAfterBytes));
-    } catch (err) {
-      throw new StateFileError(`cannot save the state to ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): give --state a file in a folder you can write`);
-    }
-  }
+  if (options.stateFile) attachDurableStore(rt, options.stateFile, durable?.nextGeneration ?? 1, options.compactAfterBytes);
   const running = await listen(rt, host, options.port ?? DEFAULT_PORT);
   webhooks.install();
   const origin = originFor(host, running.port);
@@ -159,18 +179,7 @@ export async function startMock(options: StartMockOptions = {}): Promise<MockSer
     },
     port: running.port,
     onEvent: (listener) => rt.events.onEvent(listener),
-    saveSnapshot: async (name) => {
-      const problem = snapshotNameProblem(name);
-      if (problem) throw new RangeError(`saveSnapshot: ${problem}`);
-      return rt.saveSnapshot(name);
-    },
-    restoreSnapshot: async (name) => {
-      const info = snapshotNameProblem(name) === null ? rt.restoreSnapshot(name) : null;
-      if (!info) throw new RangeError(`restoreSnapshot: there is no snapshot named ${JSON.stringify(name)}; listSnapshots() shows the saved ones.`);
-      await rt.commit(true);
-      return info;
-    },
-    listSnapshots: () => rt.snapshots.list(),
+    ...snapshotMethods(rt),
     close: async () => {
       webhooks.close(); // aborted attempts stay pending (and due) in the saved state
       await running.close();
@@ -181,3 +190,4 @@ export async function startMock(options: StartMockOptions = {}): Promise<MockSer
 
 export type { PreloadedKey } from './state.js';
 export { checkStartOptions, startOptionsProblem } from './options.js';
+export type { SnapshotInfo } from './snapshots.js';
