@@ -3,7 +3,8 @@
 // render one result line per row on stdout (in row order), a progress line on stderr when it
 // is a terminal, and a summary on stderr. Returns the exit code.
 import { CardctlError, usageError, type ErrorKind } from '../errors.js';
-import type { BatchCounts, BatchOperation, BatchPlan, BatchSummary, RowProblem, RowResult } from '../client/batch.js';
+import type { BatchCounts, BatchInterruption, BatchOperation, BatchPlan, BatchSummary, RowProblem, RowResult } from '../client/batch.js';
+import { interruptible, resumeCommand, type InterruptReport } from './interrupt.js';
 import { sessionOptions, type ApiFlagValues } from './api-flags.js';
 import { EXIT, exitCodeForKind } from './exit-codes.js';
 
@@ -96,6 +97,22 @@ export function summaryLines(s: BatchSummary, keyPrefix: string, usedPrefixFlag:
   return lines;
 }
 
+/** An interrupted batch on stderr: what finished, what is unresolved, and the command that resumes it. */
+export function interruptedLines(signal: string, s: BatchInterruption, keyPrefix: string, flags: Pick<BatchFlags, 'batch' | 'idempotency-prefix'>): string[] {
+  const c = s.counts;
+  const lines = [`Interrupted (${signal}): ${c.done} of ${plural(c.total, 'row')} finished (${c.ok} ok, ${c.refused} refused, ${c.unknown} unknown).`];
+  if (s.inFlight.length) lines.push(`Unresolved: ${s.inFlight.length === 1 ? 'row' : 'rows'} ${rowsList(s.inFlight)} in flight: sent, no answer, outcome unknown.`);
+  if (c.unknown) lines.push(`Unresolved: the outcome of ${plural(c.unknown, 'finished row')} is unknown (see the lines above).`);
+  if (s.notSent.length) lines.push(`Not sent: ${s.notSent.length === 1 ? 'row' : 'rows'} ${rowsList(s.notSent)}.`);
+  const argv = process.argv.slice(2);
+  lines.push(
+    `Resume it (rows that went through come from the journal, unknown ones replay their keys, the rest are sent: nothing is charged twice):`,
+    `  ${flags.batch === '-' ? `(the same rows on stdin again) ${resumeCommand(argv)}` : resumeCommand(argv)}`,
+  );
+  if (flags['idempotency-prefix'] === undefined) lines.push(`Do not edit the file before that (the keys come from its rows), or keep the keys with --idempotency-prefix ${keyPrefix}.`);
+  return lines;
+}
+
 /** The whole batch is confirmed once (src/client/confirm.ts); stdin holding the rows cannot also answer. */
 async function confirmBatch(plan: BatchPlan, flags: BatchFlags, profile: string): Promise<void> {
   const [{ confirmLive }, { askYesNo }] = await Promise.all([import('../client/confirm.js'), import('../client/session.js')]);
@@ -141,7 +158,15 @@ export async function runBatchCommand(operation: BatchOperation, flags: BatchFla
     };
     if (!flags.json) out.write(headerLine(rowWidth) + '\n');
 
-    const summary = await b.runBatch(plan, {
+    let control: { interrupt: () => BatchInterruption } | undefined;
+    const line = (r: RowResult): string => (flags.json ? JSON.stringify(rowJson(r)) : rowLine(r, rowWidth)) + '\n';
+    const onInterrupt = (signal: NodeJS.Signals): InterruptReport => {
+      clearProgress();
+      const state = control!.interrupt();
+      return { stdout: state.results.map(line).join(''), stderr: interruptedLines(signal, state, plan.keyPrefix, flags).join('\n') + '\n' };
+    };
+    const summary = await interruptible(onInterrupt, () => b.runBatch(plan, {
+      onStart: (c) => void (control = c),
       concurrency: flags.concurrency ?? b.DEFAULT_CONCURRENCY,
       client: (hooks) =>
         new ApiClient({
@@ -151,6 +176,7 @@ export async function runBatchCommand(operation: BatchOperation, flags: BatchFla
           yes: true, // confirmed once above for the whole batch
           log: hooks.log,
           onAnswer: hooks.onAnswer,
+          onSent: hooks.onSent,
           sleep: hooks.sleep,
           now: hooks.now,
           note: (line) => {
@@ -169,7 +195,7 @@ export async function runBatchCommand(operation: BatchOperation, flags: BatchFla
         : undefined,
       onResult: (r) => {
         clearProgress();
-        out.write(flags.json ? JSON.stringify(rowJson(r)) + '\n' : rowLine(r, rowWidth) + '\n');
+        out.write(line(r));
         drawProgress(true);
       },
       onProgress: (c) => {
@@ -181,7 +207,7 @@ export async function runBatchCommand(operation: BatchOperation, flags: BatchFla
         err.write(`${status === 429 ? 'Rate limited' : 'Service unavailable'} (${status}): every row waits ${Math.ceil(ms / 1000)} s (Retry-After), then the same keys go again.\n`);
         drawProgress(true);
       },
-    });
+    }));
     clearProgress();
     for (const line of summaryLines(summary, plan.keyPrefix, flags['idempotency-prefix'] !== undefined)) err.write(line + '\n');
     return batchExitCode(summary);

@@ -5,6 +5,7 @@ import type { ApiResponse } from '../client/client.js';
 import type { OperationCall } from '../client/operations.js';
 import type { ResourceKind } from '../output/resources.js';
 import { sessionOptions, type ApiFlagValues, type ListFlagValues } from './api-flags.js';
+import { interruptible, resumeCommand } from './interrupt.js';
 
 export interface ShowFlags extends ApiFlagValues {
   json: boolean;
@@ -27,17 +28,24 @@ export async function printResource(value: unknown, json: boolean): Promise<void
  * until the card is final or that many seconds passed.
  */
 export async function showOperation(flags: ShowFlags, operation: OperationName, call: OperationCall, opts: { waitS?: number } = {}): Promise<void> {
-  const [{ withSession }, { callOperation, issueAndWait }, { ApiError }] = await Promise.all([
+  const [{ withSession }, { callOperation, issueAndWait, routeOf }, { ApiError }] = await Promise.all([
     import('../client/session.js'),
     import('../client/operations.js'),
     import('../client/client.js'),
   ]);
-  let res: ApiResponse;
-  try {
-    res = await withSession(sessionOptions(flags), async ({ client }) => {
+  const wait = operation === 'cards.issue' && opts.waitS !== undefined;
+  const watch: MoneyWatch = { operation, wait, pending: false };
+  const money = routeOf(operation).money === true;
+  const send = () => withSession({ ...sessionOptions(flags), onSent: (s) => void (watch.sent = s) }, async ({ client }) => {
       try {
-        return await (operation === 'cards.issue' && opts.waitS !== undefined
-          ? issueAndWait(client, call, { timeoutS: opts.waitS, note: (line) => process.stderr.write(`${line}\n`) })
+        return await (wait
+          ? issueAndWait(client, call, {
+              timeoutS: opts.waitS!,
+              note: (line) => {
+                if (line.startsWith('pending')) watch.pending = true;
+                process.stderr.write(`${line}\n`);
+              },
+            })
           : callOperation(client, operation, call));
       } catch (err) {
         // "not approved" means wait only while pending: say what to do for the customer's state
@@ -49,6 +57,9 @@ export async function showOperation(flags: ShowFlags, operation: OperationName, 
         throw err;
       }
     });
+  let res: ApiResponse;
+  try {
+    res = await (money ? interruptible((signal) => ({ stderr: interruptedMoney(signal, watch) }), send) : send());
   } catch (err) {
     // (with --json the error object is the one value printed; its idempotency_key replays)
     if (!flags.json && err instanceof ApiError && err.status === 202 && isResource(dataOf(err.response))) await printResource(dataOf(err.response), false);
@@ -56,6 +67,31 @@ export async function showOperation(flags: ShowFlags, operation: OperationName, 
   }
   // not sent: the journal's answer (a key the API has forgotten), marked as such
   await printResource(res.fromJournal ?? dataOf(res), flags.json);
+}
+
+interface MoneyWatch {
+  operation: OperationName;
+  wait: boolean;
+  /** the answer so far was 202 (`--wait` is replaying it) */
+  pending: boolean;
+  sent?: { idempotencyKey?: string; journalId?: string };
+}
+
+/** What an interrupted money command says on stderr (src/cli/interrupt.ts): what is unresolved, and the command that resumes it. */
+function interruptedMoney(signal: NodeJS.Signals, w: MoneyWatch): string {
+  const what = w.operation.replace('.', ' ');
+  const argv = process.argv.slice(2);
+  if (!w.sent) return `Interrupted (${signal}) before anything was sent: nothing was charged. Run it again:\n  ${resumeCommand(argv)}\n`;
+  const key = w.sent.idempotencyKey!;
+  const state = w.pending
+    ? 'accepted (202), the card still pending: not final yet'
+    : 'sent, its answer not received: its outcome is unknown';
+  return (
+    `Interrupted (${signal}) while ${what} was under way.\n` +
+    `Finished: nothing.\n` +
+    `Unresolved: Idempotency-Key ${key}${w.sent.journalId ? ` (journal ${w.sent.journalId})` : ''}: ${state}.\n` +
+    `Resume it (the same key replays it: no second charge):\n  ${resumeCommand(argv, { idempotencyKey: key, flags: w.wait ? ['--wait'] : [] })}\n`
+  );
 }
 
 /** A list: a table (or `{data, meta}` with --json, one line per resource with --ndjson). */

@@ -486,6 +486,19 @@ export interface BatchClientHooks {
   sleep: (ms: number) => Promise<void>;
   now: () => number;
   onAnswer: (status: number, headers: Headers) => void;
+  /** the row's request was journaled and is going out */
+  onSent: () => void;
+}
+
+/** Where a batch stands when it is interrupted (src/cli/interrupt.ts). */
+export interface BatchInterruption {
+  /** the rows still owed to stdout, in row order: finished ones held back behind a slower row, and the rows in flight (unknown) */
+  results: RowResult[];
+  counts: BatchCounts;
+  /** rows whose request went out and got no answer */
+  inFlight: number[];
+  /** rows never sent */
+  notSent: number[];
 }
 
 export interface RunBatchOptions {
@@ -504,6 +517,8 @@ export interface RunBatchOptions {
   onPause?: (ms: number, status: number) => void;
   windowMs?: number;
   limiter?: BatchLimiter;
+  /** called once, before any row: `interrupt()` stops the in-order reporting and says where the batch stands */
+  onStart?: (control: { interrupt: () => BatchInterruption }) => void;
 }
 
 const defaultSleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -552,6 +567,8 @@ export async function runBatch(plan: Pick<BatchPlan, 'operation' | 'rows'>, opts
   const refusedRows: number[] = [];
   const finished = new Map<number, RowResult>();
   let emitNext = 0;
+  let stopped = false;
+  const started = new Map<number, { row: BatchRow; sent: boolean }>(); // by index, until the row finishes
 
   // one answer hook for every row: each answer tells the limiter what budget is left
   const onAnswer = (status: number, headers: Headers): void => {
@@ -574,6 +591,9 @@ export async function runBatch(plan: Pick<BatchPlan, 'operation' | 'rows'>, opts
       await limiter.acquire(true);
     },
     log: opts.verbose ? (line) => opts.verbose!(row, line) : undefined,
+    onSent: () => {
+      for (const s of started.values()) if (s.row === row) s.sent = true;
+    },
   });
 
   const sendRow = async (row: BatchRow): Promise<RowResult> => {
@@ -608,7 +628,7 @@ export async function runBatch(plan: Pick<BatchPlan, 'operation' | 'rows'>, opts
     if (result.kind) kinds.add(result.kind);
     finished.set(index, result);
     opts.onProgress?.({ ...counts });
-    for (let r = finished.get(emitNext); r; r = finished.get(emitNext)) {
+    for (let r = finished.get(emitNext); r && !stopped; r = finished.get(emitNext)) {
       finished.delete(emitNext);
       emitNext++;
       opts.onResult?.(r);
@@ -617,11 +637,32 @@ export async function runBatch(plan: Pick<BatchPlan, 'operation' | 'rows'>, opts
 
   let next = 0;
   const worker = async (): Promise<void> => {
-    while (next < rows.length) {
+    while (next < rows.length && !stopped) {
       const index = next++;
-      record(index, await sendRow(rows[index]!));
+      started.set(index, { row: rows[index]!, sent: false });
+      const result = await sendRow(rows[index]!);
+      started.delete(index);
+      record(index, result);
     }
   };
+  opts.onStart?.({
+    interrupt: (): BatchInterruption => {
+      stopped = true;
+      const inFlight = [...started.entries()].filter(([, s]) => s.sent);
+      const owed = [...finished.entries()].filter(([i]) => i >= emitNext);
+      for (const [i, s] of inFlight) {
+        owed.push([i, { ...resultOf(s.row, undefined, new CardctlError('interrupted before its answer: outcome unknown.', { kind: 'outcome_unknown', code: 'interrupted' })), kind: 'outcome_unknown' }]);
+      }
+      owed.sort(([a], [b]) => a - b);
+      const notSent = [...started.entries()].filter(([, s]) => !s.sent).map(([i]) => i).concat(Array.from({ length: Math.max(0, rows.length - next) }, (_, k) => next + k));
+      return {
+        results: owed.map(([, r]) => r),
+        counts: { ...counts },
+        inFlight: inFlight.map(([, s]) => s.row.row).sort((a, b) => a - b),
+        notSent: notSent.map((i) => rows[i]!.row).sort((a, b) => a - b),
+      };
+    },
+  });
   await Promise.all(Array.from({ length: Math.min(concurrency, rows.length) }, worker));
   const byRow = (a: number, b: number) => a - b;
   return { ...counts, kinds: [...kinds], unknownRows: unknownRows.sort(byRow), refusedRows: refusedRows.sort(byRow), stats: { ...limiter.stats } };

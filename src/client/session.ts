@@ -17,6 +17,8 @@ export interface SessionOptions {
   /** `--ca-file` */
   caFile?: string;
   env?: NodeJS.ProcessEnv;
+  /** a money operation was journaled and is going out (what an interruption reports as unresolved) */
+  onSent?: (sent: { idempotencyKey?: string; journalId?: string }) => void;
 }
 
 export interface Session {
@@ -67,6 +69,7 @@ export async function openSession(opts: SessionOptions = {}): Promise<Session> {
     yes: opts.yes,
     confirm: interactive ? askYesNo : undefined,
     timeoutMs: timeoutFromEnv(env),
+    onSent: opts.onSent,
   });
   return { client, credentials, journal };
 }
