@@ -78,18 +78,28 @@ function readBody(req: IncomingMessage, limit: number): Promise<BodyResult> {
   });
 }
 
+/** The answer's text; a body that cannot be serialized (too deep, a cycle) becomes the 500 envelope, never a throw. */
+function replyText(reply: Reply): { status: number; text: string; headers?: Record<string, string> } {
+  try {
+    return { status: reply.status, text: JSON.stringify(reply.body), headers: reply.headers };
+  } catch (err) {
+    logUnexpected(err);
+    return { status: 500, text: JSON.stringify(serverError().body) };
+  }
+}
+
 function send(res: ServerResponse, reply: Reply, extra: Record<string, string>, close: boolean): void {
   if (res.headersSent || res.destroyed) return;
-  const text = JSON.stringify(reply.body);
+  const { status, text, headers: replyHeaders } = replyText(reply);
   const headers: Record<string, string | number> = {
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': Buffer.byteLength(text),
     'Cache-Control': 'no-store',
     ...extra,
-    ...(reply.headers ?? {}),
+    ...(replyHeaders ?? {}),
   };
   if (close) headers.Connection = 'close';
-  res.writeHead(reply.status, headers);
+  res.writeHead(status, headers);
   res.end(text);
 }
 
@@ -212,6 +222,12 @@ export async function handleRequest(rt: Runtime, req: IncomingMessage, res: Serv
     return;
   }
   if (effect?.delayMs) await sleep(effect.delayMs);
-  send(res, reply, headers, close);
+  try {
+    send(res, reply, headers, close);
+  } catch (err) {
+    logUnexpected(err);
+    res.destroy();
+    return;
+  }
   if (close) res.on('finish', () => req.socket.destroy());
 }

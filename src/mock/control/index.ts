@@ -1,8 +1,9 @@
 // The control plane under /_mock: JSON, behind the bearer token, answering in the API's
 // envelopes. This file is the router; each area's calls are in their own file beside it.
 import { safeEqual } from '../../signing/compare.js';
-import { endpointNotFound, fail, type Reply } from '../envelope.js';
+import { endpointNotFound, fail, validation, type Reply } from '../envelope.js';
 import { parseJsonObject } from '../context.js';
+import { jsonNestingDepth } from '../json-limits.js';
 import { isReply } from '../pagination.js';
 import type { Runtime } from '../runtime.js';
 import type { ControlHandler } from './request.js';
@@ -16,6 +17,21 @@ import { addFault, listFaults } from './faults.js';
 import { addEndpoint, deleteEndpoint, enableEndpoint, listDeliveries, listEndpoints } from './endpoints.js';
 import { emitEvent, listEvents } from './events.js';
 import { listSnapshots, restoreSnapshot, saveSnapshot } from './snapshots.js';
+
+/** Decided: a control body is at most 256 KiB and nests at most 32 levels (the largest call needs 3). */
+export const CONTROL_BODY_LIMIT_BYTES = 256 * 1024;
+export const CONTROL_DEPTH_LIMIT = 32;
+
+/** The body of a control call: within the limits (else 422 naming the limit), then a JSON object. */
+function controlBody(headers: Record<string, string | string[] | undefined>, raw: Buffer): Record<string, unknown> | Reply {
+  if (raw.length > CONTROL_BODY_LIMIT_BYTES) {
+    return validation({ body: [`The control body is ${raw.length} bytes: the limit is ${CONTROL_BODY_LIMIT_BYTES} bytes (256 KiB).`] });
+  }
+  if (jsonNestingDepth(raw, CONTROL_DEPTH_LIMIT) > CONTROL_DEPTH_LIMIT) {
+    return validation({ body: [`The control body nests arrays and objects more than ${CONTROL_DEPTH_LIMIT} levels deep: the limit is ${CONTROL_DEPTH_LIMIT}.`] });
+  }
+  return parseJsonObject(headers, raw);
+}
 
 /** The bearer token is compared in constant time; set by startMock. */
 export const controlTokens = new WeakMap<Runtime, string>();
@@ -74,7 +90,7 @@ export async function handleControl(
     if (m !== method) continue;
     const match = pattern.exec(sub);
     if (!match) continue;
-    const body = method === 'GET' ? {} : parseJsonObject(headers, raw);
+    const body = method === 'GET' ? {} : controlBody(headers, raw);
     if (isReply(body)) return body;
     let params: string[];
     try {
