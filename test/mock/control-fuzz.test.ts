@@ -92,9 +92,11 @@ beforeAll(async () => {
   if (ep.status === 201) ids.endpoint = ep.body.data.id;
 });
 afterAll(async () => {
-  if (child && child.exitCode === null) {
+  // (a child started during a test was already killed by test/setup/children.ts)
+  if (child && child.exitCode === null && child.signalCode === null) {
+    const gone = new Promise((r) => child.once('exit', r));
     child.kill('SIGTERM');
-    await new Promise((r) => child.once('exit', r));
+    await gone;
   }
   rmSync(dir, { recursive: true, force: true });
 });
@@ -209,8 +211,9 @@ describe('control-plane fuzz', () => {
 
   it('what was answered 2xx was saved: the mock restarts from its state file and lists the same events', async () => {
     const before = (await ctl('GET', '/events')).body.data.map((e: { id: string }) => e.id);
+    const gone = new Promise((r) => child.once('exit', r));
     child.kill('SIGTERM');
-    await new Promise((r) => child.once('exit', r));
+    await gone;
     mock = await startChild();
     const after = (await ctl('GET', '/events')).body.data.map((e: { id: string }) => e.id);
     expect(after).toEqual(before);

@@ -1,7 +1,7 @@
 // Every child process a test starts is killed in teardown, also when the test failed or timed out
 // (a `webhooks listen` left behind by a timed-out test once ran forever). node:child_process's
-// spawn is wrapped for the whole test run (the tests start their children with it; the *Sync
-// calls end before they return): a child started during a test is killed after that test (after
+// spawn, execFile and exec are wrapped for the whole test run (the *Sync calls end before they
+// return): a child started during a test is killed after that test (after
 // the last of concurrent tests), one started in a beforeAll after its file, and any left when the
 // worker exits is killed then. Kill by pid only: never another engineer's processes.
 import childProcess, { type ChildProcess } from 'node:child_process';
@@ -12,19 +12,25 @@ const live = new Map<ChildProcess, 'test' | 'file'>();
 /** tests running now (more than one in a describe.concurrent) */
 let running = 0;
 
-const original = childProcess.spawn;
-if (!(original as { tracked?: boolean }).tracked) {
-  const tracked = function (this: unknown, ...args: Parameters<typeof original>) {
-    const child = original.apply(this, args);
-    live.set(child, running > 0 ? 'test' : 'file');
-    child.once('exit', () => live.delete(child));
-    child.once('error', () => live.delete(child));
-    return child;
-  } as typeof original;
-  (tracked as { tracked?: boolean }).tracked = true;
-  childProcess.spawn = tracked;
-  syncBuiltinESMExports();
+function track(child: ChildProcess): ChildProcess {
+  live.set(child, running > 0 ? 'test' : 'file');
+  child.once('exit', () => live.delete(child));
+  child.once('error', () => live.delete(child));
+  return child;
 }
+
+// spawn, execFile and exec (the last two call node's internal spawn, not this export)
+for (const name of ['spawn', 'execFile', 'exec'] as const) {
+  const original = childProcess[name] as ((...args: unknown[]) => ChildProcess) & { tracked?: boolean };
+  if (original.tracked) continue;
+  const tracked = Object.assign(function (this: unknown, ...args: unknown[]) {
+    return track(original.apply(this, args));
+  }, { tracked: true });
+  // util.promisify(execFile) keeps working: its custom promisified form is carried over
+  for (const key of Reflect.ownKeys(original)) if (typeof key === 'symbol') Reflect.set(tracked, key, Reflect.get(original, key));
+  (childProcess as unknown as Record<string, unknown>)[name] = tracked;
+}
+syncBuiltinESMExports();
 
 function killAll(scope: 'test' | 'file' | 'all'): void {
   for (const [child, started] of live) {
