@@ -1,6 +1,5 @@
-// What `sign`, `webhooks sign` and `webhooks verify` do once their flags are parsed. Both
-// entries call these: the oclif commands, and the start-up fast path (src/cli/fast-path.ts)
-// that skips oclif for these few local commands that scripts call in loops.
+// What `sign`, `webhooks sign` and `webhooks verify` do once their flags are parsed (the
+// commands call these; the start-up fast path runs those commands like every other).
 import { usageError } from '../errors.js';
 import { exitCodeFor } from './exit-codes.js';
 
@@ -66,11 +65,4 @@ export const webhooksSign: LocalCommand = async (flags) => {
   for (const n of r.notes) note(n);
   if (flags.json) printJson({ header: r.header, timestamp: r.timestamp, headers: r.headers });
   else process.stdout.write(r.header + '\n');
-};
-
-/** Manifest command id -> runner. */
-export const LOCAL_COMMANDS: Record<string, LocalCommand> = {
-  sign,
-  'webhooks:verify': webhooksVerify,
-  'webhooks:sign': webhooksSign,
 };
