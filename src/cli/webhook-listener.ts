@@ -441,6 +441,8 @@ export interface TriggerOptions {
   mode: 'test' | 'live';
   merchant?: string;
   controlUrl?: string;
+  /** -p: the mock this profile (saved by `mock start --save-profiles`) points at */
+  profile?: string;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -476,7 +478,7 @@ export async function runTrigger(opts: TriggerOptions): Promise<TriggerResult> {
     }
   }
   const { resolveControl, callControl } = await import('./mock/control-client.js');
-  const target = await resolveControl({ controlUrl: opts.controlUrl }, opts.env ?? process.env);
+  const target = await resolveControl({ controlUrl: opts.controlUrl, profile: opts.profile }, opts.env ?? process.env);
   const event = (await callControl(target, 'POST', '/events', { type: opts.type, data, mode: opts.mode, merchant_id: opts.merchant })) as Record<string, unknown>;
   // The deliveries the mock queued for this event, one per enabled endpoint when it was recorded
   // (the log keeps them, even if a listener got it and removed its endpoint meanwhile).

@@ -12,13 +12,33 @@ export interface ControlTarget {
 
 const trimmed = (u: string): string => u.replace(/\/+$/, '');
 
+/**
+ * `-p NAME` on a mock command: a profile saved by `mock start --save-profiles` holds the mock's
+ * base URL, and the control plane is `/_mock` on the same address. Its token comes from the record
+ * of that running mock (or CARDCTL_MOCK_TOKEN).
+ */
+export async function controlUrlOfProfile(name: string, env: NodeJS.ProcessEnv): Promise<string> {
+  const { requireProfile } = await import('../../profiles/store.js');
+  const profile = await requireProfile(name, env);
+  return `${new URL(profile.baseUrl).origin}/_mock`;
+}
+
 export async function resolveControl(
-  flags: { controlUrl?: string; controlToken?: string },
+  flags: { controlUrl?: string; controlToken?: string; profile?: string },
   env: NodeJS.ProcessEnv = process.env,
   stderr: NodeJS.WritableStream = process.stderr,
 ): Promise<ControlTarget> {
-  let url = flags.controlUrl ?? env.CARDCTL_MOCK_URL;
+  const fromProfile = flags.controlUrl === undefined && flags.profile !== undefined ? await controlUrlOfProfile(flags.profile, env) : undefined;
+  let url = flags.controlUrl ?? fromProfile ?? env.CARDCTL_MOCK_URL;
   let token = flags.controlToken ?? env.CARDCTL_MOCK_TOKEN;
+  if (fromProfile && !token && !runningMocks(await mocksDir(env)).some((m) => trimmed(m.control_url) === trimmed(fromProfile))) {
+    throw new CardctlError(`profile ${flags.profile} points at ${fromProfile.replace(/\/_mock$/, '')}, but no running mock started with \`cardctl mock start\` there is recorded.`, {
+      kind: 'unavailable',
+      hint:
+        'The mock commands find a mock by -p (a profile saved by `mock start --save-profiles`, with that mock still running), --control-url with CARDCTL_MOCK_TOKEN, ' +
+        'CARDCTL_MOCK_URL and CARDCTL_MOCK_TOKEN, or else the newest running mock. Start one: `cardctl mock start --save-profiles`.',
+    });
+  }
   if (!url || !token) {
     const mocks = runningMocks(await mocksDir(env));
     const chosen = (url ? mocks.find((m) => trimmed(m.control_url) === trimmed(url!)) : undefined) ?? mocks[0];

@@ -8,12 +8,13 @@ export abstract class MockControlCommand extends BaseCommand {
   static override baseFlags = {
     ...BaseCommand.baseFlags,
     'control-url': Flags.string({ description: 'control URL of the mock (default: CARDCTL_MOCK_URL, then the newest mock `mock start` recorded)', helpGroup: 'MOCK' }),
+    profile: Flags.string({ char: 'p', description: 'use the mock this profile points at (one saved by `mock start --save-profiles`: mock-test, mock-live)', helpGroup: 'MOCK' }),
   };
 
   // The token is never a flag (it would land in shell history): CARDCTL_MOCK_TOKEN or the record of `mock start`.
-  protected async control(flags: { 'control-url'?: string; json?: boolean }, method: string, path: string, body?: unknown): Promise<unknown> {
+  protected async control(flags: { 'control-url'?: string; profile?: string; json?: boolean }, method: string, path: string, body?: unknown): Promise<unknown> {
     const { resolveControl, callControl } = await import('./control-client.js');
-    const target = await resolveControl({ controlUrl: flags['control-url'] });
+    const target = await resolveControl({ controlUrl: flags['control-url'], profile: flags.profile });
     return callControl(target, method, path, body);
   }
 

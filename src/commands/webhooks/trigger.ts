@@ -9,6 +9,7 @@ export default class WebhooksTrigger extends MockControlCommand {
     'Prints the recorded event: {id, merchant_id, mode, type, occurred_at, data} (as JSON with --json).';
   static override examples = [
     '<%= config.bin %> webhooks trigger card.issued',
+    '<%= config.bin %> webhooks trigger card.issued -p mock-test',
     '<%= config.bin %> webhooks trigger deposit.credited --mode live --json',
     '<%= config.bin %> webhooks trigger card.terminated --data \'{"card_id":"01JD2QA1B2C3D4E5F6G7H8J9KM","refunded_amount_minor":500}\'',
   ];
@@ -24,7 +25,7 @@ export default class WebhooksTrigger extends MockControlCommand {
   async run(): Promise<void> {
     const { args, flags } = await this.parse(WebhooksTrigger);
     const { runTrigger, triggerNote } = await import('../../cli/webhook-listener.js');
-    const result = await runTrigger({ type: args.type, data: flags.data, mode: flags.mode as 'test' | 'live', merchant: flags.merchant, controlUrl: flags['control-url'] });
+    const result = await runTrigger({ type: args.type, data: flags.data, mode: flags.mode as 'test' | 'live', merchant: flags.merchant, controlUrl: flags['control-url'], profile: flags.profile });
     await this.render(result.event);
     const note = triggerNote(result);
     if (note) this.note(note);
