@@ -122,6 +122,25 @@ async function confirmBatch(plan: BatchPlan, flags: BatchFlags, profile: string)
   await confirmLive({ what, many: true, yes: flags.yes, ask: canAsk ? askYesNo : undefined });
 }
 
+/** The progress line on a terminal: redrawn at most every 100 ms, cleared before any other line. */
+function progressLine(err: NodeJS.WriteStream, tty: boolean): { set: (text: string) => void; clear: () => void; draw: (force?: boolean) => void } {
+  let progress = '';
+  let lastDraw = 0;
+  return {
+    set: (text) => void (progress = text),
+    clear: () => {
+      if (tty && progress) err.write('\r\x1b[K');
+    },
+    draw: (force = false) => {
+      if (!tty || !progress) return;
+      const t = Date.now();
+      if (!force && t - lastDraw < 100) return;
+      lastDraw = t;
+      err.write(`\r\x1b[K${progress}`);
+    },
+  };
+}
+
 export async function runBatchCommand(operation: BatchOperation, flags: BatchFlags): Promise<number> {
   const [b, { withSession, timeoutFromEnv }, { ApiClient }, { stderrLog }] = await Promise.all([
     import('../client/batch.js'),
@@ -144,18 +163,9 @@ export async function runBatchCommand(operation: BatchOperation, flags: BatchFla
     const last = plan.rows.at(-1)!.idempotencyKey;
     err.write(`${plural(plan.rows.length, 'row')} (${plan.format.toUpperCase()}), idempotency keys ${first}${plan.rows.length > 1 ? ` to ${last}` : ''}.\n`);
 
-    let progress = '';
-    let lastDraw = 0;
-    const clearProgress = () => {
-      if (tty && progress) err.write('\r\x1b[K');
-    };
-    const drawProgress = (force = false) => {
-      if (!tty || !progress) return;
-      const t = Date.now();
-      if (!force && t - lastDraw < 100) return;
-      lastDraw = t;
-      err.write(`\r\x1b[K${progress}`);
-    };
+    const bar = progressLine(err, tty);
+    const clearProgress = bar.clear;
+    const drawProgress = bar.draw;
     if (!flags.json) out.write(headerLine(rowWidth) + '\n');
 
     let control: { interrupt: () => BatchInterruption } | undefined;
@@ -199,7 +209,7 @@ export async function runBatchCommand(operation: BatchOperation, flags: BatchFla
         drawProgress(true);
       },
       onProgress: (c) => {
-        progress = progressText(c);
+        bar.set(progressText(c));
         drawProgress(c.done === c.total);
       },
       onPause: (ms, status) => {

@@ -554,24 +554,91 @@ function resultOf(row: BatchRow, res: ApiResponse | undefined, err?: unknown): R
   };
 }
 
-/** Sends every row of `plan` and reports each result in row order; never throws for a row's failure. */
-export async function runBatch(plan: Pick<BatchPlan, 'operation' | 'rows'>, opts: RunBatchOptions): Promise<BatchSummary> {
-  const now = opts.now ?? Date.now;
-  const sleep = opts.sleep ?? defaultSleep;
-  const concurrency = Math.max(1, Math.min(MAX_CONCURRENCY, opts.concurrency ?? DEFAULT_CONCURRENCY));
-  const limiter = opts.limiter ?? new BatchLimiter({ concurrency, now, sleep, windowMs: opts.windowMs });
-  const rows = plan.rows;
-  const counts: BatchCounts = { total: rows.length, done: 0, ok: 0, refused: 0, unknown: 0 };
-  const kinds = new Set<ErrorKind>();
-  const unknownRows: number[] = [];
-  const refusedRows: number[] = [];
-  const finished = new Map<number, RowResult>();
-  let emitNext = 0;
-  let stopped = false;
-  const started = new Map<number, { row: BatchRow; sent: boolean }>(); // by index, until the row finishes
+/**
+ * The rows of a running batch: which to send next, which went out, their results counted and
+ * reported in row order (a row that finishes early waits for the ones before it), and where
+ * the batch stands when it is interrupted.
+ */
+class RowLedger {
+  readonly counts: BatchCounts;
+  private readonly kinds = new Set<ErrorKind>();
+  private readonly unknownRows: number[] = [];
+  private readonly refusedRows: number[] = [];
+  private readonly finished = new Map<number, RowResult>();
+  /** by index, from the moment a worker takes the row until its result */
+  private readonly started = new Map<number, { row: BatchRow; sent: boolean }>();
+  private emitNext = 0;
+  private next = 0;
+  private stopped = false;
 
-  // one answer hook for every row: each answer tells the limiter what budget is left
-  const onAnswer = (status: number, headers: Headers): void => {
+  constructor(private readonly rows: readonly BatchRow[], private readonly report: Pick<RunBatchOptions, 'onResult' | 'onProgress'>) {
+    this.counts = { total: rows.length, done: 0, ok: 0, refused: 0, unknown: 0 };
+  }
+
+  /** The next row to send; undefined when none is left or the batch was interrupted. */
+  take(): { index: number; row: BatchRow } | undefined {
+    if (this.stopped || this.next >= this.rows.length) return undefined;
+    const index = this.next++;
+    const row = this.rows[index]!;
+    this.started.set(index, { row, sent: false });
+    return { index, row };
+  }
+
+  /** The row's request was journaled and is going out. */
+  sent(row: BatchRow): void {
+    for (const s of this.started.values()) if (s.row === row) s.sent = true;
+  }
+
+  finish(index: number, result: RowResult): void {
+    this.started.delete(index);
+    const c = this.counts;
+    c.done++;
+    if (result.status === 'ok') c.ok++;
+    else if (result.status === 'unknown') {
+      c.unknown++;
+      this.unknownRows.push(result.row);
+    } else {
+      c.refused++;
+      this.refusedRows.push(result.row);
+    }
+    if (result.kind) this.kinds.add(result.kind);
+    this.finished.set(index, result);
+    this.report.onProgress?.({ ...c });
+    for (let r = this.finished.get(this.emitNext); r && !this.stopped; r = this.finished.get(this.emitNext)) {
+      this.finished.delete(this.emitNext);
+      this.emitNext++;
+      this.report.onResult?.(r);
+    }
+  }
+
+  /** Stops taking and reporting rows; what is owed to stdout (in row order) and what is unresolved. */
+  interrupt(): BatchInterruption {
+    this.stopped = true;
+    const started = [...this.started.entries()];
+    const inFlight = started.filter(([, s]) => s.sent);
+    const owed = [...this.finished.entries()].filter(([i]) => i >= this.emitNext);
+    const lost = new CardctlError('interrupted before its answer: outcome unknown.', { kind: 'outcome_unknown', code: 'interrupted' });
+    for (const [i, s] of inFlight) owed.push([i, resultOf(s.row, undefined, lost)]);
+    owed.sort(([a], [b]) => a - b);
+    const notSent = started.filter(([, s]) => !s.sent).map(([i]) => i).concat(Array.from({ length: this.rows.length - this.next }, (_, k) => this.next + k));
+    const byRow = (a: number, b: number) => a - b;
+    return {
+      results: owed.map(([, r]) => r),
+      counts: { ...this.counts },
+      inFlight: inFlight.map(([, s]) => s.row.row).sort(byRow),
+      notSent: notSent.map((i) => this.rows[i]!.row).sort(byRow),
+    };
+  }
+
+  summary(stats: LimiterStats): BatchSummary {
+    const byRow = (a: number, b: number) => a - b;
+    return { ...this.counts, kinds: [...this.kinds], unknownRows: [...this.unknownRows].sort(byRow), refusedRows: [...this.refusedRows].sort(byRow), stats: { ...stats } };
+  }
+}
+
+/** One answer hook for every row: each answer tells the limiter what budget is left; a Retry-After pauses every row. */
+function answerHook(limiter: BatchLimiter, now: () => number, onPause?: RunBatchOptions['onPause']): BatchClientHooks['onAnswer'] {
+  return (status, headers) => {
     limiter.answered(status);
     const limit = header(headers, 'x-ratelimit-limit');
     const remaining = header(headers, 'x-ratelimit-remaining');
@@ -579,9 +646,19 @@ export async function runBatch(plan: Pick<BatchPlan, 'operation' | 'rows'>, opts
     if (remaining !== undefined) limiter.observeRemaining(Number(remaining));
     if (status === 429 || status === 503) {
       const s = retryAfterSeconds(headers, now());
-      if (s !== undefined && limiter.pause(s)) opts.onPause?.(limiter.pausedUntil - now(), status);
+      if (s !== undefined && limiter.pause(s)) onPause?.(limiter.pausedUntil - now(), status);
     }
   };
+}
+
+/** Sends every row of `plan` and reports each result in row order; never throws for a row's failure. */
+export async function runBatch(plan: Pick<BatchPlan, 'operation' | 'rows'>, opts: RunBatchOptions): Promise<BatchSummary> {
+  const now = opts.now ?? Date.now;
+  const sleep = opts.sleep ?? defaultSleep;
+  const concurrency = Math.max(1, Math.min(MAX_CONCURRENCY, opts.concurrency ?? DEFAULT_CONCURRENCY));
+  const limiter = opts.limiter ?? new BatchLimiter({ concurrency, now, sleep, windowMs: opts.windowMs });
+  const ledger = new RowLedger(plan.rows, opts);
+  const onAnswer = answerHook(limiter, now, opts.onPause);
   const hooksFor = (row: BatchRow): BatchClientHooks => ({
     now,
     onAnswer,
@@ -591,9 +668,7 @@ export async function runBatch(plan: Pick<BatchPlan, 'operation' | 'rows'>, opts
       await limiter.acquire(true);
     },
     log: opts.verbose ? (line) => opts.verbose!(row, line) : undefined,
-    onSent: () => {
-      for (const s of started.values()) if (s.row === row) s.sent = true;
-    },
+    onSent: () => ledger.sent(row),
   });
 
   const sendRow = async (row: BatchRow): Promise<RowResult> => {
@@ -615,55 +690,10 @@ export async function runBatch(plan: Pick<BatchPlan, 'operation' | 'rows'>, opts
     }
   };
 
-  const record = (index: number, result: RowResult): void => {
-    counts.done++;
-    if (result.status === 'ok') counts.ok++;
-    else if (result.status === 'unknown') {
-      counts.unknown++;
-      unknownRows.push(result.row);
-    } else {
-      counts.refused++;
-      refusedRows.push(result.row);
-    }
-    if (result.kind) kinds.add(result.kind);
-    finished.set(index, result);
-    opts.onProgress?.({ ...counts });
-    for (let r = finished.get(emitNext); r && !stopped; r = finished.get(emitNext)) {
-      finished.delete(emitNext);
-      emitNext++;
-      opts.onResult?.(r);
-    }
-  };
-
-  let next = 0;
   const worker = async (): Promise<void> => {
-    while (next < rows.length && !stopped) {
-      const index = next++;
-      started.set(index, { row: rows[index]!, sent: false });
-      const result = await sendRow(rows[index]!);
-      started.delete(index);
-      record(index, result);
-    }
+    for (let t = ledger.take(); t; t = ledger.take()) ledger.finish(t.index, await sendRow(t.row));
   };
-  opts.onStart?.({
-    interrupt: (): BatchInterruption => {
-      stopped = true;
-      const inFlight = [...started.entries()].filter(([, s]) => s.sent);
-      const owed = [...finished.entries()].filter(([i]) => i >= emitNext);
-      for (const [i, s] of inFlight) {
-        owed.push([i, { ...resultOf(s.row, undefined, new CardctlError('interrupted before its answer: outcome unknown.', { kind: 'outcome_unknown', code: 'interrupted' })), kind: 'outcome_unknown' }]);
-      }
-      owed.sort(([a], [b]) => a - b);
-      const notSent = [...started.entries()].filter(([, s]) => !s.sent).map(([i]) => i).concat(Array.from({ length: Math.max(0, rows.length - next) }, (_, k) => next + k));
-      return {
-        results: owed.map(([, r]) => r),
-        counts: { ...counts },
-        inFlight: inFlight.map(([, s]) => s.row.row).sort((a, b) => a - b),
-        notSent: notSent.map((i) => rows[i]!.row).sort((a, b) => a - b),
-      };
-    },
-  });
-  await Promise.all(Array.from({ length: Math.min(concurrency, rows.length) }, worker));
-  const byRow = (a: number, b: number) => a - b;
-  return { ...counts, kinds: [...kinds], unknownRows: unknownRows.sort(byRow), refusedRows: refusedRows.sort(byRow), stats: { ...limiter.stats } };
+  opts.onStart?.({ interrupt: () => ledger.interrupt() });
+  await Promise.all(Array.from({ length: Math.min(concurrency, plan.rows.length) }, worker));
+  return ledger.summary(limiter.stats);
 }
