@@ -122,6 +122,13 @@ _cardctl_flag_values() {
     'webhooks trigger --mode') print -r -- 'test live' ;;
   esac
 }
+_cardctl_args() {
+  case "$1" in
+    'mock events emit') print -r -- 'customer.kyc.pending customer.kyc.approved customer.kyc.rejected card.issued card.terminated deposit.credited withdrawal.requested withdrawal.approved withdrawal.completed withdrawal.rejected withdrawal.failed withdrawal.cancelled' ;;
+    'webhooks trigger') print -r -- 'customer.kyc.pending customer.kyc.approved customer.kyc.rejected card.issued card.terminated deposit.credited withdrawal.requested withdrawal.approved withdrawal.completed withdrawal.rejected withdrawal.failed withdrawal.cancelled' ;;
+  esac
+}
+_cardctl_profiles() { cardctl profiles list --json 2>/dev/null | sed -n 's/^ *"name": *"\([^"]*\)".*/\1/p'; }
 _cardctl() {
   local cmd="" w i values
   for ((i = 2; i < CURRENT; i++)); do
@@ -131,7 +138,10 @@ _cardctl() {
   done
   values="$(_cardctl_flag_values "$cmd ${words[CURRENT-1]}")"
   if [[ -n "$values" ]]; then compadd -- ${=values}; return; fi
+  if [[ "${words[CURRENT-1]}" == (-p|--profile) && " $(_cardctl_flags "$cmd") " == *" --profile "* ]]; then compadd -- ${(f)"$(_cardctl_profiles)"}; return; fi
   if [[ "${words[CURRENT]}" == -* ]]; then compadd -- ${=$(_cardctl_flags "$cmd")} --help; return; fi
+  values="$(_cardctl_args "$cmd")"
+  if [[ -n "$values" ]]; then compadd -- ${=values}; return; fi
   compadd -- ${=$(_cardctl_subcommands "$cmd")}
   _files
 }

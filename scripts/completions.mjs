@@ -9,6 +9,12 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const outDir = process.argv[2] ?? join(root, 'completions');
 
+// Values of a command's argument that the manifest does not hold: the event types (from the built contract).
+const { EVENT_TYPES } = await import(new URL('../dist/contract/resources.js', import.meta.url).href);
+const ARG_VALUES = { 'webhooks trigger': EVENT_TYPES, 'mock events emit': EVENT_TYPES };
+/** Profile names, read when completing (`-p`, `--profile`): names only, never a secret. */
+const PROFILES_CMD = `cardctl profiles list --json 2>/dev/null | sed -n 's/^ *"name": *"\\([^"]*\\)".*/\\1/p'`;
+
 export function loadCommands(manifestPath = join(root, 'oclif.manifest.json')) {
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
   return Object.values(manifest.commands)
@@ -20,6 +26,7 @@ export function loadCommands(manifestPath = join(root, 'oclif.manifest.json')) {
         .filter((f) => !f.hidden)
         .map((f) => ({ name: f.name, char: f.char, type: f.type, options: f.options ?? [], summary: (f.summary ?? f.description ?? '').split('\n')[0] }))
         .sort((a, b) => a.name.localeCompare(b.name)),
+      args: [...(ARG_VALUES[c.id.replaceAll(':', ' ')] ?? [])],
     }))
     .sort((a, b) => a.id.localeCompare(b.id));
 }
@@ -48,9 +55,10 @@ export function bash(commands) {
   for (const c of commands) lines.push(`    ${q(c.id)}) echo ${q(c.flags.map((f) => `--${f.name}`).join(' '))} ;;`);
   lines.push('  esac', '}', '_cardctl_flag_values() {', '  case "$1" in');
   for (const c of commands) for (const f of c.flags) if (f.options.length) lines.push(`    ${q(`${c.id} --${f.name}`)}) echo ${q(f.options.join(' '))} ;;`);
+  lines.push('  esac', '}', '_cardctl_args() {', '  case "$1" in');
+  for (const c of commands) if (c.args.length) lines.push(`    ${q(c.id)}) echo ${q(c.args.join(' '))} ;;`);
+  lines.push('  esac', '}', `_cardctl_profiles() { ${PROFILES_CMD}; }`);
   lines.push(
-    '  esac',
-    '}',
     '_cardctl() {',
     '  local cur prev cmd="" w i',
     '  cur="${COMP_WORDS[COMP_CWORD]}"',
@@ -63,7 +71,10 @@ export function bash(commands) {
     '  done',
     '  local values; values="$(_cardctl_flag_values "$cmd $prev")"',
     '  if [[ -n "$values" ]]; then COMPREPLY=($(compgen -W "$values" -- "$cur")); return 0; fi',
+    '  if [[ "$prev" == "-p" || "$prev" == "--profile" ]] && [[ " $(_cardctl_flags "$cmd") " == *" --profile "* ]]; then COMPREPLY=($(compgen -W "$(_cardctl_profiles)" -- "$cur")); return 0; fi',
     '  if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "$(_cardctl_flags "$cmd") --help" -- "$cur")); return 0; fi',
+    '  values="$(_cardctl_args "$cmd")"',
+    '  if [[ -n "$values" ]]; then COMPREPLY=($(compgen -W "$values" -- "$cur")); return 0; fi',
     '  COMPREPLY=($(compgen -W "$(_cardctl_subcommands "$cmd")" -- "$cur"))',
     '}',
     'complete -o default -F _cardctl cardctl',
@@ -79,9 +90,10 @@ export function zsh(commands) {
   for (const c of commands) lines.push(`    ${q(c.id)}) print -r -- ${q(c.flags.map((f) => `--${f.name}`).join(' '))} ;;`);
   lines.push('  esac', '}', '_cardctl_flag_values() {', '  case "$1" in');
   for (const c of commands) for (const f of c.flags) if (f.options.length) lines.push(`    ${q(`${c.id} --${f.name}`)}) print -r -- ${q(f.options.join(' '))} ;;`);
+  lines.push('  esac', '}', '_cardctl_args() {', '  case "$1" in');
+  for (const c of commands) if (c.args.length) lines.push(`    ${q(c.id)}) print -r -- ${q(c.args.join(' '))} ;;`);
+  lines.push('  esac', '}', `_cardctl_profiles() { ${PROFILES_CMD}; }`);
   lines.push(
-    '  esac',
-    '}',
     '_cardctl() {',
     '  local cmd="" w i values',
     '  for ((i = 2; i < CURRENT; i++)); do',
@@ -91,7 +103,10 @@ export function zsh(commands) {
     '  done',
     '  values="$(_cardctl_flag_values "$cmd ${words[CURRENT-1]}")"',
     '  if [[ -n "$values" ]]; then compadd -- ${=values}; return; fi',
+    '  if [[ "${words[CURRENT-1]}" == (-p|--profile) && " $(_cardctl_flags "$cmd") " == *" --profile "* ]]; then compadd -- ${(f)"$(_cardctl_profiles)"}; return; fi',
     '  if [[ "${words[CURRENT]}" == -* ]]; then compadd -- ${=$(_cardctl_flags "$cmd")} --help; return; fi',
+    '  values="$(_cardctl_args "$cmd")"',
+    '  if [[ -n "$values" ]]; then compadd -- ${=values}; return; fi',
     '  compadd -- ${=$(_cardctl_subcommands "$cmd")}',
     '  _files',
     '}',
@@ -126,10 +141,12 @@ export function fish(commands) {
       if (f.char) line += ` -s ${f.char}`;
       if (f.type === 'option') line += ' -r';
       if (f.options.length) line += ` -a ${q(f.options.join(' '))}`;
+      else if (f.name === 'profile') line += ` -a ${q(`(cardctl profiles list --json 2>/dev/null | string match -rg '"name": "([^"]*)"')`)}`;
       if (f.summary) line += ` -d ${q(f.summary)}`;
       lines.push(line);
     }
   }
+  for (const c of commands) if (c.args.length) lines.push(`complete -c cardctl -n ${q(`__cardctl_is ${c.id}`)} -a ${q(c.args.join(' '))}`);
   lines.push('');
   return lines.join('\n');
 }
