@@ -109,6 +109,11 @@ describe('cardctl smoke', () => {
     expect(run.stderr).toMatch(/refusing to run the smoke test with a live key.*Nothing was sent/);
     expect(run.stderr).toMatch(/Use a test \(sandbox\) key/);
     expect(p.seen).toEqual([]);
+    // --mock with -p: refused without quoting the -p value (a pasted secret would show)
+    const both = await sb.run(['smoke', '--mock', '-p', mock.keys.test.secret]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/--mock runs with the embedded mock's own test key: leave out -p/);
+    expect(both.stderr + both.stdout).not.toContain(mock.keys.test.secret);
   });
 
   it('a revoked key: the setup key case fails with invalid_api_key, the rest is skipped, exit 3, JUnit and annotations say so', async () => {
