@@ -425,10 +425,46 @@ export async function runTour(ctx: TourContext): Promise<void> {
     },
   });
   await r.step({
+    name: 'mock: fault 500_after_commit, again',
+    title: 'Once more, a recharge that succeeds but answers 500',
+    argv: ['mock', 'faults', 'add', '--operation', 'recharge', '--kind', '500_after_commit', '--count', '1'],
+  });
+  await r.step({
+    name: 'cards: recharge, answer lost again',
+    title: 'Recharge 500: exit 7, outcome unknown',
+    argv: ['cards', 'recharge', card2, '--amount', '500', '--idempotency-key', 'demo-recharge-2', '--retries', '0'],
+    expectExit: 7,
+    check: async () => {
+      const after = await wallet('test');
+      expect(before.balance_minor - after.balance_minor === 500, 'the recharge should have moved 500 despite the 500');
+      before = after;
+      return 'the wallet did move 500';
+    },
+  });
+  r.say('When a replay is not possible (the service or the mock is gone, or the key is past the API\'s 24 hours), learn the outcome elsewhere and record it.');
+  await r.step({
+    name: 'cards: get, to learn the outcome',
+    title: 'The card shows the 500: the recharge went through',
+    argv: ['cards', 'get', card2, '--json'],
+    grep: '"balance_minor"',
+    check: (run) => {
+      const c = bodyJson<Card>(run.stdout);
+      expect(c.balance_minor === 6500, `card balance ${c.balance_minor}, expected 6500`);
+      return 'card balance 6500';
+    },
+  });
+  await r.step({
+    name: 'ops: resolve',
+    title: 'Record what you learned: appended to the journal, nothing deleted',
+    argv: ['ops', 'resolve', 'demo-recharge-2', '--outcome', 'succeeded', '--note', 'cards get shows the 500'],
+    grep: '^(id|outcome|resolution) ',
+    check: ({ stderr }) => expect(stderr.includes('Recorded: '), 'ops resolve should say what it recorded'),
+  });
+  await r.step({
     name: 'ops: nothing unresolved',
-    title: 'Nothing left unresolved (the --wait issue resolved itself)',
+    title: 'Nothing left unresolved (the --wait issue resolved itself; the last recharge was resolved by hand)',
     argv: ['ops', 'list', '--unresolved'],
-    check: ({ stdout }) => expect(!stdout.includes('demo-recharge-1') && !stdout.includes('demo-issue-2'), 'an operation is still unresolved'),
+    check: ({ stdout }) => expect(!stdout.includes('demo-recharge-1') && !stdout.includes('demo-issue-2') && !stdout.includes('demo-recharge-2'), 'an operation is still unresolved'),
   });
 
   // ---------------------------------------------------------------------------------------
