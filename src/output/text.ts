@@ -21,19 +21,54 @@ export interface Column<T> {
 }
 
 /**
- * A table: boxed with cli-table3 on a colour terminal, plain space-aligned columns otherwise
- * (easy to `grep`, `awk` and `cut`).
+ * Column widths that fit `budget` characters: the widest column gives up a character at a time,
+ * down to its minimum. Returns the natural widths when they fit (or nothing can shrink).
  */
-export async function formatTable<T>(rows: readonly T[], columns: readonly Column<T>[], stream: { isTTY?: boolean } = process.stdout): Promise<string> {
+export function fitWidths(natural: readonly number[], minimum: readonly number[], budget: number): number[] {
+  const w = [...natural];
+  let total = w.reduce((a, b) => a + b, 0);
+  while (total > budget) {
+    let widest = -1;
+    for (let j = 0; j < w.length; j++) if (w[j]! > minimum[j]! && (widest < 0 || w[j]! > w[widest]!)) widest = j;
+    if (widest < 0) break;
+    w[widest]!--;
+    total--;
+  }
+  return w;
+}
+
+/** The terminal's width when stdout is a terminal that says it; undefined when piped. */
+const terminalColumns = (stream: { isTTY?: boolean; columns?: number }): number | undefined =>
+  stream.isTTY && typeof stream.columns === 'number' && stream.columns > 0 ? stream.columns : undefined;
+
+const shorten = (v: string, width: number): string => (v.length <= width ? v : `${v.slice(0, Math.max(0, width - 1))}…`);
+
+/**
+ * A table: boxed with cli-table3 on a colour terminal, plain space-aligned columns otherwise
+ * (easy to `grep`, `awk` and `cut`). On a terminal narrower than the table, the widest columns
+ * give way: wrapped inside the box, shortened with `…` in plain columns. Piped output (no
+ * terminal) is never changed.
+ */
+export async function formatTable<T>(rows: readonly T[], columns: readonly Column<T>[], stream: { isTTY?: boolean; columns?: number } = process.stdout): Promise<string> {
   const cells = rows.map((r) => columns.map((c) => displayValue(c.get(r))));
+  const widths = columns.map((c, i) => Math.max(c.header.length, ...cells.map((row) => row[i]!.length)));
+  const termWidth = terminalColumns(stream);
   if (colorEnabled(stream)) {
     const { default: Table } = await import('cli-table3');
     const chalk = await chalkFor(stream);
-    const table = new Table({ head: columns.map((c) => chalk.bold(c.header)), style: { head: [], border: [] } });
+    // each cell has one space of padding on both sides; n + 1 borders
+    const fitted = termWidth === undefined ? undefined : fitWidths(widths.map((w) => w + 2), columns.map((c) => c.header.length + 2), termWidth - (columns.length + 1) - 1);
+    const wrap = !!fitted && fitted.some((w, i) => w < widths[i]! + 2);
+    const table = new Table({
+      // (cli-table3 wraps by characters, escape codes included: wrapped tables keep plain headers)
+      head: columns.map((c) => (wrap ? c.header : chalk.bold(c.header))),
+      style: { head: [], border: [] },
+      ...(wrap ? { colWidths: fitted, wordWrap: true, wrapOnWordBoundary: false } : {}),
+    });
     for (const row of cells) table.push(row);
     return table.toString() + '\n';
   }
-  const widths = columns.map((c, i) => Math.max(c.header.length, ...cells.map((row) => row[i]!.length)));
-  const line = (values: string[]): string => values.map((v, i) => (i === values.length - 1 ? v : v.padEnd(widths[i]!))).join('  ').trimEnd();
+  const fitted = termWidth === undefined ? widths : fitWidths(widths, columns.map((c) => c.header.length), termWidth - 2 * (columns.length - 1));
+  const line = (values: string[]): string => values.map((v, i) => (i === values.length - 1 ? shorten(v, fitted[i]!) : shorten(v, fitted[i]!).padEnd(fitted[i]!))).join('  ').trimEnd();
   return [line(columns.map((c) => c.header)), ...cells.map(line)].join('\n') + '\n';
 }
