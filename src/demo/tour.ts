@@ -425,6 +425,32 @@ export async function runTour(ctx: TourContext): Promise<void> {
     },
   });
   await r.step({
+    name: 'mock: fault on a read',
+    title: 'Faults reach every operation: make the next customers.get answer 500',
+    argv: ['mock', 'faults', 'add', '--operation', 'customers.get', '--kind', '500', '--count', '1'],
+  });
+  await r.step({
+    name: 'customers: get, service failed',
+    title: 'A 500 on a call that moves no money: exit 8, "the service failed: retry later" (nothing to replay)',
+    argv: ['customers', 'get', customerId, '--retries', '0'],
+    expectExit: 8,
+    check: ({ stderr }) => {
+      expect(stderr.includes('the service failed (500)'), 'the error should say the service failed');
+      return 'retry later';
+    },
+  });
+  await r.step({
+    name: 'typo: did you mean',
+    title: 'A typo gets a suggestion (only command words are repeated, never an argument)',
+    argv: ['card', 'get', card2],
+    expectExit: 2,
+    check: ({ stderr }) => {
+      expect(stderr.includes('Did you mean `cardctl cards get …`?'), 'the error should suggest cards get');
+      expect(!stderr.includes(card2), 'the argument should not be repeated');
+      return 'cardctl cards get';
+    },
+  });
+  await r.step({
     name: 'mock: fault 500_after_commit, again',
     title: 'Once more, a recharge that succeeds but answers 500',
     argv: ['mock', 'faults', 'add', '--operation', 'recharge', '--kind', '500_after_commit', '--count', '1'],
