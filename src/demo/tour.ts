@@ -573,6 +573,13 @@ export async function runTour(ctx: TourContext): Promise<void> {
     expectExit: 3,
     check: ({ stderr }) => expect(/raw body/i.test(stderr), 'the hint should point at the raw body'),
   });
+  await r.step({
+    name: 'mock: webhook endpoint refused',
+    title: 'Endpoint URLs follow the spec: an address that is not globally reachable (here 10.0.0.1 as an IPv4-mapped IPv6 literal) is refused, naming its block (exit 2); loopback is the one exception',
+    argv: ['mock', 'webhook-endpoints', 'add', 'https://[::ffff:10.0.0.1]/hooks'],
+    expectExit: 2,
+    check: ({ stderr }) => expect(/::ffff:0:0\/96.*not globally reachable/.test(stderr), 'the refusal should name the block'),
+  });
   let eventId = '';
   const listener = await r.start({
     name: 'webhooks: listen',

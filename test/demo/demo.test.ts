@@ -88,6 +88,7 @@ describe('cardctl demo', () => {
     expect(byName.get('cards: issue replay')?.command).toMatch(/^cardctl cards issue --customer [0-9A-Z]{26} --amount 5000 --idempotency-key demo-issue-1\b/);
     expect(byName.get('customers: validation error')).toMatchObject({ command: 'cardctl customers create --from customer-invalid.json', exit_code: 2 });
     expect(byName.get('live: deposits list')?.command).toBe('cardctl deposits list --profile live');
+    expect(byName.get('mock: webhook endpoint refused')).toMatchObject({ command: "cardctl mock webhook-endpoints add 'https://[::ffff:10.0.0.1]/hooks'", exit_code: 2 });
     expect(byName.get('live: money needs --yes')?.exit_code).toBe(2);
     // a command left waiting in the background while another one runs, then collected
     expect(byName.get('cards: issue --wait')?.command).toMatch(/^cardctl cards issue .* --wait --wait-timeout 20 &$/);
