@@ -1,6 +1,7 @@
 // The ONE place where an API answer or a transport failure becomes a CardctlError. The
 // `kind` decides the exit code (src/cli/exit-codes.ts); the message says what to do next.
 import { CardctlError } from '../errors.js';
+import type { JournalReport } from './money-rules.js';
 
 export interface AnswerOutcome {
   type: 'answer';
@@ -325,19 +326,8 @@ export function toCardctlError(outcome: Outcome, ctx: ErrorContext): CardctlErro
   });
 }
 
-/** The shape of src/client/money-rules.ts's JournalReport this needs (no import: errors.ts stays a leaf). */
-interface JournalAnswer {
-  outcome: 'succeeded' | 'failed' | 'unknown' | 'reused';
-  id: string | null;
-  status: number | null;
-  code: string | null;
-  idempotency_key: string;
-  journal_id: string;
-  first_sent_at: string;
-  why: 'key_forgotten' | 'resolved';
-  recorded_by: 'api' | 'ops resolve';
-  note: string | null;
-}
+/** The journal's answer (a type-only import: erased at run time, so errors.ts stays a leaf). */
+type JournalAnswer = JournalReport;
 
 const hoursAgo = (iso: string, nowMs: number): string => {
   const h = (nowMs - Date.parse(iso)) / 3_600_000;
