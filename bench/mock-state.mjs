@@ -1,7 +1,10 @@
 #!/usr/bin/env node
 // Cost of a write as the mock's state grows, in memory and with --state, all in one run:
-// mean latency of a signed recharge (8 concurrent clients, Idempotency-Key each) with 100, 5,000
-// and 50,000 cards held, and the p99 latency of a signed GET /cards/{id} made while the writes run.
+// mean latency of a signed recharge and of a card issue (8 concurrent clients, Idempotency-Key each)
+// with 100, 5,000 and 50,000 cards held, and the p99 latency of a signed GET /cards/{id} made while
+// the writes run. The grown states hold what a mock that issued those cards would hold: a customer
+// per 10 cards, a webhook endpoint (a receiver in this process) and a delivery per card in its
+// 30 days of history; an issue records an event and delivers it.
 // The states are grown through the internal state API (records built with dist/mock/state.js and
 // written as a state file), not over HTTP: growing to 50,000 cards over HTTP would take minutes.
 // Each mock runs in its own child process, so a blocked event loop shows in the latencies.
@@ -22,6 +25,7 @@ const opt = (name, dflt) => {
   return i >= 0 ? Number(args[i + 1]) : dflt;
 };
 const WRITES = opt('writes', 400);
+const ISSUES = opt('issues', 200);
 const CLIENTS = opt('clients', 8);
 const SIZES = [100, 5_000, 50_000];
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -30,23 +34,32 @@ const { buildSeededState, nextSeq, walletKey } = await import(new URL('../dist/m
 const { newId, seededRandom } = await import(new URL('../dist/mock/random.js', import.meta.url).href);
 const { signRequest } = await import(new URL('../dist/signing/index.js', import.meta.url).href);
 
-/** A seeded state holding `cards` active test cards of one approved customer; the wallet paid for them. */
-function grownState(cards) {
+/**
+ * A seeded state holding `cards` active test cards of approved customers (one per 10 cards), the
+ * events of their issue, an endpoint at `hookUrl` and a delivered webhook per card; the wallet paid
+ * for the cards and holds enough for every issue the bench makes.
+ */
+function grownState(cards, hookUrl) {
   const now = Date.now();
   const rand = seededRandom(7);
   const { state, testKey } = buildSeededState(7, now);
   const merchant = state.default_merchant_id;
-  const customer = {
+  const customers = Array.from({ length: Math.max(1, Math.ceil(cards / 10)) }, () => ({
     id: newId(rand, now), seq: nextSeq(state), merchant_id: merchant,
     fields: { first_name: 'Bench', last_name: 'Mark', email: 'bench@example.com', id_type: 'bvn', id_number: '22212345678', country: 'NGA' },
     status: 'active', kyc_status: 'approved', kyc_failure_reason: null, kyc_submitted_at: now, kyc_resolved_at: now,
     kyc_submit_due: null, kyc_verdict_due: null, kyc_mode: 'test', created_at: now,
-  };
-  state.customers[customer.id] = customer;
+  }));
+  for (const c of customers) state.customers[c.id] = c;
+  const endpoint = { id: newId(rand, now), merchant_id: merchant, url: hookUrl, created_at: now };
+  state.endpoints[endpoint.id] = endpoint;
   const wallet = state.wallets[walletKey(merchant, 'test')];
+  wallet.balance_minor += 100_000_000_000;
+  wallet.initial_balance_minor += 100_000_000_000;
   const product = state.products.find((p) => p.default);
   for (let i = 0; i < cards; i++) {
     const id = newId(rand, now);
+    const customer = customers[i % customers.length];
     const last4 = String(i % 10_000).padStart(4, '0');
     state.cards[id] = {
       id, seq: nextSeq(state), merchant_id: merchant, mode: 'test', product_id: product.id, customer_id: customer.id,
@@ -56,9 +69,27 @@ function grownState(cards) {
     state.transactions[id] = [];
     wallet.balance_minor -= 1000 + product.issue_fee_minor;
     wallet.fees_collected_minor += product.issue_fee_minor;
-    state.events.push({ id: newId(rand, now), seq: nextSeq(state), merchant_id: merchant, mode: 'test', type: 'card.issued', occurred_at: now, data: { card_id: id } });
+    const event = { id: newId(rand, now), seq: nextSeq(state), merchant_id: merchant, mode: 'test', type: 'card.issued', occurred_at: now, data: { card_id: id } };
+    state.events.push(event);
+    const delivery = {
+      id: newId(rand, now), seq: nextSeq(state), event_id: event.id, endpoint_id: endpoint.id, merchant_id: merchant, type: event.type,
+      body: JSON.stringify({ type: event.type, occurred_at: new Date(now).toISOString(), data: event.data }),
+      attempts: [{ at: now, sent_at: now, status: 200, error: null, duration_ms: 1 }], state: 'succeeded', next_attempt_at: null, created_at: now,
+    };
+    state.deliveries[delivery.id] = delivery;
   }
-  return { state, key: { keyId: testKey.key_id, secret: testKey.secret }, cardIds: Object.keys(state.cards) };
+  return { state, key: { keyId: testKey.key_id, secret: testKey.secret }, cardIds: Object.keys(state.cards), customerId: customers[0].id };
+}
+
+/** The webhook receiver of the grown states' endpoint: answers every delivery 204. */
+async function startReceiver() {
+  let received = 0;
+  const server = http.createServer((req, res) => req.resume().on('end', () => {
+    received++;
+    res.writeHead(204).end();
+  }));
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${server.address().port}/hooks`, received: () => received, close: () => new Promise((r) => server.close(r)) };
 }
 
 /** Starts the mock in a child process; resolves with its origin once it listens. */
@@ -106,8 +137,15 @@ function send(agent, origin, method, path, key, body, extra = {}) {
   });
 }
 
-/** `total` recharges by CLIENTS loops on random cards; while `reader`, one client GETs a card in a loop. */
-async function writeLoad(origin, key, cardIds, total, reader) {
+/** The two writes measured: a recharge of a random card (no event), and a card issue (an event and its webhook delivery). */
+const WRITE_OPS = {
+  recharge: (grown) => ['POST', `/api/v1/cards/${grown.cardIds[Math.floor(Math.random() * grown.cardIds.length)]}/recharge`, { amount: 1 }, 200],
+  issue: (grown) => ['POST', '/api/v1/cards', { customer_id: grown.customerId, amount_minor: 1000 }, 201],
+};
+
+/** `total` writes (`op`) by CLIENTS loops; while `reader`, one client GETs a card in a loop. */
+async function writeLoad(origin, grown, total, reader, op = 'recharge') {
+  const { key, cardIds } = grown;
   const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS + 1 });
   const writes = [];
   const reads = [];
@@ -126,11 +164,11 @@ async function writeLoad(origin, key, cardIds, total, reader) {
     Array.from({ length: CLIENTS }, async () => {
       while (issued < total) {
         issued++;
-        const id = cardIds[Math.floor(Math.random() * cardIds.length)];
+        const [method, path, body, expected] = WRITE_OPS[op](grown);
         const t = performance.now();
-        const st = await send(agent, origin, 'POST', `/api/v1/cards/${id}/recharge`, key, { amount: 1 }, { 'Idempotency-Key': randomUUID() });
+        const st = await send(agent, origin, method, path, key, body, { 'Idempotency-Key': randomUUID() });
         writes.push(performance.now() - t);
-        statuses.set(st, (statuses.get(st) ?? 0) + 1);
+        statuses.set(st === expected ? 'ok' : st, (statuses.get(st === expected ? 'ok' : st) ?? 0) + 1);
       }
     }),
   );
@@ -145,15 +183,16 @@ const dir = mkdtempSync(join(tmpdir(), 'cardctl-bench-state-'));
 const results = [];
 let failed = false;
 const check = (label, r, expected) => {
-  if ((r.statuses.get(200) ?? 0) !== expected || [...r.statuses.keys()].some((k) => String(k).startsWith('GET'))) {
+  if ((r.statuses.get('ok') ?? 0) !== expected || [...r.statuses.keys()].some((k) => String(k).startsWith('GET'))) {
     console.log(`${label}: unexpected statuses ${JSON.stringify(Object.fromEntries(r.statuses))}`);
     failed = true;
   }
 };
+const receiver = await startReceiver();
 try {
-  // restoring a snapshot of about 10,000 objects (3,300 cards, their transaction lists and events), in process
+  // restoring a snapshot of about 10,000 objects (2,450 cards, their transaction lists, events and deliveries), in process
   const { startMock } = await import(new URL('../dist/mock/index.js', import.meta.url).href);
-  const { state } = grownState(3_300);
+  const { state } = grownState(2_450, receiver.url);
   const seedFile = join(dir, 'grown-restore.json');
   const text = JSON.stringify(state);
   writeFileSync(seedFile, text);
@@ -178,7 +217,8 @@ try {
     }
   }
   for (const cards of SIZES) {
-    const { state, key, cardIds } = grownState(cards);
+    const grown = grownState(cards, receiver.url);
+    const { state } = grown;
     const seedFile = join(dir, `grown-${cards}.json`);
     writeFileSync(seedFile, JSON.stringify(state));
     const common = { port: 0, rateLimit: 1_000_000_000, providerLatencyMs: 0, snapshot: seedFile };
@@ -189,33 +229,37 @@ try {
     };
     try {
       const best = { memory: Infinity, state: Infinity };
-      for (const mode of ['memory', 'state']) await writeLoad(started[mode].origin, key, cardIds, 40, false); // warm-up
+      const bestIssue = { memory: Infinity, state: Infinity };
+      for (const mode of ['memory', 'state']) await writeLoad(started[mode].origin, grown, 40, false); // warm-up
       // alternate the two, keep each one's best round: the machine is shared and noisy
       for (let round = 0; round < ROUNDS; round++) {
         for (const mode of ['memory', 'state']) {
-          const r = await writeLoad(started[mode].origin, key, cardIds, WRITES, false);
+          const r = await writeLoad(started[mode].origin, grown, WRITES, false);
           check(`${mode} ${cards}`, r, WRITES);
           best[mode] = Math.min(best[mode], r.writeMs);
+          const i = await writeLoad(started[mode].origin, grown, ISSUES, false, 'issue');
+          check(`${mode} ${cards} issue`, i, ISSUES);
+          bestIssue[mode] = Math.min(bestIssue[mode], i.writeMs);
         }
       }
       const reads = {};
       if (cards === SIZES.at(-1)) {
         for (const mode of ['memory', 'state']) {
-          const r = await writeLoad(started[mode].origin, key, cardIds, WRITES, true);
+          const r = await writeLoad(started[mode].origin, grown, WRITES, true);
           check(`${mode} ${cards} with reads`, r, WRITES);
           reads[mode] = r;
         }
         // and while a compaction writes a new base of the whole state (forced by a small threshold)
         const compacting = await startChild({ ...common, stateFile: join(dir, 'compacting', 'state.json'), compactAfterBytes: 200 * 1024 });
         try {
-          const r = await writeLoad(compacting.origin, key, cardIds, WRITES, true);
+          const r = await writeLoad(compacting.origin, grown, WRITES, true);
           check(`state ${cards} compacting`, r, WRITES);
           reads.compacting = r;
         } finally {
           await stopChild(compacting.child);
         }
       }
-      for (const mode of ['memory', 'state']) results.push({ cards, mode, writeMs: best[mode], readP99: reads[mode]?.readP99, reads: reads[mode]?.reads });
+      for (const mode of ['memory', 'state']) results.push({ cards, mode, writeMs: best[mode], issueMs: bestIssue[mode], readP99: reads[mode]?.readP99, reads: reads[mode]?.reads });
       if (reads.compacting) results.push({ cards, mode: 'compacting', writeMs: reads.compacting.writeMs, readP99: reads.compacting.readP99, reads: reads.compacting.reads });
     } finally {
       await Promise.all(Object.values(started).map((s) => stopChild(s.child)));
@@ -223,6 +267,7 @@ try {
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });
+  await receiver.close();
 }
 
 const at = (cards, mode) => results.find((r) => r.cards === cards && r.mode === mode);
@@ -234,9 +279,17 @@ for (const cards of SIZES) {
   const s = at(cards, 'state');
   console.log(`| ${cards.toLocaleString('en-US')} | ${fmt(m.writeMs)} ms | ${fmt(s.writeMs)} ms | ${fmt(s.writeMs / m.writeMs)}x | ${fmt(s.writeMs / at(SIZES[0], 'state').writeMs)}x |`);
 }
+console.log(`card issue (an event, and its webhook delivered to a receiver; ${SIZES.at(-1).toLocaleString('en-US')} cards hold as many deliveries in their history): ${ISSUES} issues, mean ms per write, best of ${ROUNDS}`);
+console.log('| cards | in memory | --state | --state / memory | --state / --state at 100 |');
+console.log('|---|---|---|---|---|');
+for (const cards of SIZES) {
+  const m = at(cards, 'memory');
+  const s = at(cards, 'state');
+  console.log(`| ${cards.toLocaleString('en-US')} | ${fmt(m.issueMs)} ms | ${fmt(s.issueMs)} ms | ${fmt(s.issueMs / m.issueMs)}x | ${fmt(s.issueMs / at(SIZES[0], 'state').issueMs)}x |`);
+}
 const big = at(SIZES.at(-1), 'state');
-const growth = big.writeMs / at(SIZES[0], 'state').writeMs;
-const vsMemory = Math.max(...SIZES.map((c) => at(c, 'state').writeMs / at(c, 'memory').writeMs));
+const growth = Math.max(big.writeMs / at(SIZES[0], 'state').writeMs, big.issueMs / at(SIZES[0], 'state').issueMs);
+const vsMemory = Math.max(...SIZES.flatMap((c) => [at(c, 'state').writeMs / at(c, 'memory').writeMs, at(c, 'state').issueMs / at(c, 'memory').issueMs]));
 console.log(`GET /cards/{id} p99 while ${CLIENTS} clients write, ${SIZES.at(-1).toLocaleString('en-US')} cards: --state ${fmt(big.readP99)} ms over ${big.reads} reads (in memory ${fmt(at(SIZES.at(-1), 'memory').readP99)} ms)`);
 const comp = at(SIZES.at(-1), 'compacting');
 console.log(`the same with compactions running (journal folded into a new base every 200 KiB, about every 150 writes, in a worker thread): GET p99 ${fmt(comp.readP99)} ms over ${comp.reads} reads, ${fmt(comp.writeMs)} ms per write`);
@@ -245,4 +298,5 @@ for (const mode of ['memory', 'state']) {
   const r = results.find((x) => x.mode === `restore-${mode}`);
   console.log(`snapshot restore, ${r.objects.toLocaleString('en-US')} objects, ${mode === 'state' ? 'with --state (journaled and fsynced)' : 'in memory'}: median ${fmt(r.restoreMs)} ms of 15 (${fmt(r.restoreMs / r.parseMs)}x a JSON.parse of the same state, ${fmt(r.parseMs)} ms)`);
 }
+console.log(`webhook deliveries received by the endpoint during the run: ${receiver.received()}`);
 if (failed) process.exitCode = 1;

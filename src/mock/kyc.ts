@@ -4,7 +4,7 @@
 // mode; a last_name of "Reject" (any case) is rejected with reason `identity_mismatch`. The
 // document image is dropped once a verdict is reached.
 import { MINUTE, SECOND } from './clock.js';
-import type { CustomerRec, Mode } from './state.js';
+import type { CustomerRec, MockState, Mode } from './state.js';
 import type { Runtime } from './runtime.js';
 
 export const DATABASE_VERDICT_MS = 5 * SECOND;
@@ -12,6 +12,25 @@ export const DOCUMENT_VERDICT_MS = 10 * MINUTE;
 export const REJECT_TRIGGER_LAST_NAME = 'reject';
 export const TRIGGER_REJECTION_REASON = 'identity_mismatch';
 export const DEFAULT_REJECTION_REASON = 'verification_failed';
+
+/** Per plain state: the customers with a submission or a verdict still to come, so that a tick looks at them only. */
+const awaiting = new WeakMap<MockState, Set<string>>();
+
+function awaitingOf(rt: Runtime): Set<string> {
+  const plain = rt.plainState;
+  let ids = awaiting.get(plain);
+  if (!ids) {
+    ids = new Set();
+    for (const c of Object.values(plain.customers)) if (c.kyc_submit_due !== null || c.kyc_verdict_due !== null) ids.add(c.id);
+    awaiting.set(plain, ids);
+  }
+  return ids;
+}
+
+/** A customer whose submission or verdict is scheduled: settled by the tick when it falls due. */
+export function awaitVerification(rt: Runtime, c: CustomerRec): void {
+  awaitingOf(rt).add(c.id);
+}
 
 export function findCustomer(rt: Runtime, merchantId: string, id: string): CustomerRec | null {
   const c = Object.hasOwn(rt.state.customers, id) ? rt.state.customers[id] : undefined;
@@ -40,6 +59,7 @@ export function submit(rt: Runtime, c: CustomerRec, mode: Mode): void {
   c.kyc_resolved_at = null;
   c.kyc_failure_reason = null;
   c.kyc_verdict_due = now + verdictDelay(c);
+  awaitVerification(rt, c);
   rt.markDirty();
   if (changed) event(rt, c, 'customer.kyc.pending');
 }
@@ -77,10 +97,14 @@ export function settleCustomer(rt: Runtime, c: CustomerRec): boolean {
   return changed;
 }
 
+/** Settles what fell due; costs the customers still awaiting a step, not all of them. */
 export function settleCustomers(rt: Runtime): boolean {
   let changed = false;
-  for (const c of Object.values(rt.state.customers)) {
-    if (c.kyc_submit_due !== null || c.kyc_verdict_due !== null) changed = settleCustomer(rt, c) || changed;
+  const ids = awaitingOf(rt);
+  for (const id of ids) {
+    const c = Object.hasOwn(rt.state.customers, id) ? rt.state.customers[id] : undefined;
+    if (c) changed = settleCustomer(rt, c) || changed;
+    if (!c || (c.kyc_submit_due === null && c.kyc_verdict_due === null)) ids.delete(id);
   }
   return changed;
 }

@@ -28,13 +28,23 @@ export class NonceMemory {
   remember(keyId: string, nonce: string, now: NonceNow): void {
     let m = this.seen.get(keyId);
     if (!m) this.seen.set(keyId, (m = new Map()));
+    m.delete(nonce); // a nonce seen again (after it ran out) moves to the end: the map stays in time order
     m.set(nonce, { simUntil: now.sim + NONCE_MEMORY_MS, realUntil: now.real + NONCE_MEMORY_MS });
     if (m.size > 4096 && m.size % 1024 === 0) this.prune(now);
   }
 
+  /**
+   * Forgets what has run out on both clocks. A Map iterates in insertion order, and the real clock
+   * only moves forward, so once an entry is still remembered every later one is too (or it waits a
+   * little longer behind one kept by the simulated clock): the cost is what is forgotten, not the
+   * 600 s of nonces held.
+   */
   prune(now: NonceNow): void {
     for (const [key, m] of this.seen) {
-      for (const [nonce, s] of m) if (!remembered(s, now)) m.delete(nonce);
+      for (const [nonce, s] of m) {
+        if (remembered(s, now)) break;
+        m.delete(nonce);
+      }
       if (m.size === 0) this.seen.delete(key);
     }
   }

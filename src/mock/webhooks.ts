@@ -8,11 +8,14 @@ import https from 'node:https';
 import type dns from 'node:dns';
 import { createHash } from 'node:crypto';
 import { signWebhook } from '../signing/webhook.js';
-import { isoTime, isoOrNull, MINUTE, HOUR, DAY } from './clock.js';
+import { isoTime, isoOrNull, MINUTE, HOUR } from './clock.js';
 import { newId, cryptoRandom } from './random.js';
 import { nextSeq, type DeliveryRec, type EndpointRec, type EventRec, type MockState } from './state.js';
 import type { Runtime } from './runtime.js';
 import { checkEndpointUrl, resolveHost, type HostLookup, type ResolvedAddress } from './endpoint-url.js';
+import { deliveryIndexOf } from './delivery-index.js';
+
+export { DELIVERY_RETENTION_MS } from './delivery-index.js';
 
 /** Waits after the 1st..6th failed request: at most 7 requests in all. */
 export const BACKOFF_MS = [1 * MINUTE, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 8 * HOUR, 24 * HOUR] as const;
@@ -20,10 +23,10 @@ export const MAX_ATTEMPTS = BACKOFF_MS.length + 1;
 export const MAX_JITTER = 0.2;
 export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
 export const DEFAULT_TOTAL_TIMEOUT_MS = 15_000;
-/** Spec: "delivery records and payloads pruned after 30 days" (simulated time, finished ones only). */
-export const DELIVERY_RETENTION_MS = 30 * DAY;
 /** A slow endpoint only slows its own deliveries: at most this many requests in flight per endpoint. */
 const PER_ENDPOINT_CONCURRENCY = 4;
+/** An attempt's record is saved at most this long (real ms) after the attempt, with whatever else changed. */
+const ATTEMPT_SAVE_DELAY_MS = 20;
 /** `clock advance` waits at most this long (real time) for the attempts it brought due. */
 const ADVANCE_WAIT_CAP_MS = 5_000;
 
@@ -74,10 +77,14 @@ export function removeEndpoint(rt: Runtime, endpointId: string): EndpointRec | n
   const ep = rt.state.endpoints[endpointId];
   if (!ep) return null;
   delete rt.state.endpoints[endpointId];
-  for (const d of Object.values(rt.state.deliveries ?? {})) {
-    if (d.endpoint_id === endpointId && d.state === 'pending') {
+  const index = deliveryIndexOf(rt.plainState);
+  const deliveries = rt.state.deliveries ?? {};
+  for (const id of [...index.pending]) {
+    const d = deliveries[id];
+    if (d && d.endpoint_id === endpointId) {
       d.state = 'dead';
       d.next_attempt_at = null;
+      index.finished(d);
     }
   }
   rt.markDirty();
@@ -219,7 +226,7 @@ export class WebhookDelivery {
   private readonly queues = new Map<string, DeliveryRec[]>();
   private readonly active = new Map<string, number>();
   private kickHandle: NodeJS.Immediate | null = null;
-  private persistHandle: NodeJS.Immediate | null = null;
+  private persistHandle: NodeJS.Timeout | null = null;
   private closed = false;
   private unsubscribe: () => void = () => {};
 
@@ -272,6 +279,7 @@ export class WebhookDelivery {
         created_at: now,
       };
       this.deliveries(state)[d.id] = d;
+      deliveryIndexOf(this.rt.plainState).pending.add(d.id);
       added = true;
     }
     if (added) {
@@ -295,15 +303,14 @@ export class WebhookDelivery {
     const state = this.rt.state;
     const now = this.rt.now();
     const due: DeliveryRec[] = [];
-    let pruned = false;
     const all = this.deliveries(state);
-    for (const [id, d] of Object.entries(all)) {
-      if (d.state !== 'pending') {
-        const last = d.attempts.at(-1)?.at ?? d.created_at;
-        if (now - last > DELIVERY_RETENTION_MS) {
-          delete all[id];
-          pruned = true;
-        }
+    const index = deliveryIndexOf(this.rt.plainState);
+    // the cost is what is pending and what is forgotten, not the 30 days of history
+    const pruned = index.prune(all, now);
+    for (const id of index.pending) {
+      const d = all[id];
+      if (!d || d.state !== 'pending') {
+        index.pending.delete(id);
         continue;
       }
       if (d.next_attempt_at === null || d.next_attempt_at > now || this.inflight.has(id)) continue;
@@ -394,10 +401,12 @@ export class WebhookDelivery {
     if (ok) {
       d.state = 'succeeded';
       d.next_attempt_at = null;
+      deliveryIndexOf(this.rt.plainState).finished(d);
     } else if (d.attempts.length >= MAX_ATTEMPTS) {
       d.state = 'dead';
       d.next_attempt_at = null;
       ep.disabled_at ??= at; // when its last attempt was made
+      deliveryIndexOf(this.rt.plainState).finished(d);
     } else {
       d.next_attempt_at = at + backoffMs(this.rt.state.seed, d.id, d.attempts.length);
     }
@@ -407,14 +416,17 @@ export class WebhookDelivery {
 
   private schedulePersist(): void {
     if (this.persistHandle || this.closed) return;
-    this.persistHandle = setImmediate(() => {
+    // no answer waits for an attempt's record: it rides with the next request's save when one comes
+    // within ATTEMPT_SAVE_DELAY_MS (group commit), or is saved alone then; a crash meanwhile means
+    // the attempt is made again after the restart (webhooks are at least once)
+    this.persistHandle = setTimeout(() => {
       this.persistHandle = null;
       try {
         this.rt.persist();
       } catch (err) {
         process.stderr.write(`cardctl mock: ${(err as Error).message}\n`);
       }
-    });
+    }, ATTEMPT_SAVE_DELAY_MS);
   }
 
   /**
@@ -445,8 +457,10 @@ export class WebhookDelivery {
     if (ep.disabled_at) {
       ep.disabled_at = null;
       const now = this.rt.now();
-      for (const d of Object.values(this.deliveries())) {
-        if (d.endpoint_id === ep.id && d.state === 'pending' && d.next_attempt_at !== null && d.next_attempt_at > now) d.next_attempt_at = now;
+      const all = this.deliveries();
+      for (const id of deliveryIndexOf(this.rt.plainState).pending) {
+        const d = all[id];
+        if (d && d.endpoint_id === ep.id && d.state === 'pending' && d.next_attempt_at !== null && d.next_attempt_at > now) d.next_attempt_at = now;
       }
       this.rt.markDirty();
       this.scheduleKick();
@@ -459,7 +473,7 @@ export class WebhookDelivery {
     this.closed = true;
     this.unsubscribe();
     if (this.kickHandle) clearImmediate(this.kickHandle);
-    if (this.persistHandle) clearImmediate(this.persistHandle);
+    if (this.persistHandle) clearTimeout(this.persistHandle);
     this.kickHandle = this.persistHandle = null;
     for (const req of this.requests) req.destroy();
     this.requests.clear();

@@ -6,7 +6,7 @@ import { isReply, paginate, readPageRequest } from '../pagination.js';
 import { customerView } from '../views.js';
 import { newId } from '../random.js';
 import { nextSeq, type CustomerRec } from '../state.js';
-import { findCustomer, settleCustomer, submit } from '../kyc.js';
+import { awaitVerification, findCustomer, settleCustomer, submit } from '../kyc.js';
 
 /** The document image is only needed until verification settles: keep a marker, not 4 MB. */
 const IMAGE_HELD = 'held';
@@ -40,6 +40,7 @@ export function create(ctx: RequestContext): Reply {
     created_at: now,
   };
   rt.state.customers[c.id] = c;
+  awaitVerification(rt, c);
   rt.markDirty();
   return ok(customerView(c), 202);
 }
