@@ -238,7 +238,8 @@ export async function runListen(opts: ListenOptions, io: ListenIO): Promise<numb
   const forwardTarget = checkOptions(opts);
   const now = io.now ?? Date.now;
   const { secret, from: secretFrom } = await loadSecret(opts, io.env);
-  const control = opts.mock ? await (await import('./mock/control-client.js')).resolveControl({ controlUrl: opts.controlUrl }, io.env) : undefined;
+  // the mock of the profile in use (-p, else CARDCTL_PROFILE), whose webhook secret verifies: a newer mock signs with another
+  const control = opts.mock ? await (await import('./mock/control-client.js')).resolveControl({ controlUrl: opts.controlUrl, profile: opts.profile, envProfile: true }, io.env) : undefined;
 
   let handled = 0;
   let failed = 0;

@@ -97,6 +97,17 @@ async function selectedProfile(opts: ResolveOptions, env: NodeJS.ProcessEnv): Pr
   return storedSelection(env);
 }
 
+/**
+ * The profile named by --profile, else by CARDCTL_PROFILE; undefined when neither names one (the
+ * default profile and the API-key variables do not count). Used to find the mock a profile points at.
+ */
+export async function namedProfile(opts: ResolveOptions = {}): Promise<Credentials | undefined> {
+  const env = opts.env ?? process.env;
+  if (opts.profile !== undefined && opts.profile !== '') return fromProfile(opts.profile, 'flag', env);
+  const named = envValue(env, 'CARDCTL_PROFILE');
+  return named === undefined ? undefined : fromProfile(named, 'env-profile', env);
+}
+
 export interface ResolvedWebhookSecret {
   secret: string;
   /** 'env' for CARDCTL_WEBHOOK_SECRET, otherwise how the profile was chosen */

@@ -228,6 +228,26 @@ describe('the canary secret goes through every command', () => {
     await listening; // valid or not (the mock's merchant signs with its own secret), its output is checked below
   });
 
+  it('webhooks listen --mock finds the mock by -p or CARDCTL_PROFILE (the canary profile), or says none runs there', async () => {
+    // this mock was started in-process, so it has no record: the profile gives the address, CARDCTL_MOCK_TOKEN the token
+    const token = { CARDCTL_MOCK_TOKEN: mock.controlToken };
+    for (const [args, env] of [
+      [['-p', 'canary'], token],
+      [[], { ...token, CARDCTL_PROFILE: 'canary' }],
+    ] as Array<[string[], Record<string, string>]>) {
+      const listening = cli(['webhooks', 'listen', '--mock', '--max-events', '1', ...args], { env });
+      const endpoints = async () => ((await (await fetch(`${mock.controlUrl}/webhook-endpoints`, { headers: { Authorization: `Bearer ${mock.controlToken}` } })).json()) as { data: unknown[] }).data;
+      for (let i = 0; i < 200 && (await endpoints()).length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+      expect((await cli(['webhooks', 'trigger', 'card.issued', '-p', 'canary', '--json'], { env: token })).code).toBe(0);
+      expect((await listening).code).toBe(3); // the mock signs with its own webhook secret, not the canary's: refused, and said so
+    }
+    for (const json of [[], ['--json']]) {
+      expect((await cli(['webhooks', 'listen', '--mock', '-p', 'canary', ...json])).code).toBe(8); // no record, no token: no mock runs there
+      expect((await cli(['webhooks', 'listen', '--mock', ...json], { env: { CARDCTL_PROFILE: 'canary' } })).code).toBe(8);
+      expect((await cli(['webhooks', 'listen', '--mock', ...json], { env: { CARDCTL_PROFILE: CANARY } })).code).toBe(2);
+    }
+  });
+
   it('mock snapshot save, list, restore (the mock holds the canary key)', async () => {
     const mockEnv = { CARDCTL_MOCK_URL: mock.controlUrl, CARDCTL_MOCK_TOKEN: mock.controlToken };
     for (const json of [[], ['--json']]) {

@@ -1,13 +1,18 @@
 // Finds a running mock's control plane and calls it, for the `cardctl mock <control>` commands.
-// Where: --control-url, else CARDCTL_MOCK_URL; the token from CARDCTL_MOCK_TOKEN; else both from the
-// record `cardctl mock start` writes into the config folder (registry.ts): the record of that URL,
-// else the newest running mock, said on stderr when more than one runs.
+// Where: --control-url, else -p's profile, else CARDCTL_MOCK_URL, else (webhooks listen --mock and
+// webhooks trigger only) CARDCTL_PROFILE's profile; the token from CARDCTL_MOCK_TOKEN; else both
+// from the record `cardctl mock start` writes into the config folder (registry.ts): the record of
+// that URL (a profile with no running mock at its address is an error), else the newest running
+// mock, said on stderr when more than one runs.
 import { CardctlError, type ErrorKind } from '../../errors.js';
+import type { Mode } from '../../profiles/types.js';
 import { describeMock, mocksDir, runningMocks } from './registry.js';
 
 export interface ControlTarget {
   url: string;
   token: string;
+  /** the profile that chose this mock (-p, or CARDCTL_PROFILE where the command takes it), if one did */
+  profile?: { name: string; mode: Mode };
 }
 
 const trimmed = (u: string): string => u.replace(/\/+$/, '');
@@ -17,24 +22,44 @@ const trimmed = (u: string): string => u.replace(/\/+$/, '');
  * base URL, and the control plane is `/_mock` on the same address. Its token comes from the record
  * of that running mock (or CARDCTL_MOCK_TOKEN).
  */
-export async function controlUrlOfProfile(name: string, env: NodeJS.ProcessEnv): Promise<string> {
-  const { requireProfile } = await import('../../profiles/store.js');
-  const profile = await requireProfile(name, env);
+export function controlUrlOfProfile(profile: { baseUrl: string }): string {
   return `${new URL(profile.baseUrl).origin}/_mock`;
 }
 
-export async function resolveControl(
-  flags: { controlUrl?: string; controlToken?: string; profile?: string },
-  env: NodeJS.ProcessEnv = process.env,
-  stderr: NodeJS.WritableStream = process.stderr,
-): Promise<ControlTarget> {
-  const fromProfile = flags.controlUrl === undefined && flags.profile !== undefined ? await controlUrlOfProfile(flags.profile, env) : undefined;
+export interface ControlChoice {
+  controlUrl?: string;
+  controlToken?: string;
+  /** -p NAME */
+  profile?: string;
+  /**
+   * Also CARDCTL_PROFILE, after CARDCTL_MOCK_URL (`webhooks listen --mock` and `webhooks trigger`,
+   * which use that profile's webhook secret or mode); the `mock` commands take only -p.
+   */
+  envProfile?: boolean;
+}
+
+/** The profile that picks the mock, by the order --control-url, -p, CARDCTL_MOCK_URL, CARDCTL_PROFILE (when taken). */
+async function choosingProfile(flags: ControlChoice, env: NodeJS.ProcessEnv): Promise<{ name: string; mode: Mode; baseUrl: string; from: 'flag' | 'env' } | undefined> {
+  if (flags.controlUrl !== undefined) return undefined;
+  const byFlag = flags.profile !== undefined && flags.profile !== '';
+  if (!byFlag && (!flags.envProfile || env.CARDCTL_MOCK_URL || !env.CARDCTL_PROFILE)) return undefined;
+  const { namedProfile } = await import('../../profiles/resolve.js');
+  const p = await namedProfile({ profile: byFlag ? flags.profile : undefined, env });
+  return p && { name: p.name, mode: p.mode, baseUrl: p.baseUrl, from: byFlag ? 'flag' : 'env' };
+}
+
+export async function resolveControl(flags: ControlChoice, env: NodeJS.ProcessEnv = process.env, stderr: NodeJS.WritableStream = process.stderr): Promise<ControlTarget> {
+  const chosen = await choosingProfile(flags, env);
+  const fromProfile = chosen ? controlUrlOfProfile(chosen) : undefined;
   let url = flags.controlUrl ?? fromProfile ?? env.CARDCTL_MOCK_URL;
   let token = flags.controlToken ?? env.CARDCTL_MOCK_TOKEN;
-  if (fromProfile && !token && !runningMocks(await mocksDir(env)).some((m) => trimmed(m.control_url) === trimmed(fromProfile))) {
-    throw new CardctlError(`profile ${flags.profile} points at ${fromProfile.replace(/\/_mock$/, '')}, but no running mock started with \`cardctl mock start\` there is recorded.`, {
+  if (chosen && !token && !runningMocks(await mocksDir(env)).some((m) => trimmed(m.control_url) === trimmed(fromProfile!))) {
+    const named = chosen.from === 'flag' ? `profile ${chosen.name}` : `CARDCTL_PROFILE names profile ${chosen.name}, which`;
+    throw new CardctlError(`${named} points at ${fromProfile!.replace(/\/_mock$/, '')}, but no running mock started with \`cardctl mock start\` there is recorded.`, {
       kind: 'unavailable',
+      code: 'no_mock_for_profile',
       hint:
+        (chosen.from === 'env' ? 'Unset CARDCTL_PROFILE, or point it at a profile of a running mock (mock-test, mock-live). ' : '') +
         'The mock commands find a mock by -p (a profile saved by `mock start --save-profiles`, with that mock still running), --control-url with CARDCTL_MOCK_TOKEN, ' +
         'CARDCTL_MOCK_URL and CARDCTL_MOCK_TOKEN, or else the newest running mock. Start one: `cardctl mock start --save-profiles`.',
     });
@@ -67,7 +92,7 @@ export async function resolveControl(
       hint: 'Use the control_url of the mock\'s --json banner, e.g. http://127.0.0.1:4010/_mock.',
     });
   }
-  return { url: url.replace(/\/+$/, ''), token };
+  return { url: url.replace(/\/+$/, ''), token, ...(chosen ? { profile: { name: chosen.name, mode: chosen.mode } } : {}) };
 }
 
 function kindFor(status: number, message: string): ErrorKind {
