@@ -141,6 +141,8 @@ function send(agent, origin, method, path, key, body, extra = {}) {
 const WRITE_OPS = {
   recharge: (grown) => ['POST', `/api/v1/cards/${grown.cardIds[Math.floor(Math.random() * grown.cardIds.length)]}/recharge`, { amount: 1 }, 200],
   issue: (grown) => ['POST', '/api/v1/cards', { customer_id: grown.customerId, amount_minor: 1000 }, 201],
+  // and a read that looks at every customer of the merchant: the first page of the list
+  list: () => ['GET', '/api/v1/customers?per_page=20', undefined, 200],
 };
 
 /** `total` writes (`op`) by CLIENTS loops; while `reader`, one client GETs a card in a loop. */
@@ -166,7 +168,7 @@ async function writeLoad(origin, grown, total, reader, op = 'recharge') {
         issued++;
         const [method, path, body, expected] = WRITE_OPS[op](grown);
         const t = performance.now();
-        const st = await send(agent, origin, method, path, key, body, { 'Idempotency-Key': randomUUID() });
+        const st = await send(agent, origin, method, path, key, body, method === 'POST' ? { 'Idempotency-Key': randomUUID() } : {});
         writes.push(performance.now() - t);
         statuses.set(st === expected ? 'ok' : st, (statuses.get(st === expected ? 'ok' : st) ?? 0) + 1);
       }
@@ -230,6 +232,7 @@ try {
     try {
       const best = { memory: Infinity, state: Infinity };
       const bestIssue = { memory: Infinity, state: Infinity };
+      const bestList = { memory: Infinity, state: Infinity };
       for (const mode of ['memory', 'state']) await writeLoad(started[mode].origin, grown, 40, false); // warm-up
       // alternate the two, keep each one's best round: the machine is shared and noisy
       for (let round = 0; round < ROUNDS; round++) {
@@ -240,6 +243,9 @@ try {
           const i = await writeLoad(started[mode].origin, grown, ISSUES, false, 'issue');
           check(`${mode} ${cards} issue`, i, ISSUES);
           bestIssue[mode] = Math.min(bestIssue[mode], i.writeMs);
+          const l = await writeLoad(started[mode].origin, grown, ISSUES, false, 'list');
+          check(`${mode} ${cards} list`, l, ISSUES);
+          bestList[mode] = Math.min(bestList[mode], l.writeMs);
         }
       }
       const reads = {};
@@ -259,7 +265,7 @@ try {
           await stopChild(compacting.child);
         }
       }
-      for (const mode of ['memory', 'state']) results.push({ cards, mode, writeMs: best[mode], issueMs: bestIssue[mode], readP99: reads[mode]?.readP99, reads: reads[mode]?.reads });
+      for (const mode of ['memory', 'state']) results.push({ cards, mode, writeMs: best[mode], issueMs: bestIssue[mode], listMs: bestList[mode], readP99: reads[mode]?.readP99, reads: reads[mode]?.reads });
       if (reads.compacting) results.push({ cards, mode: 'compacting', writeMs: reads.compacting.writeMs, readP99: reads.compacting.readP99, reads: reads.compacting.reads });
     } finally {
       await Promise.all(Object.values(started).map((s) => stopChild(s.child)));
@@ -286,6 +292,14 @@ for (const cards of SIZES) {
   const m = at(cards, 'memory');
   const s = at(cards, 'state');
   console.log(`| ${cards.toLocaleString('en-US')} | ${fmt(m.issueMs)} ms | ${fmt(s.issueMs)} ms | ${fmt(s.issueMs / m.issueMs)}x | ${fmt(s.issueMs / at(SIZES[0], 'state').issueMs)}x |`);
+}
+console.log(`GET /customers?per_page=20 (the first page of the merchant's customers, one per 10 cards): ${ISSUES} requests, mean ms, best of ${ROUNDS}`);
+console.log('| cards | customers | in memory | --state | in memory / in memory at 100 |');
+console.log('|---|---|---|---|---|');
+for (const cards of SIZES) {
+  const m = at(cards, 'memory');
+  const s = at(cards, 'state');
+  console.log(`| ${cards.toLocaleString('en-US')} | ${Math.ceil(cards / 10).toLocaleString('en-US')} | ${fmt(m.listMs)} ms | ${fmt(s.listMs)} ms | ${fmt(m.listMs / at(SIZES[0], 'memory').listMs)}x |`);
 }
 const big = at(SIZES.at(-1), 'state');
 const growth = Math.max(big.writeMs / at(SIZES[0], 'state').writeMs, big.issueMs / at(SIZES[0], 'state').issueMs);

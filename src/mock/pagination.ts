@@ -62,34 +62,70 @@ export const isReply = (v: unknown): v is Reply =>
 
 const newer = (a: Position, b: Position): boolean => a[0] > b[0] || (a[0] === b[0] && a[1] > b[1]);
 
-/** One page of `rows` (any order in, newest first out) with the spec's CursorMeta. */
-export function paginate<T>(list: string, rows: T[], position: (row: T) => Position, req: PageRequest): { data: T[]; meta: Record<string, unknown> } {
-  const sorted = [...rows].sort((a, b) => {
-    const pa = position(a);
-    const pb = position(b);
-    return newer(pa, pb) ? -1 : newer(pb, pa) ? 1 : 0;
-  });
-  let start = 0;
-  let end = sorted.length;
-  const c = req.cursor;
-  if (c) {
-    const at: Position = [c.k, c.s];
-    if (c.d === 'n') {
-      start = sorted.findIndex((r) => newer(at, position(r)));
-      if (start < 0) start = sorted.length;
-      end = Math.min(sorted.length, start + req.perPage);
-    } else {
-      // rows newer than the cursor: take the per_page closest to it
-      let firstOlder = sorted.findIndex((r) => !newer(position(r), at));
-      if (firstOlder < 0) firstOlder = sorted.length;
-      end = firstOlder;
-      start = Math.max(0, end - req.perPage);
+/**
+ * The `k` best of the rows offered (`better(a, b)`: a ranks before b), kept in a heap whose root is
+ * the worst kept: a list costs one pass over its rows, not a sort of them.
+ */
+class Best<T> {
+  private readonly heap: Array<{ row: T; pos: Position }> = [];
+
+  constructor(private readonly k: number, private readonly better: (a: Position, b: Position) => boolean) {}
+
+  offer(row: T, pos: Position): void {
+    const h = this.heap;
+    if (h.length < this.k) {
+      h.push({ row, pos });
+      for (let i = h.length - 1; i > 0; ) {
+        const parent = (i - 1) >> 1;
+        if (!this.better(h[parent]!.pos, h[i]!.pos)) break; // the parent is already the worse
+        [h[parent], h[i]] = [h[i]!, h[parent]!];
+        i = parent;
+      }
+    } else if (this.k > 0 && this.better(pos, h[0]!.pos)) {
+      h[0] = { row, pos };
+      for (let i = 0; ; ) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let worst = i;
+        if (l < h.length && this.better(h[worst]!.pos, h[l]!.pos)) worst = l;
+        if (r < h.length && this.better(h[worst]!.pos, h[r]!.pos)) worst = r;
+        if (worst === i) break;
+        [h[worst], h[i]] = [h[i]!, h[worst]!];
+        i = worst;
+      }
     }
-  } else {
-    end = Math.min(sorted.length, req.perPage);
   }
-  const data = sorted.slice(start, end);
-  const hasMore = end < sorted.length;
+
+  /** What was kept, newest first. */
+  newestFirst(): T[] {
+    return [...this.heap].sort((a, b) => (newer(a.pos, b.pos) ? -1 : 1)).map((e) => e.row);
+  }
+}
+
+/**
+ * One page of `rows` (any order in, newest first out) with the spec's CursorMeta. Forward (no
+ * cursor, or a next_cursor): the newest per_page rows older than the cursor. Backward (a
+ * previous_cursor): the per_page rows just newer than it.
+ */
+export function paginate<T>(list: string, rows: Iterable<T>, position: (row: T) => Position, req: PageRequest): { data: T[]; meta: Record<string, unknown> } {
+  const c = req.cursor;
+  const at: Position | null = c ? [c.k, c.s] : null;
+  const backward = c?.d === 'p';
+  const best = new Best<T>(req.perPage, backward ? (a, b) => newer(b, a) : newer);
+  let inRange = 0; // rows on the page's side of the cursor
+  let beyond = 0; // rows on the other side
+  for (const row of rows) {
+    const pos = position(row);
+    if (at && (backward ? !newer(pos, at) : !newer(at, pos))) {
+      beyond++;
+      continue;
+    }
+    inRange++;
+    best.offer(row, pos);
+  }
+  const data = best.newestFirst();
+  const hasMore = backward ? beyond > 0 : inRange > req.perPage;
+  const hasPrevious = backward ? inRange > req.perPage : beyond > 0;
   const first = data[0];
   const last = data[data.length - 1];
   return {
@@ -98,8 +134,7 @@ export function paginate<T>(list: string, rows: T[], position: (row: T) => Posit
       per_page: req.perPage,
       has_more: hasMore,
       next_cursor: hasMore && last !== undefined ? encodeCursor(list, 'n', position(last)) : null,
-      previous_cursor: start > 0 && first !== undefined ? encodeCursor(list, 'p', position(first)) : null,
+      previous_cursor: hasPrevious && first !== undefined ? encodeCursor(list, 'p', position(first)) : null,
     },
   };
 }
-

@@ -48,10 +48,12 @@ export function create(ctx: RequestContext): Reply {
 export function list(ctx: RequestContext): Reply {
   const req = readPageRequest('customers', ctx.query);
   if (isReply(req)) return req;
-  const rows = Object.values(ctx.rt.state.customers).filter((c) => c.merchant_id === ctx.merchantId);
+  // the scan reads the plain records (no change tracking); the page's rows are settled through the tracked state
+  const rows = Object.values(ctx.rt.plainState.customers).filter((c) => c.merchant_id === ctx.merchantId);
   const { data, meta } = paginate('customers', rows, (c) => [c.created_at, c.seq], req);
-  for (const c of data) settleCustomer(ctx.rt, c);
-  return page(data.map(customerView), meta);
+  const tracked = data.map((c) => ctx.rt.state.customers[c.id]!);
+  for (const c of tracked) settleCustomer(ctx.rt, c);
+  return page(tracked.map(customerView), meta);
 }
 
 export function get(ctx: RequestContext): Reply {

@@ -62,7 +62,7 @@ export function listAddresses(ctx: RequestContext): Reply {
 export function listDeposits(ctx: RequestContext): Reply {
   const req = readPageRequest('deposits', ctx.query);
   if (isReply(req)) return req;
-  const rows = Object.values(ctx.rt.state.deposits).filter((d) => d.merchant_id === ctx.merchantId);
+  const rows = Object.values(ctx.rt.plainState.deposits).filter((d) => d.merchant_id === ctx.merchantId); // a read: no change tracking
   const { data, meta } = paginate('deposits', rows, (d) => [d.confirmed_at ?? d.seen_at, d.seq], req);
   return page(data.map(depositView), meta);
 }
