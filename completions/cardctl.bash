@@ -72,7 +72,7 @@ _cardctl_flags() {
     'mock state') echo '--control-url --json --profile' ;;
     'mock transactions add') echo '--amount --control-url --currency --json --occurred-at --profile --status --type' ;;
     'mock wallets') echo '--control-url --json --profile' ;;
-    'mock webhook-deliveries') echo '--control-url --json --profile' ;;
+    'mock webhook-deliveries') echo '--control-url --endpoint --event --json --merchant --profile --state' ;;
     'mock webhook-endpoints') echo '--control-url --json --profile' ;;
     'mock webhook-endpoints add') echo '--control-url --json --merchant --profile' ;;
     'mock webhook-endpoints enable') echo '--control-url --json --profile' ;;
@@ -115,6 +115,7 @@ _cardctl_flag_values() {
     'mock provision --outcome') echo 'active failed' ;;
     'mock transactions add --status') echo 'pending completed declined reversed' ;;
     'mock transactions add --type') echo 'authorization capture refund reversal decline' ;;
+    'mock webhook-deliveries --state') echo 'pending succeeded dead' ;;
     'mock withdrawals add --outcome') echo 'completed rejected failed cancelled' ;;
     'ops resolve --outcome') echo 'succeeded failed' ;;
     'profiles add --mode') echo 'test live' ;;

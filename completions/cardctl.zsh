@@ -73,7 +73,7 @@ _cardctl_flags() {
     'mock state') print -r -- '--control-url --json --profile' ;;
     'mock transactions add') print -r -- '--amount --control-url --currency --json --occurred-at --profile --status --type' ;;
     'mock wallets') print -r -- '--control-url --json --profile' ;;
-    'mock webhook-deliveries') print -r -- '--control-url --json --profile' ;;
+    'mock webhook-deliveries') print -r -- '--control-url --endpoint --event --json --merchant --profile --state' ;;
     'mock webhook-endpoints') print -r -- '--control-url --json --profile' ;;
     'mock webhook-endpoints add') print -r -- '--control-url --json --merchant --profile' ;;
     'mock webhook-endpoints enable') print -r -- '--control-url --json --profile' ;;
@@ -116,6 +116,7 @@ _cardctl_flag_values() {
     'mock provision --outcome') print -r -- 'active failed' ;;
     'mock transactions add --status') print -r -- 'pending completed declined reversed' ;;
     'mock transactions add --type') print -r -- 'authorization capture refund reversal decline' ;;
+    'mock webhook-deliveries --state') print -r -- 'pending succeeded dead' ;;
     'mock withdrawals add --outcome') print -r -- 'completed rejected failed cancelled' ;;
     'ops resolve --outcome') print -r -- 'succeeded failed' ;;
     'profiles add --mode') print -r -- 'test live' ;;

@@ -485,8 +485,8 @@ export async function runTrigger(opts: TriggerOptions): Promise<TriggerResult> {
   // (the log keeps them, even if a listener got it and removed its endpoint meanwhile).
   let enabledEndpoints: number | undefined;
   try {
-    const deliveries = (await callControl(target, 'GET', '/webhook-deliveries')) as Array<{ event_id?: string }>;
-    enabledEndpoints = deliveries.filter((d) => d.event_id === event.id).length;
+    const deliveries = (await callControl(target, 'GET', `/webhook-deliveries?event_id=${encodeURIComponent(String(event.id))}`)) as Array<{ event_id?: string }>;
+    enabledEndpoints = deliveries.filter((d) => d.event_id === event.id).length; // a mock without the filter sends all
   } catch {
     // only for the note
   }

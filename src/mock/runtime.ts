@@ -10,6 +10,7 @@ import type { HostLookup } from './endpoint-url.js';
 import { ChangeTracker, KEYED_COLLECTIONS } from './tracker.js';
 import { SnapshotStore, objectCount, type SnapshotInfo } from './snapshots.js';
 import type { DurableStore, Op } from './persistence.js';
+import type { DeliveryFilter } from './webhooks.js';
 
 const KEYED = new Set<string>(KEYED_COLLECTIONS);
 
@@ -48,7 +49,7 @@ export class Runtime {
   /** runs after every change that fell due (KYC verdicts, expiry), installed by the server */
   dueTasks: Array<(rt: Runtime) => boolean> = [];
   /** the webhook delivery log, installed by webhooks.ts */
-  deliveryLog: () => unknown[] = () => [];
+  deliveryLog: (filter?: DeliveryFilter) => unknown[] = () => [];
   /** runs `run` (which brings things due) and waits, bounded, for the webhook attempts it started */
   awaitDue: (run: () => void) => Promise<void> = (run) => {
     run();

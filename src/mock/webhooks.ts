@@ -210,6 +210,14 @@ function send(
 
 // ---- the delivery manager ----
 
+export const DELIVERY_STATES = ['pending', 'succeeded', 'dead'] as const;
+export interface DeliveryFilter {
+  event_id?: string;
+  endpoint_id?: string;
+  merchant_id?: string;
+  state?: (typeof DELIVERY_STATES)[number];
+}
+
 /** The manager of each running mock, for the control plane (re-enabling an endpoint). */
 export const deliveryManagers = new WeakMap<Runtime, WebhookDelivery>();
 
@@ -242,7 +250,7 @@ export class WebhookDelivery {
     deliveryManagers.set(this.rt, this);
     this.unsubscribe = this.rt.events.onEvent((event, state) => this.enqueueEvent(event, state));
     this.rt.dueTasks.push(() => this.kick());
-    this.rt.deliveryLog = () => this.log();
+    this.rt.deliveryLog = (filter) => this.log(filter);
     this.rt.awaitDue = (run) => this.runAndSettle(run);
     this.scheduleKick(); // pending deliveries reloaded from a state file
   }
@@ -251,9 +259,16 @@ export class WebhookDelivery {
     return (state.deliveries ??= {});
   }
 
-  log(): Record<string, unknown>[] {
-    const state = this.rt.state;
+  /** The log, oldest first; only the deliveries matching every field given. */
+  log(filter: DeliveryFilter = {}): Record<string, unknown>[] {
+    const state = this.rt.plainState; // a read: no change tracking
+    const match = (d: DeliveryRec): boolean =>
+      (!filter.event_id || d.event_id === filter.event_id) &&
+      (!filter.endpoint_id || d.endpoint_id === filter.endpoint_id) &&
+      (!filter.merchant_id || d.merchant_id === filter.merchant_id) &&
+      (!filter.state || d.state === filter.state);
     return Object.values(this.deliveries(state))
+      .filter(match)
       .sort((a, b) => a.seq - b.seq)
       .map((d) => deliveryView(state, d));
   }

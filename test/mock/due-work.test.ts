@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startMock, type MockServer } from '../../src/mock/index.js';
-import { advance, createCustomer, ctl, events } from '../helpers/api.js';
+import { advance, control, createCustomer, ctl, events } from '../helpers/api.js';
+import { runCli } from '../helpers/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cardctl-due-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -19,7 +20,7 @@ const deliveryCount = async (mock: MockServer) => ((await ctl(mock, 'GET', '/sta
 const kycEvents = async (mock: MockServer, customerId: string) =>
   (await events(mock)).filter((e) => e.type.startsWith('customer.kyc.') && (e.data as { customer_id?: string }).customer_id === customerId).map((e) => e.type);
 
-type Delivery = { endpoint_id: string; state: string; attempts: unknown[] };
+type Delivery = { endpoint_id: string; event_id: string; state: string; attempts: unknown[] };
 async function waitForDeliveries(mock: MockServer, done: (log: Delivery[]) => boolean): Promise<Delivery[]> {
   const end = Date.now() + 10_000;
   for (;;) {
@@ -85,6 +86,18 @@ describe('work that falls due, after the state was replaced', () => {
       await ctl(mock, 'DELETE', `/webhook-endpoints/${dead.id}`); // its pending delivery (retry not due yet) ends as dead
       const log = (await ctl(mock, 'GET', '/webhook-deliveries')) as Delivery[];
       expect(log.map((d) => d.state).sort()).toEqual(['dead', 'succeeded', 'succeeded']);
+
+      // the log narrowed, as `webhooks trigger` counts an event's deliveries and a user looks for the dead ones
+      const secondEvent = log.find((d) => d.endpoint_id === dead.id)!.event_id;
+      expect(((await ctl(mock, 'GET', `/webhook-deliveries?event_id=${secondEvent}`)) as Delivery[]).map((d) => d.event_id)).toEqual([secondEvent, secondEvent]);
+      expect(((await ctl(mock, 'GET', '/webhook-deliveries?state=dead')) as Delivery[]).map((d) => d.endpoint_id)).toEqual([dead.id]);
+      expect(((await ctl(mock, 'GET', `/webhook-deliveries?endpoint_id=${dead.id}&state=succeeded`)) as Delivery[])).toEqual([]);
+      const wrong = await control(mock, 'GET', '/webhook-deliveries?state=failed');
+      expect(wrong.status).toBe(422);
+      expect(JSON.stringify(wrong.body)).toContain('pending, succeeded, dead');
+      const cli = await runCli(['mock', 'webhook-deliveries', '--state', 'dead', '--json', '--control-url', mock.controlUrl], { env: { CARDCTL_MOCK_TOKEN: mock.controlToken } });
+      expect(cli.code, cli.stderr).toBe(0);
+      expect((JSON.parse(cli.stdout) as Delivery[]).map((d) => [d.endpoint_id, d.state])).toEqual([[dead.id, 'dead']]);
 
       await advance(mock, 20 * DAY + HOUR); // day 30 + 1 h: the first one's history ran out
       expect(await deliveryCount(mock)).toBe(2);

@@ -2,7 +2,7 @@
 import { ok, validation, type Reply } from '../envelope.js';
 import { isReply } from '../pagination.js';
 import { newId, cryptoRandom } from '../random.js';
-import { deliveryManagers, endpointView, removeEndpoint } from '../webhooks.js';
+import { DELIVERY_STATES, deliveryManagers, endpointView, removeEndpoint, type DeliveryFilter } from '../webhooks.js';
 import { endpointUrlVerdict } from '../endpoint-url.js';
 import { merchantOf, notFoundThing, type ControlRequest } from './request.js';
 
@@ -33,4 +33,11 @@ export function deleteEndpoint({ rt, params }: ControlRequest): Reply {
   return ep ? ok(endpointView(ep)) : notFoundThing('Webhook endpoint');
 }
 
-export const listDeliveries = ({ rt }: ControlRequest): Reply => ok(rt.deliveryLog());
+/** The delivery log, oldest first, narrowed by `event_id`, `endpoint_id`, `merchant_id`, `state`. */
+export function listDeliveries({ rt, query }: ControlRequest): Reply {
+  const state = query.get('state');
+  if (state && !(DELIVERY_STATES as readonly string[]).includes(state)) return validation({ state: [`The state must be one of ${DELIVERY_STATES.join(', ')}.`] });
+  const filter: DeliveryFilter = { state: (state || undefined) as DeliveryFilter['state'] };
+  for (const field of ['event_id', 'endpoint_id', 'merchant_id'] as const) filter[field] = query.get(field) || undefined;
+  return ok(rt.deliveryLog(filter));
+}
