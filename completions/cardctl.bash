@@ -124,11 +124,13 @@ _cardctl_flag_values() {
 }
 _cardctl_args() {
   case "$1" in
+    'completion') echo 'bash zsh fish' ;;
     'mock events emit') echo 'customer.kyc.pending customer.kyc.approved customer.kyc.rejected card.issued card.terminated deposit.credited withdrawal.requested withdrawal.approved withdrawal.completed withdrawal.rejected withdrawal.failed withdrawal.cancelled' ;;
     'webhooks trigger') echo 'customer.kyc.pending customer.kyc.approved customer.kyc.rejected card.issued card.terminated deposit.credited withdrawal.requested withdrawal.approved withdrawal.completed withdrawal.rejected withdrawal.failed withdrawal.cancelled' ;;
   esac
 }
 _cardctl_profiles() { cardctl profiles list --json 2>/dev/null | sed -n 's/^ *"name": *"\([^"]*\)".*/\1/p'; }
+_cardctl_profile_arg() { case "$1" in 'profiles remove'|'profiles show'|'profiles use') return 0 ;; esac; return 1; }
 _cardctl() {
   local cur prev cmd="" w i
   cur="${COMP_WORDS[COMP_CWORD]}"
@@ -143,6 +145,7 @@ _cardctl() {
   if [[ -n "$values" ]]; then COMPREPLY=($(compgen -W "$values" -- "$cur")); return 0; fi
   if [[ "$prev" == "-p" || "$prev" == "--profile" ]] && [[ " $(_cardctl_flags "$cmd") " == *" --profile "* ]]; then COMPREPLY=($(compgen -W "$(_cardctl_profiles)" -- "$cur")); return 0; fi
   if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "$(_cardctl_flags "$cmd") --help" -- "$cur")); return 0; fi
+  if _cardctl_profile_arg "$cmd"; then COMPREPLY=($(compgen -W "$(_cardctl_profiles)" -- "$cur")); return 0; fi
   values="$(_cardctl_args "$cmd")"
   if [[ -n "$values" ]]; then COMPREPLY=($(compgen -W "$values" -- "$cur")); return 0; fi
   COMPREPLY=($(compgen -W "$(_cardctl_subcommands "$cmd")" -- "$cur"))

@@ -125,11 +125,13 @@ _cardctl_flag_values() {
 }
 _cardctl_args() {
   case "$1" in
+    'completion') print -r -- 'bash zsh fish' ;;
     'mock events emit') print -r -- 'customer.kyc.pending customer.kyc.approved customer.kyc.rejected card.issued card.terminated deposit.credited withdrawal.requested withdrawal.approved withdrawal.completed withdrawal.rejected withdrawal.failed withdrawal.cancelled' ;;
     'webhooks trigger') print -r -- 'customer.kyc.pending customer.kyc.approved customer.kyc.rejected card.issued card.terminated deposit.credited withdrawal.requested withdrawal.approved withdrawal.completed withdrawal.rejected withdrawal.failed withdrawal.cancelled' ;;
   esac
 }
 _cardctl_profiles() { cardctl profiles list --json 2>/dev/null | sed -n 's/^ *"name": *"\([^"]*\)".*/\1/p'; }
+_cardctl_profile_arg() { case "$1" in 'profiles remove'|'profiles show'|'profiles use') return 0 ;; esac; return 1; }
 _cardctl() {
   local cmd="" w i values
   for ((i = 2; i < CURRENT; i++)); do
@@ -141,9 +143,11 @@ _cardctl() {
   if [[ -n "$values" ]]; then compadd -- ${=values}; return; fi
   if [[ "${words[CURRENT-1]}" == (-p|--profile) && " $(_cardctl_flags "$cmd") " == *" --profile "* ]]; then compadd -- ${(f)"$(_cardctl_profiles)"}; return; fi
   if [[ "${words[CURRENT]}" == -* ]]; then compadd -- ${=$(_cardctl_flags "$cmd")} --help; return; fi
+  if _cardctl_profile_arg "$cmd"; then compadd -- ${(f)"$(_cardctl_profiles)"}; return; fi
   values="$(_cardctl_args "$cmd")"
   if [[ -n "$values" ]]; then compadd -- ${=values}; return; fi
-  compadd -- ${=$(_cardctl_subcommands "$cmd")}
-  _files
+  # Files only where no word of ours fits (a flag's value such as --batch FILE), like bash's -o default.
+  compadd -- ${=$(_cardctl_subcommands "$cmd")} || _files
 }
-compdef _cardctl cardctl
+# Autoloaded from fpath, this file is the body of _cardctl: complete now. Sourced: register.
+if [[ "${funcstack[1]}" == _cardctl ]]; then _cardctl "$@"; else compdef _cardctl cardctl; fi

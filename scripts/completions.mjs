@@ -11,9 +11,12 @@ const outDir = process.argv[2] ?? join(root, 'completions');
 
 // Values of a command's argument that the manifest does not hold: the event types (from the built contract).
 const { EVENT_TYPES } = await import(new URL('../dist/contract/resources.js', import.meta.url).href);
-const ARG_VALUES = { 'webhooks trigger': EVENT_TYPES, 'mock events emit': EVENT_TYPES };
+const ARG_VALUES = { 'webhooks trigger': EVENT_TYPES, 'mock events emit': EVENT_TYPES, completion: ['bash', 'zsh', 'fish'] };
+/** Commands whose argument is a profile name: completed, like `-p`, with the names in the store. */
+const PROFILE_ARG = ['profiles remove', 'profiles show', 'profiles use'];
 /** Profile names, read when completing (`-p`, `--profile`): names only, never a secret. */
 const PROFILES_CMD = `cardctl profiles list --json 2>/dev/null | sed -n 's/^ *"name": *"\\([^"]*\\)".*/\\1/p'`;
+const PROFILES_FISH = `(cardctl profiles list --json 2>/dev/null | string replace -rf '^ *"name": *"([^"]*)".*' '$1')`;
 
 export function loadCommands(manifestPath = join(root, 'oclif.manifest.json')) {
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
@@ -58,6 +61,7 @@ export function bash(commands) {
   lines.push('  esac', '}', '_cardctl_args() {', '  case "$1" in');
   for (const c of commands) if (c.args.length) lines.push(`    ${q(c.id)}) echo ${q(c.args.join(' '))} ;;`);
   lines.push('  esac', '}', `_cardctl_profiles() { ${PROFILES_CMD}; }`);
+  lines.push(`_cardctl_profile_arg() { case "$1" in ${PROFILE_ARG.map(q).join('|')}) return 0 ;; esac; return 1; }`);
   lines.push(
     '_cardctl() {',
     '  local cur prev cmd="" w i',
@@ -73,6 +77,7 @@ export function bash(commands) {
     '  if [[ -n "$values" ]]; then COMPREPLY=($(compgen -W "$values" -- "$cur")); return 0; fi',
     '  if [[ "$prev" == "-p" || "$prev" == "--profile" ]] && [[ " $(_cardctl_flags "$cmd") " == *" --profile "* ]]; then COMPREPLY=($(compgen -W "$(_cardctl_profiles)" -- "$cur")); return 0; fi',
     '  if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "$(_cardctl_flags "$cmd") --help" -- "$cur")); return 0; fi',
+    '  if _cardctl_profile_arg "$cmd"; then COMPREPLY=($(compgen -W "$(_cardctl_profiles)" -- "$cur")); return 0; fi',
     '  values="$(_cardctl_args "$cmd")"',
     '  if [[ -n "$values" ]]; then COMPREPLY=($(compgen -W "$values" -- "$cur")); return 0; fi',
     '  COMPREPLY=($(compgen -W "$(_cardctl_subcommands "$cmd")" -- "$cur"))',
@@ -93,6 +98,7 @@ export function zsh(commands) {
   lines.push('  esac', '}', '_cardctl_args() {', '  case "$1" in');
   for (const c of commands) if (c.args.length) lines.push(`    ${q(c.id)}) print -r -- ${q(c.args.join(' '))} ;;`);
   lines.push('  esac', '}', `_cardctl_profiles() { ${PROFILES_CMD}; }`);
+  lines.push(`_cardctl_profile_arg() { case "$1" in ${PROFILE_ARG.map(q).join('|')}) return 0 ;; esac; return 1; }`);
   lines.push(
     '_cardctl() {',
     '  local cmd="" w i values',
@@ -105,25 +111,32 @@ export function zsh(commands) {
     '  if [[ -n "$values" ]]; then compadd -- ${=values}; return; fi',
     '  if [[ "${words[CURRENT-1]}" == (-p|--profile) && " $(_cardctl_flags "$cmd") " == *" --profile "* ]]; then compadd -- ${(f)"$(_cardctl_profiles)"}; return; fi',
     '  if [[ "${words[CURRENT]}" == -* ]]; then compadd -- ${=$(_cardctl_flags "$cmd")} --help; return; fi',
+    '  if _cardctl_profile_arg "$cmd"; then compadd -- ${(f)"$(_cardctl_profiles)"}; return; fi',
     '  values="$(_cardctl_args "$cmd")"',
     '  if [[ -n "$values" ]]; then compadd -- ${=values}; return; fi',
-    '  compadd -- ${=$(_cardctl_subcommands "$cmd")}',
-    '  _files',
+    "  # Files only where no word of ours fits (a flag's value such as --batch FILE), like bash's -o default.",
+    '  compadd -- ${=$(_cardctl_subcommands "$cmd")} || _files',
     '}',
-    'compdef _cardctl cardctl',
+    '# Autoloaded from fpath, this file is the body of _cardctl: complete now. Sourced: register.',
+    'if [[ "${funcstack[1]}" == _cardctl ]]; then _cardctl "$@"; else compdef _cardctl cardctl; fi',
     '',
   );
   return lines.join('\n');
 }
 
 export function fish(commands) {
-  const lines = [HEADER, 'function __cardctl_is --description "true when the command line so far names exactly this cardctl command"',
-    '  set -l words (commandline -opc)[2..-1]',
+  const ids = tree(commands).flatMap(([prefix, words]) => words.map((w) => (prefix ? `${prefix} ${w}` : w)));
+  const lines = [HEADER, `set -g __cardctl_commands ${ids.map(q).join(' ')}`,
+    'function __cardctl_command --description "the cardctl command typed so far: the longest run of leading words that names a topic or command"',
     '  set -l cmd',
-    '  for w in $words',
-    '    string match -q -- "-*" $w; and break',
+    '  for w in (commandline -opc)[2..-1]',
+    '    contains -- (string join -- " " $cmd $w) $__cardctl_commands; or break',
     '    set cmd $cmd $w',
     '  end',
+    '  string join -- " " $cmd',
+    'end',
+    'function __cardctl_is --description "true when the command line so far names exactly this cardctl command"',
+    '  set -l cmd (__cardctl_command)',
     '  test "$cmd" = "$argv"',
     'end',
     'complete -c cardctl -f'];
@@ -139,14 +152,16 @@ export function fish(commands) {
     for (const f of c.flags) {
       let line = `complete -c cardctl -n ${q(`__cardctl_is ${c.id}`)} -l ${f.name}`;
       if (f.char) line += ` -s ${f.char}`;
-      if (f.type === 'option') line += ' -r';
-      if (f.options.length) line += ` -a ${q(f.options.join(' '))}`;
-      else if (f.name === 'profile') line += ` -a ${q(`(cardctl profiles list --json 2>/dev/null | string match -rg '"name": "([^"]*)"')`)}`;
+      // -x: a value from our list only; -r: any value, files offered (--batch FILE, --junit FILE).
+      if (f.options.length) line += ` -x -a ${q(f.options.join(' '))}`;
+      else if (f.name === 'profile') line += ` -x -a ${q(PROFILES_FISH)}`;
+      else if (f.type === 'option') line += ' -r';
       if (f.summary) line += ` -d ${q(f.summary)}`;
       lines.push(line);
     }
   }
   for (const c of commands) if (c.args.length) lines.push(`complete -c cardctl -n ${q(`__cardctl_is ${c.id}`)} -a ${q(c.args.join(' '))}`);
+  for (const id of PROFILE_ARG) lines.push(`complete -c cardctl -n ${q(`__cardctl_is ${id}`)} -a ${q(PROFILES_FISH)}`);
   lines.push('');
   return lines.join('\n');
 }
