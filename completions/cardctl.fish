@@ -477,7 +477,7 @@ complete -c cardctl -n '__cardctl_is webhooks trigger' -l control-url -r -d 'con
 complete -c cardctl -n '__cardctl_is webhooks trigger' -l data -r -d 'the event'\''s data object as JSON (default: sample data)'
 complete -c cardctl -n '__cardctl_is webhooks trigger' -l json -d 'print one JSON value on stdout (errors too)'
 complete -c cardctl -n '__cardctl_is webhooks trigger' -l merchant -r -d 'merchant id (default: the banner merchant)'
-complete -c cardctl -n '__cardctl_is webhooks trigger' -l mode -x -a 'test live' -d 'test or live'
+complete -c cardctl -n '__cardctl_is webhooks trigger' -l mode -x -a 'test live' -d 'test or live (default: the mode of the -p or CARDCTL_PROFILE profile that found the mock, else test)'
 complete -c cardctl -n '__cardctl_is webhooks trigger' -l profile -s p -x -a '(cardctl profiles list --json 2>/dev/null | string replace -rf '\''^ *"name": *"([^"]*)".*'\'' '\''$1'\'')' -d 'use the mock this profile points at (one saved by `mock start --save-profiles`: mock-test, mock-live)'
 complete -c cardctl -n '__cardctl_is webhooks verify' -l header -s H -r -d 'the X-Service-Signature header value'
 complete -c cardctl -n '__cardctl_is webhooks verify' -l json -d 'print one JSON value on stdout (errors too)'

@@ -439,7 +439,8 @@ export async function runListen(opts: ListenOptions, io: ListenIO): Promise<numb
 export interface TriggerOptions {
   type: string;
   data?: string;
-  mode: 'test' | 'live';
+  /** --mode; default: the mode of the profile that found the mock (-p, CARDCTL_PROFILE), else test */
+  mode?: 'test' | 'live';
   merchant?: string;
   controlUrl?: string;
   /** -p: the mock this profile (saved by `mock start --save-profiles`) points at */
@@ -479,8 +480,10 @@ export async function runTrigger(opts: TriggerOptions): Promise<TriggerResult> {
     }
   }
   const { resolveControl, callControl } = await import('./mock/control-client.js');
-  const target = await resolveControl({ controlUrl: opts.controlUrl, profile: opts.profile }, opts.env ?? process.env);
-  const event = (await callControl(target, 'POST', '/events', { type: opts.type, data, mode: opts.mode, merchant_id: opts.merchant })) as Record<string, unknown>;
+  const target = await resolveControl({ controlUrl: opts.controlUrl, profile: opts.profile, envProfile: true }, opts.env ?? process.env);
+  // `-p mock-live` means live: the event is in the mode of the key the profile holds
+  const mode = opts.mode ?? target.profile?.mode ?? 'test';
+  const event = (await callControl(target, 'POST', '/events', { type: opts.type, data, mode, merchant_id: opts.merchant })) as Record<string, unknown>;
   // The deliveries the mock queued for this event, one per enabled endpoint when it was recorded
   // (the log keeps them, even if a listener got it and removed its endpoint meanwhile).
   let enabledEndpoints: number | undefined;

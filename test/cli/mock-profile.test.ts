@@ -93,6 +93,24 @@ describe('-p on the mock-facing commands', () => {
   });
 });
 
+describe('webhooks trigger takes the mode of the profile that found the mock', () => {
+  it('-p mock-live emits a live event on that mock; --mode overrides; CARDCTL_PROFILE counts too; with neither, test', async () => {
+    const emitted = async (args: string[], env: Record<string, string> = {}) => {
+      const r = await sb.run(['webhooks', 'trigger', 'card.issued', '--json', ...args], { env });
+      expect(r.code, r.stderr).toBe(0);
+      return JSON.parse(r.stdout) as { id: string; mode: string };
+    };
+    const live = await emitted(['-p', 'mock-live']);
+    expect(live.mode).toBe('live');
+    const onFirst = await sb.run(['mock', 'events', '-p', 'mock-live', '--json']);
+    expect(JSON.parse(onFirst.stdout)).toContainEqual(expect.objectContaining({ id: live.id, mode: 'live' }));
+    expect((await emitted(['-p', 'mock-live', '--mode', 'test'])).mode).toBe('test');
+    expect((await emitted(['-p', 'mock-test'])).mode).toBe('test');
+    expect((await emitted([], { CARDCTL_PROFILE: 'mock-live' })).mode).toBe('live');
+    expect((await emitted([])).mode).toBe('test'); // the newest mock, no profile: test
+  });
+});
+
 describe('webhooks listen --mock with a profile, while a newer mock runs', () => {
   for (const [how, args, env] of [
     ['-p mock-test', ['-p', 'mock-test'], {}],

@@ -245,6 +245,10 @@ describe('the canary secret goes through every command', () => {
       expect((await cli(['webhooks', 'listen', '--mock', '-p', 'canary', ...json])).code).toBe(8); // no record, no token: no mock runs there
       expect((await cli(['webhooks', 'listen', '--mock', ...json], { env: { CARDCTL_PROFILE: 'canary' } })).code).toBe(8);
       expect((await cli(['webhooks', 'listen', '--mock', ...json], { env: { CARDCTL_PROFILE: CANARY } })).code).toBe(2);
+      // trigger in the mode of the profile that found the mock, and its refusals
+      expect((await cli(['webhooks', 'trigger', 'card.issued', ...json], { env: { ...token, CARDCTL_PROFILE: 'canary' } })).code).toBe(0);
+      expect((await cli(['webhooks', 'trigger', 'card.issued', '-p', 'canary', ...json])).code).toBe(8);
+      expect((await cli(['webhooks', 'trigger', 'card.issued', ...json], { env: { CARDCTL_PROFILE: CANARY } })).code).toBe(2);
     }
   });
 
