@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { startMockWithCard } from './lib.mjs';
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => {
@@ -16,7 +17,6 @@ const CLIENTS = opt('clients', 16);
 const REQUESTS = opt('requests', 6000);
 const WARMUP = Math.min(500, Math.floor(REQUESTS / 10));
 
-const { startMock } = await import(new URL('../dist/mock/index.js', import.meta.url).href);
 const { signRequest } = await import(new URL('../dist/signing/index.js', import.meta.url).href);
 
 /** One request over a keep-alive agent; resolves with the status once the body is read. */
@@ -58,27 +58,11 @@ async function load(port, path, key, total) {
 }
 
 // The mock, with a card to read.
-const mock = await startMock({ port: 0, seed: 1, rateLimit: 1_000_000_000, providerLatencyMs: 0 });
-const call = async (method, path, body, key = mock.keys.test, extra = {}) => {
-  const raw = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-  const full = new URL(mock.baseUrl).pathname + path;
-  const s = signRequest({ method, path: full, keyId: key.keyId, secret: key.secret, timestamp: Math.floor(Date.now() / 1000), nonce: randomUUID(), body: raw });
-  const res = await fetch(new URL(mock.baseUrl).origin + full, { method, headers: { ...s.headers, ...(raw ? { 'Content-Type': 'application/json' } : {}), ...extra }, body: raw });
-  return { status: res.status, body: await res.json() };
-};
-const customer = await call('POST', '/customers', {
-  first_name: 'Bench', last_name: 'Mark', email: 'bench@example.com', phone_number: '8031234567', dial_code: '+234', date_of_birth: '1990-01-01',
-  id_type: 'bvn', id_number: '22212345678', line1: '1 Road', city: 'Lagos', state: 'Lagos', postal_code: '100001', country: 'NGA',
-  occupation: 'engineer', employment_status: 'employed', account_purpose: 'testing', annual_salary: '1000', expected_monthly_volume: '100',
-  terms_of_service_accepted: true,
-});
-if (customer.status !== 202) throw new Error(`customer: ${customer.status} ${JSON.stringify(customer.body)}`);
-const issued = await call('POST', '/cards', { customer_id: customer.body.data.id, amount_minor: 1000 }, mock.keys.test, { 'Idempotency-Key': randomUUID() });
-if (issued.status !== 201) throw new Error(`issue: ${issued.status} ${JSON.stringify(issued.body)}`);
-const cardPath = `${new URL(mock.baseUrl).pathname}/cards/${issued.body.data.id}`;
+const { mock, cardId } = await startMockWithCard();
+const cardPath = `${new URL(mock.baseUrl).pathname}/cards/${cardId}`;
 
 // The bare server: same transport, a small JSON, no work.
-const small = JSON.stringify({ success: true, data: { id: issued.body.data.id, status: 'active', balance_minor: 1000 } });
+const small = JSON.stringify({ success: true, data: { id: cardId, status: 'active', balance_minor: 1000 } });
 const bare = http.createServer((req, res) => {
   req.resume();
   req.on('end', () => {

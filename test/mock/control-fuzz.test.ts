@@ -10,28 +10,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { activeCard, apiCall, expectOk, rawRequest, UNKNOWN_ULID, type MockHandle } from '../helpers/api.js';
 import { BIN, ROOT } from '../helpers/cli.js';
+import { deepArray, fuzzSeed, inFlight, requestRng, show, type Outcome, type Rng } from '../helpers/fuzz.js';
 
-const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
+const SEED = fuzzSeed(20261123);
 const TOTAL = 5_000;
 const IN_FLIGHT = 16;
 
-/** mulberry32: small, fast, seeded. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (n: number) => Math.floor(next() * n);
-  const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)]!;
-  return { next, int, pick, chance: (p: number) => next() < p };
-}
-type Rng = ReturnType<typeof prng>;
-
-const deepArray = (depth: number): string => '['.repeat(depth) + ']'.repeat(depth);
 const deepObject = (depth: number): string => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
 const DEPTHS = [2, 31, 32, 33, 100, 4_110, 4_200, 20_000, 100_000];
 
@@ -145,15 +129,8 @@ function body(r: Rng): string | undefined {
   return `{${pairs.join(',')}}`;
 }
 
-interface Outcome {
-  desc: string;
-  status?: number;
-  json?: boolean;
-  error?: string;
-}
-
 async function fuzzOne(i: number): Promise<Outcome> {
-  const r = prng(SEED ^ Math.imul(i + 1, 0x9e3779b1));
+  const r = requestRng(SEED, i);
   const [method, path] = r.chance(0.9) ? r.pick(routes()) : [r.pick(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']), r.pick(['/', '/%00', '/../state', '/keys//roll', `/cards/${'%'.repeat(3)}/provision`])];
   const b = body(r);
   const desc = `#${i} ${method} ${path} ${b === undefined ? '' : `${b.length}B ${b.slice(0, 60)}`}`;
@@ -185,15 +162,9 @@ describe('control-plane fuzz', () => {
   });
 
   it(`${TOTAL} random control calls with the token: no crash, no 5xx, always the envelope, still answering (seed ${SEED})`, async () => {
-    const outcomes: Outcome[] = [];
-    let next = 0;
-    const worker = async () => {
-      while (next < TOTAL && exited === undefined) outcomes.push(await fuzzOne(next++));
-    };
-    await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+    const outcomes = await inFlight(TOTAL, IN_FLIGHT, fuzzOne, () => exited === undefined);
     expect(exited, 'the mock process exited during the run').toBeUndefined();
     expect(outcomes).toHaveLength(TOTAL);
-    const show = (xs: Outcome[]) => xs.slice(0, 10).map((o) => `${o.desc} -> ${o.status ?? o.error}`).join('\n');
     const serverErrors = outcomes.filter((o) => o.status !== undefined && o.status >= 500);
     const notJson = outcomes.filter((o) => o.status !== undefined && !o.json);
     const noAnswer = outcomes.filter((o) => o.error !== undefined);

@@ -6,26 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../src/mock/index.js';
 import { signRequest } from '../../src/signing/index.js';
 import { activeCard, apiCall, expectOk, nowSeconds, rawRequest, rawSocket, UNKNOWN_ULID, type MockHandle } from '../helpers/api.js';
+import { deepArray, fuzzSeed, inFlight, prng, requestRng, show, type Outcome as BaseOutcome, type Rng } from '../helpers/fuzz.js';
 
-const SEED = Number(process.env.FUZZ_SEED ?? 20251122);
+const SEED = fuzzSeed(20251122);
 const TOTAL = 10_000;
 const IN_FLIGHT = 32;
-
-/** mulberry32: small, fast, seeded. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (n: number) => Math.floor(next() * n);
-  const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)]!;
-  return { next, int, pick, chance: (p: number) => next() < p };
-}
-type Rng = ReturnType<typeof prng>;
 
 const METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE', 'OPTIONS', 'HEAD', 'TRACE', 'PROPFIND', 'X-CUSTOM'];
 const ROUTES = [
@@ -67,10 +52,6 @@ function randomQuery(r: Rng): string {
   return pieces.join('&');
 }
 
-function nested(depth: number): string {
-  return '['.repeat(depth) + ']'.repeat(depth);
-}
-
 function randomBody(r: Rng): { body?: Buffer; type?: string } {
   const kind = r.int(14);
   const types = ['application/json', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=latin1', '', 'application/xml'];
@@ -79,7 +60,7 @@ function randomBody(r: Rng): { body?: Buffer; type?: string } {
     case 0: return {};
     case 1: return { body: Buffer.from(JSON.stringify({ customer_id: UNKNOWN_ULID, amount_minor: r.pick([1e308, -1, 2 ** 63, 1.5, '1', null, true, [], {}]) })), type };
     case 2: return { body: Buffer.from('{"amount": 99999999999999999999999999999999999999}'), type };
-    case 3: return { body: Buffer.from(nested(1 + r.int(5000))), type };
+    case 3: return { body: Buffer.from(deepArray(1 + r.int(5000))), type };
     case 4: return { body: Buffer.from(r.pick(['{', '}', '{"a":', 'null', '""', '[]', '0', 'true', '{"__proto__":{"polluted":1}}', '{"constructor":{"prototype":{"x":1}}}'])), type };
     case 5: return { body: Buffer.from([0xff, 0xfe, 0xc3, 0x28, 0xed, 0xa0, 0x80, 0x00]), type };
     case 6: return { body: Buffer.from(`{"network":"${'\\ud800'.repeat(r.int(5))}"}`), type };
@@ -89,7 +70,7 @@ function randomBody(r: Rng): { body?: Buffer; type?: string } {
     case 10: return { body: Buffer.from(`{"x":"${'\\u0000'.repeat(10)}"}`), type };
     case 11: return { body: Buffer.from(Array.from({ length: r.int(300) }, () => r.int(256))), type };
     case 12: return { body: Buffer.from(JSON.stringify({ seconds: 1e308, verdict: 'approved', outcome: ['x'], type: {} })), type };
-    default: return { body: Buffer.from(JSON.stringify({ deep: JSON.parse(nested(200)) })), type };
+    default: return { body: Buffer.from(JSON.stringify({ deep: JSON.parse(deepArray(200)) })), type };
   }
 }
 
@@ -118,18 +99,14 @@ beforeAll(async () => {
 });
 afterAll(async () => mock?.close());
 
-interface Outcome {
+interface Outcome extends BaseOutcome {
   i: number;
-  desc: string;
-  status?: number;
-  json?: boolean;
-  error?: string;
   big?: boolean;
 }
 
 /** Request number i of the run, built from its own PRNG stream so any single one can be replayed. */
 async function fuzzOne(i: number): Promise<Outcome> {
-  const r = prng(SEED ^ Math.imul(i + 1, 0x9e3779b1));
+  const r = requestRng(SEED, i);
   const deep = r.chance(0.4) && LIVE_ROUTES.length > 0;
   const [routeMethod, routePath] = deep ? r.pick(LIVE_ROUTES) : [r.pick(METHODS), randomPath(r)];
   const method = routeMethod;
@@ -169,22 +146,13 @@ async function fuzzOne(i: number): Promise<Outcome> {
 
 describe('fuzz', () => {
   it(`${TOTAL} random malformed requests: no 5xx, always the JSON envelope, still serving (seed ${SEED})`, async () => {
-    const outcomes: Outcome[] = [];
-    let next = 0;
-    const worker = async () => {
-      while (next < TOTAL) {
-        const i = next++;
-        outcomes.push(await fuzzOne(i));
-      }
-    };
-    await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+    const outcomes = await inFlight(TOTAL, IN_FLIGHT, fuzzOne);
     expect(outcomes).toHaveLength(TOTAL);
 
     const serverErrors = outcomes.filter((o) => o.status !== undefined && o.status >= 500);
     const notJson = outcomes.filter((o) => o.status !== undefined && !o.json);
     // A 10 MB body may be refused before it is read (413 then close): a reset while writing is fine there.
     const noAnswer = outcomes.filter((o) => o.error !== undefined && !o.big);
-    const show = (xs: Outcome[]) => xs.slice(0, 10).map((o) => `${o.desc} -> ${o.status ?? o.error}`).join('\n');
     expect(serverErrors, show(serverErrors)).toEqual([]);
     expect(notJson, show(notJson)).toEqual([]);
     expect(noAnswer, show(noAnswer)).toEqual([]);
@@ -214,7 +182,7 @@ describe('fuzz', () => {
       '{"mode":"test","ip_allowlist":["999.1.1.1/99","::g"]}', '{"network":"trc20","asset_amount":"-5"}', '{"network":"trc20","asset_amount":"1e99"}',
       '{"network":"trc20","asset_amount":"abc"}', '{"amount_minor":-5,"fee_minor":1e300,"outcome":"completed"}', '{"type":"card.issued","data":[]}',
       '{"url":"javascript:alert(1)"}', '{"merchant_id":"x"}', '{"operation":"issue","kind":"explode","count":1}', '{"operation":"issue","kind":"503","count":-1}',
-      '[]', 'null', '{', '\u0000', nested(3000), '',
+      '[]', 'null', '{', '\u0000', deepArray(3000), '',
     ];
     const outcomes: Outcome[] = [];
     let next = 0;
