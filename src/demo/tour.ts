@@ -613,6 +613,18 @@ export async function runTour(ctx: TourContext): Promise<void> {
     },
   });
   await r.wait(listener, { name: 'webhooks: listen, delivery', title: 'The receiver got one delivery, verified it, and stopped (--max-events 1)' });
+  await r.step({
+    name: 'mock: webhook-deliveries',
+    title: "The mock's delivery log, narrowed to that event (--event, --endpoint, --state pending|succeeded|dead): each attempt with its status",
+    argv: ['mock', 'webhook-deliveries', '--event', eventId, '--json'],
+    maxLines: 24,
+    check: ({ stdout }) => {
+      const log = JSON.parse(stdout) as Delivery[];
+      expect(log.length >= 1 && log.every((d) => d.event_id === eventId), `expected only the deliveries of event ${eventId}`);
+      expect(log.some((d) => d.state === 'succeeded'), 'expected the delivery the receiver verified, succeeded');
+      return `${log.length} deliver${log.length === 1 ? 'y' : 'ies'} of event ${eventId}, ${log.filter((d) => d.state === 'succeeded').length} succeeded`;
+    },
+  });
 
   // A receiver to grade: `webhooks listen` verifies over the raw bytes, so it should pass every case.
   let receiverUrl = '';
