@@ -56,7 +56,8 @@ export function rowLine(r: RowResult, rowWidth: number): string {
     (r.balance_minor === null ? '-' : String(r.balance_minor)).padEnd(13),
   ];
   let detail = '';
-  if (r.error) detail = r.status === 'unknown' ? `${r.error.message} (key ${r.idempotency_key})` : r.error.message;
+  // a refused row says what to do, as the single command does (for kyc_not_approved: by the customer's state)
+  if (r.error) detail = r.status === 'unknown' ? `${r.error.message} (key ${r.idempotency_key})` : [r.error.message, r.error.hint].filter(Boolean).join(' ');
   else if (r.from_journal) detail = 'from the journal: already done, not sent again';
   return `${cells.join('  ')}  ${detail}`.trimEnd();
 }
@@ -90,7 +91,7 @@ export function summaryLines(s: BatchSummary, keyPrefix: string, usedPrefixFlag:
   }
   if (s.refused > 0) {
     lines.push(
-      `Refused ${s.refused === 1 ? 'row' : 'rows'} ${rowsList(s.refusedRows)}: not charged. Running the same command again resends those refused as temporary ` +
+      `Refused ${s.refused === 1 ? 'row' : 'rows'} ${rowsList(s.refusedRows)}: not charged (each refused row's line says what to do). Running the same command again resends those refused as temporary ` +
         '(kyc_not_approved, 503, 429); other refusals are remembered under their keys for 24 h, so send those rows again from a new file (new keys).',
     );
   }

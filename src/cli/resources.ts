@@ -1,5 +1,6 @@
 // What the resource commands (cards, customers, deposit-addresses, deposits) do once their
 // flags are parsed: open a session, call one operation, print the resource or the list.
+import type { CardctlError } from '../errors.js';
 import type { OperationName } from '../contract/routes.js';
 import type { ApiResponse } from '../client/client.js';
 import type { OperationCall } from '../client/operations.js';
@@ -49,12 +50,9 @@ export async function showOperation(flags: ShowFlags, operation: OperationName, 
           : callOperation(client, operation, call));
       } catch (err) {
         // "not approved" means wait only while pending: say what to do for the customer's state
-        const customer = (call.json as { customer_id?: unknown } | undefined)?.customer_id;
-        if (err instanceof ApiError && err.code === 'kyc_not_approved' && typeof customer === 'string') {
-          const { explainKycRefusal } = await import('../client/kyc-hint.js');
-          throw await explainKycRefusal(client, customer, err);
-        }
-        throw err;
+        const { kycRefusedCustomer, explainKycRefusal } = await import('../client/kyc-hint.js');
+        const customer = kycRefusedCustomer(call, err);
+        throw customer ? await explainKycRefusal(client, customer, err as CardctlError) : err;
       }
     });
   let res: ApiResponse;

@@ -11,6 +11,7 @@ import { CardctlError, usageError, type ErrorKind } from '../errors.js';
 import type { ApiClient, ApiResponse } from './client.js';
 import type { JournalReport } from './money-rules.js';
 import { header, retryAfterSeconds } from './errors.js';
+import { kycRefusedCustomer, readKycHint, withKycHint } from './kyc-hint.js';
 import { callOperation, checkBody, checkId, type OperationCall } from './operations.js';
 import type { Headers, VerboseLog } from './verbose.js';
 
@@ -456,7 +457,8 @@ export interface RowResult {
   http_status: number | null;
   id: string | null;
   balance_minor: number | null;
-  error: { message: string; code: string | null } | null;
+  /** `hint`: what to do, as the single command says it (for a refused row; null for an unknown one, whose advice is the summary's rerun) */
+  error: { message: string; code: string | null; hint: string | null } | null;
   /** not sent: the result is the journal's (a row already resolved, or a key the API has forgotten) */
   from_journal: boolean;
   /** what decides the exit code (not printed) */
@@ -549,7 +551,7 @@ function resultOf(row: BatchRow, res: ApiResponse | undefined, err?: unknown): R
     ...base,
     http_status: base.http_status ?? res?.status ?? e.status ?? null,
     status: e.kind === 'outcome_unknown' ? 'unknown' : 'error',
-    error: { message: e.message, code: e.code ?? null },
+    error: { message: e.message, code: e.code ?? null, hint: e.kind === 'outcome_unknown' ? null : (e.hint ?? null) },
     kind: e.kind,
   };
 }
@@ -651,6 +653,31 @@ function answerHook(limiter: BatchLimiter, now: () => number, onPause?: RunBatch
   };
 }
 
+/**
+ * A row refused with `kyc_not_approved` gets the single command's hint for its customer's state
+ * (src/client/kyc-hint.ts): the customer is read once per batch, through the limiter.
+ */
+function kycExplainer(limiter: BatchLimiter): (client: ApiClient, row: BatchRow, err: unknown) => Promise<unknown> {
+  const hints = new Map<string, Promise<string | undefined>>();
+  return async (client, row, err) => {
+    const customer = kycRefusedCustomer(row.call, err);
+    if (!customer) return err;
+    let hint = hints.get(customer);
+    if (!hint) {
+      hint = (async () => {
+        await limiter.acquire(true); // part of this row's work: it does not wait behind the slow start
+        try {
+          return await readKycHint(client, customer);
+        } finally {
+          limiter.settled();
+        }
+      })();
+      hints.set(customer, hint);
+    }
+    return withKycHint(err as CardctlError, await hint);
+  };
+}
+
 /** Sends every row of `plan` and reports each result in row order; never throws for a row's failure. */
 export async function runBatch(plan: Pick<BatchPlan, 'operation' | 'rows'>, opts: RunBatchOptions): Promise<BatchSummary> {
   const now = opts.now ?? Date.now;
@@ -659,6 +686,7 @@ export async function runBatch(plan: Pick<BatchPlan, 'operation' | 'rows'>, opts
   const limiter = opts.limiter ?? new BatchLimiter({ concurrency, now, sleep, windowMs: opts.windowMs });
   const ledger = new RowLedger(plan.rows, opts);
   const onAnswer = answerHook(limiter, now, opts.onPause);
+  const explain = kycExplainer(limiter);
   const hooksFor = (row: BatchRow): BatchClientHooks => ({
     now,
     onAnswer,
@@ -674,16 +702,19 @@ export async function runBatch(plan: Pick<BatchPlan, 'operation' | 'rows'>, opts
   const sendRow = async (row: BatchRow): Promise<RowResult> => {
     for (let round = 1; ; round++) {
       await limiter.acquire();
-      let result: RowResult;
+      let client: ApiClient | undefined;
+      let res: ApiResponse | undefined;
+      let failure: unknown;
       try {
-        const client = opts.client(hooksFor(row), row);
-        const res = await callOperation(client, plan.operation, { ...row.call, idempotencyKey: row.idempotencyKey, batch: true });
-        result = resultOf(row, res);
+        client = opts.client(hooksFor(row), row);
+        res = await callOperation(client, plan.operation, { ...row.call, idempotencyKey: row.idempotencyKey, batch: true });
       } catch (err) {
-        result = resultOf(row, (err as { response?: ApiResponse }).response, err);
+        failure = err;
+        res = (err as { response?: ApiResponse }).response;
       } finally {
         limiter.settled();
       }
+      const result = failure === undefined ? resultOf(row, res) : resultOf(row, res, client ? await explain(client, row, failure) : failure);
       // a 429 means nothing was processed: once the pause is over, the same key goes again
       if (result.kind === 'rate_limited' && round < MAX_RATE_LIMITED_ROUNDS) continue;
       return result;

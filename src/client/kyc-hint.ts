@@ -1,6 +1,7 @@
 // `kyc_not_approved` is temporary only while the verification is pending: for a rejected or
 // never-submitted customer, waiting never helps. So the refusal is explained from the
-// customer's current state, read once with the same session (issue 11).
+// customer's current state, read once with the same session (issue 11). The single command
+// (src/cli/resources.ts) and each row of `cards issue --batch` (src/client/batch.ts) use it.
 import { CardctlError } from '../errors.js';
 import type { ApiClient } from './client.js';
 import { callOperation } from './operations.js';
@@ -29,18 +30,30 @@ export function kycHint(id: string, c: CustomerState): string | undefined {
   }
 }
 
-/** The same refusal with a hint for the customer's state; the original when the read fails. */
-export async function explainKycRefusal(client: ApiClient, customerId: string, err: CardctlError): Promise<CardctlError> {
-  let customer: CustomerState | undefined;
+/**
+ * The customer an issue names when its refusal is `kyc_not_approved` (the refusals worth a
+ * state-specific hint); undefined for any other error or call.
+ */
+export function kycRefusedCustomer(call: { json?: unknown }, err: unknown): string | undefined {
+  const customer = (call.json as { customer_id?: unknown } | undefined)?.customer_id;
+  return err instanceof CardctlError && err.code === 'kyc_not_approved' && typeof customer === 'string' ? customer : undefined;
+}
+
+/** Reads the customer once with this client and returns the hint for its state; undefined when the read fails or the state is unknown. */
+export async function readKycHint(client: ApiClient, customerId: string): Promise<string | undefined> {
   try {
     const res = await callOperation(client, 'customers.get', { params: { customer: customerId } });
-    customer = (res.body as { data?: CustomerState } | undefined)?.data;
+    const customer = (res.body as { data?: CustomerState } | undefined)?.data;
+    return customer ? kycHint(customerId, customer) : undefined;
   } catch {
-    return err;
+    return undefined;
   }
-  const hint = customer ? kycHint(customerId, customer) : undefined;
+}
+
+/** The same refusal with `hint` in place of the generic one; the original when there is none. */
+export function withKycHint(err: CardctlError, hint: string | undefined): CardctlError {
   if (!hint) return err;
-  const explained = new CardctlError(err.message, {
+  return new CardctlError(err.message, {
     kind: err.kind,
     hint,
     status: err.status,
@@ -50,5 +63,9 @@ export async function explainKycRefusal(client: ApiClient, customerId: string, e
     data: err.data,
     cause: err,
   });
-  return explained;
+}
+
+/** The same refusal with a hint for the customer's state; the original when the read fails. */
+export async function explainKycRefusal(client: ApiClient, customerId: string, err: CardctlError): Promise<CardctlError> {
+  return withKycHint(err, await readKycHint(client, customerId));
 }

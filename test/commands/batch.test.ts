@@ -145,6 +145,44 @@ describe('cards issue --batch', () => {
     expect(before.balance_minor - (await wallet(mock, 'test')).balance_minor).toBe(100 + 300 + 400 + 3 * fee);
   });
 
+  it('a row refused with kyc_not_approved carries the single command\'s hint for the customer\'s state (rejected, pending), reading each customer once', async () => {
+    const good = await approvedCustomer(mock);
+    const rejected = await createCustomer(mock);
+    await ctl(mock, 'POST', `/customers/${rejected.id}/kyc`, { verdict: 'rejected', reason: 'document_expired' });
+    const rows = [good, rejected, rejected].map((c, i) => JSON.stringify({ customer: c.id, amount: 100 + i })).join('\n');
+    const r = await run(['cards', 'issue', '--batch', file('kyc.jsonl', rows), '--json', '--verbose', '--concurrency', '1']);
+    expect(r.code, r.stderr).toBe(5);
+    const out = lines(r);
+    expect(out.map((x) => x.status)).toEqual(['ok', 'error', 'error']);
+    // the single command, for the same customer: its hint is the row's
+    const single = await run(['cards', 'issue', '--customer', rejected.id, '--amount', '100', '--json']);
+    expect(single.code).toBe(5);
+    const singleMessage = JSON.parse(single.stdout).error.message as string;
+    for (const row of out.slice(1)) {
+      expect(row.error).toMatchObject({ code: 'kyc_not_approved' });
+      expect(row.error.hint).toContain(`verification was rejected (document_expired)`);
+      expect(row.error.hint).toContain(`cardctl customers kyc ${rejected.id}`);
+      expect(row.error.hint).not.toMatch(/wait for approval/i);
+      expect(singleMessage).toBe(`${row.error.message} ${row.error.hint}`);
+    }
+    expect(r.stderr.match(new RegExp(`GET \\S*/customers/${rejected.id}`, 'g'))).toHaveLength(1); // read once for both rows
+
+    // the table for people: the hint in the row's DETAIL
+    const text = await run(['cards', 'issue', '--batch', file('kyc-again.jsonl', rows)]);
+    expect(text.code).toBe(5);
+    const line2 = text.stdout.split('\n').find((l) => /^2\s+error/.test(l));
+    expect(line2).toContain('kyc_not_approved');
+    expect(line2).toContain(`Customer ${rejected.id}'s verification was rejected (document_expired)`);
+
+    // live: a customer still pending is told to wait for the verdict
+    const pending = await createCustomer(mock, { mode: 'live' });
+    expect((await getCustomer(mock, pending.id, 'live')).kyc_status).toBe('pending');
+    const liveEnv = { CARDCTL_BASE_URL: mock.baseUrl, CARDCTL_API_KEY: mock.keys.live.keyId, CARDCTL_API_SECRET: mock.keys.live.secret, CARDCTL_MODE: 'live' };
+    const live = await sb.run(['cards', 'issue', '--batch', file('kyc-live.jsonl', JSON.stringify({ customer: pending.id, amount: 100 })), '--json', '--yes'], { env: liveEnv });
+    expect(live.code, live.stderr).toBe(5);
+    expect(lines(live)[0].error.hint).toContain(`Customer ${pending.id} is pending verification: wait for the verdict`);
+  });
+
   it('a 500 after commit leaves a row unknown (exit 7); running the same file again resolves it without charging twice', async () => {
     const customers = await Promise.all([1, 2, 3].map(() => approvedCustomer(mock)));
     const path = file('faulty.csv', `customer_id,amount_minor\n${customers.map((c) => `${c.id},900`).join('\n')}\n`);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock, type MockServer } from '../../src/mock/index.js';
 import { signRequest } from '../../src/signing/index.js';
-import { approvedCustomer, ctl, customerInput, type MockHandle } from '../helpers/api.js';
+import { approvedCustomer, createCustomer, ctl, customerInput, type MockHandle } from '../helpers/api.js';
 import { makeSandbox, type CliResult } from '../helpers/cli.js';
 import { startReceiver } from '../helpers/webhook-receivers.js';
 
@@ -191,6 +191,13 @@ describe('the canary secret goes through every command', () => {
     writeFileSync(batchFile, `customer_id,amount_minor\n${customerId},100\n${customerId},200\n`);
     expect((await cli(['cards', 'issue', '--batch', batchFile, '--verbose'])).code).toBe(0);
     await cli(['cards', 'issue', '--batch', batchFile, '--json']);
+    // a row refused with kyc_not_approved, with the hint for the customer's state (read with the canary key)
+    const rejected = (await createCustomer(mock as unknown as MockHandle)).id as string;
+    await ctl(mock as unknown as MockHandle, 'POST', `/customers/${rejected}/kyc`, { verdict: 'rejected', reason: 'document_expired' });
+    const kycFile = join(sandbox.dir, 'batch-kyc.csv');
+    writeFileSync(kycFile, `customer_id,amount_minor\n${customerId},300\n${rejected},400\n`);
+    expect((await cli(['cards', 'issue', '--batch', kycFile, '--verbose'])).code).toBe(5);
+    expect((await cli(['cards', 'issue', '--batch', kycFile, '--json'])).code).toBe(5);
   });
 
   it('no argument is read from stdin: a piped secret with the NAME or id forgotten is not printed back', async () => {
