@@ -288,6 +288,40 @@ export async function runTour(ctx: TourContext): Promise<void> {
     },
   });
 
+  // Bulk: rows checked first, a key per row; a refused row says what to do for its customer's state
+  write('customer-rejected.json', JSON.stringify({ ...CUSTOMER, first_name: 'Mallory', last_name: 'Reject', email: 'mallory@example.com' }, null, 2) + '\n');
+  let rejectedId = '';
+  await r.step({
+    name: 'customers: rejected',
+    title: 'Another customer, whose verification is rejected (the mock rejects a last_name of Reject)',
+    argv: ['customers', 'create', '--from', 'customer-rejected.json'],
+    grep: '^(id|last_name) ',
+    check: (run) => {
+      rejectedId = keyValues(run.stdout).id ?? '';
+      expect(/^[0-9A-Z]{26}$/.test(rejectedId), 'the answer should carry the customer id');
+      return `customer ${rejectedId}`;
+    },
+  });
+  write('cards.csv', `customer_id,amount_minor\n${customerId},1000\n${rejectedId},1000\n`);
+  before = await wallet('test');
+  await r.step({
+    name: 'cards: batch',
+    title: "Issue cards in bulk from a CSV (every row checked first, one idempotency key per row); a refused row says what to do for its customer's state, as the single command does (exit 5)",
+    argv: ['cards', 'issue', '--batch', 'cards.csv'],
+    expectExit: 5,
+    check: async (run) => {
+      const rows = tableRows(run.stdout);
+      expect(rows[0]?.STATUS === 'ok' && rows[1]?.STATUS === 'error', `rows answered ${rows.map((x) => x.STATUS).join(', ')}, expected ok, error`);
+      expect(
+        rows[1]?.DETAIL?.includes(`Customer ${rejectedId}'s verification was rejected (identity_mismatch)`) && rows[1].DETAIL.includes(`cardctl customers kyc ${rejectedId}`),
+        'the refused row should say the verification was rejected, and how to resubmit',
+      );
+      const after = await wallet('test');
+      expect(before.balance_minor - after.balance_minor === 1000 + fee, `the wallet moved ${before.balance_minor - after.balance_minor}, expected ${1000 + fee} (row 1 only)`);
+      return 'row 1 issued; row 2 refused, rejected (identity_mismatch): fix and resubmit, waiting will not help';
+    },
+  });
+
   // ---------------------------------------------------------------------------------------
   r.section('Live mode: deposits fund the live wallet');
   await r.step({
@@ -625,6 +659,38 @@ export async function runTour(ctx: TourContext): Promise<void> {
       return `${log.length} deliver${log.length === 1 ? 'y' : 'ies'} of event ${eventId}, ${log.filter((d) => d.state === 'succeeded').length} succeeded`;
     },
   });
+
+  // A profile picks its mock (and the trigger's mode): `-p test` for the listener, `-p live` for a live event
+  let liveEventId = '';
+  const profileListener = await r.start({
+    name: 'webhooks: listen -p',
+    title: "A receiver on the mock a profile points at (-p, or CARDCTL_PROFILE): the mock that signs with that profile's webhook secret, even while newer mocks run",
+    argv: ['webhooks', 'listen', '--mock', '-p', 'test', '--max-events', '1', '--json'],
+    ready: ({ stdout }) => /^\{"listening"/m.test(stdout),
+    readyNote: ({ stdout }) => `listening on ${(JSON.parse(stdout.split('\n')[0]!) as { listening: string }).listening}`,
+    check: async (run) => {
+      const got = deliveries(run);
+      expect(got.length === 1 && got[0]!.valid, 'expected one verified delivery');
+      const log = (await ctx.control('GET', '/webhook-deliveries')) as Delivery[];
+      expect(log.find((x) => x.id === got[0]!.delivery_id)?.event_id === liveEventId, 'the delivery should be of the live event');
+      return `live event ${liveEventId} delivered and verified`;
+    },
+  });
+  await r.step({
+    name: 'webhooks: trigger -p live',
+    title: "Trigger with the live profile: the event is in the mode of the profile's key (live); --mode overrides",
+    argv: ['webhooks', 'trigger', 'card.issued', '-p', 'live'],
+    grep: '^(id|mode|type) ',
+    check: async (run) => {
+      const e = keyValues(run.stdout);
+      liveEventId = e.id ?? '';
+      expect(e.mode === 'live', `the event is in ${e.mode} mode, expected live`);
+      const recorded = ((await ctx.control('GET', '/events')) as Array<{ id: string; mode: string }>).find((x) => x.id === liveEventId);
+      expect(recorded?.mode === 'live', 'the mock should have recorded a live event');
+      return `live event ${liveEventId}`;
+    },
+  });
+  await r.wait(profileListener, { name: 'webhooks: listen -p, delivery', title: 'The receiver got the live event, verified it, and removed itself' });
 
   // A receiver to grade: `webhooks listen` verifies over the raw bytes, so it should pass every case.
   let receiverUrl = '';

@@ -96,6 +96,12 @@ describe('cardctl demo', () => {
     expect(byName.get('webhooks: listen')).toMatchObject({ command: 'cardctl webhooks listen --mock --max-events 1 --json &', exit_code: 0 });
     expect(byName.get('webhooks: trigger')?.command).toMatch(/^cardctl webhooks trigger card\.issued --data '\{"card_id":"[0-9A-Z]{26}"\}'$/);
     expect(byName.get('webhooks: listen, delivery')).toMatchObject({ command: 'wait $!', exit_code: 0 });
+    // a profile picks the listener's mock and the trigger's mode; a batch row refused for KYC says what to do
+    expect(byName.get('webhooks: listen -p')).toMatchObject({ command: 'cardctl webhooks listen --mock -p test --max-events 1 --json &', exit_code: 0, ok: true });
+    expect(byName.get('webhooks: trigger -p live')).toMatchObject({ command: "cardctl webhooks trigger card.issued -p live | grep -E '^(id|mode|type) '", exit_code: 0, ok: true });
+    expect(byName.get('webhooks: listen -p, delivery')).toMatchObject({ command: 'wait $!', exit_code: 0, ok: true });
+    expect(byName.get('cards: batch')).toMatchObject({ command: 'cardctl cards issue --batch cards.csv', exit_code: 5, ok: true });
+    expect(run.stderr).toMatch(/^2 +error +409 .*verification was rejected \(identity_mismatch\): waiting will not help/m);
     // grading a receiver: the listener started, graded (exit 0), then interrupted
     expect(byName.get('webhooks: receiver to grade')).toMatchObject({ command: 'cardctl webhooks listen --json &', exit_code: 0 });
     expect(byName.get('webhooks: test')).toMatchObject({ command: expect.stringMatching(/^cardctl webhooks test http:\/\/127\.0\.0\.1:\d+\/webhooks$/), exit_code: 0 });
