@@ -11,7 +11,7 @@ import { sendAttempt } from './attempt.js';
 import { confirmLive } from './confirm.js';
 import { header, journalError, journalReason, toCardctlError, type Outcome } from './errors.js';
 import type { Journal } from './journal.js';
-import { finalError, journalOutcome, keyStillRemembered, sendVerdict, type JournalReport, type SendVerdict } from './money-rules.js';
+import { cardIdInPath, finalError, journalOutcome, keyStillRemembered, sendVerdict, stoppedAtLimit, type JournalReport, type SendVerdict } from './money-rules.js';
 import { DEFAULT_RETRY_POLICY, retryDecision } from './retry.js';
 import { serializeMoneyBody } from './serialize.js';
 import type { Headers, VerboseLog } from './verbose.js';
@@ -216,10 +216,11 @@ export class ApiClient {
     this.opts.onSent?.({ idempotencyKey: p.idempotencyKey, journalId });
     const run = await this.attempts(p, url, journalId, verdict.firstSentMs ?? this.now());
     const ctx = { method: p.method, url, money: p.money, idempotencyKey: p.idempotencyKey, localNowMs: this.now(), profileName: this.credentials.source === 'env' ? undefined : this.credentials.name, keyId: this.credentials.keyId, journalId, body: p.body };
-    const err = finalError(toCardctlError(run.outcome, ctx), { money: p.money, ambiguous: run.ambiguous, idempotencyKey: p.idempotencyKey, journalId });
+    const data = (run.response?.body as { data?: { id?: unknown } } | undefined)?.data;
+    const resourceId = data && typeof data.id === 'string' ? data.id : null;
+    let err = finalError(toCardctlError(run.outcome, ctx), { money: p.money, ambiguous: run.ambiguous, idempotencyKey: p.idempotencyKey, journalId });
+    if (err && run.expired) err = stoppedAtLimit(err, { journalId, cardId: resourceId ?? cardIdInPath(p.path) });
     if (journal && journalId) {
-      const data = (run.response?.body as { data?: { id?: unknown } } | undefined)?.data;
-      const resourceId = data && typeof data.id === 'string' ? data.id : null;
       const record = journalOutcome({ err, replay: replayOf !== undefined, ambiguous: run.ambiguous, status: run.response?.status ?? null, resourceId });
       this.journalWrite(journal, () => journal.recordOutcome({ id: journalId, ...record }, this.now()), false);
     }
@@ -228,7 +229,7 @@ export class ApiClient {
   }
 
   /** The attempts of one send: retried as src/client/retry.ts decides, never past the key's 23 hours. */
-  private async attempts(p: PreparedRequest, url: string, journalId: string | undefined, firstSentMs: number): Promise<{ outcome: Outcome; response?: ApiResponse; ambiguous: boolean }> {
+  private async attempts(p: PreparedRequest, url: string, journalId: string | undefined, firstSentMs: number): Promise<{ outcome: Outcome; response?: ApiResponse; ambiguous: boolean; expired: boolean }> {
     const log = this.opts.log;
     const attemptsAllowed = this.retries + 1;
     const policy = { ...DEFAULT_RETRY_POLICY, backoffBaseMs: this.opts.backoffBaseMs ?? DEFAULT_RETRY_POLICY.backoffBaseMs, maxRetryAfterS: MAX_RETRY_AFTER_S };
@@ -245,7 +246,7 @@ export class ApiClient {
           const why = expired ? `${decision.reason}, but the key was first sent over 23 h ago by then (the API forgets it after 24 h)` : decision.retry ? `${decision.reason}, and the ${this.retries} allowed retries are used` : decision.reason;
           log(`* not retried: ${why}`);
         }
-        return { outcome, response, ambiguous };
+        return { outcome, response, ambiguous, expired };
       }
       log?.(`* retry ${attempt} of ${this.retries} in ${decision.delayMs} ms: ${decision.reason}; ${p.idempotencyKey !== undefined ? 'same idempotency key and body, ' : ''}fresh timestamp, nonce and signature`);
       await (this.opts.sleep ?? defaultSleep)(decision.delayMs);

@@ -54,6 +54,21 @@ export function finalError(err: CardctlError | null, f: { money: boolean; ambigu
   });
 }
 
+/**
+ * Rule 3 in flight: the retries stopped because the key would be past 23 h at the next send.
+ * Replaying is no longer the way to learn the outcome (a replay is refused from then on): the
+ * hint says where to look and how to record it, as the journal's answer past 23 h does.
+ */
+export function stoppedAtLimit(err: CardctlError, f: { journalId?: string; cardId: string | null }): CardctlError {
+  if (err.kind !== 'outcome_unknown') return err;
+  const how = f.cardId ? `\`cardctl cards get ${f.cardId}\`` : 'the portal';
+  const record = f.journalId ? `, then record it: \`cardctl ops resolve ${f.journalId} --outcome succeeded|failed\`` : '';
+  return new CardctlError(
+    `${err.message} Retries stopped: the key was first sent 23 h ago, and the API forgets a key after 24 h (sent again, it could be a new charge).`,
+    { kind: err.kind, status: err.status, errors: err.errors, code: err.code, idempotencyKey: err.idempotencyKey, data: err.data, hint: `Find out with ${how}${record}. Do not send it with a new key unless you know it failed.` },
+  );
+}
+
 /** Rule 2: the outcome record of one send (first send or replay). */
 export function journalOutcome(f: { err: CardctlError | null; replay: boolean; ambiguous: boolean; status: number | null; resourceId: string | null }): Omit<JournalOutcome, 'type' | 'time' | 'id'> {
   const { err } = f;
@@ -111,9 +126,12 @@ export function keyStillRemembered(firstSentMs: number, atMs: number): boolean {
   return atMs - firstSentMs <= RESEND_LIMIT_MS && firstSentMs - atMs <= CLOCK_BACK_TOLERANCE_MS;
 }
 
+/** The card in a money operation's path (recharge, terminate), or null (issue). */
+export const cardIdInPath = (path: string): string | null => /\/cards\/([0-9A-HJKMNP-TV-Z]{26})(?:\/|$)/i.exec(path)?.[1] ?? null;
+
 /** The card an entry concerns: the one its answer named (a pending card too), else the one in its path. */
 export function cardIdOf(e: JournalEntry): string | null {
-  return e.resource_id ?? /\/cards\/([0-9A-HJKMNP-TV-Z]{26})(?:\/|$)/i.exec(e.path)?.[1] ?? null;
+  return e.resource_id ?? cardIdInPath(e.path);
 }
 
 function report(e: JournalEntry, outcome: JournalReport['outcome'], why: JournalReport['why'], firstSentMs: number): JournalReport {

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../src/mock/index.js';
 import { activeCard, advance, approvedCustomer, ctl, fault, newKey, wallet, type MockHandle } from '../helpers/api.js';
 import { makeSandbox, type CliResult, type Sandbox } from '../helpers/cli.js';
+import { startCountingProxy, type Injected } from '../helpers/counting-proxy.js';
 
 const HOUR = 3_600_000;
 let mock: MockHandle;
@@ -204,4 +205,52 @@ describe('--batch a day later', () => {
     expect(again.stdout.trim().split('\n').map((l) => JSON.parse(l).from_journal)).toEqual([true, true]);
     expect(await books()).toEqual(before);
   });
+});
+
+describe('a command already retrying stops at the 23 h limit', () => {
+  it('a recharge whose key was first sent 23 h less 15 s ago: a 502, then a 503 asking 40 s: it stops instead of resending past 23 h (exit 7, ops resolve named), nothing charged twice', async () => {
+    // a proxy in front of the mock (the journal's base URL is the proxy's on both days), answering in the mock's place when told
+    let inject: ((n: number) => Injected | undefined) | undefined;
+    const proxy = await startCountingProxy(mock.baseUrl, (n) => inject?.(n));
+    try {
+      const card = await activeCard(mock, { amount: 500 });
+      const via = { CARDCTL_BASE_URL: proxy.baseUrl };
+      const recharge = ['cards', 'recharge', card.id, '--amount', '300', '--idempotency-key', 'late-retry-1'];
+      await fault(mock, 'recharge', '500_after_commit'); // day one: done, but the answer is a 500
+      const day1 = await run([...recharge, '--retries', '0'], via);
+      expect(day1.code, day1.stdout + day1.stderr).toBe(7);
+      const [entry] = await entriesOf('late-retry-1');
+
+      // 23 h less 15 s later on the journal's clock; the API's clock runs an hour ahead (the
+      // difference the hour's margin is for): it forgets the key 15 s from now, a resend after
+      // that is a new charge
+      age('late-retry-1', 23 - 15 / 3600);
+      await advance(mock, 24 * 3600 - 15);
+      const before = await books();
+      const first = proxy.seen.length;
+      inject = (n) =>
+        n === first + 1 ? { status: 502, body: '{"success":false,"message":"Bad gateway.","errors":{}}' }
+        : n === first + 2 ? { status: 503, headers: { 'Retry-After': '40' }, body: '{"success":false,"message":"Service unavailable.","errors":{}}' }
+        : undefined;
+      const late = await sb.run([...recharge, '--retries', '5', '--verbose'], { env: { ...env, ...via }, timeoutMs: 55_000 });
+
+      expect(late.code, late.stderr).toBe(7);
+      expect(proxy.seen.length - first, 'sent twice (the 502, the 503), never past 23 h').toBe(2);
+      expect(late.stderr).toContain('not retried: 503 (Retry-After 40 s), but the key was first sent over 23 h ago by then');
+      expect(late.stderr).toContain('Retries stopped: the key was first sent 23 h ago');
+      expect(late.stderr).toContain(`cardctl cards get ${card.id}`);
+      expect(late.stderr).toMatch(/cardctl ops resolve op_\w+ --outcome succeeded\|failed/);
+      expect(await books()).toEqual(before);
+
+      // half a minute later the key is past 23 h: the replay is refused, the outcome still unknown (exit 7)
+      age('late-retry-1', 30 / 3600);
+      const replay = await run(['ops', 'replay', entry!.id, '--json'], via);
+      expect(replay.code, replay.stdout).toBe(7);
+      expect(json(replay).error.code).toBe('key_forgotten');
+      expect(proxy.seen.length - first).toBe(2);
+      expect(await books()).toEqual(before);
+    } finally {
+      await proxy.close();
+    }
+  }, 90_000);
 });
