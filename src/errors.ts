@@ -10,6 +10,7 @@ export type ErrorKind =
   | 'rate_limited' // 429 after the allowed retries
   | 'outcome_unknown' // 202, a 5xx other than 503 or a dropped connection on a money operation, a dropped connection after any other write
   | 'unavailable' // 503, a 5xx on a call that moves no money, connection refused, timeout
+  | 'key_in_use' // another cardctl process is sending the same idempotency key: nothing sent
   | 'unexpected';
 
 export interface CardctlErrorOptions {

@@ -11,6 +11,7 @@ export const EXIT = {
   rateLimited: 6,
   outcomeUnknown: 7,
   unavailable: 8,
+  keyInUse: 9,
 } as const;
 
 const BY_KIND: Record<ErrorKind, number> = {
@@ -22,6 +23,7 @@ const BY_KIND: Record<ErrorKind, number> = {
   rate_limited: EXIT.rateLimited,
   outcome_unknown: EXIT.outcomeUnknown,
   unavailable: EXIT.unavailable,
+  key_in_use: EXIT.keyInUse,
   unexpected: EXIT.unexpected,
 };
 

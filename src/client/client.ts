@@ -11,6 +11,7 @@ import { sendAttempt } from './attempt.js';
 import { confirmLive } from './confirm.js';
 import { header, journalError, journalReason, toCardctlError, type Outcome } from './errors.js';
 import type { Journal } from './journal.js';
+import { lockKey } from './key-lock.js';
 import { cardIdInPath, finalError, journalOutcome, keyStillRemembered, sendVerdict, stoppedAtLimit, type JournalReport, type SendVerdict } from './money-rules.js';
 import { DEFAULT_RETRY_POLICY, retryDecision } from './retry.js';
 import { serializeMoneyBody } from './serialize.js';
@@ -198,8 +199,19 @@ export class ApiClient {
    * entry this resends (its outcome is recorded there).
    */
   async sendPrepared(p: PreparedRequest, replayOf?: string, opts: { batch?: boolean } = {}): Promise<ApiResponse> {
-    const url = `${p.origin}${p.path}${p.query ? `?${wireQuery(p.query)}` : ''}`;
     const journal = p.money ? (this.opts.journal ?? null) : null;
+    if (!journal || p.idempotencyKey === undefined) return this.sendLocked(p, journal, replayOf, opts);
+    // one process at a time per key, from the journal check to the recorded outcome (src/client/key-lock.ts)
+    const release = lockKey(journal.file, { baseUrl: this.credentials.baseUrl, mode: this.credentials.mode, idempotencyKey: p.idempotencyKey });
+    try {
+      return await this.sendLocked(p, journal, replayOf, opts);
+    } finally {
+      release();
+    }
+  }
+
+  private async sendLocked(p: PreparedRequest, journal: Journal | null, replayOf: string | undefined, opts: { batch?: boolean }): Promise<ApiResponse> {
+    const url = `${p.origin}${p.path}${p.query ? `?${wireQuery(p.query)}` : ''}`;
     const verdict = journal && p.idempotencyKey !== undefined ? this.verdict(journal, p, opts.batch ?? false) : ({ send: true } as SendVerdict);
     if (!verdict.send) return this.fromJournal(p, url, verdict.report);
     if (p.money && !p.confirmed) {

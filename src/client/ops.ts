@@ -2,6 +2,7 @@
 import { CardctlError, usageError } from '../errors.js';
 import type { ApiResponse, PreparedRequest } from './client.js';
 import { Journal, type JournalEntry } from './journal.js';
+import { lockKey } from './key-lock.js';
 import { withSession, type SessionOptions } from './session.js';
 
 export function listOps(opts: { unresolved?: boolean; env?: NodeJS.ProcessEnv } = {}): JournalEntry[] {
@@ -23,6 +24,15 @@ export function showOp(id: string, env?: NodeJS.ProcessEnv): JournalEntry {
   return found;
 }
 
+/** An operation the API's answer resolved is not overridden by hand. */
+function refuseIfAnswered(entry: JournalEntry): void {
+  if (entry.outcome !== 'resolved' || entry.resolution) return;
+  throw usageError(
+    `operation ${entry.id} is already resolved by the API's answer (${entry.status ?? 'no status'}${entry.code ? ` ${entry.code}` : ''}${entry.resolved_by ? `, through ${entry.resolved_by}` : ''}).`,
+    `\`cardctl ops show ${entry.id}\` shows it; only an operation whose outcome is unknown is resolved by hand.`,
+  );
+}
+
 /** Longest `--note` (it is kept in the journal and shown by `ops show`). */
 export const MAX_NOTE_LENGTH = 1000;
 
@@ -33,17 +43,20 @@ export const MAX_NOTE_LENGTH = 1000;
  */
 export function resolveOp(id: string, opts: { outcome: 'succeeded' | 'failed'; note?: string; env?: NodeJS.ProcessEnv }): JournalEntry {
   const entry = showOp(id, opts.env);
-  if (entry.outcome === 'resolved' && !entry.resolution) {
-    throw usageError(
-      `operation ${entry.id} is already resolved by the API's answer (${entry.status ?? 'no status'}${entry.code ? ` ${entry.code}` : ''}${entry.resolved_by ? `, through ${entry.resolved_by}` : ''}).`,
-      `\`cardctl ops show ${entry.id}\` shows it; only an operation whose outcome is unknown is resolved by hand.`,
-    );
-  }
+  refuseIfAnswered(entry);
   const note = opts.note?.trim();
   if (note !== undefined && (note.length > MAX_NOTE_LENGTH || /[\u0000-\u001f\u007f]/u.test(note))) {
     throw usageError(`the note must be one line of at most ${MAX_NOTE_LENGTH} characters.`, 'Shorten it, e.g. --note "card 01J... seen active in the portal".');
   }
-  Journal.open(opts.env).recordResolution({ id: entry.id, outcome: opts.outcome, note: note || null });
+  // not while a send of the key is under way: its answer may be about to resolve the entry
+  const journal = Journal.open(opts.env);
+  const release = lockKey(journal.file, { baseUrl: entry.base_url, mode: entry.mode, idempotencyKey: entry.idempotency_key });
+  try {
+    refuseIfAnswered(showOp(entry.id, opts.env)); // an answer may have come while the lock was awaited
+    journal.recordResolution({ id: entry.id, outcome: opts.outcome, note: note || null });
+  } finally {
+    release();
+  }
   return showOp(entry.id, opts.env);
 }
 

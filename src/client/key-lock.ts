@@ -1,0 +1,130 @@
+// One cardctl process at a time per idempotency key (README, "Two cardctl processes, one key").
+// A money operation holds a lock file in the journal's folder from before its journal check to
+// after its outcome is recorded: `locks/<sha256 of base URL, mode, key>.lock`, created with
+// O_EXCL, holding the owner's pid. A second process that finds it refuses that operation (kind
+// `key_in_use`, exit 9) without sending anything; other keys are not blocked. A lock whose pid is
+// no longer running (a crash, a SIGKILL) is stale: it is removed and taken. Never holds a secret.
+import { createHash } from 'node:crypto';
+import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { CardctlError } from '../errors.js';
+
+export interface KeyScope {
+  baseUrl: string;
+  mode: string;
+  idempotencyKey: string;
+}
+
+interface LockBody {
+  pid: number;
+  started: string;
+  idempotency_key: string;
+}
+
+/** Locks this process holds, removed on exit also when a signal handler calls process.exit. */
+const held = new Set<string>();
+let exitHook = false;
+
+export function lockPath(journalFile: string, s: KeyScope): string {
+  const digest = createHash('sha256').update(JSON.stringify([s.baseUrl.replace(/\/+$/, ''), s.mode, s.idempotencyKey])).digest('hex');
+  return join(journalFile, '..', 'locks', `${digest.slice(0, 32)}.lock`);
+}
+
+/** Whether a process with this pid runs (EPERM: it runs, as another user). */
+function running(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function readOwner(file: string): LockBody | undefined {
+  try {
+    const body = JSON.parse(readFileSync(file, 'utf8')) as LockBody;
+    return typeof body?.pid === 'number' ? body : undefined;
+  } catch {
+    return undefined; // gone meanwhile, or torn by a crash between create and write
+  }
+}
+
+function create(file: string, s: KeyScope): boolean {
+  let fd: number;
+  try {
+    fd = openSync(file, 'wx', 0o600);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  }
+  try {
+    const body: LockBody = { pid: process.pid, started: new Date().toISOString(), idempotency_key: s.idempotencyKey };
+    writeSync(fd, JSON.stringify(body) + '\n');
+  } finally {
+    closeSync(fd);
+  }
+  return true;
+}
+
+function inUse(file: string, s: KeyScope, owner: LockBody): CardctlError {
+  return new CardctlError(
+    `another cardctl process (pid ${owner.pid}, since ${owner.started}) is sending Idempotency-Key ${s.idempotencyKey} right now: this one sent nothing.`,
+    {
+      kind: 'key_in_use',
+      code: 'key_in_use',
+      idempotencyKey: s.idempotencyKey,
+      hint: `Wait for it to finish, then run the same command again (the same key replays, nothing is charged twice) or look with \`cardctl ops list\`. If no cardctl process ${owner.pid} is running, remove ${file}.`,
+    },
+  );
+}
+
+/** Takes the key's lock or throws `key_in_use`; returns the release function. */
+export function lockKey(journalFile: string, s: KeyScope): () => void {
+  const file = lockPath(journalFile, s);
+  try {
+    const dir = join(file, '..');
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    chmodSync(dir, 0o700);
+    for (let tries = 0; !create(file, s); tries++) {
+      const owner = readOwner(file);
+      if (owner && running(owner.pid)) throw inUse(file, s, owner);
+      // stale (its process is gone) or unreadable: remove it and try again, a few times at most
+      if (tries >= 3) throw inUse(file, s, owner ?? { pid: 0, started: 'unknown', idempotency_key: s.idempotencyKey });
+      // only if it is still the stale one (another process may have replaced it with its own meanwhile)
+      if (readOwner(file)?.started !== owner?.started) continue;
+      try {
+        unlinkSync(file);
+      } catch {
+        // another process removed it first
+      }
+    }
+  } catch (err) {
+    if (err instanceof CardctlError) throw err;
+    throw new CardctlError(`cannot write the lock file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}; the money operation was not sent.`, {
+      kind: 'unexpected',
+      hint: 'Make the folder writable, or point CARDCTL_STATE_DIR to a writable folder.',
+    });
+  }
+  held.add(file);
+  if (!exitHook) {
+    exitHook = true;
+    process.on('exit', () => {
+      for (const f of held) release(f);
+    });
+  }
+  return () => {
+    if (held.delete(file)) release(file);
+  };
+}
+
+/** Removes the lock if it is still this process's (a stale-lock cleanup by another process may have replaced it). */
+function release(file: string): void {
+  if (readOwner(file)?.pid !== process.pid) return;
+  try {
+    unlinkSync(file);
+  } catch {
+    // already gone
+  }
+}
