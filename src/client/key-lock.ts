@@ -102,7 +102,7 @@ export function lockKey(journalFile: string, s: KeyScope): () => void {
     }
   } catch (err) {
     if (err instanceof CardctlError) throw err;
-    throw new CardctlError(`cannot write the lock file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}; the money operation was not sent.`, {
+    throw new CardctlError(`cannot write the operations journal ${journalFile} (its lock file ${file}): ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}; the money operation was not sent.`, {
       kind: 'unexpected',
       hint: 'Make the folder writable, or point CARDCTL_STATE_DIR to a writable folder.',
     });
