@@ -526,6 +526,38 @@ export async function runTour(ctx: TourContext): Promise<void> {
     argv: ['ops', 'list', '--unresolved'],
     check: ({ stdout }) => expect(!stdout.includes('demo-recharge-1') && !stdout.includes('demo-issue-2') && !stdout.includes('demo-recharge-2'), 'an operation is still unresolved'),
   });
+  r.say('One key, two shells: while one cardctl process sends a key, another one refuses it instead of sending it too.');
+  await r.step({
+    name: 'mock: fault slow',
+    title: 'Make the next recharge answer 3 s late (done at once, answered late)',
+    argv: ['mock', 'faults', 'add', '--operation', 'recharge', '--kind', 'slow', '--ms', '3000', '--count', '1'],
+  });
+  before = await wallet('test');
+  const slow = await r.start({
+    name: 'cards: recharge, answered late',
+    title: 'A recharge in one shell, waiting for its answer (--verbose shows the attempt going out)',
+    argv: ['cards', 'recharge', card2, '--amount', '100', '--idempotency-key', 'demo-recharge-3', '--verbose'],
+    maxLines: 3,
+    ready: ({ stderr }) => stderr.includes('> attempt 1 of'),
+    check: async (run) => {
+      expect(card(run).balance_minor === 6600, `card balance ${card(run).balance_minor}, expected 6600`);
+      const after = await wallet('test');
+      expect(before.balance_minor - after.balance_minor === 100, `the wallet moved ${before.balance_minor - after.balance_minor}, expected 100 (once)`);
+      before = after;
+      return 'recharged once';
+    },
+  });
+  await r.step({
+    name: 'cards: recharge, same key in a second shell',
+    title: 'The same command in a second shell meanwhile: refused at once, nothing sent (exit 9, key_in_use)',
+    argv: ['cards', 'recharge', card2, '--amount', '100', '--idempotency-key', 'demo-recharge-3'],
+    expectExit: 9,
+    check: ({ stderr }) => {
+      expect(stderr.includes('another cardctl process (pid '), 'the refusal should name the process sending the key');
+      return 'another cardctl process is sending it';
+    },
+  });
+  await r.wait(slow, { name: 'cards: recharge, answered late, done', title: 'The first shell gets its answer: the card recharged once' });
 
   // ---------------------------------------------------------------------------------------
   r.section('Signatures: sign and diagnose');

@@ -108,6 +108,10 @@ describe('cardctl demo', () => {
     expect(byName.get('webhooks: receiver stopped')).toMatchObject({ command: 'kill -INT $!; wait $!', exit_code: 0 });
     expect(byName.get('smoke')).toMatchObject({ command: 'cardctl smoke --junit smoke.xml', exit_code: 0 });
     expect(byName.get('cards: recharge, answer lost')?.exit_code).toBe(7);
+    // one key, two shells: the second refuses while the first is sending (exit 9), the first recharges once
+    expect(byName.get('cards: recharge, answered late')?.command).toMatch(/^cardctl cards recharge [0-9A-Z]{26} --amount 100 --idempotency-key demo-recharge-3 --verbose &$/);
+    expect(byName.get('cards: recharge, same key in a second shell')).toMatchObject({ exit_code: 9, ok: true });
+    expect(byName.get('cards: recharge, answered late, done')).toMatchObject({ command: 'wait $!', exit_code: 0, ok: true });
     expect(byName.get('live: test key refused')?.exit_code).toBe(3);
     expect(byName.get('mock: snapshot save')).toMatchObject({ command: 'cardctl mock snapshot save tour', exit_code: 0 });
     expect(byName.get('mock: snapshot restore')).toMatchObject({ command: 'cardctl mock snapshot restore tour', exit_code: 0 });
