@@ -91,7 +91,9 @@ function newId(): string {
   return `op_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
 }
 
-/** An entry from its records, in the order they were written: the latest record decides. */
+const apiSuccess = (e: JournalEntry): boolean => e.outcome === 'resolved' && !e.resolution && e.status !== null && e.status >= 200 && e.status < 300 && e.status !== 202;
+
+/** An entry from its records, in the order they were written: the latest record decides (a success of the API stays). */
 function fold(op: JournalOp, records: ReadonlyArray<JournalOutcome | JournalResolution>): JournalEntry {
   const entry: JournalEntry = { ...op, outcome: 'unknown', status: null, code: null, resource_id: null, outcomes: [...records] };
   for (const rec of records) {
@@ -100,6 +102,9 @@ function fold(op: JournalOp, records: ReadonlyArray<JournalOutcome | JournalReso
       entry.resolution = { outcome: rec.outcome, note: rec.note ?? null, time: rec.time };
       continue;
     }
+    // a success the API answered is final: the key replays it for 24 h, so a later send that
+    // learned nothing (a replay refused at connect, another process's in_flight) cannot undo it
+    if (rec.outcome === 'unknown' && apiSuccess(entry)) continue;
     delete entry.resolution; // an answer of the API after a person's resolution knows better
     entry.outcome = rec.outcome;
     entry.status = rec.status;

@@ -50,6 +50,21 @@ describe('journal', () => {
     expect(j.find('k1')).toMatchObject({ id });
   });
 
+  it('a success is final: a later send that learned nothing (a replay refused at connect, an in_flight) does not make it unknown again', () => {
+    const j = new Journal(join(tmp(), 'operations.ndjson'));
+    const id = j.recordOp(op);
+    j.recordOutcome({ id, status: 201, outcome: 'resolved', resource_id: 'CARD' });
+    j.recordOutcome({ id, status: null, outcome: 'unknown', replay: true }); // ops replay: connection refused
+    j.recordOutcome({ id, status: 409, outcome: 'unknown', code: 'in_flight', replay: true }); // another process's answer, recorded late
+    expect(j.entries()[0]).toMatchObject({ outcome: 'resolved', status: 201, resource_id: 'CARD' });
+    expect(j.entries()[0]!.outcomes).toHaveLength(3); // every record is kept (ops show lists them)
+    // a refusal is not final that way: a later unknown (the replay may have gone through) wins
+    const other = j.recordOp({ ...op, idempotency_key: 'k2' });
+    j.recordOutcome({ id: other, status: 409, outcome: 'resolved', code: 'kyc_not_approved' });
+    j.recordOutcome({ id: other, status: 500, outcome: 'unknown', replay: true });
+    expect(j.history('k2')[0]).toMatchObject({ outcome: 'unknown', status: 500 });
+  });
+
   it('skips a torn last line and appends the next record on a line of its own', () => {
     const file = join(tmp(), 'operations.ndjson');
     const j = new Journal(file);
