@@ -227,13 +227,15 @@ export class ApiClient {
     const journalId = replayOf ?? (journal ? this.journalWrite(journal, () => journal.recordOp(this.opRecord(p), this.now()), true) : undefined);
     this.opts.onSent?.({ idempotencyKey: p.idempotencyKey, journalId });
     const run = await this.attempts(p, url, journalId, verdict.firstSentMs ?? this.now());
+    // rule 1 across commands: after an earlier send with no known outcome, a send that reached nothing leaves it unknown
+    const ambiguous = run.ambiguous || (verdict.earlierUnknown ?? false);
     const ctx = { method: p.method, url, money: p.money, idempotencyKey: p.idempotencyKey, localNowMs: this.now(), profileName: this.credentials.source === 'env' ? undefined : this.credentials.name, keyId: this.credentials.keyId, journalId, body: p.body };
     const data = (run.response?.body as { data?: { id?: unknown } } | undefined)?.data;
     const resourceId = data && typeof data.id === 'string' ? data.id : null;
-    let err = finalError(toCardctlError(run.outcome, ctx), { money: p.money, ambiguous: run.ambiguous, idempotencyKey: p.idempotencyKey, journalId });
+    let err = finalError(toCardctlError(run.outcome, ctx), { money: p.money, ambiguous, idempotencyKey: p.idempotencyKey, journalId });
     if (err && run.expired) err = stoppedAtLimit(err, { journalId, cardId: resourceId ?? cardIdInPath(p.path) });
     if (journal && journalId) {
-      const record = journalOutcome({ err, replay: replayOf !== undefined, ambiguous: run.ambiguous, status: run.response?.status ?? null, resourceId });
+      const record = journalOutcome({ err, replay: replayOf !== undefined, ambiguous, status: run.response?.status ?? null, resourceId });
       this.journalWrite(journal, () => journal.recordOutcome({ id: journalId, ...record }, this.now()), false);
     }
     if (err) throw toApiError(err, run.response, run.outcome);

@@ -1,8 +1,9 @@
 // What became of a money operation, and whether it may be sent (again): the rules in one place,
 // pure (the journal's entries and the clock are passed in).
 //
-// 1. The final error: a later refusal (503, 429) does not undo an earlier attempt that may have
-//    gone through; the outcome stays unknown.
+// 1. The final error: a later refusal (503, 429) or a send that reached nothing does not undo an
+//    earlier attempt that may have gone through, in this command or in an earlier one whose
+//    outcome is still unknown: the outcome stays unknown.
 // 2. Journal resolution: an entry is resolved only by an answer that tells what became of the
 //    operation (a result, a definitive refusal, a 404), or when no attempt can have been
 //    processed (a first send refused with 401/403, 429, 503, or never connected). Anything else
@@ -117,7 +118,12 @@ export interface JournalReport {
   note: string | null;
 }
 
-export type SendVerdict = { send: true; firstSentMs?: number } | { send: false; report: JournalReport };
+/**
+ * `earlierUnknown`: an earlier send of the same operation (same API, key and body) has no known
+ * outcome. A failure of this send that reaches nothing (unreachable, 503, 429) tells nothing
+ * about the operation then: its outcome stays unknown (rule 1), never "not processed".
+ */
+export type SendVerdict = { send: true; firstSentMs?: number; earlierUnknown?: boolean } | { send: false; report: JournalReport };
 
 const normalBase = (url: string): string => url.replace(/\/+$/, '');
 
@@ -180,5 +186,7 @@ export function sendVerdict(history: readonly JournalEntry[], t: SendTarget, now
     const { result, entry } = operationResult(mine);
     if (result !== 'unknown') return { send: false, report: report(entry, result, 'resolved', firstSentMs) };
   }
-  return { send: true, firstSentMs };
+  const sameOperation = sent.filter((e) => e.body_sha256 === t.bodySha256);
+  const earlierUnknown = sameOperation.length > 0 && operationResult(sameOperation).result === 'unknown';
+  return { send: true, firstSentMs, earlierUnknown };
 }

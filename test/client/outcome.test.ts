@@ -62,7 +62,9 @@ describe('money operations: any 5xx but 503 may have gone through', () => {
 });
 
 describe('the journal says "resolved" only when an answer reveals the outcome', () => {
-  it('failed replays (503, 429, 401, connection refused) leave an unknown operation unknown; an answer resolves it', async () => {
+  // A replay that reaches nothing (503, 429, refused) says nothing about the operation: it stays
+  // unknown and the command says so (exit 7), as a 503 after a dropped attempt does within one command.
+  it('failed replays (503, 429, 401, connection refused) leave an unknown operation unknown, and exit 7 (401: 3); an answer resolves it', async () => {
     // its own server, so that it can be shut down for the "connection refused" replay
     const gone = await startSignedServer();
     const env = gone.env();
@@ -72,11 +74,11 @@ describe('the journal says "resolved" only when an answer reveals the outcome', 
     expect(id).toBeTruthy();
 
     gone.script({ status: 503, body: { success: false, message: 'busy', errors: {} } });
-    expect((await run(['ops', 'replay', id, '--retries', '0'], env)).code).toBe(8);
+    expect((await run(['ops', 'replay', id, '--retries', '0'], env)).code).toBe(7);
     expect(await show(id)).toMatchObject({ outcome: 'unknown', status: 503 });
 
     gone.script({ status: 429, body: { success: false, message: 'Too many requests.', errors: { rate_limit: ['exceeded'] } } });
-    expect((await run(['ops', 'replay', id, '--retries', '0'], env)).code).toBe(6);
+    expect((await run(['ops', 'replay', id, '--retries', '0'], env)).code).toBe(7);
     expect((await show(id)).outcome).toBe('unknown');
 
     const wrongSecret = await run(['ops', 'replay', id, '--retries', '0'], { ...env, CARDCTL_API_SECRET: OTHER_SECRET });
@@ -85,8 +87,8 @@ describe('the journal says "resolved" only when an answer reveals the outcome', 
 
     await gone.close();
     const refused = await run(['ops', 'replay', id, '--retries', '0'], env);
-    expect(refused.code).toBe(8);
-    expect(refused.stderr).toMatch(/ECONNREFUSED/);
+    expect(refused.code).toBe(7);
+    expect(refused.stderr).toMatch(/ECONNREFUSED.*An earlier attempt may have gone through/);
     expect(await show(id)).toMatchObject({ outcome: 'unknown', status: null });
     const unresolved = JSON.parse((await run(['ops', 'list', '--unresolved', '--json'])).stdout) as Entry[];
     expect(unresolved.map((e) => e.id)).toContain(id);
