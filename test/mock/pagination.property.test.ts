@@ -3,7 +3,7 @@
 // then cut the page at the cursor, for any rows, page size and cursor, walking forward and back.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { encodeCursor, paginate, readPageRequest, type Position } from '../../src/mock/pagination.js';
+import { encodeCursor, paginate, paginateSorted, readPageRequest, type Position } from '../../src/mock/pagination.js';
 
 interface Row {
   at: number;
@@ -29,11 +29,15 @@ function reference(rows: Row[], perPage: number, cursor: { d: 'n' | 'p'; at: Pos
   return { data: sorted.slice(start, end), hasMore: end < sorted.length, hasPrevious: start > 0 };
 }
 
-const page = (rows: Row[], perPage: number, cursor: string | null) => {
+const request = (perPage: number, cursor: string | null) => {
   const req = readPageRequest('rows', new URLSearchParams({ per_page: String(perPage), ...(cursor ? { cursor } : {}) }));
   if ('status' in req) throw new Error('the request was refused');
-  return paginate('rows', rows, position, req);
+  return req;
 };
+const page = (rows: Row[], perPage: number, cursor: string | null) => paginate('rows', rows, position, request(perPage, cursor));
+/** The same page from an index kept oldest first (the customers list): binary search and slice. */
+const sortedPage = (rows: Row[], perPage: number, cursor: string | null) =>
+  paginateSorted('rows', [...rows].sort((a, b) => (newer(position(a), position(b)) ? 1 : -1)), position, request(perPage, cursor));
 
 // rows with unique seqs (as the mock's are) and times that collide often (same millisecond)
 const rowsArb = fc
@@ -44,11 +48,13 @@ describe('pagination', () => {
   it('one page at any cursor is the page the definition gives', () => {
     fc.assert(
       fc.property(rowsArb, fc.integer({ min: 1, max: 30 }), fc.option(fc.record({ d: fc.constantFrom('n' as const, 'p' as const), at: fc.tuple(fc.integer({ min: -1, max: 41 }), fc.integer({ min: -1, max: 125 })) })), (rows, perPage, cursor) => {
-          const got = page(rows, perPage, cursor ? encodeCursor('rows', cursor.d, cursor.at) : null);
+          const raw = cursor ? encodeCursor('rows', cursor.d, cursor.at) : null;
           const want = reference(rows, perPage, cursor);
-          expect(got.data).toEqual(want.data);
-          expect(got.meta.has_more).toBe(want.hasMore);
-          expect(got.meta.previous_cursor !== null).toBe(want.hasPrevious && want.data.length > 0);
+          for (const got of [page(rows, perPage, raw), sortedPage(rows, perPage, raw)]) {
+            expect(got.data).toEqual(want.data);
+            expect(got.meta.has_more).toBe(want.hasMore);
+            expect(got.meta.previous_cursor !== null).toBe(want.hasPrevious && want.data.length > 0);
+          }
         }),
       { numRuns: 400 },
     );

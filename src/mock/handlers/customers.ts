@@ -2,7 +2,8 @@
 import { changedIdentityFields, missingVerificationFields, parseCustomerCreate, parseCustomerUpdate } from '../../contract/customer.js';
 import { fail, notFound, ok, page, validation, type Reply } from '../envelope.js';
 import { jsonBody, type RequestContext } from '../context.js';
-import { isReply, paginate, readPageRequest } from '../pagination.js';
+import { isReply, paginateSorted, readPageRequest } from '../pagination.js';
+import { customerPosition, customersInOrder, placeCustomer } from '../customer-order.js';
 import { customerView } from '../views.js';
 import { newId } from '../random.js';
 import { nextSeq, type CustomerRec } from '../state.js';
@@ -40,6 +41,7 @@ export function create(ctx: RequestContext): Reply {
     created_at: now,
   };
   rt.state.customers[c.id] = c;
+  placeCustomer(rt.plainState, c);
   awaitVerification(rt, c);
   rt.markDirty();
   return ok(customerView(c), 202);
@@ -48,9 +50,8 @@ export function create(ctx: RequestContext): Reply {
 export function list(ctx: RequestContext): Reply {
   const req = readPageRequest('customers', ctx.query);
   if (isReply(req)) return req;
-  // the scan reads the plain records (no change tracking); the page's rows are settled through the tracked state
-  const rows = Object.values(ctx.rt.plainState.customers).filter((c) => c.merchant_id === ctx.merchantId);
-  const { data, meta } = paginate('customers', rows, (c) => [c.created_at, c.seq], req);
+  // the page is found in the merchant's order (plain records, no change tracking); its rows are settled through the tracked state
+  const { data, meta } = paginateSorted('customers', customersInOrder(ctx.rt.plainState, ctx.merchantId), customerPosition, req);
   const tracked = data.map((c) => ctx.rt.state.customers[c.id]!);
   for (const c of tracked) settleCustomer(ctx.rt, c);
   return page(tracked.map(customerView), meta);
