@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { CardctlError } from '../errors.js';
+import { normalBase } from './money-rules.js';
 
 export interface KeyScope {
   baseUrl: string;
@@ -26,7 +27,7 @@ const held = new Set<string>();
 let exitHook = false;
 
 export function lockPath(journalFile: string, s: KeyScope): string {
-  const digest = createHash('sha256').update(JSON.stringify([s.baseUrl.replace(/\/+$/, ''), s.mode, s.idempotencyKey])).digest('hex');
+  const digest = createHash('sha256').update(JSON.stringify([normalBase(s.baseUrl), s.mode, s.idempotencyKey])).digest('hex');
   return join(journalFile, '..', 'locks', `${digest.slice(0, 32)}.lock`);
 }
 

@@ -125,7 +125,8 @@ export interface JournalReport {
  */
 export type SendVerdict = { send: true; firstSentMs?: number; earlierUnknown?: boolean } | { send: false; report: JournalReport };
 
-const normalBase = (url: string): string => url.replace(/\/+$/, '');
+/** One spelling of a base URL for comparing and keying (the journal's rules, the key lock). */
+export const normalBase = (url: string): string => url.replace(/\/+$/, '');
 
 /** Rule 3's test: may a key first sent at `firstSentMs` still be sent at `atMs`? */
 export function keyStillRemembered(firstSentMs: number, atMs: number): boolean {

@@ -2,12 +2,10 @@
 // plain state object: `GET /customers` finds its page by binary search instead of looking at every
 // customer. Built by one scan the first time a state object is listed (after a reset, a snapshot
 // restore or a load); customers are never removed from a state, only added (`customers.create`).
-import type { Position } from './pagination.js';
+import { newer, type Position } from './pagination.js';
 import type { CustomerRec, MockState } from './state.js';
 
 export const customerPosition = (c: CustomerRec): Position => [c.created_at, c.seq];
-
-const older = (a: Position, b: Position): boolean => a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]);
 
 const orders = new WeakMap<MockState, Map<string, CustomerRec[]>>();
 
@@ -18,7 +16,7 @@ function build(plain: MockState): Map<string, CustomerRec[]> {
     if (!list) byMerchant.set(c.merchant_id, (list = []));
     list.push(c);
   }
-  for (const list of byMerchant.values()) list.sort((a, b) => (older(customerPosition(a), customerPosition(b)) ? -1 : 1));
+  for (const list of byMerchant.values()) list.sort((a, b) => (newer(customerPosition(b), customerPosition(a)) ? -1 : 1));
   return byMerchant;
 }
 
@@ -37,6 +35,6 @@ export function placeCustomer(plain: MockState, c: CustomerRec): void {
   if (!list) byMerchant.set(c.merchant_id, (list = []));
   const pos = customerPosition(c);
   let i = list.length;
-  while (i > 0 && older(pos, customerPosition(list[i - 1]!))) i--;
+  while (i > 0 && newer(customerPosition(list[i - 1]!), pos)) i--;
   list.splice(i, 0, c);
 }

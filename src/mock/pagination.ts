@@ -1,6 +1,7 @@
 // Cursor pagination: newest first, opaque cursors that name the list and a position, per_page
 // 1 to 100 (default 20, clamped).
 import { validation, type Reply } from './envelope.js';
+import { Heap } from './heap.js';
 
 export const DEFAULT_PER_PAGE = 20;
 export const MAX_PER_PAGE = 100;
@@ -60,45 +61,31 @@ export function readPageRequest(list: string, query: URLSearchParams): PageReque
 export const isReply = (v: unknown): v is Reply =>
   typeof v === 'object' && v !== null && 'status' in v && 'body' in v && typeof (v as Reply).status === 'number';
 
-const newer = (a: Position, b: Position): boolean => a[0] > b[0] || (a[0] === b[0] && a[1] > b[1]);
+/** Whether `a` is newer than `b` (a later time, or the same time and a later sequence). */
+export const newer = (a: Position, b: Position): boolean => a[0] > b[0] || (a[0] === b[0] && a[1] > b[1]);
 
 /**
- * The `k` best of the rows offered (`better(a, b)`: a ranks before b), kept in a heap whose root is
+ * The `k` best of the rows offered (`better(a, b)`: a ranks before b), kept in a heap whose top is
  * the worst kept: a list costs one pass over its rows, not a sort of them.
  */
 class Best<T> {
-  private readonly heap: Array<{ row: T; pos: Position }> = [];
+  private readonly heap: Heap<{ row: T; pos: Position }>;
 
-  constructor(private readonly k: number, private readonly better: (a: Position, b: Position) => boolean) {}
+  constructor(private readonly k: number, private readonly better: (a: Position, b: Position) => boolean) {
+    this.heap = new Heap((a, b) => better(b.pos, a.pos));
+  }
 
   offer(row: T, pos: Position): void {
-    const h = this.heap;
-    if (h.length < this.k) {
-      h.push({ row, pos });
-      for (let i = h.length - 1; i > 0; ) {
-        const parent = (i - 1) >> 1;
-        if (!this.better(h[parent]!.pos, h[i]!.pos)) break; // the parent is already the worse
-        [h[parent], h[i]] = [h[i]!, h[parent]!];
-        i = parent;
-      }
-    } else if (this.k > 0 && this.better(pos, h[0]!.pos)) {
-      h[0] = { row, pos };
-      for (let i = 0; ; ) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let worst = i;
-        if (l < h.length && this.better(h[worst]!.pos, h[l]!.pos)) worst = l;
-        if (r < h.length && this.better(h[worst]!.pos, h[r]!.pos)) worst = r;
-        if (worst === i) break;
-        [h[worst], h[i]] = [h[i]!, h[worst]!];
-        i = worst;
-      }
-    }
+    if (this.heap.size < this.k) this.heap.push({ row, pos });
+    else if (this.k > 0 && this.better(pos, this.heap.peek()!.pos)) this.heap.replaceTop({ row, pos });
   }
 
   /** What was kept, newest first. */
   newestFirst(): T[] {
-    return [...this.heap].sort((a, b) => (newer(a.pos, b.pos) ? -1 : 1)).map((e) => e.row);
+    return this.heap
+      .toArray()
+      .sort((a, b) => (newer(a.pos, b.pos) ? -1 : 1))
+      .map((e) => e.row);
   }
 }
 

@@ -348,6 +348,34 @@ export async function fault(mock: MockHandle, operation: 'issue' | 'recharge' | 
   return ctl(mock, 'POST', '/faults', { operation, kind, count, ...(merchantId ? { merchant_id: merchantId } : {}) });
 }
 
+/** The first stdout line of `cardctl mock start --json`. */
+export interface MockBanner {
+  base_url: string;
+  control_url: string;
+  control_token: string;
+  merchant_id: string;
+  keys: { test: { key_id: string; secret: string }; live: { key_id: string; secret: string } };
+  webhook_secret: string;
+  products: MockHandle['products'];
+  networks: string[];
+}
+
+/** The handle these helpers take, for a mock started as a process (`close` stops that process). */
+export function handleFromBanner(b: MockBanner, close: () => Promise<void> = async () => {}): MockHandle {
+  return {
+    baseUrl: b.base_url,
+    controlUrl: b.control_url,
+    controlToken: b.control_token,
+    merchantId: b.merchant_id,
+    keys: { test: { keyId: b.keys.test.key_id, secret: b.keys.test.secret }, live: { keyId: b.keys.live.key_id, secret: b.keys.live.secret } },
+    webhookSecret: b.webhook_secret,
+    products: b.products,
+    networks: b.networks,
+    port: Number(new URL(b.base_url).port),
+    close,
+  };
+}
+
 /** A fresh merchant with its own keys (isolates lists and wallets between tests). */
 export async function newMerchant(mock: MockHandle): Promise<{ merchantId: string; test: KeyPair; live: KeyPair; webhookSecret: string }> {
   const d = await ctl(mock, 'POST', '/merchants', {});

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { activeCard, apiCall, expectOk, rawRequest, UNKNOWN_ULID, type MockHandle } from '../helpers/api.js';
+import { activeCard, apiCall, expectOk, handleFromBanner, rawRequest, UNKNOWN_ULID, type MockHandle } from '../helpers/api.js';
 import { BIN, ROOT } from '../helpers/cli.js';
 import { deepArray, fuzzSeed, inFlight, requestRng, show, type Outcome, type Rng } from '../helpers/fuzz.js';
 
@@ -40,15 +40,7 @@ function startChild(): Promise<MockHandle> {
       out += d.toString();
       const nl = out.indexOf('\n');
       if (nl < 0) return;
-      const b = JSON.parse(out.slice(0, nl));
-      resolve({
-        baseUrl: b.base_url,
-        controlUrl: b.control_url,
-        controlToken: b.control_token,
-        merchantId: b.merchant_id,
-        port: Number(new URL(b.base_url).port),
-        keys: { test: { keyId: b.keys.test.key_id, secret: b.keys.test.secret }, live: { keyId: b.keys.live.key_id, secret: b.keys.live.secret } },
-      } as unknown as MockHandle);
+      resolve(handleFromBanner(JSON.parse(out.slice(0, nl))));
     });
     child.on('exit', (code) => reject(new Error(`mock exited with ${code}: ${err}`)));
   });

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { BIN, ROOT } from '../helpers/cli.js';
-import { apiCall, approvedCustomer, expectOk, issueCard, newIdemKey, wallets, walletImbalance, type MockHandle } from '../helpers/api.js';
+import { apiCall, approvedCustomer, expectOk, handleFromBanner, issueCard, newIdemKey, wallets, walletImbalance, type MockHandle } from '../helpers/api.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cardctl-durability-'));
 const children: ChildProcess[] = [];
@@ -57,18 +57,7 @@ process.stdout.write(JSON.stringify({ baseUrl: m.baseUrl, controlUrl: m.controlU
 function startCli(stateFile: string, shellPrefix = ''): Promise<Started> {
   const cmd = `${shellPrefix} exec "${process.execPath}" "${BIN}" mock start --port 0 --json --state "${stateFile}"`;
   const child = spawn('sh', ['-c', cmd], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1', CARDCTL_CONFIG_DIR: join(dir, 'config') } });
-  return started(child, (b) => ({
-    baseUrl: b.base_url,
-    controlUrl: b.control_url,
-    controlToken: b.control_token,
-    merchantId: b.merchant_id,
-    keys: { test: { keyId: b.keys.test.key_id, secret: b.keys.test.secret }, live: { keyId: b.keys.live.key_id, secret: b.keys.live.secret } },
-    webhookSecret: b.webhook_secret,
-    products: b.products,
-    networks: b.networks,
-    port: Number(new URL(b.base_url).port),
-    close: async () => void child.kill('SIGTERM'),
-  }));
+  return started(child, (b) => handleFromBanner(b, async () => void child.kill('SIGTERM')));
 }
 
 const exited = (c: ChildProcess) => new Promise((r) => (c.exitCode !== null || c.signalCode !== null ? r(null) : c.once('exit', r)));

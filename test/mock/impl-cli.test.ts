@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, makeSandbox, ROOT } from '../helpers/cli.js';
-import { apiCall, expectOk, type MockHandle } from '../helpers/api.js';
+import { apiCall, expectOk, handleFromBanner } from '../helpers/api.js';
 
 const sandbox = makeSandbox();
 afterAll(() => sandbox.cleanup());
@@ -42,14 +42,8 @@ describe('cardctl mock start', () => {
       const line = (await firstText(child, 'stdout', /\n/)).split('\n')[0]!;
       const banner = JSON.parse(line);
       expect(Object.keys(banner)).toEqual(['base_url', 'control_url', 'control_token', 'merchant_id', 'keys', 'webhook_secret', 'products', 'networks']);
-      const port = Number(new URL(banner.base_url).port);
-      const mock = {
-        baseUrl: banner.base_url,
-        controlUrl: banner.control_url,
-        controlToken: banner.control_token,
-        port,
-        keys: { test: { keyId: banner.keys.test.key_id, secret: banner.keys.test.secret }, live: { keyId: banner.keys.live.key_id, secret: banner.keys.live.secret } },
-      } as unknown as MockHandle;
+      const mock = handleFromBanner(banner);
+      const port = mock.port;
       expect(expectOk(await apiCall(mock, { method: 'GET', path: '/customers' }))).toEqual([]);
 
       const mockFile = join(sandbox.configDir, 'mocks', `${child.pid}.json`);

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, ROOT } from '../helpers/cli.js';
-import { apiCall, approvedCustomer, expectOk, issueCard, newIdemKey, wallets, walletImbalance, type MockHandle } from '../helpers/api.js';
+import { apiCall, approvedCustomer, expectOk, handleFromBanner, issueCard, newIdemKey, wallets, walletImbalance, type MockBanner, type MockHandle } from '../helpers/api.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cardctl-mock-state-'));
 const stateFile = join(dir, 'state.json');
@@ -16,16 +16,7 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-interface Banner {
-  base_url: string;
-  control_url: string;
-  control_token: string;
-  merchant_id: string;
-  keys: { test: { key_id: string; secret: string }; live: { key_id: string; secret: string } };
-  webhook_secret: string;
-  products: MockHandle['products'];
-  networks: string[];
-}
+type Banner = MockBanner;
 
 /** Starts `cardctl mock start --json` and resolves with its first stdout line (the banner). */
 function startChild(): Promise<{ child: ChildProcessWithoutNullStreams; mock: MockHandle; banner: Banner }> {
@@ -44,22 +35,7 @@ function startChild(): Promise<{ child: ChildProcessWithoutNullStreams; mock: Mo
       clearTimeout(timer);
       try {
         const banner = JSON.parse(out.slice(0, nl)) as Banner;
-        const port = Number(new URL(banner.base_url).port);
-        const mock: MockHandle = {
-          baseUrl: banner.base_url,
-          controlUrl: banner.control_url,
-          controlToken: banner.control_token,
-          merchantId: banner.merchant_id,
-          keys: {
-            test: { keyId: banner.keys.test.key_id, secret: banner.keys.test.secret },
-            live: { keyId: banner.keys.live.key_id, secret: banner.keys.live.secret },
-          },
-          webhookSecret: banner.webhook_secret,
-          products: banner.products,
-          networks: banner.networks,
-          port,
-          close: async () => void child.kill('SIGTERM'),
-        };
+        const mock = handleFromBanner(banner, async () => void child.kill('SIGTERM'));
         resolve({ child, mock, banner });
       } catch (e) {
         reject(new Error(`banner is not JSON: ${out.slice(0, 300)} (${(e as Error).message})`));

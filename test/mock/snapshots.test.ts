@@ -6,7 +6,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { BIN, makeSandbox, ROOT } from '../helpers/cli.js';
-import { apiCall, approvedCustomer, control, expectOk, issueCard, wallet, type MockHandle } from '../helpers/api.js';
+import { apiCall, approvedCustomer, control, expectOk, handleFromBanner, issueCard, wallet, type MockHandle } from '../helpers/api.js';
 import { startMock } from '../../src/mock/index.js';
 
 const sandbox = makeSandbox();
@@ -31,16 +31,7 @@ async function startCliMock(stateFile: string): Promise<{ child: ChildProcessWit
     });
     child.on('exit', (code) => reject(new Error(`mock exited with ${code}; stderr: ${err}`)));
   });
-  const b = JSON.parse(line);
-  const mock = {
-    baseUrl: b.base_url,
-    controlUrl: b.control_url,
-    controlToken: b.control_token,
-    merchantId: b.merchant_id,
-    port: Number(new URL(b.base_url).port),
-    keys: { test: { keyId: b.keys.test.key_id, secret: b.keys.test.secret }, live: { keyId: b.keys.live.key_id, secret: b.keys.live.secret } },
-  } as unknown as MockHandle;
-  return { child, mock };
+  return { child, mock: handleFromBanner(JSON.parse(line)) };
 }
 
 const stop = (child: ChildProcessWithoutNullStreams) =>
