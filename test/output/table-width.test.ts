@@ -33,7 +33,9 @@ function onTerminal(args: string[], cols: number, extraEnv: Record<string, strin
     const child = spawn('script', ['-qec', `stty cols ${cols} rows 40; exec ${quoted} 2>/dev/null`, '/dev/null'], { cwd: ROOT, env: childEnv });
     let out = '';
     const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    // decoded as a stream: a box-drawing character (3 bytes) split across two chunks stays whole
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (d: string) => (out += d));
     child.on('error', reject);
     child.on('close', () => {
       clearTimeout(timer);

@@ -50,8 +50,10 @@ function runUmask000(s: Sandbox, args: string[], input?: string): Promise<CliRes
     const child = spawn('sh', ['-c', `umask 000; exec ${quoted}`], { cwd: ROOT, env });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdout.setEncoding('utf8'); // decoded as streams: a character split across chunks stays whole
+    child.stderr.setEncoding('utf8');
+    child.stdout.on('data', (d: string) => (stdout += d));
+    child.stderr.on('data', (d: string) => (stderr += d));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
     child.stdin.end(input ?? '');
