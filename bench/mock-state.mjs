@@ -96,7 +96,39 @@ async function startReceiver() {
 /** Starts the mock in a child process; resolves with its origin once it listens. */
 function startChild(options) {
   const code = `const { startMock } = await import(${JSON.stringify(new URL('../dist/mock/index.js', import.meta.url).href)});
-const m = await startMock(JSON.parse(process.argv[1]));
+const options = JSON.parse(process.argv[1]);
+const floorFile = options.floorFile;
+delete options.floorFile;
+if (floorFile) {
+  // the floor: no --state, but each write's answer waits for a group fdatasync of a line in a scratch file
+  const http = await import('node:http');
+  const fs = await import('node:fs');
+  const fd = fs.openSync(floorFile, 'w', 0o600);
+  const line = Buffer.from('[]\\n');
+  let size = 0;
+  let syncing = false;
+  let waiting = [];
+  const kick = () => {
+    if (syncing || waiting.length === 0) return;
+    const group = waiting;
+    waiting = [];
+    syncing = true;
+    fs.fdatasync(fd, () => {
+      syncing = false;
+      for (const answer of group) answer();
+      kick();
+    });
+  };
+  const end = http.ServerResponse.prototype.end;
+  http.ServerResponse.prototype.end = function (...a) {
+    if (this.req.method === 'GET') return end.apply(this, a);
+    size += fs.writeSync(fd, line, 0, line.length, size);
+    waiting.push(() => end.apply(this, a));
+    kick();
+    return this;
+  };
+}
+const m = await startMock(options);
 process.stdout.write(JSON.stringify({ origin: new URL(m.baseUrl).origin }) + '\\n');
 process.on('SIGTERM', () => m.close().then(() => process.exit(0)));`;
   const child = spawn(process.execPath, ['--input-type=module', '-e', code, JSON.stringify(options)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -182,6 +214,12 @@ async function writeLoad(origin, grown, total, reader, op = 'recharge') {
 }
 
 const ROUNDS = opt('rounds', 3);
+/**
+ * `floor` is the in-memory mock whose write answers each wait for a group fdatasync (of a short
+ * line in a scratch file): what any design that answers only once a change is on disk costs at
+ * least, on this machine's disk.
+ */
+const MODES = ['memory', 'floor', 'state'];
 const dir = mkdtempSync(join(tmpdir(), 'cardctl-bench-state-'));
 const results = [];
 let failed = false;
@@ -202,25 +240,27 @@ try {
     // both start from the grown state; with --state it becomes the state file's first base
     const started = {
       memory: await startChild(common),
+      floor: await startChild({ ...common, floorFile: join(dir, `floor-${cards}`) }),
       state: await startChild({ ...common, stateFile: join(dir, `state-${cards}`, 'state.json') }),
     };
     try {
-      const best = { memory: Infinity, state: Infinity };
-      const bestIssue = { memory: Infinity, state: Infinity };
+      const best = { memory: Infinity, floor: Infinity, state: Infinity };
+      const bestIssue = { memory: Infinity, floor: Infinity, state: Infinity };
       const bestList = { memory: Infinity, state: Infinity };
       // warm-up: every kind of request, enough for the JIT to settle in both mocks (a warm mock answers faster)
-      for (const mode of ['memory', 'state']) {
+      for (const mode of MODES) {
         for (const op of ['recharge', 'issue', 'list']) await writeLoad(started[mode].origin, grown, WARMUP, false, op);
       }
       // alternate the two, keep each one's best round: the machine is shared and noisy
       for (let round = 0; round < ROUNDS; round++) {
-        for (const mode of ['memory', 'state']) {
+        for (const mode of MODES) {
           const r = await writeLoad(started[mode].origin, grown, WRITES, false);
           check(`${mode} ${cards}`, r, WRITES);
           best[mode] = Math.min(best[mode], r.writeMs);
           const i = await writeLoad(started[mode].origin, grown, ISSUES, false, 'issue');
           check(`${mode} ${cards} issue`, i, ISSUES);
           bestIssue[mode] = Math.min(bestIssue[mode], i.writeMs);
+          if (mode === 'floor') continue; // its reads are the in-memory mock's
           const l = await writeLoad(started[mode].origin, grown, ISSUES, false, 'list');
           check(`${mode} ${cards} list`, l, ISSUES);
           bestList[mode] = Math.min(bestList[mode], l.writeMs);
@@ -243,6 +283,7 @@ try {
           await stopChild(compacting.child);
         }
       }
+      results.push({ cards, mode: 'floor', writeMs: best.floor, issueMs: bestIssue.floor });
       for (const mode of ['memory', 'state']) results.push({ cards, mode, writeMs: best[mode], issueMs: bestIssue[mode], listMs: bestList[mode], readP99: reads[mode]?.readP99, reads: reads[mode]?.reads });
       if (reads.compacting) results.push({ cards, mode: 'compacting', writeMs: reads.compacting.writeMs, readP99: reads.compacting.readP99, reads: reads.compacting.reads });
     } finally {
@@ -282,22 +323,18 @@ try {
 }
 
 const at = (cards, mode) => results.find((r) => r.cards === cards && r.mode === mode);
+const writeTable = (field) => {
+  console.log('| cards | in memory | floor (memory + fdatasync) | --state | --state / memory | floor / memory | --state / floor | --state / --state at 100 |');
+  console.log('|---|---|---|---|---|---|---|---|');
+  for (const cards of SIZES) {
+    const [m, f, s] = ['memory', 'floor', 'state'].map((mode) => at(cards, mode)[field]);
+    console.log(`| ${cards.toLocaleString('en-US')} | ${fmt(m)} ms | ${fmt(f)} ms | ${fmt(s)} ms | ${fmt(s / m)}x | ${fmt(f / m)}x | ${fmt(s / f)}x | ${fmt(s / at(SIZES[0], 'state')[field])}x |`);
+  }
+};
 console.log(`mock --state: ${WRITES} recharges by ${CLIENTS} concurrent clients, mean ms per write, best of ${ROUNDS} alternating rounds (states grown through the internal state API)`);
-console.log('| cards | in memory | --state | --state / memory | --state / --state at 100 |');
-console.log('|---|---|---|---|---|');
-for (const cards of SIZES) {
-  const m = at(cards, 'memory');
-  const s = at(cards, 'state');
-  console.log(`| ${cards.toLocaleString('en-US')} | ${fmt(m.writeMs)} ms | ${fmt(s.writeMs)} ms | ${fmt(s.writeMs / m.writeMs)}x | ${fmt(s.writeMs / at(SIZES[0], 'state').writeMs)}x |`);
-}
+writeTable('writeMs');
 console.log(`card issue (an event, and its webhook delivered to a receiver; ${SIZES.at(-1).toLocaleString('en-US')} cards hold as many deliveries in their history): ${ISSUES} issues, mean ms per write, best of ${ROUNDS}`);
-console.log('| cards | in memory | --state | --state / memory | --state / --state at 100 |');
-console.log('|---|---|---|---|---|');
-for (const cards of SIZES) {
-  const m = at(cards, 'memory');
-  const s = at(cards, 'state');
-  console.log(`| ${cards.toLocaleString('en-US')} | ${fmt(m.issueMs)} ms | ${fmt(s.issueMs)} ms | ${fmt(s.issueMs / m.issueMs)}x | ${fmt(s.issueMs / at(SIZES[0], 'state').issueMs)}x |`);
-}
+writeTable('issueMs');
 console.log(`GET /customers?per_page=20 (the first page of the merchant's customers, one per 10 cards): ${ISSUES} requests, mean ms, best of ${ROUNDS}`);
 console.log('| cards | customers | in memory | --state | in memory / in memory at 100 |');
 console.log('|---|---|---|---|---|');
@@ -312,7 +349,9 @@ const vsMemory = Math.max(...SIZES.flatMap((c) => [at(c, 'state').writeMs / at(c
 console.log(`GET /cards/{id} p99 while ${CLIENTS} clients write, ${SIZES.at(-1).toLocaleString('en-US')} cards: --state ${fmt(big.readP99)} ms over ${big.reads} reads (in memory ${fmt(at(SIZES.at(-1), 'memory').readP99)} ms)`);
 const comp = at(SIZES.at(-1), 'compacting');
 console.log(`the same with compactions running (journal folded into a new base every 200 KiB, about every 150 writes, in a worker thread): GET p99 ${fmt(comp.readP99)} ms over ${comp.reads} reads, ${fmt(comp.writeMs)} ms per write`);
-console.log(`growth=${fmt(growth)}x (target <= 1.3x)  state/memory=${fmt(vsMemory)}x (target <= 2x)  get_p99=${fmt(Math.max(big.readP99, comp.readP99))} ms (target < 20 ms)`);
+const floorVsMemory = Math.max(...SIZES.flatMap((c) => [at(c, 'floor').writeMs / at(c, 'memory').writeMs, at(c, 'floor').issueMs / at(c, 'memory').issueMs]));
+const vsFloor = Math.max(...SIZES.flatMap((c) => [at(c, 'state').writeMs / at(c, 'floor').writeMs, at(c, 'state').issueMs / at(c, 'floor').issueMs]));
+console.log(`growth=${fmt(growth)}x (target <= 1.3x)  state/memory=${fmt(vsMemory)}x (target <= 2x; the fsync floor alone is floor/memory=${fmt(floorVsMemory)}x)  state/floor=${fmt(vsFloor)}x  get_p99=${fmt(Math.max(big.readP99, comp.readP99))} ms (target < 20 ms)`);
 for (const mode of ['memory', 'state']) {
   const r = results.find((x) => x.mode === `restore-${mode}`);
   console.log(`snapshot restore, ${r.objects.toLocaleString('en-US')} objects, ${mode === 'state' ? 'with --state (journaled and fsynced)' : 'in memory'}: median ${fmt(r.restoreMs)} ms of 15 (${fmt(r.restoreMs / r.parseMs)}x a JSON.parse of the same state, ${fmt(r.parseMs)} ms)`);
