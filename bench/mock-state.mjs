@@ -266,6 +266,7 @@ try {
           bestList[mode] = Math.min(bestList[mode], l.writeMs);
         }
       }
+      await stopChild(started.floor.child); // done: it holds a grown state of its own
       const reads = {};
       if (cards === SIZES.at(-1)) {
         for (const mode of ['memory', 'state']) {
