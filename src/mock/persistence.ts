@@ -264,6 +264,11 @@ interface Entry {
 function foldInWorker(job: { file: string; journals: string[]; generation: number; tmp: string; flags: number }): Promise<number> {
   const code = `const { workerData, parentPort } = require('node:worker_threads');
 const fs = require('node:fs');
+// the fold yields the CPU to the thread answering requests: lowest priority for this thread
+// alone (on Linux a thread's id, read from /proc/thread-self, takes a nice value of its own)
+try {
+  require('node:os').setPriority(Number(fs.readlinkSync('/proc/thread-self').split('/').pop()), 19);
+} catch {}
 const replayJournals = ${replayJournals.toString()};
 const base = JSON.parse(fs.readFileSync(workerData.file, 'utf8'));
 const state = replayJournals((p) => fs.readFileSync(p, 'utf8'), base, workerData.journals);
