@@ -247,11 +247,11 @@ try {
       const best = { memory: Infinity, floor: Infinity, state: Infinity };
       const bestIssue = { memory: Infinity, floor: Infinity, state: Infinity };
       const bestList = { memory: Infinity, state: Infinity };
-      // warm-up: every kind of request, enough for the JIT to settle in both mocks (a warm mock answers faster)
+      // warm-up: every kind of request, enough for the JIT to settle in each mock (a warm mock answers faster)
       for (const mode of MODES) {
         for (const op of ['recharge', 'issue', 'list']) await writeLoad(started[mode].origin, grown, WARMUP, false, op);
       }
-      // alternate the two, keep each one's best round: the machine is shared and noisy
+      // alternate the three, keep each one's best round: the machine is shared and noisy
       for (let round = 0; round < ROUNDS; round++) {
         for (const mode of MODES) {
           const r = await writeLoad(started[mode].origin, grown, WRITES, false);
