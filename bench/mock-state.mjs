@@ -237,7 +237,7 @@ try {
     const seedFile = join(dir, `grown-${cards}.json`);
     writeFileSync(seedFile, JSON.stringify(state));
     const common = { port: 0, rateLimit: 1_000_000_000, providerLatencyMs: 0, snapshot: seedFile };
-    // both start from the grown state; with --state it becomes the state file's first base
+    // all three start from the grown state; with --state it becomes the state file's first base
     const started = {
       memory: await startChild(common),
       floor: await startChild({ ...common, floorFile: join(dir, `floor-${cards}`) }),
