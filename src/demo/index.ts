@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Runner, StepFailed, type StepRecord } from './runner.js';
-import { runTour } from './tour.js';
+import { tourContext } from './context.js';
+import { runTour } from './sections/index.js';
 
 export interface DemoOptions {
   /** keep the temporary folder (profiles, journal, data files) and print its path */
@@ -99,7 +100,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoSummary> {
     write(chalk.dim(`mock API      ${m.baseUrl}`) + '\n');
     write(chalk.dim(`scratch       ${folder} (profiles, journal and data files; your own are not touched)`) + '\n');
     write(chalk.dim('mock commands find the control plane in CARDCTL_MOCK_URL and CARDCTL_MOCK_TOKEN') + '\n');
-    await runTour({ r: runner, mock: m, files: dirs.files, control });
+    await runTour(tourContext({ r: runner, mock: m, files: dirs.files, control }));
   } catch (err) {
     if (err instanceof StepFailed) failed = err;
     else {
