@@ -99,9 +99,9 @@ describe('ops ids', () => {
   });
 });
 
-describe('README: the base URL rule is the one the CLI applies', () => {
+describe('docs/profiles.md: the base URL rule is the one the CLI applies', () => {
   it('says a URL without a path gets /api/v1, and the CLI does that', async () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const readme = readFileSync(join(ROOT, 'docs', 'profiles.md'), 'utf8');
     expect(readme).toContain('a URL without a path gets `/api/v1`');
     expect(readme).not.toMatch(/the base URL is\s+`http:\/\/` or `https:\/\/`, includes the `\/api\/v1` prefix/);
     const r = await sb.run(['profiles', 'add', 'bare', '--key-id', '01JD2Q7N8V3K4M5P6R7S8T9V0W', '--mode', 'test', '--base-url', 'https://api.example.com', '--secret-stdin', '--json'], { input: 'c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXh4eHg=\n' });

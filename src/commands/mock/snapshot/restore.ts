@@ -1,4 +1,4 @@
-import { Args } from '@oclif/core';
+import { Args } from '../../../cli/oclif.js';
 import { MockControlCommand } from '../../../cli/mock/control-command.js';
 
 export default class MockSnapshotRestore extends MockControlCommand {

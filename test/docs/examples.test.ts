@@ -1,0 +1,89 @@
+// Every shell example of README.md and docs/*.md runs, as docs/README.md says: in order per
+// file, against a mock started for that file (port 0, profiles saved, fresh config and state
+// folders), in a scratch folder holding a copy of examples/, with its exit code and the output
+// shape its `<!-- expect: ... -->` lines give checked.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, cpSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, ROOT, makeSandbox, type Sandbox } from '../helpers/cli.js';
+import { blockScript, shellBlocks } from './doc-blocks.js';
+
+const files = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
+
+function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('CARDCTL_')) env[k] = v;
+  return { ...env, NO_COLOR: '1', ...extra };
+}
+
+function run(cmd: string, args: string[], env: NodeJS.ProcessEnv, cwd: string, timeoutMs: number): Promise<{ code: number; out: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (out += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? (signal ? 128 : 1), out });
+    });
+  });
+}
+
+for (const file of files) {
+  const blocks = shellBlocks(readFileSync(join(ROOT, file), 'utf8')).filter((b) => !b.notRun);
+  if (blocks.length === 0) continue;
+
+  describe(`shell examples of ${file}`, () => {
+    let box: Sandbox;
+    let mock: ChildProcess | undefined;
+    let env: NodeJS.ProcessEnv;
+    let work: string;
+    let vars: string;
+
+    beforeAll(async () => {
+      box = makeSandbox();
+      const bin = join(box.dir, 'bin');
+      mkdirSync(bin);
+      writeFileSync(join(bin, 'cardctl'), `#!/bin/sh\nexec '${process.execPath}' '${BIN}' "$@"\n`);
+      chmodSync(join(bin, 'cardctl'), 0o755);
+      work = join(box.dir, 'work');
+      cpSync(join(ROOT, 'examples'), join(work, 'examples'), { recursive: true });
+      vars = join(box.dir, 'vars.sh');
+      env = cleanEnv({ ...box.env, PATH: `${bin}:${process.env.PATH ?? ''}` });
+      const m = spawn(process.execPath, [BIN, 'mock', 'start', '--port', '0', '--save-profiles', '--json'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      mock = m;
+      await new Promise<void>((resolve, reject) => {
+        let out = '';
+        let err = '';
+        m.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
+        m.stdout!.setEncoding('utf8').on('data', (d: string) => {
+          out += d;
+          if (out.includes('\n')) resolve();
+        });
+        m.on('exit', (code) => reject(new Error(`the mock exited (${code}): ${err}`)));
+      });
+    });
+
+    afterAll(async () => {
+      if (mock && mock.exitCode === null) {
+        const exited = new Promise((resolve) => mock!.once('exit', resolve));
+        mock.kill('SIGTERM');
+        await exited;
+      }
+      box?.cleanup();
+    });
+
+    for (const block of blocks) {
+      const first = block.code.split('\n').find((l) => l.trim() && !l.trim().startsWith('#'))?.trim() ?? '';
+      it(`line ${block.line}: ${first.slice(0, 70)}`, async () => {
+        const res = await run('bash', ['-c', blockScript(block.code, vars)], env, work, 60_000);
+        const where = `${file}:${block.line}\n${block.code}\n--- output ---\n${res.out}`;
+        expect(res.code, where).toBe(block.exit);
+        for (const re of block.expects) expect(re.test(res.out), `expected ${re} in\n${where}`).toBe(true);
+      }, 90_000);
+    }
+  });
+}
