@@ -273,6 +273,7 @@ export class ApiClient {
     try {
       return sendVerdict(journal.history(p.idempotencyKey!), { idempotencyKey: p.idempotencyKey!, baseUrl: c.baseUrl, mode: c.mode, keyId: c.keyId, bodySha256, batch }, this.now());
     } catch (err) {
+      if (err instanceof CardctlError) throw err; // a damaged journal says what and how to repair it
       throw new CardctlError(`cannot read the operations journal ${journal.file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}; the money operation was not sent.`, { kind: 'unexpected', hint: 'Make it readable, or point CARDCTL_STATE_DIR to another folder.' });
     }
   }

@@ -1,11 +1,19 @@
-// The local journal of money operations (PRODUCT.md, "Money operations"): one NDJSON file,
-// append-only. An `op` line is written BEFORE the request is sent, an `outcome` line after,
-// so a crash or a dropped connection leaves an operation whose outcome is unknown and whose
-// exact bytes and key can be replayed. Never holds a secret or a signature.
+// The local journal of money operations (PRODUCT.md, "Money operations"; docs/journal.md): an
+// append-only folder. An `op` record is on disk (synced) BEFORE the request is sent, an `outcome`
+// record after, so a crash or a dropped connection leaves an operation whose outcome is unknown
+// and whose exact bytes and key can be replayed. Never holds a secret or a signature. Each read
+// touches only the files it needs (src/client/journal-store/), so its cost does not grow with
+// the journal's size.
 import { createHash, randomUUID } from 'node:crypto';
-import { chmodSync, closeSync, existsSync, fstatSync, fchmodSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { CardctlError } from '../errors.js';
+import { normalBase } from './money-rules.js';
+import { keyBucketName } from './journal-store/layout.js';
+import { isDamaged, type DamagedLine, type RawRecord } from './journal-store/lines.js';
+import { JournalStore, type OpPlace } from './journal-store/store.js';
+import { takeOverIfNeeded } from './journal-store/takeover.js';
 
 export interface JournalOp {
   type: 'op';
@@ -67,7 +75,7 @@ export interface JournalEntry extends JournalOp {
 }
 
 /** Sends that the API treats as one operation: it answers the same key and bytes with the same outcome. */
-const sameOperation = (e: JournalOp): string => JSON.stringify([e.idempotency_key, e.base_url, e.mode, e.key_id ?? null, e.body_sha256]);
+const sameOperation = (e: JournalOp): string => JSON.stringify([e.idempotency_key, normalBase(e.base_url), e.mode, e.key_id ?? null, e.body_sha256]);
 
 /** `$CARDCTL_STATE_DIR`, else `$XDG_STATE_HOME/cardctl`, else the platform's state folder. */
 export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -78,8 +86,14 @@ export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(homedir(), '.local', 'state', 'cardctl');
 }
 
+/** The file older versions wrote (one NDJSON line per record), taken over on first use. */
 export function journalPath(env: NodeJS.ProcessEnv = process.env): string {
   return join(stateDir(env), 'operations.ndjson');
+}
+
+/** The journal's folder. */
+export function journalDir(env: NodeJS.ProcessEnv = process.env): string {
+  return join(stateDir(env), 'journal');
 }
 
 /**
@@ -134,129 +148,247 @@ function propagate(all: JournalEntry[]): JournalEntry[] {
   return all;
 }
 
-export class Journal {
-  /** Records read so far (by op id, in file order) and the byte offset read up to: later reads parse only what was appended. */
-  private readonly ops = new Map<string, { op: JournalOp; records: Array<JournalOutcome | JournalResolution> }>();
-  private readonly byKey = new Map<string, string[]>();
-  private offset = 0;
+/** The records of some operations (ops first, in any order of files) as entries, oldest first. */
+export function entriesOf(records: readonly RawRecord[]): JournalEntry[] {
+  const ops = new Map<string, { op: JournalOp; records: Array<JournalOutcome | JournalResolution> }>();
+  for (const r of records) {
+    if (r.type === 'op') {
+      if (!ops.has(r.id)) ops.set(r.id, { op: r as unknown as JournalOp, records: [] });
+    } else if (r.type === 'outcome' || r.type === 'resolution') {
+      ops.get(r.id)?.records.push(r as unknown as JournalOutcome | JournalResolution);
+    }
+  }
+  const all = [...ops.values()].map((o) => fold(o.op, o.records));
+  all.sort((a, b) => Date.parse(a.time) - Date.parse(b.time));
+  return propagate(all);
+}
 
-  constructor(readonly file: string) {}
+/** Damaged records where the 24-hour rule would read: the money operation is refused, not risked. */
+export function damagedJournalError(dir: string, where: string, lines: readonly DamagedLine[], key?: string): CardctlError {
+  const what = `${lines.length} damaged record${lines.length === 1 ? '' : 's'} (${lines[0]?.why ?? 'unreadable'})`;
+  return new CardctlError(
+    `the operations journal ${dir} holds ${what} in ${where}${key ? `, where the history of Idempotency-Key ${key} is kept` : ''}: whether this key was sent before cannot be known, so the money operation was not sent.`,
+    { kind: 'unexpected', code: 'journal_damaged', idempotencyKey: key, hint: 'Run `cardctl ops repair`: it restores what the journal holds twice and says what it cannot; then run the command again.' },
+  );
+}
+
+export interface JournalStats {
+  dir: string;
+  bytes: number;
+  ops: number;
+  unresolved: number;
+  /** records of the old file that could not be read (`ops repair` shows them) */
+  unattributed: number;
+}
+
+export class Journal {
+  /** the journal's folder (named in messages; the key locks live beside it) */
+  readonly file: string;
+  readonly dir: string;
+  /** the file of older versions, taken over on first use */
+  readonly legacyFile: string;
+  private readonly store: JournalStore;
+  /** ops this process wrote or read: where their later records go */
+  private readonly places = new Map<string, OpPlace>();
+  private ready: boolean;
+
+  /** `path`: the journal folder, or (as older versions named it) the `operations.ndjson` beside it. `staged`: a takeover's staging folder (no takeover of its own). */
+  constructor(path: string, staged = false) {
+    this.ready = staged;
+    this.dir = path.endsWith('.ndjson') ? join(path, '..', 'journal') : path;
+    this.file = this.dir;
+    this.legacyFile = join(this.dir, '..', 'operations.ndjson');
+    this.store = new JournalStore(this.dir);
+  }
 
   static open(env: NodeJS.ProcessEnv = process.env): Journal {
-    return new Journal(journalPath(env));
+    return new Journal(journalDir(env));
   }
 
-  private append(record: JournalRecord): void {
-    const dir = join(this.file, '..');
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    chmodSync(dir, 0o700); // also when it existed with a wider mode or under umask 000
-    const fd = openSync(this.file, 'a+', 0o600);
-    try {
-      fchmodSync(fd, 0o600);
-      // a torn last line (crash mid-write) must not swallow this record: start on a new line
-      const size = fstatSync(fd).size;
-      let prefix = '';
-      if (size > 0) {
-        const last = Buffer.alloc(1);
-        readSync(fd, last, 0, 1, size - 1);
-        if (last[0] !== 0x0a) prefix = '\n';
-      }
-      writeSync(fd, prefix + JSON.stringify(record) + '\n');
-    } finally {
-      closeSync(fd);
-    }
+  /** Takes over the old file first, once per process; the folder private (0700). */
+  private prepare(): JournalStore {
+    if (this.ready) return this.store;
+    const parent = join(this.dir, '..');
+    mkdirSync(parent, { recursive: true, mode: 0o700 });
+    chmodSync(parent, 0o700); // also when it existed with a wider mode or under umask 000
+    takeOverIfNeeded(this.legacyFile, this.dir, { unknownKey: stagedUnknownKey, note: (line) => process.stderr.write(line + '\n') });
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    chmodSync(this.dir, 0o700);
+    this.ready = true;
+    return this.store;
   }
 
-  /** Parses the complete lines appended since the last read (by this process or another). */
-  private refresh(): void {
-    if (!existsSync(this.file)) return;
-    const fd = openSync(this.file, 'r');
-    let text: string;
-    try {
-      const size = fstatSync(fd).size;
-      if (size < this.offset) {
-        // replaced by a shorter file: read it again from the start
-        this.ops.clear();
-        this.byKey.clear();
-        this.offset = 0;
-      }
-      if (size === this.offset) return;
-      const buf = Buffer.alloc(size - this.offset);
-      readSync(fd, buf, 0, buf.length, this.offset);
-      const end = buf.lastIndexOf(0x0a);
-      if (end < 0) return; // only a torn line so far
-      text = buf.subarray(0, end + 1).toString('utf8');
-      this.offset += end + 1;
-    } finally {
-      closeSync(fd);
-    }
-    for (const line of text.split('\n')) {
-      if (!line.trim()) continue;
-      let rec: JournalRecord;
-      try {
-        rec = JSON.parse(line) as JournalRecord;
-      } catch {
-        continue; // a torn line from an interrupted write
-      }
-      if (rec?.type === 'op' && typeof rec.id === 'string') {
-        this.ops.set(rec.id, { op: rec, records: [] });
-        const list = this.byKey.get(rec.idempotency_key) ?? [];
-        list.push(rec.id);
-        this.byKey.set(rec.idempotency_key, list);
-      } else if ((rec?.type === 'outcome' || rec?.type === 'resolution') && typeof rec.id === 'string') {
-        this.ops.get(rec.id)?.records.push(rec);
-      }
-    }
-  }
-
-  /** Records an operation before it is sent; returns its id. */
+  /** Records an operation before it is sent (on disk when this returns); returns its id. */
   recordOp(op: Omit<JournalOp, 'type' | 'id' | 'time' | 'body_b64' | 'body_sha256'> & { body: Buffer }, now = Date.now()): string {
     const id = newId();
     const { body, ...rest } = op;
-    this.append({
-      type: 'op',
+    const record = {
+      type: 'op' as const,
       id,
       time: new Date(now).toISOString(),
       ...rest,
       body_b64: body.toString('base64'),
       body_sha256: createHash('sha256').update(body).digest('hex'),
-    });
+    };
+    this.prepare().writeOp(record);
+    this.places.set(id, { key: record.idempotency_key, time: record.time });
     return id;
   }
 
   recordOutcome(outcome: Omit<JournalOutcome, 'type' | 'time'>, now = Date.now()): void {
-    this.append({ type: 'outcome', time: new Date(now).toISOString(), ...outcome });
+    this.after({ type: 'outcome', time: new Date(now).toISOString(), ...outcome });
   }
 
   /** `ops resolve`: what a person learned, appended after the entry's other records. */
   recordResolution(resolution: Omit<JournalResolution, 'type' | 'time'>, now = Date.now()): void {
-    this.append({ type: 'resolution', time: new Date(now).toISOString(), ...resolution });
+    this.after({ type: 'resolution', time: new Date(now).toISOString(), ...resolution });
   }
 
-  /** Every operation, oldest first, with its latest outcome. Unreadable lines are skipped. */
-  entries(): JournalEntry[] {
-    this.refresh();
-    return propagate([...this.ops.values()].map((o) => fold(o.op, o.records)));
+  private after(rec: JournalOutcome | JournalResolution): void {
+    const store = this.prepare();
+    const place = this.placeOf(rec.id);
+    if (!place) throw new CardctlError(`no operation ${rec.id} in the journal ${this.dir}.`, { kind: 'not_found', hint: 'List them with `cardctl ops list`.' });
+    store.writeAfter(rec as unknown as RawRecord, place);
+    this.syncMarkers(place.key);
+  }
+
+  /** The unresolved markers of a key's operations follow their folded outcome (a later send may resolve earlier ones). */
+  private syncMarkers(key: string): void {
+    let sends: JournalEntry[];
+    try {
+      sends = this.history(key, { strict: false });
+    } catch {
+      return; // a damaged bucket: `ops repair` rebuilds the markers
+    }
+    for (const e of sends) this.store.mark(e.id, key, e.outcome === 'unknown');
+  }
+
+  private placeOf(id: string): OpPlace | undefined {
+    const known = this.places.get(id);
+    if (known) return known;
+    const e = this.byId(id);
+    return e ? { key: e.idempotency_key, time: e.time } : undefined;
+  }
+
+  /** Refuses when the old file held records that could not be read: any key may be among them. */
+  private checkUnattributed(): void {
+    const file = join(this.dir, 'damaged.ndjson');
+    if (existsSync(file) && statSync(file).size > 0) {
+      const lines = this.store.segmentRecords(file).map((r) => ({ damaged: true as const, why: 'unreadable in the old operations.ndjson', text: JSON.stringify(r) }));
+      throw damagedJournalError(this.dir, 'damaged.ndjson (taken over from operations.ndjson)', lines);
+    }
   }
 
   /** Every send of one idempotency key (any target), oldest first: what the money rules read before sending it again. */
-  history(idempotencyKey: string): JournalEntry[] {
-    this.refresh();
-    const ids = this.byKey.get(idempotencyKey) ?? [];
-    return propagate(ids.map((id) => this.ops.get(id)!).map((o) => fold(o.op, o.records)));
+  history(idempotencyKey: string, opts: { strict?: boolean } = {}): JournalEntry[] {
+    return this.historyMany([idempotencyKey], opts).get(idempotencyKey) ?? [];
   }
 
-  /** By full id or an unambiguous prefix (with or without `op_`). */
+  /**
+   * The histories of many keys, reading each key bucket once (a `--batch` rerun asks for
+   * thousands of rows at a time). Throws `journal_damaged` when a bucket they live in is damaged,
+   * and (`strict`, the default: what the money rules read) when the old file held records that
+   * could not be read.
+   */
+  historyMany(keys: Iterable<string>, opts: { strict?: boolean } = {}): Map<string, JournalEntry[]> {
+    const store = this.prepare();
+    if (opts.strict !== false) this.checkUnattributed();
+    const byBucket = new Map<string, Set<string>>();
+    for (const k of keys) {
+      const b = keyBucketName(k);
+      byBucket.set(b, (byBucket.get(b) ?? new Set()).add(k));
+    }
+    const out = new Map<string, JournalEntry[]>();
+    for (const [bucket, wanted] of byBucket) {
+      const { records, damaged } = store.bucketByName(bucket);
+      if (damaged.length) throw damagedJournalError(this.dir, `keys/${bucket}.ndjson`, damaged, [...wanted][0]);
+      const ids = new Map<string, string>();
+      for (const r of records) if (r.type === 'op' && wanted.has(r.idempotency_key as string)) ids.set(r.id, r.idempotency_key as string);
+      for (const k of wanted) {
+        const mine = records.filter((r) => ids.get(r.id) === k);
+        const sends = entriesOf(mine);
+        for (const e of sends) this.places.set(e.id, { key: k, time: e.time });
+        out.set(k, sends);
+      }
+    }
+    return out;
+  }
+
+  /** An operation by its full id, or undefined. */
+  private byId(id: string): JournalEntry | undefined {
+    const hit = this.prepare().idLookup(id).found.find((r) => r.id === id);
+    if (!hit) return undefined;
+    const { records } = this.store.bucketByName(hit.key_bucket);
+    const op = records.find((r) => r.type === 'op' && r.id === id);
+    return op ? this.history(op.idempotency_key as string, { strict: false }).find((e) => e.id === id) : undefined;
+  }
+
+  /** By full id, an idempotency key, or an unambiguous id prefix (with or without `op_`). */
   find(idOrPrefix: string): JournalEntry | { ambiguous: string[] } | undefined {
     const wanted = idOrPrefix.startsWith('op_') ? idOrPrefix : `op_${idOrPrefix}`;
-    const all = this.entries();
-    const byId = all.find((e) => e.id === wanted);
-    if (byId) return byId;
-    const byKey = all.filter((e) => e.idempotency_key === idOrPrefix).at(-1); // the newest send of that key
+    const store = this.prepare();
+    const exact = /^op_[\w.-]{1,64}$/.test(wanted) ? this.byId(wanted) : undefined;
+    if (exact) return exact;
+    const byKey = this.history(idOrPrefix, { strict: false }).at(-1); // the newest send of that key
     if (byKey) return byKey;
-    const matches = all.filter((e) => e.id.startsWith(wanted));
-    if (matches.length === 1) return matches[0];
-    if (matches.length > 1) return { ambiguous: matches.map((m) => m.id) };
+    if (!/^op_[\w.-]{0,64}$/.test(wanted)) return undefined;
+    const { found, damaged } = store.idLookup(wanted);
+    if (found.length === 1) return this.byId(found[0]!.id);
+    if (found.length > 1) return { ambiguous: found.map((m) => m.id) };
+    if (damaged.length) throw damagedJournalError(this.dir, 'the id index (ids/)', damaged);
     return undefined;
   }
+
+  /** The operations whose outcome is not known, oldest first (from the unresolved markers: their number, not the journal's size, is the cost). */
+  unresolved(): JournalEntry[] {
+    const store = this.prepare();
+    const keys = new Set(store.markers().map((m) => m.key).filter((k): k is string => k !== null));
+    const ids = new Set(store.markers().map((m) => m.id));
+    const out: JournalEntry[] = [];
+    for (const sends of this.historyMany(keys, { strict: false }).values()) out.push(...sends.filter((e) => ids.has(e.id) && e.outcome === 'unknown'));
+    return out.sort((a, b) => Date.parse(a.time) - Date.parse(b.time));
+  }
+
+  /**
+   * Every operation in one segment (an hour), oldest first, with the damaged lines found there.
+   * An entry still unknown there is checked against its key's whole history (a later send may have resolved it).
+   */
+  segmentEntries(file: string): { entries: JournalEntry[]; damaged: DamagedLine[] } {
+    const records: RawRecord[] = [];
+    const damaged: DamagedLine[] = [];
+    for (const r of this.store.segmentRecords(file)) (isDamaged(r) ? damaged : records).push(r as never);
+    const entries = entriesOf(records).map((e) => (e.outcome === 'unknown' ? (this.tryHistory(e.idempotency_key).find((h) => h.id === e.id) ?? e) : e));
+    return { entries, damaged };
+  }
+
+  private tryHistory(key: string): JournalEntry[] {
+    try {
+      return this.history(key, { strict: false });
+    } catch {
+      return [];
+    }
+  }
+
+  /** Segment files, oldest first. */
+  segments(): string[] {
+    return this.prepare().segments();
+  }
+
+  /** Every operation, oldest first (reads the whole journal: for small journals and tests; lists stream segments). */
+  entries(): JournalEntry[] {
+    return this.segments().flatMap((s) => this.segmentEntries(s).entries);
+  }
+
+  /** Size, operations and unresolved ones, from file sizes and the markers: nothing is read whole. */
+  stats(): JournalStats {
+    const store = this.prepare();
+    const damaged = join(this.dir, 'damaged.ndjson');
+    return { dir: this.dir, bytes: store.bytes(), ops: store.opCount(), unresolved: store.markerCount(), unattributed: existsSync(damaged) ? store.segmentRecords(damaged).length : 0 };
+  }
+}
+
+/** During a takeover: the key of a staged operation whose outcome is unknown once its whole history is in. */
+function stagedUnknownKey(root: string, id: string): string | undefined {
+  const e = new Journal(root, true).find(id);
+  return e && !('ambiguous' in e) && e.outcome === 'unknown' ? e.idempotency_key : undefined;
 }

@@ -125,8 +125,19 @@ export interface JournalReport {
  */
 export type SendVerdict = { send: true; firstSentMs?: number; earlierUnknown?: boolean } | { send: false; report: JournalReport };
 
-/** One spelling of a base URL for comparing and keying (the journal's rules, the key lock). */
-export const normalBase = (url: string): string => url.replace(/\/+$/, '');
+/**
+ * One spelling of a base URL for an operation's identity (the journal's rules, the key lock):
+ * scheme and host in lower case, no default port, no trailing slash
+ * (`HTTPS://API.Example.com:443/api/v1/` is `https://api.example.com/api/v1`).
+ */
+export function normalBase(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}`;
+  } catch {
+    return url.replace(/\/+$/, '');
+  }
+}
 
 /** Rule 3's test: may a key first sent at `firstSentMs` still be sent at `atMs`? */
 export function keyStillRemembered(firstSentMs: number, atMs: number): boolean {

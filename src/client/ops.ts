@@ -3,11 +3,12 @@ import { CardctlError, usageError } from '../errors.js';
 import type { ApiResponse, PreparedRequest } from './client.js';
 import { Journal, type JournalEntry } from './journal.js';
 import { lockKey } from './key-lock.js';
+import { normalBase } from './money-rules.js';
 import { withSession, type SessionOptions } from './session.js';
 
 export function listOps(opts: { unresolved?: boolean; env?: NodeJS.ProcessEnv } = {}): JournalEntry[] {
-  const all = Journal.open(opts.env).entries();
-  return opts.unresolved ? all.filter((e) => e.outcome === 'unknown') : all;
+  const journal = Journal.open(opts.env);
+  return opts.unresolved ? journal.unresolved() : journal.entries();
 }
 
 export function showOp(id: string, env?: NodeJS.ProcessEnv): JournalEntry {
@@ -62,7 +63,7 @@ export function resolveOp(id: string, opts: { outcome: 'succeeded' | 'failed'; n
 
 /** Whether an entry was sent with these credentials (the same API, mode and key id). */
 export function sentWith(e: JournalEntry, c: { baseUrl: string; mode: string; keyId: string }): boolean {
-  return e.base_url.replace(/\/+$/, '') === c.baseUrl.replace(/\/+$/, '') && e.mode === c.mode && (e.key_id === undefined || e.key_id === c.keyId);
+  return normalBase(e.base_url) === normalBase(c.baseUrl) && e.mode === c.mode && (e.key_id === undefined || e.key_id === c.keyId);
 }
 
 /** The entry as people and `--json` see it: the body decoded when it is text. */
@@ -76,7 +77,7 @@ export async function replayOp(id: string, opts: SessionOptions): Promise<{ entr
   const entry = showOp(id, opts.env);
   const profile = opts.profile ?? entry.profile ?? undefined;
   return withSession({ ...opts, profile }, async ({ client, credentials }) => {
-    if (credentials.baseUrl !== entry.base_url || credentials.mode !== entry.mode) {
+    if (normalBase(credentials.baseUrl) !== normalBase(entry.base_url) || credentials.mode !== entry.mode) {
       throw usageError(
         `operation ${entry.id} was sent to ${entry.base_url} (${entry.mode}); the credentials in use point to ${credentials.baseUrl} (${credentials.mode}).`,
         `Replay it with the profile it was sent with${entry.profile ? ` (--profile ${entry.profile})` : ' (the same CARDCTL_* environment)'}.`,

@@ -3,31 +3,28 @@
 // a day passing would) AND moves the mock's clock past 24 h, so the mock has forgotten the key:
 // sent again, the same key would be a new charge. The mock's books (wallet, card count) say
 // whether anything was charged twice.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../src/mock/index.js';
 import { activeCard, advance, approvedCustomer, ctl, fault, newKey, wallet, type MockHandle } from '../helpers/api.js';
 import { makeSandbox, type CliResult, type Sandbox } from '../helpers/cli.js';
 import { startCountingProxy, type Injected } from '../helpers/counting-proxy.js';
+import { rewriteJournal } from '../helpers/journal.js';
 
 const HOUR = 3_600_000;
 let mock: MockHandle;
 let sb: Sandbox;
 let env: Record<string, string>;
 const run = (args: string[], extra: Record<string, string> = {}) => sb.run(args, { env: { ...env, ...extra } });
-const journalFile = () => join(sb.stateDir, 'cardctl', 'operations.ndjson');
 const json = (r: CliResult) => JSON.parse(r.stdout);
 
 /** Moves the first-send time of every journal entry of `key` back by `hours` (a day passing, on the client's side). */
 function age(key: string, hours: number): void {
-  const lines = readFileSync(journalFile(), 'utf8').split('\n').map((line) => {
-    if (!line.trim()) return line;
-    const rec = JSON.parse(line);
-    if (rec.type === 'op' && rec.idempotency_key === key) rec.time = new Date(Date.parse(rec.time) - hours * HOUR).toISOString();
-    return JSON.stringify(rec);
+  rewriteJournal(join(sb.stateDir, 'cardctl'), (rec) => {
+    if (rec.type === 'op' && rec.idempotency_key === key) rec.time = new Date(Date.parse(rec.time as string) - hours * HOUR).toISOString();
+    return rec;
   });
-  writeFileSync(journalFile(), lines.join('\n'));
 }
 
 /** A day passes on both sides: the journal's entries of `key` and the mock's clock (which then forgets the key). */

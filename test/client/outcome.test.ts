@@ -1,11 +1,12 @@
 // When is the outcome of a write known? The built CLI against a loopback server that verifies
 // signatures and scripts 5xx answers, refusals and dropped connections; the journal is read
 // back through `cardctl ops`, as a person would.
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makeSandbox, type Sandbox } from '../helpers/cli.js';
 import { startSignedServer, type SignedServer } from '../helpers/signed-server.js';
+import { journalBytes } from '../helpers/journal.js';
 
 const CARD = '01J0000000000000000000CARD';
 const card = { id: CARD, status: 'active', mode: 'test', balance_minor: 500 };
@@ -144,7 +145,7 @@ describe('ops replay checks the API key id', () => {
     expect(sent.code, sent.stderr).toBe(7);
     const entry = await entryOf('k-keyid');
     expect(entry.key_id).toBe(srv.keyId);
-    expect(readFileSync(join(sb.stateDir, 'cardctl', 'operations.ndjson'), 'utf8')).not.toContain(srv.secret);
+    expect(journalBytes(join(sb.stateDir, 'cardctl'))).not.toContain(srv.secret);
 
     srv.requests.length = 0;
     const refused = await sb.run(['ops', 'replay', entry.id, '--profile', 'beta']);
@@ -167,6 +168,7 @@ describe('ops replay checks the API key id', () => {
       type: 'op', id, time: new Date().toISOString(), profile: null, source: 'env', mode: 'test', base_url: srv.baseUrl,
       method: 'POST', path: `/api/v1/cards/${CARD}/recharge`, query: '', idempotency_key: 'k-old', body_b64: body.toString('base64'), body_sha256: 'x',
     };
+    // written as older versions wrote it: the next command takes it over into the journal it has
     appendFileSync(join(sb.stateDir, 'cardctl', 'operations.ndjson'), `${JSON.stringify(old)}\n`);
     srv.script(ok);
     const r = await run(['ops', 'replay', id]);

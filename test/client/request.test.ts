@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makeSandbox, type Sandbox } from '../helpers/cli.js';
 import { startSignedServer, type Reply, type SignedServer } from '../helpers/signed-server.js';
+import { journalBytes, journalRecords } from '../helpers/journal.js';
 
 const CARD = '01J0000000000000000000CARD';
 const CUSTOMER = '01J00000000000000CUSTOMER1';
@@ -181,10 +182,7 @@ describe('cardctl request', () => {
 
 describe('money operations', () => {
   const journal = (): Array<Record<string, unknown>> =>
-    readFileSync(join(sb.stateDir, 'cardctl', 'operations.ndjson'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    journalRecords(join(sb.stateDir, 'cardctl')) as Array<Record<string, unknown>>;
 
   it('always sends an Idempotency-Key, generated and printed on stderr when not given', async () => {
     const r = await run(['request', 'POST', `/cards/${CARD}/terminate`]);
@@ -236,7 +234,7 @@ describe('money operations', () => {
     const unresolved = JSON.parse((await run(['ops', 'list', '--unresolved', '--json'])).stdout) as Array<{ id: string; idempotency_key: string; body: string }>;
     const op = unresolved.find((e) => e.idempotency_key === 'k-drop')!;
     expect(op.body).toBe('{"amount":77}');
-    const raw = readFileSync(join(sb.stateDir, 'cardctl', 'operations.ndjson'), 'utf8');
+    const raw = journalBytes(join(sb.stateDir, 'cardctl'));
     expect(raw).not.toContain(srv.secret);
     expect(raw).not.toMatch(/signature/i);
 

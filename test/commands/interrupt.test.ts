@@ -4,12 +4,13 @@
 // the batch rows held back for row order, exit 130, and the printed command must finish the
 // work without charging twice.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../src/mock/index.js';
 import { activeCard, approvedCustomer, ctl, wallet, type MockHandle } from '../helpers/api.js';
 import { BIN, makeSandbox, ROOT, type Sandbox } from '../helpers/cli.js';
+import { journalText as journalRecordsText } from '../helpers/journal.js';
 
 let mock: MockHandle;
 let sb: Sandbox;
@@ -47,7 +48,7 @@ async function until(what: string, test: () => boolean, timeoutMs = 15_000): Pro
 
 const journalText = (): string => {
   try {
-    return readFileSync(join(sb.stateDir, 'cardctl', 'operations.ndjson'), 'utf8');
+    return journalRecordsText(join(sb.stateDir, 'cardctl'));
   } catch {
     return '';
   }

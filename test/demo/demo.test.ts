@@ -8,6 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../src/mock/index.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
+import { journalText } from '../helpers/journal.js';
 
 const SEED = 4242;
 
@@ -146,7 +147,7 @@ describe('cardctl demo', () => {
     expect(run.stderr).toContain(`kept: ${summary.folder}`);
     const store = readFileSync(join(summary.folder!, 'config', 'profiles.json'), 'utf8');
     expect(store).toContain('"live"');
-    expect(readFileSync(join(summary.folder!, 'state', 'operations.ndjson'), 'utf8')).toContain('demo-recharge-1');
+    expect(journalText(join(summary.folder!, 'state'))).toContain('demo-recharge-1');
   });
 
   it('prints no colour when the output is not a terminal', () => {

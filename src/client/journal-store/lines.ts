@@ -1,0 +1,82 @@
+// One journal line: `<crc32 of the JSON, 8 hex> <JSON>\n`. The checksum catches any damaged byte
+// (a CRC-32 detects every burst of up to 32 bits), so a damaged record is reported, never read
+// as another record nor skipped silently. The shape of each record is checked too: a record of
+// the wrong shape is reported like a damaged one, never an internal error.
+import { crc32 } from 'node:zlib';
+
+export type RawRecord = Record<string, unknown> & { type: string; id: string };
+
+/** What a line that cannot be used is: its text (for `ops repair`) and why. */
+export interface DamagedLine {
+  damaged: true;
+  why: string;
+  text: string;
+}
+
+const hex8 = (n: number): string => n.toString(16).padStart(8, '0');
+
+export function encodeLine(record: object): string {
+  const json = JSON.stringify(record);
+  return `${hex8(crc32(json))} ${json}\n`;
+}
+
+const isStr = (v: unknown): v is string => typeof v === 'string';
+const isStrOrNull = (v: unknown): boolean => v === null || v === undefined || typeof v === 'string';
+const isStatus = (v: unknown): boolean => v === null || v === undefined || (typeof v === 'number' && Number.isInteger(v));
+
+/** Why a parsed record cannot be used, or undefined when its shape is right. */
+export function shapeProblem(r: unknown): string | undefined {
+  if (typeof r !== 'object' || r === null || Array.isArray(r)) return 'not a JSON object';
+  const o = r as Record<string, unknown>;
+  if (!isStr(o.id) || !/^op_[\w.-]{1,64}$/.test(o.id)) return 'no operation id (op_...)';
+  if (!isStr(o.time) || Number.isNaN(Date.parse(o.time))) return `${o.id}: no valid time`;
+  if (o.type === 'op') {
+    for (const f of ['mode', 'base_url', 'method', 'path', 'idempotency_key', 'body_b64', 'body_sha256', 'source']) {
+      if (!isStr(o[f])) return `${o.id}: op without ${f}`;
+    }
+    if (!isStrOrNull(o.query) || !isStrOrNull(o.profile) || !isStrOrNull(o.key_id)) return `${o.id}: op with a field of the wrong type`;
+    return undefined;
+  }
+  if (o.type === 'outcome') {
+    if (o.outcome !== 'resolved' && o.outcome !== 'unknown') return `${o.id}: outcome neither resolved nor unknown`;
+    if (!isStatus(o.status) || !isStrOrNull(o.code) || !isStrOrNull(o.resource_id)) return `${o.id}: outcome with a field of the wrong type`;
+    return undefined;
+  }
+  if (o.type === 'resolution') {
+    if (o.outcome !== 'succeeded' && o.outcome !== 'failed') return `${o.id}: resolution neither succeeded nor failed`;
+    if (!isStrOrNull(o.note)) return `${o.id}: resolution note of the wrong type`;
+    return undefined;
+  }
+  if (o.type === 'id') return isStr(o.key_bucket) && /^[0-9a-f]{3}$/.test(o.key_bucket) ? undefined : `${o.id}: index line without its key bucket`;
+  return `${o.id}: unknown record type ${JSON.stringify(o.type)?.slice(0, 40)}`;
+}
+
+/** A parsed record of the right shape, or what is wrong with it (checksum, JSON, shape). */
+export function parseRecord(json: string): RawRecord | DamagedLine {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    return { damaged: true, why: 'not JSON', text: json };
+  }
+  const problem = shapeProblem(value);
+  return problem ? { damaged: true, why: `wrong shape (${problem})`, text: json } : (value as RawRecord);
+}
+
+export function decodeLine(line: string): RawRecord | DamagedLine {
+  const sp = line.indexOf(' ');
+  const json = line.slice(sp + 1);
+  if (sp !== 8 || !/^[0-9a-f]{8}$/.test(line.slice(0, 8)) || hex8(crc32(json)) !== line.slice(0, 8)) {
+    return { damaged: true, why: 'checksum mismatch', text: line };
+  }
+  return parseRecord(json);
+}
+
+export const isDamaged = (r: RawRecord | DamagedLine): r is DamagedLine => (r as DamagedLine).damaged === true;
+
+/** Every line of a text (a last line without its newline is a write cut short: reported as damaged too). */
+export function decodeText(text: string): Array<RawRecord | DamagedLine> {
+  const out: Array<RawRecord | DamagedLine> = [];
+  for (const line of text.split('\n')) if (line !== '') out.push(decodeLine(line));
+  return out;
+}

@@ -1,0 +1,133 @@
+// The journal's folder: writes (each op record synced in its key bucket and its segment before
+// the request leaves) and the reads the commands need, each touching only the files it must.
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { appendLines, ensureDir, readRecords } from './files.js';
+import { decodeText, isDamaged, type DamagedLine, type RawRecord } from './lines.js';
+import { ID_LINE_BYTES, idBucketFile, idRecord, idShard, keyBucketFile, keyBucketName, markerFile, segmentFile } from './layout.js';
+
+/** Where an op's later records go: its key bucket and the segment of its time. */
+export interface OpPlace {
+  key: string;
+  time: string;
+}
+
+export interface IdIndexRecord {
+  id: string;
+  time: string;
+  key_bucket: string;
+}
+
+const listDir = (dir: string): string[] => {
+  try {
+    return readdirSync(dir).sort();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+};
+
+export class JournalStore {
+  constructor(readonly root: string) {}
+
+  /** The op record, synced in its key bucket, then its segment (both before the request leaves); then its index line and unresolved marker. */
+  writeOp(op: RawRecord & { idempotency_key: string; time: string }): void {
+    const bucket = keyBucketName(op.idempotency_key);
+    appendLines(keyBucketFile(this.root, bucket), [op], true);
+    appendLines(segmentFile(this.root, op.time), [op], true);
+    appendLines(idBucketFile(this.root, idShard(op.id)), [idRecord(op.id, op.time, bucket)], true);
+    this.mark(op.id, op.idempotency_key, true);
+  }
+
+  /** An outcome or resolution, synced in the op's key bucket and segment. */
+  writeAfter(rec: RawRecord, place: OpPlace): void {
+    appendLines(keyBucketFile(this.root, keyBucketName(place.key)), [rec], true);
+    appendLines(segmentFile(this.root, place.time), [rec], true);
+  }
+
+  /** Every readable record of the key's bucket and the damaged lines in it. */
+  bucket(key: string): { records: RawRecord[]; damaged: DamagedLine[] } {
+    return this.bucketByName(keyBucketName(key));
+  }
+
+  bucketByName(name: string): { records: RawRecord[]; damaged: DamagedLine[] } {
+    const records: RawRecord[] = [];
+    const damaged: DamagedLine[] = [];
+    for (const r of readRecords(keyBucketFile(this.root, name))) (isDamaged(r) ? damaged : records).push(r as never);
+    return { records, damaged };
+  }
+
+  /** Index lines whose id starts with `prefix` (`op_` included); a prefix under two characters reads every index file. */
+  idLookup(prefix: string): { found: IdIndexRecord[]; damaged: DamagedLine[] } {
+    const files = prefix.length >= 5 ? [idBucketFile(this.root, idShard(prefix))] : listDir(join(this.root, 'ids')).map((f) => join(this.root, 'ids', f));
+    const found: IdIndexRecord[] = [];
+    const damaged: DamagedLine[] = [];
+    for (const file of files) {
+      for (const r of readRecords(file)) {
+        if (isDamaged(r)) damaged.push(r);
+        else if (r.id.startsWith(prefix)) found.push(r as unknown as IdIndexRecord);
+      }
+    }
+    return { found, damaged };
+  }
+
+  /** Segment files, oldest first. */
+  segments(): string[] {
+    const root = join(this.root, 'segments');
+    return listDir(root).flatMap((day) => listDir(join(root, day)).map((h) => join(root, day, h)));
+  }
+
+  segmentRecords(file: string): Array<RawRecord | DamagedLine> {
+    try {
+      return decodeText(readFileSync(file, 'utf8'));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw err;
+    }
+  }
+
+  /** Ids of the operations whose outcome is not known, with the key each was sent with ('' when its marker is unreadable). */
+  markers(): Array<{ id: string; key: string | null }> {
+    return listDir(join(this.root, 'unresolved')).map((id) => {
+      try {
+        const key = (JSON.parse(readFileSync(markerFile(this.root, id), 'utf8')) as { key?: unknown }).key;
+        return { id, key: typeof key === 'string' ? key : null };
+      } catch {
+        return { id, key: null };
+      }
+    });
+  }
+
+  markerCount(): number {
+    return listDir(join(this.root, 'unresolved')).length;
+  }
+
+  /** Sets or clears an operation's unresolved marker. */
+  mark(id: string, key: string, unresolved: boolean): void {
+    const file = markerFile(this.root, id);
+    if (unresolved) {
+      if (existsSync(file)) return;
+      ensureDir(join(this.root, 'unresolved'));
+      writeFileSync(file, JSON.stringify({ key }) + '\n', { mode: 0o600 });
+    } else {
+      rmSync(file, { force: true });
+    }
+  }
+
+  /** Operations recorded (from the index files' sizes: nothing is read). */
+  opCount(): number {
+    const dir = join(this.root, 'ids');
+    return listDir(dir).reduce((n, f) => n + Math.floor(statSync(join(dir, f)).size / ID_LINE_BYTES), 0);
+  }
+
+  /** Bytes on disk under the journal folder. */
+  bytes(): number {
+    const walk = (dir: string): number =>
+      listDir(dir).reduce((n, name) => {
+        const p = join(dir, name);
+        const st = statSync(p);
+        return n + (st.isDirectory() ? walk(p) : st.size);
+      }, 0);
+    return walk(this.root);
+  }
+}
