@@ -214,7 +214,7 @@ export async function doctor(opts: { profile?: string; verbose?: boolean; caFile
       },
       unresolvedOps: (credentials) => {
         const journal = Journal.open(env);
-        const unknown = journal.entries().filter((e) => e.outcome === 'unknown');
+        const unknown = journal.unresolved(); // from the unresolved markers: not the whole journal
         const mine = unknown.filter((e) => sentWith(e, credentials)).length;
         return { file: journal.file, mine, others: unknown.length - mine };
       },
