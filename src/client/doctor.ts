@@ -75,7 +75,7 @@ export interface DoctorDeps {
   resolve: () => Promise<Credentials>;
   client: (credentials: Credentials) => ApiClient;
   /** unknown outcomes in the journal: sent with the credentials in use (`mine`), and with others */
-  unresolvedOps: (credentials: Credentials) => { file: string; mine: number; others: number };
+  unresolvedOps: (credentials: Credentials) => { file: string; mine: number; others: number; size?: string };
   /** the proxy and CA certificates requests will use (sets the transport up) */
   network?: (credentials: Credentials) => Check;
   now?: () => number;
@@ -102,7 +102,8 @@ export async function runDoctor(deps: DoctorDeps): Promise<DoctorReport> {
 
   try {
     // only what these credentials can replay is theirs to worry about; the others are counted, as information
-    const { file, mine, others } = deps.unresolvedOps(creds);
+    const { file: dir, mine, others, size } = deps.unresolvedOps(creds);
+    const file = size ? `${dir} (${size})` : dir;
     const n = (k: number) => `${k} money operation${k === 1 ? '' : 's'}`;
     const elsewhere = others > 0 ? `; ${n(others)} with an unknown outcome sent with other credentials (not these: see \`cardctl ops list --unresolved\`)` : '';
     checks.push(mine === 0
@@ -216,10 +217,19 @@ export async function doctor(opts: { profile?: string; verbose?: boolean; caFile
         const journal = Journal.open(env);
         const unknown = journal.unresolved(); // from the unresolved markers: not the whole journal
         const mine = unknown.filter((e) => sentWith(e, credentials)).length;
-        return { file: journal.file, mine, others: unknown.length - mine };
+        const s = journal.stats(); // from file sizes: nothing read whole
+        const unreadable = s.unattributed ? `, ${s.unattributed} unreadable records (run \`cardctl ops repair\`)` : '';
+        const size = `${s.ops} operation${s.ops === 1 ? '' : 's'}, ${s.unresolved} unresolved, ${formatBytes(s.bytes)}${unreadable}`;
+        return { file: journal.file, mine, others: unknown.length - mine, size };
       },
     });
   } finally {
     await closeAgent();
   }
+}
+
+function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1048576) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${(n / 1048576).toFixed(1)} MiB`;
 }

@@ -131,6 +131,8 @@ describe('cardctl doctor', () => {
     expect(check(report, 'journal')).toMatchObject({ status: 'warn' });
     expect(check(report, 'journal').detail).toContain('1 money operation with an unknown outcome');
     expect(check(report, 'journal').hint).toContain('cardctl ops replay');
+    // the journal's size, operations and unresolved ones, from file sizes and markers
+    expect(check(report, 'journal').detail).toMatch(/\/journal \(\d+ operations?, [1-9]\d* unresolved, [\d.]+ (B|KiB|MiB)\)/);
   });
 
   it('an unknown outcome sent to a mock that is gone: doctor counts it as information only; `ops resolve` clears it, appending', async () => {
