@@ -20,7 +20,7 @@ _cardctl_subcommands() {
     'mock transactions') echo 'add' ;;
     'mock webhook-endpoints') echo 'add enable remove' ;;
     'mock withdrawals') echo 'add' ;;
-    'ops') echo 'list replay resolve show' ;;
+    'ops') echo 'list repair replay resolve show' ;;
     'profiles') echo 'add list remove show use' ;;
     'sign') echo 'diagnose' ;;
     'webhooks') echo 'listen sign test trigger verify' ;;
@@ -78,7 +78,8 @@ _cardctl_flags() {
     'mock webhook-endpoints enable') echo '--control-url --json --profile' ;;
     'mock webhook-endpoints remove') echo '--control-url --json --profile' ;;
     'mock withdrawals add') echo '--amount --control-url --fee --json --merchant --outcome --profile' ;;
-    'ops list') echo '--json --unresolved' ;;
+    'ops list') echo '--all --card --json --key --limit --ndjson --since --unresolved --until' ;;
+    'ops repair') echo '--discard-unreadable --json' ;;
     'ops replay') echo '--ca-file --include --json --profile --retries --verbose --yes' ;;
     'ops resolve') echo '--json --note --outcome' ;;
     'ops show') echo '--json' ;;

@@ -1,6 +1,6 @@
 # cardctl shell completion. Generated from oclif.manifest.json by scripts/completions.mjs; do not edit.
 
-set -g __cardctl_commands 'cards' 'completion' 'customers' 'demo' 'deposit-addresses' 'deposits' 'doctor' 'mock' 'ops' 'profiles' 'request' 'sign' 'smoke' 'webhooks' 'cards freeze' 'cards get' 'cards issue' 'cards recharge' 'cards terminate' 'cards transactions' 'cards unfreeze' 'customers create' 'customers get' 'customers kyc' 'customers list' 'customers update' 'deposit-addresses create' 'deposit-addresses list' 'deposits list' 'mock clock' 'mock deposits' 'mock events' 'mock faults' 'mock keys' 'mock kyc' 'mock merchants' 'mock networks' 'mock products' 'mock provision' 'mock reset' 'mock snapshot' 'mock start' 'mock state' 'mock transactions' 'mock wallets' 'mock webhook-deliveries' 'mock webhook-endpoints' 'mock withdrawals' 'mock clock advance' 'mock deposits add' 'mock events emit' 'mock faults add' 'mock keys create' 'mock keys revoke' 'mock keys roll' 'mock keys rotate' 'mock merchants create' 'mock networks set' 'mock products set' 'mock snapshot list' 'mock snapshot restore' 'mock snapshot save' 'mock transactions add' 'mock webhook-endpoints add' 'mock webhook-endpoints enable' 'mock webhook-endpoints remove' 'mock withdrawals add' 'ops list' 'ops replay' 'ops resolve' 'ops show' 'profiles add' 'profiles list' 'profiles remove' 'profiles show' 'profiles use' 'sign diagnose' 'webhooks listen' 'webhooks sign' 'webhooks test' 'webhooks trigger' 'webhooks verify'
+set -g __cardctl_commands 'cards' 'completion' 'customers' 'demo' 'deposit-addresses' 'deposits' 'doctor' 'mock' 'ops' 'profiles' 'request' 'sign' 'smoke' 'webhooks' 'cards freeze' 'cards get' 'cards issue' 'cards recharge' 'cards terminate' 'cards transactions' 'cards unfreeze' 'customers create' 'customers get' 'customers kyc' 'customers list' 'customers update' 'deposit-addresses create' 'deposit-addresses list' 'deposits list' 'mock clock' 'mock deposits' 'mock events' 'mock faults' 'mock keys' 'mock kyc' 'mock merchants' 'mock networks' 'mock products' 'mock provision' 'mock reset' 'mock snapshot' 'mock start' 'mock state' 'mock transactions' 'mock wallets' 'mock webhook-deliveries' 'mock webhook-endpoints' 'mock withdrawals' 'mock clock advance' 'mock deposits add' 'mock events emit' 'mock faults add' 'mock keys create' 'mock keys revoke' 'mock keys roll' 'mock keys rotate' 'mock merchants create' 'mock networks set' 'mock products set' 'mock snapshot list' 'mock snapshot restore' 'mock snapshot save' 'mock transactions add' 'mock webhook-endpoints add' 'mock webhook-endpoints enable' 'mock webhook-endpoints remove' 'mock withdrawals add' 'ops list' 'ops repair' 'ops replay' 'ops resolve' 'ops show' 'profiles add' 'profiles list' 'profiles remove' 'profiles show' 'profiles use' 'sign diagnose' 'webhooks listen' 'webhooks sign' 'webhooks test' 'webhooks trigger' 'webhooks verify'
 function __cardctl_command --description "the cardctl command typed so far: the longest run of leading words that names a topic or command"
   set -l cmd
   for w in (commandline -opc)[2..-1]
@@ -81,7 +81,8 @@ complete -c cardctl -n '__cardctl_is mock webhook-endpoints' -a 'add' -d 'Regist
 complete -c cardctl -n '__cardctl_is mock webhook-endpoints' -a 'enable' -d 'Re-enable a webhook endpoint disabled after a dead delivery; its held deliveries go out at once.'
 complete -c cardctl -n '__cardctl_is mock webhook-endpoints' -a 'remove' -d 'Remove a webhook endpoint: no new deliveries; its pending ones end as dead (the log keeps them).'
 complete -c cardctl -n '__cardctl_is mock withdrawals' -a 'add' -d 'Emit the events of a withdrawal with the given outcome.'
-complete -c cardctl -n '__cardctl_is ops' -a 'list' -d 'List the money operations recorded in the local journal.'
+complete -c cardctl -n '__cardctl_is ops' -a 'list' -d 'List the money operations recorded in the local journal, newest first.'
+complete -c cardctl -n '__cardctl_is ops' -a 'repair' -d 'Check the journal and rebuild damaged files from their second copy.'
 complete -c cardctl -n '__cardctl_is ops' -a 'replay' -d 'Resend a journaled money operation: the same bytes with the same Idempotency-Key.'
 complete -c cardctl -n '__cardctl_is ops' -a 'resolve' -d 'Record what you learned about a money operation whose outcome is unknown.'
 complete -c cardctl -n '__cardctl_is ops' -a 'show' -d 'Show one journaled money operation: request, key, body and outcomes.'
@@ -401,8 +402,17 @@ complete -c cardctl -n '__cardctl_is mock withdrawals add' -l json -d 'print one
 complete -c cardctl -n '__cardctl_is mock withdrawals add' -l merchant -r -d 'merchant id (default: the banner merchant)'
 complete -c cardctl -n '__cardctl_is mock withdrawals add' -l outcome -x -a 'completed rejected failed cancelled' -d 'outcome'
 complete -c cardctl -n '__cardctl_is mock withdrawals add' -l profile -s p -x -a '(cardctl profiles list --json 2>/dev/null | string replace -rf '\''^ *"name": *"([^"]*)".*'\'' '\''$1'\'')' -d 'use the mock this profile points at (one saved by `mock start --save-profiles`: mock-test, mock-live)'
+complete -c cardctl -n '__cardctl_is ops list' -l all -d 'every matching operation'
+complete -c cardctl -n '__cardctl_is ops list' -l card -r -d 'only operations on this card (its id in the path or in the answer)'
 complete -c cardctl -n '__cardctl_is ops list' -l json -d 'print one JSON value on stdout (errors too)'
+complete -c cardctl -n '__cardctl_is ops list' -l key -r -d 'only the sends of this idempotency key'
+complete -c cardctl -n '__cardctl_is ops list' -l limit -r -d 'at most this many, newest first (default 20)'
+complete -c cardctl -n '__cardctl_is ops list' -l ndjson -d 'one JSON operation per line, streamed (constant memory with --all)'
+complete -c cardctl -n '__cardctl_is ops list' -l since -r -d 'sent at or after: a duration back from now (90m, 2h, 3d, 1w) or a date (2026-11-24, ISO 8601)'
 complete -c cardctl -n '__cardctl_is ops list' -l unresolved -d 'only operations whose outcome is unknown'
+complete -c cardctl -n '__cardctl_is ops list' -l until -r -d 'sent at or before: a duration back from now or a date'
+complete -c cardctl -n '__cardctl_is ops repair' -l discard-unreadable -d 'after checking them, set aside the unreadable lines of an old file (money commands then go again)'
+complete -c cardctl -n '__cardctl_is ops repair' -l json -d 'print one JSON value on stdout (errors too)'
 complete -c cardctl -n '__cardctl_is ops replay' -l ca-file -r -d 'PEM file of CA certificates to trust in addition to the system'\''s (default: CARDCTL_CA_FILE, then the profile'\''s ca_file)'
 complete -c cardctl -n '__cardctl_is ops replay' -l include -s i -d 'print the status line and headers before the body (not with --json, which prints the body alone)'
 complete -c cardctl -n '__cardctl_is ops replay' -l json -d 'print one JSON value on stdout (errors too)'

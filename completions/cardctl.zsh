@@ -21,7 +21,7 @@ _cardctl_subcommands() {
     'mock transactions') print -r -- 'add' ;;
     'mock webhook-endpoints') print -r -- 'add enable remove' ;;
     'mock withdrawals') print -r -- 'add' ;;
-    'ops') print -r -- 'list replay resolve show' ;;
+    'ops') print -r -- 'list repair replay resolve show' ;;
     'profiles') print -r -- 'add list remove show use' ;;
     'sign') print -r -- 'diagnose' ;;
     'webhooks') print -r -- 'listen sign test trigger verify' ;;
@@ -79,7 +79,8 @@ _cardctl_flags() {
     'mock webhook-endpoints enable') print -r -- '--control-url --json --profile' ;;
     'mock webhook-endpoints remove') print -r -- '--control-url --json --profile' ;;
     'mock withdrawals add') print -r -- '--amount --control-url --fee --json --merchant --outcome --profile' ;;
-    'ops list') print -r -- '--json --unresolved' ;;
+    'ops list') print -r -- '--all --card --json --key --limit --ndjson --since --unresolved --until' ;;
+    'ops repair') print -r -- '--discard-unreadable --json' ;;
     'ops replay') print -r -- '--ca-file --include --json --profile --retries --verbose --yes' ;;
     'ops resolve') print -r -- '--json --note --outcome' ;;
     'ops show') print -r -- '--json' ;;

@@ -379,6 +379,12 @@ export class Journal {
     return this.segments().flatMap((s) => this.segmentEntries(s).entries);
   }
 
+  /** Lines of an old operations.ndjson that could not be read (any key may be among them: money commands refuse). */
+  unreadable(): number {
+    const file = join(this.prepare().root, 'damaged.ndjson');
+    return existsSync(file) ? this.store.segmentRecords(file).length : 0;
+  }
+
   /** Size, operations and unresolved ones, from file sizes and the markers: nothing is read whole. */
   stats(): JournalStats {
     const store = this.prepare();

@@ -2,6 +2,8 @@
 import { CardctlError, usageError } from '../errors.js';
 import type { ApiResponse, PreparedRequest } from './client.js';
 import { Journal, type JournalEntry } from './journal.js';
+import type { DamagedLine } from './journal-store/lines.js';
+import type { RepairReport } from './journal-store/repair.js';
 import { lockKey } from './key-lock.js';
 import { normalBase } from './money-rules.js';
 import { withSession, type SessionOptions } from './session.js';
@@ -9,6 +11,17 @@ import { withSession, type SessionOptions } from './session.js';
 export function listOps(opts: { unresolved?: boolean; env?: NodeJS.ProcessEnv } = {}): JournalEntry[] {
   const journal = Journal.open(opts.env);
   return opts.unresolved ? journal.unresolved() : journal.entries();
+}
+
+/** Warnings for damaged records met while listing, and for unreadable lines of a taken-over file, with the command that repairs them. */
+export function damageNotes(damaged: ReadonlyArray<{ file: string; line: DamagedLine }>, env?: NodeJS.ProcessEnv): string[] {
+  const journal = Journal.open(env);
+  const byFile = new Map<string, DamagedLine[]>();
+  for (const d of damaged) byFile.set(d.file, [...(byFile.get(d.file) ?? []), d.line]);
+  const notes = [...byFile].map(([file, lines]) => `Warning: ${lines.length} damaged record${lines.length === 1 ? '' : 's'} in ${file} (${lines[0]!.why}), not listed: run \`cardctl ops repair\` to restore ${lines.length === 1 ? 'it' : 'them'} from the second copy.`);
+  const unreadable = journal.unreadable();
+  if (unreadable) notes.push(`Warning: ${unreadable} line${unreadable === 1 ? '' : 's'} of the old operations.ndjson could not be read when it was taken over; money commands refuse until you have looked: \`cardctl ops repair\`.`);
+  return notes;
 }
 
 export function showOp(id: string, env?: NodeJS.ProcessEnv): JournalEntry {
@@ -106,4 +119,12 @@ export async function replayOp(id: string, opts: SessionOptions): Promise<{ entr
     const response = await client.sendPrepared(prepared, entry.id);
     return { entry, response };
   });
+}
+
+/** `ops repair`: rebuilds damaged journal files from their second copy; lines of an old file that could not be read are shown (and set aside with `discardUnreadable`). */
+export async function repairOps(opts: { discardUnreadable?: boolean; env?: NodeJS.ProcessEnv } = {}): Promise<RepairReport & { dir: string }> {
+  const journal = Journal.open(opts.env);
+  journal.stats(); // takes over an old file first
+  const { repairJournal } = await import('./journal-store/repair.js');
+  return { dir: journal.dir, ...repairJournal(journal.dir, opts) };
 }

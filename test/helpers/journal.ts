@@ -46,3 +46,35 @@ export function rewriteJournal(cardctlState: string, edit: (r: JournalRecord) =>
   writeFileSync(join(cardctlState, 'operations.ndjson'), records.map((r) => JSON.stringify(r) + '\n').join(''), { mode: 0o600 });
   rmSync(join(cardctlState, 'journal'), { recursive: true, force: true });
 }
+
+export interface LegacyOptions {
+  /** operations to write */
+  ops: number;
+  baseUrl: string;
+  keyId: string;
+  /** the newest op's time; each earlier one `stepMs` before it */
+  newestMs?: number;
+  stepMs?: number;
+  /** every Nth op has no outcome (unknown) */
+  unknownEvery?: number;
+  /** the card in each recharge's path */
+  card?: string;
+  keyPrefix?: string;
+}
+
+/** A journal in the format older versions wrote (an op line and an outcome line per operation), oldest first. */
+export function legacyJournalText(o: LegacyOptions): string {
+  const step = o.stepMs ?? 60_000;
+  const newest = o.newestMs ?? Date.now();
+  const body = Buffer.from('{"amount":100}');
+  const lines: string[] = [];
+  for (let i = 0; i < o.ops; i++) {
+    const id = `op_${(0x100000000000 + i * 7919).toString(16).slice(-12)}`;
+    const time = new Date(newest - (o.ops - 1 - i) * step).toISOString();
+    const path = `/api/v1/cards/${o.card ?? '01JD2QA1B2C3D4E5F6G7H8J9KM'}/recharge`;
+    lines.push(JSON.stringify({ type: 'op', id, time, profile: null, source: 'env', mode: 'test', base_url: o.baseUrl, key_id: o.keyId, method: 'POST', path, query: '', idempotency_key: `${o.keyPrefix ?? 'gen'}-${i}`, body_b64: body.toString('base64'), body_sha256: 'f'.repeat(64) }));
+    if (o.unknownEvery && i % o.unknownEvery === 0) continue;
+    lines.push(JSON.stringify({ type: 'outcome', id, time, status: 200, outcome: 'resolved', code: null, resource_id: o.card ?? '01JD2QA1B2C3D4E5F6G7H8J9KM' }));
+  }
+  return lines.join('\n') + '\n';
+}

@@ -124,7 +124,7 @@ describe('the canary secret goes through every command', () => {
   it('the journal of money operations: list, show, replay, resolve', async () => {
     const customerId = (await approvedCustomer(mock as unknown as MockHandle)).id as string;
     await cli(['request', 'POST', '/cards', '--data', JSON.stringify({ customer_id: customerId, amount_minor: 700 }), '--idempotency-key', 'canary-ops', '--json']);
-    const ops = await cli(['ops', 'list', '--json']);
+    const ops = await cli(['ops', 'list', '--all', '--json']);
     await cli(['ops', 'list', '--unresolved']);
     const opId = (JSON.parse(ops.stdout || '[]') as Array<{ id: string }>)[0]?.id;
     expect(opId).toBeTruthy();

@@ -59,7 +59,7 @@ export class JournalStore {
 
   /** Index lines whose id starts with `prefix` (`op_` included); a prefix under two characters reads every index file. */
   idLookup(prefix: string): { found: IdIndexRecord[]; damaged: DamagedLine[] } {
-    const files = prefix.length >= 5 ? [idBucketFile(this.root, idShard(prefix))] : listDir(join(this.root, 'ids')).map((f) => join(this.root, 'ids', f));
+    const files = prefix.length >= 5 ? [idBucketFile(this.root, idShard(prefix))] : listDir(join(this.root, 'ids')).filter((f) => f.endsWith('.ndjson')).map((f) => join(this.root, 'ids', f));
     const found: IdIndexRecord[] = [];
     const damaged: DamagedLine[] = [];
     for (const file of files) {
@@ -74,7 +74,9 @@ export class JournalStore {
   /** Segment files, oldest first. */
   segments(): string[] {
     const root = join(this.root, 'segments');
-    return listDir(root).flatMap((day) => listDir(join(root, day)).map((h) => join(root, day, h)));
+    return listDir(root)
+      .filter((day) => /^\d{4}-\d\d-\d\d$/.test(day))
+      .flatMap((day) => listDir(join(root, day)).filter((h) => /^\d\d\.ndjson$/.test(h)).map((h) => join(root, day, h)));
   }
 
   segmentRecords(file: string): Array<RawRecord | DamagedLine> {
@@ -117,7 +119,7 @@ export class JournalStore {
   /** Operations recorded (from the index files' sizes: nothing is read). */
   opCount(): number {
     const dir = join(this.root, 'ids');
-    return listDir(dir).reduce((n, f) => n + Math.floor(statSync(join(dir, f)).size / ID_LINE_BYTES), 0);
+    return listDir(dir).filter((f) => f.endsWith('.ndjson')).reduce((n, f) => n + Math.floor(statSync(join(dir, f)).size / ID_LINE_BYTES), 0);
   }
 
   /** Bytes on disk under the journal folder. */

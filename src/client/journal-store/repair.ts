@@ -1,0 +1,110 @@
+// `cardctl ops repair`: every record of the journal is held twice (its key bucket and its
+// segment; the id index is derived from the buckets), so a damaged file is rebuilt from the
+// other copies. Each rebuilt file replaces the damaged one by an atomic rename; the damaged one
+// is kept beside it (`.damaged`). Lines of an old operations.ndjson that could not be read have
+// no second copy: they are shown, and set aside only when the person says so.
+import { copyFileSync, existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { decodeText, encodeLine, isDamaged, type RawRecord } from './lines.js';
+import { idBucketFile, idRecord, idShard, keyBucketName, segmentFile } from './layout.js';
+
+export interface RepairReport {
+  checked: number;
+  /** files that held damaged lines, relative to the journal folder, and what became of them */
+  repaired: Array<{ file: string; damaged: number; restored: number; lost: number }>;
+  /** lines of the old file that could not be read (damaged.ndjson) */
+  unreadable: Array<{ offset: number; why: string; text: string }>;
+  discarded: number;
+}
+
+function filesIn(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? filesIn(join(dir, d.name)) : d.name.endsWith('.ndjson') ? [join(dir, d.name)] : []));
+}
+
+type Decoded = { file: string; records: RawRecord[]; damaged: number };
+
+/** Each file decoded in turn (one at a time in memory). */
+function* readAll(files: string[]): Generator<Decoded> {
+  for (const file of files) {
+    const all = decodeText(readFileSync(file, 'utf8'));
+    const records = all.filter((r): r is RawRecord => !isDamaged(r));
+    yield { file, records, damaged: all.length - records.length };
+  }
+}
+
+/** Every op's place (key bucket, segment) from one set of copies, then each of its records. */
+function* withPlaces(copies: Iterable<Decoded>): Generator<{ rec: RawRecord; key: string; time: string }> {
+  for (const c of copies) {
+    const ops = new Map<string, { key: string; time: string }>();
+    for (const r of c.records) if (r.type === 'op') ops.set(r.id, { key: r.idempotency_key as string, time: r.time as string });
+    for (const r of c.records) {
+      const place = ops.get(r.id);
+      if (place) yield { rec: r, ...place };
+    }
+  }
+}
+
+/** The union of the file's readable lines and the other copies that belong in it, by line text. */
+function rebuild(target: Decoded, fromOthers: RawRecord[]): { text: string; restored: number } {
+  const lines = target.records.map(encodeLine);
+  const seen = new Set(lines);
+  let restored = 0;
+  for (const r of fromOthers) {
+    const line = encodeLine(r);
+    if (seen.has(line)) continue;
+    seen.add(line);
+    lines.push(line);
+    restored++;
+  }
+  return { text: lines.join(''), restored };
+}
+
+function replace(file: string, text: string): void {
+  copyFileSync(file, `${file}.damaged`);
+  writeFileSync(`${file}.tmp`, text, { mode: 0o600 });
+  renameSync(`${file}.tmp`, file);
+}
+
+export function repairJournal(root: string, opts: { discardUnreadable?: boolean } = {}): RepairReport {
+  const buckets = filesIn(join(root, 'keys'));
+  const segments = filesIn(join(root, 'segments'));
+  const ids = filesIn(join(root, 'ids'));
+  const report: RepairReport = { checked: buckets.length + segments.length + ids.length, repaired: [], unreadable: [], discarded: 0 };
+  const damagedOf = (files: string[]): Decoded[] => {
+    const out: Decoded[] = [];
+    for (const d of readAll(files)) if (d.damaged > 0) out.push(d);
+    return out;
+  };
+  const badBuckets = damagedOf(buckets);
+  const badSegments = damagedOf(segments);
+  const note = (d: Decoded, restored: number) => report.repaired.push({ file: relative(root, d.file), damaged: d.damaged, restored, lost: Math.max(0, d.damaged - restored) });
+  for (const d of badBuckets) {
+    const name = d.file.slice(-10, -7);
+    const others = [...withPlaces(readAll(segments))].filter((x) => keyBucketName(x.key) === name).map((x) => x.rec);
+    const { text, restored } = rebuild(d, others);
+    replace(d.file, text);
+    note(d, restored);
+  }
+  for (const d of badSegments) {
+    const others = [...withPlaces(readAll(buckets))].filter((x) => segmentFile(root, x.time) === d.file).map((x) => x.rec);
+    const { text, restored } = rebuild(d, others);
+    replace(d.file, text);
+    note(d, restored);
+  }
+  for (const d of damagedOf(ids)) {
+    const others = [...withPlaces(readAll(buckets))].filter((x) => x.rec.type === 'op' && idBucketFile(root, idShard(x.rec.id)) === d.file).map((x) => idRecord(x.rec.id, x.time, keyBucketName(x.key)) as unknown as RawRecord);
+    const { text, restored } = rebuild(d, others);
+    replace(d.file, text);
+    note(d, restored);
+  }
+  const unreadable = join(root, 'damaged.ndjson');
+  if (existsSync(unreadable)) {
+    report.unreadable = readFileSync(unreadable, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as RepairReport['unreadable'][number]);
+    if (opts.discardUnreadable) {
+      renameSync(unreadable, join(root, `damaged.discarded-${new Date().toISOString().replace(/[:.]/g, '-')}.ndjson`));
+      report.discarded = report.unreadable.length;
+    }
+  }
+  return report;
+}

@@ -1,0 +1,175 @@
+// The journal folder as users meet it (issue 17): the built CLI against the embedded mock.
+// `ops list` newest first with its filters; an old operations.ndjson taken over with every
+// record (also when the takeover is interrupted); damaged bytes and records of the wrong shape
+// reported, never an internal error, and never a second charge of an old operation.
+import { spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startMock } from '../../src/mock/index.js';
+import { activeCard, advance, wallet, type MockHandle } from '../helpers/api.js';
+import { BIN, makeSandbox, type CliResult, type Sandbox } from '../helpers/cli.js';
+import { filesUnder, legacyJournalText, rewriteJournal } from '../helpers/journal.js';
+
+const HOUR = 3_600_000;
+let mock: MockHandle;
+let env: Record<string, string>;
+const sandboxes: Sandbox[] = [];
+const json = (r: CliResult) => JSON.parse(r.stdout);
+const state = (s: Sandbox) => join(s.stateDir, 'cardctl');
+const ndjsonLines = (r: CliResult) => r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { id: string; idempotency_key: string; outcome: string; time: string });
+
+beforeAll(async () => {
+  mock = (await startMock({ port: 0, seed: 17, providerLatencyMs: 0 })) as unknown as MockHandle;
+  env = { CARDCTL_API_KEY: mock.keys.test.keyId, CARDCTL_API_SECRET: mock.keys.test.secret, CARDCTL_BASE_URL: mock.baseUrl, CARDCTL_MODE: 'test' };
+});
+afterAll(async () => {
+  await mock?.close();
+  for (const s of sandboxes) s.cleanup();
+});
+
+function sandbox(): Sandbox & { cli: (args: string[], extra?: Record<string, string>) => Promise<CliResult> } {
+  const s = makeSandbox();
+  sandboxes.push(s);
+  return { ...s, cli: (args, extra = {}) => s.run(args, { env: { ...env, ...extra }, timeoutMs: 60_000 }) };
+}
+
+/** A sandbox holding `ops` generated operations in the old format (taken over by its first command). */
+function withOldJournal(ops: number, extra: Partial<Parameters<typeof legacyJournalText>[0]> = {}) {
+  const s = sandbox();
+  mkdirSync(state(s), { recursive: true, mode: 0o700 });
+  writeFileSync(join(state(s), 'operations.ndjson'), legacyJournalText({ ops, baseUrl: mock.baseUrl, keyId: mock.keys.test.keyId, ...extra }), { mode: 0o600 });
+  return s;
+}
+
+describe('ops list', () => {
+  it('newest first, 20 by default with a line saying how many more; --limit, --all, --since/--until, --card, --key, --unresolved, --ndjson; ops show by id, prefix or key', async () => {
+    const s = withOldJournal(50, { stepMs: HOUR, unknownEvery: 10 });
+    const first = await s.cli(['ops', 'list', '--json']);
+    expect(first.code, first.stderr).toBe(0);
+    const page = json(first) as Array<{ idempotency_key: string }>;
+    expect(page.map((e) => e.idempotency_key)).toEqual(Array.from({ length: 20 }, (_, i) => `gen-${49 - i}`));
+    expect(first.stderr).toContain('30 more operations: --limit N or --all shows them.');
+    expect(existsSync(join(state(s), 'operations.ndjson'))).toBe(false); // taken over, every record kept:
+    const all = ndjsonLines(await s.cli(['ops', 'list', '--all', '--ndjson']));
+    expect(all.map((e) => e.idempotency_key)).toEqual(Array.from({ length: 50 }, (_, i) => `gen-${49 - i}`));
+    expect(json(await s.cli(['ops', 'list', '--limit', '3', '--json'])).length).toBe(3);
+    const recent = json(await s.cli(['ops', 'list', '--since', '150m', '--json'])) as Array<{ idempotency_key: string }>;
+    expect(recent.map((e) => e.idempotency_key)).toEqual(['gen-49', 'gen-48', 'gen-47']);
+    const older = json(await s.cli(['ops', 'list', '--until', '47h', '--since', new Date(Date.now() - 49.5 * HOUR).toISOString(), '--json'])) as Array<{ idempotency_key: string }>;
+    expect(older.map((e) => e.idempotency_key)).toEqual(['gen-2', 'gen-1', 'gen-0']);
+    const unknown = json(await s.cli(['ops', 'list', '--unresolved', '--all', '--json'])) as Array<{ idempotency_key: string }>;
+    expect(unknown.map((e) => e.idempotency_key)).toEqual(['gen-40', 'gen-30', 'gen-20', 'gen-10', 'gen-0']);
+    expect((json(await s.cli(['ops', 'list', '--key', 'gen-7', '--json'])) as unknown[]).length).toBe(1);
+    expect((json(await s.cli(['ops', 'list', '--card', '01JD2QA1B2C3D4E5F6G7H8J9KM', '--all', '--json'])) as unknown[]).length).toBe(50);
+    expect((json(await s.cli(['ops', 'list', '--card', '01JD2QZZZZZZZZZZZZZZZZZZZZ', '--json'])) as unknown[]).length).toBe(0);
+    const bad = await s.cli(['ops', 'list', '--since', 'yesterday-ish']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('neither a duration nor a date');
+
+    const target = all[10]!;
+    for (const ref of [target.id, target.id.slice(0, 14), target.idempotency_key]) {
+      const shown = await s.cli(['ops', 'show', ref, '--json']);
+      expect(shown.code, shown.stderr).toBe(0);
+      expect(json(shown).id).toBe(target.id);
+    }
+  });
+});
+
+describe('taking over operations.ndjson', () => {
+  it('an interrupted takeover resumes: the old file stays until the journal holds all of it, and every record is kept once', async () => {
+    const s = withOldJournal(60_000, { stepMs: 1000, unknownEvery: 997 });
+    const child = spawn(process.execPath, [BIN, 'ops', 'list', '--limit', '1'], { env: { ...process.env, ...s.env, ...env } });
+    const progress = join(state(s), 'journal.importing', 'progress.json');
+    try {
+      for (let i = 0; i < 1500 && !existsSync(progress); i++) await new Promise((r) => setTimeout(r, 10));
+      expect(existsSync(progress), 'a checkpoint was written').toBe(true);
+    } finally {
+      child.kill('SIGKILL');
+      await new Promise((r) => child.once('close', r));
+    }
+    expect(existsSync(join(state(s), 'operations.ndjson'))).toBe(true);
+    expect(existsSync(join(state(s), 'journal'))).toBe(false);
+
+    const resumed = await s.cli(['ops', 'list', '--all', '--ndjson']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const all = ndjsonLines(resumed);
+    expect(all).toHaveLength(60_000);
+    expect(new Set(all.map((e) => e.id)).size).toBe(60_000);
+    expect(all.filter((e) => e.outcome === 'unknown')).toHaveLength(Math.ceil(60_000 / 997));
+    expect(existsSync(join(state(s), 'operations.ndjson'))).toBe(false);
+    expect(existsSync(join(state(s), 'journal.importing'))).toBe(false);
+    const doctorish = await s.cli(['ops', 'list', '--unresolved', '--all', '--json']);
+    expect((json(doctorish) as unknown[]).length).toBe(Math.ceil(60_000 / 997));
+  }, 120_000);
+
+  it('a record of the wrong shape and a damaged byte at the start of an op line: reported with `ops repair`, money commands refuse, never an internal error', async () => {
+    const s = withOldJournal(30, { stepMs: HOUR });
+    const file = join(state(s), 'operations.ndjson');
+    const lines = readFileSync(file, 'utf8').split('\n');
+    lines[20] = 'X' + lines[20]!.slice(1); // gen-10's op line
+    lines.splice(5, 0, '{"type":"op","id":"op_bad1"}');
+    writeFileSync(file, lines.join('\n'));
+    const listed = await s.cli(['ops', 'list', '--unresolved', '--json']);
+    expect(listed.code, listed.stderr).toBe(0);
+    // the two lines, and the outcome of the damaged op (an outcome of an operation the file does not hold)
+    expect(listed.stderr).toContain('3 lines of the old operations.ndjson could not be read');
+    expect(listed.stderr).toContain('cardctl ops repair');
+    const card = await activeCard(mock, { amount: 100 });
+    const before = (await wallet(mock, 'test')).balance_minor;
+    const refused = await s.cli(['cards', 'recharge', card.id, '--amount', '5', '--idempotency-key', 'gen-10', '--json']);
+    expect(refused.code).toBe(1);
+    expect(json(refused).error.message).toMatch(/damaged.*cannot be known.*not sent/);
+    expect(json(refused).error.message).not.toMatch(/must be of type|TypeError/);
+    expect((await wallet(mock, 'test')).balance_minor).toBe(before);
+    const repair = await s.cli(['ops', 'repair']);
+    expect(repair.code).toBe(0);
+    expect(repair.stdout).toContain('op_bad1');
+    expect(repair.stderr).toContain('--discard-unreadable');
+  });
+});
+
+describe('one damaged byte anywhere in the journal never lets an old operation be charged again', () => {
+  it('a recharge two days old, resolved, in the middle of other operations: after any single damaged byte the same command sends nothing', async () => {
+    const s = sandbox();
+    const card = await activeCard(mock, { amount: 100 });
+    const recharge = ['cards', 'recharge', card.id, '--amount', '7', '--idempotency-key', 'two-days-old', '--json'];
+    expect((await s.cli(recharge)).code).toBe(0);
+    // two days pass (the journal's time moves back, the mock forgets the key), with other operations around it
+    const others = legacyJournalText({ ops: 200, baseUrl: mock.baseUrl, keyId: mock.keys.test.keyId, stepMs: 20 * 60_000 }).split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    rewriteJournal(state(s), (r) => ({ ...r, time: new Date(Date.parse(r.time as string) - 48 * HOUR).toISOString() }));
+    const old = readFileSync(join(state(s), 'operations.ndjson'), 'utf8');
+    writeFileSync(join(state(s), 'operations.ndjson'), others.slice(0, 200).map((r) => JSON.stringify(r) + '\n').join('') + old + others.slice(200).map((r) => JSON.stringify(r) + '\n').join(''));
+    await advance(mock, 49 * 3600);
+    const pristine = await s.cli(recharge);
+    expect(pristine.code, pristine.stderr).toBe(0);
+    expect(json(pristine)).toMatchObject({ from_journal: true, outcome: 'succeeded' });
+    const balance = (await wallet(mock, 'test')).balance_minor;
+    const copy = join(s.dir, 'pristine');
+    cpSync(state(s), copy, { recursive: true });
+    const files = filesUnder(join(copy, 'journal'));
+    const sizes = files.map((f) => readFileSync(f).length);
+    const total = sizes.reduce((a, b) => a + b, 0);
+
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: total - 1 }), fc.integer({ min: 1, max: 255 }), async (pos, xor) => {
+        let i = 0;
+        let at = pos;
+        while (at >= sizes[i]!) at -= sizes[i++]!;
+        rmSync(state(s), { recursive: true, force: true });
+        cpSync(copy, state(s), { recursive: true });
+        const target = join(state(s), relative(copy, files[i]!));
+        const bytes = readFileSync(target);
+        bytes[at] = bytes[at]! ^ xor;
+        writeFileSync(target, bytes);
+        const again = await s.cli(recharge);
+        expect([0, 1], `${relative(copy, files[i]!)} byte ${at}: ${again.stdout}${again.stderr}`).toContain(again.code);
+        if (again.code === 0) expect(json(again)).toMatchObject({ from_journal: true });
+        else expect(json(again).error.code).toBe('journal_damaged');
+        expect((await wallet(mock, 'test')).balance_minor).toBe(balance);
+      }),
+      { numRuns: 40, seed: 17 },
+    );
+  }, 180_000);
+});
