@@ -55,6 +55,7 @@ const CORPUS: Record<string, Line[]> = {
   'deposit-addresses:list': [['deposit-addresses', 'list']],
   'deposits:list': [['deposits', 'list', '--json']],
   'ops:list': [['ops', 'list'], ['ops', 'list', '--unresolved', '--json']],
+  'ops:repair': [['ops', 'repair'], ['ops', 'repair', '--json']],
   'ops:replay': [['ops', 'replay', 'nope']],
   'ops:resolve': [['ops', 'resolve', 'nope', '--outcome', 'failed', '--json'], { argv: ['ops', 'resolve', 'nope', '--outcome', 'maybe'], oclif: true }],
   'ops:show': [['ops', 'show', 'nope', '--json']],

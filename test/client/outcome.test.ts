@@ -126,7 +126,7 @@ describe('resending with the same --idempotency-key (the hint) resolves the earl
     expect((await run(recharge('k-resend', 51))).code).toBe(0);
     const sends = (await entries()).filter((e) => e.idempotency_key === 'k-resend');
     expect(sends).toHaveLength(3);
-    const newest = sends[2]!;
+    const newest = sends[0]!; // ops list is newest first
     expect(await show(firstId!)).toMatchObject({ outcome: 'resolved', status: 200, resolved_by: newest.id });
     expect(await show('k-resend')).toMatchObject({ id: newest.id, outcome: 'resolved', status: 200 });
     const unresolved = JSON.parse((await run(['ops', 'list', '--unresolved', '--all', '--json'])).stdout) as Entry[];
