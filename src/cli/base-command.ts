@@ -48,6 +48,9 @@ export abstract class BaseCommand extends Command {
   }
 
   protected override async catch(err: Error): Promise<void> {
+    // a usage error came from parsing: oclif would add "did not parse its arguments" under
+    // NODE_ENV=development or test (a user's shell, a test runner), which is not true
+    (this as unknown as { parsed: boolean }).parsed = true;
     process.exitCode = renderError(err, this.jsonOutput, this.id);
   }
 }

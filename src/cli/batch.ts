@@ -31,7 +31,7 @@ function problemsError(plan: BatchPlan, file: string): CardctlError {
   return new CardctlError(`nothing was sent: ${what} (${file === '-' ? 'stdin' : file}).`, {
     kind: 'usage',
     code: 'validation_failed', // as a single command's local refusal, and the API's 422
-    hint: 'Fix the lines named above and run the command again (the API would refuse them).',
+    hint: 'Fix each line listed and run the command again (the API would refuse them).',
     errors,
   });
 }

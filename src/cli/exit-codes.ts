@@ -71,12 +71,16 @@ export function cleanParseMessage(message: string): string {
 }
 
 /** The `--json` error object: `{"error": {status, message, errors, code}}`. */
-export function errorJson(err: unknown): { error: { status: number | null; message: string; errors: Record<string, unknown>; code: string | null; idempotency_key?: string; data?: unknown } } {
+export function errorJson(err: unknown): {
+  error: { status: number | null; message: string; hint: string | null; errors: Record<string, unknown>; code: string | null; idempotency_key?: string; data?: unknown };
+} {
   if (err instanceof CardctlError) {
     return {
       error: {
         status: err.status ?? null,
-        message: err.hint ? `${err.message} ${err.hint}` : err.message,
+        message: err.message,
+        // what to do next, as the text prints it under the message
+        hint: err.hint ?? null,
         errors: err.errors,
         code: err.code ?? null,
         ...(err.idempotencyKey ? { idempotency_key: err.idempotencyKey } : {}),
@@ -85,5 +89,5 @@ export function errorJson(err: unknown): { error: { status: number | null; messa
     };
   }
   const message = cleanParseMessage(err instanceof Error ? err.message : String(err));
-  return { error: { status: null, message, errors: {}, code: null } };
+  return { error: { status: null, message, hint: null, errors: {}, code: null } };
 }

@@ -48,14 +48,15 @@ export const webhooksVerify: LocalCommand = async (flags) => {
     profile: str(flags.profile),
   });
   if (r.valid) {
-    if (flags.json) printJson({ valid: true, reason: r.reason });
+    if (flags.json) printJson({ valid: true, reason: r.reason, timestamp: r.timestamp, age_seconds: r.now - (r.timestamp ?? r.now) });
     else process.stdout.write(`valid: the signature matches (t=${r.timestamp}, ${r.now - (r.timestamp ?? r.now)} s before now).\n`);
     return;
   }
   const err = webhookVerifyError(r);
   if (!flags.json) throw err;
-  // --json: the verdict is the output, on stdout, and the exit code still says invalid
-  printJson({ valid: false, reason: r.reason });
+  // --json: the verdict is the output, on stdout, with what the text says (the diagnosis of a
+  // re-serialized payload included); the exit code still says invalid
+  printJson({ valid: false, reason: r.reason, message: err.message, hint: err.hint ?? null, reserialized_as: r.reserializedAs ?? null });
   process.exitCode = exitCodeFor(err);
 };
 

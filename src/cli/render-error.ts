@@ -2,8 +2,14 @@
 // --json. Returns the exit code. No oclif import: the fast path uses it too.
 import { CardctlError } from '../errors.js';
 import { cleanParseMessage, errorJson, exitCodeFor } from './exit-codes.js';
+import { explainParseError } from './usage-errors.js';
 
 export function renderError(err: unknown, json: boolean, commandId?: string): number {
+  // oclif's parse errors (exit 2) are said in cardctl's words, with the command's usage lines
+  if (!(err instanceof CardctlError) && exitCodeFor(err) === 2 && err instanceof Error) {
+    const explained = explainParseError(err.message, commandId);
+    if (explained) err = explained;
+  }
   const code = exitCodeFor(err);
   const e = err instanceof Error ? err : new Error(String(err));
   if (json) {

@@ -29,6 +29,7 @@ export interface ManifestCommand {
   id: string;
   flags: Record<string, ManifestFlag>;
   args: Record<string, ManifestArg>;
+  strict?: boolean;
 }
 
 /** Flags shown as `[API FLAGS]`: the ones src/cli/api-flags.ts gives every API command, and --json. */
@@ -78,7 +79,8 @@ export function usageLines(c: ManifestCommand): string[] {
   ];
   const needs = new Set(requiredUnlessOther(c));
   const argWord = (a: ManifestArg): string => (a.required || needs.has(a.name.toUpperCase()) ? a.name.toUpperCase() : `[${a.name.toUpperCase()}]`);
-  const args = Object.values(c.args ?? {}).map(argWord);
+  // a command that is not strict takes any number of its last argument
+  const args = Object.values(c.args ?? {}).map((a, i, all) => c.strict === false && i === all.length - 1 ? argWord(a).replace(/^(\[?)(\w+)(\]?)$/, '$1$2...$3') : argWord(a));
   // the other way: a flag exclusive of at least two others, with the flags of its own help group
   const other = own.find((f) => (f.exclusive?.length ?? 0) >= 2 && f.type === 'option');
   const otherGroup = other ? own.filter((f) => f !== other && f.helpGroup && f.helpGroup === other.helpGroup) : [];
@@ -106,5 +108,5 @@ export const REQUIRED_UNLESS_BATCH: Record<string, string[]> = {
 };
 
 function requiredUnlessOther(c: ManifestCommand): string[] {
-  return REQUIRED_UNLESS_BATCH[c.id] ?? [];
+  return REQUIRED_UNLESS_BATCH[c.id.replaceAll(' ', ':')] ?? []; // oclif's help hands the id with spaces
 }

@@ -71,7 +71,7 @@ export async function checkBody(operation: OperationName, json: unknown): Promis
     throw new CardctlError(`nothing was sent: ${n} field${n === 1 ? ' is' : 's are'} not valid.`, {
       kind: 'usage',
       code: 'validation_failed', // as the API's 422 would say in --json
-      hint: 'Fix the fields named above (the API would refuse them with 422 Validation failed.).',
+      hint: 'Fix each field listed (the API would refuse them with 422 Validation failed.).',
       errors,
     });
   }

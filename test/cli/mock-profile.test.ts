@@ -147,7 +147,7 @@ describe('webhooks listen --mock with a profile, while a newer mock runs', () =>
     expect(byEnv.code).toBe(8);
     expect(JSON.parse(byEnv.stdout).error).toMatchObject({ code: 'no_mock_for_profile' });
     expect(JSON.parse(byEnv.stdout).error.message).toContain('CARDCTL_PROFILE names profile gone, which points at http://127.0.0.1:9');
-    expect(JSON.parse(byEnv.stdout).error.message).toContain('Unset CARDCTL_PROFILE');
+    expect(JSON.parse(byEnv.stdout).error.hint).toContain('Unset CARDCTL_PROFILE'); // what to do next: its own field
     const remove = await sb.run(['profiles', 'remove', 'gone']);
     expect(remove.code, remove.stderr).toBe(0);
   });

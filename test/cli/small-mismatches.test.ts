@@ -58,20 +58,21 @@ describe('usage lines', () => {
 
   it('profiles add takes one NAME', async () => {
     const r = await sb.run(['profiles', 'add', '--help']);
-    expect(r.stdout).toContain('$ cardctl profiles add NAME --key-id <value> --mode test|live');
+    expect(r.stdout).toContain('$ cardctl profiles add NAME --key-id KEY_ID --mode test|live');
     expect(r.stdout).not.toContain('NAME...');
   });
 });
 
 describe('--json errors for bad flag values', () => {
   it.each([
-    [['cards', 'issue', '--customer', '01JD2QA1B2C3D4E5F6G7H8J9KM', '--amount', 'abc', '--json'], /--amount.*Expected an integer/],
+    [['cards', 'issue', '--customer', '01JD2QA1B2C3D4E5F6G7H8J9KM', '--amount', 'abc', '--json'], /^--amount expects a whole number from 0 to 100000000\.$/],
     [['cards', 'terminate', '01JD2QA1B2C3D4E5F6G7H8J9KM', '--reason', 'bad', '--json'], /one of: lost, stolen/],
   ])('%j: one line, no tab, no "See more help"', async (args, text) => {
     const r = await sb.run(args as string[]);
     expect(r.code).toBe(2);
     const { message } = JSON.parse(r.stdout).error;
     expect(message).toMatch(text);
+    expect(JSON.parse(r.stdout).error.hint).toMatch(/^Usage:\n  cardctl /); // the usage lines, as their own field
     expect(message).not.toMatch(/[\t\n]/);
     expect(message).not.toContain('See more help with --help');
   });

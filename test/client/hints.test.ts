@@ -46,8 +46,8 @@ describe('kyc_not_approved: the hint follows the customer state', () => {
     expect(r.code, r.stderr).toBe(5);
     const e = JSON.parse(r.stdout).error;
     expect(e.code).toBe('kyc_not_approved');
-    expect(e.message).toContain('pending verification: wait');
-    expect(e.message).toContain(`cardctl customers get ${c.id}`);
+    expect(e.hint).toContain('pending verification: wait');
+    expect(e.hint).toContain(`cardctl customers get ${c.id}`);
   });
 });
 

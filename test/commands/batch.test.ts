@@ -157,13 +157,13 @@ describe('cards issue --batch', () => {
     // the single command, for the same customer: its hint is the row's
     const single = await run(['cards', 'issue', '--customer', rejected.id, '--amount', '100', '--json']);
     expect(single.code).toBe(5);
-    const singleMessage = JSON.parse(single.stdout).error.message as string;
+    const singleError = JSON.parse(single.stdout).error as { message: string; hint: string };
     for (const row of out.slice(1)) {
       expect(row.error).toMatchObject({ code: 'kyc_not_approved' });
       expect(row.error.hint).toContain(`verification was rejected (document_expired)`);
       expect(row.error.hint).toContain(`cardctl customers kyc ${rejected.id}`);
       expect(row.error.hint).not.toMatch(/wait for approval/i);
-      expect(singleMessage).toBe(`${row.error.message} ${row.error.hint}`);
+      expect(singleError).toMatchObject({ message: row.error.message, hint: row.error.hint });
     }
     expect(r.stderr.match(new RegExp(`GET \\S*/customers/${rejected.id}`, 'g'))).toHaveLength(1); // read once for both rows
 

@@ -259,7 +259,7 @@ describe('errors', () => {
     for (const type of ['customer.kyc.pending', 'card.issued', 'deposit.credited', 'withdrawal.cancelled']) expect(r.stderr).toContain(type);
     const j = await sb.run(['webhooks', 'trigger', 'card.issue', '--json'], { env });
     expect(j.code).toBe(2);
-    expect(JSON.parse(j.stdout).error).toMatchObject({ code: 'unknown_event_type', message: expect.stringContaining('Did you mean card.issued?') });
+    expect(JSON.parse(j.stdout).error).toMatchObject({ code: 'unknown_event_type', hint: expect.stringContaining('Did you mean card.issued?') });
     const bad = await sb.run(['webhooks', 'trigger', 'card.issued', '--data', '[1]'], { env });
     expect(bad.code).toBe(2);
     expect((await ctl<unknown[]>(mock, 'GET', '/events')).length).toBe(before);

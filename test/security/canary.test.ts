@@ -205,7 +205,7 @@ describe('the canary secret goes through every command', () => {
     for (const json of [[], ['--json']]) {
       const one = await cli([...addNoName, ...json], { input: `${CANARY}\n` });
       expect(one.code).toBe(2);
-      expect(one.stdout + one.stderr).toMatch(/Missing 1 required arg/);
+      expect(one.stdout + one.stderr).toMatch(/missing NAME/);
       expect((await cli([...addNoName, '--webhook-secret-stdin', ...json], { input: `${CANARY}\n${WEBHOOK_CANARY}\n` })).code).toBe(2);
       expect((await cli([...addNoName, ...json], { input: `${CANARY}\n${CANARY}\n` })).code).toBe(2);
       expect((await cli(['cards', 'get', ...json], { input: `${CANARY}\n` })).code).toBe(2);
