@@ -16,9 +16,11 @@ export interface DamagedLine {
 const hex8 = (n: number): string => n.toString(16).padStart(8, '0');
 
 export function encodeLine(record: object): string {
-  const json = JSON.stringify(record);
-  return `${hex8(crc32(json))} ${json}\n`;
+  return encodeJson(JSON.stringify(record));
 }
+
+/** A line from JSON text already serialized (a takeover keeps each record's text as it was). */
+export const encodeJson = (json: string): string => `${hex8(crc32(json))} ${json}\n`;
 
 const isStr = (v: unknown): v is string => typeof v === 'string';
 const isStrOrNull = (v: unknown): boolean => v === null || v === undefined || typeof v === 'string';

@@ -7,13 +7,13 @@
 import { appendFileSync, closeSync, existsSync, fdatasyncSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { ensureDir } from './files.js';
-import { encodeLine, parseRecord, isDamaged, type RawRecord } from './lines.js';
+import { encodeJson, encodeLine, parseRecord, isDamaged, type RawRecord } from './lines.js';
 import { idBucketFile, idRecord, idShard, keyBucketFile, keyBucketName, markerFile, segmentFile } from './layout.js';
 import { JournalStore } from './store.js';
 import { takeoverLock } from './takeover-lock.js';
 
 const CHUNK = 4 << 20;
-const FLUSH_BYTES = 24 << 20;
+const FLUSH_BYTES = 96 << 20;
 /** Ops remembered for their outcome lines (an outcome follows its op closely; later ones take a second pass). */
 const RECENT_OPS = 200_000;
 
@@ -56,10 +56,10 @@ class Staging {
     renameSync(tmp, join(this.root, 'progress.json'));
   }
 
-  op(r: RawRecord): void {
+  op(r: RawRecord, text: string): void {
     const key = r.idempotency_key as string;
     const bucket = keyBucketName(key);
-    const line = encodeLine(r);
+    const line = encodeJson(text);
     this.add(keyBucketFile(this.root, bucket), line);
     this.add(segmentFile(this.root, r.time as string), line);
     this.add(idBucketFile(this.root, idShard(r.id)), encodeLine(idRecord(r.id, r.time as string, bucket)));
@@ -72,7 +72,7 @@ class Staging {
   later(r: RawRecord, text: string): void {
     const place = this.recent.get(r.id);
     if (!place) return this.add(join(this.root, 'late.ndjson'), text + '\n');
-    const line = encodeLine(r);
+    const line = encodeJson(text);
     this.add(keyBucketFile(this.root, keyBucketName(place.key)), line);
     this.add(segmentFile(this.root, place.time), line);
     this.unknown(r.id, r.type === 'outcome' && r.outcome === 'unknown');
@@ -127,7 +127,7 @@ function handleLine(st: Staging, text: string, offset: number): void {
   const r = parseRecord(text);
   st.p.records++;
   if (isDamaged(r)) return st.damaged(offset, r.why, text);
-  if (r.type === 'op') st.op(r);
+  if (r.type === 'op') st.op(r, text);
   else if (r.type === 'outcome' || r.type === 'resolution') st.later(r, text);
   else st.damaged(offset, `not a journal record (${r.type})`, text);
 }
