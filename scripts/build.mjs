@@ -1,6 +1,7 @@
 // Build: compile src/ to dist/, then write oclif.manifest.json so the CLI starts without
 // scanning and importing every command file.
-// `--lenient` keeps going past type errors (tsc still emits), for work in progress.
+// `--lenient` keeps going past type errors (tsc still emits), for work in progress; `--clean`
+// empties dist/ first.
 import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -20,6 +21,9 @@ const run = (file, args, mayFail = false) => {
   }
 };
 
+// `--clean` (the `prepack` build): start from an empty dist/, so a file whose source was removed
+// or renamed is not packed
+if (process.argv.includes('--clean')) rmSync(join(root, 'dist'), { recursive: true, force: true });
 rmSync(join(root, 'oclif.manifest.json'), { force: true });
 run(require.resolve('typescript/bin/tsc'), ['-p', 'tsconfig.build.json'], lenient);
 run(join(dirname(require.resolve('oclif/package.json')), 'bin', 'run.js'), ['manifest']);

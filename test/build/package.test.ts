@@ -1,0 +1,97 @@
+// The package as a user gets it: `npm pack`, installed into a temporary prefix, then run from
+// another folder: --version, a mock, a signed call with a sample file the package ships, and the
+// demo. The README it carries links nothing outside the package. (The tarball is packed from
+// the dist/ the test run built: `npm pack --ignore-scripts`; a real `npm pack` builds on prepack.)
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT } from '../helpers/cli.js';
+
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+
+describe('the packed tarball, installed', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cardctl-pack-'));
+  const prefix = join(dir, 'prefix');
+  const elsewhere = join(dir, 'elsewhere');
+  const pkgDir = join(prefix, 'lib', 'node_modules', 'cardctl');
+  const bin = join(prefix, 'bin', 'cardctl');
+  let files: string[] = [];
+  let installOutput = '';
+  let mock: ChildProcess | undefined;
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('CARDCTL_') && !k.startsWith('npm_')) env[k] = v;
+  Object.assign(env, { NO_COLOR: '1', CARDCTL_CONFIG_DIR: join(dir, 'config'), XDG_STATE_HOME: join(dir, 'state'), NODE_ENV: 'production' });
+  const run = (args: string[], timeout = 60_000) => spawnSync(bin, args, { cwd: elsewhere, env, encoding: 'utf8', timeout });
+
+  beforeAll(() => {
+    mkdirSync(elsewhere);
+    const pack = spawnSync(npm, ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+    expect(pack.status, pack.stderr).toBe(0);
+    const [info] = JSON.parse(pack.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
+    files = info!.files.map((f) => f.path);
+    const install = spawnSync(npm, ['install', '-g', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', join(dir, info!.filename)], {
+      cwd: elsewhere,
+      env,
+      encoding: 'utf8',
+      timeout: 180_000,
+    });
+    installOutput = install.stdout + install.stderr;
+    expect(install.status, installOutput).toBe(0);
+  }, 240_000);
+
+  afterAll(async () => {
+    if (mock && mock.exitCode === null) {
+      const exited = new Promise((resolve) => mock!.once('exit', resolve));
+      mock.kill('SIGTERM');
+      await exited;
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('holds the built CLI, the docs, the sample files and the LICENSE; no sources or tests', () => {
+    for (const f of ['LICENSE', 'README.md', 'bin/run.js', 'dist/cli/fast-path.js', 'oclif.manifest.json', 'docs/README.md', 'docs/reference.md', 'examples/customer.json', 'completions/cardctl.bash']) {
+      expect(files, f).toContain(f);
+    }
+    expect(files.filter((f) => f.startsWith('src/') || f.startsWith('test/'))).toEqual([]);
+    // installing runs no build: the package has no install or prepare script
+    const pjson = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    expect(Object.keys(pjson.scripts).filter((s) => ['prepare', 'preinstall', 'install', 'postinstall'].includes(s))).toEqual([]);
+    expect(installOutput).not.toMatch(/prepare|install script/i);
+  });
+
+  it('its README links nothing outside the package, and every doc it links that the repository has is packed', () => {
+    const readme = readFileSync(join(pkgDir, 'README.md'), 'utf8');
+    const links = [...readme.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)].map((m) => m[1]!).filter((l) => !/^[a-z]+:/.test(l));
+    expect(links.length).toBeGreaterThan(10);
+    expect(links.filter((l) => l.startsWith('..') || l.startsWith('/'))).toEqual([]);
+    for (const l of links) if (existsSync(join(ROOT, l))) expect(existsSync(join(pkgDir, l)), l).toBe(true);
+  });
+
+  it('runs from another folder: --version, a mock, a signed call with a shipped sample file', async () => {
+    const version = run(['--version']);
+    expect(version.status, version.stderr).toBe(0);
+    expect(version.stdout).toMatch(/^cardctl\/\d+\.\d+\.\d+ /);
+    const m = spawn(bin, ['mock', 'start', '--port', '0', '--save-profiles', '--json'], { cwd: elsewhere, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    mock = m;
+    const banner = await new Promise<{ base_url: string }>((resolve, reject) => {
+      let out = '';
+      m.stdout!.setEncoding('utf8').on('data', (d: string) => {
+        out += d;
+        if (out.includes('\n')) resolve(JSON.parse(out.split('\n')[0]!) as { base_url: string });
+      });
+      m.on('exit', (code) => reject(new Error(`the mock exited (${code})`)));
+    });
+    expect(banner.base_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1$/);
+    const created = run(['customers', 'create', '--from', join(pkgDir, 'examples', 'customer.json'), '--json']);
+    expect(created.status, created.stderr).toBe(0);
+    expect(JSON.parse(created.stdout)).toMatchObject({ id: expect.stringMatching(/^[0-9A-Z]{26}$/), kyc_status: 'unsubmitted' });
+  }, 60_000);
+
+  it('runs the demo from another folder', () => {
+    const demo = run(['demo'], 150_000);
+    expect(demo.status, demo.stderr.slice(-2000)).toBe(0);
+    expect(demo.stdout).toMatch(/✓ all \d+ steps passed in /);
+  }, 160_000);
+});
