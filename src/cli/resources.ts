@@ -52,7 +52,11 @@ export async function showOperation(flags: ShowFlags, operation: OperationName, 
         // "not approved" means wait only while pending: say what to do for the customer's state
         const { kycRefusedCustomer, explainKycRefusal } = await import('../client/kyc-hint.js');
         const customer = kycRefusedCustomer(call, err);
-        throw customer ? await explainKycRefusal(client, customer, err as CardctlError) : err;
+        if (customer) throw await explainKycRefusal(client, customer, err as CardctlError);
+        // "not in its current state": say which state ("card X is already frozen")
+        const { invalidStateCard, explainCardState } = await import('../client/card-state-hint.js');
+        const card = invalidStateCard(operation, call, err);
+        throw card ? await explainCardState(client, operation, card, err as CardctlError) : err;
       }
     });
   let res: ApiResponse;

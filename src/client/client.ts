@@ -4,7 +4,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { API_PREFIX, matchRoute, type RouteDef } from '../contract/routes.js';
 import { CardctlError, usageError } from '../errors.js';
-import type { Credentials } from '../profiles/types.js';
+import { baseUrlOrigin, type Credentials } from '../profiles/types.js';
 import { canonicalQuery, encodeComponent } from '../signing/index.js';
 import { visible } from '../signing/visible.js';
 import { sendAttempt } from './attempt.js';
@@ -229,7 +229,7 @@ export class ApiClient {
     const run = await this.attempts(p, url, journalId, verdict.firstSentMs ?? this.now());
     // rule 1 across commands: after an earlier send with no known outcome, a send that reached nothing leaves it unknown
     const ambiguous = run.ambiguous || (verdict.earlierUnknown ?? false);
-    const ctx = { method: p.method, url, money: p.money, idempotencyKey: p.idempotencyKey, localNowMs: this.now(), profileName: this.credentials.source === 'env' ? undefined : this.credentials.name, keyId: this.credentials.keyId, journalId, body: p.body };
+    const ctx = { method: p.method, url, money: p.money, idempotencyKey: p.idempotencyKey, localNowMs: this.now(), profileName: this.credentials.source === 'env' ? undefined : this.credentials.name, baseUrlFrom: baseUrlOrigin(this.credentials), keyId: this.credentials.keyId, journalId, body: p.body };
     const data = (run.response?.body as { data?: { id?: unknown } } | undefined)?.data;
     const resourceId = data && typeof data.id === 'string' ? data.id : null;
     let err = finalError(toCardctlError(run.outcome, ctx), { money: p.money, ambiguous, idempotencyKey: p.idempotencyKey, journalId });

@@ -28,6 +28,8 @@ export interface ErrorContext {
   /** local clock in ms when the answer arrived, for the clock-skew message */
   localNowMs: number;
   profileName?: string;
+  /** where the base URL came from, as the user set it (baseUrlOrigin): named by the unreachable hint */
+  baseUrlFrom?: string;
   keyId?: string;
   /** the journal entry of a money operation, named in the replay hint */
   journalId?: string;
@@ -194,7 +196,7 @@ export function toCardctlError(outcome: Outcome, ctx: ErrorContext): CardctlErro
     const timeout = code === 'HEADERS_TIMEOUT' || code === 'BODY_TIMEOUT' || code === 'CONNECT_TIMEOUT';
     return new CardctlError(timeout ? `no answer from ${ctx.url} in time.` : `cannot reach ${ctx.url} (${code ?? detail}).`, {
       kind: 'unavailable',
-      hint: 'Check the base URL of the profile and that the service is up, then try again. For the mock: `cardctl mock start`; a mock restarted on another port updates the mock-test and mock-live profiles with `--save-profiles`.',
+      hint: `Check ${ctx.baseUrlFrom ?? 'the base URL in use'} and that the service is up, then try again. For the mock: \`cardctl mock start\`; a mock restarted on another port updates the mock-test and mock-live profiles with \`--save-profiles\`.`,
       code: code ?? 'unreachable',
       cause: outcome.error,
     });
@@ -260,7 +262,7 @@ export function toCardctlError(outcome: Outcome, ctx: ErrorContext): CardctlErro
   }
   if (status === 422 && message === 'Validation failed.') {
     // the list items are human messages, not codes: `code` says what kind of refusal this is
-    return new CardctlError('the API refused the request: Validation failed.', { ...base, code: 'validation_failed', kind: 'usage', hint: 'Fix what is listed above (body fields, or query parameters such as per_page and cursor) and send again.' });
+    return new CardctlError('the API refused the request: Validation failed.', { ...base, code: 'validation_failed', kind: 'usage', hint: 'Fix each item listed (body fields, or query parameters such as per_page and cursor) and send again.' });
   }
   if (status === 409 || status === 422) {
     if (code === 'in_flight' && ctx.money) {

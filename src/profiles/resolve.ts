@@ -43,7 +43,7 @@ function fromEnv(env: NodeJS.ProcessEnv): Credentials | undefined {
   if (!checkMode(modeRaw)) throw envProblem('CARDCTL_MODE', 'the mode is not valid: use test or live');
   const base = normalizeBaseUrl(envValue(env, 'CARDCTL_BASE_URL') ?? DEFAULT_BASE_URL, false);
   if (base.problem) throw envProblem('CARDCTL_BASE_URL', base.problem);
-  const credentials: Credentials = { name: 'env', source: 'env', keyId, secret, mode: modeRaw as Mode, baseUrl: base.url! };
+  const credentials: Credentials = { name: 'env', source: 'env', keyId, secret, mode: modeRaw as Mode, baseUrl: base.url!, baseUrlFromEnv: envValue(env, 'CARDCTL_BASE_URL') !== undefined };
   const webhookSecret = envValue(env, 'CARDCTL_WEBHOOK_SECRET');
   if (webhookSecret !== undefined) credentials.webhookSecret = webhookSecret;
   return credentials;

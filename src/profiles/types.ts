@@ -21,6 +21,25 @@ export type CredentialSource = 'flag' | 'env' | 'env-profile' | 'default';
 
 export interface Credentials extends Profile {
   source: CredentialSource;
+  /** with credentials from the environment: whether CARDCTL_BASE_URL gave the base URL, or the default did */
+  baseUrlFromEnv?: boolean;
+}
+
+/**
+ * Where the base URL in use came from, as the user set it: `profile "x" (-p)`, `CARDCTL_BASE_URL`,
+ * ... For hints that tell what to check.
+ */
+export function baseUrlOrigin(c: Pick<Credentials, 'source' | 'name' | 'baseUrlFromEnv'>): string {
+  switch (c.source) {
+    case 'env':
+      return c.baseUrlFromEnv ? 'CARDCTL_BASE_URL' : `the default base URL (${DEFAULT_BASE_URL}, the local mock: CARDCTL_BASE_URL is not set)`;
+    case 'flag':
+      return `the base URL of profile "${c.name}" (--profile)`;
+    case 'env-profile':
+      return `the base URL of profile "${c.name}" (CARDCTL_PROFILE)`;
+    default:
+      return `the base URL of profile "${c.name}" (the default profile)`;
+  }
 }
 
 /** The mock's default address, used when a profile or CARDCTL_BASE_URL names none. */
