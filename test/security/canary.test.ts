@@ -183,6 +183,16 @@ describe('the canary secret goes through every command', () => {
     expect((await cli(['customers', 'list', '-p', CANARY, '--json'])).code).toBe(2);
     expect((await cli(['customers', 'list'], { env: { CARDCTL_PROFILE: CANARY } })).code).toBe(2);
     expect((await cli(['webhooks', 'listen', `-s${WEBHOOK_CANARY}`])).code).toBe(2);
+    // the argument errors (usage lines, the closest flag): a secret typed as a flag, as a flag's
+    // value, as a value refused, as a stray argument, as a word where a command goes
+    for (const json of [[], ['--json']]) {
+      expect((await cli(['cards', 'get', `--${CANARY}`, ...json])).code).toBe(2);
+      expect((await cli(['cards', 'issue', `--ammount=${CANARY}`, '--customer', KEY_ID, ...json])).code).toBe(2);
+      expect((await cli(['cards', 'issue', '--amount', CANARY, '--customer', KEY_ID, ...json])).code).toBe(2);
+      expect((await cli(['mock', 'faults', 'add', '--operation', 'issue', '--kind', CANARY, ...json])).code).toBe(2);
+      expect((await cli(['cards', 'get', KEY_ID, CANARY, ...json])).code).toBe(2);
+      expect((await cli(['cards', 'list', CANARY, ...json])).code).toBe(2);
+    }
   });
 
   it('bulk issue from a file, verbose and json', async () => {
