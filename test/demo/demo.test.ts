@@ -118,6 +118,10 @@ describe('cardctl demo', () => {
     expect(byName.get('cards: recharge, same key in a second shell')).toMatchObject({ exit_code: 9, ok: true });
     expect(byName.get('cards: recharge, answered late, done')).toMatchObject({ command: 'wait $!', exit_code: 0, ok: true });
     expect(byName.get('live: test key refused')?.exit_code).toBe(3);
+    // mistakes answered: a word that is not a command, a mistyped flag, a refusal for a card's state
+    expect(byName.get('mistake: cards list')).toMatchObject({ command: 'cardctl cards list', exit_code: 2, ok: true });
+    expect(byName.get('mistake: mistyped flag')).toMatchObject({ exit_code: 2, ok: true });
+    expect(byName.get('mistake: card state')).toMatchObject({ exit_code: 5, ok: true });
     expect(byName.get('mock: snapshot save')).toMatchObject({ command: 'cardctl mock snapshot save tour', exit_code: 0 });
     expect(byName.get('mock: snapshot restore')).toMatchObject({ command: 'cardctl mock snapshot restore tour', exit_code: 0 });
     expect(byName.get('sign: diagnose')?.exit_code).toBe(3);

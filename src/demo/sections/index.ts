@@ -24,6 +24,7 @@ import { section as customers } from './20-customers.js';
 import { section as cards } from './30-cards.js';
 import { section as liveMode } from './40-live-mode.js';
 import { section as unknownOutcome } from './50-unknown-outcome.js';
+import { section as mistakes } from './55-mistakes.js';
 import { section as signatures } from './60-signatures.js';
 import { section as webhooks } from './70-webhooks.js';
 import { section as ciSmoke } from './80-ci-smoke.js';
@@ -36,6 +37,7 @@ export const SECTIONS: readonly Section[] = [
   cards,
   liveMode,
   unknownOutcome,
+  mistakes,
   signatures,
   webhooks,
   ciSmoke,
