@@ -220,7 +220,8 @@ export function toCardctlError(outcome: Outcome, ctx: ErrorContext): CardctlErro
   if (status === 401 || status === 403) {
     let hint: string;
     let text = `${status === 401 ? 'unauthorized' : 'forbidden'}${code ? `: ${code}` : ''}.`;
-    const who = ctx.profileName ? `profile "${ctx.profileName}"` : 'the credentials in use';
+    // credentials from the environment have no profile: name the variables
+    const who = ctx.profileName ? `profile "${ctx.profileName}"` : 'CARDCTL_API_SECRET';
     switch (code) {
       case 'timestamp_out_of_window': {
         const skew = clockSkewSeconds(header(headers, 'date'), ctx.localNowMs);
@@ -249,7 +250,7 @@ export function toCardctlError(outcome: Outcome, ctx: ErrorContext): CardctlErro
         break;
       default:
         // a 403 without a gateway code is the live-only refusal of the funding routes
-        hint = status === 403 && message ? `${message.replace(/\.?$/, '.')} Use a live key (\`-p LIVE_PROFILE\`).` : 'Check the profile in use (`cardctl profiles show`).';
+        hint = status === 403 && message ? `${message.replace(/\.?$/, '.')} Use a live key (\`-p LIVE_PROFILE\`).` : ctx.profileName ? `Check profile "${ctx.profileName}" (\`cardctl profiles show ${ctx.profileName}\`).` : 'Check CARDCTL_API_KEY and CARDCTL_API_SECRET.';
     }
     return new CardctlError(text, { ...base, kind: 'auth', hint });
   }

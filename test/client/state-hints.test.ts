@@ -60,3 +60,15 @@ describe('an unreachable API: the hint names where the base URL came from', () =
     expect((await sb.run(['customers', 'list', '--retries', '0'], { env: { CARDCTL_PROFILE: 'far' } })).stderr).toContain('Check the base URL of profile "far" (CARDCTL_PROFILE)');
   });
 });
+
+describe('a signature the server refuses: the hint names the secret in use', () => {
+  it('CARDCTL_API_SECRET for credentials from the environment, the profile otherwise', async () => {
+    const wrong = Buffer.alloc(32, 7).toString('base64'); // 44 base64 characters, not the key's secret
+    const byEnv = await sb.run(['customers', 'list', '--json'], { env: { ...env, CARDCTL_API_SECRET: wrong } });
+    expect(byEnv.code).toBe(3);
+    expect(JSON.parse(byEnv.stdout).error).toMatchObject({ code: 'invalid_signature', hint: expect.stringContaining(`check that the secret of CARDCTL_API_SECRET belongs to key ${mock.keys.test.keyId}`) });
+    const add = await sb.run(['profiles', 'add', 'wrongsecret', '--key-id', mock.keys.test.keyId, '--mode', 'test', '--base-url', mock.baseUrl, '--secret-stdin'], { input: `${wrong}\n` });
+    expect(add.code, add.stderr).toBe(0);
+    expect((await sb.run(['customers', 'list', '-p', 'wrongsecret'])).stderr).toContain('check that the secret of profile "wrongsecret" belongs to key');
+  });
+});
