@@ -29,6 +29,8 @@ class Staging {
   readonly buffers = new Map<string, string[]>();
   buffered = 0;
   readonly recent = new Map<string, { key: string; time: string }>();
+  private readonly ring: Array<string | undefined> = new Array(RECENT_OPS);
+  private ringAt = 0;
   constructor(readonly root: string, readonly p: Progress) {}
 
   add(file: string, line: string): void {
@@ -63,8 +65,12 @@ class Staging {
     this.add(keyBucketFile(this.root, bucket), line);
     this.add(segmentFile(this.root, r.time as string), line);
     this.add(idBucketFile(this.root, idShard(r.id)), encodeLine(idRecord(r.id, r.time as string, bucket)));
+    // the oldest remembered op makes room (a ring: deleting a Map's first key again and again is quadratic in V8)
+    const evicted = this.ring[this.ringAt];
+    if (evicted !== undefined) this.recent.delete(evicted);
+    this.ring[this.ringAt] = r.id;
+    this.ringAt = (this.ringAt + 1) % RECENT_OPS;
     this.recent.set(r.id, { key, time: r.time as string });
-    if (this.recent.size > RECENT_OPS) this.recent.delete(this.recent.keys().next().value!);
     this.unknown(r.id, true);
   }
 
