@@ -53,14 +53,26 @@ const peakMiB = (args, env) => {
   return Number(readFileSync(file, 'utf8').trim()) / 1024;
 };
 
-const mock = spawn(node, [join(root, 'bench', 'serve-mock.mjs')], { stdio: ['pipe', 'pipe', 'inherit'] });
+const journals = SIZES.map(journalOf); // before the mock: a takeover is timed on a quiet machine
+
+/** The bench mock in its own process (bench/serve-mock.mjs); its setup is retried once if it fails. */
+async function startBenchMock() {
+  for (let attempt = 1; ; attempt++) {
+    const child = spawn(node, [join(root, 'bench', 'serve-mock.mjs')], { stdio: ['pipe', 'pipe', 'inherit'] });
+    try {
+      const line = await new Promise((resolve, reject) => {
+        createInterface({ input: child.stdout }).once('line', resolve);
+        child.once('exit', (code) => reject(new Error(`the bench mock exited (${code})`)));
+      });
+      return { child, fixture: JSON.parse(line) };
+    } catch (err) {
+      if (attempt >= 3) throw err;
+    }
+  }
+}
+const { child: mock, fixture } = await startBenchMock();
 const tmp = mkdtempSync(join(tmpdir(), 'cardctl-bench-'));
 try {
-  const fixture = JSON.parse(await new Promise((resolve, reject) => {
-    createInterface({ input: mock.stdout }).once('line', resolve);
-    mock.once('exit', (code) => reject(new Error(`the bench mock exited (${code})`)));
-  }));
-  const journals = SIZES.map(journalOf);
   const baseEnv = { ...process.env, CARDCTL_CONFIG_DIR: join(tmp, 'config'), NO_COLOR: '1', CARDCTL_API_KEY: fixture.keyId, CARDCTL_API_SECRET: fixture.secret, CARDCTL_BASE_URL: fixture.baseUrl, CARDCTL_MODE: 'test' };
   let k = 0;
   // [name, argv for a journal of n ops, target ratio, target MiB]

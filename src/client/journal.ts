@@ -260,7 +260,7 @@ export class Journal {
     } catch {
       return; // a damaged bucket: `ops repair` rebuilds the markers
     }
-    for (const e of sends) this.store.mark(e.id, key, e.outcome === 'unknown');
+    for (const e of sends) this.store.mark(e.id, key, e.outcome === 'unknown', e.time);
   }
 
   private placeOf(id: string): OpPlace | undefined {
@@ -341,12 +341,23 @@ export class Journal {
 
   /** The operations whose outcome is not known, oldest first (from the unresolved markers: their number, not the journal's size, is the cost). */
   unresolved(): JournalEntry[] {
-    const store = this.prepare();
-    const keys = new Set(store.markers().map((m) => m.key).filter((k): k is string => k !== null));
-    const ids = new Set(store.markers().map((m) => m.id));
-    const out: JournalEntry[] = [];
-    for (const sends of this.historyMany(keys, { strict: false }).values()) out.push(...sends.filter((e) => ids.has(e.id) && e.outcome === 'unknown'));
-    return out.sort((a, b) => Date.parse(a.time) - Date.parse(b.time));
+    return [...this.unresolvedNewest()].reverse();
+  }
+
+  /**
+   * The same, newest first and lazily: the markers are sorted by the time they hold, and key
+   * buckets are read 20 markers at a time, so the newest 20 cost about 20 bucket reads.
+   */
+  *unresolvedNewest(): Generator<JournalEntry> {
+    const markers = this.prepare().markers().sort((a, b) => (b.time ?? '\uffff').localeCompare(a.time ?? '\uffff'));
+    for (let i = 0; i < markers.length; i += 20) {
+      const group = markers.slice(i, i + 20);
+      const ids = new Set(group.map((m) => m.id));
+      const keys = new Set(group.map((m) => m.key).filter((k): k is string => k !== null));
+      const found: JournalEntry[] = [];
+      for (const sends of this.historyMany(keys, { strict: false }).values()) found.push(...sends.filter((e) => ids.has(e.id) && e.outcome === 'unknown'));
+      yield* found.sort((a, b) => Date.parse(b.time) - Date.parse(a.time));
+    }
   }
 
   /**
@@ -379,6 +390,11 @@ export class Journal {
     return this.segments().flatMap((s) => this.segmentEntries(s).entries);
   }
 
+  /** Operations whose outcome is not known (their markers: nothing read). */
+  unresolvedCount(): number {
+    return this.prepare().markerCount();
+  }
+
   /** Lines of an old operations.ndjson that could not be read (any key may be among them: money commands refuse). */
   unreadable(): number {
     const file = join(this.prepare().root, 'damaged.ndjson');
@@ -393,8 +409,8 @@ export class Journal {
   }
 }
 
-/** During a takeover: the key of a staged operation whose outcome is unknown once its whole history is in. */
-function stagedUnknownKey(root: string, id: string): string | undefined {
-  const e = new Journal(root, true).find(id);
-  return e && !('ambiguous' in e) && e.outcome === 'unknown' ? e.idempotency_key : undefined;
+/** During a takeover: whether a staged operation's outcome is still unknown once its key's whole history is in. */
+function stagedUnknownKey(root: string, id: string, key: string): string | undefined {
+  const e = new Journal(root, true).history(key, { strict: false }).find((x) => x.id === id);
+  return e?.outcome === 'unknown' ? e.time : undefined;
 }

@@ -53,7 +53,7 @@ export interface OpsScan {
 /** Candidates newest first: from the key's bucket, the unresolved markers, or the segments in the time range. */
 function* candidates(journal: Journal, q: OpsQuery, damaged: OpsScan['damaged']): Generator<JournalEntry> {
   if (q.key !== undefined) return yield* journal.history(q.key, { strict: false }).reverse();
-  if (q.unresolved) return yield* journal.unresolved().reverse();
+  if (q.unresolved) return yield* journal.unresolvedNewest();
   for (const file of journal.segments().reverse()) {
     const hour = segmentHour(file);
     if (q.untilMs !== undefined && hour > q.untilMs) continue;
@@ -77,5 +77,6 @@ export function scanOps(q: OpsQuery, journal = Journal.open()): OpsScan {
 export function moreAfter(q: OpsQuery, shown: number, rest: Generator<JournalEntry>, journal = Journal.open()): number | 'some' | 0 {
   const unfiltered = !q.unresolved && q.key === undefined && q.card === undefined && q.sinceMs === undefined && q.untilMs === undefined;
   if (unfiltered) return Math.max(0, journal.stats().ops - shown);
+  if (q.unresolved && q.key === undefined && q.card === undefined && q.sinceMs === undefined && q.untilMs === undefined) return Math.max(0, journal.unresolvedCount() - shown);
   return rest.next().done ? 0 : 'some';
 }

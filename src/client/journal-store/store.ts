@@ -36,7 +36,7 @@ export class JournalStore {
     appendLines(keyBucketFile(this.root, bucket), [op], true);
     appendLines(segmentFile(this.root, op.time), [op], true);
     appendLines(idBucketFile(this.root, idShard(op.id)), [idRecord(op.id, op.time, bucket)], true);
-    this.mark(op.id, op.idempotency_key, true);
+    this.mark(op.id, op.idempotency_key, true, op.time);
   }
 
   /** An outcome or resolution, synced in the op's key bucket and segment. */
@@ -88,14 +88,14 @@ export class JournalStore {
     }
   }
 
-  /** Ids of the operations whose outcome is not known, with the key each was sent with ('' when its marker is unreadable). */
-  markers(): Array<{ id: string; key: string | null }> {
+  /** Ids of the operations whose outcome is not known, with the key each was sent with and its time (null when its marker is unreadable). */
+  markers(): Array<{ id: string; key: string | null; time: string | null }> {
     return listDir(join(this.root, 'unresolved')).map((id) => {
       try {
-        const key = (JSON.parse(readFileSync(markerFile(this.root, id), 'utf8')) as { key?: unknown }).key;
-        return { id, key: typeof key === 'string' ? key : null };
+        const m = JSON.parse(readFileSync(markerFile(this.root, id), 'utf8')) as { key?: unknown; time?: unknown };
+        return { id, key: typeof m.key === 'string' ? m.key : null, time: typeof m.time === 'string' ? m.time : null };
       } catch {
-        return { id, key: null };
+        return { id, key: null, time: null };
       }
     });
   }
@@ -105,12 +105,12 @@ export class JournalStore {
   }
 
   /** Sets or clears an operation's unresolved marker. */
-  mark(id: string, key: string, unresolved: boolean): void {
+  mark(id: string, key: string, unresolved: boolean, time?: string): void {
     const file = markerFile(this.root, id);
     if (unresolved) {
       if (existsSync(file)) return;
       ensureDir(join(this.root, 'unresolved'));
-      writeFileSync(file, JSON.stringify({ key }) + '\n', { mode: 0o600 });
+      writeFileSync(file, JSON.stringify({ key, time }) + '\n', { mode: 0o600 });
     } else {
       rmSync(file, { force: true });
     }

@@ -20,7 +20,8 @@ const RECENT_OPS = 200_000;
 interface Progress {
   offset: number;
   sizes: Record<string, number>;
-  unknown: string[];
+  /** operations with no known outcome so far: [id, idempotency key] */
+  unknown: Array<[string, string]>;
   records: number;
   damaged: number;
 }
@@ -71,7 +72,7 @@ class Staging {
     this.ring[this.ringAt] = r.id;
     this.ringAt = (this.ringAt + 1) % RECENT_OPS;
     this.recent.set(r.id, { key, time: r.time as string });
-    this.unknown(r.id, true);
+    this.unknown(r.id, true, key);
   }
 
   /** An outcome or resolution: beside its op, or set aside for the second pass. */
@@ -81,16 +82,16 @@ class Staging {
     const line = encodeJson(text);
     this.add(keyBucketFile(this.root, keyBucketName(place.key)), line);
     this.add(segmentFile(this.root, place.time), line);
-    this.unknown(r.id, r.type === 'outcome' && r.outcome === 'unknown');
+    this.unknown(r.id, r.type === 'outcome' && r.outcome === 'unknown', place.key);
   }
 
-  private readonly unknownSet = new Set<string>();
-  unknown(id: string, on: boolean): void {
-    if (on) this.unknownSet.add(id);
+  private readonly unknownSet = new Map<string, string>();
+  unknown(id: string, on: boolean, key: string): void {
+    if (on) this.unknownSet.set(id, key);
     else this.unknownSet.delete(id);
   }
   loadUnknown(): void {
-    for (const id of this.p.unknown) this.unknownSet.add(id);
+    for (const [id, key] of this.p.unknown) this.unknownSet.set(id, key);
   }
 
   damaged(offset: number, why: string, text: string): void {
@@ -183,7 +184,8 @@ function placeLate(st: Staging): void {
     const line = encodeLine(r);
     st.add(keyBucketFile(st.root, hit.key_bucket), line);
     st.add(segmentFile(st.root, hit.time), line);
-    st.unknown(r.id, r.type === 'outcome' && r.outcome === 'unknown');
+    const op = store.bucketByName(hit.key_bucket).records.find((x) => x.type === 'op' && x.id === r.id);
+    st.unknown(r.id, r.type === 'outcome' && r.outcome === 'unknown', (op?.idempotency_key as string | undefined) ?? '');
   }
   st.flush(st.p.offset);
   unlinkSync(file);
@@ -191,13 +193,13 @@ function placeLate(st: Staging): void {
 }
 
 /** Unresolved markers for the operations still unknown once their whole history is in. */
-function writeMarkers(st: Staging, unknownOf: (root: string, id: string) => string | undefined): void {
+function writeMarkers(st: Staging, unknownOf: (root: string, id: string, key: string) => string | undefined): void {
   st.flush(st.p.offset);
-  for (const id of st.p.unknown) {
-    const key = unknownOf(st.root, id);
-    if (key !== undefined) {
+  for (const [id, key] of st.p.unknown) {
+    const time = unknownOf(st.root, id, key);
+    if (time !== undefined) {
       ensureDir(join(st.root, 'unresolved'));
-      writeFileSync(markerFile(st.root, id), JSON.stringify({ key }) + '\n', { mode: 0o600 });
+      writeFileSync(markerFile(st.root, id), JSON.stringify({ key, time }) + '\n', { mode: 0o600 });
     }
   }
 }
@@ -225,8 +227,8 @@ function install(staging: string, dir: string): void {
 }
 
 export interface TakeoverDeps {
-  /** the key of an operation whose outcome is still unknown in the staged journal, else undefined */
-  unknownKey: (root: string, id: string) => string | undefined;
+  /** the time of an operation whose outcome is still unknown once its key's whole history is staged, else undefined */
+  unknownKey: (root: string, id: string, key: string) => string | undefined;
   note?: (line: string) => void;
 }
 
