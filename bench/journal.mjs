@@ -5,7 +5,8 @@
 // old format, and what the fdatasync of an op record costs. Fixtures (generated old files and
 // the journals taken over from them) are cached under the temp folder
 // ($TMPDIR/cardctl-bench-journal; BENCH_FRESH=1 rebuilds them): never committed.
-// BENCH_SIZES=0,10000 limits the sizes; BENCH_RUNS=N the timed runs per command (default 7).
+// BENCH_SIZES=0,10000 limits the sizes; BENCH_RUNS=N the timed runs per command (default 7);
+// BENCH_NO_EXPORT=1 skips the (long) export of every operation.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -112,8 +113,8 @@ try {
     });
     console.log(`| ${name} | ${cells.join(' | ')} | ${ratio ? `<= ${ratio}x, <= ${mib} MiB` : '-'} |`);
   }
-  // the export of everything, once per size (it reads every segment)
-  const exportCells = journals.map((j) => {
+  // the export of everything, once per size (it reads every segment; BENCH_NO_EXPORT=1 skips it)
+  const exportCells = process.env.BENCH_NO_EXPORT ? journals.map(() => 'skipped') : journals.map((j) => {
     const env = { ...baseEnv, CARDCTL_STATE_DIR: j.dir };
     const ms = timeRun(node, [bin, 'ops', 'list', '--all', '--ndjson'], { env });
     return `${fmt(ms / 1000, 1)} s, ${fmt(peakMiB([bin, 'ops', 'list', '--all', '--ndjson'], env), 0)} MiB`;
