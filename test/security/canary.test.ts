@@ -121,11 +121,13 @@ describe('the canary secret goes through every command', () => {
     await cli(['deposits', 'list', '--verbose']);
   });
 
-  it('the journal of money operations: list, show, replay, resolve', async () => {
+  it('the journal of money operations: list, export, repair, show, replay, resolve', async () => {
     const customerId = (await approvedCustomer(mock as unknown as MockHandle)).id as string;
     await cli(['request', 'POST', '/cards', '--data', JSON.stringify({ customer_id: customerId, amount_minor: 700 }), '--idempotency-key', 'canary-ops', '--json']);
     const ops = await cli(['ops', 'list', '--all', '--json']);
     await cli(['ops', 'list', '--unresolved']);
+    await cli(['ops', 'list', '--all', '--ndjson']);
+    await cli(['ops', 'repair', '--json']);
     const opId = (JSON.parse(ops.stdout || '[]') as Array<{ id: string }>)[0]?.id;
     expect(opId).toBeTruthy();
     await cli(['ops', 'show', opId!, '--json']);
