@@ -8,7 +8,7 @@ import { join, relative } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../src/mock/index.js';
-import { activeCard, advance, wallet, type MockHandle } from '../helpers/api.js';
+import { activeCard, advance, fault, wallet, type MockHandle } from '../helpers/api.js';
 import { BIN, makeSandbox, type CliResult, type Sandbox } from '../helpers/cli.js';
 import { filesUnder, legacyJournalText, rewriteJournal } from '../helpers/journal.js';
 
@@ -172,4 +172,33 @@ describe('one damaged byte anywhere in the journal never lets an old operation b
       { numRuns: 40, seed: 17 },
     );
   }, 180_000);
+});
+
+describe('the 24-hour rule in the middle of a large journal', () => {
+  it('two days later, between 20,000 other operations: the resolved recharge is reported from the journal, the unknown one exits 7; nothing is sent', async () => {
+    const s = sandbox();
+    const card = await activeCard(mock, { amount: 100 });
+    const resolved = ['cards', 'recharge', card.id, '--amount', '3', '--idempotency-key', 'mid-resolved', '--json'];
+    const unknown = ['cards', 'recharge', card.id, '--amount', '4', '--idempotency-key', 'mid-unknown', '--retries', '0', '--json'];
+    expect((await s.cli(resolved)).code).toBe(0);
+    await fault(mock, 'recharge', '500_after_commit');
+    expect((await s.cli(unknown)).code).toBe(7);
+    rewriteJournal(state(s), (r) => ({ ...r, time: new Date(Date.parse(r.time as string) - 48 * HOUR).toISOString() }));
+    const ours = readFileSync(join(state(s), 'operations.ndjson'), 'utf8');
+    // 20,000 operations over the last four days, ours in the middle of the file and of its time
+    const others = legacyJournalText({ ops: 20_000, baseUrl: mock.baseUrl, keyId: mock.keys.test.keyId, stepMs: 17_280 }).split('\n').filter(Boolean);
+    const half = others.length / 2;
+    writeFileSync(join(state(s), 'operations.ndjson'), others.slice(0, half).join('\n') + '\n' + ours + others.slice(half).join('\n') + '\n');
+    await advance(mock, 49 * 3600); // the API has forgotten both keys: sent again, either would be a new charge
+    const before = (await wallet(mock, 'test')).balance_minor;
+
+    const fromJournal = await s.cli(resolved);
+    expect(fromJournal.code, fromJournal.stderr).toBe(0);
+    expect(json(fromJournal)).toMatchObject({ from_journal: true, outcome: 'succeeded', idempotency_key: 'mid-resolved' });
+    const stillUnknown = await s.cli(unknown);
+    expect(stillUnknown.code, stillUnknown.stderr).toBe(7);
+    expect(json(stillUnknown).error).toMatchObject({ code: 'key_forgotten', idempotency_key: 'mid-unknown', data: { from_journal: true, outcome: 'unknown' } });
+    expect((await wallet(mock, 'test')).balance_minor).toBe(before);
+    expect((await s.cli(['ops', 'list', '--unresolved', '--all', '--json'])).stdout).toContain('mid-unknown');
+  }, 120_000);
 });
