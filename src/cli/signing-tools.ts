@@ -5,14 +5,14 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { CardctlError, usageError } from '../errors.js';
-import { matchRoute } from '../contract/routes.js';
+import { API_PREFIX, matchRoute } from '../contract/routes.js';
+import { wireQuery } from '../signing/encoding.js';
 import { DEFAULT_BASE_URL } from '../profiles/types.js';
 import { diagnose, type Diagnosis } from '../signing/diagnose.js';
 import { describeCanonical } from '../signing/visible.js';
 import { parseRawRequest, splitTarget } from '../signing/raw-request.js';
 import { QueryEncodingError, canonicalQuery, signRequest, signWebhook, verifyWebhook, webhookSignature, type SignedRequest, type WebhookVerdict } from '../signing/index.js';
 
-const API_PREFIX = '/api/v1';
 
 // ---------------------------------------------------------------------------------------
 // Secrets: src/profiles/resolve.ts decides the precedence (loaded lazily: it pulls in conf
@@ -212,11 +212,6 @@ export async function runSign(opts: SignOptions): Promise<SignResult> {
   const curl = curlCommand({ method, url, headers, body, source });
   const shownHeaders = idempotencyKey !== undefined ? { ...signed.headers, 'Idempotency-Key': idempotencyKey } : signed.headers;
   return { ...signed, headers: shownHeaders, method, path, query, url, curl: curl.command, notes: [...notes, ...curl.notes] };
-}
-
-/** Bytes a URL cannot carry as they are, percent-encoded (decoding gives the same parameters). */
-export function wireQuery(raw: string): string {
-  return raw.replace(/[^\u0021-\u007e]|#/gu, (ch) => encodeURIComponent(ch));
 }
 
 /**

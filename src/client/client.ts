@@ -5,7 +5,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { API_PREFIX, matchRoute, type RouteDef } from '../contract/routes.js';
 import { CardctlError, usageError } from '../errors.js';
 import { baseUrlOrigin, type Credentials } from '../profiles/types.js';
-import { canonicalQuery, encodeComponent } from '../signing/index.js';
+import { canonicalQuery, encodeComponent, wireQuery } from '../signing/index.js';
 import { visible } from '../signing/visible.js';
 import { sendAttempt } from './attempt.js';
 import { confirmLive } from './confirm.js';
@@ -107,11 +107,6 @@ export interface PreparedRequest {
 }
 
 const defaultSleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-/** Bytes that cannot go on the request line are percent-encoded; decoding gives the same parameters. */
-function wireQuery(raw: string): string {
-  return raw.replace(/[^\u0021-\u007e]|#/gu, (ch) => encodeURIComponent(ch));
-}
 
 export function encodeQueryPairs(pairs: ReadonlyArray<readonly [string, string]>): string {
   return pairs.map(([k, v]) => `${encodeComponent(k)}=${encodeComponent(v)}`).join('&');

@@ -154,180 +154,247 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** null for a success (2xx, and 202 outside money operations). */
 export function toCardctlError(outcome: Outcome, ctx: ErrorContext): CardctlError | null {
-  const key = ctx.money ? ctx.idempotencyKey : undefined;
-  if (outcome.type === 'transport') {
-    const code = transportCode(outcome.error);
-    const detail = (outcome.error as Error | undefined)?.message ?? String(outcome.error);
-    if (ctx.money && outcome.maybeSent) {
-      return new CardctlError(`the connection ended before an answer to ${ctx.method} ${ctx.url} (${code ?? detail}).`, {
-        kind: 'outcome_unknown',
-        hint: replayHint(key, ctx.journalId),
-        code: code ?? 'connection_lost',
-        idempotencyKey: key,
-        cause: outcome.error,
-      });
-    }
-    if (outcome.maybeSent && !SAFE_METHODS.has(ctx.method.toUpperCase())) {
-      // the write left this machine: the server may have applied it, and it has no key to replay
-      return new CardctlError(`no answer to ${ctx.method} ${ctx.url} (${code ?? detail}), but the request was sent: it may have been processed.`, {
-        kind: 'outcome_unknown',
-        hint: 'Check before resending (e.g. GET the resource or the list): sending it again may apply it twice.',
-        code: code ?? 'connection_lost',
-        cause: outcome.error,
-      });
-    }
-    const proxy = failedProxy(outcome.error);
-    if (proxy) {
-      return new CardctlError(`${detail}: ${ctx.method} ${ctx.url} was not sent.`, {
-        kind: 'unavailable',
-        hint: 'Check that the proxy is up and lets this request through (HTTPS_PROXY, HTTP_PROXY), or exempt the host with NO_PROXY; `cardctl doctor` shows the proxy in use.',
-        code: code ?? 'proxy_failed',
-        cause: outcome.error,
-      });
-    }
-    if (code && /CERT|UNABLE_TO_VERIFY|SELF_SIGNED|ERR_TLS/.test(code)) {
-      return new CardctlError(`cannot reach ${ctx.url}: its TLS certificate is not trusted (${code}).`, {
-        kind: 'unavailable',
-        hint: 'If a private CA or a company proxy signs it, trust that CA with --ca-file FILE, CARDCTL_CA_FILE or the profile\'s ca_file (`cardctl profiles add ... --ca-file FILE`).',
-        code,
-        cause: outcome.error,
-      });
-    }
-    const timeout = code === 'HEADERS_TIMEOUT' || code === 'BODY_TIMEOUT' || code === 'CONNECT_TIMEOUT';
-    return new CardctlError(timeout ? `no answer from ${ctx.url} in time.` : `cannot reach ${ctx.url} (${code ?? detail}).`, {
-      kind: 'unavailable',
-      hint: `Check ${ctx.baseUrlFrom ?? 'the base URL in use'} and that the service is up, then try again. For the mock: \`cardctl mock start\`; a mock restarted on another port updates the mock-test and mock-live profiles with \`--save-profiles\`.`,
-      code: code ?? 'unreachable',
-      cause: outcome.error,
-    });
-  }
+  if (outcome.type === 'transport') return classifyTransport(outcome, ctx);
+  const answer = answerParts(outcome, ctx);
+  const rule = STATUS_TABLE.find((r) => r.when(answer));
+  return rule ? rule.error(answer, ctx) : unexpectedAnswer(answer, ctx);
+}
 
+// ---- transport failures: the request got no answer -------------------------------------------
+
+/** A transport failure, by what it tells about the request: maybe applied, or surely not sent. */
+export function classifyTransport(outcome: TransportOutcome, ctx: ErrorContext): CardctlError {
+  const code = transportCode(outcome.error);
+  const detail = (outcome.error as Error | undefined)?.message ?? String(outcome.error);
+  const f = { code, detail, cause: outcome.error };
+  if (outcome.maybeSent && ctx.money) return moneyConnectionLost(f, ctx);
+  if (outcome.maybeSent && !SAFE_METHODS.has(ctx.method.toUpperCase())) return writeConnectionLost(f, ctx);
+  if (failedProxy(outcome.error)) return proxyFailed(f, ctx);
+  if (code && /CERT|UNABLE_TO_VERIFY|SELF_SIGNED|ERR_TLS/.test(code)) return tlsUntrusted({ ...f, code }, ctx);
+  return unreachable(f, ctx);
+}
+
+interface TransportFacts {
+  code: string | undefined;
+  detail: string;
+  cause: unknown;
+}
+
+const moneyConnectionLost = (f: TransportFacts, ctx: ErrorContext): CardctlError => {
+  const key = ctx.idempotencyKey;
+  return new CardctlError(`the connection ended before an answer to ${ctx.method} ${ctx.url} (${f.code ?? f.detail}).`, {
+    kind: 'outcome_unknown',
+    hint: replayHint(key, ctx.journalId),
+    code: f.code ?? 'connection_lost',
+    idempotencyKey: key,
+    cause: f.cause,
+  });
+};
+
+// the write left this machine: the server may have applied it, and it has no key to replay
+const writeConnectionLost = (f: TransportFacts, ctx: ErrorContext): CardctlError =>
+  new CardctlError(`no answer to ${ctx.method} ${ctx.url} (${f.code ?? f.detail}), but the request was sent: it may have been processed.`, {
+    kind: 'outcome_unknown',
+    hint: 'Check before resending (e.g. GET the resource or the list): sending it again may apply it twice.',
+    code: f.code ?? 'connection_lost',
+    cause: f.cause,
+  });
+
+const proxyFailed = (f: TransportFacts, ctx: ErrorContext): CardctlError =>
+  new CardctlError(`${f.detail}: ${ctx.method} ${ctx.url} was not sent.`, {
+    kind: 'unavailable',
+    hint: 'Check that the proxy is up and lets this request through (HTTPS_PROXY, HTTP_PROXY), or exempt the host with NO_PROXY; `cardctl doctor` shows the proxy in use.',
+    code: f.code ?? 'proxy_failed',
+    cause: f.cause,
+  });
+
+const tlsUntrusted = (f: TransportFacts & { code: string }, ctx: ErrorContext): CardctlError =>
+  new CardctlError(`cannot reach ${ctx.url}: its TLS certificate is not trusted (${f.code}).`, {
+    kind: 'unavailable',
+    hint: 'If a private CA or a company proxy signs it, trust that CA with --ca-file FILE, CARDCTL_CA_FILE or the profile\'s ca_file (`cardctl profiles add ... --ca-file FILE`).',
+    code: f.code,
+    cause: f.cause,
+  });
+
+const TIMEOUT_CODES = new Set(['HEADERS_TIMEOUT', 'BODY_TIMEOUT', 'CONNECT_TIMEOUT']);
+
+const unreachable = (f: TransportFacts, ctx: ErrorContext): CardctlError =>
+  new CardctlError(f.code && TIMEOUT_CODES.has(f.code) ? `no answer from ${ctx.url} in time.` : `cannot reach ${ctx.url} (${f.code ?? f.detail}).`, {
+    kind: 'unavailable',
+    hint: `Check ${ctx.baseUrlFrom ?? 'the base URL in use'} and that the service is up, then try again. For the mock: \`cardctl mock start\`; a mock restarted on another port updates the mock-test and mock-live profiles with \`--save-profiles\`.`,
+    code: f.code ?? 'unreachable',
+    cause: f.cause,
+  });
+
+// ---- answers: one row per status class --------------------------------------------------------
+
+/** What every status rule reads from an answer. */
+interface AnswerParts {
+  status: number;
+  body: unknown;
+  headers: Record<string, string | string[] | undefined>;
+  message: string | undefined;
+  errors: Record<string, unknown>;
+  code: string | undefined;
+  /** ` (message)` or '' */
+  said: string;
+  /** the fields every answer error carries */
+  base: { status: number; errors: Record<string, unknown>; code: string | undefined; idempotencyKey: string | undefined };
+}
+
+function answerParts(outcome: AnswerOutcome, ctx: ErrorContext): AnswerParts {
   const { status, body, headers } = outcome;
   const { message, errors } = envelopeParts(body);
   const code = firstCode(errors);
-  const base = { status, errors, code, idempotencyKey: key };
-  const said = message ? ` (${message})` : '';
+  const key = ctx.money ? ctx.idempotencyKey : undefined;
+  return { status, body, headers, message, errors, code, said: message ? ` (${message})` : '', base: { status, errors, code, idempotencyKey: key } };
+}
 
-  if (status === 202) {
-    if (!ctx.money) return null;
-    // the pending card, when the API sent one, carries the id to poll
-    const data = (body as { data?: { id?: unknown } } | undefined)?.data;
-    const pending = data && typeof data === 'object' && typeof data.id === 'string' ? data : undefined;
-    return new CardctlError('accepted, but not final yet (202).', { ...base, kind: 'outcome_unknown', hint: replayHint(key, ctx.journalId), data: pending });
-  }
-  if (status >= 200 && status < 300) return null;
+interface StatusRule {
+  when: (a: AnswerParts) => boolean;
+  /** null: a success */
+  error: (a: AnswerParts, ctx: ErrorContext) => CardctlError | null;
+}
 
-  if (status === 401 || status === 403) {
-    let hint: string;
-    let text = `${status === 401 ? 'unauthorized' : 'forbidden'}${code ? `: ${code}` : ''}.`;
-    // credentials from the environment have no profile: name the variables
-    const who = ctx.profileName ? `profile "${ctx.profileName}"` : 'CARDCTL_API_SECRET';
-    switch (code) {
-      case 'timestamp_out_of_window': {
-        const skew = clockSkewSeconds(header(headers, 'date'), ctx.localNowMs);
-        if (skew !== undefined && skew !== 0) {
-          text = `clock is ${Math.abs(skew)} s ${skew > 0 ? 'ahead of' : 'behind'} the server: fix the clock.`;
-          hint = 'Requests must be signed within 300 s of the server time; enable NTP (e.g. `timedatectl set-ntp true`).';
-        } else {
-          hint = 'The signature timestamp is more than 300 s from the server time: fix the local clock (NTP).';
-        }
-        break;
-      }
-      case 'invalid_signature':
-        hint = `The server computed a different signature: check that the secret of ${who} belongs to key ${ctx.keyId ?? '(unknown)'}; run with --verbose to see the canonical string, or \`cardctl sign diagnose\`.`;
-        break;
-      case 'invalid_api_key':
-        hint = `Key ${ctx.keyId ?? ''} is unknown, revoked or expired: ${ctx.profileName ? `give profile "${ctx.profileName}" a current key (\`cardctl profiles add ${ctx.profileName} --force ...\`)` : 'set CARDCTL_API_KEY and CARDCTL_API_SECRET to a current key'}.`;
-        break;
-      case 'missing_signature_headers':
-        hint = 'A signing header did not reach the server: check for a proxy that strips X-Api-Key, X-Timestamp, X-Nonce or X-Signature.';
-        break;
-      case 'ip_not_allowed':
-        hint = "This machine's address is not on the key's IP allowlist: add it in the portal or use another key.";
-        break;
-      case 'out_of_scope':
-        hint = "The key lacks this route's scope: use a key with the scope (see `cardctl doctor`).";
-        break;
-      default:
-        // a 403 without a gateway code is the live-only refusal of the funding routes
-        hint = status === 403 && message ? `${message.replace(/\.?$/, '.')} Use a live key (\`-p LIVE_PROFILE\`).` : ctx.profileName ? `Check profile "${ctx.profileName}" (\`cardctl profiles show ${ctx.profileName}\`).` : 'Check CARDCTL_API_KEY and CARDCTL_API_SECRET.';
+const is5xx = (s: number): boolean => s >= 500 && s < 600;
+
+/** First match wins; no match is an unexpected answer. */
+const STATUS_TABLE: readonly StatusRule[] = [
+  { when: (a) => a.status === 202, error: accepted },
+  { when: (a) => a.status >= 200 && a.status < 300, error: () => null },
+  { when: (a) => a.status === 401 || a.status === 403, error: refusedByGateway },
+  { when: (a) => a.status === 404, error: (a, ctx) => new CardctlError(`not found: ${ctx.method} ${ctx.url}${a.said}.`, { ...a.base, kind: 'not_found', hint: notFoundHint(a.message, ctx) }) },
+  // the list items are human messages, not codes: `code` says what kind of refusal this is
+  { when: (a) => a.status === 422 && a.message === 'Validation failed.', error: (a) => new CardctlError('the API refused the request: Validation failed.', { ...a.base, code: 'validation_failed', kind: 'usage', hint: 'Fix each item listed (body fields, or query parameters such as per_page and cursor) and send again.' }) },
+  { when: (a) => a.status === 409 || a.status === 422, error: refusedByRule },
+  { when: (a) => a.status === 429, error: rateLimited },
+  { when: (a) => a.status === 503, error: (a) => new CardctlError(`service unavailable (503)${a.said}.`, { ...a.base, kind: 'unavailable', hint: 'Nothing was charged: try again shortly.' }) },
+  { when: (a) => is5xx(a.status), error: serverFailed },
+  { when: (a) => a.status === 400, error: (a) => new CardctlError(`bad request (400)${a.said}.`, { ...a.base, kind: 'usage', hint: 'Check the path, query and body.' }) },
+  { when: (a) => a.status >= 300 && a.status < 400, error: redirected },
+];
+
+/** The host a `Location` header points to (never its userinfo, path or query), or undefined. */
+function locationHost(location: string | undefined, requestUrl: string): string | undefined {
+  if (!location) return undefined;
+  try {
+    return new URL(location, requestUrl).host || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The API never redirects: a 3xx means the base URL points somewhere else (a portal, http->https). */
+function redirected(a: AnswerParts, ctx: ErrorContext): CardctlError {
+  const to = locationHost(header(a.headers, 'location'), ctx.url);
+  return new CardctlError(`${ctx.method} ${ctx.url} was answered with a redirect (${a.status})${to ? ` to ${to}` : ''}: the API does not redirect: check the base URL.`, {
+    ...a.base,
+    kind: 'unavailable',
+    code: 'redirect',
+    hint: `Check ${ctx.baseUrlFrom ?? 'the base URL in use'}: it must be the API's own address, with https:// and the /api/v1 prefix (\`cardctl doctor\` shows it). The redirect was not followed.`,
+  });
+}
+
+function accepted(a: AnswerParts, ctx: ErrorContext): CardctlError | null {
+  if (!ctx.money) return null;
+  // the pending card, when the API sent one, carries the id to poll
+  const data = (a.body as { data?: { id?: unknown } } | undefined)?.data;
+  const pending = data && typeof data === 'object' && typeof data.id === 'string' ? data : undefined;
+  return new CardctlError('accepted, but not final yet (202).', { ...a.base, kind: 'outcome_unknown', hint: replayHint(a.base.idempotencyKey, ctx.journalId), data: pending });
+}
+
+/** The hint for each gateway code of a 401/403 (SIGNING.md's refusals). */
+const GATEWAY_HINTS: Record<string, (ctx: ErrorContext, who: string) => string> = {
+  invalid_signature: (ctx, who) => `The server computed a different signature: check that the secret of ${who} belongs to key ${ctx.keyId ?? '(unknown)'}; run with --verbose to see the canonical string, or \`cardctl sign diagnose\`.`,
+  invalid_api_key: (ctx) => `Key ${ctx.keyId ?? ''} is unknown, revoked or expired: ${ctx.profileName ? `give profile "${ctx.profileName}" a current key (\`cardctl profiles add ${ctx.profileName} --force ...\`)` : 'set CARDCTL_API_KEY and CARDCTL_API_SECRET to a current key'}.`,
+  missing_signature_headers: () => 'A signing header did not reach the server: check for a proxy that strips X-Api-Key, X-Timestamp, X-Nonce or X-Signature.',
+  ip_not_allowed: () => "This machine's address is not on the key's IP allowlist: add it in the portal or use another key.",
+  out_of_scope: () => "The key lacks this route's scope: use a key with the scope (see `cardctl doctor`).",
+};
+
+function refusedByGateway(a: AnswerParts, ctx: ErrorContext): CardctlError {
+  const base = { ...a.base, kind: 'auth' as const };
+  if (a.code === 'timestamp_out_of_window') {
+    const skew = clockSkewSeconds(header(a.headers, 'date'), ctx.localNowMs);
+    if (skew !== undefined && skew !== 0) {
+      return new CardctlError(`clock is ${Math.abs(skew)} s ${skew > 0 ? 'ahead of' : 'behind'} the server: fix the clock.`, { ...base, hint: 'Requests must be signed within 300 s of the server time; enable NTP (e.g. `timedatectl set-ntp true`).' });
     }
-    return new CardctlError(text, { ...base, kind: 'auth', hint });
   }
-  if (status === 404) {
-    return new CardctlError(`not found: ${ctx.method} ${ctx.url}${said}.`, {
-      ...base,
-      kind: 'not_found',
-      hint: notFoundHint(message, ctx),
-    });
+  const text = `${a.status === 401 ? 'unauthorized' : 'forbidden'}${a.code ? `: ${a.code}` : ''}.`;
+  // credentials from the environment have no profile: name the variables
+  const who = ctx.profileName ? `profile "${ctx.profileName}"` : 'CARDCTL_API_SECRET';
+  const byCode = a.code ? GATEWAY_HINTS[a.code] : undefined;
+  let hint: string;
+  if (a.code === 'timestamp_out_of_window') hint = 'The signature timestamp is more than 300 s from the server time: fix the local clock (NTP).';
+  else if (byCode) hint = byCode(ctx, who);
+  // a 403 without a gateway code is the live-only refusal of the funding routes
+  else if (a.status === 403 && a.message) hint = `${a.message.replace(/\.?$/, '.')} Use a live key (\`-p LIVE_PROFILE\`).`;
+  else hint = ctx.profileName ? `Check profile "${ctx.profileName}" (\`cardctl profiles show ${ctx.profileName}\`).` : 'Check CARDCTL_API_KEY and CARDCTL_API_SECRET.';
+  return new CardctlError(text, { ...base, hint });
+}
+
+/** The hint for each business-rule code of a 409/422 (the spec's error tables). */
+const BUSINESS_HINTS: Record<string, string> = {
+  payload_mismatch: `This idempotency key was used with a different body: send the original body, or use a new key for a new operation.`,
+  insufficient_funds: 'The wallet cannot cover the amount and fees: fund the wallet or lower the amount.',
+  kyc_not_approved: 'The customer is not approved yet: wait for approval, then send the same command again.',
+  issue_failed: 'The issuer refused; nothing was charged: it is safe to retry with a NEW idempotency key.',
+  termination_blocked: 'The card is too new to terminate: freeze it now and terminate it later.',
+  invalid_state: 'The operation does not apply in the card’s current state: check it with `cardctl cards get`.',
+  replay_detected: 'A nonce was reused: send the request again (every attempt gets a fresh nonce).',
+  in_flight: 'The same idempotency key is still being processed: try again shortly.',
+  no_default: 'There is no default product: name one with --product ID (product ids come from your account; the mock lists its own).',
+  unavailable: 'This product has no route to an issuer now: use another product, or try later.',
+  not_enabled: 'This deposit network is turned off: use an enabled one (the 422 for an unknown network lists them).',
+  below_minimum: 'The initial load is under the product minimum: raise --amount.',
+  invalid: 'The customer cannot be issued a card (e.g. disabled): check it with `cardctl customers get`.',
+  kyc_incomplete: 'Fields the verification needs are missing: add them with `cardctl customers update`, then submit again.',
+};
+
+function refusedByRule(a: AnswerParts, ctx: ErrorContext): CardctlError {
+  if (a.code === 'in_flight' && ctx.money) {
+    return new CardctlError('the same idempotency key is still being processed (in_flight).', { ...a.base, kind: 'outcome_unknown', hint: replayHint(a.base.idempotencyKey, ctx.journalId) });
   }
-  if (status === 422 && message === 'Validation failed.') {
-    // the list items are human messages, not codes: `code` says what kind of refusal this is
-    return new CardctlError('the API refused the request: Validation failed.', { ...base, code: 'validation_failed', kind: 'usage', hint: 'Fix each item listed (body fields, or query parameters such as per_page and cursor) and send again.' });
+  return new CardctlError(`refused${a.code ? `: ${a.code}` : ''}${a.said}.`, {
+    ...a.base,
+    kind: 'business',
+    hint: (a.code && BUSINESS_HINTS[a.code]) ?? (hasCode(a.errors, 'idempotency_key') ? 'Send an Idempotency-Key header.' : undefined),
+  });
+}
+
+function rateLimited(a: AnswerParts, ctx: ErrorContext): CardctlError {
+  const after = retryAfterSeconds(a.headers, ctx.localNowMs);
+  return new CardctlError('rate limited (429) after the allowed retries.', {
+    ...a.base,
+    kind: 'rate_limited',
+    code: a.code ?? 'exceeded',
+    hint: `Wait${after !== undefined ? ` ${after} s` : ''} and try again, or lower the request rate (${header(a.headers, 'x-ratelimit-limit') ?? 600} per minute for this key).`,
+  });
+}
+
+function serverFailed(a: AnswerParts, ctx: ErrorContext): CardctlError {
+  if (ctx.money) {
+    // 503 is its own row; a 502/504 may come from a proxy that did forward the request
+    const via = a.status === 500 ? '' : ' (a gateway or proxy may have forwarded it)';
+    return new CardctlError(`server error (${a.status}) on a money operation${via}: it may have succeeded.`, { ...a.base, kind: 'outcome_unknown', hint: replayHint(a.base.idempotencyKey, ctx.journalId) });
   }
-  if (status === 409 || status === 422) {
-    if (code === 'in_flight' && ctx.money) {
-      return new CardctlError('the same idempotency key is still being processed (in_flight).', { ...base, kind: 'outcome_unknown', hint: replayHint(key, ctx.journalId) });
-    }
-    const hints: Record<string, string> = {
-      payload_mismatch: `This idempotency key was used with a different body: send the original body, or use a new key for a new operation.`,
-      insufficient_funds: 'The wallet cannot cover the amount and fees: fund the wallet or lower the amount.',
-      kyc_not_approved: 'The customer is not approved yet: wait for approval, then send the same command again.',
-      issue_failed: 'The issuer refused; nothing was charged: it is safe to retry with a NEW idempotency key.',
-      termination_blocked: 'The card is too new to terminate: freeze it now and terminate it later.',
-      invalid_state: 'The operation does not apply in the card’s current state: check it with `cardctl cards get`.',
-      replay_detected: 'A nonce was reused: send the request again (every attempt gets a fresh nonce).',
-      in_flight: 'The same idempotency key is still being processed: try again shortly.',
-      no_default: 'There is no default product: name one with --product ID (product ids come from your account; the mock lists its own).',
-      unavailable: 'This product has no route to an issuer now: use another product, or try later.',
-      not_enabled: 'This deposit network is turned off: use an enabled one (the 422 for an unknown network lists them).',
-      below_minimum: 'The initial load is under the product minimum: raise --amount.',
-      invalid: 'The customer cannot be issued a card (e.g. disabled): check it with `cardctl customers get`.',
-      kyc_incomplete: 'Fields the verification needs are missing: add them with `cardctl customers update`, then submit again.',
-    };
-    return new CardctlError(`refused${code ? `: ${code}` : ''}${said}.`, {
-      ...base,
-      kind: 'business',
-      hint: (code && hints[code]) ?? (hasCode(errors, 'idempotency_key') ? 'Send an Idempotency-Key header.' : undefined),
-    });
-  }
-  if (status === 429) {
-    const after = retryAfterSeconds(headers, ctx.localNowMs);
-    return new CardctlError('rate limited (429) after the allowed retries.', {
-      ...base,
-      kind: 'rate_limited',
-      code: code ?? 'exceeded',
-      hint: `Wait${after !== undefined ? ` ${after} s` : ''} and try again, or lower the request rate (${header(headers, 'x-ratelimit-limit') ?? 600} per minute for this key).`,
-    });
-  }
-  if (status === 503) {
-    return new CardctlError(`service unavailable (503)${said}.`, { ...base, kind: 'unavailable', hint: 'Nothing was charged: try again shortly.' });
-  }
-  if (status >= 500 && status < 600 && ctx.money) {
-    // 503 is handled above; a 502/504 may come from a proxy that did forward the request
-    const via = status === 500 ? '' : ' (a gateway or proxy may have forwarded it)';
-    return new CardctlError(`server error (${status}) on a money operation${via}: it may have succeeded.`, { ...base, kind: 'outcome_unknown', hint: replayHint(key, ctx.journalId) });
-  }
-  if (status >= 500 && status < 600) {
-    // nothing moves money here: the service failed, which a retry later may fix (exit 8)
-    const write = !SAFE_METHODS.has(ctx.method.toUpperCase());
-    return new CardctlError(`the service failed (${status})${said}: retry later.`, {
-      ...base,
-      kind: 'unavailable',
-      hint: write
-        ? 'No money moves on this call. It may still have been applied: check the resource (GET it) before resending.'
-        : 'No money moves on this call: try again later; run with --verbose to see the exchange.',
-    });
-  }
-  if (status === 400) {
-    return new CardctlError(`bad request (400)${said}.`, { ...base, kind: 'usage', hint: 'Check the path, query and body.' });
-  }
-  return new CardctlError(`unexpected answer ${status} from ${ctx.method} ${ctx.url}${said}.`, {
-    ...base,
+  // nothing moves money here: the service failed, which a retry later may fix (exit 8)
+  const write = !SAFE_METHODS.has(ctx.method.toUpperCase());
+  return new CardctlError(`the service failed (${a.status})${a.said}: retry later.`, {
+    ...a.base,
+    kind: 'unavailable',
+    hint: write
+      ? 'No money moves on this call. It may still have been applied: check the resource (GET it) before resending.'
+      : 'No money moves on this call: try again later; run with --verbose to see the exchange.',
+  });
+}
+
+const unexpectedAnswer = (a: AnswerParts, ctx: ErrorContext): CardctlError =>
+  new CardctlError(`unexpected answer ${a.status} from ${ctx.method} ${ctx.url}${a.said}.`, {
+    ...a.base,
     kind: 'unexpected',
     hint: 'Run again with --verbose to see the exchange; if it persists, report it.',
   });
-}
 
 /** The journal's answer (a type-only import: erased at run time, so errors.ts stays a leaf). */
 type JournalAnswer = JournalReport;

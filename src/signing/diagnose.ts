@@ -19,6 +19,8 @@ import { signCanonical } from './request.js';
 
 export const SIGNATURE_HEADERS = ['X-Api-Key', 'X-Timestamp', 'X-Nonce', 'X-Signature'] as const;
 export const TIMESTAMP_WINDOW = 300;
+// src/contract/routes.ts holds the project's API_PREFIX; signing imports nothing of the project
+// (PRODUCT.md, Architecture), so this pure module names the same constant locally.
 const API_PREFIX = '/api/v1';
 
 export interface MistakeInfo {

@@ -81,3 +81,12 @@ export function compareUtf8(a: string, b: string): number {
   if (!SURROGATE.test(a) && !SURROGATE.test(b)) return a < b ? -1 : a > b ? 1 : 0;
   return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 }
+
+/**
+ * A query as it can travel on the request line: bytes outside printable ASCII (a space, é) and `#`
+ * are percent-encoded; the server decodes before canonicalizing (SIGNING.md), so the signature holds.
+ * The one definition: the client and `cardctl sign` both use it.
+ */
+export function wireQuery(raw: string): string {
+  return raw.replace(/[^\u0021-\u007e]|#/gu, (ch) => encodeURIComponent(ch));
+}
