@@ -3,7 +3,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { listen } from './server.js';
 import { Runtime } from './runtime.js';
 import { controlTokens } from './control/index.js';
-import { DurableStore, StateFileError, loadDurableState, readStateFile } from './persistence.js';
+import { DurableStore, StateFileError, loadDurableState, readStateFile, type LoadedState } from './persistence.js';
+import { lockStateFile } from './state-lock.js';
 import type { SnapshotInfo } from './snapshots.js';
 import { randomSeed, newId, cryptoRandom } from './random.js';
 import { addKey, addMerchantRecord, buildSeededState, defaultKeys, type MockState, type PreloadedKey, type ProductRec } from './state.js';
@@ -22,6 +23,8 @@ export interface StartMockOptions {
   port?: number;
   seed?: number;
   stateFile?: string;
+  /** with stateFile: a damaged state is salvaged up to the damage (the damaged files renamed aside) instead of refused */
+  recover?: boolean;
   /** with stateFile: the journal is folded into a new base once larger than this (default: larger than the base and than 8 MiB) */
   compactAfterBytes?: number;
   /** start from this snapshot file (one written by a snapshot save with --state, or a state file) instead of the seeded start */
@@ -61,6 +64,10 @@ export interface MockServer {
   restoreSnapshot(name: string): Promise<SnapshotInfo>;
   listSnapshots(): SnapshotInfo[];
   close(): Promise<void>;
+  /** with stateFile and recover: what was salvaged and where the damaged files were kept */
+  recovered?: { damage: string; keptAs: string[]; batches: number };
+  /** with stateFile: the files were in the format before checksums and were rewritten */
+  migrated?: boolean;
 }
 
 export const DEFAULT_PORT = 4010;
@@ -128,7 +135,15 @@ export async function startMock(options: StartMockOptions = {}): Promise<MockSer
     if (!verdict.ok) throw new RangeError(`startMock: webhookUrls: ${JSON.stringify(url)}: ${verdict.problem}`);
     webhookUrls.push(verdict.url);
   }
-  const durable = options.stateFile ? loadDurableState(options.stateFile) : null;
+  // the lock first: a second mock on the same file is refused before it reads anything
+  const lock = options.stateFile ? lockStateFile(options.stateFile) : null;
+  let durable: LoadedState | null = null;
+  try {
+    durable = options.stateFile ? loadDurableState(options.stateFile, { recover: options.recover }) : null;
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
   const loaded = options.snapshot !== undefined ? readStateFile(options.snapshot) : (durable?.state ?? null);
   const seed = loaded?.seed ?? options.seed ?? randomSeed();
   const fresh = (): MockState => withStartExtras(buildSeededState(seed, Date.now()).state, preload, webhookUrls);
@@ -152,8 +167,15 @@ export async function startMock(options: StartMockOptions = {}): Promise<MockSer
       : randomBytes(24).toString('base64url');
   controlTokens.set(rt, controlToken);
   // the start is on disk before the first answer (a new base; older journals are folded into it)
-  if (options.stateFile) attachDurableStore(rt, options.stateFile, durable?.nextGeneration ?? 1, options.compactAfterBytes);
-  const running = await listen(rt, host, options.port ?? DEFAULT_PORT);
+  let running: Awaited<ReturnType<typeof listen>>;
+  try {
+    if (options.stateFile) attachDurableStore(rt, options.stateFile, durable?.nextGeneration ?? 1, options.compactAfterBytes);
+    running = await listen(rt, host, options.port ?? DEFAULT_PORT);
+  } catch (err) {
+    await rt.closeStore().catch(() => {});
+    lock?.release();
+    throw err;
+  }
   webhooks.install();
   const origin = originFor(host, running.port);
   const products = (): MockProduct[] => rt.state.products.map((p) => ({ ...p }));
@@ -183,8 +205,14 @@ export async function startMock(options: StartMockOptions = {}): Promise<MockSer
     close: async () => {
       webhooks.close(); // aborted attempts stay pending (and due) in the saved state
       await running.close();
-      await rt.closeStore(); // every change is already in the journal; this waits for the last ones
+      try {
+        await rt.closeStore(); // every change is already in the journal; this waits for the last ones
+      } finally {
+        lock?.release();
+      }
     },
+    recovered: durable?.recovered,
+    migrated: durable?.migrated || undefined,
   };
 }
 

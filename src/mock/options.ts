@@ -24,6 +24,7 @@ export function startOptionsProblem(options: unknown): { kind: 'type' | 'range';
     if (!Number.isFinite(o.seed)) return range(`seed must be a finite number, not ${o.seed}.`);
   }
   if (given('stateFile') && (typeof o.stateFile !== 'string' || o.stateFile === '')) return type(`stateFile must be a non-empty file path, not ${shown(o.stateFile)}.`);
+  if (given('recover') && typeof o.recover !== 'boolean') return type(`recover must be true or false, not ${shown(o.recover)}.`);
   if (given('snapshot') && (typeof o.snapshot !== 'string' || o.snapshot === '')) return type(`snapshot must be the path of a snapshot file, not ${shown(o.snapshot)}.`);
   if (given('compactAfterBytes') && (typeof o.compactAfterBytes !== 'number' || !Number.isInteger(o.compactAfterBytes) || o.compactAfterBytes < 0)) {
     return type(`compactAfterBytes must be a whole number of bytes, not ${shown(o.compactAfterBytes)}.`);

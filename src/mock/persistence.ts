@@ -1,16 +1,24 @@
-// Durable state for `--state FILE`: a base file (the whole state, as JSON) plus a journal of
-// changes (`FILE.journal.N`, one JSON line per saved batch). A change is saved by appending the
+// Durable state for `--state FILE`: a base file (the whole state) plus a journal of changes
+// (`FILE.journal.N`, one checksummed line per saved batch; the bytes: src/mock/state-format.ts). A change is saved by appending the
 // records it touched to the journal and fsyncing it; concurrent changes share one write and one
 // fsync (group commit). When the journal outgrows the base, a new base is written in small
 // slices between requests (compaction) and the older journal is deleted. Loading reads the base
-// and replays the journals after it; a batch cut short by a crash (the last line) is ignored,
-// since it was never acknowledged.
+// and replays the journals after it; what a crash leaves at a journal's end (never acknowledged)
+// is ignored, and any other damage refuses the start with the files untouched (or, with
+// `recover`, salvages every batch before it and keeps the damaged files aside).
 import { closeSync, constants, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, writeSync, chmodSync, statSync } from 'node:fs';
 import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
 import { basename, dirname, join } from 'node:path';
 import { KEYED_COLLECTIONS } from './tracker.js';
 import type { MockState } from './state.js';
+import { applyBatches, UnknownChangeError, type Op } from './replay.js';
+import type { CompactionJob } from './compaction-worker.js';
+import {
+  JOURNAL_HEADER, baseText, describeDamage, journalLooksLikeFormat2, looksLikeFormat2, readBase, readJournal, readJournalV1, recordLine, type Damage,
+} from './state-format.js';
+
+export type { Op } from './replay.js';
 
 export class StateFileError extends Error {}
 
@@ -18,6 +26,13 @@ export class StateFileError extends Error {}
 export const MIN_COMPACTION_BYTES = 8 * 1024 * 1024;
 /** Journal writes running at once; batches arriving meanwhile share the next write (group commit). */
 const MAX_WRITES_IN_FLIGHT = 2;
+
+/** Damage found at a known place: refused, the files untouched, `--recover` named. */
+const damagedAt = (d: Damage): StateFileError =>
+  new StateFileError(
+    `the state file is damaged at ${describeDamage(d)}. Nothing was changed: the files are as they were. ` +
+      'Start with `cardctl mock start --state FILE --recover` to keep every change saved before the damage (the damaged files are kept aside, renamed), or give --state another file.',
+  );
 
 const damaged = (file: string): StateFileError =>
   new StateFileError(
@@ -105,6 +120,45 @@ function removeStaleTemporaries(file: string): void {
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** The field that holds a record's own id, per keyed collection (checked against the record's key on load). */
+const ID_FIELD: Partial<Record<string, string>> = { merchants: 'id', keys: 'key_id', customers: 'id', cards: 'id', addresses: 'id', deposits: 'id', endpoints: 'id', deliveries: 'id' };
+/** Fields a record must hold as strings, per keyed collection. */
+const STRING_FIELDS: Partial<Record<string, string[]>> = {
+  keys: ['merchant_id', 'secret', 'mode'],
+  customers: ['merchant_id'],
+  cards: ['merchant_id', 'customer_id', 'status'],
+  wallets: ['merchant_id'],
+  addresses: ['merchant_id'],
+  deposits: ['merchant_id'],
+  endpoints: ['merchant_id', 'url'],
+};
+
+/**
+ * Why `v` is not a state the mock can run on (each collection the right kind, each record an
+ * object whose own id matches its key and whose references are strings, the default merchant
+ * present), or null.
+ */
+export function stateShapeProblem(v: unknown): string | null {
+  if (!isMockState(v)) return 'not a cardctl mock state (a collection or a field of the wrong kind)';
+  const state = v as unknown as Record<string, Record<string, unknown>>;
+  for (const c of KEYED_COLLECTIONS) {
+    const coll = state[c];
+    if (coll === undefined) continue;
+    const idField = ID_FIELD[c];
+    const strings = STRING_FIELDS[c] ?? [];
+    for (const [key, rec] of Object.entries(coll)) {
+      if (c === 'transactions') {
+        if (!Array.isArray(rec) || !rec.every((t) => isPlainObject(t) && typeof t.id === 'string')) return `transactions of card ${JSON.stringify(key)}: not a list of transactions`;
+        continue;
+      }
+      if (!isPlainObject(rec)) return `${c} ${JSON.stringify(key)}: not a record`;
+      if (idField && rec[idField] !== key) return `${c} ${JSON.stringify(key)}: its ${idField} is ${JSON.stringify(rec[idField])}, not its key`;
+      for (const f of strings) if (typeof rec[f] !== 'string') return `${c} ${JSON.stringify(key)}: ${f} is not a string`;
+    }
+  }
+  return null;
+}
+
 /** Enough of the shape that the mock can run on it (each collection the right kind, the default merchant present). */
 export function isMockState(v: unknown): v is MockState {
   if (!isPlainObject(v)) return false;
@@ -119,62 +173,6 @@ export function isMockState(v: unknown): v is MockState {
   if (!(v.events as unknown[]).every((e) => isPlainObject(e) && typeof e.seq === 'number')) return false;
   if (typeof v.withdrawals !== 'number') return false;
   return isPlainObject((v.merchants as Record<string, unknown>)[v.default_merchant_id]);
-}
-
-// ---- journal lines ----
-
-/** One saved change: set or delete a record, replace a collection, the root part, events, or everything. */
-export type Op =
-  | ['s', string, string, unknown]
-  | ['d', string, string]
-  | ['c', string, unknown]
-  | ['r', Record<string, unknown>]
-  | ['e', unknown[]]
-  | ['ef', number | null]
-  | ['all', unknown]
-  /** everything, already serialized (a snapshot restored from its JSON text) */
-  | ['allj', string];
-
-/**
- * Replays journals over a state. Self-contained on purpose (no import, no closure): compaction
- * runs this same function in a worker thread, sent as source text. In each journal, replay stops
- * at the first line that is not a whole batch (see DurableStore.append); an unknown entry throws
- * an Error whose `journal` names the file.
- */
-export function replayJournals(readText: (path: string) => string, start: Record<string, unknown>, journals: string[]): Record<string, unknown> {
-  type Ev = { seq: number };
-  let state = start;
-  const lastSeq = (events: Ev[]): number => (events.length ? events[events.length - 1]!.seq : -Infinity);
-  for (const path of journals) {
-    const lines = readText(path).split('\n');
-    for (let i = 0; i < lines.length; i++) {
-      const line = lines[i]!;
-      if (line === '') continue;
-      let batch: unknown;
-      try {
-        batch = JSON.parse(line);
-      } catch {
-        batch = null;
-      }
-      // a line cut short or a hole (a crash while batches were written): nothing from here on
-      // in this journal was acknowledged (batches are acknowledged in order)
-      if (!Array.isArray(batch)) break;
-      for (const op of batch as unknown[][]) {
-        const kind = op[0];
-        if (kind === 's') ((state[op[1] as string] ??= {}) as Record<string, unknown>)[op[2] as string] = op[3];
-        else if (kind === 'd') delete (state[op[1] as string] as Record<string, unknown> | undefined)?.[op[2] as string];
-        else if (kind === 'c') state[op[1] as string] = op[2];
-        else if (kind === 'r') Object.assign(state, op[1]);
-        else if (kind === 'e') {
-          const events = state.events as Ev[];
-          for (const e of op[1] as Ev[]) if (e.seq > lastSeq(events)) events.push(e);
-        } else if (kind === 'ef') state.events = op[1] === null ? [] : (state.events as Ev[]).filter((e) => e.seq >= (op[1] as number));
-        else if (kind === 'all') state = op[1] as Record<string, unknown>;
-        else throw Object.assign(new Error(`unknown entry on line ${i + 1}`), { journal: path });
-      }
-    }
-  }
-  return state;
 }
 
 const JOURNAL_RE = /\.journal\.(\d+)$/;
@@ -196,35 +194,98 @@ export interface LoadedState {
   state: MockState;
   /** the journal generation a new base should take (above every one on disk) */
   nextGeneration: number;
+  /** `recover`: where the damaged files were moved, and what was salvaged */
+  recovered?: { damage: string; keptAs: string[]; batches: number };
+  /** the files were in format 1 (before checksums): the first base written migrates them */
+  migrated?: boolean;
 }
 
-/** The state saved in `file` (base + journals), or null when there is none. Never writes. */
-export function loadDurableState(file: string): LoadedState | null {
+export interface LoadOptions {
+  /** salvage every batch before the damage into a new base; the damaged files are renamed aside */
+  recover?: boolean;
+  /** for the new names of the files kept aside */
+  now?: () => number;
+}
+
+function readFileBytes(file: string): Buffer {
+  if (!statSync(file).isFile()) throw new StateFileError(`the state file ${file} is not a regular file: give --state a file.`);
+  return readFileSync(file);
+}
+
+/**
+ * The state saved in `file` (base + journals), or null when there is none. Never writes, except
+ * with `recover` after damage: then the damaged files are renamed aside (FILE.damaged-TIME...).
+ */
+export function loadDurableState(file: string, options: LoadOptions = {}): LoadedState | null {
   removeStaleTemporaries(file);
   const gens = journalGenerations(file);
   const nextGeneration = (gens.at(-1) ?? 0) + 1;
   if (!existsSync(file)) return null;
+  const buf = readFileBytes(file);
+  const v2 = looksLikeFormat2(buf);
   let parsed: unknown;
-  try {
-    if (!statSync(file).isFile()) throw new Error('not a file');
-    parsed = JSON.parse(readFileSync(file, 'utf8'));
-  } catch {
-    throw damaged(file);
+  if (v2) {
+    const base = readBase(file, buf);
+    if ('damage' in base) {
+      // nothing can be salvaged without a base: refused, even with --recover
+      throw damagedAt(base.damage);
+    }
+    parsed = JSON.parse(base.json);
+  } else {
+    try {
+      parsed = JSON.parse(buf.toString('utf8'));
+    } catch {
+      throw damaged(file);
+    }
   }
-  if (!isMockState(parsed)) throw damaged(file);
+  const shape = stateShapeProblem(parsed);
+  if (shape) throw damagedAt({ file, line: v2 ? 2 : 1, offset: v2 ? buf.indexOf(0x0a) + 1 : 0, why: shape });
   const base = parsed as MockState & { journal_generation?: number };
   const from = typeof base.journal_generation === 'number' ? base.journal_generation : Infinity;
-  let state: Record<string, unknown>;
-  try {
-    const journals = gens.filter((g) => g >= from).map((g) => journalFile(file, g));
-    state = replayJournals((p) => readFileSync(p, 'utf8'), base as unknown as Record<string, unknown>, journals);
-  } catch (err) {
-    throw damaged((err as { journal?: string }).journal ?? file);
+  let state = base as unknown as Record<string, unknown>;
+  let damage: Damage | null = null;
+  let batchCount = 0;
+  const journals = gens.filter((g) => g >= from).map((g) => journalFile(file, g));
+  for (const path of journals) {
+    const jbuf = readFileBytes(path);
+    const read = v2 && journalLooksLikeFormat2(jbuf) ? readJournal(path, jbuf) : v2 ? { batches: [], damage: { file: path, line: 1, offset: 0, why: 'not a cardctl mock journal header (format 2)' }, goodBytes: 0 } : readJournalV1(path, jbuf);
+    try {
+      state = applyBatches(state, read.batches);
+    } catch (err) {
+      if (!(err instanceof UnknownChangeError)) throw err;
+      damage = { file: path, line: 0, offset: 0, why: `${err.message} in batch ${(err as { index?: number }).index ?? '?'}` };
+      break;
+    }
+    batchCount += read.batches.length;
+    if (read.damage) {
+      damage = read.damage;
+      break;
+    }
   }
+  if (damage && !options.recover) throw damagedAt(damage);
   delete state.journal_generation;
-  if (!isMockState(state)) throw damaged(journalFile(file, gens.at(-1) ?? 0));
-  dropInFlight(state);
-  return { state, nextGeneration: Math.max(nextGeneration, Number.isFinite(from) ? from + 1 : 0) };
+  const problem = stateShapeProblem(state);
+  if (problem) {
+    const last = journals.at(-1) ?? file;
+    if (!options.recover || damage) throw damagedAt({ file: last, line: 0, offset: 0, why: `after replaying the journals: ${problem}` });
+  }
+  const loaded: LoadedState = { state: state as unknown as MockState, nextGeneration: Math.max(nextGeneration, Number.isFinite(from) ? from + 1 : 0), migrated: !v2 };
+  if (damage) loaded.recovered = { damage: describeDamage(damage), keptAs: setAside(file, gens.map((g) => journalFile(file, g)), options.now ?? Date.now), batches: batchCount };
+  dropInFlight(loaded.state);
+  return loaded;
+}
+
+/** Renames the base and its journals aside (never deletes them): FILE.damaged-TIME, FILE.journal.N.damaged-TIME. */
+function setAside(file: string, journals: string[], now: () => number): string[] {
+  const stamp = new Date(now()).toISOString().replace(/[:.]/g, '-');
+  const kept: string[] = [];
+  for (const f of [file, ...journals]) {
+    const to = `${f}.damaged-${stamp}`;
+    renameSync(f, to);
+    kept.push(to);
+  }
+  fsyncFolder(dirname(file));
+  return kept;
 }
 
 /** An answer that was still in flight when the process died has no outcome to replay. */
@@ -258,34 +319,23 @@ interface Entry {
 }
 
 /**
- * Folds journals into a new base in a worker thread (parse, replay, serialize, write, fsync):
- * the event loop answering requests does none of that work. Resolves with the bytes written.
+ * The compaction worker's module: compiled beside this one (dist/mock/compaction-worker.js). Run
+ * from the TypeScript sources (the test runner), this file is persistence.ts and the worker is
+ * taken from the build.
  */
-function foldInWorker(job: { file: string; journals: string[]; generation: number; tmp: string; flags: number }): Promise<number> {
-  const code = `const { workerData, parentPort } = require('node:worker_threads');
-const fs = require('node:fs');
-// the fold yields the CPU to the thread answering requests: lowest priority for this thread
-// alone (on Linux a thread's id, read from /proc/thread-self, takes a nice value of its own)
-try {
-  require('node:os').setPriority(Number(fs.readlinkSync('/proc/thread-self').split('/').pop()), 19);
-} catch {}
-const replayJournals = ${replayJournals.toString()};
-const base = JSON.parse(fs.readFileSync(workerData.file, 'utf8'));
-const state = replayJournals((p) => fs.readFileSync(p, 'utf8'), base, workerData.journals);
-state.journal_generation = workerData.generation;
-const buf = Buffer.from(JSON.stringify(state), 'utf8');
-const fd = fs.openSync(workerData.tmp, workerData.flags, 0o600);
-try {
-  let off = 0;
-  while (off < buf.length) off += fs.writeSync(fd, buf, off, buf.length - off);
-  fs.fsyncSync(fd);
-} finally {
-  fs.closeSync(fd);
+function compactionWorkerUrl(): URL {
+  const here = import.meta.url;
+  return here.endsWith('.ts') ? new URL('../../dist/mock/compaction-worker.js', here) : new URL('./compaction-worker.js', here);
 }
-parentPort.postMessage(buf.length);`;
+
+/**
+ * Folds journals into a new base in a worker thread (parse, verify, replay, serialize, write,
+ * fsync): the event loop answering requests does none of that work. Resolves with the bytes written.
+ */
+function foldInWorker(job: CompactionJob): Promise<number> {
   return new Promise((resolve, reject) => {
-    // execArgv: [] so that the code runs as CommonJS even under --input-type=module
-    const worker = new Worker(code, { eval: true, workerData: job, execArgv: [] });
+    // execArgv: [] so that flags meant for the main program (e.g. --input-type) do not reach it
+    const worker = new Worker(compactionWorkerUrl(), { workerData: job, execArgv: [] });
     let bytes: number | null = null;
     worker.once('message', (n: number) => (bytes = n));
     worker.once('error', reject);
@@ -321,7 +371,7 @@ export class DurableStore {
     private readonly compactAfterBytes?: number,
   ) {
     this.gen = this.baseGen = generation;
-    const text = JSON.stringify({ ...state, journal_generation: generation });
+    const text = baseText(JSON.stringify({ ...state, journal_generation: generation }));
     writeFileAtomic(file, text);
     this.baseBytes = text.length;
     this.removeJournalsBelow(generation);
@@ -351,7 +401,7 @@ export class DurableStore {
       this.broken = false;
       if (this.size > 0 || this.fdGen !== this.gen) this.gen++;
     }
-    const line = '[' + ops.map((op) => (op[0] === 'allj' ? `["all",${op[1]}]` : JSON.stringify(op))).join(',') + ']\n';
+    const line = recordLine('[' + ops.map((op) => (op[0] === 'allj' ? `["all",${op[1]}]` : JSON.stringify(op))).join(',') + ']');
     const data = Buffer.from(line, 'utf8');
     return new Promise((resolve, reject) => {
       this.entries.push({ gen: this.gen, data, state: 'queued', error: null, done: (err) => (err ? reject(err) : resolve()) });
@@ -451,12 +501,15 @@ export class DurableStore {
 
   private async openJournal(gen: number): Promise<void> {
     const next = await open(journalFile(this.file, gen), EXCL_FLAGS | (constants.O_DSYNC ?? 0), 0o600);
+    // the header first (a crash before it ends leaves a prefix of it, read as an empty journal)
+    const header = Buffer.from(JOURNAL_HEADER + '\n', 'latin1');
+    await next.write(header, 0, header.length, 0);
     // the new journal's name is durable in the folder before anything in it counts
     fsyncFolder(dirname(this.file));
     const old = this.fd;
     this.fd = next;
     this.fdGen = gen;
-    this.size = 0;
+    this.size = header.length;
     // writes still running on the old journal (after a failure) finish on their own handle
     if (old) setTimeout(() => void old.close().catch(() => {}), 1000).unref();
   }

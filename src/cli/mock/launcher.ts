@@ -13,6 +13,8 @@ export interface LaunchOptions {
   host: string;
   port: number;
   stateFile?: string;
+  /** with stateFile: salvage a damaged state up to the damage */
+  recover?: boolean;
   seed?: number;
   saveProfiles: boolean;
   webhookUrls: string[];
@@ -118,7 +120,7 @@ export async function launchMock(opts: LaunchOptions, io: LaunchIO): Promise<voi
   process.on('SIGTERM', stop);
   let mock: MockServer;
   try {
-    mock = await startMock({ host: opts.host, port: opts.port, seed: opts.seed, stateFile: opts.stateFile, rateLimit: opts.rateLimit, webhookUrls: opts.webhookUrls });
+    mock = await startMock({ host: opts.host, port: opts.port, seed: opts.seed, stateFile: opts.stateFile, recover: opts.recover, rateLimit: opts.rateLimit, webhookUrls: opts.webhookUrls });
   } catch (err) {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
@@ -135,6 +137,14 @@ export async function launchMock(opts: LaunchOptions, io: LaunchIO): Promise<voi
     }
     throw err;
   }
+
+  if (mock.recovered) {
+    const r = mock.recovered;
+    io.stderr.write(`recovered ${opts.stateFile}: kept ${r.batches} saved batch${r.batches === 1 ? '' : 'es'} before the damage (${r.damage}); the damaged files were kept aside as ${r.keptAs.join(', ')}.\n`);
+  } else if (opts.recover) {
+    io.stderr.write(`--recover: ${opts.stateFile ?? 'the state'} had no damage; nothing was set aside.\n`);
+  }
+  if (mock.migrated) io.stderr.write(`note: ${opts.stateFile} was in the format before checksums; it was rewritten in format 2 (docs/mock-state.md).\n`);
 
   let mockFile = '';
   try {

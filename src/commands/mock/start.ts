@@ -15,7 +15,8 @@ export default class MockStart extends BaseCommand {
   static override flags = {
     host: Flags.string({ description: 'address to listen on', default: '127.0.0.1' }),
     port: Flags.integer({ description: 'port (0 picks a free one)', default: 4010, min: 0, max: 65535 }),
-    state: Flags.string({ description: 'keep the whole state in this file (atomic writes, reloaded on start)' }),
+    state: Flags.string({ description: 'keep the whole state in this file (checksummed, locked, reloaded on start; docs/mock-state.md)' }),
+    recover: Flags.boolean({ description: 'with --state: salvage a damaged state up to the damage; the damaged files are kept aside', default: false, dependsOn: ['state'] }),
     seed: Flags.integer({ description: 'seed for the ids, keys and secrets of the start (same seed, same banner)' }),
     'save-profiles': Flags.boolean({ description: 'save profiles mock-test and mock-live for this mock', default: false }),
     webhook: Flags.string({ description: 'webhook endpoint URL for the default merchant (repeatable)', multiple: true }),
@@ -30,6 +31,7 @@ export default class MockStart extends BaseCommand {
         host: flags.host,
         port: flags.port,
         stateFile: flags.state,
+        recover: flags.recover,
         seed: flags.seed,
         saveProfiles: flags['save-profiles'],
         webhookUrls: flags.webhook ?? [],
