@@ -68,7 +68,7 @@ _cardctl_flags() {
     'mock snapshot list') echo '--control-url --json --profile' ;;
     'mock snapshot restore') echo '--control-url --json --profile' ;;
     'mock snapshot save') echo '--control-url --json --profile' ;;
-    'mock start') echo '--host --json --port --rate-limit --save-profiles --seed --state --webhook' ;;
+    'mock start') echo '--host --json --port --rate-limit --recover --save-profiles --seed --state --webhook' ;;
     'mock state') echo '--control-url --json --profile' ;;
     'mock transactions add') echo '--amount --control-url --currency --json --occurred-at --profile --status --type' ;;
     'mock wallets') echo '--control-url --json --profile' ;;

@@ -69,7 +69,7 @@ _cardctl_flags() {
     'mock snapshot list') print -r -- '--control-url --json --profile' ;;
     'mock snapshot restore') print -r -- '--control-url --json --profile' ;;
     'mock snapshot save') print -r -- '--control-url --json --profile' ;;
-    'mock start') print -r -- '--host --json --port --rate-limit --save-profiles --seed --state --webhook' ;;
+    'mock start') print -r -- '--host --json --port --rate-limit --recover --save-profiles --seed --state --webhook' ;;
     'mock state') print -r -- '--control-url --json --profile' ;;
     'mock transactions add') print -r -- '--amount --control-url --currency --json --occurred-at --profile --status --type' ;;
     'mock wallets') print -r -- '--control-url --json --profile' ;;

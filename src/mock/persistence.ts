@@ -31,7 +31,7 @@ const MAX_WRITES_IN_FLIGHT = 2;
 const damagedAt = (d: Damage): StateFileError =>
   new StateFileError(
     `the state file is damaged at ${describeDamage(d)}. Nothing was changed: the files are as they were. ` +
-      'Start with `cardctl mock start --state FILE --recover` to keep every change saved before the damage (the damaged files are kept aside, renamed), or give --state another file.',
+      'Start with `cardctl mock start --state FILE --recover` to keep every change saved before the damage (the damaged files are kept aside, renamed); or move it away or delete it to start afresh, or give --state another file.',
   );
 
 const damaged = (file: string): StateFileError =>
@@ -238,6 +238,7 @@ export function loadDurableState(file: string, options: LoadOptions = {}): Loade
       throw damaged(file);
     }
   }
+  if (!v2 && !isMockState(parsed)) throw damaged(file);
   const shape = stateShapeProblem(parsed);
   if (shape) throw damagedAt({ file, line: v2 ? 2 : 1, offset: v2 ? buf.indexOf(0x0a) + 1 : 0, why: shape });
   const base = parsed as MockState & { journal_generation?: number };

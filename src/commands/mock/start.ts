@@ -16,7 +16,7 @@ export default class MockStart extends BaseCommand {
     host: Flags.string({ description: 'address to listen on', default: '127.0.0.1' }),
     port: Flags.integer({ description: 'port (0 picks a free one)', default: 4010, min: 0, max: 65535 }),
     state: Flags.string({ description: 'keep the whole state in this file (checksummed, locked, reloaded on start; docs/mock-state.md)' }),
-    recover: Flags.boolean({ description: 'with --state: salvage a damaged state up to the damage; the damaged files are kept aside', default: false, dependsOn: ['state'] }),
+    recover: Flags.boolean({ description: 'with --state: salvage a damaged state up to the damage; the damaged files are kept aside', default: false }),
     seed: Flags.integer({ description: 'seed for the ids, keys and secrets of the start (same seed, same banner)' }),
     'save-profiles': Flags.boolean({ description: 'save profiles mock-test and mock-live for this mock', default: false }),
     webhook: Flags.string({ description: 'webhook endpoint URL for the default merchant (repeatable)', multiple: true }),
@@ -25,6 +25,10 @@ export default class MockStart extends BaseCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(MockStart);
+    if (flags.recover && flags.state === undefined) {
+      const { usageError } = await import('../../errors.js');
+      throw usageError('--recover applies to a state file: give --state FILE too.', 'e.g. `cardctl mock start --state ./mock-state.json --recover`');
+    }
     const { launchMock } = await import('../../cli/mock/launcher.js');
     await launchMock(
       {
