@@ -227,20 +227,25 @@ async function tunnelAgent(Agent: typeof HttpsAgent, proxy: ProxyChoice, ca: str
 
 type RequestFn = (options: RequestOptions, callback: (res: IncomingMessage) => void) => ClientRequest;
 
-/** One request with the two timeouts; resolves once the whole body is read. */
+/**
+ * One request under ONE deadline per attempt (`headersTimeout` from the start: connect, proxy,
+ * TLS, headers and the whole body): a body trickled a byte at a time cannot extend it. Resolves
+ * once the whole body is read. `bodyTimeout` also bounds the silence between chunks.
+ */
 function send(request: RequestFn, options: RequestOptions, body: Buffer | undefined, req: TransportRequest, absoluteFormProxy: ProxyChoice | undefined): Promise<TransportAnswer> {
   return new Promise((resolve, reject) => {
     let connected = false;
     let settled = false;
+    let answering: IncomingMessage | null = null;
     const fail = (err: Error): void => {
       if (settled) return;
       settled = true;
-      clearTimeout(headersTimer);
+      clearTimeout(deadline);
       reject(err);
     };
     const shownProxy = absoluteFormProxy ? showProxy(absoluteFormProxy.url) : undefined;
     const r = request(options, (res) => {
-      clearTimeout(headersTimer);
+      answering = res;
       if (absoluteFormProxy && res.statusCode === 407) {
         res.resume();
         fail(new TransportError(`the proxy ${shownProxy} refused the request (407 Proxy Authentication Required)`, 'PROXY_REFUSED', shownProxy));
@@ -259,13 +264,19 @@ function send(request: RequestFn, options: RequestOptions, body: Buffer | undefi
       });
       res.once('end', () => {
         clearTimeout(bodyTimer);
+        clearTimeout(deadline);
         if (settled) return;
         settled = true;
         const text = Buffer.concat(chunks).toString('utf8');
         resolve({ statusCode: res.statusCode ?? 0, headers: res.headers, body: { text: async () => text } });
       });
     });
-    const headersTimer = setTimeout(() => {
+    const deadline = setTimeout(() => {
+      if (answering) {
+        // headers came, the body did not finish in time (a trickle)
+        answering.destroy(new TransportError(`no complete answer in ${req.headersTimeout} ms`, 'BODY_TIMEOUT'));
+        return;
+      }
       const code = connected ? 'HEADERS_TIMEOUT' : 'CONNECT_TIMEOUT';
       r.destroy(new TransportError(connected ? `no answer in ${req.headersTimeout} ms` : `could not connect in ${req.headersTimeout} ms`, code, connected ? undefined : shownProxy));
     }, req.headersTimeout);

@@ -28,7 +28,10 @@ export interface Session {
 }
 
 /** `CARDCTL_TIMEOUT_MS`: the per-attempt timeout, when set to a positive number. */
+/** The per-attempt deadline in ms: CARDCTL_TIMEOUT (seconds), else CARDCTL_TIMEOUT_MS; undefined: the default (30 s). */
 export function timeoutFromEnv(env: NodeJS.ProcessEnv): number | undefined {
+  const s = env.CARDCTL_TIMEOUT !== undefined && env.CARDCTL_TIMEOUT.trim() !== '' ? Number(env.CARDCTL_TIMEOUT) : NaN;
+  if (Number.isFinite(s) && s > 0) return Math.round(s * 1000);
   const v = Number(env.CARDCTL_TIMEOUT_MS);
   return Number.isFinite(v) && v > 0 ? v : undefined;
 }
