@@ -1,6 +1,7 @@
 // The network settings of a session (PRODUCT.md, "Network"): the extra CA certificates and
 // the proxy in use, as `--verbose` and `doctor` show them.
-import { readFileSync } from 'node:fs';
+import { X509Certificate } from 'node:crypto';
+import { FileTooLargeError, readFileBounded } from './bounded-read.js';
 import { usageError } from '../errors.js';
 import { proxyFor, showProxy } from './proxy.js';
 
@@ -18,19 +19,46 @@ export function chooseCaFile(opts: { flag?: string; profile?: string; profileNam
   return undefined;
 }
 
+/** A CA bundle larger than this is refused (the system's whole bundle is about 220 KiB). */
+export const MAX_CA_FILE_BYTES = 8 * 1024 * 1024;
+
+const PEM_BLOCK = /-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/g;
+
 /** The PEM text of the CA file; a usage error (exit 2) naming the file when it cannot serve. */
 export function readCaFile(choice: CaChoice): string {
   let text: string;
   try {
-    text = readFileSync(choice.file, 'utf8');
+    text = readFileBounded(choice.file, MAX_CA_FILE_BYTES).toString('utf8');
   } catch (err) {
+    if (err instanceof FileTooLargeError) {
+      throw usageError(`the CA file ${choice.file} (from ${choice.source}) is larger than ${MAX_CA_FILE_BYTES / 1024 / 1024} MiB: not a CA bundle.`, 'Give the path of a PEM file holding the CA certificates to trust.');
+    }
     const code = (err as NodeJS.ErrnoException).code;
     throw usageError(`cannot read the CA file ${choice.file} (from ${choice.source}): ${code === 'ENOENT' ? 'no such file' : code ?? (err as Error).message}.`, 'Give the path of a PEM file holding the CA certificates to trust.');
   }
   if (!text.includes('-----BEGIN CERTIFICATE-----')) {
     throw usageError(`the CA file ${choice.file} (from ${choice.source}) holds no PEM certificate.`, 'It must hold one or more "-----BEGIN CERTIFICATE-----" blocks.');
   }
+  // each block parsed now, so a damaged one is named here, not later as an untrusted server
+  let n = 0;
+  for (const m of text.matchAll(PEM_BLOCK)) {
+    n++;
+    const line = text.slice(0, m.index).split('\n').length;
+    const b64 = m[1]!.replace(/\s+/g, '');
+    const problem = !/^[A-Za-z0-9+/]+={0,2}$/.test(b64) || b64.length % 4 !== 0 ? 'its base64 is invalid' : parsesAsCertificate(m[0]) ? null : 'it is not an X.509 certificate';
+    if (problem) throw usageError(`the CA file ${choice.file} (from ${choice.source}): certificate ${n} (line ${line}): ${problem}.`, 'Export the CA certificate again in PEM form (e.g. `openssl x509 -in ca.crt -out ca.pem`).');
+  }
+  if (n === 0) throw usageError(`the CA file ${choice.file} (from ${choice.source}) has a "-----BEGIN CERTIFICATE-----" line without its "-----END CERTIFICATE-----".`, 'Export the CA certificate again in PEM form.');
   return text;
+}
+
+function parsesAsCertificate(pem: string): boolean {
+  try {
+    new X509Certificate(pem);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** One line saying how requests to `baseUrl` travel: through which proxy (never its credentials), or directly and why. */
