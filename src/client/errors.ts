@@ -87,7 +87,7 @@ function notFoundHint(message: string | undefined, ctx: ErrorContext): string {
 }
 
 /** Transport error codes that mean the request never left this machine. */
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'PROXY_REFUSED', 'PROXY_TUNNEL_FAILED']);
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'PROXY_REFUSED', 'PROXY_TUNNEL_FAILED', 'PROXY_URL_INVALID']);
 
 /** The proxy a transport failure belongs to (src/client/http.ts names it without credentials). */
 function failedProxy(error: unknown): string | undefined {
@@ -167,6 +167,7 @@ export function classifyTransport(outcome: TransportOutcome, ctx: ErrorContext):
   const code = transportCode(outcome.error);
   const detail = (outcome.error as Error | undefined)?.message ?? String(outcome.error);
   const f = { code, detail, cause: outcome.error };
+  if (code === 'PROXY_URL_INVALID') return proxyUrlInvalid(f, ctx);
   if (outcome.maybeSent && ctx.money) return moneyConnectionLost(f, ctx);
   if (outcome.maybeSent && !SAFE_METHODS.has(ctx.method.toUpperCase())) return writeConnectionLost(f, ctx);
   if (failedProxy(outcome.error)) return proxyFailed(f, ctx);
@@ -199,6 +200,17 @@ const writeConnectionLost = (f: TransportFacts, ctx: ErrorContext): CardctlError
     code: f.code ?? 'connection_lost',
     cause: f.cause,
   });
+
+// nothing was sent: the proxy variable could not be read (its value is never shown: it may hold a password)
+const proxyUrlInvalid = (f: TransportFacts, ctx: ErrorContext): CardctlError => {
+  const variable = String((f.cause as { variable?: unknown }).variable ?? 'the proxy variable');
+  return new CardctlError(`${f.detail}: ${ctx.method} ${ctx.url} was not sent.`, {
+    kind: 'usage',
+    hint: `Fix ${variable} (e.g. http://proxy.example.com:3128, or http://user:password@host:port with the password percent-encoded), or unset it.`,
+    code: 'proxy_url_invalid',
+    cause: f.cause,
+  });
+};
 
 const proxyFailed = (f: TransportFacts, ctx: ErrorContext): CardctlError =>
   new CardctlError(`${f.detail}: ${ctx.method} ${ctx.url} was not sent.`, {

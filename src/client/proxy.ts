@@ -100,7 +100,8 @@ export function proxyFor(target: URL, env: NodeJS.ProcessEnv = process.env): Pro
   try {
     url = parseProxyUrl(chosen.value);
   } catch (err) {
-    throw Object.assign(new Error(`${chosen.name} is not a usable proxy URL: ${(err as Error).message}`), { variable: chosen.name });
+    // the value is never shown: it may hold a password
+    throw Object.assign(new Error(`${chosen.name} is not a usable proxy URL: ${(err as Error).message}`), { variable: chosen.name, code: 'PROXY_URL_INVALID' });
   }
   return { proxy: { url, variable: chosen.name } };
 }
