@@ -3,6 +3,7 @@
 import { CardctlError } from '../errors.js';
 import { cleanParseMessage, errorJson, exitCodeFor } from './exit-codes.js';
 import { explainParseError } from './usage-errors.js';
+import { terminalSafe } from '../output/terminal-safe.js';
 
 export function renderError(err: unknown, json: boolean, commandId?: string): number {
   // oclif's parse errors (exit 2) are said in cardctl's words, with the command's usage lines
@@ -15,17 +16,17 @@ export function renderError(err: unknown, json: boolean, commandId?: string): nu
   if (json) {
     process.stdout.write(JSON.stringify(errorJson(err)) + '\n');
   } else if (err instanceof CardctlError) {
-    process.stderr.write(`Error: ${err.message}\n`);
+    process.stderr.write(`Error: ${terminalSafe(err.message)}\n`);
     for (const [field, messages] of Object.entries(err.errors)) {
-      if (Array.isArray(messages)) for (const m of messages) process.stderr.write(`  ${field}: ${String(m)}\n`);
+      if (Array.isArray(messages)) for (const m of messages) process.stderr.write(terminalSafe(`  ${field}: ${String(m)}`) + '\n');
     }
-    if (err.hint) process.stderr.write(`${err.hint}\n`);
+    if (err.hint) process.stderr.write(`${terminalSafe(err.hint)}\n`);
   } else if (code === 2) {
     // oclif parse errors carry a usable message; show it without a stack
     // oclif's own "See more help with --help" goes: the line below names the command
     process.stderr.write(`Error: ${cleanParseMessage(e.message)}\nSee \`cardctl ${commandId ? commandId.replaceAll(':', ' ') + ' ' : ''}--help\`.\n`);
   } else {
-    process.stderr.write(`Error: ${e.message}\n`);
+    process.stderr.write(`Error: ${terminalSafe(e.message)}\n`);
     if (process.env.CARDCTL_DEBUG) process.stderr.write(`${e.stack ?? ''}\n`);
   }
   return code;

@@ -2,6 +2,7 @@
 // people, JUnit XML for CI servers (GitHub Actions, GitLab, Jenkins), and GitHub Actions
 // `::error::` annotations. Each renderer takes the report as data; nothing here sends anything.
 import type { ChalkInstance } from 'chalk';
+import { terminalSafe } from './terminal-safe.js';
 
 export type CaseStatus = 'passed' | 'failed' | 'info' | 'skipped';
 
@@ -28,15 +29,17 @@ export interface CaseSuite {
 
 /** One line per case (`✓ name  12 ms`), and under a failure: expected, got, and the details. */
 export function formatCaseList(report: CaseSuite, chalk: ChalkInstance): string {
+  // a server's bytes reach these fields: escaped for the terminal (JUnit and JSON keep them exact)
+  const one = (s: string): string => terminalSafe(s).replaceAll('\n', '\\n');
   const mark: Record<CaseStatus, string> = { passed: chalk.green('✓'), failed: chalk.red('✗'), info: chalk.cyan('i'), skipped: chalk.dim('-') };
   const width = Math.max(0, ...report.cases.map((c) => label(c).length));
   const lines: string[] = [];
   for (const c of report.cases) {
-    lines.push(`${mark[c.status]} ${label(c).padEnd(width)}  ${String(c.time_ms).padStart(5)} ms  ${c.status === 'passed' ? c.got : ''}`.trimEnd());
+    lines.push(`${mark[c.status]} ${label(c).padEnd(width)}  ${String(c.time_ms).padStart(5)} ms  ${c.status === 'passed' ? one(c.got) : ''}`.trimEnd());
     if (c.status === 'failed' || c.status === 'info' || c.status === 'skipped') {
       const pad = ' '.repeat(4);
-      lines.push(`${pad}expected: ${c.expected}`, `${pad}got:      ${c.got}`);
-      if (c.details && c.status === 'failed') for (const d of c.details.split('\n')) lines.push(chalk.dim(`${pad}${d}`));
+      lines.push(`${pad}expected: ${one(c.expected)}`, `${pad}got:      ${one(c.got)}`);
+      if (c.details && c.status === 'failed') for (const d of c.details.split('\n')) lines.push(chalk.dim(`${pad}${terminalSafe(d)}`));
     }
   }
   const n = (s: CaseStatus): number => report.cases.filter((c) => c.status === s).length;
