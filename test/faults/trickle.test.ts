@@ -4,6 +4,8 @@
 // a money command exit 7 (outcome unknown: the request was sent) with the key to replay.
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeSandbox, type Sandbox } from '../helpers/cli.js';
 
@@ -58,5 +60,14 @@ describe('a server that trickles its body forever', () => {
     const r = await sb.run(['cards', 'recharge', '01JD2Q7N8V3K4M5P6R7S8T9V0W', '--amount', '100', '--idempotency-key', 'trickle-1', '--retries', '0'], { env: env(), timeoutMs: 25_000 });
     expect(r.code, r.stderr).toBe(7);
     expect(r.stderr).toContain('trickle-1');
+  });
+
+  it('smoke still writes its JUnit file, the failure in it', async () => {
+    const junit = join(sb.dir, 'smoke.xml');
+    const r = await sb.run(['smoke', '--junit', junit], { env: env(), timeoutMs: 90_000 });
+    expect(r.code, r.stderr).not.toBe(0);
+    expect(r.code).not.toBe(128);
+    expect(existsSync(junit), r.stderr).toBe(true);
+    expect(readFileSync(junit, 'utf8')).toContain('<failure');
   });
 });
