@@ -5,6 +5,7 @@
 import { CardctlError, usageError, type ErrorKind } from '../errors.js';
 import type { BatchCounts, BatchInterruption, BatchOperation, BatchPlan, BatchSummary, RowProblem, RowResult } from '../client/batch.js';
 import { interruptible, resumeCommand, type InterruptReport } from './interrupt.js';
+import { promptsForbidden } from '../no-input.js';
 import { sessionOptions, type ApiFlagValues } from './api-flags.js';
 import { EXIT, exitCodeForKind } from './exit-codes.js';
 
@@ -119,7 +120,7 @@ async function confirmBatch(plan: BatchPlan, flags: BatchFlags, profile: string)
   const [{ confirmLive }, { askYesNo }] = await Promise.all([import('../client/confirm.js'), import('../client/session.js')]);
   const total = plan.rows.reduce((sum, r) => sum + Number(r.call.json.amount_minor ?? r.call.json.amount ?? 0), 0);
   const what = `a LIVE batch of ${plural(plan.rows.length, plan.operation === 'cards.issue' ? 'card issue' : 'recharge')} (${total} minor units in all) with profile "${profile}"`;
-  const canAsk = Boolean(process.stdin.isTTY && process.stderr.isTTY) && flags.batch !== '-';
+  const canAsk = Boolean(process.stdin.isTTY && process.stderr.isTTY) && flags.batch !== '-' && !promptsForbidden();
   await confirmLive({ what, many: true, yes: flags.yes, ask: canAsk ? askYesNo : undefined });
 }
 

@@ -1,5 +1,6 @@
 // What every API command does first: resolve the credentials, show the profile and mode
 // (TTY only), and build the client with its journal, verbose log and live confirmation.
+import { promptsForbidden } from '../no-input.js';
 import type { Credentials } from '../profiles/types.js';
 import { ApiClient, DEFAULT_RETRIES } from './client.js';
 import { closeAgent, configureTransport } from './http.js';
@@ -62,7 +63,7 @@ export async function openSession(opts: SessionOptions = {}): Promise<Session> {
     if (ca) stderrLog(`* extra CA certificates: ${ca.file} (from ${ca.source})`);
   }
   const journal = Journal.open(env);
-  const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY);
+  const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY) && !promptsForbidden(env);
   const client = new ApiClient({
     credentials,
     retries: opts.retries ?? DEFAULT_RETRIES,
