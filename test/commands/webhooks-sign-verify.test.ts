@@ -36,7 +36,12 @@ describe('webhooks verify: every webhook vector', () => {
       results.forEach((r, j) => {
         const v = batch[j]!;
         expect(r.code, `${v.name}: ${r.stderr}`).toBe(v.valid ? 0 : 3);
-        expect(JSON.parse(r.stdout), v.name).toEqual({ valid: v.valid, reason: v.reason });
+        const out = JSON.parse(r.stdout) as { valid: boolean; reason: string; timestamp?: number; age_seconds?: number; message?: string };
+        expect({ valid: out.valid, reason: out.reason }, v.name).toEqual({ valid: v.valid, reason: v.reason });
+        // The header's own timestamp and the age the tolerance was judged on, when the header has one.
+        const t = /(?:^|,)\s*t=(\d+)/.exec(v.header)?.[1];
+        if (t !== undefined && out.timestamp !== undefined) expect(out.age_seconds, v.name).toBe(v.now - Number(t));
+        if (!v.valid) expect(out.message, v.name).toMatch(/\S/);
       });
     });
   }
@@ -62,7 +67,10 @@ describe('webhooks sign and verify', () => {
     expect(s.code, s.stderr).toBe(0);
     const v = await sandbox.run(['webhooks', 'verify', '--header', s.stdout.trim(), '--payload', '-', '--json'], { env, input: EVENT });
     expect(v.code, v.stderr).toBe(0);
-    expect(JSON.parse(v.stdout)).toEqual({ valid: true, reason: 'ok' });
+    const out = JSON.parse(v.stdout) as { valid: boolean; reason: string; age_seconds: number; timestamp: number };
+    expect(out).toMatchObject({ valid: true, reason: 'ok' });
+    expect(Math.abs(out.age_seconds)).toBeLessThan(60);
+    expect(s.stdout).toContain(`t=${out.timestamp},`);
   });
 
   it('a re-serialized body fails with the hint to pass the raw bytes', async () => {
@@ -76,7 +84,11 @@ describe('webhooks sign and verify', () => {
     expect(r.stderr).not.toContain(SECRET);
     const j = await sandbox.run(['webhooks', 'verify', '--header', s.stdout.trim(), '--payload', pretty, '--now', '1763800000', '--json'], { env });
     expect(j.code).toBe(3);
-    expect(JSON.parse(j.stdout)).toEqual({ valid: false, reason: 'signature_mismatch' });
+    // --json carries what the text says: the diagnosis and the hint as their own fields.
+    const out = JSON.parse(j.stdout) as Record<string, unknown>;
+    expect(out).toMatchObject({ valid: false, reason: 'signature_mismatch', reserialized_as: expect.stringMatching(/JSON/) });
+    expect(out.hint).toMatch(/raw body bytes/);
+    expect(j.stdout).not.toContain(SECRET);
   });
 
   it('an old delivery says how old and how to check it', async () => {
