@@ -1,0 +1,121 @@
+// The types and limits every part of a batch shares (PRODUCT.md, "Bulk"): the reader
+// (reader.ts), the planner (planner.ts), the limiter (limiter.ts) and the runner (runner.ts).
+import type { ErrorKind } from '../../errors.js';
+import type { OperationCall } from '../operations.js';
+import type { Headers, VerboseLog } from '../verbose.js';
+
+export type BatchOperation = 'cards.issue' | 'cards.recharge';
+export type BatchFormat = 'csv' | 'ndjson';
+
+/** A batch file is read whole; beyond this it is refused (split it). */
+export const MAX_BATCH_BYTES = 50 * 1024 * 1024;
+export const DEFAULT_CONCURRENCY = 4;
+export const MAX_CONCURRENCY = 16;
+/** The window `X-RateLimit-Limit` counts over (the spec: requests per minute per key). */
+export const RATE_WINDOW_MS = 60_000;
+/** A Retry-After longer than this is honoured only this long per pause. */
+export const MAX_PAUSE_MS = 600_000;
+/** A row still refused with 429 after the client's own retries goes round again (after the pause) this many times in all. */
+export const MAX_RATE_LIMITED_ROUNDS = 5;
+/** Longest `--idempotency-prefix`: the key adds `-ROW` and must stay within 255 characters. */
+export const MAX_PREFIX_LENGTH = 200;
+
+/** A record of the file: its fields by (lower-cased) name, or why it could not be read. */
+export interface RawRecord {
+  /** 1-based data row (the header and blank lines are not rows) */
+  row: number;
+  /** the line of the file where it starts */
+  line: number;
+  fields?: Record<string, unknown>;
+  error?: string;
+}
+
+export interface BatchRow {
+  row: number;
+  line: number;
+  idempotencyKey: string;
+  call: OperationCall & { json: Record<string, unknown> };
+}
+
+export interface RowProblem {
+  /** 0 for the header */
+  row: number;
+  line: number;
+  /** field -> messages, as the API's 422 would give them */
+  errors: Record<string, string[]>;
+}
+
+export interface BatchPlan {
+  operation: BatchOperation;
+  format: BatchFormat;
+  rows: BatchRow[];
+  problems: RowProblem[];
+  /** the part of every key before `-ROW` */
+  keyPrefix: string;
+}
+
+export interface LimiterStats {
+  /** attempts sent (first sends and the client's retries) */
+  requests: number;
+  /** 429 answers */
+  throttled: number;
+  /** times every worker was paused for a Retry-After */
+  pauses: number;
+}
+
+export type RowStatus = 'ok' | 'error' | 'unknown';
+
+export interface RowResult {
+  row: number;
+  line: number;
+  idempotency_key: string;
+  status: RowStatus;
+  http_status: number | null;
+  id: string | null;
+  balance_minor: number | null;
+  /** `hint`: what to do, as the single command says it (for a refused row; null for an unknown one, whose advice is the summary's rerun) */
+  error: { message: string; code: string | null; hint: string | null } | null;
+  /** not sent: the result is the journal's (a row already resolved, or a key the API has forgotten) */
+  from_journal: boolean;
+  /** what decides the exit code (not printed) */
+  kind: ErrorKind | null;
+}
+
+export interface BatchCounts {
+  total: number;
+  done: number;
+  ok: number;
+  refused: number;
+  unknown: number;
+}
+
+export interface BatchSummary extends BatchCounts {
+  /** the error kinds met, each once */
+  kinds: ErrorKind[];
+  /** the rows whose outcome is unknown, and the refused ones (row numbers) */
+  unknownRows: number[];
+  refusedRows: number[];
+  stats: LimiterStats;
+}
+
+/** What the batch hands to each row's client: its verbose log, its sleep (gated by the limiter), its clock and an answer hook (the rate limit headers). */
+export interface BatchClientHooks {
+  log?: VerboseLog;
+  sleep: (ms: number) => Promise<void>;
+  now: () => number;
+  onAnswer: (status: number, headers: Headers) => void;
+  /** the row's request was journaled and is going out */
+  onSent: () => void;
+}
+
+/** Where a batch stands when it is interrupted (src/cli/interrupt.ts). */
+export interface BatchInterruption {
+  /** the rows still owed to stdout, in row order: finished ones held back behind a slower row, and the rows in flight (unknown) */
+  results: RowResult[];
+  counts: BatchCounts;
+  /** rows whose request went out and got no answer */
+  inFlight: number[];
+  /** rows never sent */
+  notSent: number[];
+}
+
