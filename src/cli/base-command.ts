@@ -3,6 +3,7 @@
 import type { Interfaces } from '@oclif/core';
 import { Command, Flags } from './oclif.js';
 import { renderError } from './render-error.js';
+import { forbidPrompts } from '../no-input.js';
 
 type Flags_ = { [name: string]: any }; // oclif's FlagOutput and ArgOutput, not exported by name
 type Args_ = { [name: string]: any };
@@ -25,6 +26,7 @@ export function commandLineOnly<T extends Interfaces.Input<any, any, any>>(input
 export abstract class BaseCommand extends Command {
   static override baseFlags = {
     json: Flags.boolean({ description: 'print one JSON value on stdout (errors too)', default: false }),
+    'no-input': Flags.boolean({ description: 'never prompt: where a prompt would be needed, fail at once naming the flag to pass (also CI=true)', default: false, helpGroup: 'GLOBAL' }),
   };
 
   /**
@@ -36,6 +38,7 @@ export abstract class BaseCommand extends Command {
   protected override async parse<F extends Flags_, B extends Flags_, A extends Args_>(options?: Interfaces.Input<F, B, A>, argv?: string[]): Promise<Interfaces.ParserOutput<F, B, A>> {
     const parsed = await super.parse(commandLineOnly(options ?? (this.ctor as unknown as Interfaces.Input<F, B, A>)), argv);
     this.jsonOutput = (parsed.flags as { json?: unknown }).json === true;
+    if ((parsed.flags as { 'no-input'?: unknown })['no-input'] === true) forbidPrompts();
     return parsed;
   }
 

@@ -86,7 +86,9 @@ export function parseFast(argv: readonly string[], manifest: Manifest): FastComm
       positionals.push(token);
       continue;
     }
-    if (token === '--' || token === '--help' || token === '-h' || token.startsWith('--no-')) return null;
+    if (token === '--' || token === '--help' || token === '-h') return null;
+    // a negated flag (`--no-color` of `color`) is oclif's; a flag named `no-...` (`--no-input`) is ours
+    if (token.startsWith('--no-') && !Object.hasOwn(cmd.flags, token.slice(2).split('=')[0]!)) return null;
     let def: ManifestFlag | undefined;
     let inline: string | undefined;
     if (token.startsWith('--')) {

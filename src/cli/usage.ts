@@ -32,8 +32,10 @@ export interface ManifestCommand {
   strict?: boolean;
 }
 
-/** Flags shown as `[API FLAGS]`: the ones src/cli/api-flags.ts gives every API command, and --json. */
-const SHARED_GROUPS = new Set(['API', 'GLOBAL']);
+/** Flags shown as `[API FLAGS]`: the ones src/cli/api-flags.ts gives every API command. */
+const SHARED_GROUPS = new Set(['API']);
+/** Flags every command has (src/cli/base-command.ts: --json, --no-input, ...): only `[--json]` stands for them. */
+const isGlobal = (f: ManifestFlag): boolean => f.helpGroup === 'GLOBAL' || f.name === 'json';
 
 /** The placeholder of a flag's value: its helpValue, its options when few, else from its name. */
 export function valueName(f: ManifestFlag): string {
@@ -72,7 +74,7 @@ export function usageLines(c: ManifestCommand): string[] {
   const shared = flags.filter((f) => SHARED_GROUPS.has(f.helpGroup ?? ''));
   // a group of many optional field flags (the CustomerInput fields) is summed up too
   const fieldGroup = (f: ManifestFlag): boolean => f.helpGroup === 'CUSTOMER';
-  const own = flags.filter((f) => !shared.includes(f) && f.name !== 'json' && !fieldGroup(f));
+  const own = flags.filter((f) => !shared.includes(f) && !isGlobal(f) && !fieldGroup(f));
   const tail = [
     ...(flags.some(fieldGroup) ? ['[--FIELD VALUE ...]'] : []),
     ...(shared.length ? ['[API FLAGS]'] : flags.some((f) => f.name === 'json') ? ['[--json]'] : []),

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { resolve as resolvePath } from 'node:path';
 import { usageError } from '../errors.js';
 import { promptHidden, readStdinLines } from './secret-input.js';
-import { promptsForbidden } from '../no-input.js';
+import { promptsForbidden, whyNoPrompt } from '../no-input.js';
 import { addProfile, invalidProfileError, loadStore, noProfile, profileExistsError, validateProfile, removeProfile, setDefaultProfile, storePath, type AddProfileResult, type RemoveProfileResult } from './store.js';
 import type { Profile } from './types.js';
 
@@ -69,7 +69,7 @@ export async function addFromCommand(opts: AddCommandOptions): Promise<AddProfil
     const labels = opts.webhookSecretStdin ? ['the API secret', 'the webhook secret'] : ['the API secret'];
     [secret, webhookSecret] = (await readStdinLines(labels)) as [string, string | undefined];
   } else if (promptsForbidden(opts.env)) {
-    throw usageError('no secret: CI is set, so cardctl does not prompt for it.', 'Pass --secret-stdin and pipe the secret in (a secret is never accepted as a flag).');
+    throw usageError(`no secret: ${whyNoPrompt(opts.env)}, so cardctl does not prompt for it.`, 'Pass --secret-stdin and pipe the secret in (a secret is never accepted as a flag).');
   } else if (process.stdin.isTTY) {
     secret = await promptHidden(`API secret for ${opts.name} (not shown): `);
   } else {

@@ -66,8 +66,8 @@ const CORPUS: Record<string, Line[]> = {
   'mock:state': [['mock', 'state', '--control-url', DOWN, '--json']],
   'mock:wallets': [['mock', 'wallets'], ['mock', 'wallets', '--json']],
   'mock:webhook-deliveries': [['mock', 'webhook-deliveries', '--json']],
-  'profiles:add': [['profiles', 'add', 'x', '--key-id', 'bad', '--mode', 'test', '--secret-stdin'], ['profiles', 'add', 'x', '--key-id', '01JD2Q7N8V3K4M5P6R7S8T9V0W', '--mode', 'test', '--secret-stdin', '--json'], { argv: ['profiles', 'add', 'x', 'extra', '--key-id', '01JD2Q7N8V3K4M5P6R7S8T9V0W', '--mode', 'test'], oclif: true }],
-  'profiles:list': [['profiles', 'list'], ['profiles', 'list', '--json']],
+  'profiles:add': [['profiles', 'add', 'x', '--key-id', 'bad', '--mode', 'test', '--secret-stdin'], ['profiles', 'add', 'x', '--key-id', '01JD2Q7N8V3K4M5P6R7S8T9V0W', '--mode', 'test', '--secret-stdin', '--json'], ['profiles', 'add', 'x', '--key-id', '01JD2Q7N8V3K4M5P6R7S8T9V0W', '--mode', 'test', '--no-input'], { argv: ['profiles', 'add', 'x', 'extra', '--key-id', '01JD2Q7N8V3K4M5P6R7S8T9V0W', '--mode', 'test'], oclif: true }],
+  'profiles:list': [['profiles', 'list'], ['profiles', 'list', '--json'], ['profiles', 'list', '--no-input']],
   'profiles:remove': [['profiles', 'remove', 'nobody']],
   'profiles:show': [['profiles', 'show', 'nobody', '--json']],
   'profiles:use': [['profiles', 'use', 'nobody']],
@@ -157,6 +157,7 @@ describe('start-up fast path', () => {
     expect(parseFast(['sign', '--method', 'GET', '--path', '/cards', '--json'], manifest)).toMatchObject({ id: 'sign', flags: { method: 'GET', path: '/cards', json: true } });
     expect(parseFast(['webhooks', 'sign', '--payload=-'], manifest)).toMatchObject({ id: 'webhooks:sign', flags: { payload: '-' } });
     expect(parseFast(['customers', 'list', '--per-page', '5'], manifest)).toMatchObject({ id: 'customers:list', flags: { 'per-page': 5, retries: 3, json: false } });
+    expect(parseFast(['cards', 'get', 'X', '--no-input'], manifest)).toMatchObject({ id: 'cards:get', flags: { 'no-input': true } });
     expect(parseFast(['mock', 'clock', 'advance', '60'], manifest)).toMatchObject({ id: 'mock:clock:advance', args: { seconds: '60' } });
     expect(parseFast(['request', 'GET', '/cards', '--query', 'a=1', '--query', 'b=2'], manifest)).toMatchObject({ flags: { query: ['a=1', 'b=2'] } });
     for (const argv of [
@@ -165,6 +166,7 @@ describe('start-up fast path', () => {
       ['sign', '--method', 'GET', '--path', '/c', '--method', 'POST'], ['cards', 'get', 'X', '-vp', 'prod'], ['cards', 'get', 'X', '-pprod'],
       ['cards', 'get', 'X', '--', 'Y'], ['cards', 'get', 'X', '--json=true'], ['customers', 'list', '--per-page', '0'], ['customers', 'list', '--per-page', 'x'],
       ['request', 'GET', '/cards', '--query', 'a=1', 'b=2'], ['cards:get', 'X'], ['nosuch', 'command'], [],
+      ['customers', 'list', '--no-such-flag'], ['customers', 'list', '--no-input=true'],
     ]) expect(parseFast(argv, manifest), argv.join(' ')).toBeNull();
   });
 });
