@@ -7,7 +7,7 @@ _cardctl_subcommands() {
     'customers') echo 'create get kyc list update' ;;
     'deposit-addresses') echo 'create list' ;;
     'deposits') echo 'list' ;;
-    'mock') echo 'clock deposits events faults keys kyc merchants networks products provision reset snapshot start state transactions wallets webhook-deliveries webhook-endpoints withdrawals' ;;
+    'mock') echo 'clock deposits events faults keys kyc merchants networks products provision requests reset snapshot start state transactions wallets webhook-deliveries webhook-endpoints withdrawals' ;;
     'mock clock') echo 'advance' ;;
     'mock deposits') echo 'add' ;;
     'mock events') echo 'emit' ;;
@@ -16,6 +16,7 @@ _cardctl_subcommands() {
     'mock merchants') echo 'create' ;;
     'mock networks') echo 'set' ;;
     'mock products') echo 'set' ;;
+    'mock requests') echo 'show' ;;
     'mock snapshot') echo 'list restore save' ;;
     'mock transactions') echo 'add' ;;
     'mock webhook-endpoints') echo 'add enable remove' ;;
@@ -64,11 +65,13 @@ _cardctl_flags() {
     'mock products') echo '--control-url --json --no-input --profile' ;;
     'mock products set') echo '--available --control-url --default --enabled --json --no-input --profile' ;;
     'mock provision') echo '--control-url --json --no-input --outcome --profile' ;;
+    'mock requests') echo '--control-url --failed --follow --json --key --limit --ndjson --no-input --path --profile --status' ;;
+    'mock requests show') echo '--control-url --json --no-input --profile' ;;
     'mock reset') echo '--control-url --json --no-input --profile' ;;
     'mock snapshot list') echo '--control-url --json --no-input --profile' ;;
     'mock snapshot restore') echo '--control-url --json --no-input --profile' ;;
     'mock snapshot save') echo '--control-url --json --no-input --profile' ;;
-    'mock start') echo '--host --json --no-input --port --rate-limit --recover --save-profiles --seed --state --webhook' ;;
+    'mock start') echo '--host --json --log --no-input --port --rate-limit --recover --request-log --save-profiles --seed --state --webhook' ;;
     'mock state') echo '--control-url --json --no-input --profile' ;;
     'mock transactions add') echo '--amount --control-url --currency --json --no-input --occurred-at --profile --status --type' ;;
     'mock wallets') echo '--control-url --json --no-input --profile' ;;

@@ -8,7 +8,7 @@ _cardctl_subcommands() {
     'customers') print -r -- 'create get kyc list update' ;;
     'deposit-addresses') print -r -- 'create list' ;;
     'deposits') print -r -- 'list' ;;
-    'mock') print -r -- 'clock deposits events faults keys kyc merchants networks products provision reset snapshot start state transactions wallets webhook-deliveries webhook-endpoints withdrawals' ;;
+    'mock') print -r -- 'clock deposits events faults keys kyc merchants networks products provision requests reset snapshot start state transactions wallets webhook-deliveries webhook-endpoints withdrawals' ;;
     'mock clock') print -r -- 'advance' ;;
     'mock deposits') print -r -- 'add' ;;
     'mock events') print -r -- 'emit' ;;
@@ -17,6 +17,7 @@ _cardctl_subcommands() {
     'mock merchants') print -r -- 'create' ;;
     'mock networks') print -r -- 'set' ;;
     'mock products') print -r -- 'set' ;;
+    'mock requests') print -r -- 'show' ;;
     'mock snapshot') print -r -- 'list restore save' ;;
     'mock transactions') print -r -- 'add' ;;
     'mock webhook-endpoints') print -r -- 'add enable remove' ;;
@@ -65,11 +66,13 @@ _cardctl_flags() {
     'mock products') print -r -- '--control-url --json --no-input --profile' ;;
     'mock products set') print -r -- '--available --control-url --default --enabled --json --no-input --profile' ;;
     'mock provision') print -r -- '--control-url --json --no-input --outcome --profile' ;;
+    'mock requests') print -r -- '--control-url --failed --follow --json --key --limit --ndjson --no-input --path --profile --status' ;;
+    'mock requests show') print -r -- '--control-url --json --no-input --profile' ;;
     'mock reset') print -r -- '--control-url --json --no-input --profile' ;;
     'mock snapshot list') print -r -- '--control-url --json --no-input --profile' ;;
     'mock snapshot restore') print -r -- '--control-url --json --no-input --profile' ;;
     'mock snapshot save') print -r -- '--control-url --json --no-input --profile' ;;
-    'mock start') print -r -- '--host --json --no-input --port --rate-limit --recover --save-profiles --seed --state --webhook' ;;
+    'mock start') print -r -- '--host --json --log --no-input --port --rate-limit --recover --request-log --save-profiles --seed --state --webhook' ;;
     'mock state') print -r -- '--control-url --json --no-input --profile' ;;
     'mock transactions add') print -r -- '--amount --control-url --currency --json --no-input --occurred-at --profile --status --type' ;;
     'mock wallets') print -r -- '--control-url --json --no-input --profile' ;;

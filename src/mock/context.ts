@@ -3,6 +3,7 @@ import type { RouteDef } from '../contract/routes.js';
 import { validation, type Reply } from './envelope.js';
 import type { Runtime } from './runtime.js';
 import type { KeyRec, Mode } from './state.js';
+import type { Trace } from './refusal.js';
 
 export interface RequestContext {
   rt: Runtime;
@@ -16,6 +17,8 @@ export interface RequestContext {
   mode: Mode;
   /** set by an injected fault: close the connection without answering, or answer late */
   effect?: { drop?: boolean; delayMs?: number };
+  /** what the request log learns of this request (its id, why it was refused) */
+  trace?: Trace;
 }
 
 export type Handler = (ctx: RequestContext) => Reply | Promise<Reply>;

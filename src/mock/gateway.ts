@@ -7,6 +7,7 @@ import { fail, type Reply } from './envelope.js';
 import { isAllowed } from './allowlist.js';
 import type { Runtime } from './runtime.js';
 import type { KeyRec } from './state.js';
+import type { FirstUse, Refusal } from './refusal.js';
 
 export const TIMESTAMP_WINDOW_S = 300;
 
@@ -19,12 +20,16 @@ export interface GatewayInput {
   remoteAddress: string | undefined;
 }
 
-export type GatewayResult = { ok: true; key: KeyRec; rateHeaders: Record<string, string> } | { ok: false; reply: Reply };
+export type GatewayResult = { ok: true; key: KeyRec; rateHeaders: Record<string, string> } | { ok: false; reply: Reply; why: Refusal; key?: KeyRec };
 
-const deny = (status: number, message: string, code: string, headers?: Record<string, string>): { ok: false; reply: Reply } => ({
+const deny = (status: number, message: string, code: string, why: Refusal, headers?: Record<string, string>, key?: KeyRec): { ok: false; reply: Reply; why: Refusal; key?: KeyRec } => ({
   ok: false,
   reply: fail(status, message, { gateway: [code] }, headers),
+  why,
+  key,
 });
+
+const SIGNATURE_HEADER_NAMES = ['X-Api-Key', 'X-Timestamp', 'X-Nonce', 'X-Signature'];
 
 function header(headers: GatewayInput['headers'], name: string): string | undefined {
   const v = headers[name];
@@ -57,23 +62,26 @@ export function knownKeyRateHeaders(rt: Runtime, headers: GatewayInput['headers'
   return rateHeaders(peek.limit, peek.remaining);
 }
 
-export function authenticate(rt: Runtime, input: GatewayInput): GatewayResult {
+/** `seq`: the request's id in the request log, remembered with its nonce (0 when the log is off). */
+export function authenticate(rt: Runtime, input: GatewayInput, seq = 0): GatewayResult {
   const keyId = header(input.headers, 'x-api-key');
   const timestamp = header(input.headers, 'x-timestamp');
   const nonce = header(input.headers, 'x-nonce');
   const signature = header(input.headers, 'x-signature');
   // 1. all four headers
   if (!keyId || !timestamp || !nonce || !signature) {
-    return deny(401, MESSAGES.unauthorized, 'missing_signature_headers', knownKeyRateHeaders(rt, input.headers));
+    const missing = SIGNATURE_HEADER_NAMES.filter((_, i) => ![keyId, timestamp, nonce, signature][i]);
+    const why: Refusal = { kind: 'missing_signature_headers', missing, sent: Object.keys(input.headers) };
+    return deny(401, MESSAGES.unauthorized, 'missing_signature_headers', why, knownKeyRateHeaders(rt, input.headers));
   }
   // 2. timestamp shape and window, on the real clock
   const nowS = Math.floor(rt.options.realNow() / 1000);
   if (!/^\d{1,10}$/.test(timestamp) || Math.abs(nowS - Number(timestamp)) > TIMESTAMP_WINDOW_S) {
-    return deny(401, MESSAGES.unauthorized, 'timestamp_out_of_window', knownKeyRateHeaders(rt, input.headers));
+    return deny(401, MESSAGES.unauthorized, 'timestamp_out_of_window', { kind: 'timestamp_out_of_window', timestamp }, knownKeyRateHeaders(rt, input.headers));
   }
   // 3. a key that exists, is not revoked and has not expired
   const key = usableKey(rt, keyId);
-  if (!key) return deny(401, MESSAGES.unauthorized, 'invalid_api_key');
+  if (!key) return deny(401, MESSAGES.unauthorized, 'invalid_api_key', { kind: 'invalid_api_key', keyId });
   // From here the key is known: every answer carries the rate limit headers (SIGNING.md).
   const realNow = rt.options.realNow();
   const peek = rt.rate.peek(key.key_id, realNow);
@@ -87,13 +95,17 @@ export function authenticate(rt: Runtime, input: GatewayInput): GatewayResult {
     canonical = canonicalString({ method: input.method, path: input.rawPath, query: input.rawQuery, keyId, timestamp, nonce, body: input.body });
   } catch {
     // a query that does not decode to UTF-8 cannot be canonicalized (SIGNING.md)
-    return deny(401, MESSAGES.unauthorized, 'invalid_signature', known);
+    return deny(401, MESSAGES.unauthorized, 'invalid_signature', { kind: 'invalid_signature', key, input }, known, key);
   }
-  if (!verifyRequestSignature(canonical, signature, secrets)) return deny(401, MESSAGES.unauthorized, 'invalid_signature', known);
+  if (!verifyRequestSignature(canonical, signature, secrets)) return deny(401, MESSAGES.unauthorized, 'invalid_signature', { kind: 'invalid_signature', key, input }, known, key);
   // 5. nonce, remembered only now that the signature verified, until 600 s passed on both clocks
   const both = { sim: simNow, real: realNow };
-  if (rt.nonces.has(key.key_id, nonce, both)) return deny(409, MESSAGES.conflict, 'replay_detected', known);
-  rt.nonces.remember(key.key_id, nonce, both);
+  const seen = rt.nonces.firstUse(key.key_id, nonce, both);
+  if (seen) {
+    const first: FirstUse | null = seen.seq ? { seq: seen.seq, at: seen.at } : null;
+    return deny(409, MESSAGES.conflict, 'replay_detected', { kind: 'replay_detected', nonce, first }, known, key);
+  }
+  rt.nonces.remember(key.key_id, nonce, both, seq);
   // 6. rate limit
   const rate = rt.rate.take(key.key_id, realNow);
   const headers = rateHeaders(rate.limit, rate.remaining);
@@ -101,10 +113,14 @@ export function authenticate(rt: Runtime, input: GatewayInput): GatewayResult {
     return {
       ok: false,
       reply: fail(429, MESSAGES.tooManyRequests, { rate_limit: ['exceeded'] }, { ...headers, 'Retry-After': String(rate.retryAfter ?? 1) }),
+      why: { kind: 'rate_limited', limit: rate.limit, count: rate.limit - rate.remaining, retryAfter: rate.retryAfter ?? 1 },
+      key,
     };
   }
   // 7. allowlist
-  if (!isAllowed(key.ip_allowlist, input.remoteAddress)) return deny(403, MESSAGES.forbidden, 'ip_not_allowed', headers);
+  if (!isAllowed(key.ip_allowlist, input.remoteAddress)) {
+    return deny(403, MESSAGES.forbidden, 'ip_not_allowed', { kind: 'ip_not_allowed', address: input.remoteAddress, allowlist: key.ip_allowlist }, headers, key);
+  }
   return { ok: true, key, rateHeaders: headers };
 }
 

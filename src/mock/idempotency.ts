@@ -46,12 +46,24 @@ export async function runIdempotent(ctx: RequestContext, key: string, run: () =>
   const now = rt.now();
   const existing = rt.state.idempotency[scope];
   if (existing && existing.expires_at > now) {
-    if (existing.fingerprint !== fingerprint || existing.path !== path) return codeError('payload_mismatch');
+    const first = existing.request_seq ? { seq: existing.request_seq, at: existing.request_at ?? 0 } : null;
+    if (existing.fingerprint !== fingerprint || existing.path !== path) {
+      if (ctx.trace) ctx.trace.refusal = { kind: 'payload_mismatch', first, firstPath: existing.path, path, firstSha256: existing.fingerprint };
+      return codeError('payload_mismatch');
+    }
     if (existing.async_card_id) return replayAsync(existing.async_card_id);
-    if (!existing.reply) return codeError('in_flight');
+    if (!existing.reply) {
+      if (ctx.trace) ctx.trace.refusal = { kind: 'in_flight', first };
+      return codeError('in_flight');
+    }
     return { status: existing.reply.status, body: existing.reply.body };
   }
   const rec: IdempotencyRec = { fingerprint, path, created_at: now, expires_at: now + IDEMPOTENCY_TTL_MS, reply: null };
+  // the request log's id of this first request, for the diagnosis of a later mismatch
+  if (ctx.trace?.seq) {
+    rec.request_seq = ctx.trace.seq;
+    rec.request_at = rt.options.realNow();
+  }
   delete rt.state.idempotency[scope]; // stored again at the end: the keys stay in order of expiry
   rt.state.idempotency[scope] = rec;
   expiryQueue(rt).push([scope, rec.expires_at]);

@@ -17,6 +17,7 @@ import { WebhookDelivery } from './webhooks.js';
 import { checkStartOptions } from './options.js';
 import { endpointUrlVerdict, type HostLookup } from './endpoint-url.js';
 import { systemLookup } from './host-lookup.js';
+import { DEFAULT_REQUEST_LOG_SIZE } from './request-log.js';
 
 export interface StartMockOptions {
   host?: string;
@@ -41,6 +42,8 @@ export interface StartMockOptions {
   webhookTimeoutMs?: number;
   /** resolves webhook endpoint host names to every address (default: the system resolver, node:dns lookup) */
   lookup?: HostLookup;
+  /** how many answered requests the request log keeps (default 10,000; 0 turns it off): `GET /_mock/requests` */
+  requestLog?: number;
 }
 
 /** A product as the banner and `mock.products` show it. */
@@ -58,6 +61,8 @@ export interface MockServer {
   port: number;
   /** subscribe to recorded events (the seam for webhook delivery) */
   onEvent(listener: EventListener): () => void;
+  /** subscribe to the request log: each request as it is answered (the record `GET /_mock/requests` shows); a no-op with requestLog 0 */
+  onRequest(listener: (record: Record<string, unknown>) => void): () => void;
   /** Saves the whole state under `name` (as `POST /_mock/snapshots`). */
   saveSnapshot(name: string): Promise<SnapshotInfo>;
   /** Back to the state saved under `name` (as `POST /_mock/snapshots/{name}/restore`); takes milliseconds. */
@@ -157,6 +162,7 @@ export async function startMock(options: StartMockOptions = {}): Promise<MockSer
     webhookUrls,
     lookup,
     buildStart: fresh,
+    requestLog: options.requestLog ?? DEFAULT_REQUEST_LOG_SIZE,
   });
   rt.dueTasks = [settleCustomers, expireCards, expireIdempotency];
   const webhooks = new WebhookDelivery(rt, { connectTimeoutMs: options.webhookConnectTimeoutMs, totalTimeoutMs: options.webhookTimeoutMs });
@@ -201,6 +207,7 @@ export async function startMock(options: StartMockOptions = {}): Promise<MockSer
     },
     port: running.port,
     onEvent: (listener) => rt.events.onEvent(listener),
+    onRequest: (listener) => rt.requestLog?.onRecord(listener) ?? (() => {}),
     ...snapshotMethods(rt),
     close: async () => {
       webhooks.close(); // aborted attempts stay pending (and due) in the saved state
@@ -218,4 +225,5 @@ export async function startMock(options: StartMockOptions = {}): Promise<MockSer
 
 export type { PreloadedKey } from './state.js';
 export { checkStartOptions, startOptionsProblem } from './options.js';
+export { DEFAULT_REQUEST_LOG_SIZE, MAX_REQUEST_LOG_SIZE } from './request-log.js';
 export type { SnapshotInfo } from './snapshots.js';

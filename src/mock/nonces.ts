@@ -12,6 +12,9 @@ export interface NonceNow {
 interface Seen {
   simUntil: number;
   realUntil: number;
+  /** the request that used the nonce: its id in the request log (0 when the log is off) and real time */
+  seq: number;
+  at: number;
 }
 
 const remembered = (s: Seen, now: NonceNow): boolean => s.simUntil > now.sim || s.realUntil > now.real;
@@ -21,15 +24,20 @@ export class NonceMemory {
 
   /** True when the nonce was seen for this key and is still remembered on either clock. */
   has(keyId: string, nonce: string, now: NonceNow): boolean {
-    const s = this.seen.get(keyId)?.get(nonce);
-    return s !== undefined && remembered(s, now);
+    return this.firstUse(keyId, nonce, now) !== undefined;
   }
 
-  remember(keyId: string, nonce: string, now: NonceNow): void {
+  /** The first use of a nonce still remembered for this key (which request, when), or undefined. */
+  firstUse(keyId: string, nonce: string, now: NonceNow): { seq: number; at: number } | undefined {
+    const s = this.seen.get(keyId)?.get(nonce);
+    return s !== undefined && remembered(s, now) ? s : undefined;
+  }
+
+  remember(keyId: string, nonce: string, now: NonceNow, seq = 0): void {
     let m = this.seen.get(keyId);
     if (!m) this.seen.set(keyId, (m = new Map()));
     m.delete(nonce); // a nonce seen again (after it ran out) moves to the end: the map stays in time order
-    m.set(nonce, { simUntil: now.sim + NONCE_MEMORY_MS, realUntil: now.real + NONCE_MEMORY_MS });
+    m.set(nonce, { simUntil: now.sim + NONCE_MEMORY_MS, realUntil: now.real + NONCE_MEMORY_MS, seq, at: now.real });
     if (m.size > 4096 && m.size % 1024 === 0) this.prune(now);
   }
 

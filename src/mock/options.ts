@@ -3,6 +3,7 @@
 // saying what is expected, never a mock that starts and misbehaves (429 with `Retry-After: NaN`).
 import { checkEndpointUrl } from './endpoint-url.js';
 import { MODES } from './state.js';
+import { MAX_REQUEST_LOG_SIZE } from './request-log.js';
 
 /** The problem with the options, or null. `kind` says which Error to throw: TypeError for a wrong type, RangeError for a wrong value. */
 export function startOptionsProblem(options: unknown): { kind: 'type' | 'range'; message: string } | null {
@@ -32,6 +33,12 @@ export function startOptionsProblem(options: unknown): { kind: 'type' | 'range';
   if (given('rateLimit')) {
     if (typeof o.rateLimit !== 'number') return type(`rateLimit must be a number of requests per minute, not ${shown(o.rateLimit)}.`);
     if (!Number.isInteger(o.rateLimit) || o.rateLimit < 1) return range(`rateLimit must be a whole number of requests per minute, at least 1, not ${o.rateLimit}.`);
+  }
+  if (given('requestLog')) {
+    if (typeof o.requestLog !== 'number') return type(`requestLog must be a number of requests to keep (0 turns the log off), not ${shown(o.requestLog)}.`);
+    if (!Number.isInteger(o.requestLog) || o.requestLog < 0 || o.requestLog > MAX_REQUEST_LOG_SIZE) {
+      return range(`requestLog must be a whole number from 0 (no log) to ${MAX_REQUEST_LOG_SIZE}, not ${o.requestLog}.`);
+    }
   }
   if (given('webhookUrls')) {
     if (!Array.isArray(o.webhookUrls)) return type('webhookUrls must be an array of URLs.');

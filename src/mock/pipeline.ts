@@ -13,6 +13,8 @@ import * as cards from './handlers/cards.js';
 import * as customers from './handlers/customers.js';
 import * as deposits from './handlers/deposits.js';
 import { handleControl } from './control/index.js';
+import type { Trace } from './refusal.js';
+import { recordRequest, isLogRead } from './request-record.js';
 
 /** Decided: 6 MiB, room for a 4,200,000-character id_front_image and every other field. */
 export const BODY_LIMIT_BYTES = 6 * 1024 * 1024;
@@ -125,6 +127,7 @@ function safeSearchParams(rawQuery: string): URLSearchParams {
 }
 
 type Effect = RequestContext['effect'];
+const EMPTY = Buffer.alloc(0);
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -144,16 +147,34 @@ async function runHandler(ctx: RequestContext): Promise<{ reply: Reply; effect: 
   return { reply, effect: ctx.effect };
 }
 
-async function apiReply(rt: Runtime, req: IncomingMessage, rawPath: string, rawQuery: string, body: Buffer): Promise<{ reply: Reply; headers: Record<string, string>; effect?: Effect }> {
+async function apiReply(rt: Runtime, req: IncomingMessage, rawPath: string, rawQuery: string, body: Buffer, trace: Trace): Promise<{ reply: Reply; headers: Record<string, string>; effect?: Effect }> {
   const method = (req.method ?? 'GET').toUpperCase();
-  const gate = authenticate(rt, { method, rawPath, rawQuery, headers: req.headers, body, remoteAddress: req.socket.remoteAddress });
-  if (!gate.ok) return { reply: gate.reply, headers: {} };
+  const gate = authenticate(rt, { method, rawPath, rawQuery, headers: req.headers, body, remoteAddress: req.socket.remoteAddress }, trace.seq);
+  if (!gate.ok) {
+    trace.refusal = gate.why;
+    if (gate.key) {
+      trace.keyId = gate.key.key_id;
+      trace.mode = gate.key.mode;
+    }
+    return { reply: gate.reply, headers: {} };
+  }
+  trace.keyId = gate.key.key_id;
+  trace.mode = gate.key.mode;
   const headers = gate.rateHeaders;
   const match = matchRoute(method, stripApiPrefix(rawPath));
-  if (!match) return { reply: endpointNotFound(), headers };
+  if (!match) {
+    trace.refusal = { kind: 'unknown_route', method, path: rawPath };
+    return { reply: endpointNotFound(), headers };
+  }
+  trace.route = match.route;
+  trace.params = match.params;
   const denied = checkScope(gate.key, match.route);
-  if (denied) return { reply: denied, headers };
+  if (denied) {
+    trace.refusal = { kind: 'out_of_scope', needed: match.route.scope, scopes: gate.key.scopes };
+    return { reply: denied, headers };
+  }
   if (match.route.liveOnly && gate.key.mode !== 'live') {
+    trace.refusal = { kind: 'live_only', route: match.route };
     return { reply: fail(403, LIVE_ONLY_MESSAGE[match.route.operation] ?? MESSAGES.forbidden), headers };
   }
   const ctx: RequestContext = {
@@ -166,6 +187,7 @@ async function apiReply(rt: Runtime, req: IncomingMessage, rawPath: string, rawQ
     key: gate.key,
     merchantId: gate.key.merchant_id,
     mode: gate.key.mode,
+    trace,
   };
   const { reply, effect } = await runHandler(ctx);
   return { reply, headers, effect };
@@ -178,15 +200,27 @@ function logUnexpected(err: unknown): void {
 }
 
 export async function handleRequest(rt: Runtime, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const log = rt.requestLog;
+  const started = log ? performance.now() : 0;
+  const { rawPath, rawQuery } = splitUrl(req.url ?? '/');
+  // reading the log is not logged: a `mock requests --follow` would fill it with its own reads
+  const trace: Trace = { seq: log && !isLogRead(rawPath) ? log.reserve() : 0 };
+  const receivedReal = trace.seq ? rt.options.realNow() : 0;
+  const receivedSim = trace.seq ? rt.now() : 0;
+  let body: Buffer = EMPTY;
+  const finish = (reply: Reply | null, outcome?: 'dropped' | 'abandoned'): void => {
+    if (trace.seq) recordRequest(rt, req, { trace, rawPath, rawQuery, body, reply, outcome, started, receivedReal, receivedSim });
+  };
   let reply: Reply = serverError();
   let headers: Record<string, string> = {};
   let close = false;
   let effect: Effect;
   try {
-    const { rawPath, rawQuery } = splitUrl(req.url ?? '/');
     const read = await readBody(req, BODY_LIMIT_BYTES);
+    body = read.body;
     if (read.abandon && !read.tooLarge) {
       res.destroy();
+      finish(null, 'abandoned');
       return;
     }
     close = read.abandon;
@@ -199,7 +233,7 @@ export async function handleRequest(rt: Runtime, req: IncomingMessage, res: Serv
       rt.runDue();
       reply = await handleControl(rt, (req.method ?? 'GET').toUpperCase(), rawPath, rawQuery, req.headers, read.body);
     } else if (isApiPath(rawPath)) {
-      ({ reply, headers, effect } = await apiReply(rt, req, rawPath, rawQuery, read.body));
+      ({ reply, headers, effect } = await apiReply(rt, req, rawPath, rawQuery, read.body, trace));
     } else {
       reply = endpointNotFound();
     }
@@ -219,6 +253,7 @@ export async function handleRequest(rt: Runtime, req: IncomingMessage, res: Serv
   if (effect?.drop) {
     // an injected `drop`: done (and saved above), but the connection closes without an answer
     req.socket.destroy();
+    finish(reply, 'dropped');
     return;
   }
   if (effect?.delayMs) await sleep(effect.delayMs);
@@ -227,7 +262,9 @@ export async function handleRequest(rt: Runtime, req: IncomingMessage, res: Serv
   } catch (err) {
     logUnexpected(err);
     res.destroy();
+    finish(null, 'abandoned');
     return;
   }
+  finish(reply);
   if (close) res.on('finish', () => req.socket.destroy());
 }

@@ -11,6 +11,7 @@ import { ChangeTracker, KEYED_COLLECTIONS } from './tracker.js';
 import { SnapshotStore, objectCount, type SnapshotInfo } from './snapshots.js';
 import type { DurableStore, Op } from './persistence.js';
 import type { DeliveryFilter } from './webhooks.js';
+import { RequestLog } from './request-log.js';
 
 const KEYED = new Set<string>(KEYED_COLLECTIONS);
 
@@ -25,6 +26,8 @@ export interface RuntimeOptions {
   lookup: HostLookup;
   /** the seeded start, rebuilt by reset */
   buildStart: () => MockState;
+  /** how many answered requests the request log keeps; 0: no log */
+  requestLog: number;
 }
 
 export class Runtime {
@@ -46,6 +49,8 @@ export class Runtime {
   readonly nonces = new NonceMemory();
   readonly rate: RateLimiter;
   readonly rand: RandomSource = cryptoRandom;
+  /** the last requests answered, with a diagnosis for each refusal; null when turned off */
+  readonly requestLog: RequestLog | null;
   /** runs after every change that fell due (KYC verdicts, expiry), installed by the server */
   dueTasks: Array<(rt: Runtime) => boolean> = [];
   /** the webhook delivery log, installed by webhooks.ts */
@@ -62,6 +67,7 @@ export class Runtime {
     this.clock = new SimClock(state.clock_offset_ms);
     this.events = new EventLog(() => this.state, () => this.clock.now());
     this.rate = new RateLimiter(options.rateLimit);
+    this.requestLog = options.requestLog > 0 ? new RequestLog(options.requestLog) : null;
   }
 
   now(): number {

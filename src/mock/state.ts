@@ -30,6 +30,8 @@ export interface KeyRec {
   scopes: string[];
   ip_allowlist: string[];
   revoked: boolean;
+  /** simulated ms of the revocation (absent in older state files) */
+  revoked_at?: number | null;
   /** simulated ms after which step 3 refuses the key; null or absent (older state files): never */
   expires_at?: number | null;
   created_at: number;
@@ -198,6 +200,9 @@ export interface IdempotencyRec {
   reply: StoredReply | null;
   /** an issue answered 202: replays read the card's current state */
   async_card_id?: string;
+  /** the request that stored this key: its id in the request log and its real time (absent when the log is off) */
+  request_seq?: number;
+  request_at?: number;
 }
 
 export type FaultOperation = 'issue' | 'recharge' | 'terminate' | 'any' | OperationName;

@@ -97,6 +97,8 @@ const CORPUS: Record<string, Line[]> = {
   'mock:networks:set': [{ argv: ['mock', 'networks', 'set', 'TRON', '--control-url', DOWN], oclif: true }],
   'mock:transactions:add': [['mock', 'transactions', 'add', 'CARD', '--type', 'capture', '--amount', '5', '--control-url', DOWN]],
   'mock:withdrawals:add': [['mock', 'withdrawals', 'add', '--amount', '5', '--control-url', DOWN]],
+  'mock:requests': [['mock', 'requests', '--failed', '--limit', '5', '--control-url', DOWN], { argv: ['mock', 'requests', '--limit', '0'], oclif: true }],
+  'mock:requests:show': [['mock', 'requests', 'show', 'req_1', '--control-url', DOWN, '--json']],
   'mock:snapshot:list': [['mock', 'snapshot', 'list', '--control-url', DOWN]],
   'mock:snapshot:save': [['mock', 'snapshot', 'save', 'before', '--control-url', DOWN, '--json']],
   'mock:snapshot:restore': [['mock', 'snapshot', 'restore', 'before', '--control-url', DOWN]],

@@ -3,7 +3,8 @@
 // mock, see registry.ts), optionally save profiles, and
 // serve until SIGINT or SIGTERM.
 import { CardctlError } from '../../errors.js';
-import { startMock, DEFAULT_PORT, type MockServer } from '../../mock/index.js';
+import { startMock, DEFAULT_PORT, MAX_REQUEST_LOG_SIZE, type MockServer } from '../../mock/index.js';
+import { requestLine } from './request-lines.js';
 import { checkEndpointUrl, endpointUrlVerdict } from '../../mock/endpoint-url.js';
 import { systemLookup } from '../../mock/host-lookup.js';
 import { StateFileError } from '../../mock/persistence.js';
@@ -20,6 +21,10 @@ export interface LaunchOptions {
   webhookUrls: string[];
   rateLimit?: number;
   json: boolean;
+  /** how many answered requests the request log keeps (0: off) */
+  requestLog?: number;
+  /** print each request's log line on stderr as it is answered */
+  log?: boolean;
 }
 
 export interface LaunchIO {
@@ -67,6 +72,12 @@ function check(opts: LaunchOptions): void {
   if (!Number.isInteger(opts.port) || opts.port < 0 || opts.port > 65535) throw new CardctlError(`--port must be 0 to 65535, not ${opts.port}.`, { kind: 'usage' });
   if (opts.rateLimit !== undefined && (!Number.isInteger(opts.rateLimit) || opts.rateLimit < 1)) {
     throw new CardctlError('--rate-limit must be a whole number of requests per minute, at least 1.', { kind: 'usage' });
+  }
+  if (opts.requestLog !== undefined && (!Number.isInteger(opts.requestLog) || opts.requestLog < 0 || opts.requestLog > MAX_REQUEST_LOG_SIZE)) {
+    throw new CardctlError(`--request-log must be a whole number of requests from 0 (no log) to ${MAX_REQUEST_LOG_SIZE}.`, { kind: 'usage' });
+  }
+  if (opts.log && opts.requestLog === 0) {
+    throw new CardctlError('--log prints the request log, which --request-log 0 turns off.', { kind: 'usage', hint: 'Drop --request-log 0, or give it a size (the default keeps 10,000).' });
   }
   for (const url of opts.webhookUrls) {
     const checked = checkEndpointUrl(url);
@@ -120,7 +131,7 @@ export async function launchMock(opts: LaunchOptions, io: LaunchIO): Promise<voi
   process.on('SIGTERM', stop);
   let mock: MockServer;
   try {
-    mock = await startMock({ host: opts.host, port: opts.port, seed: opts.seed, stateFile: opts.stateFile, recover: opts.recover, rateLimit: opts.rateLimit, webhookUrls: opts.webhookUrls });
+    mock = await startMock({ host: opts.host, port: opts.port, seed: opts.seed, stateFile: opts.stateFile, recover: opts.recover, rateLimit: opts.rateLimit, webhookUrls: opts.webhookUrls, requestLog: opts.requestLog });
   } catch (err) {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
@@ -180,6 +191,7 @@ export async function launchMock(opts: LaunchOptions, io: LaunchIO): Promise<voi
 
     if (opts.json) await writeWhenFlushed(io.stdout, JSON.stringify(bannerObject(mock)) + '\n');
     else io.stderr.write(readableBanner(mock, mockFile, opts.saveProfiles, opts.stateFile));
+    if (opts.log) mock.onRequest((record) => io.stderr.write(requestLine(record) + '\n'));
   } catch (err) {
     // the server is up: close it, or the process would keep serving after reporting the error
     await mock.close();

@@ -11,6 +11,7 @@ export default class MockStart extends BaseCommand {
     '<%= config.bin %> mock start --save-profiles',
     '<%= config.bin %> mock start --port 0 --json --seed 7 > banner.json',
     '<%= config.bin %> mock start --state ./mock-state.json --webhook http://127.0.0.1:9000/hooks',
+    '<%= config.bin %> mock start --log --request-log 1000',
   ];
   static override flags = {
     host: Flags.string({ description: 'address to listen on', default: '127.0.0.1' }),
@@ -21,6 +22,8 @@ export default class MockStart extends BaseCommand {
     'save-profiles': Flags.boolean({ description: 'save profiles mock-test and mock-live for this mock', default: false }),
     webhook: Flags.string({ description: 'webhook endpoint URL for the default merchant (repeatable)', multiple: true }),
     'rate-limit': Flags.integer({ description: 'requests per minute per key', min: 1 }),
+    'request-log': Flags.integer({ description: 'how many answered requests the request log keeps (0 turns it off; `cardctl mock requests`)', default: 10000, min: 0, max: 1000000 }),
+    log: Flags.boolean({ description: 'print each request on stderr as it is answered, with the diagnosis of a refusal', default: false }),
   };
 
   async run(): Promise<void> {
@@ -41,6 +44,8 @@ export default class MockStart extends BaseCommand {
         webhookUrls: flags.webhook ?? [],
         rateLimit: flags['rate-limit'],
         json: flags.json,
+        requestLog: flags['request-log'],
+        log: flags.log,
       },
       { stdout: process.stdout, stderr: process.stderr, env: process.env },
     );

@@ -17,6 +17,7 @@ import { addFault, listFaults } from './faults.js';
 import { addEndpoint, deleteEndpoint, enableEndpoint, listDeliveries, listEndpoints } from './endpoints.js';
 import { emitEvent, listEvents } from './events.js';
 import { listSnapshots, restoreSnapshot, saveSnapshot } from './snapshots.js';
+import { listRequests, showRequest } from './requests.js';
 
 /** Decided: a control body is at most 256 KiB and nests at most 32 levels (the largest call needs 3). */
 export const CONTROL_BODY_LIMIT_BYTES = 256 * 1024;
@@ -68,6 +69,8 @@ const ROUTES: Array<[string, RegExp, ControlHandler]> = [
   ['GET', /^\/snapshots$/, listSnapshots],
   ['POST', /^\/snapshots$/, saveSnapshot],
   ['POST', /^\/snapshots\/([^/]+)\/restore$/, restoreSnapshot],
+  ['GET', /^\/requests$/, listRequests],
+  ['GET', /^\/requests\/([^/]+)$/, showRequest],
 ];
 
 export async function handleControl(

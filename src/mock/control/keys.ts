@@ -68,6 +68,7 @@ export function revokeKey({ rt, params }: ControlRequest): Reply {
   const key = Object.hasOwn(rt.state.keys, params[0]!) ? rt.state.keys[params[0]!] : undefined;
   if (!key) return notFoundThing('Key');
   key.revoked = true;
+  key.revoked_at ??= rt.now();
   rt.markDirty();
   return ok({ key_id: key.key_id, revoked: true });
 }

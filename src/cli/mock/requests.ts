@@ -1,0 +1,84 @@
+// `cardctl mock requests`: the newest N records of the mock's request log, printed oldest first
+// (a log tail); with --follow, then every new one as it is answered, until Ctrl-C.
+import { requestLine } from './request-lines.js';
+
+export interface RequestsFlags {
+  failed: boolean;
+  limit: number;
+  follow: boolean;
+  status?: string;
+  path?: string;
+  key?: string;
+}
+
+type Call = (method: string, path: string) => Promise<unknown>;
+export type RequestsFormat = 'text' | 'json' | 'ndjson';
+
+/** Polling period of --follow: short enough to feel live, long enough to cost the mock nothing. */
+const FOLLOW_POLL_MS = 250;
+
+function queryOf(flags: RequestsFlags, extra: Record<string, string>): string {
+  const q = new URLSearchParams();
+  if (flags.failed) q.set('failed', 'true');
+  if (flags.status) q.set('status', flags.status);
+  if (flags.path) q.set('path', flags.path);
+  if (flags.key) q.set('key', flags.key);
+  for (const [k, v] of Object.entries(extra)) q.set(k, v);
+  return `/requests?${q}`;
+}
+
+const seq = (record: unknown): number => Number(String((record as { id?: unknown }).id ?? '').replace(/^req_/, '')) || 0;
+
+export async function showRequests(flags: RequestsFlags, call: Call, format: RequestsFormat, out: NodeJS.WritableStream = process.stdout): Promise<void> {
+  const newest = (await call('GET', queryOf(flags, { limit: String(flags.limit) }))) as unknown[];
+  const shown = [...newest].reverse();
+  if (format === 'json' && !flags.follow) {
+    out.write(JSON.stringify(shown, null, 2) + '\n');
+    return;
+  }
+  const print = (record: unknown): void => {
+    out.write((format === 'text' ? requestLine(record) : JSON.stringify(record)) + '\n');
+  };
+  if (format === 'text' && shown.length === 0 && !flags.follow) out.write('(no requests yet)\n');
+  shown.forEach(print);
+  if (!flags.follow) return;
+  await follow(flags, call, print, shown.length ? seq(shown.at(-1)) : 0);
+}
+
+/** Prints every newer record until SIGINT or SIGTERM, then resolves (exit 0). */
+async function follow(flags: RequestsFlags, call: Call, print: (record: unknown) => void, after: number): Promise<void> {
+  let stopped = false;
+  let wake = (): void => {};
+  const stop = (): void => {
+    stopped = true;
+    wake();
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  try {
+    let last = after;
+    if (last === 0) {
+      // nothing matched yet: start after the newest request of any kind
+      const any = (await call('GET', '/requests?limit=1')) as unknown[];
+      last = any.length ? seq(any[0]) : 0;
+    }
+    while (!stopped) {
+      const fresh = (await call('GET', queryOf(flags, { after: String(last), limit: '1000', order: 'oldest' }))) as unknown[];
+      for (const record of fresh) {
+        print(record);
+        last = Math.max(last, seq(record));
+      }
+      if (fresh.length === 1000) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, FOLLOW_POLL_MS);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+  }
+}

@@ -1,0 +1,18 @@
+import { Args } from '../../../cli/oclif.js';
+import { MockControlCommand } from '../../../cli/mock/control-command.js';
+
+export default class MockRequestsShow extends MockControlCommand {
+  static override summary = "Print one record of the mock's request log in full, with its diagnosis.";
+  static override examples = ['<%= config.bin %> mock requests show req_42', '<%= config.bin %> mock requests show req_42 --json'];
+  static override args = {
+    id: Args.string({ description: 'the request id (req_42), as `mock requests` shows it', required: true }),
+  };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(MockRequestsShow);
+    const record = await this.control(flags, 'GET', `/requests/${encodeURIComponent(args.id)}`);
+    if (this.jsonOutput) return this.printJson(record);
+    const { requestBlock } = await import('../../../cli/mock/request-lines.js');
+    process.stdout.write(requestBlock(record));
+  }
+}

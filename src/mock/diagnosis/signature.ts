@@ -1,0 +1,95 @@
+// The diagnosis of 401 invalid_signature: the engine of `sign diagnose` (same mistake ids) run
+// with the key's secret on the request as received; else "signed with another key's secret"
+// (the other mode's key, a rolled secret past its 24 hours, a revoked key); and always the
+// canonical string the mock built, invisible characters made visible. Never a secret and never
+// the signature the mock expected.
+import { canonicalString, signCanonical } from '../../signing/index.js';
+import { safeEqual } from '../../signing/compare.js';
+import { diagnose } from '../../signing/diagnose.js';
+import { visible } from '../../signing/visible.js';
+import type { RawRequest } from '../../signing/raw-request.js';
+import type { GatewayInput } from '../gateway.js';
+import type { Diagnosis } from '../request-log.js';
+import type { Runtime } from '../runtime.js';
+import type { KeyRec } from '../state.js';
+
+function asRawRequest(input: GatewayInput): RawRequest {
+  const headers = Object.entries(input.headers).flatMap(([name, v]) => (v === undefined ? [] : [{ name, value: Array.isArray(v) ? v.join(', ') : v }]));
+  return {
+    method: input.method,
+    target: input.rawQuery ? `${input.rawPath}?${input.rawQuery}` : input.rawPath,
+    path: input.rawPath,
+    query: input.rawQuery,
+    httpVersion: '1.1',
+    headers,
+    body: input.body,
+    bodySource: 'content-length',
+    comments: [],
+    format: 'plain',
+    notes: [],
+  };
+}
+
+const header = (input: GatewayInput, name: string): string => {
+  const v = input.headers[name];
+  return Array.isArray(v) ? v.join(', ') : (v ?? '');
+};
+
+/** The secret (of any key but the one named, or this key's old one) that verifies the request, described. */
+function otherSecret(rt: Runtime, key: KeyRec, canonical: string, signature: string): { keyId: string; why: string } | undefined {
+  const verifies = (secret: string | null): boolean => secret !== null && safeEqual(signCanonical(secret, canonical), signature);
+  if (verifies(key.previous_secret)) {
+    const until = key.previous_secret_until ? new Date(key.previous_secret_until).toISOString() : 'the end of its 24 h';
+    return { keyId: key.key_id, why: `this key's previous secret, accepted for 24 h after the roll, until ${until} (simulated clock): use the key's current secret` };
+  }
+  for (const other of Object.values(rt.state.keys)) {
+    if (other.key_id === key.key_id) continue;
+    if (verifies(other.secret) || verifies(other.previous_secret)) {
+      const what = other.revoked
+        ? `revoked key ${other.key_id}`
+        : other.merchant_id === key.merchant_id && other.mode !== key.mode
+          ? `the ${other.mode} key ${other.key_id} (the other mode)`
+          : `key ${other.key_id}${other.merchant_id !== key.merchant_id ? ' of another merchant' : ''}`;
+      return { keyId: other.key_id, why: `the secret of ${what}: sign with the secret of ${key.key_id}, the key named in X-Api-Key, or send ${other.key_id} in X-Api-Key` };
+    }
+  }
+  return undefined;
+}
+
+export function invalidSignature(rt: Runtime, key: KeyRec, input: GatewayInput): Diagnosis {
+  let canonical: string | null = null;
+  try {
+    canonical = canonicalString({ method: input.method, path: input.rawPath, query: input.rawQuery, keyId: key.key_id, timestamp: header(input, 'x-timestamp'), nonce: header(input, 'x-nonce'), body: input.body });
+  } catch {
+    canonical = null;
+  }
+  const shownCanonical = canonical === null ? null : canonical.split('\n').map(visible);
+  const signature = header(input, 'x-signature');
+  const other = canonical === null ? undefined : otherSecret(rt, key, canonical, signature);
+  if (other) {
+    return {
+      id: 'signed_with_other_secret',
+      message: `Signed with ${other.why}.`,
+      details: { signed_with_key_id: other.keyId, canonical: shownCanonical },
+    };
+  }
+  const found = diagnose({ request: asRawRequest(input), secret: key.secret });
+  const mistakes = found.mistakes.map((m) => ({ id: m.id, description: m.description, fix: m.fix }));
+  if (mistakes.length && found.found) {
+    return {
+      id: mistakes[0]!.id,
+      message: mistakes.map((m) => `${m.description}: ${m.fix}`).join('; ') + '.',
+      details: { mistakes, canonical: shownCanonical },
+    };
+  }
+  if (mistakes.length) {
+    return { id: mistakes[0]!.id, message: mistakes.map((m) => `${m.description}: ${m.fix}`).join('; ') + '.', details: { mistakes, canonical: shownCanonical } };
+  }
+  return {
+    id: 'signature_unexplained',
+    message:
+      `The signature matches none of the usual mistakes under the secret of ${key.key_id} (nor another key's secret): compare your canonical string with the mock's (details.canonical), ` +
+      'field by field, and check that the secret is the one of this key.',
+    details: { mistakes: [], canonical: shownCanonical },
+  };
+}

@@ -1,0 +1,202 @@
+// The request log (issue 18): the last N requests the mock answered, API and control plane
+// told apart, each refusal with the diagnosis that says what to change. A ring of N slots:
+// memory is bounded by N (each record holds at most BODY_KEPT_BYTES of its body). Never a
+// secret: no header is kept, only the values named below (key id, nonce, idempotency key).
+import { createHash } from 'node:crypto';
+
+export const DEFAULT_REQUEST_LOG_SIZE = 10_000;
+/** Decided: at most 1,000,000 records (about 1 GiB at worst with 1 KiB bodies; 10,000 is the default). */
+export const MAX_REQUEST_LOG_SIZE = 1_000_000;
+/** The body itself is kept up to this many bytes (its size and SHA-256 always). */
+export const BODY_KEPT_BYTES = 16 * 1024;
+
+export type Plane = 'api' | 'control';
+
+/** A diagnosis: a stable id, a sentence saying what to change, and the facts behind it. */
+export interface Diagnosis {
+  id: string;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+/** What the pipeline knows of one request once it is answered. */
+export interface RequestFacts {
+  plane: Plane;
+  method: string;
+  path: string;
+  query: string;
+  status: number | null;
+  codes: string[];
+  receivedReal: number;
+  receivedSim: number;
+  durationMs: number;
+  keyId?: string;
+  mode?: string;
+  idempotencyKey?: string;
+  nonce?: string;
+  sourceAddress?: string;
+  body: Buffer;
+  /** an injected `drop`, or a client gone before the answer */
+  outcome?: 'dropped' | 'abandoned';
+  diagnosis?: Diagnosis;
+}
+
+interface LogRecord extends Omit<RequestFacts, 'body'> {
+  seq: number;
+  bodyBytes: number;
+  bodySha256: string;
+  bodyText: string | null;
+  bodyTruncated: boolean;
+}
+
+export interface RequestFilter {
+  /** status classes (4 for 4xx) and codes (401) */
+  statusClasses?: number[];
+  statuses?: number[];
+  failed?: boolean;
+  code?: string;
+  pathPrefix?: string;
+  keyId?: string;
+  plane?: Plane;
+  /** real ms: only requests received at or after */
+  since?: number;
+  /** only requests older than this sequence number (the cursor of a page) */
+  beforeSeq?: number;
+  /** only requests newer than this sequence number (a --follow reader) */
+  afterSeq?: number;
+}
+
+export const requestId = (seq: number): string => `req_${seq}`;
+export const seqOf = (id: string): number | null => {
+  const m = /^req_([1-9]\d{0,15})$/.exec(id);
+  return m ? Number(m[1]) : null;
+};
+
+const iso = (ms: number): string | null => (Number.isFinite(ms) ? new Date(ms).toISOString() : null);
+
+/** The record as the control plane shows it. */
+export function recordView(r: LogRecord): Record<string, unknown> {
+  return {
+    id: requestId(r.seq),
+    plane: r.plane,
+    received_at: iso(r.receivedReal),
+    simulated_at: iso(r.receivedSim),
+    method: r.method,
+    path: r.path,
+    query: r.query,
+    status: r.status,
+    outcome: r.outcome ?? 'answered',
+    codes: r.codes,
+    duration_ms: Math.round(r.durationMs * 1000) / 1000,
+    key_id: r.keyId ?? null,
+    mode: r.mode ?? null,
+    idempotency_key: r.idempotencyKey ?? null,
+    nonce: r.nonce ?? null,
+    source_address: r.sourceAddress ?? null,
+    body: { bytes: r.bodyBytes, sha256: r.bodySha256, text: r.bodyText, truncated: r.bodyTruncated },
+    diagnosis: r.diagnosis ?? null,
+  };
+}
+
+const EMPTY_SHA256 = createHash('sha256').update('').digest('hex');
+const utf8 = new TextDecoder('utf-8', { fatal: false });
+
+function matches(r: LogRecord, f: RequestFilter): boolean {
+  if (f.afterSeq !== undefined && r.seq <= f.afterSeq) return false;
+  if (f.since !== undefined && r.receivedReal < f.since) return false;
+  if (f.plane && r.plane !== f.plane) return false;
+  if (f.failed && (r.status === null || r.status < 400) && !r.outcome) return false;
+  if (f.statusClasses?.length || f.statuses?.length) {
+    const s = r.status ?? 0;
+    if (!(f.statusClasses ?? []).includes(Math.floor(s / 100)) && !(f.statuses ?? []).includes(s)) return false;
+  }
+  if (f.code && !r.codes.includes(f.code) && r.diagnosis?.id !== f.code) return false;
+  if (f.pathPrefix && !r.path.startsWith(f.pathPrefix)) return false;
+  if (f.keyId && r.keyId !== f.keyId) return false;
+  return true;
+}
+
+export class RequestLog {
+  private readonly slots: Array<LogRecord | undefined>;
+  /** the sequence number the next request gets (the first is 1) */
+  private nextSeq = 1;
+  private readonly listeners = new Set<(view: Record<string, unknown>) => void>();
+
+  constructor(readonly capacity: number) {
+    this.slots = new Array<LogRecord | undefined>(capacity);
+  }
+
+  /** Reserves the id of a request as it arrives (a nonce or an idempotency key remembers it). */
+  reserve(): number {
+    return this.nextSeq++;
+  }
+
+  add(seq: number, facts: RequestFacts): void {
+    const { body, ...rest } = facts;
+    const kept = body.length > BODY_KEPT_BYTES ? body.subarray(0, BODY_KEPT_BYTES) : body;
+    const rec: LogRecord = {
+      ...rest,
+      seq,
+      bodyBytes: body.length,
+      bodySha256: body.length === 0 ? EMPTY_SHA256 : createHash('sha256').update(body).digest('hex'),
+      bodyText: body.length === 0 ? null : utf8.decode(kept),
+      bodyTruncated: body.length > BODY_KEPT_BYTES,
+    };
+    const slot = seq % this.capacity;
+    // requests finish out of order: a slow one never replaces a newer record in its slot
+    const present = this.slots[slot];
+    if (present && present.seq > seq) return;
+    this.slots[slot] = rec;
+    if (this.listeners.size) {
+      const view = recordView(rec);
+      for (const l of this.listeners) l(view);
+    }
+  }
+
+  /** The record of a sequence number still held, or undefined. */
+  get(seq: number): LogRecord | undefined {
+    const r = this.slots[seq % this.capacity];
+    return r && r.seq === seq ? r : undefined;
+  }
+
+  /** The raw body kept for a request (for diffs against a later body), or undefined. */
+  bodyOf(seq: number): { text: string | null; sha256: string; truncated: boolean; receivedReal: number } | undefined {
+    const r = this.get(seq);
+    return r && { text: r.bodyText, sha256: r.bodySha256, truncated: r.bodyTruncated, receivedReal: r.receivedReal };
+  }
+
+  /**
+   * Newest first, up to `limit`, and the cursor of the next (older) page when one remains.
+   * `oldestFirst`: from the oldest matching up (a reader following with `after`).
+   */
+  list(filter: RequestFilter, limit: number, oldestFirst = false): { records: Array<Record<string, unknown>>; nextCursor: string | null } {
+    const out: LogRecord[] = [];
+    const newest = Math.min(this.nextSeq - 1, (filter.beforeSeq ?? Infinity) - 1);
+    const oldest = Math.max(1, this.nextSeq - this.capacity, (filter.afterSeq ?? 0) + 1);
+    if (oldestFirst) {
+      for (let seq = oldest; seq <= newest && out.length < limit; seq++) {
+        const r = this.get(seq);
+        if (r && matches(r, filter)) out.push(r);
+      }
+      return { records: out.map(recordView), nextCursor: null };
+    }
+    let seq = newest;
+    for (; seq >= oldest; seq--) {
+      const r = this.get(seq);
+      if (!r || !matches(r, filter)) continue;
+      if (out.length === limit) break;
+      out.push(r);
+    }
+    return { records: out.map(recordView), nextCursor: seq >= oldest ? String(out.at(-1)!.seq) : null };
+  }
+
+  /** Calls `listener` with every record added from now on (`mock start --log`); returns the unsubscribe. */
+  onRecord(listener: (view: Record<string, unknown>) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  clear(): void {
+    this.slots.fill(undefined);
+  }
+}

@@ -1,0 +1,79 @@
+// Turns one answered request into a record of the request log, with the diagnosis of a refusal.
+// Runs after the answer is sent, in the same turn of the event loop (so a client that reads the
+// log after its answer finds the record). A failure here is logged and never reaches the client.
+import type { IncomingMessage } from 'node:http';
+import type { Reply } from './envelope.js';
+import type { Trace } from './refusal.js';
+import type { RequestFacts } from './request-log.js';
+import type { Runtime } from './runtime.js';
+import { explain } from './diagnosis/index.js';
+
+/** `GET /_mock/requests...`: reading the log, itself never logged. */
+export const isLogRead = (rawPath: string): boolean => rawPath === '/_mock/requests' || rawPath.startsWith('/_mock/requests/');
+
+export interface Answer {
+  trace: Trace;
+  rawPath: string;
+  rawQuery: string;
+  body: Buffer;
+  reply: Reply | null;
+  outcome?: 'dropped' | 'abandoned';
+  started: number;
+  receivedReal: number;
+  receivedSim: number;
+}
+
+function headerText(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  const s = Array.isArray(v) ? v.join(', ') : v;
+  return s === undefined || s === '' ? undefined : s;
+}
+
+/** A header value kept in the log, unless it is some key's secret (sent in the wrong header): never a secret in the log. */
+function safeValue(rt: Runtime, value: string | undefined): string | undefined {
+  if (value === undefined || value.length < 40) return value; // a UUID nonce (36) is no secret (44): no scan on the usual path
+  for (const k of Object.values(rt.state.keys)) if (k.secret === value || k.previous_secret === value) return '(a secret: not recorded)';
+  for (const m of Object.values(rt.state.merchants)) if (m.webhook_secret === value) return '(a secret: not recorded)';
+  return value;
+}
+
+function codesOf(reply: Reply | null): string[] {
+  const errors = (reply?.body as { errors?: Record<string, unknown> } | undefined)?.errors;
+  if (!errors || typeof errors !== 'object') return [];
+  return Object.values(errors).flatMap((v) => (Array.isArray(v) ? v.filter((c): c is string => typeof c === 'string' && /^[a-z][a-z0-9_]*$/.test(c)) : []));
+}
+
+export function recordRequest(rt: Runtime, req: IncomingMessage, a: Answer): void {
+  const log = rt.requestLog;
+  if (!log) return;
+  try {
+    const method = (req.method ?? 'GET').toUpperCase();
+    const plane = a.rawPath === '/_mock' || a.rawPath.startsWith('/_mock/') ? 'control' : 'api';
+    const facts: RequestFacts = {
+      plane,
+      method,
+      path: a.rawPath,
+      query: a.rawQuery,
+      status: a.reply && a.outcome !== 'abandoned' ? a.reply.status : null,
+      codes: codesOf(a.reply),
+      receivedReal: a.receivedReal,
+      receivedSim: a.receivedSim,
+      durationMs: performance.now() - a.started,
+      keyId: a.trace.keyId,
+      mode: a.trace.mode,
+      sourceAddress: req.socket.remoteAddress,
+      body: a.body,
+      outcome: a.outcome,
+    };
+    if (plane === 'api') {
+      facts.nonce = safeValue(rt, headerText(req, 'x-nonce'));
+      facts.idempotencyKey = safeValue(rt, headerText(req, 'idempotency-key'));
+    }
+    if (a.reply && a.reply.status >= 400) {
+      facts.diagnosis = explain(rt, log, { trace: a.trace, reply: a.reply, method, rawPath: a.rawPath, body: a.body, receivedReal: a.receivedReal, receivedSim: a.receivedSim, plane });
+    }
+    log.add(a.trace.seq, facts);
+  } catch (err) {
+    process.stderr.write(`cardctl mock: could not record a request in the request log: ${err instanceof Error ? err.message : String(err)}\n`);
+  }
+}
