@@ -4,7 +4,7 @@
 import { TIMESTAMP_WINDOW_S } from '../gateway.js';
 import { WINDOW_MS } from '../ratelimit.js';
 import { requestId } from '../request-log.js';
-import type { Diagnosis } from '../request-log.js';
+import type { Diagnosis, RequestLog } from '../request-log.js';
 import type { FirstUse, Refusal } from '../refusal.js';
 import type { Runtime } from '../runtime.js';
 
@@ -109,12 +109,15 @@ export function invalidApiKey(rt: Runtime, r: Extract<Refusal, { kind: 'invalid_
   };
 }
 
-export function firstUseView(first: FirstUse | null): { request_id: string; at: string } | null {
-  return first ? { request_id: requestId(first.seq), at: at(first.at) } : null;
+/** The first request's id and time (the time it was received, as its record says, when the log still holds it). */
+export function firstUseView(first: FirstUse | null, log: RequestLog): { request_id: string; at: string } | null {
+  if (!first) return null;
+  const kept = log.bodyOf(first.seq);
+  return { request_id: requestId(first.seq), at: at(kept?.receivedReal ?? first.at) };
 }
 
-export function replayDetected(r: Extract<Refusal, { kind: 'replay_detected' }>): Diagnosis {
-  const first = firstUseView(r.first);
+export function replayDetected(r: Extract<Refusal, { kind: 'replay_detected' }>, log: RequestLog): Diagnosis {
+  const first = firstUseView(r.first, log);
   return {
     id: 'nonce_reused',
     message:

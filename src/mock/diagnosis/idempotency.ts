@@ -26,7 +26,7 @@ export function differingFields(a: unknown, b: unknown, prefix = '', out: string
 }
 
 export function payloadMismatch(r: Extract<Refusal, { kind: 'payload_mismatch' }>, body: Buffer, log: RequestLog): Diagnosis {
-  const first = firstUseView(r.first);
+  const first = firstUseView(r.first, log);
   const details: Record<string, unknown> = { first_request: first };
   const by = first ? ` (${first.request_id})` : '';
   if (r.firstPath !== r.path) {
@@ -61,8 +61,8 @@ export function payloadMismatch(r: Extract<Refusal, { kind: 'payload_mismatch' }
   };
 }
 
-export function inFlight(r: Extract<Refusal, { kind: 'in_flight' }>): Diagnosis {
-  const first = firstUseView(r.first);
+export function inFlight(r: Extract<Refusal, { kind: 'in_flight' }>, log: RequestLog): Diagnosis {
+  const first = firstUseView(r.first, log);
   return {
     id: 'key_still_running',
     message: `The first request with this Idempotency-Key${first ? ` (${first.request_id}, ${first.at})` : ''} is still running: retry the same request shortly, with the same key and body.`,

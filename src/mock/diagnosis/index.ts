@@ -1,5 +1,6 @@
 // One diagnosis for every refusal: the facts the pipeline gathered (refusal.ts) and the answer
 // sent, turned into a stable id and a sentence that says what to change.
+import { VALIDATION_MESSAGE } from '../../contract/errors.js';
 import type { Reply } from '../envelope.js';
 import type { Trace } from '../refusal.js';
 import type { Diagnosis, RequestLog } from '../request-log.js';
@@ -33,7 +34,7 @@ function fromRefusal(rt: Runtime, log: RequestLog, a: Answered): Diagnosis | und
     case 'invalid_signature':
       return invalidSignature(rt, r.key, r.input);
     case 'replay_detected':
-      return replayDetected(r);
+      return replayDetected(r, log);
     case 'rate_limited':
       return rateLimited(r, keyId);
     case 'ip_not_allowed':
@@ -47,7 +48,7 @@ function fromRefusal(rt: Runtime, log: RequestLog, a: Answered): Diagnosis | und
     case 'payload_mismatch':
       return payloadMismatch(r, a.body, log);
     case 'in_flight':
-      return inFlight(r);
+      return inFlight(r, log);
     default:
       return undefined;
   }
@@ -72,7 +73,7 @@ function fromReply(rt: Runtime, a: Answered): Diagnosis | undefined {
     return { id: 'control_token_wrong', message: 'The control plane needs Authorization: Bearer <control_token> of the mock banner (the cardctl mock commands find it in the record of `mock start`).' };
   }
   const fields = Object.entries(errors).map(([f, v]) => `${f}: ${Array.isArray(v) ? v.join('; ') : String(v)}`);
-  if (status === 422) {
+  if (status === 422 && env.message === VALIDATION_MESSAGE) {
     return { id: 'validation', message: `${env.message ?? 'Validation failed.'} ${fields.join(' | ')}`.trim(), details: { fields: errors } };
   }
   const code = Object.values(errors).flat()[0];
