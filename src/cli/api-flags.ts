@@ -6,6 +6,7 @@ export const apiFlags = {
   profile: Flags.string({ char: 'p', description: 'profile to use (default: CARDCTL_API_KEY/SECRET, CARDCTL_PROFILE, then the default profile)', helpGroup: 'API' }),
   verbose: Flags.boolean({ char: 'v', description: 'print each attempt on stderr: canonical string, headers, answer, retry decisions (never the secret)', default: false, helpGroup: 'API' }),
   'ca-file': Flags.string({ description: 'PEM file of CA certificates to trust in addition to the system\'s (default: CARDCTL_CA_FILE, then the profile\'s ca_file)', helpGroup: 'API' }),
+  timeout: Flags.string({ description: 'seconds each attempt may take, connect to the last byte of the answer (default: CARDCTL_TIMEOUT, then the profile\'s timeout, then 30)', helpGroup: 'API' }),
   retries: Flags.integer({ description: 'retries for connection errors, 409 in_flight, 429, 503 (and any other 5xx on money operations)', default: 3, min: 0, max: 10, helpGroup: 'API' }),
 };
 
@@ -21,11 +22,12 @@ export interface ApiFlagValues {
   retries: number;
   yes?: boolean;
   'ca-file'?: string;
+  timeout?: string;
 }
 
 /** The session options of src/client/session.ts, from parsed flags. */
-export function sessionOptions(flags: ApiFlagValues): { profile?: string; verbose: boolean; retries: number; yes: boolean; caFile?: string } {
-  return { profile: flags.profile, verbose: flags.verbose, retries: flags.retries, yes: flags.yes ?? false, caFile: flags['ca-file'] };
+export function sessionOptions(flags: ApiFlagValues): { profile?: string; verbose: boolean; retries: number; yes: boolean; caFile?: string; timeout?: string } {
+  return { profile: flags.profile, verbose: flags.verbose, retries: flags.retries, yes: flags.yes ?? false, caFile: flags['ca-file'], timeout: flags.timeout };
 }
 
 /** List commands add these (PRODUCT.md): one page by default, `--all` follows the cursors. */

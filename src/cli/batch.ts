@@ -144,7 +144,7 @@ function progressLine(err: NodeJS.WriteStream, tty: boolean): { set: (text: stri
 }
 
 export async function runBatchCommand(operation: BatchOperation, flags: BatchFlags): Promise<number> {
-  const [b, { withSession, timeoutFromEnv }, { ApiClient }, { stderrLog }] = await Promise.all([
+  const [b, { withSession }, { ApiClient }, { stderrLog }] = await Promise.all([
     import('../client/batch.js'),
     import('../client/session.js'),
     import('../client/client.js'),
@@ -155,7 +155,7 @@ export async function runBatchCommand(operation: BatchOperation, flags: BatchFla
   if (plan.problems.length > 0) throw problemsError(plan, flags.batch);
   if (plan.rows.length === 0) throw usageError(`nothing to send: ${flags.batch === '-' ? 'stdin' : flags.batch} holds no rows.`, 'Give one row per line after the header (CSV) or one JSON object per line (NDJSON).');
 
-  return withSession(sessionOptions(flags), async ({ credentials, journal }) => {
+  return withSession(sessionOptions(flags), async ({ credentials, journal, timeoutMs }) => {
     if (credentials.mode === 'live') await confirmBatch(plan, flags, credentials.name);
     const out = process.stdout;
     const err = process.stderr;
@@ -196,7 +196,7 @@ export async function runBatchCommand(operation: BatchOperation, flags: BatchFla
             err.write(line + '\n');
             drawProgress(true);
           },
-          timeoutMs: timeoutFromEnv(process.env),
+          timeoutMs,
         }),
       verbose: flags.verbose
         ? (row, line) => {

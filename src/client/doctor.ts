@@ -184,23 +184,24 @@ export async function runDoctor(deps: DoctorDeps): Promise<DoctorReport> {
 }
 
 /** doctor with the real parts: the credential resolver, the journal, a client that does not retry. */
-export async function doctor(opts: { profile?: string; verbose?: boolean; caFile?: string; env?: NodeJS.ProcessEnv }): Promise<DoctorReport> {
+export async function doctor(opts: { profile?: string; verbose?: boolean; caFile?: string; timeout?: string; env?: NodeJS.ProcessEnv }): Promise<DoctorReport> {
   const env = opts.env ?? process.env;
-  const [{ resolveCredentials }, { ApiClient }, { Journal }, { sentWith }, { stderrLog }, { closeAgent, configureTransport }, { timeoutFromEnv }, net] = await Promise.all([
+  const [{ resolveCredentials }, { ApiClient }, { Journal }, { sentWith }, { stderrLog }, { closeAgent, configureTransport }, { timeoutFromFlagOrEnv, chooseTimeoutMs }, net] = await Promise.all([
     import('../profiles/resolve.js'),
     import('./client.js'),
     import('./journal.js'),
     import('./ops.js'),
     import('./verbose.js'),
     import('./http.js'),
-    import('./session.js'),
+    import('./timeout.js'),
     import('./network.js'),
   ]);
+  const flagOrEnvTimeout = timeoutFromFlagOrEnv(opts.timeout, env); // a bad value: exit 2, nothing sent
   try {
     return await runDoctor({
       resolve: () => resolveCredentials({ profile: opts.profile, env }),
-      // no retries (doctor reports what one request meets), and 10 s per probe unless CARDCTL_TIMEOUT_MS says otherwise
-      client: (credentials) => new ApiClient({ credentials, retries: 0, log: opts.verbose ? stderrLog : undefined, journal: null, timeoutMs: timeoutFromEnv(env) ?? DOCTOR_TIMEOUT_MS }),
+      // no retries (doctor reports what one request meets), and 10 s per probe unless --timeout, the environment or the profile says otherwise
+      client: (credentials) => new ApiClient({ credentials, retries: 0, log: opts.verbose ? stderrLog : undefined, journal: null, timeoutMs: chooseTimeoutMs(flagOrEnvTimeout, credentials.timeout, DOCTOR_TIMEOUT_MS) }),
       network: (credentials) => {
         const route = net.describeRoute(credentials.baseUrl, env);
         const ca = net.chooseCaFile({ flag: opts.caFile, profile: credentials.caFile, profileName: credentials.name, env });

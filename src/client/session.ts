@@ -7,6 +7,7 @@ import { closeAgent, configureTransport } from './http.js';
 import { chooseCaFile, describeRoute, readCaFile } from './network.js';
 import { Journal } from './journal.js';
 import { stderrLog } from './verbose.js';
+import { chooseTimeoutMs, timeoutFromFlagOrEnv } from './timeout.js';
 
 export interface SessionOptions {
   /** `--profile` */
@@ -17,6 +18,8 @@ export interface SessionOptions {
   yes?: boolean;
   /** `--ca-file` */
   caFile?: string;
+  /** `--timeout` as typed (seconds), checked here: src/client/timeout.ts */
+  timeout?: string;
   env?: NodeJS.ProcessEnv;
   /** a money operation was journaled and is going out (what an interruption reports as unresolved) */
   onSent?: (sent: { idempotencyKey?: string; journalId?: string }) => void;
@@ -26,15 +29,8 @@ export interface Session {
   client: ApiClient;
   credentials: Credentials;
   journal: Journal;
-}
-
-/** `CARDCTL_TIMEOUT_MS`: the per-attempt timeout, when set to a positive number. */
-/** The per-attempt deadline in ms: CARDCTL_TIMEOUT (seconds), else CARDCTL_TIMEOUT_MS; undefined: the default (30 s). */
-export function timeoutFromEnv(env: NodeJS.ProcessEnv): number | undefined {
-  const s = env.CARDCTL_TIMEOUT !== undefined && env.CARDCTL_TIMEOUT.trim() !== '' ? Number(env.CARDCTL_TIMEOUT) : NaN;
-  if (Number.isFinite(s) && s > 0) return Math.round(s * 1000);
-  const v = Number(env.CARDCTL_TIMEOUT_MS);
-  return Number.isFinite(v) && v > 0 ? v : undefined;
+  /** the deadline of each attempt (src/client/timeout.ts), for clients built beside `client` (a batch's) */
+  timeoutMs: number;
 }
 
 /** Asks on the terminal; only offered when both stdin and stderr are terminals. */
@@ -50,8 +46,10 @@ export async function askYesNo(question: string): Promise<boolean> {
 
 export async function openSession(opts: SessionOptions = {}): Promise<Session> {
   const env = opts.env ?? process.env;
+  const flagOrEnvTimeout = timeoutFromFlagOrEnv(opts.timeout, env); // a bad value is exit 2 before anything else
   const { resolveCredentials } = await import('../profiles/resolve.js'); // lazy: conf is heavy
   const credentials = await resolveCredentials({ profile: opts.profile, env });
+  const timeoutMs = chooseTimeoutMs(flagOrEnvTimeout, credentials.timeout);
   if (process.stderr.isTTY) {
     const mode = credentials.mode === 'live' ? 'LIVE' : 'test';
     process.stderr.write(`profile ${credentials.name} (${mode}) ${credentials.baseUrl}\n`);
@@ -72,10 +70,10 @@ export async function openSession(opts: SessionOptions = {}): Promise<Session> {
     journal,
     yes: opts.yes,
     confirm: interactive ? askYesNo : undefined,
-    timeoutMs: timeoutFromEnv(env),
+    timeoutMs,
     onSent: opts.onSent,
   });
-  return { client, credentials, journal };
+  return { client, credentials, journal, timeoutMs };
 }
 
 /** Opens a session, runs `fn`, and closes the keep-alive sockets so the process exits at once. */

@@ -11,6 +11,7 @@ export default class Doctor extends BaseCommand {
     profile: Flags.string({ char: 'p', description: 'profile to check (default: CARDCTL_API_KEY/SECRET, CARDCTL_PROFILE, then the default profile)' }),
     'ca-file': Flags.string({ description: 'PEM file of CA certificates to trust in addition to the system\'s (default: CARDCTL_CA_FILE, then the profile\'s ca_file)' }),
     verbose: Flags.boolean({ char: 'v', description: 'print each probe on stderr (never the secret)', default: false }),
+    timeout: Flags.string({ description: 'seconds each probe may take (default: CARDCTL_TIMEOUT, then the profile\'s timeout, then 10)' }),
   };
 
   async run(): Promise<void> {
@@ -20,7 +21,7 @@ export default class Doctor extends BaseCommand {
       import('../cli/exit-codes.js'),
       import('../output/doctor.js'),
     ]);
-    const report = await doctor({ profile: flags.profile, verbose: flags.verbose, caFile: flags['ca-file'] });
+    const report = await doctor({ profile: flags.profile, verbose: flags.verbose, caFile: flags['ca-file'], timeout: flags.timeout });
     if (flags.json) this.printJson(report);
     else process.stdout.write(await formatDoctor(report));
     const failed = report.checks.find((c) => c.status === 'fail');

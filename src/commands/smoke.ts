@@ -20,6 +20,7 @@ export default class Smoke extends BaseCommand {
   static override flags = {
     profile: Flags.string({ char: 'p', description: 'profile with a test key (default: CARDCTL_API_KEY/SECRET, CARDCTL_PROFILE, then the default profile)' }),
     junit: Flags.string({ description: 'also write the report as JUnit XML to this file' }),
+    timeout: Flags.string({ description: 'seconds each request may take, connect to the last byte (default: CARDCTL_TIMEOUT, then the profile\'s timeout, then 30)' }),
     mock: Flags.boolean({ description: 'run against an embedded mock on a free loopback port (no credentials needed)', default: false }),
     amount: Flags.integer({ description: "initial load of the card, in minor units: your default product's minimum (default 100; with --mock, the mock's)", min: 0, max: 100_000_000 }),
   };
@@ -36,8 +37,8 @@ export default class Smoke extends BaseCommand {
     // checked here rather than with oclif's `exclusive`, whose message quotes the -p value (which could be a pasted secret)
     if (flags.mock && flags.profile !== undefined) throw usageError('--mock runs with the embedded mock\'s own test key: leave out -p/--profile.', 'Or drop --mock to test the profile\'s integration.');
     const report = flags.mock
-      ? await (await import('../cli/smoke-mock.js')).smokeAgainstMock({ amount: flags.amount }, { note: (l) => this.note(l) })
-      : await (await import('../client/smoke/index.js')).smoke({ profile: flags.profile, amount: flags.amount });
+      ? await (await import('../cli/smoke-mock.js')).smokeAgainstMock({ amount: flags.amount, timeout: flags.timeout }, { note: (l) => this.note(l) })
+      : await (await import('../client/smoke/index.js')).smoke({ profile: flags.profile, amount: flags.amount, timeout: flags.timeout });
     await emitCaseReport(report, { json: flags.json, junit: flags.junit, env: process.env, text: (chalk) => formatSmoke(report, chalk) });
     const failed = report.cases.find((c) => c.status === 'failed');
     process.exitCode = failed ? exitCodeForKind(failed.kind ?? 'unexpected') : EXIT.ok;

@@ -21,6 +21,8 @@ export interface ProfileSummary {
   webhook_secret_fingerprint: string | null;
   /** only when the profile has one */
   ca_file?: string;
+  /** seconds per request attempt, only when the profile sets one */
+  timeout?: number;
 }
 
 export function fingerprint(secret: string): string {
@@ -37,6 +39,7 @@ export function summarize(profile: Profile, isDefault: boolean): ProfileSummary 
     secret_fingerprint: fingerprint(profile.secret),
     webhook_secret_fingerprint: profile.webhookSecret === undefined ? null : fingerprint(profile.webhookSecret),
     ...(profile.caFile !== undefined ? { ca_file: profile.caFile } : {}),
+    ...(profile.timeout !== undefined ? { timeout: profile.timeout } : {}),
   };
 }
 
@@ -46,6 +49,8 @@ export interface AddCommandOptions {
   mode: string;
   baseUrl?: string;
   caFile?: string;
+  /** seconds per request attempt */
+  timeout?: number;
   secretStdin: boolean;
   webhookSecretStdin: boolean;
   makeDefault: boolean;
@@ -61,7 +66,7 @@ export async function addFromCommand(opts: AddCommandOptions): Promise<AddProfil
   }
   // Refuse bad flags and an unreadable store before asking for the secret.
   const placeholder = Buffer.alloc(32).toString('base64');
-  const { problems } = validateProfile({ name: opts.name, keyId: opts.keyId, secret: placeholder, mode: opts.mode, baseUrl: opts.baseUrl });
+  const { problems } = validateProfile({ name: opts.name, keyId: opts.keyId, secret: placeholder, mode: opts.mode, baseUrl: opts.baseUrl, timeout: opts.timeout });
   if (Object.keys(problems).length > 0) throw invalidProfileError(problems);
   const store = await loadStore(opts.env);
   if (store.profiles.has(opts.name) && !opts.force) throw profileExistsError(opts.name);
@@ -76,7 +81,7 @@ export async function addFromCommand(opts: AddCommandOptions): Promise<AddProfil
     throw usageError('no secret: stdin is not a terminal, so cardctl cannot prompt for it.', 'Pass --secret-stdin and pipe the secret in, e.g. printf \'%s\\n\' "$SECRET" | cardctl profiles add NAME --key-id KEY_ID --mode test --secret-stdin (a secret is never accepted as a flag).');
   }
   const result = await addProfile(
-    { name: opts.name, keyId: opts.keyId, secret, mode: opts.mode, baseUrl: opts.baseUrl, webhookSecret, ...(opts.caFile !== undefined ? { caFile: resolvePath(opts.caFile) } : {}) },
+    { name: opts.name, keyId: opts.keyId, secret, mode: opts.mode, baseUrl: opts.baseUrl, webhookSecret, ...(opts.caFile !== undefined ? { caFile: resolvePath(opts.caFile) } : {}), ...(opts.timeout !== undefined ? { timeout: opts.timeout } : {}) },
     { overwrite: opts.force, makeDefault: opts.makeDefault, env: opts.env },
   );
   return { ...result, summary: summarize(result.profile, result.isDefault) };

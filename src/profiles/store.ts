@@ -17,7 +17,9 @@ import { checkKeyId, checkMode, checkName, checkSecret, checkWebhookSecret, MODE
 
 export const STORE_FILE_NAME = 'profiles.json';
 const STORE_VERSION = 1;
-const PROFILE_FIELDS = ['keyId', 'secret', 'mode', 'baseUrl', 'webhookSecret', 'caFile'] as const;
+const PROFILE_FIELDS = ['keyId', 'secret', 'mode', 'baseUrl', 'webhookSecret', 'caFile', 'timeout'] as const;
+/** The longest `timeout` a profile holds, in seconds (one day, as --timeout). */
+const MAX_PROFILE_TIMEOUT_S = 86_400;
 
 /** What the file holds, validated. Profiles keep the file's order. */
 export interface StoreState {
@@ -50,6 +52,7 @@ export interface ProfileInput {
   baseUrl?: string;
   webhookSecret?: string;
   caFile?: string;
+  timeout?: number;
 }
 
 /** Normalizes and checks every field; returns the profile or the problems by field (snake_case, like the API's 422 map). */
@@ -66,6 +69,9 @@ export function validateProfile(input: ProfileInput): { profile?: Profile; probl
   const base = normalizeBaseUrl(input.baseUrl ?? DEFAULT_BASE_URL);
   if (base.problem) problems.base_url = base.problem;
   if (input.caFile !== undefined && input.caFile.trim() === '') problems.ca_file = 'must be the path of a PEM file';
+  if (input.timeout !== undefined && !(typeof input.timeout === 'number' && input.timeout > 0 && input.timeout <= MAX_PROFILE_TIMEOUT_S)) {
+    problems.timeout = `must be a number of seconds above 0 and at most ${MAX_PROFILE_TIMEOUT_S}`;
+  }
   if (input.webhookSecret !== undefined) {
     const p = checkWebhookSecret(input.webhookSecret);
     if (p) problems.webhook_secret = p;
@@ -74,6 +80,7 @@ export function validateProfile(input: ProfileInput): { profile?: Profile; probl
   const profile: Profile = { name: input.name, keyId, secret: input.secret, mode: input.mode as Mode, baseUrl: base.url! };
   if (input.webhookSecret !== undefined) profile.webhookSecret = input.webhookSecret;
   if (input.caFile !== undefined) profile.caFile = input.caFile;
+  if (input.timeout !== undefined) profile.timeout = input.timeout;
   return { profile, problems };
 }
 
@@ -81,7 +88,7 @@ export function validateProfile(input: ProfileInput): { profile?: Profile; probl
 // The file's content
 
 function fixHint(path: string): string {
-  return `Fix ${path} by hand (it is JSON: {"version": 1, "default": NAME, "profiles": {NAME: {"keyId", "secret", "mode", "baseUrl", "webhookSecret"?, "caFile"?}}}), or move it away (mv "${path}" "${path}.bak") and add your profiles again with \`cardctl profiles add\`. cardctl will not overwrite it.`;
+  return `Fix ${path} by hand (it is JSON: {"version": 1, "default": NAME, "profiles": {NAME: {"keyId", "secret", "mode", "baseUrl", "webhookSecret"?, "caFile"?, "timeout"? (seconds)}}}), or move it away (mv "${path}" "${path}.bak") and add your profiles again with \`cardctl profiles add\`. cardctl will not overwrite it.`;
 }
 
 function invalidStore(path: string, what: string): CardctlError {
@@ -140,6 +147,7 @@ export function parseStoreText(text: string, path: string): StoreState {
       baseUrl: value.baseUrl as string,
       webhookSecret: value.webhookSecret as string | undefined,
       caFile: value.caFile as string | undefined,
+      timeout: value.timeout as number | undefined,
     });
     if (!profile) throw invalidStore(path, `${where}: ${Object.values(problems).join('; ')}`);
     profiles.set(name, profile);
@@ -155,9 +163,10 @@ function toJson(state: StoreState): Record<string, unknown> {
   // Object.fromEntries defines own properties, so any valid name (even "__proto__") is kept.
   const profiles = Object.fromEntries(
     [...state.profiles.values()].map((p) => {
-      const entry: Record<string, string> = { keyId: p.keyId, secret: p.secret, mode: p.mode, baseUrl: p.baseUrl };
+      const entry: Record<string, string | number> = { keyId: p.keyId, secret: p.secret, mode: p.mode, baseUrl: p.baseUrl };
       if (p.webhookSecret !== undefined) entry.webhookSecret = p.webhookSecret;
       if (p.caFile !== undefined) entry.caFile = p.caFile;
+      if (p.timeout !== undefined) entry.timeout = p.timeout;
       return [p.name, entry];
     }),
   );

@@ -14,6 +14,8 @@ export interface Profile {
   webhookSecret?: string;
   /** a PEM bundle of CA certificates trusted in addition to the system's (`profiles add --ca-file`) */
   caFile?: string;
+  /** seconds each request attempt may take (`profiles add --timeout`); below --timeout and CARDCTL_TIMEOUT */
+  timeout?: number;
 }
 
 /** Where the credentials in use came from, in order of precedence. */

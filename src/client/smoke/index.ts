@@ -57,6 +57,8 @@ export interface SmokeReport {
 
 export interface SmokeOptions {
   amount?: number;
+  /** `--timeout` as typed (seconds): src/client/timeout.ts */
+  timeout?: string;
 }
 
 export interface SmokeDeps {
@@ -115,7 +117,8 @@ export async function runSmoke(opts: SmokeOptions, deps: SmokeDeps): Promise<Smo
 /** smoke with the real parts: the credential resolver (-p, env, default profile) and the shared HTTP agent. */
 export async function smoke(opts: SmokeOptions & { profile?: string; env?: NodeJS.ProcessEnv; credentials?: Credentials }): Promise<SmokeReport> {
   const env = opts.env ?? process.env;
-  const [{ resolveCredentials }, { closeAgent }, { timeoutFromEnv }] = await Promise.all([import('../../profiles/resolve.js'), import('../http.js'), import('../session.js')]);
+  const [{ resolveCredentials }, { closeAgent }, { timeoutFromFlagOrEnv }] = await Promise.all([import('../../profiles/resolve.js'), import('../http.js'), import('../timeout.js')]);
+  const flagOrEnvTimeout = timeoutFromFlagOrEnv(opts.timeout, env); // a bad value: exit 2, nothing sent
   try {
     let credentials: Credentials;
     try {
@@ -125,7 +128,9 @@ export async function smoke(opts: SmokeOptions & { profile?: string; env?: NodeJ
       if (err instanceof CardctlError) return credentialsFailed(err);
       throw err;
     }
-    return await runSmoke(opts, { credentials, timeoutMs: timeoutFromEnv(env) });
+    // undefined: each probe's own default
+    const timeoutMs = flagOrEnvTimeout ?? (credentials.timeout !== undefined ? Math.round(credentials.timeout * 1000) : undefined);
+    return await runSmoke(opts, { credentials, timeoutMs });
   } finally {
     await closeAgent();
   }

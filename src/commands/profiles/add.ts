@@ -21,6 +21,7 @@ export default class ProfilesAdd extends BaseCommand {
     mode: Flags.string({ description: 'test or live', required: true, options: ['test', 'live'] }),
     'base-url': Flags.string({ description: 'API address including /api/v1 (default: the local mock, http://127.0.0.1:4010/api/v1)' }),
     'ca-file': Flags.string({ description: 'PEM file of CA certificates to trust for this profile, in addition to the system\'s (a company proxy or a private CA)' }),
+    timeout: Flags.string({ description: 'seconds each request attempt may take with this profile (below --timeout and CARDCTL_TIMEOUT; default 30)' }),
     'secret-stdin': Flags.boolean({ description: 'read the API secret from the first line of stdin', default: false }),
     'webhook-secret-stdin': Flags.boolean({ description: 'read the webhook signing secret from the second line of stdin (needs --secret-stdin)', default: false }),
     default: Flags.boolean({ description: 'make it the default profile', default: false }),
@@ -43,12 +44,14 @@ export default class ProfilesAdd extends BaseCommand {
       );
     }
     const { addFromCommand } = await import('../../profiles/actions.js');
+    const timeoutMs = flags.timeout === undefined ? undefined : (await import('../../client/timeout.js')).parseTimeoutSeconds(flags.timeout, '--timeout');
     const result = await addFromCommand({
       name: args.name,
       keyId: flags['key-id'],
       mode: flags.mode,
       baseUrl: flags['base-url'],
       caFile: flags['ca-file'],
+      timeout: timeoutMs === undefined ? undefined : timeoutMs / 1000,
       secretStdin: flags['secret-stdin'],
       webhookSecretStdin: flags['webhook-secret-stdin'],
       makeDefault: flags.default,

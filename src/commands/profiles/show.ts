@@ -24,6 +24,7 @@ export default class ProfilesShow extends BaseCommand {
         secret: `**** (${p.secret_fingerprint})`,
         'webhook secret': p.webhook_secret_fingerprint ? `**** (${p.webhook_secret_fingerprint})` : 'not set',
         ...(p.ca_file !== undefined ? { 'CA file': p.ca_file } : {}),
+        ...(p.timeout !== undefined ? { timeout: `${p.timeout} s per attempt` } : {}),
         default: p.default ? 'yes' : 'no',
         store: path,
       }),
