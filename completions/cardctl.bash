@@ -21,7 +21,7 @@ _cardctl_subcommands() {
     'mock transactions') echo 'add' ;;
     'mock webhook-endpoints') echo 'add enable remove' ;;
     'mock withdrawals') echo 'add' ;;
-    'ops') echo 'list repair replay resolve show' ;;
+    'ops') echo 'compact list repair replay resolve show' ;;
     'profiles') echo 'add list remove show use' ;;
     'sign') echo 'diagnose' ;;
     'webhooks') echo 'listen sign test trigger verify' ;;
@@ -81,6 +81,7 @@ _cardctl_flags() {
     'mock webhook-endpoints enable') echo '--control-url --json --no-input --profile' ;;
     'mock webhook-endpoints remove') echo '--control-url --json --no-input --profile' ;;
     'mock withdrawals add') echo '--amount --control-url --fee --json --merchant --no-input --outcome --profile' ;;
+    'ops compact') echo '--json --no-input --older-than' ;;
     'ops list') echo '--all --card --json --key --limit --ndjson --no-input --since --unresolved --until' ;;
     'ops repair') echo '--discard-unreadable --json --no-input' ;;
     'ops replay') echo '--ca-file --include --json --no-input --profile --retries --timeout --verbose --yes' ;;

@@ -22,7 +22,7 @@ _cardctl_subcommands() {
     'mock transactions') print -r -- 'add' ;;
     'mock webhook-endpoints') print -r -- 'add enable remove' ;;
     'mock withdrawals') print -r -- 'add' ;;
-    'ops') print -r -- 'list repair replay resolve show' ;;
+    'ops') print -r -- 'compact list repair replay resolve show' ;;
     'profiles') print -r -- 'add list remove show use' ;;
     'sign') print -r -- 'diagnose' ;;
     'webhooks') print -r -- 'listen sign test trigger verify' ;;
@@ -82,6 +82,7 @@ _cardctl_flags() {
     'mock webhook-endpoints enable') print -r -- '--control-url --json --no-input --profile' ;;
     'mock webhook-endpoints remove') print -r -- '--control-url --json --no-input --profile' ;;
     'mock withdrawals add') print -r -- '--amount --control-url --fee --json --merchant --no-input --outcome --profile' ;;
+    'ops compact') print -r -- '--json --no-input --older-than' ;;
     'ops list') print -r -- '--all --card --json --key --limit --ndjson --no-input --since --unresolved --until' ;;
     'ops repair') print -r -- '--discard-unreadable --json --no-input' ;;
     'ops replay') print -r -- '--ca-file --include --json --no-input --profile --retries --timeout --verbose --yes' ;;

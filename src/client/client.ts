@@ -104,6 +104,12 @@ export interface PreparedRequest {
   confirmed?: boolean;
   /** the key was generated here: it is shown on stderr when the request is first sent */
   generatedKey?: boolean;
+  /**
+   * The replay of a compacted operation (its body no longer kept): the journal answers from the
+   * body's recorded hash, and nothing is ever sent (compacted means older than the retention,
+   * so past the key's 23 hours).
+   */
+  answerFromJournalOnly?: { bodySha256: string };
 }
 
 const defaultSleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -209,6 +215,7 @@ export class ApiClient {
     const url = `${p.origin}${p.path}${p.query ? `?${wireQuery(p.query)}` : ''}`;
     const verdict = journal && p.idempotencyKey !== undefined ? this.verdict(journal, p, opts.batch ?? false) : ({ send: true } as SendVerdict);
     if (!verdict.send) return this.fromJournal(p, url, verdict.report);
+    if (p.answerFromJournalOnly) throw new CardctlError(`the journal holds only the identity and outcome of this operation (its body was compacted): it cannot be sent again.`, { kind: 'usage', hint: 'See what it did with `cardctl ops show KEY`.' });
     if (p.money && !p.confirmed) {
       const what = `a LIVE money operation: ${p.method} ${url} with profile "${this.credentials.name}"`;
       if (this.credentials.mode === 'live') await confirmLive({ what, yes: this.opts.yes, ask: this.opts.confirm });
@@ -264,7 +271,7 @@ export class ApiClient {
 
   private verdict(journal: Journal, p: PreparedRequest, batch: boolean): SendVerdict {
     const c = this.credentials;
-    const bodySha256 = createHash('sha256').update(p.body).digest('hex');
+    const bodySha256 = p.answerFromJournalOnly?.bodySha256 ?? createHash('sha256').update(p.body).digest('hex');
     try {
       return sendVerdict(journal.history(p.idempotencyKey!), { idempotencyKey: p.idempotencyKey!, baseUrl: c.baseUrl, mode: c.mode, keyId: c.keyId, bodySha256, batch }, this.now());
     } catch (err) {

@@ -58,7 +58,34 @@ export interface JournalResolution {
   note?: string | null;
 }
 
-export type JournalRecord = JournalOp | JournalOutcome | JournalResolution;
+/**
+ * A resolved operation older than the retention (docs/journal.md, "Retention"), reduced to what
+ * the 24-hour rule and `ops show` need: its identity (key, target, key id, body hash), its time
+ * and its folded outcome. Its body, query, profile and attempts are not kept.
+ */
+export interface JournalCompact {
+  type: 'compact';
+  id: string;
+  time: string;
+  mode: string;
+  base_url: string;
+  key_id?: string;
+  method: string;
+  path: string;
+  idempotency_key: string;
+  body_sha256: string;
+  outcome: 'resolved';
+  status: number | null;
+  code: string | null;
+  resource_id: string | null;
+  resolved_by?: string;
+  resolution?: { outcome: 'succeeded' | 'failed'; note: string | null; time: string };
+  /** its last answer said nothing was processed (it then reveals nothing about other sends) */
+  not_processed?: true;
+  compacted_at: string;
+}
+
+export type JournalRecord = JournalOp | JournalOutcome | JournalResolution | JournalCompact;
 
 export interface JournalEntry extends JournalOp {
   /** the latest outcome; `unknown` until one is recorded */
@@ -72,6 +99,8 @@ export interface JournalEntry extends JournalOp {
   resolved_by?: string;
   /** set when the latest record is a person's `ops resolve` */
   resolution?: { outcome: 'succeeded' | 'failed'; note: string | null; time: string };
+  /** when retention reduced it to its identity and outcome (its body and attempts are no longer kept) */
+  compacted_at?: string;
 }
 
 /** Sends that the API treats as one operation: it answers the same key and bytes with the same outcome. */
@@ -148,17 +177,44 @@ function propagate(all: JournalEntry[]): JournalEntry[] {
   return all;
 }
 
-/** The records of some operations (ops first, in any order of files) as entries, oldest first. */
+/** The entry a compacted record stands for (no body, no attempts; its outcome as it was folded). */
+function fromCompact(c: JournalCompact): JournalEntry {
+  const { type: _t, outcome, status, code, resource_id, resolved_by, resolution, compacted_at, not_processed, ...identity } = c;
+  const outcomes: JournalOutcome[] = not_processed ? [{ type: 'outcome', id: c.id, time: c.time, status, outcome, code, not_processed }] : [];
+  const entry: JournalEntry = { type: 'op', ...identity, profile: null, source: 'compacted', query: '', body_b64: '', outcome, status, code, resource_id, outcomes, compacted_at };
+  if (resolved_by) entry.resolved_by = resolved_by;
+  if (resolution) entry.resolution = resolution;
+  return entry;
+}
+
+/** The compacted record of a resolved entry (what retention keeps of it). */
+export function compactOf(e: JournalEntry, now: string): JournalCompact {
+  const c: JournalCompact = {
+    type: 'compact', id: e.id, time: e.time, mode: e.mode, base_url: e.base_url, method: e.method, path: e.path, idempotency_key: e.idempotency_key,
+    body_sha256: e.body_sha256, outcome: 'resolved', status: e.status, code: e.code, resource_id: e.resource_id, compacted_at: e.compacted_at ?? now,
+  };
+  if (e.key_id !== undefined) c.key_id = e.key_id;
+  if (e.resolved_by) c.resolved_by = e.resolved_by;
+  if (e.resolution) c.resolution = e.resolution;
+  if ((e.outcomes.at(-1) as JournalOutcome | undefined)?.not_processed) c.not_processed = true;
+  return c;
+}
+
+/** The records of some operations (ops first, in any order of files) as entries, oldest first. A compacted record stands for its op and every record after it. */
 export function entriesOf(records: readonly RawRecord[]): JournalEntry[] {
   const ops = new Map<string, { op: JournalOp; records: Array<JournalOutcome | JournalResolution> }>();
+  const compacted = new Map<string, JournalEntry>();
   for (const r of records) {
     if (r.type === 'op') {
       if (!ops.has(r.id)) ops.set(r.id, { op: r as unknown as JournalOp, records: [] });
     } else if (r.type === 'outcome' || r.type === 'resolution') {
       ops.get(r.id)?.records.push(r as unknown as JournalOutcome | JournalResolution);
+    } else if (r.type === 'compact' && !compacted.has(r.id)) {
+      compacted.set(r.id, fromCompact(r as unknown as JournalCompact));
     }
   }
-  const all = [...ops.values()].map((o) => fold(o.op, o.records));
+  const all = [...ops.values()].filter((o) => !compacted.has(o.op.id)).map((o) => fold(o.op, o.records));
+  all.push(...compacted.values());
   all.sort((a, b) => Date.parse(a.time) - Date.parse(b.time));
   return propagate(all);
 }
@@ -191,6 +247,8 @@ export class Journal {
   /** ops this process wrote or read: where their later records go */
   private readonly places = new Map<string, OpPlace>();
   private ready: boolean;
+  /** set once this process recorded an outcome (a money operation ran: retention may be due) */
+  wroteOutcome = false;
 
   /** `path`: the journal folder, or (as older versions named it) the `operations.ndjson` beside it. `staged`: a takeover's staging folder (no takeover of its own). */
   constructor(path: string, staged = false) {
@@ -249,6 +307,7 @@ export class Journal {
     const place = this.placeOf(rec.id);
     if (!place) throw new CardctlError(`no operation ${rec.id} in the journal ${this.dir}.`, { kind: 'not_found', hint: 'List them with `cardctl ops list`.' });
     store.writeAfter(rec as unknown as RawRecord, place);
+    this.wroteOutcome = true;
     this.syncMarkers(place.key);
   }
 
@@ -303,7 +362,7 @@ export class Journal {
       const { records, damaged } = store.bucketByName(bucket);
       if (damaged.length) throw damagedJournalError(this.dir, `keys/${bucket}.ndjson`, damaged, [...wanted][0]);
       const ids = new Map<string, string>();
-      for (const r of records) if (r.type === 'op' && wanted.has(r.idempotency_key as string)) ids.set(r.id, r.idempotency_key as string);
+      for (const r of records) if ((r.type === 'op' || r.type === 'compact') && wanted.has(r.idempotency_key as string)) ids.set(r.id, r.idempotency_key as string);
       for (const k of wanted) {
         const mine = records.filter((r) => ids.get(r.id) === k);
         const sends = entriesOf(mine);
@@ -319,7 +378,7 @@ export class Journal {
     const hit = this.prepare().idLookup(id).found.find((r) => r.id === id);
     if (!hit) return undefined;
     const { records } = this.store.bucketByName(hit.key_bucket);
-    const op = records.find((r) => r.type === 'op' && r.id === id);
+    const op = records.find((r) => (r.type === 'op' || r.type === 'compact') && r.id === id);
     return op ? this.history(op.idempotency_key as string, { strict: false }).find((e) => e.id === id) : undefined;
   }
 

@@ -4,6 +4,8 @@ import type { ApiResponse, PreparedRequest } from './client.js';
 import { Journal, type JournalEntry } from './journal.js';
 import type { DamagedLine } from './journal-store/lines.js';
 import type { RepairReport } from './journal-store/repair.js';
+import type { CompactionReport } from './journal-store/compaction.js';
+import { retentionDays } from './retention.js';
 import { lockKey } from './key-lock.js';
 import { normalBase } from './money-rules.js';
 import { withSession, type SessionOptions } from './session.js';
@@ -82,6 +84,11 @@ export function sentWith(e: JournalEntry, c: { baseUrl: string; mode: string; ke
 /** The entry as people and `--json` see it: the body decoded when it is text. */
 export function opView(e: JournalEntry): Record<string, unknown> {
   const { type: _type, outcomes, body_b64, ...rest } = e;
+  if (e.compacted_at) {
+    // retention kept its identity and outcome; the body's hash still tells a resend of other bytes
+    const { profile: _p, source: _s, query: _q, ...kept } = rest;
+    return { ...kept, body: null, body_b64: null, attempts_recorded: null };
+  }
   return { ...rest, body: Buffer.from(body_b64, 'base64').toString('utf8'), body_b64, attempts_recorded: outcomes.length };
 }
 
@@ -114,11 +121,20 @@ export async function replayOp(id: string, opts: SessionOptions): Promise<{ entr
       body: Buffer.from(entry.body_b64, 'base64'),
       money: true,
       idempotencyKey: entry.idempotency_key,
+      ...(entry.compacted_at ? { answerFromJournalOnly: { bodySha256: entry.body_sha256 } } : {}),
     };
     process.stderr.write(`Replaying ${entry.id} with Idempotency-Key: ${entry.idempotency_key}\n`);
     const response = await client.sendPrepared(prepared, entry.id);
     return { entry, response };
   });
+}
+
+/** `ops compact`: compacts the resolved operations older than the retention (docs/journal.md, "Retention"). */
+export async function compactOps(opts: { retentionDays?: number; env?: NodeJS.ProcessEnv } = {}): Promise<CompactionReport & { dir: string }> {
+  const journal = Journal.open(opts.env);
+  journal.stats(); // takes over an old file first
+  const { compactJournal } = await import('./journal-store/compaction.js');
+  return { dir: journal.dir, ...compactJournal(journal.dir, { retentionDays: opts.retentionDays ?? retentionDays(opts.env) }) };
 }
 
 /** `ops repair`: rebuilds damaged journal files from their second copy; lines of an old file that could not be read are shown (and set aside with `discardUnreadable`). */

@@ -78,9 +78,17 @@ export async function openSession(opts: SessionOptions = {}): Promise<Session> {
 
 /** Opens a session, runs `fn`, and closes the keep-alive sockets so the process exits at once. */
 export async function withSession<T>(opts: SessionOptions, fn: (session: Session) => Promise<T>): Promise<T> {
+  let journal: Journal | undefined;
   try {
-    return await fn(await openSession(opts));
+    const session = await openSession(opts);
+    journal = session.journal;
+    return await fn(session);
   } finally {
     await closeAgent();
+    // once a day, after a money operation: resolved operations past the retention compacted, in the background
+    if (journal?.wroteOutcome) {
+      const { compactInBackground } = await import('./retention.js');
+      compactInBackground(journal.dir, opts.env ?? process.env);
+    }
   }
 }

@@ -1,7 +1,7 @@
 // The journal's file operations: an append is one write() on a file opened O_APPEND (concurrent
 // processes never interleave within a record), then fdatasync when the record must be on disk
 // before the caller goes on. A new file's folder is synced too, so the file itself survives.
-import { closeSync, constants, createReadStream, fdatasyncSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
+import { closeSync, constants, createReadStream, fdatasyncSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, statSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { decodeText, encodeLine, type DamagedLine, type RawRecord } from './lines.js';
 
@@ -27,27 +27,115 @@ function syncDir(dir: string): void {
   }
 }
 
-/** Appends records in one write; `sync`: on disk (fdatasync) before returning. */
+/**
+ * Appends records in one write; `sync`: on disk (fdatasync) before returning. A file that
+ * compaction or repair replaced (renamed a rewritten copy over it) while this write went to the
+ * old copy is written again to the new one: a reader may then see the record twice, which folds
+ * to the same operation, but never misses it.
+ */
 export function appendLines(file: string, records: readonly object[], sync: boolean): void {
   ensureDir(dirname(file));
-  const fd = openSync(file, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT, 0o600);
-  let wasNew = false;
+  const text = records.map(encodeLine).join('');
+  for (let tries = 0; ; tries++) {
+    const { ino, wasNew } = appendOnce(file, text, sync);
+    if (sync && wasNew) syncDir(dirname(file)); // the new file's name is on disk too
+    if (tries >= 8 || inodeOf(file) === ino) return;
+  }
+}
+
+const inodeOf = (file: string): number | undefined => {
   try {
-    const size = fstatSync(fd).size;
-    wasNew = size === 0;
+    return statSync(file).ino;
+  } catch {
+    return undefined;
+  }
+};
+
+function appendOnce(file: string, text: string, sync: boolean): { ino: number; wasNew: boolean } {
+  const fd = openSync(file, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT, 0o600);
+  try {
+    const st = fstatSync(fd);
     let prefix = '';
-    if (size > 0) {
+    if (st.size > 0) {
       // a write cut short (power loss) must not swallow this record: start on a line of its own
       const last = Buffer.alloc(1);
-      readSync(fd, last, 0, 1, size - 1);
+      readSync(fd, last, 0, 1, st.size - 1);
       if (last[0] !== 0x0a) prefix = '\n';
     }
-    writeSync(fd, prefix + records.map(encodeLine).join(''));
+    writeSync(fd, prefix + text);
     if (sync) fdatasyncSync(fd);
+    return { ino: st.ino, wasNew: st.size === 0 };
   } finally {
     closeSync(fd);
   }
-  if (sync && wasNew) syncDir(dirname(file)); // the new file's name is on disk too
+}
+
+/**
+ * Replaces a file by a rewritten copy while other processes may append to it: the copy is
+ * written and synced beside it and renamed over it; lines appended to the old file after it was
+ * read are carried over (before the rename, by reading again; after it, from the old file's
+ * descriptor), and a writer that lands in the old file after that writes again itself
+ * (appendLines). `rewrite` gets the file's text and returns the new text, or undefined to leave
+ * it as it is.
+ */
+export function rewriteFile(file: string, rewrite: (text: string) => string | undefined): boolean {
+  const fd = openSync(file, constants.O_RDONLY);
+  try {
+    let read = readFrom(fd, 0, true);
+    const next = rewrite(read.text);
+    if (next === undefined) return false;
+    let out = next;
+    const tmp = `${file}.rewrite-${process.pid}`;
+    for (let more = readFrom(fd, read.end); more.text !== ''; more = readFrom(fd, read.end)) {
+      out += more.text; // appended while rewriting: kept as written
+      read = { text: '', end: more.end };
+    }
+    writeWhole(tmp, out);
+    renameSync(tmp, file);
+    const late = readFrom(fd, read.end).text; // landed between the last read and the rename
+    if (late !== '') appendRaw(file, late);
+    syncDir(dirname(file));
+    return true;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The complete lines from `start` to the end (a line still being written is left for the next read; `whole`: everything). */
+function readFrom(fd: number, start: number, whole = false): { text: string; end: number } {
+  const size = fstatSync(fd).size;
+  if (size <= start) return { text: '', end: start };
+  const buf = Buffer.alloc(size - start);
+  let got = 0;
+  while (got < buf.length) {
+    const n = readSync(fd, buf, got, buf.length - got, start + got);
+    if (n === 0) break;
+    got += n;
+  }
+  if (whole) return { text: buf.subarray(0, got).toString('utf8'), end: start + got };
+  const lastNl = buf.lastIndexOf(0x0a, got - 1);
+  if (lastNl < 0) return { text: '', end: start };
+  return { text: buf.subarray(0, lastNl + 1).toString('utf8'), end: start + lastNl + 1 };
+}
+
+function writeWhole(file: string, text: string): void {
+  const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC, 0o600);
+  try {
+    writeSync(fd, text);
+    fdatasyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function appendRaw(file: string, text: string): void {
+  const fd = openSync(file, constants.O_WRONLY | constants.O_APPEND, 0o600);
+  try {
+    writeSync(fd, text);
+    fdatasyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Every record of a small file (an index bucket); [] when it does not exist. */

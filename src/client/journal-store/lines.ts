@@ -49,6 +49,17 @@ export function shapeProblem(r: unknown): string | undefined {
     if (!isStrOrNull(o.note)) return `${o.id}: resolution note of the wrong type`;
     return undefined;
   }
+  if (o.type === 'compact') {
+    for (const f of ['mode', 'base_url', 'method', 'path', 'idempotency_key', 'body_sha256', 'compacted_at']) {
+      if (!isStr(o[f])) return `${o.id}: compacted op without ${f}`;
+    }
+    if (o.outcome !== 'resolved') return `${o.id}: compacted op not resolved`;
+    if (o.not_processed !== undefined && o.not_processed !== true) return `${o.id}: compacted op with a field of the wrong type`;
+    if (!isStatus(o.status) || !isStrOrNull(o.code) || !isStrOrNull(o.resource_id) || !isStrOrNull(o.key_id) || !isStrOrNull(o.resolved_by)) return `${o.id}: compacted op with a field of the wrong type`;
+    const res = o.resolution as Record<string, unknown> | undefined | null;
+    if (res !== undefined && res !== null && (typeof res !== 'object' || (res.outcome !== 'succeeded' && res.outcome !== 'failed') || !isStr(res.time) || !isStrOrNull(res.note))) return `${o.id}: compacted op with a resolution of the wrong shape`;
+    return undefined;
+  }
   if (o.type === 'id') return isStr(o.key_bucket) && /^[0-9a-f]{3}$/.test(o.key_bucket) ? undefined : `${o.id}: index line without its key bucket`;
   return `${o.id}: unknown record type ${JSON.stringify(o.type)?.slice(0, 40)}`;
 }

@@ -2,8 +2,10 @@
 // segment; the id index is derived from the buckets), so a damaged file is rebuilt from the
 // other copies. Each rebuilt file replaces the damaged one by an atomic rename; the damaged one
 // is kept beside it (`.damaged`). Lines of an old operations.ndjson that could not be read have
-// no second copy: they are shown, and set aside only when the person says so.
-import { copyFileSync, existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+// no second copy: they are shown, and set aside only when the person says so. Files are replaced
+// as compaction does (rewriteFile), so records appended meanwhile are kept.
+import { copyFileSync, existsSync, readdirSync, readFileSync, renameSync } from 'node:fs';
+import { rewriteFile } from './files.js';
 import { join, relative } from 'node:path';
 import { decodeText, encodeLine, isDamaged, type RawRecord } from './lines.js';
 import { idBucketFile, idRecord, idShard, keyBucketName, segmentFile } from './layout.js';
@@ -37,7 +39,7 @@ function* readAll(files: string[]): Generator<Decoded> {
 function* withPlaces(copies: Iterable<Decoded>): Generator<{ rec: RawRecord; key: string; time: string }> {
   for (const c of copies) {
     const ops = new Map<string, { key: string; time: string }>();
-    for (const r of c.records) if (r.type === 'op') ops.set(r.id, { key: r.idempotency_key as string, time: r.time as string });
+    for (const r of c.records) if (r.type === 'op' || r.type === 'compact') ops.set(r.id, { key: r.idempotency_key as string, time: r.time as string });
     for (const r of c.records) {
       const place = ops.get(r.id);
       if (place) yield { rec: r, ...place };
@@ -60,10 +62,18 @@ function rebuild(target: Decoded, fromOthers: RawRecord[]): { text: string; rest
   return { text: lines.join(''), restored };
 }
 
-function replace(file: string, text: string): void {
-  copyFileSync(file, `${file}.damaged`);
-  writeFileSync(`${file}.tmp`, text, { mode: 0o600 });
-  renameSync(`${file}.tmp`, file);
+/** The file rebuilt from its readable lines as they are now and the other copies; lines appended meanwhile by a money command are kept (rewriteFile). */
+function replace(d: Decoded, fromOthers: RawRecord[]): number {
+  copyFileSync(d.file, `${d.file}.damaged`);
+  let restored = 0;
+  rewriteFile(d.file, (text) => {
+    const all = decodeText(text);
+    const now = { file: d.file, records: all.filter((r): r is RawRecord => !isDamaged(r)), damaged: 0 };
+    const rebuilt = rebuild(now, fromOthers);
+    restored = rebuilt.restored;
+    return rebuilt.text;
+  });
+  return restored;
 }
 
 export function repairJournal(root: string, opts: { discardUnreadable?: boolean } = {}): RepairReport {
@@ -82,21 +92,15 @@ export function repairJournal(root: string, opts: { discardUnreadable?: boolean 
   for (const d of badBuckets) {
     const name = d.file.slice(-10, -7);
     const others = [...withPlaces(readAll(segments))].filter((x) => keyBucketName(x.key) === name).map((x) => x.rec);
-    const { text, restored } = rebuild(d, others);
-    replace(d.file, text);
-    note(d, restored);
+    note(d, replace(d, others));
   }
   for (const d of badSegments) {
     const others = [...withPlaces(readAll(buckets))].filter((x) => segmentFile(root, x.time) === d.file).map((x) => x.rec);
-    const { text, restored } = rebuild(d, others);
-    replace(d.file, text);
-    note(d, restored);
+    note(d, replace(d, others));
   }
   for (const d of damagedOf(ids)) {
-    const others = [...withPlaces(readAll(buckets))].filter((x) => x.rec.type === 'op' && idBucketFile(root, idShard(x.rec.id)) === d.file).map((x) => idRecord(x.rec.id, x.time, keyBucketName(x.key)) as unknown as RawRecord);
-    const { text, restored } = rebuild(d, others);
-    replace(d.file, text);
-    note(d, restored);
+    const others = [...withPlaces(readAll(buckets))].filter((x) => (x.rec.type === 'op' || x.rec.type === 'compact') && idBucketFile(root, idShard(x.rec.id)) === d.file).map((x) => idRecord(x.rec.id, x.time, keyBucketName(x.key)) as unknown as RawRecord);
+    note(d, replace(d, others));
   }
   const unreadable = join(root, 'damaged.ndjson');
   if (existsSync(unreadable)) {

@@ -62,3 +62,21 @@ export function takeoverLock(file: string, note?: (line: string) => void): () =>
     if (ownerOf(file) === process.pid) unlinkSync(file);
   };
 }
+
+/** Takes the lock only when no running process holds it (a stale one is taken over); undefined when one does. */
+export function tryLock(file: string): (() => void) | undefined {
+  for (let tries = 0; tries < 3; tries++) {
+    if (tryCreate(file)) return () => {
+      if (ownerOf(file) === process.pid) unlinkSync(file);
+    };
+    const owner = ownerOf(file);
+    if (owner && alive(owner)) return undefined;
+    if (!owner) sleepSync(100); // just created, its pid not written yet
+    try {
+      if (ownerOf(file) === owner && (owner === 0 ? tries > 0 : true)) unlinkSync(file);
+    } catch {
+      // another process removed it first
+    }
+  }
+  return undefined;
+}

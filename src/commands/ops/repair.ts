@@ -6,7 +6,7 @@ export default class OpsRepair extends BaseCommand {
   static override description =
     'Every record is held twice (its key bucket and its hour\'s segment) with a checksum per line: a damaged file is rebuilt from the other copy ' +
     '(the damaged one is kept beside it as .damaged). Lines of an old operations.ndjson that could not be read when it was taken over have no second copy: ' +
-    'they are shown, and money commands refuse until you have checked them and run `cardctl ops repair --discard-unreadable`. Run it while no other cardctl process is sending.';
+    'they are shown, and money commands refuse until you have checked them and run `cardctl ops repair --discard-unreadable`. Safe while other cardctl processes send: lines they append meanwhile are kept.';
   static override examples = ['<%= config.bin %> ops repair', '<%= config.bin %> ops repair --discard-unreadable'];
   static override flags = {
     'discard-unreadable': Flags.boolean({ description: 'after checking them, set aside the unreadable lines of an old file (money commands then go again)', default: false }),

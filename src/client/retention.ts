@@ -1,0 +1,60 @@
+// How long the journal keeps resolved operations whole (docs/journal.md, "Retention"), and the
+// compaction a money command starts in the background once a day when some have aged past it.
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { usageError } from '../errors.js';
+import { DEFAULT_RETENTION_DAYS, readCompactionState } from './journal-store/compaction.js';
+
+const DAY_MS = 86_400_000;
+
+/** Days from `30`, `30d` (1 to 36500); `off` (no compaction in the background) gives undefined. */
+export function parseRetention(text: string, from: string): number | undefined {
+  const t = text.trim().toLowerCase();
+  if (t === 'off') return undefined;
+  const m = /^(\d{1,5})d?$/.exec(t);
+  const days = m ? Number(m[1]) : NaN;
+  if (!Number.isInteger(days) || days < 1 || days > 36_500) {
+    throw usageError(`${from} must be a number of days from 1 to 36500 (such as 90 or 90d), or off; got ${JSON.stringify(text.slice(0, 40))}.`, `Set it to e.g. 90 (the default), or off to compact only with \`cardctl ops compact\`.`);
+  }
+  return days;
+}
+
+/** CARDCTL_JOURNAL_RETENTION (days, or `off`), else 90 days. */
+export function retentionDays(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const v = env.CARDCTL_JOURNAL_RETENTION;
+  return v === undefined || v.trim() === '' ? DEFAULT_RETENTION_DAYS : parseRetention(v, 'CARDCTL_JOURNAL_RETENTION');
+}
+
+/** Whether a compaction is due: none ran for a day, and a day of segments has aged past the retention. Reads one small file and a folder's names. */
+export function compactionDue(root: string, days: number, nowMs = Date.now()): boolean {
+  const state = readCompactionState(root);
+  if (state.last_run && nowMs - Date.parse(state.last_run) < DAY_MS) return false;
+  const dir = join(root, 'segments');
+  if (!existsSync(dir)) return false;
+  const oldest = readdirSync(dir).filter((d) => /^\d{4}-\d\d-\d\d$/.test(d) && (!state.compacted_through || d > state.compacted_through)).sort()[0];
+  return oldest !== undefined && Date.parse(`${oldest}T00:00:00Z`) + DAY_MS <= nowMs - days * DAY_MS;
+}
+
+/**
+ * Starts `cardctl ops compact --auto` detached when a compaction is due, so the command that
+ * found it due exits at once. Never throws: retention is housekeeping, never a reason for a money
+ * command to fail.
+ */
+export function compactInBackground(root: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  try {
+    const days = retentionDays(env);
+    if (days === undefined || !compactionDue(root, days)) return false;
+    const script = process.argv[1];
+    const args = script && /\.[cm]?js$/.test(script) ? [script, 'ops', 'compact', '--auto'] : ['ops', 'compact', '--auto'];
+    // only what compaction needs: never a secret of the caller's environment
+    const childEnv: NodeJS.ProcessEnv = { CARDCTL_STATE_DIR: join(root, '..'), CARDCTL_JOURNAL_RETENTION: String(days), CARDCTL_NO_UPDATE_NOTIFIER: '1' };
+    for (const k of ['PATH', 'HOME', 'LANG', 'TMPDIR', 'SYSTEMROOT']) if (env[k] !== undefined) childEnv[k] = env[k];
+    const child = spawn(process.execPath, args, { detached: true, stdio: 'ignore', env: childEnv });
+    child.on('error', () => {});
+    child.unref();
+    return true;
+  } catch {
+    return false;
+  }
+}

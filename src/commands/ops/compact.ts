@@ -1,0 +1,43 @@
+import { Flags } from '../../cli/oclif.js';
+import { BaseCommand } from '../../cli/base-command.js';
+
+export default class OpsCompact extends BaseCommand {
+  static override summary = 'Reduce resolved operations older than the retention to their key, identity and outcome.';
+  static override description =
+    'Money commands start this in the background once a day when operations have aged past the retention (CARDCTL_JOURNAL_RETENTION, 90 days by default; off turns that off). ' +
+    'A compacted operation keeps what the 24-hour rule and `ops show` need (idempotency key, target, key id, body hash, time, outcome, resource id); its body and attempts are dropped. ' +
+    'An operation whose outcome is unknown is kept whole. Safe while other cardctl processes send; files with a damaged line are left for `cardctl ops repair`.';
+  static override examples = ['<%= config.bin %> ops compact', '<%= config.bin %> ops compact --older-than 30d'];
+  static override flags = {
+    'older-than': Flags.string({ description: 'retention in days (e.g. 30 or 30d; default CARDCTL_JOURNAL_RETENTION, else 90)' }),
+    auto: Flags.boolean({ hidden: true, default: false }),
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(OpsCompact);
+    const [{ compactOps }, { parseRetention }, { jsonText }, { usageError }] = await Promise.all([
+      import('../../client/ops.js'),
+      import('../../client/retention.js'),
+      import('../../output/json.js'),
+      import('../../errors.js'),
+    ]);
+    const days = flags['older-than'] === undefined ? undefined : parseRetention(flags['older-than'], '--older-than');
+    if (flags['older-than'] !== undefined && days === undefined) throw usageError('--older-than takes a number of days, such as 30 or 30d (off is for CARDCTL_JOURNAL_RETENTION).');
+    const r = await compactOps({ retentionDays: days });
+    if (flags.json) {
+      process.stdout.write(jsonText(r));
+      return;
+    }
+    if (r.skipped) {
+      this.note(`Nothing compacted: ${r.skipped}.`);
+      return;
+    }
+    const mib = (n: number) => (n / 1048576).toFixed(1);
+    process.stdout.write(
+      `compacted ${r.compacted} operation${r.compacted === 1 ? '' : 's'} first sent before ${r.cutoff} (${r.retention_days} days), in ${r.days.length} day${r.days.length === 1 ? '' : 's'} of the journal; ` +
+        `${r.files_rewritten} files rewritten, ${mib(r.bytes_before)} MiB -> ${mib(r.bytes_after)} MiB\n`,
+    );
+    if (r.kept_unknown) process.stdout.write(`kept whole: ${r.kept_unknown} operation${r.kept_unknown === 1 ? '' : 's'} whose outcome is unknown (\`cardctl ops list --unresolved\`)\n`);
+    for (const f of r.damaged) this.note(`Left as it is: ${f} holds a damaged line. Run \`cardctl ops repair\`, then \`cardctl ops compact\` again.`);
+  }
+}

@@ -1,0 +1,208 @@
+// Retention (issue 17 item 5, docs/journal.md "Retention"): resolved operations older than the
+// retention are reduced to their key, identity and outcome, in both copies; unknown ones are kept
+// whole; the 24-hour rule is as exact after compaction as before; money commands writing while a
+// compaction rewrites the same files lose nothing. The built CLI against the embedded mock.
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startMock } from '../../src/mock/index.js';
+import { activeCard, advance, fault, wallet, type MockHandle } from '../helpers/api.js';
+import { ROOT, makeSandbox, type CliResult, type Sandbox } from '../helpers/cli.js';
+import { filesUnder, legacyJournalText, rewriteJournal } from '../helpers/journal.js';
+
+const DAY = 86_400_000;
+let mock: MockHandle;
+let env: Record<string, string>;
+const sandboxes: Sandbox[] = [];
+const children: Array<ReturnType<typeof spawn>> = [];
+const json = (r: CliResult) => JSON.parse(r.stdout);
+const state = (s: Sandbox) => join(s.stateDir, 'cardctl');
+const bucketOf = (key: string) => createHash('sha256').update(key).digest('hex').slice(0, 3);
+
+beforeAll(async () => {
+  mock = (await startMock({ port: 0, seed: 21, providerLatencyMs: 0 })) as unknown as MockHandle;
+  env = { CARDCTL_API_KEY: mock.keys.test.keyId, CARDCTL_API_SECRET: mock.keys.test.secret, CARDCTL_BASE_URL: mock.baseUrl, CARDCTL_MODE: 'test' };
+});
+afterAll(async () => {
+  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+  await mock?.close();
+  for (const s of sandboxes) s.cleanup();
+});
+
+function sandbox(): Sandbox & { cli: (args: string[], extra?: Record<string, string>) => Promise<CliResult> } {
+  const s = makeSandbox();
+  sandboxes.push(s);
+  return { ...s, cli: (args, extra = {}) => s.run(args, { env: { ...env, ...extra }, timeoutMs: 90_000 }) };
+}
+
+/** Polls until `done` or 30 s. */
+async function until(done: () => boolean): Promise<boolean> {
+  for (let i = 0; i < 300 && !done(); i++) await new Promise((r) => setTimeout(r, 100));
+  return done();
+}
+
+describe('ops compact', () => {
+  it('resolved operations past the retention keep key, identity and outcome; unknown ones stay whole; the 24-hour rule still holds; nothing is sent', async () => {
+    const s = sandbox();
+    const card = await activeCard(mock, { amount: 100 });
+    const resolved = ['cards', 'recharge', card.id, '--amount', '3', '--idempotency-key', 'old-resolved', '--json'];
+    const unknown = ['cards', 'recharge', card.id, '--amount', '4', '--idempotency-key', 'old-unknown', '--retries', '0', '--json'];
+    const sameKeyOtherAmount = ['cards', 'recharge', card.id, '--amount', '9', '--idempotency-key', 'old-resolved', '--json'];
+    expect((await s.cli(resolved)).code).toBe(0);
+    await fault(mock, 'recharge', '500_after_commit');
+    expect((await s.cli(unknown)).code).toBe(7);
+    // 120 days pass, among 400 other operations over 200 days (every 10th unknown)
+    rewriteJournal(state(s), (r) => ({ ...r, time: new Date(Date.parse(r.time as string) - 120 * DAY).toISOString() }));
+    const ours = readFileSync(join(state(s), 'operations.ndjson'), 'utf8');
+    const newestMs = Date.now();
+    const others = legacyJournalText({ ops: 400, baseUrl: mock.baseUrl, keyId: mock.keys.test.keyId, stepMs: DAY / 2, unknownEvery: 10, newestMs });
+    writeFileSync(join(state(s), 'operations.ndjson'), others + ours);
+    await advance(mock, 49 * 3600); // the API has forgotten both keys: sent again, either would be a new charge
+    const before = (await wallet(mock, 'test')).balance_minor;
+    const beforeBytes = filesUnder(join(state(s), 'journal')).length; // nothing yet: the first command takes the file over
+    expect(beforeBytes).toBe(0);
+
+    const r = await s.cli(['ops', 'compact', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const report = json(r);
+    // whole days (UTC) that ended before the cutoff, 90 days ago, are compacted: of 400 ops over 200 days, those sent before
+    // the cutoff's day began (1 in 10 of them unknown), and ours (120 days old)
+    const cutoffDay = Math.floor(Date.parse(report.cutoff) / DAY) * DAY;
+    const times = Array.from({ length: 400 }, (_, i) => newestMs - (399 - i) * (DAY / 2));
+    const due = times.map((t, i) => ({ t, i })).filter((o) => o.t < cutoffDay);
+    expect(report.compacted + report.kept_unknown).toBe(due.length + 2);
+    expect(report.kept_unknown).toBe(due.filter((o) => o.i % 10 === 0).length + 1);
+    expect(report.bytes_after).toBeLessThan(report.bytes_before);
+    expect(report.damaged).toEqual([]);
+
+    const shown = json(await s.cli(['ops', 'show', 'old-resolved', '--json']));
+    expect(shown).toMatchObject({ idempotency_key: 'old-resolved', outcome: 'resolved', status: 200, resource_id: card.id, body: null, compacted_at: expect.any(String) });
+    expect(json(await s.cli(['ops', 'show', 'old-unknown', '--json']))).toMatchObject({ outcome: 'unknown', body: '{"amount":4}' });
+    expect(json(await s.cli(['ops', 'list', '--unresolved', '--all', '--json'])).map((e: { idempotency_key: string }) => e.idempotency_key)).toContain('old-unknown');
+
+    const fromJournal = await s.cli(resolved);
+    expect(fromJournal.code, fromJournal.stderr).toBe(0);
+    expect(json(fromJournal)).toMatchObject({ from_journal: true, outcome: 'succeeded', idempotency_key: 'old-resolved' });
+    const otherBytes = await s.cli(sameKeyOtherAmount); // the body's hash is kept: another amount with the old key is still refused
+    expect(otherBytes.code, otherBytes.stdout).not.toBe(0);
+    expect(otherBytes.stdout + otherBytes.stderr).not.toMatch(/"from_journal": true, "outcome": "succeeded"/);
+    const stillUnknown = await s.cli(unknown);
+    expect(stillUnknown.code, stillUnknown.stderr).toBe(7);
+    const replay = await s.cli(['ops', 'replay', 'old-resolved', '--json']);
+    expect(replay.code, replay.stderr).toBe(0);
+    expect((await wallet(mock, 'test')).balance_minor).toBe(before);
+
+    const all = (await s.cli(['ops', 'list', '--all', '--ndjson'])).stdout.split('\n').filter(Boolean);
+    expect(all).toHaveLength(402);
+    expect((await s.cli(['ops', 'repair'])).stderr).toMatch(/is sound/);
+    const again = json(await s.cli(['ops', 'compact', '--json']));
+    expect(again).toMatchObject({ compacted: 0, files_rewritten: 0 }); // the days done are remembered
+    const secret = mock.keys.test.secret;
+    for (const f of filesUnder(state(s))) expect(readFileSync(f, 'latin1')).not.toContain(secret);
+  }, 120_000);
+
+  it('a bad retention is a usage error; a damaged file is left for ops repair and its day done again after it', async () => {
+    const s = sandbox();
+    mkdirSync(state(s), { recursive: true, mode: 0o700 });
+    writeFileSync(join(state(s), 'operations.ndjson'), legacyJournalText({ ops: 30, baseUrl: mock.baseUrl, keyId: mock.keys.test.keyId, stepMs: DAY, newestMs: Date.now() - 100 * DAY }));
+    for (const bad of [['ops', 'compact', '--older-than', 'soon'], ['ops', 'compact', '--older-than', '0']]) {
+      const r = await s.cli(bad);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/number of days/);
+    }
+    const badEnv = await s.cli(['ops', 'compact'], { CARDCTL_JOURNAL_RETENTION: 'forever' });
+    expect(badEnv.code).toBe(2);
+    expect(badEnv.stderr).toContain('CARDCTL_JOURNAL_RETENTION');
+    expect((await s.cli(['ops', 'list', '--limit', '1'])).code).toBe(0); // takes the file over
+    const segment = filesUnder(join(state(s), 'journal', 'segments'))[3]!;
+    const bytes = readFileSync(segment);
+    bytes[20] = bytes[20]! ^ 0x20;
+    writeFileSync(segment, bytes);
+    const damaged = await s.cli(['ops', 'compact']);
+    expect(damaged.code).toBe(0);
+    expect(damaged.stderr).toMatch(/holds a damaged line.*ops repair/);
+    expect(readFileSync(segment)).toEqual(bytes); // left exactly as it was
+    expect((await s.cli(['ops', 'repair'])).code).toBe(0);
+    const after = json(await s.cli(['ops', 'compact', '--json']));
+    expect(after.damaged).toEqual([]);
+    expect(after.compacted).toBeGreaterThan(0);
+  }, 120_000);
+});
+
+describe('compaction while money commands write', () => {
+  it('a file rewritten while 4 processes append to it: every appended record is in it afterwards', async () => {
+    const s = sandbox();
+    const file = join(s.dir, 'bucket.ndjson');
+    const files = pathToFileURL(join(ROOT, 'dist/client/journal-store/files.js')).href;
+    const lines = pathToFileURL(join(ROOT, 'dist/client/journal-store/lines.js')).href;
+    writeFileSync(file, '');
+    const writer = (w: number) =>
+      `const { appendLines } = await import(${JSON.stringify(files)});` +
+      `for (let i = 0; i < 400; i++) appendLines(${JSON.stringify(file)}, [{ type: 'outcome', id: 'op_w${w}n' + i, time: new Date().toISOString(), status: 200, outcome: 'resolved' }], true);`;
+    const procs = [0, 1, 2, 3].map((w) => {
+      const c = spawn(process.execPath, ['--input-type=module', '-e', writer(w)], { stdio: 'inherit' });
+      children.push(c);
+      return new Promise<number | null>((r) => c.once('close', r));
+    });
+    const { rewriteFile } = (await import(files)) as typeof import('../../src/client/journal-store/files.js');
+    const { decodeText, encodeLine, isDamaged } = (await import(lines)) as typeof import('../../src/client/journal-store/lines.js');
+    let rewrites = 0;
+    let done = false;
+    void Promise.all(procs).then(() => (done = true));
+    // the rewrite compaction does: every record decoded and written again (here: the same records)
+    while (!done) {
+      if (rewriteFile(file, (text) => decodeText(text).map((r) => (isDamaged(r) ? `${r.text}\n` : encodeLine(r))).join(''))) rewrites++;
+      await new Promise((r) => setImmediate(r));
+    }
+    expect(await Promise.all(procs)).toEqual([0, 0, 0, 0]);
+    const records = decodeText(readFileSync(file, 'utf8'));
+    expect(records.filter(isDamaged)).toEqual([]);
+    const ids = new Set(records.map((r) => (r as { id: string }).id));
+    for (let w = 0; w < 4; w++) for (let i = 0; i < 400; i++) expect(ids.has(`op_w${w}n${i}`), `op_w${w}n${i} after ${rewrites} rewrites`).toBe(true);
+    expect(rewrites).toBeGreaterThan(10);
+  }, 120_000);
+
+  it('ops compact and 8 recharges whose keys share its key buckets, at once: every operation recorded, the journal sound, each charged once', async () => {
+    const s = sandbox();
+    mkdirSync(state(s), { recursive: true, mode: 0o700 });
+    const old = legacyJournalText({ ops: 300, baseUrl: mock.baseUrl, keyId: mock.keys.test.keyId, stepMs: 3 * 60_000, newestMs: Date.now() - 3 * DAY });
+    writeFileSync(join(state(s), 'operations.ndjson'), old);
+    expect((await s.cli(['ops', 'list', '--limit', '1'])).code).toBe(0);
+    const oldBuckets = new Set(Array.from({ length: 300 }, (_, i) => bucketOf(`gen-${i}`)));
+    const keys: string[] = [];
+    for (let n = 0; keys.length < 8; n++) if (oldBuckets.has(bucketOf(`live-${n}`))) keys.push(`live-${n}`);
+    const cards = await Promise.all(keys.map(() => activeCard(mock, { amount: 100 })));
+    const before = (await wallet(mock)).balance_minor;
+    const results = await Promise.all([
+      s.cli(['ops', 'compact', '--older-than', '1', '--json']),
+      ...keys.map((k, i) => s.cli(['cards', 'recharge', cards[i]!.id, '--amount', String(10 + i), '--idempotency-key', k, '--json'])),
+    ]);
+    for (const r of results) expect(r.code, r.stderr).toBe(0);
+    expect(json(results[0]!).compacted).toBe(300);
+    expect((await wallet(mock)).balance_minor).toBe(before - (10 + 11 + 12 + 13 + 14 + 15 + 16 + 17));
+    for (const k of keys) expect(json(await s.cli(['ops', 'show', k, '--json'])), k).toMatchObject({ idempotency_key: k, outcome: 'resolved', status: 200 });
+    expect((await s.cli(['ops', 'list', '--all', '--ndjson'])).stdout.split('\n').filter(Boolean)).toHaveLength(308);
+    expect(json(await s.cli(['ops', 'repair', '--json']))).toMatchObject({ repaired: [], unreadable: [] });
+    // each sent again: the API's replay, nothing charged twice
+    for (const [i, k] of keys.entries()) expect((await s.cli(['cards', 'recharge', cards[i]!.id, '--amount', String(10 + i), '--idempotency-key', k, '--json'])).code).toBe(0);
+    expect((await wallet(mock)).balance_minor).toBe(before - (10 + 11 + 12 + 13 + 14 + 15 + 16 + 17));
+  }, 120_000);
+
+  it('a money command starts the compaction in the background once a day when operations aged past the retention', async () => {
+    const s = sandbox();
+    mkdirSync(state(s), { recursive: true, mode: 0o700 });
+    writeFileSync(join(state(s), 'operations.ndjson'), legacyJournalText({ ops: 50, baseUrl: mock.baseUrl, keyId: mock.keys.test.keyId, stepMs: DAY, newestMs: Date.now() - 80 * DAY }));
+    const card = await activeCard(mock, { amount: 100 });
+    const stateFile = join(state(s), 'journal', 'compaction.json');
+    const r = await s.cli(['cards', 'recharge', card.id, '--amount', '1', '--idempotency-key', 'bg-1', '--json'], { CARDCTL_JOURNAL_RETENTION: '100d' });
+    expect(r.code, r.stderr).toBe(0);
+    expect(await until(() => existsSync(stateFile) && !existsSync(join(state(s), 'journal', 'compaction.lock')))).toBe(true);
+    const shown = json(await s.cli(['ops', 'show', 'gen-0', '--json']));
+    expect(shown).toMatchObject({ outcome: 'resolved', body: null, compacted_at: expect.any(String) });
+    expect(json(await s.cli(['ops', 'show', 'gen-49', '--json']))).toMatchObject({ body: '{"amount":100}' }); // 80 days old: kept whole
+    expect(JSON.parse(readFileSync(stateFile, 'utf8')).last_run).toEqual(expect.any(String));
+  }, 120_000);
+});
