@@ -144,6 +144,16 @@ export const section: Section = {
       argv: ['ops', 'list', '--unresolved'],
       check: ({ stdout }) => expect(!stdout.includes('demo-recharge-1') && !stdout.includes('demo-issue-2') && !stdout.includes('demo-recharge-2'), 'an operation is still unresolved'),
     });
+    r.say('The journal keeps resolved operations whole for 90 days, then compacts them (in the background) to what the 24-hour rule needs: key, target, body hash, outcome.');
+    await r.step({
+      name: 'ops: compact',
+      title: 'Compaction by hand (money commands start it once a day): nothing in this journal is 90 days old',
+      argv: ['ops', 'compact', '--older-than', '90d'],
+      check: ({ stdout }) => {
+        expect(/^compacted 0 operations first sent before \S+ \(90 days\)/.test(stdout), `unexpected ops compact output: ${stdout.slice(0, 200)}`);
+        return 'nothing past the retention';
+      },
+    });
     r.say('One key, two shells: while one cardctl process sends a key, another one refuses it instead of sending it too.');
     await r.step({
       name: 'mock: fault slow',
