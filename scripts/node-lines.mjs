@@ -68,15 +68,19 @@ function lineEnv() {
   return env;
 }
 
+/** Runs LINE_TESTS with vitest on a line's node (see runVitest). */
+export function runLine(major, options) {
+  return runVitest(nodeBinary(major), LINE_TESTS, options).then((r) => ({ ...r, major, version: LINES[major] }));
+}
+
 /**
- * Runs LINE_TESTS with vitest on a line's node (vitest's workers and the CLI the tests start then
- * run on it too). Resolves with the exit code and the whole output. `started` gets the child
- * (its own process group, so a caller can end it with everything it started).
+ * Runs test files with vitest on the given node (vitest's workers and the CLI the tests start
+ * then run on it too). Resolves with the exit code and the whole output. `started` gets the
+ * child (its own process group, so a caller can end it with everything it started).
  */
-export function runLine(major, { started } = {}) {
-  const node = nodeBinary(major);
+export function runVitest(node, files, { started } = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(node, [join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--reporter=dot', ...LINE_TESTS], {
+    const child = spawn(node, [join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--reporter=dot', ...files], {
       cwd: ROOT,
       env: lineEnv(),
       detached: true,
@@ -87,7 +91,7 @@ export function runLine(major, { started } = {}) {
     child.stdout.on('data', (d) => out.push(d));
     child.stderr.on('data', (d) => out.push(d));
     child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ major, version: LINES[major], code: code ?? 128, signal, output: Buffer.concat(out).toString('utf8') }));
+    child.on('close', (code, signal) => resolve({ code: code ?? 128, signal, output: Buffer.concat(out).toString('utf8') }));
   });
 }
 

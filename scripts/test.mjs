@@ -1,46 +1,60 @@
 // `npm test` (CI's `npm ci && npm test`): the whole suite on this machine's Node and, in the
-// background at the same time, the tests of each other maintained Node line, one line after
-// another (scripts/node-lines.mjs: the demo, the signing vectors, CLI end-to-end tests). The suite
-// keeps one core busy; the lines mostly use the other. Fails when either fails.
-// Arguments go to vitest, and then only vitest runs (`npm test -- test/signing`) unless NODE_LINES
-// is set. NODE_LINES=22,26 picks lines, NODE_LINES=none skips them (a quick local run; CI runs
-// them all).
+// background at the same time, one job after another:
+// - BACKGROUND_FILES on this Node: the release and single-file binary test (it builds the binary,
+//   about 25 s, and runs the binary's demo), left out of the suite's own run;
+// - each other maintained Node line (scripts/node-lines.mjs): the demo, the signing vectors, CLI
+//   end-to-end tests, on that line's node.
+// The suite keeps one core busy (one test worker on 2 cores); the background mostly uses the
+// other. Fails when any of them fails; a failed job prints its whole output after the suite's.
+// Arguments go to vitest; with a file or filter among them only vitest runs (`npm test --
+// test/signing`) unless NODE_LINES is set. NODE_LINES=22,26 picks lines, NODE_LINES=none skips them (a quick local
+// run; CI runs them all).
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { LINES, ROOT, runLine, stopLine } from './node-lines.mjs';
+import { LINES, LINE_TESTS, ROOT, nodeBinary, runVitest, stopLine } from './node-lines.mjs';
+
+/** Files the suite leaves to the background: long, and mostly waiting on child processes. */
+const BACKGROUND_FILES = ['test/build/binary.test.ts'];
 
 const picked = process.env.NODE_LINES;
-const focused = process.argv.length > 2;
+/** test files or name filters given: a focused run (options alone, like --bail=1, are not) */
+const focused = process.argv.slice(2).some((a) => !a.startsWith('-'));
 const majors = picked === 'none' || (focused && !picked) ? [] : picked ? picked.split(',').map((s) => s.trim()) : Object.keys(LINES);
+const jobs = [
+  ...(focused ? [] : [{ label: `${BACKGROUND_FILES.join(', ')} on Node ${process.version.slice(1)}`, node: () => process.execPath, files: BACKGROUND_FILES }]),
+  ...majors.map((m) => ({ label: `Node ${LINES[m] ?? m}`, node: () => nodeBinary(m), files: LINE_TESTS })),
+];
+
 const children = [];
-const stopAll = () => children.forEach(stopLine);
-for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) process.once(signal, () => (stopAll(), process.exit(code)));
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) process.once(signal, () => (children.forEach(stopLine), process.exit(code)));
 
 const t0 = Date.now();
+const seconds = (since) => ((Date.now() - since) / 1000).toFixed(0);
 const suite = new Promise((resolve) => {
-  const vitest = spawn(process.execPath, [join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', ...process.argv.slice(2)], { cwd: ROOT, stdio: 'inherit' });
+  const exclude = focused ? [] : BACKGROUND_FILES.flatMap((f) => ['--exclude', f]);
+  const vitest = spawn(process.execPath, [join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', ...exclude, ...process.argv.slice(2)], { cwd: ROOT, stdio: 'inherit' });
   vitest.on('close', (code) => resolve(code ?? 1));
   vitest.on('error', () => resolve(1));
 });
-const lines = (async () => {
+const background = (async () => {
   const results = [];
-  for (const m of majors) {
+  for (const job of jobs) {
     const t = Date.now();
     try {
-      results.push({ ...(await runLine(m, { started: (c) => children.push(c) })), seconds: (Date.now() - t) / 1000 });
+      results.push({ ...job, ...(await runVitest(job.node(), job.files, { started: (c) => children.push(c) })), seconds: seconds(t) });
     } catch (err) {
-      results.push({ major: m, version: LINES[m], code: 1, output: `could not run Node ${m}: ${err.message}\n`, seconds: (Date.now() - t) / 1000 });
+      results.push({ ...job, code: 1, output: `could not run: ${err.message}\n`, seconds: seconds(t) });
     }
   }
   return results;
 })();
 
 const suiteCode = await suite;
-if (majors.length) process.stdout.write(`\nthe suite took ${((Date.now() - t0) / 1000).toFixed(0)} s; the Node lines (${majors.join(', ')}) ...\n`);
-const results = await lines;
+if (jobs.length) process.stdout.write(`\nthe suite took ${seconds(t0)} s; in the background: ${jobs.map((j) => j.label).join('; ')}\n`);
+const results = await background;
 for (const r of results) {
-  process.stdout.write(`━━ Node ${r.version ?? r.major}: ${r.code === 0 ? 'passed' : `FAILED (exit ${r.code})`} in ${r.seconds.toFixed(0)} s ━━\n`);
+  process.stdout.write(`━━ ${r.label}: ${r.code === 0 ? 'passed' : `FAILED (exit ${r.code})`} in ${r.seconds} s ━━\n`);
   process.stdout.write(r.code === 0 ? r.output.split('\n').filter((l) => /^ *(Test Files|Tests) /.test(l)).join('\n') + '\n' : r.output);
 }
-process.stdout.write(`npm test: ${((Date.now() - t0) / 1000).toFixed(0)} s in all\n`);
+if (jobs.length) process.stdout.write(`npm test: ${seconds(t0)} s in all\n`);
 process.exitCode = suiteCode === 0 && results.every((r) => r.code === 0) ? 0 : 1;

@@ -30,8 +30,8 @@ export interface DemoSummary {
   folder: string | null;
 }
 
-/** The CLI entry next to this build: dist/demo/index.js -> bin/run.js. */
-const BIN = fileURLToPath(new URL('../../bin/run.js', import.meta.url));
+/** The CLI entry next to this build: dist/demo/index.js -> bin/run.js; none in the single-file binary, which runs itself (docs/binary.md). */
+const BIN = (globalThis as Record<symbol, unknown>)[Symbol.for('cardctl.binary')] ? undefined : fileURLToPath(new URL('../../bin/run.js', import.meta.url));
 
 function childEnv(base: NodeJS.ProcessEnv, extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};

@@ -74,9 +74,9 @@ export class StepFailed extends Error {
 }
 
 export interface RunnerOptions {
-  /** node binary and the CLI entry (bin/run.js) */
+  /** node binary and the CLI entry (bin/run.js); no entry when `node` is the single-file binary */
   node: string;
-  bin: string;
+  bin: string | undefined;
   cwd: string;
   env: NodeJS.ProcessEnv;
   write: (text: string) => void;
@@ -167,7 +167,7 @@ export class Runner {
   }
 
   private launch(spec: StepSpec): Job {
-    const child = spawn(this.o.node, [this.o.bin, ...spec.argv], { cwd: this.o.cwd, env: { ...this.o.env, ...spec.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(this.o.node, [...(this.o.bin ? [this.o.bin] : []), ...spec.argv], { cwd: this.o.cwd, env: { ...this.o.env, ...spec.env }, stdio: ['pipe', 'pipe', 'pipe'] });
     const limit = this.o.timeoutMs ?? 30_000;
     const job: Job = { child, run: { code: 1, stdout: '', stderr: '', ended: false }, done: undefined as unknown as Promise<CliRun>, onChange: new Set() };
     const changed = (): void => job.onChange.forEach((f) => f());

@@ -1,0 +1,130 @@
+// `npm run build:binary`: dist-bin/cardctl, a single executable application of Node (SEA) for the
+// platform of the build machine (linux-x64 here): dist/ and every dependency bundled by esbuild
+// into one CommonJS script, with the package's files it reads embedded (scripts/binary/entry.mjs),
+// turned into a SEA blob with V8's code cache by this Node, and injected into a copy of this
+// node binary by postject. Trade-offs and figures: docs/binary.md. Run `npm run build` first.
+import { execFileSync } from 'node:child_process';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+// `--out DIR` (the release script): write DIR/cardctl instead of dist-bin/cardctl
+const outAt = process.argv.indexOf('--out');
+const OUT = outAt > 0 ? resolve(process.argv[outAt + 1]) : join(ROOT, 'dist-bin');
+const WORK = join(OUT, 'work');
+/** Where the bundle believes its package lies: a path that exists on no machine. */
+const VROOT = '/$cardctl';
+const require = createRequire(import.meta.url);
+const t0 = Date.now();
+const step = (what) => console.log(`build:binary: ${what} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+
+if (!existsSync(join(ROOT, 'oclif.manifest.json')) || !existsSync(join(ROOT, 'dist', 'cli', 'fast-path.js'))) {
+  console.error('build:binary: dist/ or oclif.manifest.json is missing: run `npm run build` first (`npm run build:binary` does).');
+  process.exit(1);
+}
+rmSync(WORK, { recursive: true, force: true });
+rmSync(join(OUT, 'cardctl'), { force: true });
+mkdirSync(WORK, { recursive: true });
+
+const read = (rel) => readFileSync(join(ROOT, rel), 'utf8');
+const manifest = JSON.parse(read('oclif.manifest.json'));
+const pjson = JSON.parse(read('package.json'));
+
+// The files the code reads at run time, by their path in the package.
+const FILES = { 'package.json': read('package.json'), 'oclif.manifest.json': read('oclif.manifest.json') };
+for (const f of readdirSync(join(ROOT, 'completions'))) FILES[`completions/${f}`] = read(`completions/${f}`);
+
+// The modules loaded by path: every command of the manifest, oclif's help class and hooks.
+const byPath = new Set(Object.values(manifest.commands).map((c) => c.relativePath.join('/')));
+byPath.add(pjson.oclif.helpClass.replace(/^\.\//, ''));
+for (const hook of Object.values(pjson.oclif.hooks ?? {})) for (const h of [hook].flat()) byPath.add(h.replace(/^\.\//, ''));
+const moduleTable = [...byPath].sort().map((rel) => `  ${JSON.stringify(rel)}: () => import(${JSON.stringify(join(ROOT, rel))}),`).join('\n');
+
+// The mock's compaction worker, bundled on its own: a Worker runs it from this text (eval).
+const worker = await build({
+  entryPoints: [join(ROOT, 'dist', 'mock', 'compaction-worker.js')],
+  bundle: true, platform: 'node', format: 'cjs', target: 'node20', write: false, minify: true, logLevel: 'warning',
+});
+const workerCode = worker.outputFiles[0].text;
+
+const IMPORT = 'globalThis[Symbol.for("cardctl.import")]';
+const cardctlPlugin = {
+  name: 'cardctl-binary',
+  setup(b) {
+    b.onResolve({ filter: /^cardctl-binary:embedded$/ }, () => ({ path: 'embedded', namespace: 'cardctl-binary' }));
+    b.onLoad({ filter: /.*/, namespace: 'cardctl-binary' }, () => ({
+      resolveDir: ROOT,
+      loader: 'js',
+      contents: `export const VROOT = ${JSON.stringify(VROOT)};\nexport const FILES = ${JSON.stringify(FILES)};\nexport const MODULES = {\n${moduleTable}\n};\n`,
+    }));
+    // Every module of the package and its dependencies: import.meta.url is the module's own
+    // path under VROOT; an import() of a computed path goes through the table of the entry.
+    b.onLoad({ filter: /\.(m?js)$/ }, (args) => {
+      let text = readFileSync(args.path, 'utf8');
+      const rel = relative(ROOT, args.path);
+      if (text.includes('import.meta')) text = text.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(`${VROOT}/${rel}`).href));
+      if (rel === join('dist', 'cli', 'oclif.js')) {
+        // no top-level await in a CommonJS script: the same choice, synchronously
+        text = text.replace(/await import\(('[^']+')\)/g, 'require($1)');
+      } else if (rel === join('dist', 'mock', 'persistence.js')) {
+        text = text.replace(/new Worker\(compactionWorkerUrl\(\), \{/, `new Worker(${JSON.stringify(workerCode)}, { eval: true,`);
+      }
+      if (rel.startsWith(`dist${sep}`)) text = text.replace(/\bimport\((?![\s'"`])/g, `${IMPORT}(`);
+      // oclif's module loader imports the commands, the help class and the hooks by path (the
+      // require.resolve it tries first would only warn that a SEA's require has no files)
+      if (/@oclif[\\/]core[\\/]lib[\\/]module-loader\.js$/.test(args.path)) {
+        text = text.replace(/await import\(/g, `await ${IMPORT}(`).replace('filePath = require.resolve(modulePath);', 'throw new Error("not a package");');
+      }
+      // oclif's check of the Node version reads its package.json from disk: give it the engines
+      if (/@oclif[\\/]core[\\/]lib[\\/]index\.js$/.test(args.path)) {
+        const { engines } = JSON.parse(readFileSync(join(dirname(args.path), '..', 'package.json'), 'utf8'));
+        text = text.replace("require(path.join(root, 'package.json'))", JSON.stringify({ engines }));
+      }
+      return { contents: text, loader: 'js' };
+    });
+  },
+};
+
+const bundle = join(WORK, 'cardctl.cjs');
+const result = await build({
+  entryPoints: [join(ROOT, 'scripts', 'binary', 'entry.mjs')],
+  outfile: bundle,
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  minify: true,
+  legalComments: 'none',
+  metafile: true,
+  logLevel: 'warning',
+  plugins: [cardctlPlugin],
+  // oclif loads TypeScript only to run a plugin from its sources (development): never here
+  external: ['typescript'],
+  // a SEA's script has no import(): `await import('node:tls')` becomes a require of the builtin
+  supported: { 'dynamic-import': false },
+});
+writeFileSync(join(WORK, 'meta.json'), JSON.stringify(result.metafile));
+step(`bundled ${(statSync(bundle).size / 1024).toFixed(0)} KiB`);
+
+const seaConfig = join(WORK, 'sea-config.json');
+const blob = join(WORK, 'sea.blob');
+writeFileSync(seaConfig, JSON.stringify({ main: bundle, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true }, null, 2));
+execFileSync(process.execPath, ['--experimental-sea-config', seaConfig], { stdio: 'pipe' });
+step(`SEA blob ${(statSync(blob).size / 1024).toFixed(0)} KiB (with the code cache)`);
+
+const exe = join(OUT, 'cardctl');
+copyFileSync(process.execPath, exe);
+chmodSync(exe, 0o755);
+const postject = join(dirname(require.resolve('postject/package.json')), 'dist', 'cli.js');
+// postject's own warnings about the ELF notes of node are noise: kept only when it fails
+try {
+  execFileSync(process.execPath, [postject, exe, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2'], { stdio: 'pipe' });
+} catch (err) {
+  process.stderr.write(String(err.stderr ?? err));
+  process.exit(1);
+}
+if (!process.argv.includes('--keep-work')) rmSync(WORK, { recursive: true, force: true });
+step(`wrote ${relative(ROOT, exe)}, ${(statSync(exe).size / 1024 / 1024).toFixed(1)} MiB (node ${process.version} ${process.platform}-${process.arch})`);

@@ -1,0 +1,138 @@
+// The release (scripts/release.mjs) and its single-file binary (docs/binary.md), as a user gets
+// them: the script runs once for this file (about 20-30 s: the bundle, the SEA blob, the copy
+// of node with the blob injected, npm pack), on the dist/ the suite built. The binary then runs
+// with no node on the PATH and from a folder with nothing beside it.
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, runCli, type CliResult } from '../helpers/cli.js';
+
+const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+const work = mkdtempSync(join(tmpdir(), 'cardctl-release-test-'));
+const out = join(work, 'release');
+/** the binary alone in a folder of its own */
+const alone = join(work, 'alone');
+const exe = join(alone, 'cardctl');
+/** a PATH with a shell and grep (the demo shows `| grep` lines) but no node */
+const noNodeBin = join(work, 'bin');
+const home = join(work, 'home');
+let release: { code: number | null; output: string };
+
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+beforeAll(() => {
+  const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'release.mjs'), '--no-build', '--out', out], { cwd: ROOT, encoding: 'utf8', timeout: 170_000 });
+  release = { code: r.status, output: `${r.stdout}${r.stderr}` };
+  if (r.status !== 0) return;
+  mkdirSync(alone);
+  copyFileSync(join(out, `cardctl-${version}-linux-x64`), exe);
+  spawnSync('chmod', ['755', exe]);
+  mkdirSync(noNodeBin);
+  for (const tool of ['sh', 'grep']) {
+    const found = spawnSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).stdout.trim();
+    if (found) symlinkSync(found, join(noNodeBin, tool));
+  }
+  mkdirSync(home);
+}, 180_000);
+
+/** The binary's environment: no node on the PATH, a throw-away config and state folder. */
+function binEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return { PATH: noNodeBin, HOME: home, NO_COLOR: '1', CARDCTL_CONFIG_DIR: join(home, 'config'), XDG_STATE_HOME: join(home, 'state'), ...extra };
+}
+
+function runBinary(args: string[], env = binEnv(), timeoutMs = 30_000): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(exe, args, { cwd: alone, env });
+    const o: Buffer[] = [];
+    const e: Buffer[] = [];
+    child.stdout.on('data', (d: Buffer) => o.push(d));
+    child.stderr.on('data', (d: Buffer) => e.push(d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? (signal ? 128 : 1), stdout: Buffer.concat(o).toString('utf8'), stderr: Buffer.concat(e).toString('utf8') });
+    });
+    child.stdin.end();
+  });
+}
+
+const sha256 = (file: string): string => createHash('sha256').update(readFileSync(file)).digest('hex');
+
+describe('npm run release', () => {
+  it('writes the binary and the npm tarball, each with its SHA-256 file', () => {
+    expect(release.code, release.output).toBe(0);
+    const files = readdirSync(out).sort();
+    expect(files).toEqual([`cardctl-${version}-linux-x64`, `cardctl-${version}-linux-x64.sha256`, `cardctl-${version}.tgz`, `cardctl-${version}.tgz.sha256`]);
+    for (const f of [`cardctl-${version}-linux-x64`, `cardctl-${version}.tgz`]) {
+      // the format of sha256sum, so `sha256sum -c FILE.sha256` checks it
+      expect(readFileSync(join(out, `${f}.sha256`), 'utf8')).toBe(`${sha256(join(out, f))}  ${f}\n`);
+    }
+    const packed = spawnSync('tar', ['-xzOf', join(out, `cardctl-${version}.tgz`), 'package/package.json'], { encoding: 'utf8' });
+    expect(JSON.parse(packed.stdout).version).toBe(version);
+  });
+
+  it("the binary's --version is the package's version", async () => {
+    const r = await runBinary(['--version']);
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(r.stdout).toBe(`cardctl/${version} linux-x64 node-${process.version}\n`);
+  });
+});
+
+describe('the single-file binary, with no node on the PATH and no files beside it', () => {
+  it('has no node to find', () => {
+    expect(spawnSync('sh', ['-c', 'command -v node'], { env: binEnv() }).status).not.toBe(0);
+  });
+
+  it('signs exactly as the npm install does (a signing vector)', async () => {
+    const vector = (JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'vectors', 'signing.json'), 'utf8')) as Array<Record<string, string>>).find((v) => v.body_base64 === '')!;
+    const args = ['sign', '--json', '--method', vector.method!, '--path', vector.path!, '--key-id', vector.key_id!, '--timestamp', vector.timestamp!, '--nonce', vector.nonce!, ...(vector.query ? ['--query', vector.query] : [])];
+    const secret = { CARDCTL_API_SECRET: vector.secret!, CARDCTL_BASE_URL: 'http://127.0.0.1:4010/api/v1' };
+    const [fromBinary, fromNode] = await Promise.all([runBinary(args, binEnv(secret)), runCli(args, { env: { ...binEnv(secret), PATH: process.env.PATH } })]);
+    expect(fromBinary.code, fromBinary.stderr).toBe(0);
+    expect(JSON.parse(fromBinary.stdout)).toMatchObject({ canonical: vector.canonical, signature: vector.signature });
+    expect(fromBinary.stdout).toBe(fromNode.stdout);
+    expect(fromBinary.stdout).not.toContain(vector.secret);
+  });
+
+  it('starts the mock and makes signed calls to it, through the fast path and through oclif', async () => {
+    const mock = spawn(exe, ['mock', 'start', '--port', '0', '--json', '--save-profiles'], { cwd: alone, env: binEnv() });
+    try {
+      const banner = JSON.parse(await new Promise<string>((resolve, reject) => {
+        createInterface({ input: mock.stdout }).once('line', resolve);
+        mock.once('exit', (code) => reject(new Error(`mock start exited (${code})`)));
+      })) as { base_url: string };
+      expect(banner.base_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1$/);
+      const listed = await runBinary(['customers', 'list', '--per-page', '1', '--json']);
+      expect(listed.code, listed.stderr).toBe(0);
+      expect(JSON.parse(listed.stdout)).toEqual(expect.any(Object));
+      // a command found through oclif's manifest, run by oclif itself inside the bundle
+      const viaOclif = await runBinary(['mock', 'state', '--json'], binEnv({ CARDCTL_NO_FAST_PATH: '1' }));
+      expect(viaOclif.code, viaOclif.stderr).toBe(0);
+      expect(JSON.parse(viaOclif.stdout)).toMatchObject({ merchants: 1 });
+    } finally {
+      mock.kill('SIGINT');
+    }
+    const code = await new Promise<number | null>((resolve) => (mock.exitCode !== null ? resolve(mock.exitCode) : mock.once('exit', (c) => resolve(c))));
+    expect(code).toBe(0);
+  });
+
+  it("answers help, an unknown command and a usage error with oclif's words, as the npm install does", async () => {
+    for (const args of [['cards', '--help'], ['nosuch'], ['cards', 'get']]) {
+      const [b, n] = await Promise.all([runBinary(args), runCli(args, { env: binEnv() })]);
+      expect({ code: b.code, stdout: b.stdout, stderr: b.stderr }, args.join(' ')).toEqual({ code: n.code, stdout: n.stdout, stderr: n.stderr });
+    }
+  });
+
+  it('runs the demo: every step passes', async () => {
+    const r = await runBinary(['demo', '--json'], binEnv(), 150_000);
+    expect(r.code, r.stderr.slice(-3000)).toBe(0);
+    const summary = JSON.parse(r.stdout) as { ok: boolean; steps: unknown[] };
+    expect(summary.ok).toBe(true);
+    expect(summary.steps.length).toBeGreaterThan(25);
+  }, 160_000);
+});
