@@ -5,7 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../src/mock/index.js';
 import { activeCard, approvedCustomer, ctl, newKey, rawRequest, type KeyPair, type MockHandle } from '../helpers/api.js';
-import { nowS, signedCall, type SignedCall } from '../helpers/independent-signer.js';
+import { makeSandbox } from '../helpers/cli.js';
+import { independentSignature, nowS, sha256hex, signedCall, type SignedCall } from '../helpers/independent-signer.js';
 
 const started: MockHandle[] = [];
 async function newMock(options: Record<string, unknown> = {}): Promise<MockHandle> {
@@ -145,6 +146,24 @@ describe('401 invalid_signature', () => {
     const r = await record(m, { key: old, method: 'GET', path: '/api/v1/customers' });
     expect(r.diagnosis).toMatchObject({ id: 'signed_with_other_secret', details: { signed_with_key_id: old.keyId } });
     expect(r.diagnosis.message).toMatch(/previous secret, accepted for 24 h after the roll/);
+  });
+  it('names the same mistake as `cardctl sign diagnose` given the same request', async () => {
+    const key = mock.keys.live;
+    const [ts, nonce, body] = [nowS(), randomUUID(), '{"first_name":"Ada"}'];
+    const signature = independentSignature(key.secret + '\n', ['POST', '/api/v1/customers', '', key.keyId, ts, nonce, sha256hex(body)]);
+    const headers = { 'X-Api-Key': key.keyId, 'X-Timestamp': ts, 'X-Nonce': nonce, 'X-Signature': signature, 'Content-Type': 'application/json' };
+    await rawRequest({ port: mock.port, method: 'POST', path: '/api/v1/customers', headers, body });
+    const [r] = await ctl(mock, 'GET', '/_mock/requests?limit=1');
+    const sandbox = makeSandbox();
+    try {
+      const raw = `POST /api/v1/customers HTTP/1.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+      const cli = await sandbox.run(['sign', 'diagnose', '--request', '-', '--json'], { input: raw, env: { CARDCTL_API_SECRET: key.secret, CARDCTL_API_KEY: key.keyId } });
+      const ids = JSON.parse(cli.stdout).mistakes.map((m: any) => m.id);
+      expect(ids).toEqual(['secret_trailing_newline']);
+      expect(r.diagnosis.details.mistakes.map((m: any) => m.id)).toEqual(ids);
+    } finally {
+      sandbox.cleanup();
+    }
   });
   it('shows the canonical string with invisible characters made visible', async () => {
     const r = await record(mock, { method: 'GET', path: '/api/v1/customers', nonce: 'nonce\u00a0x', signed: { path: '/api/v1/customers/' } });
