@@ -87,7 +87,7 @@ _cardctl_flags() {
     'ops replay') echo '--ca-file --include --json --no-input --profile --retries --timeout --verbose --yes' ;;
     'ops resolve') echo '--json --no-input --note --outcome' ;;
     'ops show') echo '--json --no-input' ;;
-    'profiles add') echo '--base-url --ca-file --default --force --json --key-id --mode --no-input --secret-stdin --timeout --webhook-secret-stdin' ;;
+    'profiles add') echo '--base-url --ca-file --default --force --json --key-id --mode --no-input --secret-command --secret-command-timeout --secret-stdin --timeout --webhook-secret-command --webhook-secret-stdin' ;;
     'profiles list') echo '--json --no-input' ;;
     'profiles remove') echo '--json --no-input' ;;
     'profiles show') echo '--json --no-input' ;;

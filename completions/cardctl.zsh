@@ -88,7 +88,7 @@ _cardctl_flags() {
     'ops replay') print -r -- '--ca-file --include --json --no-input --profile --retries --timeout --verbose --yes' ;;
     'ops resolve') print -r -- '--json --no-input --note --outcome' ;;
     'ops show') print -r -- '--json --no-input' ;;
-    'profiles add') print -r -- '--base-url --ca-file --default --force --json --key-id --mode --no-input --secret-stdin --timeout --webhook-secret-stdin' ;;
+    'profiles add') print -r -- '--base-url --ca-file --default --force --json --key-id --mode --no-input --secret-command --secret-command-timeout --secret-stdin --timeout --webhook-secret-command --webhook-secret-stdin' ;;
     'profiles list') print -r -- '--json --no-input' ;;
     'profiles remove') print -r -- '--json --no-input' ;;
     'profiles show') print -r -- '--json --no-input' ;;

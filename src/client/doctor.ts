@@ -22,7 +22,7 @@ export interface Check {
 
 export interface DoctorReport {
   ok: boolean;
-  profile: { name: string; source: string; mode: string; key_id: string; base_url: string } | null;
+  profile: { name: string; source: string; mode: string; key_id: string; base_url: string; secret_source: 'environment' | 'profile' | 'command' } | null;
   checks: Check[];
 }
 
@@ -95,9 +95,11 @@ export async function runDoctor(deps: DoctorDeps): Promise<DoctorReport> {
     skip('journal', 'reach', 'clock', 'key', 'mode', 'scopes');
     return { ok: false, profile: null, checks };
   }
-  const profile = { name: creds.name, source: creds.source, mode: creds.mode, key_id: creds.keyId, base_url: creds.baseUrl };
+  const secretSource = creds.source === 'env' ? 'environment' : creds.secretCommand !== undefined ? 'command' : 'profile';
+  const profile = { name: creds.name, source: creds.source, mode: creds.mode, key_id: creds.keyId, base_url: creds.baseUrl, secret_source: secretSource } as const;
   const from = creds.source === 'env' ? 'CARDCTL_API_KEY/CARDCTL_API_SECRET' : `profile "${creds.name}"${creds.source === 'default' ? ' (the default)' : creds.source === 'env-profile' ? ' (CARDCTL_PROFILE)' : ''}`;
-  checks.push({ name: 'credentials', status: 'ok', detail: `${from}: ${creds.mode} key ${creds.keyId} at ${creds.baseUrl}` });
+  const secretFrom = creds.source === 'env' ? '' : creds.secretCommand !== undefined ? `; the secret from the command \`${creds.secretCommand}\`` : '; the secret stored in the profile';
+  checks.push({ name: 'credentials', status: 'ok', detail: `${from}: ${creds.mode} key ${creds.keyId} at ${creds.baseUrl}${secretFrom}` });
   if (deps.network) checks.push(deps.network(creds));
 
   try {

@@ -3,7 +3,7 @@
 // 3. CARDCTL_PROFILE; 4. the store's default profile.
 import { CardctlError, usageError } from '../errors.js';
 import { loadStore, requireProfile } from './store.js';
-import { DEFAULT_BASE_URL, type CredentialSource, type Credentials, type Mode } from './types.js';
+import { DEFAULT_BASE_URL, type CredentialSource, type Credentials, type Mode, type StoredCredentials } from './types.js';
 import { checkKeyId, checkMode, checkName, checkSecret, checkWebhookSecret, normalizeBaseUrl, normalizeKeyId, shownName } from './validate.js';
 
 export interface ResolveOptions {
@@ -49,7 +49,7 @@ function fromEnv(env: NodeJS.ProcessEnv): Credentials | undefined {
   return credentials;
 }
 
-async function fromProfile(name: string, source: CredentialSource, env: NodeJS.ProcessEnv): Promise<Credentials> {
+async function fromProfile(name: string, source: CredentialSource, env: NodeJS.ProcessEnv): Promise<StoredCredentials> {
   try {
     return { ...(await requireProfile(name, env)), source };
   } catch (err) {
@@ -65,7 +65,7 @@ async function fromProfile(name: string, source: CredentialSource, env: NodeJS.P
 }
 
 /** Steps 3 and 4 (after --profile): CARDCTL_PROFILE, else the default profile, else undefined. */
-async function storedSelection(env: NodeJS.ProcessEnv): Promise<Credentials | undefined> {
+async function storedSelection(env: NodeJS.ProcessEnv): Promise<StoredCredentials | undefined> {
   const named = envValue(env, 'CARDCTL_PROFILE');
   if (named !== undefined) return fromProfile(named, 'env-profile', env);
   const store = await loadStore(env);
@@ -81,18 +81,35 @@ function noCredentials(): CardctlError {
   });
 }
 
+/** The profile's API secret: stored, or printed by its command (run once per process). */
+async function apiSecret(p: StoredCredentials, env: NodeJS.ProcessEnv): Promise<string> {
+  if (p.secret !== undefined) return p.secret;
+  const { secretFromCommand } = await import('./secret-command.js');
+  return secretFromCommand({ profile: p.name, what: 'API secret', command: p.secretCommand!, timeoutSeconds: p.secretCommandTimeout, check: checkSecret, env });
+}
+
+async function withSecret(p: StoredCredentials, env: NodeJS.ProcessEnv): Promise<Credentials> {
+  return { ...p, secret: await apiSecret(p, env) };
+}
+
 export async function resolveCredentials(opts: ResolveOptions = {}): Promise<Credentials> {
   const env = opts.env ?? process.env;
-  if (opts.profile !== undefined && opts.profile !== '') return fromProfile(opts.profile, 'flag', env);
+  if (opts.profile !== undefined && opts.profile !== '') return withSecret(await fromProfile(opts.profile, 'flag', env), env);
   const viaEnv = fromEnv(env);
   if (viaEnv) return viaEnv;
   const stored = await storedSelection(env);
-  if (stored) return stored;
+  if (stored) return withSecret(stored, env);
   throw noCredentials();
 }
 
+/** Where the API secret in use comes from, in words (for doctor). */
+export function secretOrigin(c: StoredCredentials): string {
+  if (c.source === 'env') return 'CARDCTL_API_SECRET';
+  return c.secretCommand !== undefined ? `the command \`${c.secretCommand}\`` : 'stored in the profile';
+}
+
 /** The profile chosen by --profile, CARDCTL_PROFILE or the default (no API-key variables). */
-async function selectedProfile(opts: ResolveOptions, env: NodeJS.ProcessEnv): Promise<Credentials | undefined> {
+async function selectedProfile(opts: ResolveOptions, env: NodeJS.ProcessEnv): Promise<StoredCredentials | undefined> {
   if (opts.profile !== undefined && opts.profile !== '') return fromProfile(opts.profile, 'flag', env);
   return storedSelection(env);
 }
@@ -101,7 +118,7 @@ async function selectedProfile(opts: ResolveOptions, env: NodeJS.ProcessEnv): Pr
  * The profile named by --profile, else by CARDCTL_PROFILE; undefined when neither names one (the
  * default profile and the API-key variables do not count). Used to find the mock a profile points at.
  */
-export async function namedProfile(opts: ResolveOptions = {}): Promise<Credentials | undefined> {
+export async function namedProfile(opts: ResolveOptions = {}): Promise<StoredCredentials | undefined> {
   const env = opts.env ?? process.env;
   if (opts.profile !== undefined && opts.profile !== '') return fromProfile(opts.profile, 'flag', env);
   const named = envValue(env, 'CARDCTL_PROFILE');
@@ -135,6 +152,11 @@ export async function resolveWebhookSecret(opts: ResolveOptions = {}): Promise<R
       code: 'no_webhook_secret',
       hint: `Set CARDCTL_WEBHOOK_SECRET, or store it in a profile: printf '%s\\n%s\\n' "$API_SECRET" "$WEBHOOK_SECRET" | ${ADD_HINT} --webhook-secret-stdin`,
     });
+  }
+  if (profile.webhookSecretCommand !== undefined) {
+    const { secretFromCommand } = await import('./secret-command.js');
+    const secret = await secretFromCommand({ profile: profile.name, what: 'webhook secret', command: profile.webhookSecretCommand, timeoutSeconds: profile.secretCommandTimeout, check: checkWebhookSecret, env });
+    return { secret, source: profile.source, profile: profile.name };
   }
   if (profile.webhookSecret === undefined) {
     throw new CardctlError(`profile ${profile.name} has no webhook secret.`, {
@@ -188,6 +210,6 @@ export async function resolveSigningSecret(opts: ResolveOptions = {}): Promise<R
       hint: `Set CARDCTL_API_SECRET (and CARDCTL_API_KEY), pass --profile NAME, or run \`${ADD_HINT}\`.`,
     });
   }
-  return { secret: profile.secret, keyId: profile.keyId, baseUrl: profile.baseUrl, mode: profile.mode, source: profile.source, profile: profile.name };
+  return { secret: await apiSecret(profile, env), keyId: profile.keyId, baseUrl: profile.baseUrl, mode: profile.mode, source: profile.source, profile: profile.name };
 }
 

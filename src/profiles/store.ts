@@ -12,19 +12,19 @@ import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, rmSync, statSy
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { CardctlError } from '../errors.js';
-import { DEFAULT_BASE_URL, type Mode, type Profile } from './types.js';
-import { checkKeyId, checkMode, checkName, checkSecret, checkWebhookSecret, MODE_PROBLEM, normalizeBaseUrl, normalizeKeyId, shownName } from './validate.js';
+import { DEFAULT_BASE_URL, type Mode, type StoredProfile } from './types.js';
+import { checkKeyId, checkMode, checkName, checkSecret, checkSecretCommand, checkSecretCommandTimeout, checkWebhookSecret, MODE_PROBLEM, normalizeBaseUrl, normalizeKeyId, shownName } from './validate.js';
 
 export const STORE_FILE_NAME = 'profiles.json';
 const STORE_VERSION = 1;
-const PROFILE_FIELDS = ['keyId', 'secret', 'mode', 'baseUrl', 'webhookSecret', 'caFile', 'timeout'] as const;
+const PROFILE_FIELDS = ['keyId', 'secret', 'secretCommand', 'mode', 'baseUrl', 'webhookSecret', 'webhookSecretCommand', 'secretCommandTimeout', 'caFile', 'timeout'] as const;
 /** The longest `timeout` a profile holds, in seconds (one day, as --timeout). */
 const MAX_PROFILE_TIMEOUT_S = 86_400;
 
 /** What the file holds, validated. Profiles keep the file's order. */
 export interface StoreState {
   defaultProfile: string | null;
-  profiles: Map<string, Profile>;
+  profiles: Map<string, StoredProfile>;
 }
 
 /** The folder of the store: CARDCTL_CONFIG_DIR, else the platform's config folder for cardctl. */
@@ -47,24 +47,53 @@ export function storePath(env: NodeJS.ProcessEnv = process.env): string {
 export interface ProfileInput {
   name: string;
   keyId: string;
-  secret: string;
+  /** exactly one of secret and secretCommand */
+  secret?: string;
+  secretCommand?: string;
   mode: string;
   baseUrl?: string;
+  /** at most one of webhookSecret and webhookSecretCommand */
   webhookSecret?: string;
+  webhookSecretCommand?: string;
+  secretCommandTimeout?: number;
   caFile?: string;
   timeout?: number;
 }
 
+/** The problems of the secret fields: stored or from a command, not both (never quoting a value). */
+function secretProblems(input: ProfileInput, problems: Record<string, string>): void {
+  if (input.secret !== undefined && input.secretCommand !== undefined) problems.secret = 'give either a stored secret or a secret command, not both';
+  else if (input.secret === undefined && input.secretCommand === undefined) problems.secret = 'missing: a profile needs a stored secret or a secret command';
+  else if (input.secret !== undefined) {
+    const p = checkSecret(input.secret);
+    if (p) problems.secret = p;
+  } else {
+    const p = checkSecretCommand(input.secretCommand!);
+    if (p) problems.secret_command = p;
+  }
+  if (input.webhookSecret !== undefined && input.webhookSecretCommand !== undefined) problems.webhook_secret = 'give either a stored webhook secret or a webhook secret command, not both';
+  else if (input.webhookSecret !== undefined) {
+    const p = checkWebhookSecret(input.webhookSecret);
+    if (p) problems.webhook_secret = p;
+  } else if (input.webhookSecretCommand !== undefined) {
+    const p = checkSecretCommand(input.webhookSecretCommand);
+    if (p) problems.webhook_secret_command = p;
+  }
+  if (input.secretCommandTimeout !== undefined) {
+    const p = checkSecretCommandTimeout(input.secretCommandTimeout);
+    if (p) problems.secret_command_timeout = p;
+  }
+}
+
 /** Normalizes and checks every field; returns the profile or the problems by field (snake_case, like the API's 422 map). */
-export function validateProfile(input: ProfileInput): { profile?: Profile; problems: Record<string, string> } {
+export function validateProfile(input: ProfileInput): { profile?: StoredProfile; problems: Record<string, string> } {
   const problems: Record<string, string> = {};
   const name = checkName(input.name);
   if (name) problems.name = name;
   const keyId = normalizeKeyId(input.keyId);
   const keyProblem = checkKeyId(keyId, input.keyId);
   if (keyProblem) problems.key_id = keyProblem;
-  const secretProblem = checkSecret(input.secret);
-  if (secretProblem) problems.secret = secretProblem;
+  secretProblems(input, problems);
   if (!checkMode(input.mode)) problems.mode = MODE_PROBLEM(input.mode);
   const base = normalizeBaseUrl(input.baseUrl ?? DEFAULT_BASE_URL);
   if (base.problem) problems.base_url = base.problem;
@@ -72,13 +101,13 @@ export function validateProfile(input: ProfileInput): { profile?: Profile; probl
   if (input.timeout !== undefined && !(typeof input.timeout === 'number' && input.timeout > 0 && input.timeout <= MAX_PROFILE_TIMEOUT_S)) {
     problems.timeout = `must be a number of seconds above 0 and at most ${MAX_PROFILE_TIMEOUT_S}`;
   }
-  if (input.webhookSecret !== undefined) {
-    const p = checkWebhookSecret(input.webhookSecret);
-    if (p) problems.webhook_secret = p;
-  }
   if (Object.keys(problems).length > 0) return { problems };
-  const profile: Profile = { name: input.name, keyId, secret: input.secret, mode: input.mode as Mode, baseUrl: base.url! };
+  const profile: StoredProfile = { name: input.name, keyId, mode: input.mode as Mode, baseUrl: base.url! };
+  if (input.secret !== undefined) profile.secret = input.secret;
+  if (input.secretCommand !== undefined) profile.secretCommand = input.secretCommand;
   if (input.webhookSecret !== undefined) profile.webhookSecret = input.webhookSecret;
+  if (input.webhookSecretCommand !== undefined) profile.webhookSecretCommand = input.webhookSecretCommand;
+  if (input.secretCommandTimeout !== undefined) profile.secretCommandTimeout = input.secretCommandTimeout;
   if (input.caFile !== undefined) profile.caFile = input.caFile;
   if (input.timeout !== undefined) profile.timeout = input.timeout;
   return { profile, problems };
@@ -88,7 +117,7 @@ export function validateProfile(input: ProfileInput): { profile?: Profile; probl
 // The file's content
 
 function fixHint(path: string): string {
-  return `Fix ${path} by hand (it is JSON: {"version": 1, "default": NAME, "profiles": {NAME: {"keyId", "secret", "mode", "baseUrl", "webhookSecret"?, "caFile"?, "timeout"? (seconds)}}}), or move it away (mv "${path}" "${path}.bak") and add your profiles again with \`cardctl profiles add\`. cardctl will not overwrite it.`;
+  return `Fix ${path} by hand (it is JSON: {"version": 1, "default": NAME, "profiles": {NAME: {"keyId", "secret" or "secretCommand", "mode", "baseUrl", "webhookSecret"? or "webhookSecretCommand"?, "secretCommandTimeout"?, "caFile"?, "timeout"? (seconds)}}}), or move it away (mv "${path}" "${path}.bak") and add your profiles again with \`cardctl profiles add\`. cardctl will not overwrite it.`;
 }
 
 function invalidStore(path: string, what: string): CardctlError {
@@ -127,25 +156,30 @@ export function parseStoreText(text: string, path: string): StoreState {
   }
   const profilesRaw = raw.profiles ?? {};
   if (!isPlainObject(profilesRaw)) throw invalidStore(path, 'has a "profiles" field that is not an object of profiles by name');
-  const profiles = new Map<string, Profile>();
+  const profiles = new Map<string, StoredProfile>();
   for (const [name, value] of Object.entries(profilesRaw)) {
     const where = `has an invalid profile ${JSON.stringify(name)}`;
     if (!isPlainObject(value)) throw invalidStore(path, `${where}: it is not an object`);
     for (const key of Object.keys(value)) {
       if (!(PROFILE_FIELDS as readonly string[]).includes(key)) throw invalidStore(path, `${where}: unknown field ${JSON.stringify(key)} (expected ${PROFILE_FIELDS.join(', ')})`);
     }
-    for (const key of ['keyId', 'secret', 'mode', 'baseUrl'] as const) {
+    for (const key of ['keyId', 'mode', 'baseUrl'] as const) {
       if (typeof value[key] !== 'string') throw invalidStore(path, `${where}: "${key}" is missing or not a string`);
     }
-    if (value.webhookSecret !== undefined && typeof value.webhookSecret !== 'string') throw invalidStore(path, `${where}: "webhookSecret" is not a string`);
-    if (value.caFile !== undefined && typeof value.caFile !== 'string') throw invalidStore(path, `${where}: "caFile" is not a string`);
+    for (const key of ['secret', 'secretCommand', 'webhookSecret', 'webhookSecretCommand', 'caFile'] as const) {
+      if (value[key] !== undefined && typeof value[key] !== 'string') throw invalidStore(path, `${where}: "${key}" is not a string`);
+    }
+    if (value.secretCommandTimeout !== undefined && typeof value.secretCommandTimeout !== 'number') throw invalidStore(path, `${where}: "secretCommandTimeout" is not a number`);
     const { profile, problems } = validateProfile({
       name,
       keyId: value.keyId as string,
-      secret: value.secret as string,
+      secret: value.secret as string | undefined,
+      secretCommand: value.secretCommand as string | undefined,
       mode: value.mode as string,
       baseUrl: value.baseUrl as string,
       webhookSecret: value.webhookSecret as string | undefined,
+      webhookSecretCommand: value.webhookSecretCommand as string | undefined,
+      secretCommandTimeout: value.secretCommandTimeout as number | undefined,
       caFile: value.caFile as string | undefined,
       timeout: value.timeout as number | undefined,
     });
@@ -163,8 +197,14 @@ function toJson(state: StoreState): Record<string, unknown> {
   // Object.fromEntries defines own properties, so any valid name (even "__proto__") is kept.
   const profiles = Object.fromEntries(
     [...state.profiles.values()].map((p) => {
-      const entry: Record<string, string | number> = { keyId: p.keyId, secret: p.secret, mode: p.mode, baseUrl: p.baseUrl };
+      const entry: Record<string, string | number> = { keyId: p.keyId };
+      if (p.secret !== undefined) entry.secret = p.secret;
+      if (p.secretCommand !== undefined) entry.secretCommand = p.secretCommand;
+      entry.mode = p.mode;
+      entry.baseUrl = p.baseUrl;
       if (p.webhookSecret !== undefined) entry.webhookSecret = p.webhookSecret;
+      if (p.webhookSecretCommand !== undefined) entry.webhookSecretCommand = p.webhookSecretCommand;
+      if (p.secretCommandTimeout !== undefined) entry.secretCommandTimeout = p.secretCommandTimeout;
       if (p.caFile !== undefined) entry.caFile = p.caFile;
       if (p.timeout !== undefined) entry.timeout = p.timeout;
       return [p.name, entry];
@@ -343,17 +383,17 @@ export async function loadStore(env?: NodeJS.ProcessEnv): Promise<StoreState & {
   return { ...state, path };
 }
 
-export async function listProfiles(env?: NodeJS.ProcessEnv): Promise<Profile[]> {
+export async function listProfiles(env?: NodeJS.ProcessEnv): Promise<StoredProfile[]> {
   return [...readState(env).state.profiles.values()];
 }
 
 /** The profile, or undefined when there is none of that name. */
-export async function getProfile(name: string, env?: NodeJS.ProcessEnv): Promise<Profile | undefined> {
+export async function getProfile(name: string, env?: NodeJS.ProcessEnv): Promise<StoredProfile | undefined> {
   return readState(env).state.profiles.get(name);
 }
 
 /** The profile, or a usage error saying how to add it. */
-export async function requireProfile(name: string, env?: NodeJS.ProcessEnv): Promise<Profile> {
+export async function requireProfile(name: string, env?: NodeJS.ProcessEnv): Promise<StoredProfile> {
   const { state } = readState(env);
   const p = state.profiles.get(name);
   if (!p) throw noProfile(name, state);
@@ -373,7 +413,7 @@ export interface AddProfileOptions {
 }
 
 export interface AddProfileResult {
-  profile: Profile;
+  profile: StoredProfile;
   isDefault: boolean;
   replaced: boolean;
   path: string;
@@ -395,7 +435,7 @@ export function invalidProfileError(problems: Record<string, string>): CardctlEr
   });
 }
 
-export async function addProfile(input: ProfileInput | Profile, options: AddProfileOptions = {}): Promise<AddProfileResult> {
+export async function addProfile(input: ProfileInput | StoredProfile, options: AddProfileOptions = {}): Promise<AddProfileResult> {
   const { profile, problems } = validateProfile(input);
   if (!profile) throw invalidProfileError(problems);
   return withWriteLock(options.env, (opened) => {
@@ -434,7 +474,7 @@ export async function removeProfile(name: string, options: { env?: NodeJS.Proces
   });
 }
 
-export async function setDefaultProfile(name: string, options: { env?: NodeJS.ProcessEnv } = {}): Promise<Profile> {
+export async function setDefaultProfile(name: string, options: { env?: NodeJS.ProcessEnv } = {}): Promise<StoredProfile> {
   return withWriteLock(options.env, (opened) => {
     const profile = opened.state.profiles.get(name);
     if (!profile) throw noProfile(name, opened.state);

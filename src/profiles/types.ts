@@ -2,11 +2,21 @@
 
 export type Mode = 'test' | 'live';
 
-/** A stored profile. The secrets never leave this process except as HMAC keys. */
-export interface Profile {
+/**
+ * A profile as the store holds it: each secret either stored or given by a command run when it is
+ * needed (`--secret-command`). The secrets never leave this process except as HMAC keys.
+ */
+export interface StoredProfile {
   name: string;
   keyId: string;
-  secret: string;
+  /** the API secret, when stored; exactly one of secret and secretCommand */
+  secret?: string;
+  /** a shell command that prints the API secret (src/profiles/secret-command.ts) */
+  secretCommand?: string;
+  /** a shell command that prints the webhook secret; at most one of webhookSecret and this */
+  webhookSecretCommand?: string;
+  /** seconds a secret command may take (default 10) */
+  secretCommandTimeout?: number;
   mode: Mode;
   /** includes the `/api/v1` prefix, e.g. `http://127.0.0.1:4010/api/v1` */
   baseUrl: string;
@@ -18,8 +28,19 @@ export interface Profile {
   timeout?: number;
 }
 
+/** A profile with its API secret in hand (from the store or from its command). */
+export interface Profile extends StoredProfile {
+  secret: string;
+}
+
 /** Where the credentials in use came from, in order of precedence. */
 export type CredentialSource = 'flag' | 'env' | 'env-profile' | 'default';
+
+/** The credentials chosen, before a secret command ran: what picks a mock, or names a profile. */
+export interface StoredCredentials extends StoredProfile {
+  source: CredentialSource;
+  baseUrlFromEnv?: boolean;
+}
 
 export interface Credentials extends Profile {
   source: CredentialSource;

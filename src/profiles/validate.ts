@@ -83,3 +83,20 @@ export function normalizeBaseUrl(raw: string, quote = true): { url?: string; pro
   }
   return { url: `${u.protocol}//${u.host}${path || '/api/v1'}` };
 }
+
+export const MAX_SECRET_COMMAND_TIMEOUT_S = 600;
+
+/** A command as a profile may hold it: one line, not empty. Returns the problem or undefined. */
+export function checkSecretCommand(command: string): string | undefined {
+  if (command.trim() === '') return 'the secret command is empty: give the shell command that prints the secret, e.g. \'pass show cardctl/ci\'';
+  // eslint-disable-next-line no-control-regex
+  if (/[\x00-\x1f\x7f]/.test(command)) return 'the secret command must be one line without control characters (put a longer script in a file and name that file)';
+  if (command.length > 4096) return 'the secret command is longer than 4096 characters (put it in a script and name that script)';
+  return undefined;
+}
+
+export function checkSecretCommandTimeout(seconds: number): string | undefined {
+  if (Number.isInteger(seconds) && seconds >= 1 && seconds <= MAX_SECRET_COMMAND_TIMEOUT_S) return undefined;
+  return `the secret command timeout must be a whole number of seconds from 1 to ${MAX_SECRET_COMMAND_TIMEOUT_S}`;
+}
+

@@ -66,7 +66,7 @@ const CORPUS: Record<string, Line[]> = {
   'mock:state': [['mock', 'state', '--control-url', DOWN, '--json']],
   'mock:wallets': [['mock', 'wallets'], ['mock', 'wallets', '--json']],
   'mock:webhook-deliveries': [['mock', 'webhook-deliveries', '--json']],
-  'profiles:add': [['profiles', 'add', 'x', '--key-id', 'bad', '--mode', 'test', '--secret-stdin'], ['profiles', 'add', 'x', '--key-id', '01JD2Q7N8V3K4M5P6R7S8T9V0W', '--mode', 'test', '--secret-stdin', '--json'], ['profiles', 'add', 'x', '--key-id', '01JD2Q7N8V3K4M5P6R7S8T9V0W', '--mode', 'test', '--no-input'], { argv: ['profiles', 'add', 'x', 'extra', '--key-id', '01JD2Q7N8V3K4M5P6R7S8T9V0W', '--mode', 'test'], oclif: true }],
+  'profiles:add': [['profiles', 'add', 'x', '--key-id', 'bad', '--mode', 'test', '--secret-stdin'], ['profiles', 'add', 'x', '--key-id', '01JD2Q7N8V3K4M5P6R7S8T9V0W', '--mode', 'test', '--secret-stdin', '--json'], ['profiles', 'add', 'x', '--key-id', '01JD2Q7N8V3K4M5P6R7S8T9V0W', '--mode', 'test', '--no-input'], { argv: ['profiles', 'add', 'x', 'extra', '--key-id', '01JD2Q7N8V3K4M5P6R7S8T9V0W', '--mode', 'test'], oclif: true }, ['profiles', 'add', 'x', '--key-id', '01JD2Q7N8V3K4M5P6R7S8T9V0W', '--mode', 'test', '--secret-command', 'echo a', '--secret-stdin'], ['profiles', 'add', 'x', '--key-id', '01JD2Q7N8V3K4M5P6R7S8T9V0W', '--mode', 'test', '--secret-command', 'echo a', '--secret-command-timeout', '0']],
   'profiles:list': [['profiles', 'list'], ['profiles', 'list', '--json'], ['profiles', 'list', '--no-input']],
   'profiles:remove': [['profiles', 'remove', 'nobody']],
   'profiles:show': [['profiles', 'show', 'nobody', '--json']],

@@ -80,14 +80,14 @@ describe('profiles add / list / show / use / remove', () => {
     const list = keep(await s.run(['profiles', 'list']));
     expect(list.code).toBe(0);
     const rows = list.stdout.trim().split('\n');
-    expect(rows[0]).toMatch(/NAME\s+MODE\s+KEY ID\s+BASE URL/);
-    expect(rows.find((r) => r.includes(' ci '))).toMatch(/^\*\s+ci\s+test\s+01JD2Q7N8V3K4M5P6R7S8T9V0W\s+http:\/\/127\.0\.0\.1:4010\/api\/v1$/);
-    expect(rows.find((r) => r.includes('prod.eu'))).toMatch(/^\s+prod\.eu\s+live\s+01JD2Q7N8V3K4M5P6R7S8T9V0X\s+https:\/\/api\.example\.com\/api\/v1$/);
+    expect(rows[0]).toMatch(/NAME\s+MODE\s+KEY ID\s+BASE URL\s+SECRET$/);
+    expect(rows.find((r) => r.includes(' ci '))).toMatch(/^\*\s+ci\s+test\s+01JD2Q7N8V3K4M5P6R7S8T9V0W\s+http:\/\/127\.0\.0\.1:4010\/api\/v1\s+stored$/);
+    expect(rows.find((r) => r.includes('prod.eu'))).toMatch(/^\s+prod\.eu\s+live\s+01JD2Q7N8V3K4M5P6R7S8T9V0X\s+https:\/\/api\.example\.com\/api\/v1\s+stored$/);
 
     const listJson = keep(await s.run(['profiles', 'list', '--json']));
     const listed = JSON.parse(listJson.stdout) as Array<Record<string, unknown>>;
     expect(listed.map((p) => [p.name, p.default])).toEqual([['ci', true], ['prod.eu', false]]);
-    expect(Object.keys(listed[0]!).sort()).toEqual(['base_url', 'default', 'key_id', 'mode', 'name', 'secret_fingerprint', 'webhook_secret_fingerprint']);
+    expect(Object.keys(listed[0]!).sort()).toEqual(['base_url', 'default', 'key_id', 'mode', 'name', 'secret_command', 'secret_fingerprint', 'webhook_secret_command', 'webhook_secret_fingerprint']);
 
     const show = keep(await s.run(['profiles', 'show', 'prod.eu']));
     expect(show.code).toBe(0);

@@ -3,14 +3,17 @@ import { BaseCommand } from '../../cli/base-command.js';
 import { usageError } from '../../errors.js';
 
 export default class ProfilesAdd extends BaseCommand {
-  static override summary = 'Save a profile: key id, mode, base URL and secret (from stdin or a hidden prompt).';
+  static override summary = 'Save a profile: key id, mode, base URL and secret (from stdin, a hidden prompt, or a command run when needed).';
   static override description =
     'The secret is never taken as a flag value. On a terminal cardctl asks for it without echo; otherwise pass --secret-stdin and pipe one line ' +
-    '(with --webhook-secret-stdin too: line 1 the API secret, line 2 the webhook signing secret). The first profile becomes the default.';
+    '(with --webhook-secret-stdin too: line 1 the API secret, line 2 the webhook signing secret). ' +
+    'With --secret-command CMD the secret is not stored: cardctl runs CMD with /bin/sh -c when it needs the secret (once per run, without stdin, ' +
+    'within 10 s unless --secret-command-timeout says otherwise) and uses what it prints, minus one final newline. The first profile becomes the default.';
   static override examples = [
     'printf \'%s\\n\' "$SECRET" | <%= config.bin %> profiles add ci --key-id 01JD2Q7N8V3K4M5P6R7S8T9V0W --mode test --secret-stdin',
     'printf \'%s\\n%s\\n\' "$SECRET" "$WEBHOOK_SECRET" | <%= config.bin %> profiles add prod --key-id 01JD2Q7N8V3K4M5P6R7S8T9V0W --mode live --base-url https://api.example.com/api/v1 --secret-stdin --webhook-secret-stdin',
     '<%= config.bin %> profiles add dev --key-id 01JD2Q7N8V3K4M5P6R7S8T9V0W --mode test   # asks for the secret',
+    '<%= config.bin %> profiles add ci --key-id 01JD2Q7N8V3K4M5P6R7S8T9V0W --mode test --secret-command \'pass show cardctl/ci\'',
   ];
   // Parsed without strictness (see run): oclif would echo a stray positional secret in its error;
   // run() refuses it without repeating it. The class itself stays strict so that the usage line
@@ -24,6 +27,9 @@ export default class ProfilesAdd extends BaseCommand {
     timeout: Flags.string({ description: 'seconds each request attempt may take with this profile (below --timeout and CARDCTL_TIMEOUT; default 30)' }),
     'secret-stdin': Flags.boolean({ description: 'read the API secret from the first line of stdin', default: false }),
     'webhook-secret-stdin': Flags.boolean({ description: 'read the webhook signing secret from the second line of stdin (needs --secret-stdin)', default: false }),
+    'secret-command': Flags.string({ description: 'shell command that prints the API secret when it is needed (a vault CLI, pass, secret-tool, op read); the secret is never stored' }),
+    'webhook-secret-command': Flags.string({ description: 'shell command that prints the webhook signing secret when it is needed' }),
+    'secret-command-timeout': Flags.integer({ description: 'seconds a secret command may take before it is stopped (default 10)', min: 1, max: 600 }),
     default: Flags.boolean({ description: 'make it the default profile', default: false }),
     force: Flags.boolean({ description: 'replace an existing profile of that name', default: false }),
     // Declared only to refuse them without oclif echoing the value in "Nonexistent flag: --secret=...".
@@ -54,14 +60,19 @@ export default class ProfilesAdd extends BaseCommand {
       timeout: timeoutMs === undefined ? undefined : timeoutMs / 1000,
       secretStdin: flags['secret-stdin'],
       webhookSecretStdin: flags['webhook-secret-stdin'],
+      secretCommand: flags['secret-command'],
+      webhookSecretCommand: flags['webhook-secret-command'],
+      secretCommandTimeout: flags['secret-command-timeout'],
       makeDefault: flags.default,
       force: flags.force,
     });
     if (flags.json) return this.printJson(result.summary);
     const p = result.profile;
+    const fetched = p.secretCommand !== undefined ? ` Its secret is not stored: \`${p.secretCommand}\` prints it when needed (\`cardctl doctor -p ${p.name}\` tries it).` : '';
     this.note(
       `${result.replaced ? 'Replaced' : 'Saved'} profile ${p.name} (${p.mode}, key ${p.keyId}, ${p.baseUrl}) in ${result.path}` +
-        (result.isDefault ? '; it is the default.' : `. Use it with --profile ${p.name}, or make it the default: cardctl profiles use ${p.name}`),
+        (result.isDefault ? '; it is the default.' : `. Use it with --profile ${p.name}, or make it the default: cardctl profiles use ${p.name}.`) +
+        fetched,
     );
   }
 }

@@ -21,6 +21,7 @@ export default class ProfilesList extends BaseCommand {
         { header: 'MODE', get: (p) => p.mode },
         { header: 'KEY ID', get: (p) => p.key_id },
         { header: 'BASE URL', get: (p) => p.base_url },
+        { header: 'SECRET', get: (p) => (p.secret_command !== null ? `command: ${p.secret_command}` : 'stored') },
       ]),
     );
   }

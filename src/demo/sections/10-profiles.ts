@@ -31,6 +31,25 @@ export const section: Section = {
       argv: ['profiles', 'show', 'test'],
       check: ({ stdout }) => expect(stdout.includes('sha256:'), 'the secret should show as a fingerprint'),
     });
+    // a vault stand-in: a file outside the config folder, read by the profile's command
+    ctx.write('vault-test-secret', `${mock.keys.test.secret}\n`);
+    await r.step({
+      name: 'profiles: secret from a command',
+      title: 'Or keep the secret in your vault: --secret-command runs when a call needs it (pass, op read, secret-tool...); it is never stored',
+      argv: ['profiles', 'add', 'vault', '--key-id', mock.keys.test.keyId, '--mode', 'test', '--base-url', mock.baseUrl, '--secret-command', 'cat vault-test-secret'],
+      display: `cardctl profiles add vault --key-id ${mock.keys.test.keyId} --mode test --base-url ${mock.baseUrl} --secret-command 'cat vault-test-secret'   # e.g. 'pass show cardctl/test'`,
+    });
+    await r.step({
+      name: 'profiles: doctor with a secret command',
+      title: 'doctor runs the command and says where the secret came from',
+      argv: ['doctor', '-p', 'vault'],
+      grep: '^. (credentials|key) ',
+      check: ({ stdout }) => {
+        expect(/^✓ credentials\s.*the secret from the command `cat vault-test-secret`/m.test(stdout), 'doctor should name the secret command');
+        expect(/^✓ key\s+key \S+ accepted/m.test(stdout), 'the secret from the command should sign requests the mock accepts');
+        return 'the command gave the secret; the mock accepted the signature';
+      },
+    });
     await r.step({
       name: 'doctor',
       title: 'Check what a call needs: credentials, journal, reach, clock, key, mode, scopes (exit 0: nothing failed)',
