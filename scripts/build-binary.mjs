@@ -3,7 +3,7 @@
 // into one CommonJS script, with the package's files it reads embedded (scripts/binary/entry.mjs),
 // turned into a SEA blob with V8's code cache by this Node, and injected into a copy of this
 // node binary by postject. Trade-offs and figures: docs/binary.md. Run `npm run build` first.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -55,7 +55,21 @@ const cardctlPlugin = {
   name: 'cardctl-binary',
   setup(b) {
     b.onResolve({ filter: /^cardctl-binary:embedded$/ }, () => ({ path: 'embedded', namespace: 'cardctl-binary' }));
-    b.onLoad({ filter: /.*/, namespace: 'cardctl-binary' }, () => ({
+    // fs/promises for dist/: readFile asks the entry for an embedded file first
+    b.onResolve({ filter: /^cardctl-binary:fs-promises$/ }, () => ({ path: 'fs-promises', namespace: 'cardctl-binary' }));
+    b.onLoad({ filter: /^fs-promises$/, namespace: 'cardctl-binary' }, () => ({
+      resolveDir: ROOT,
+      loader: 'js',
+      contents: [
+        "import * as real from 'node:fs/promises';",
+        "export * from 'node:fs/promises';",
+        'export function readFile(target, options) {',
+        "  const embedded = globalThis[Symbol.for('cardctl.readEmbedded')](target, options);",
+        '  return embedded === undefined ? real.readFile(target, options) : embedded;',
+        '}',
+      ].join('\n'),
+    }));
+    b.onLoad({ filter: /^embedded$/, namespace: 'cardctl-binary' }, () => ({
       resolveDir: ROOT,
       loader: 'js',
       contents: `export const VROOT = ${JSON.stringify(VROOT)};\nexport const FILES = ${JSON.stringify(FILES)};\nexport const MODULES = {\n${moduleTable}\n};\n`,
@@ -72,7 +86,10 @@ const cardctlPlugin = {
       } else if (rel === join('dist', 'mock', 'persistence.js')) {
         text = text.replace(/new Worker\(compactionWorkerUrl\(\), \{/, `new Worker(${JSON.stringify(workerCode)}, { eval: true,`);
       }
-      if (rel.startsWith(`dist${sep}`)) text = text.replace(/\bimport\((?![\s'"`])/g, `${IMPORT}(`);
+      if (rel.startsWith(`dist${sep}`)) {
+        text = text.replace(/\bimport\((?![\s'"`])/g, `${IMPORT}(`);
+        text = text.replaceAll("from 'node:fs/promises'", "from 'cardctl-binary:fs-promises'");
+      }
       // oclif's module loader imports the commands, the help class and the hooks by path (the
       // require.resolve it tries first would only warn that a SEA's require has no files)
       if (/@oclif[\\/]core[\\/]lib[\\/]module-loader\.js$/.test(args.path)) {
@@ -109,11 +126,30 @@ const result = await build({
 writeFileSync(join(WORK, 'meta.json'), JSON.stringify(result.metafile));
 step(`bundled ${(statSync(bundle).size / 1024).toFixed(0)} KiB`);
 
+// The bundle as a function of require, module, exports, __filename, __dirname (what the
+// prelude calls), and V8's code cache of it after a warm-up run of `cards get`.
+const wrapped = join(WORK, 'cardctl.wrapped.js');
+writeFileSync(wrapped, `(function (require, module, exports, __filename, __dirname) {${readFileSync(bundle, 'utf8')}\n})`);
+const cache = join(WORK, 'cardctl.cache');
+const warmHome = join(WORK, 'warm');
+// (its exit code is the command's: 8, nothing listens there)
+spawnSync(process.execPath, [join(ROOT, 'scripts', 'binary', 'make-cache.cjs'), wrapped, cache, '--', 'cards', 'get', '01JD2Q9ZZZZZZZZZZZZZZZZZZZ'], {
+  stdio: 'ignore',
+  env: {
+    PATH: process.env.PATH, HOME: warmHome, NO_COLOR: '1', CARDCTL_CONFIG_DIR: join(warmHome, 'config'), XDG_STATE_HOME: join(warmHome, 'state'),
+    CARDCTL_API_KEY: '01JD2Q7N8V3K4M5P6R7S8T9V0W', CARDCTL_API_SECRET: 'd2FybS11cC1vbmx5LW5vdC1hLXNlY3JldC0wMDAwMDA=', CARDCTL_BASE_URL: 'http://127.0.0.1:9/api/v1',
+  },
+});
+const prelude = join(WORK, 'prelude.cjs');
+writeFileSync(prelude, readFileSync(join(ROOT, 'scripts', 'binary', 'prelude.cjs'), 'utf8').replaceAll('__CARDCTL_VERSION__', pjson.version));
+if (!existsSync(cache)) throw new Error('the warm-up run wrote no code cache');
+step(`code cache ${(statSync(cache).size / 1024).toFixed(0)} KiB after a warm-up run`);
+
 const seaConfig = join(WORK, 'sea-config.json');
 const blob = join(WORK, 'sea.blob');
-writeFileSync(seaConfig, JSON.stringify({ main: bundle, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true }, null, 2));
+writeFileSync(seaConfig, JSON.stringify({ main: prelude, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, assets: { 'cardctl.cjs': wrapped, 'cardctl.cache': cache } }, null, 2));
 execFileSync(process.execPath, ['--experimental-sea-config', seaConfig], { stdio: 'pipe' });
-step(`SEA blob ${(statSync(blob).size / 1024).toFixed(0)} KiB (with the code cache)`);
+step(`SEA blob ${(statSync(blob).size / 1024).toFixed(0)} KiB`);
 
 const exe = join(OUT, 'cardctl');
 copyFileSync(process.execPath, exe);

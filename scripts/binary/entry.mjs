@@ -1,5 +1,5 @@
 // The entry of the single-file binary (docs/binary.md): bin/run.js for a bundle that has no
-// files beside it. scripts/build-binary.mjs bundles it with dist/ and every dependency into one
+// files beside it (`--version` is answered before, by scripts/binary/prelude.cjs). scripts/build-binary.mjs bundles it with dist/ and every dependency into one
 // CommonJS script, and gives it `cardctl-binary:embedded`: the package's files the code reads at
 // run time (package.json, the manifest, completions), served under a virtual root, and the
 // table of the modules that are loaded by path (the commands; oclif's help class and hook).
@@ -25,7 +25,6 @@ const asEncoded = (text, options) => ((typeof options === 'string' ? options : o
 
 // Reads of the package's own files (new URL('../../package.json', import.meta.url) and the like)
 const { readFileSync, existsSync } = fs;
-const readFile = fs.promises.readFile;
 fs.readFileSync = function (target, options) {
   const e = embedded(target);
   if (!e) return readFileSync.apply(this, arguments);
@@ -37,12 +36,24 @@ fs.existsSync = function (target) {
   if (!e) return existsSync.apply(this, arguments);
   return e.text !== undefined || Object.hasOwn(MODULES, e.rel);
 };
-fs.promises.readFile = async function (target, options) {
+// fs/promises' readFile, for the modules of dist/ (the build points their imports at a shim that
+// asks this first; fs/promises itself is not loaded before it is needed)
+globalThis[Symbol.for('cardctl.readEmbedded')] = (target, options) => {
   const e = embedded(target);
-  if (!e) return readFile.apply(this, arguments);
-  if (e.text === undefined) throw notFound(target);
-  return asEncoded(e.text, options);
+  if (!e) return undefined;
+  return e.text === undefined ? Promise.reject(notFound(target)) : Promise.resolve(asEncoded(e.text, options));
 };
+
+/** oclif reads package.json and the manifest with fs.promises (not touched before: loading it costs a start). */
+function embedPromisesReadFile() {
+  const readFile = fs.promises.readFile;
+  fs.promises.readFile = async function (target, options) {
+    const e = embedded(target);
+    if (!e) return readFile.apply(this, arguments);
+    if (e.text === undefined) throw notFound(target);
+    return asEncoded(e.text, options);
+  };
+}
 
 // import() by path: the commands (fast path, oclif), oclif's help class and hooks
 globalThis[IMPORT] = async (specifier) => {
@@ -63,6 +74,7 @@ async function main() {
   const manifestUrl = pathToFileURL(`${VROOT}/oclif.manifest.json`);
   const { tryFastPath } = await import('../../dist/cli/fast-path.js');
   if (await tryFastPath(argv, manifestUrl)) return;
+  embedPromisesReadFile();
   const { execute } = await import('@oclif/core');
   await execute({ args: argv, dir: pathToFileURL(`${VROOT}/bin/run.js`).href });
 }

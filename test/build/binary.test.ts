@@ -121,6 +121,14 @@ describe('the single-file binary, with no node on the PATH and no files beside i
     expect(code).toBe(0);
   });
 
+  it('prints the completion scripts it carries (embedded files)', async () => {
+    for (const shell of ['bash', 'zsh', 'fish']) {
+      const r = await runBinary(['completion', shell]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toBe(readFileSync(join(ROOT, 'completions', `cardctl.${shell}`), 'utf8'));
+    }
+  });
+
   it("answers help, an unknown command and a usage error with oclif's words, as the npm install does", async () => {
     for (const args of [['cards', '--help'], ['nosuch'], ['cards', 'get']]) {
       const [b, n] = await Promise.all([runBinary(args), runCli(args, { env: binEnv() })]);
