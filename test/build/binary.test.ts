@@ -4,9 +4,9 @@
 // with no node on the PATH and from a folder with nothing beside it.
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { accessSync, constants, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, runCli, type CliResult } from '../helpers/cli.js';
@@ -17,7 +17,7 @@ const out = join(work, 'release');
 /** the binary alone in a folder of its own */
 const alone = join(work, 'alone');
 const exe = join(alone, 'cardctl');
-/** a PATH with a shell and grep (the demo shows `| grep` lines) but no node */
+/** a PATH with the machine's tools (the demo's steps use a shell, cat, grep) but no node */
 const noNodeBin = join(work, 'bin');
 const home = join(work, 'home');
 let release: { code: number | null; output: string };
@@ -32,9 +32,24 @@ beforeAll(() => {
   copyFileSync(join(out, `cardctl-${version}-linux-x64`), exe);
   spawnSync('chmod', ['755', exe]);
   mkdirSync(noNodeBin);
-  for (const tool of ['sh', 'grep']) {
-    const found = spawnSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).stdout.trim();
-    if (found) symlinkSync(found, join(noNodeBin, tool));
+  // every tool of the PATH (the demo's steps use the shell, cat, grep, ...) but node and its kin
+  const NODE_TOOLS = new Set(['node', 'nodejs', 'npm', 'npx', 'corepack']);
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    let names: string[] = [];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      if (NODE_TOOLS.has(name) || existsSync(join(noNodeBin, name))) continue;
+      try {
+        accessSync(join(dir, name), constants.X_OK);
+        if (statSync(join(dir, name)).isFile()) symlinkSync(join(dir, name), join(noNodeBin, name));
+      } catch {
+        /* not an executable file */
+      }
+    }
   }
   mkdirSync(home);
 }, 180_000);
