@@ -1,10 +1,10 @@
 // `customers create` and `customers update`: one flag per CustomerInput field (spec order),
 // merged over an optional JSON document (`--from FILE|-`). The flags win over the file.
-import { readFile } from 'node:fs/promises';
 import type { Interfaces } from '@oclif/core';
 import { Flags } from './oclif.js';
 import { CUSTOMER_FIELDS, CUSTOMER_STATUSES, CUSTOMER_TYPES, ID_TYPES } from '../contract/customer.js';
-import { usageError } from '../errors.js';
+import { CardctlError, usageError } from '../errors.js';
+import { readInputFile, readInputStream } from '../client/bounded-read.js';
 
 const kebab = (field: string): string => field.replace(/_/g, '-');
 
@@ -38,11 +38,9 @@ export function customerFieldFlags(forUpdate: boolean) {
 async function readFrom(from: string): Promise<Record<string, unknown>> {
   let text: string;
   try {
-    text = from === '-' ? await new Promise<string>((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      process.stdin.on('data', (c: Buffer) => chunks.push(c)).on('end', () => resolve(Buffer.concat(chunks).toString('utf8'))).on('error', reject);
-    }) : await readFile(from, 'utf8');
+    text = (from === '-' ? await readInputStream(process.stdin, '--from') : readInputFile(from, '--from')).toString('utf8');
   } catch (err) {
+    if (err instanceof CardctlError) throw err;
     throw usageError(`cannot read --from "${from}": ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`, 'Check the path, or use --from - to read stdin.');
   }
   let value: unknown;
@@ -59,8 +57,9 @@ async function imageValue(value: string): Promise<string> {
   if (!value.startsWith('@')) return value;
   const file = value.slice(1);
   try {
-    return (await readFile(file)).toString('base64');
+    return readInputFile(file, '--id-front-image').toString('base64');
   } catch (err) {
+    if (err instanceof CardctlError) throw err;
     throw usageError(`cannot read --id-front-image file "${file}": ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`);
   }
 }

@@ -3,8 +3,8 @@
 // Lives outside src/commands because oclif treats every file there as a command.
 // Only node built-ins and light project modules here; the secret is never printed.
 import { randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { CardctlError, usageError } from '../errors.js';
+import { readInputFile, readInputStream } from '../client/bounded-read.js';
 import { API_PREFIX, matchRoute } from '../contract/routes.js';
 import { wireQuery } from '../signing/encoding.js';
 import { DEFAULT_BASE_URL } from '../profiles/types.js';
@@ -40,18 +40,13 @@ export async function loadWebhookSecret(opts: { profile?: string; env?: NodeJS.P
 // ---------------------------------------------------------------------------------------
 // Inputs: raw bytes, never re-encoded.
 
-async function readStdin(): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
-
-/** Reads FILE or `-` (stdin) as raw bytes. */
+/** Reads FILE or `-` (stdin) as raw bytes, at most 8 MiB (a larger input is exit 2, naming the flag and the file). */
 export async function readFileOrStdin(source: string, flag: string): Promise<Buffer> {
-  if (source === '-') return readStdin();
+  if (source === '-') return readInputStream(process.stdin, flag);
   try {
-    return await readFile(source);
+    return readInputFile(source, flag);
   } catch (err) {
+    if (err instanceof CardctlError) throw err;
     const code = (err as { code?: string }).code;
     throw usageError(`cannot read ${flag} ${source}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : String((err as Error).message)}.`, `Pass a readable file, or - to read stdin.`);
   }
@@ -62,7 +57,7 @@ export type DataSource = { kind: 'none' } | { kind: 'inline'; text: string } | {
 /** `--data JSON|@FILE|-`: the bytes and where they came from (for the curl command). */
 export async function readData(data: string | undefined): Promise<{ body?: Buffer; source: DataSource }> {
   if (data === undefined) return { source: { kind: 'none' } };
-  if (data === '-') return { body: await readStdin(), source: { kind: 'stdin' } };
+  if (data === '-') return { body: await readInputStream(process.stdin, '--data'), source: { kind: 'stdin' } };
   if (data.startsWith('@')) {
     const file = data.slice(1);
     if (file === '') throw usageError('--data @ needs a file name: --data @body.json.');

@@ -1,6 +1,6 @@
 // `cardctl request`: one signed request to any path, like `gh api`.
-import { readFile } from 'node:fs/promises';
-import { usageError } from '../errors.js';
+import { CardctlError, usageError } from '../errors.js';
+import { readInputFile, readInputStream } from './bounded-read.js';
 import type { ApiResponse } from './client.js';
 import { inexactNumbers, serializeMoneyBody } from './serialize.js';
 import { withSession, type SessionOptions } from './session.js';
@@ -16,12 +16,6 @@ export interface RawRequestOptions extends SessionOptions {
   readStdin?: () => Promise<Buffer>;
 }
 
-async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const c of stream) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(c));
-  return Buffer.concat(chunks);
-}
-
 /** The body bytes, whether they may be re-serialized (inline only), and the parsed value. */
 export async function readData(data: string | undefined, readStdin?: () => Promise<Buffer>): Promise<{ bytes: Buffer; inline: boolean; value: unknown } | undefined> {
   if (data === undefined) return undefined;
@@ -29,13 +23,14 @@ export async function readData(data: string | undefined, readStdin?: () => Promi
   let inline = false;
   let source: string;
   if (data === '-') {
-    bytes = await (readStdin ?? (() => readAll(process.stdin)))();
+    bytes = await (readStdin ?? (() => readInputStream(process.stdin, '--data')))();
     source = 'stdin';
   } else if (data.startsWith('@')) {
     const file = data.slice(1);
     try {
-      bytes = await readFile(file);
+      bytes = readInputFile(file, '--data');
     } catch (err) {
+      if (err instanceof CardctlError) throw err;
       throw usageError(`cannot read --data file "${file}": ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`, 'Check the path after @.');
     }
     source = `file ${file}`;
