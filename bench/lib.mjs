@@ -26,13 +26,14 @@ export const fmt = (n, digits = 2) => Number(n).toFixed(digits);
 
 /**
  * The embedded mock (from dist/, after `npm run build`) with a practically unlimited rate limit
- * and no provider latency, holding one customer and one active card to read.
+ * and no provider latency, holding one customer and one active card to read. `options` go to
+ * startMock (e.g. `{ requestLog: 0 }`).
  */
-export async function startMockWithCard() {
+export async function startMockWithCard(options = {}) {
   const { randomUUID } = await import('node:crypto');
   const { startMock } = await import(new URL('../dist/mock/index.js', import.meta.url).href);
   const { signRequest } = await import(new URL('../dist/signing/index.js', import.meta.url).href);
-  const mock = await startMock({ port: 0, seed: 1, rateLimit: 1_000_000_000, providerLatencyMs: 0 });
+  const mock = await startMock({ port: 0, seed: 1, rateLimit: 1_000_000_000, providerLatencyMs: 0, ...options });
   const call = async (method, path, body, key = mock.keys.test, extra = {}) => {
     const raw = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
     const full = new URL(mock.baseUrl).pathname + path;

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Signed GET /cards/{id} throughput of the embedded mock, as a RATIO to a bare node:http server
 // answering a small JSON, both measured in this run with the same load generator (N keep-alive
-// clients on loopback, each request signed with a fresh nonce). Also prints each p99 latency.
+// clients on loopback, each request signed with a fresh nonce). Also prints each p99 latency, and
+// the cost of the request log (issue 18): the same mock with its log on (the default, 10,000
+// records) against one started with `requestLog: 0`, as a ratio measured in the same run.
 // Usage: node bench/mock-throughput.mjs [--clients 16] [--requests 6000]   (after `npm run build`)
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
@@ -57,9 +59,11 @@ async function load(port, path, key, total) {
   return { rps: total / seconds, p99: latencies[Math.floor(latencies.length * 0.99)] ?? 0, statuses };
 }
 
-// The mock, with a card to read.
+// The mock, with a card to read (its request log on, the default), and the same without a log.
 const { mock, cardId } = await startMockWithCard();
 const cardPath = `${new URL(mock.baseUrl).pathname}/cards/${cardId}`;
+const { mock: mockOff, cardId: cardIdOff } = await startMockWithCard({ requestLog: 0 });
+const cardPathOff = `${new URL(mockOff.baseUrl).pathname}/cards/${cardIdOff}`;
 
 // The bare server: same transport, a small JSON, no work.
 const small = JSON.stringify({ success: true, data: { id: cardId, status: 'active', balance_minor: 1000 } });
@@ -73,19 +77,26 @@ const bare = http.createServer((req, res) => {
 await new Promise((r) => bare.listen(0, '127.0.0.1', r));
 const barePort = bare.address().port;
 
-// Warm both, then measure bare, mock, bare, mock and keep the better run of each (less noise on a shared machine).
+// Warm all three, then measure bare, mock, mock without log in three rounds and keep the best run
+// of each (less noise on a shared machine).
 await load(barePort, cardPath, mock.keys.test, WARMUP);
 await load(mock.port, cardPath, mock.keys.test, WARMUP);
-const runs = { bare: [], mock: [] };
-for (let i = 0; i < 2; i++) {
+await load(mockOff.port, cardPathOff, mockOff.keys.test, WARMUP);
+const runs = { bare: [], mock: [], off: [] };
+for (let i = 0; i < 3; i++) {
   runs.bare.push(await load(barePort, cardPath, mock.keys.test, REQUESTS));
-  runs.mock.push(await load(mock.port, cardPath, mock.keys.test, REQUESTS));
+  // log on and off in turn, each first in every other round: neither gains from going first
+  if (i % 2 === 0) runs.mock.push(await load(mock.port, cardPath, mock.keys.test, REQUESTS));
+  runs.off.push(await load(mockOff.port, cardPathOff, mockOff.keys.test, REQUESTS));
+  if (i % 2 === 1) runs.mock.push(await load(mock.port, cardPath, mock.keys.test, REQUESTS));
 }
 const best = (xs) => xs.reduce((a, b) => (b.rps > a.rps ? b : a));
 const b = best(runs.bare);
 const m = best(runs.mock);
+const o = best(runs.off);
 const okMock = m.statuses.get(200) ?? 0;
 await mock.close();
+await mockOff.close();
 await new Promise((r) => bare.close(r));
 
 console.log(`clients=${CLIENTS} requests=${REQUESTS} (signed GET /cards/{id}, fresh nonce each)`);
@@ -95,4 +106,6 @@ if (okMock !== REQUESTS) {
   console.log(`mock statuses: ${JSON.stringify(Object.fromEntries(m.statuses))}`);
   process.exitCode = 1;
 }
+console.log(`mock, log off:  ${o.rps.toFixed(0)} req/s, p99 ${o.p99.toFixed(2)} ms (requestLog: 0)`);
 console.log(`ratio=${(m.rps / b.rps).toFixed(2)} (target >= 0.35)`);
+console.log(`request log: log on / log off = ${(m.rps / o.rps).toFixed(2)} (target >= 0.90: the log costs at most 10 %)`);

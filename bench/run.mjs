@@ -11,3 +11,5 @@ if (existsSync(new URL('./mock-throughput.mjs', import.meta.url))) {
 }
 console.log('');
 await import('./mock-state.mjs');
+console.log('');
+await import('./request-log-memory.mjs');

@@ -4,7 +4,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Reply } from './envelope.js';
 import type { Trace } from './refusal.js';
-import type { RequestFacts } from './request-log.js';
+import { LogRecord } from './request-log.js';
 import type { Runtime } from './runtime.js';
 import { explain } from './diagnosis/index.js';
 
@@ -37,7 +37,7 @@ function safeValue(rt: Runtime, value: string | undefined): string | undefined {
   return value;
 }
 
-function codesOf(reply: Reply | null): string[] {
+function codesOf(reply: Reply | null): readonly string[] {
   const errors = (reply?.body as { errors?: Record<string, unknown> } | undefined)?.errors;
   if (!errors || typeof errors !== 'object') return [];
   return Object.values(errors).flatMap((v) => (Array.isArray(v) ? v.filter((c): c is string => typeof c === 'string' && /^[a-z][a-z0-9_]*$/.test(c)) : []));
@@ -49,30 +49,29 @@ export function recordRequest(rt: Runtime, req: IncomingMessage, a: Answer): voi
   try {
     const method = (req.method ?? 'GET').toUpperCase();
     const plane = a.rawPath === '/_mock' || a.rawPath.startsWith('/_mock/') ? 'control' : 'api';
-    const facts: RequestFacts = {
-      plane,
-      method,
-      path: a.rawPath,
-      query: a.rawQuery,
-      status: a.reply && a.outcome !== 'abandoned' ? a.reply.status : null,
-      codes: codesOf(a.reply),
-      receivedReal: a.receivedReal,
-      receivedSim: a.receivedSim,
-      durationMs: performance.now() - a.started,
-      keyId: a.trace.keyId,
-      mode: a.trace.mode,
-      sourceAddress: req.socket.remoteAddress,
-      body: a.body,
-      outcome: a.outcome,
-    };
+    const rec = new LogRecord(a.trace.seq);
+    rec.plane = plane;
+    rec.method = method;
+    rec.path = a.rawPath;
+    rec.query = a.rawQuery;
+    rec.status = a.reply && a.outcome !== 'abandoned' ? a.reply.status : null;
+    if (a.reply && a.reply.status >= 400) rec.codes = codesOf(a.reply);
+    rec.receivedReal = a.receivedReal;
+    rec.receivedSim = a.receivedSim;
+    rec.durationMs = performance.now() - a.started;
+    rec.keyId = a.trace.keyId;
+    rec.mode = a.trace.mode;
+    rec.sourceAddress = req.socket.remoteAddress;
+    rec.outcome = a.outcome;
+    rec.setBody(a.body);
     if (plane === 'api') {
-      facts.nonce = safeValue(rt, headerText(req, 'x-nonce'));
-      facts.idempotencyKey = safeValue(rt, headerText(req, 'idempotency-key'));
+      rec.nonce = safeValue(rt, headerText(req, 'x-nonce'));
+      rec.idempotencyKey = safeValue(rt, headerText(req, 'idempotency-key'));
     }
     if (a.reply && a.reply.status >= 400) {
-      facts.diagnosis = explain(rt, log, { trace: a.trace, reply: a.reply, method, rawPath: a.rawPath, body: a.body, receivedReal: a.receivedReal, receivedSim: a.receivedSim, plane });
+      rec.diagnosis = explain(rt, log, { trace: a.trace, reply: a.reply, method, rawPath: a.rawPath, body: a.body, receivedReal: a.receivedReal, receivedSim: a.receivedSim, plane });
     }
-    log.add(a.trace.seq, facts);
+    log.add(rec);
   } catch (err) {
     process.stderr.write(`cardctl mock: could not record a request in the request log: ${err instanceof Error ? err.message : String(err)}\n`);
   }
