@@ -40,6 +40,8 @@ export const listFlags = {
 
 export interface ListFlagValues extends ApiFlagValues {
   json: boolean;
+  /** `--jq` (BaseCommand): filters the list as one array, or each row with --ndjson */
+  jq?: string;
   'per-page'?: number;
   cursor?: string;
   all: boolean;

@@ -4,6 +4,7 @@ import type { Interfaces } from '@oclif/core';
 import { Command, Flags } from './oclif.js';
 import { renderError } from './render-error.js';
 import { forbidPrompts } from '../no-input.js';
+import type { JqCapture } from './jq-output.js';
 
 type Flags_ = { [name: string]: any }; // oclif's FlagOutput and ArgOutput, not exported by name
 type Args_ = { [name: string]: any };
@@ -27,6 +28,7 @@ export abstract class BaseCommand extends Command {
   static override baseFlags = {
     json: Flags.boolean({ description: 'print one JSON value on stdout (errors too)', default: false }),
     'no-input': Flags.boolean({ description: 'never prompt: where a prompt would be needed, fail at once naming the flag to pass (also CI=true)', default: false, helpGroup: 'GLOBAL' }),
+    jq: Flags.string({ description: 'filter the JSON output with this jq expression (implies --json): strings print raw, other values as JSON, one per line', helpGroup: 'GLOBAL' }),
   };
 
   /**
@@ -37,9 +39,36 @@ export abstract class BaseCommand extends Command {
 
   protected override async parse<F extends Flags_, B extends Flags_, A extends Args_>(options?: Interfaces.Input<F, B, A>, argv?: string[]): Promise<Interfaces.ParserOutput<F, B, A>> {
     const parsed = await super.parse(commandLineOnly(options ?? (this.ctor as unknown as Interfaces.Input<F, B, A>)), argv);
-    this.jsonOutput = (parsed.flags as { json?: unknown }).json === true;
-    if ((parsed.flags as { 'no-input'?: unknown })['no-input'] === true) forbidPrompts();
+    const flags = parsed.flags as { json?: boolean; ndjson?: boolean; output?: string; jq?: string; 'no-input'?: boolean };
+    // `--output json|ndjson` (list commands) is `--json`/`--ndjson` said the long way
+    if (flags.output === 'json') flags.json = true;
+    if (flags.output === 'ndjson') flags.ndjson = true;
+    this.jsonOutput = flags.json === true;
+    if (flags['no-input'] === true) forbidPrompts();
+    if (flags.jq !== undefined) await this.startJq(flags);
     return parsed;
+  }
+
+  /** What the command prints as JSON goes through the --jq filter (src/cli/jq-output.ts). */
+  private jqCapture: JqCapture | undefined;
+
+  /** `--jq`: checked before anything is sent (a bad expression is exit 2); the command then prints JSON, filtered. */
+  private async startJq(flags: { json?: boolean; ndjson?: boolean; jq?: string }): Promise<void> {
+    this.jsonOutput = false; // errors go to stderr: stdout holds only the filter's results
+    const [{ compileJq }, { captureStdoutForJq }] = await Promise.all([import('../output/jq.js'), import('./jq-output.js')]);
+    const program = await compileJq(flags.jq!);
+    if (!flags.ndjson) flags.json = true;
+    this.jqCapture = captureStdoutForJq(program, { perLine: flags.ndjson === true });
+  }
+
+  override async _run(): Promise<any> {
+    const result = await super._run();
+    try {
+      this.jqCapture?.finish();
+    } catch (err) {
+      process.exitCode = renderError(err, false, this.id);
+    }
+    return result;
   }
 
   protected printJson(value: unknown): void {
@@ -54,6 +83,7 @@ export abstract class BaseCommand extends Command {
     // a usage error came from parsing: oclif would add "did not parse its arguments" under
     // NODE_ENV=development or test (a user's shell, a test runner), which is not true
     (this as unknown as { parsed: boolean }).parsed = true;
+    this.jqCapture?.abandon();
     process.exitCode = renderError(err, this.jsonOutput, this.id);
   }
 }

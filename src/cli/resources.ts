@@ -116,6 +116,13 @@ export async function listOperation(flags: ListFlagValues, operation: OperationN
       }
     }
     if (flags.ndjson) return;
+    const next = lastMeta?.has_more === true ? lastMeta.next_cursor : undefined;
+    if (flags.jq !== undefined) {
+      // --jq filters the list itself: this page's rows, or with --all every row, as one array
+      process.stdout.write(out.jsonText(rows));
+      if (!flags.all && typeof next === 'string') process.stderr.write(`More ${PLURAL[kind]}: add --cursor ${next} (or --all for every page).\n`);
+      return;
+    }
     if (flags.json) {
       // one page: as the API sent it; --all: every row, and no cursor left to follow
       process.stdout.write(out.jsonText(flags.all || !lastMeta ? { data: rows } : { data: rows, meta: lastMeta }));
@@ -123,7 +130,6 @@ export async function listOperation(flags: ListFlagValues, operation: OperationN
     }
     if (rows.length === 0) process.stderr.write(`No ${PLURAL[kind]}.\n`);
     else process.stdout.write(await out.formatTable(rows as Array<Record<string, unknown>>, COLUMNS[kind]));
-    const next = lastMeta?.has_more === true ? lastMeta.next_cursor : undefined;
     if (!flags.all && typeof next === 'string') process.stderr.write(`More ${PLURAL[kind]}: add --cursor ${next} (or --all for every page).\n`);
   });
 }

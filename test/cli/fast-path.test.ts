@@ -40,7 +40,7 @@ const CORPUS: Record<string, Line[]> = {
   doctor: [{ argv: ['doctor', '--json'], env: { CARDCTL_BASE_URL: `${DOWN}/api/v1` } }, ['doctor', '-p', 'nobody']],
   request: [['request', 'GET', '/cards/CARD', '--json'], ['request', 'GET', '/customers', '--query', 'per_page=1'], ['request', 'get', 'https://x/y']],
   'cards:freeze': [['cards', 'freeze', 'nope']],
-  'cards:get': [['cards', 'get', 'CARD'], ['cards', 'get', 'CARD', '--json'], ['cards', 'get', 'CARD', '-p', 'nobody', '--retries', '0'], ['cards', 'get', 'CARD', '--timeout', '5', '--json'], ['cards', 'get', 'CARD', '--timeout', 'soon'], ['cards', 'get', '01JD2Q7N8V3K4M5P6R7S8T9V0W', '--json'], ['cards', 'get', 'bad'], { argv: ['cards', 'get'], oclif: true }, { argv: ['cards', 'get', 'CARD', '--retries', '11'], oclif: true }, { argv: ['cards', 'get', '--help'], oclif: true }],
+  'cards:get': [['cards', 'get', 'CARD'], ['cards', 'get', 'CARD', '--json'], ['cards', 'get', 'CARD', '-p', 'nobody', '--retries', '0'], ['cards', 'get', 'CARD', '--timeout', '5', '--json'], ['cards', 'get', 'CARD', '--jq', '.id'], ['cards', 'get', 'CARD', '--jq', '.id | frob'], ['cards', 'get', 'CARD', '--timeout', 'soon'], ['cards', 'get', '01JD2Q7N8V3K4M5P6R7S8T9V0W', '--json'], ['cards', 'get', 'bad'], { argv: ['cards', 'get'], oclif: true }, { argv: ['cards', 'get', 'CARD', '--retries', '11'], oclif: true }, { argv: ['cards', 'get', '--help'], oclif: true }],
   'cards:issue': [['cards', 'issue', '--customer', 'bad', '--amount', '100'], ['cards', 'issue', '--json'], { argv: ['cards', 'issue', '--batch', 'x', '--customer', 'y'], oclif: true }],
   'cards:recharge': [['cards', 'recharge', 'CARD', '--amount', '100', '--idempotency-key', '']],
   'cards:terminate': [['cards', 'terminate', 'nope', '--json']],
