@@ -11,6 +11,7 @@ import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
 import { basename, dirname, join } from 'node:path';
 import { KEYED_COLLECTIONS } from './tracker.js';
+import { recordProblem } from './state-schemas.js';
 import type { MockState } from './state.js';
 import { applyBatches, UnknownChangeError, type Op } from './replay.js';
 import type { CompactionJob } from './compaction-worker.js';
@@ -149,11 +150,17 @@ export function stateShapeProblem(v: unknown): string | null {
     for (const [key, rec] of Object.entries(coll)) {
       if (c === 'transactions') {
         if (!Array.isArray(rec) || !rec.every((t) => isPlainObject(t) && typeof t.id === 'string')) return `transactions of card ${JSON.stringify(key)}: not a list of transactions`;
+        for (const t of rec) {
+          const problem = recordProblem(c, t);
+          if (problem) return `transactions of card ${JSON.stringify(key)}, ${JSON.stringify((t as { id: string }).id)}: ${problem}`;
+        }
         continue;
       }
       if (!isPlainObject(rec)) return `${c} ${JSON.stringify(key)}: not a record`;
       if (idField && rec[idField] !== key) return `${c} ${JSON.stringify(key)}: its ${idField} is ${JSON.stringify(rec[idField])}, not its key`;
       for (const f of strings) if (typeof rec[f] !== 'string') return `${c} ${JSON.stringify(key)}: ${f} is not a string`;
+      const problem = recordProblem(c, rec);
+      if (problem) return `${c} ${JSON.stringify(key)}: ${problem}`;
     }
   }
   return null;

@@ -3,21 +3,23 @@
 // the damage with the damaged files kept aside; never a start with other data. A second mock on
 // the same file is refused naming the holder's pid; a dead holder's lock is taken over.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../src/mock/index.js';
 import { loadDurableState } from '../../src/mock/persistence.js';
 import { checksum } from '../../src/mock/state-format.js';
-import { createCustomer, getCustomer, type MockHandle } from '../helpers/api.js';
+import { activeCard, apiCall, createCustomer, ctl, expectOk, fundLive, getCustomer, type MockHandle } from '../helpers/api.js';
 import { runCli } from '../helpers/cli.js';
 
 let root: string;
 let good: string; // folder holding a state of 12 customers: a base and a journal of 12+ batches
 const customerIds: string[] = [];
 
-const filesOf = (dir: string): Record<string, Buffer> => Object.fromEntries(readdirSync(dir).sort().map((n) => [n, readFileSync(join(dir, n))]));
+// each file's SHA-256 (comparing Buffers with toEqual walks them byte by byte: 150 trials took minutes)
+const filesOf = (dir: string): Record<string, string> => Object.fromEntries(readdirSync(dir).sort().map((n) => [n, createHash('sha256').update(readFileSync(join(dir, n))).digest('hex')]));
 const copyGood = (name: string): string => {
   const dir = join(root, name);
   cpSync(good, dir, { recursive: true });
@@ -138,6 +140,49 @@ describe('records of the wrong shape', () => {
     const before = filesOf(dir);
     expect(() => loadDurableState(file)).toThrow(/customers "A": its id is 5, not its key/);
     expect(filesOf(dir)).toEqual(before);
+  });
+});
+
+describe('records checked against their schemas on load', () => {
+  it('a state holding every kind of record loads; a field of the wrong type in any of them is refused naming the record and the field', async () => {
+    const dir = join(root, 'kinds');
+    const file = join(dir, 'state.json');
+    const mock = (await startMock({ port: 0, seed: 23, providerLatencyMs: 0, stateFile: file })) as unknown as MockHandle;
+    try {
+      await ctl(mock, 'POST', '/webhook-endpoints', { url: 'http://127.0.0.1:9/hooks' }); // deliveries to a closed port
+      const card = await activeCard(mock, { amount: 500 }); // a customer, a card, events
+      await ctl(mock, 'POST', `/cards/${card.id}/transactions`, { type: 'capture', status: 'completed', amount_minor: 120 }); // a transaction
+      expectOk(await apiCall(mock, { method: 'POST', path: '/deposit-addresses', body: { network: mock.networks[0] }, key: mock.keys.live }), 201); // an address
+      await fundLive(mock); // a deposit
+    } finally {
+      await mock.close();
+    }
+    const loaded = loadDurableState(file)!.state as unknown as Record<string, Record<string, unknown>>;
+    const kinds = ['customers', 'cards', 'transactions', 'addresses', 'deposits', 'endpoints', 'deliveries', 'keys', 'wallets', 'merchants'];
+    for (const k of kinds) expect(Object.keys(loaded[k] ?? {}).length, k).toBeGreaterThan(0);
+    // each damage written as a new base whose checksum verifies: only the schema can catch it
+    const cases: Array<[string, (s: any) => void, RegExp]> = [
+      ['a card balance as text', (s) => (Object.values(s.cards)[0] as any).balance_minor = '500', /cards "[0-9A-Z]{26}": balance_minor: /],
+      ['a card status unknown', (s) => (Object.values(s.cards)[0] as any).status = 'melted', /cards "[0-9A-Z]{26}": status: /],
+      ['a customer kyc status unknown', (s) => (Object.values(s.customers)[0] as any).kyc_status = 'maybe', /customers "[0-9A-Z]{26}": kyc_status: /],
+      ['a key without scopes', (s) => delete (Object.values(s.keys)[0] as any).scopes, /keys "[^"]+": scopes: /],
+      ['a transaction of an unknown type', (s) => ((Object.values(s.transactions) as any[][]).find((l) => l.length)![0].type = 'gift'), /transactions of card "[0-9A-Z]{26}", "[^"]+": type: /],
+      ['a transaction amount as text', (s) => ((Object.values(s.transactions) as any[][]).find((l) => l.length)![0].amount_minor = '5'), /transactions of card "[0-9A-Z]{26}", "[^"]+": amount_minor: /],
+      ['a delivery state unknown', (s) => (Object.values(s.deliveries)[0] as any).state = 'lost', /deliveries "[^"]+": state: /],
+      ['a wallet balance fractional', (s) => (Object.values(s.wallets)[0] as any).balance_minor = 1.5, /wallets "[^"]+": balance_minor: /],
+    ];
+    for (const [what, edit, message] of cases) {
+      const trial = join(root, `kinds-${what.replace(/\W+/g, '-')}`);
+      rmSync(trial, { recursive: true, force: true });
+      mkdirSync(trial, { recursive: true });
+      const state = JSON.parse(JSON.stringify(loaded));
+      edit(state);
+      const json = JSON.stringify(state);
+      writeFileSync(join(trial, 'state.json'), `${readFileSync(file, 'utf8').split('\n')[0]}\n${checksum(json)} ${json}\n`);
+      const before = filesOf(trial);
+      expect(() => loadDurableState(join(trial, 'state.json')), what).toThrow(message);
+      expect(filesOf(trial), what).toEqual(before);
+    }
   });
 });
 
