@@ -56,6 +56,7 @@ const CORPUS: Record<string, Line[]> = {
   'deposits:list': [['deposits', 'list', '--json']],
   'ops:list': [['ops', 'list'], ['ops', 'list', '--unresolved', '--json']],
   'ops:repair': [['ops', 'repair'], ['ops', 'repair', '--json']],
+  'ops:compact': [['ops', 'compact', '--older-than', '0', '--json'], ['ops', 'compact', '--older-than', 'soon']],
   'ops:replay': [['ops', 'replay', 'nope']],
   'ops:resolve': [['ops', 'resolve', 'nope', '--outcome', 'failed', '--json'], { argv: ['ops', 'resolve', 'nope', '--outcome', 'maybe'], oclif: true }],
   'ops:show': [['ops', 'show', 'nope', '--json']],
