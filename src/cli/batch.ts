@@ -4,6 +4,8 @@
 // is a terminal, and a summary on stderr. Returns the exit code.
 import { CardctlError, usageError, type ErrorKind } from '../errors.js';
 import type { BatchCounts, BatchInterruption, BatchOperation, BatchPlan, BatchSummary, RowProblem, RowResult } from '../client/batch.js';
+import { expected } from '../client/batch/columns.js';
+import { stderrLog } from '../client/verbose.js';
 import { interruptible, resumeCommand, type InterruptReport } from './interrupt.js';
 import { promptsForbidden } from '../no-input.js';
 import { sessionOptions, type ApiFlagValues } from './api-flags.js';
@@ -14,30 +16,30 @@ export interface BatchFlags extends ApiFlagValues {
   batch: string;
   concurrency?: number;
   'idempotency-prefix'?: string;
+  'allow-duplicates'?: boolean;
 }
-
-/** Rows named in a refusal of the whole file before anything is sent (the rest are counted). */
-const MAX_PROBLEMS_SHOWN = 100;
 
 const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 
-function problemsError(plan: BatchPlan, file: string): CardctlError {
-  const rowsWithProblems = plan.problems.filter((p) => p.row > 0).length;
+function problemsError(plan: BatchPlan, operation: BatchOperation, flags: BatchFlags): CardctlError {
   const errors: Record<string, string[]> = {};
-  for (const p of plan.problems.slice(0, MAX_PROBLEMS_SHOWN)) errors[problemLabel(p)] = Object.entries(p.errors).flatMap(([field, list]) => list.map((m) => `${field}: ${m}`));
-  const more = plan.problems.length - MAX_PROBLEMS_SHOWN;
+  for (const p of plan.problems) errors[problemLabel(p)] = Object.entries(p.errors).flatMap(([field, list]) => list.map((m) => `${field}: ${m}`));
+  const more = plan.problemRows + (plan.fileProblem ? 1 : 0) - plan.problems.length;
   if (more > 0) errors[`and ${plural(more, 'more row')}`] = ['not shown'];
-  const header = plan.problems.some((p) => p.row === 0);
-  const what = header ? 'the header of the batch is not valid' : `${plural(rowsWithProblems, 'row')} of ${plan.rows.length + rowsWithProblems} ${rowsWithProblems === 1 ? 'is' : 'are'} not valid`;
-  return new CardctlError(`nothing was sent: ${what} (${file === '-' ? 'stdin' : file}).`, {
+  const what = plan.fileProblem ? `the ${plan.problems.some((p) => p.errors.header) ? 'header of the batch' : 'batch file'} is not valid` : `${plural(plan.problemRows, 'row')} of ${plan.total} ${plan.problemRows === 1 ? 'is' : 'are'} not valid`;
+  const onlyDuplicates = !plan.fileProblem && plan.duplicates === plan.problemRows;
+  const again = `cardctl ${operation === 'cards.issue' ? 'cards issue' : 'cards recharge'} --batch ${flags.batch}`;
+  return new CardctlError(`nothing was sent: ${what} (${flags.batch === '-' ? 'stdin' : flags.batch}).`, {
     kind: 'usage',
     code: 'validation_failed', // as a single command's local refusal, and the API's 422
-    hint: 'Fix each line listed and run the command again (the API would refuse them).',
+    hint: onlyDuplicates
+      ? `Remove the repeated rows, or run \`${again} --allow-duplicates\` if each is meant (each is charged).`
+      : `Fix each line listed and run \`${again}\` again (the API would refuse them; each row: ${expected(operation)}).`,
     errors,
   });
 }
 
-const problemLabel = (p: RowProblem): string => (p.row === 0 ? `line ${p.line} (header)` : `line ${p.line} (row ${p.row})`);
+const problemLabel = (p: RowProblem): string => (p.row === 0 ? `line ${p.line} (${p.errors.header ? 'header' : 'file'})` : `line ${p.line} (row ${p.row})`);
 
 /** 7 if any outcome is unknown; otherwise the highest exit code among the refused rows; 0 when all went through. */
 export function batchExitCode(summary: Pick<BatchSummary, 'kinds' | 'unknown'>): number {
@@ -80,8 +82,9 @@ function progressText(c: BatchCounts): string {
 
 const rowsList = (rows: number[]): string => (rows.length > 10 ? `${rows.slice(0, 10).join(', ')}, ...` : rows.join(', '));
 
-export function summaryLines(s: BatchSummary, keyPrefix: string, usedPrefixFlag: boolean): string[] {
+export function summaryLines(s: BatchSummary, keyPrefix: string, usedPrefixFlag: boolean, duplicates = 0): string[] {
   const lines = [`${plural(s.total, 'row')}: ${s.ok} ok, ${s.refused} refused, ${s.unknown} unknown.`];
+  if (duplicates > 0) lines.push(`${plural(duplicates, 'row')} repeated an earlier row and ${duplicates === 1 ? 'was' : 'were'} sent anyway (--allow-duplicates): each is its own operation, with its own key.`);
   if (s.stats.throttled > 0) lines.push(`Rate limited ${plural(s.stats.throttled, 'time')} (429): every row waited for the Retry-After; the requests were sent again with the same keys.`);
   if (s.unknown > 0) {
     lines.push(
@@ -105,7 +108,7 @@ export function interruptedLines(signal: string, s: BatchInterruption, keyPrefix
   const lines = [`Interrupted (${signal}): ${c.done} of ${plural(c.total, 'row')} finished (${c.ok} ok, ${c.refused} refused, ${c.unknown} unknown).`];
   if (s.inFlight.length) lines.push(`Unresolved: ${s.inFlight.length === 1 ? 'row' : 'rows'} ${rowsList(s.inFlight)} in flight: sent, no answer, outcome unknown.`);
   if (c.unknown) lines.push(`Unresolved: the outcome of ${plural(c.unknown, 'finished row')} is unknown (see the lines above).`);
-  if (s.notSent.length) lines.push(`Not sent: ${s.notSent.length === 1 ? 'row' : 'rows'} ${rowsList(s.notSent)}.`);
+  if (s.notSentCount) lines.push(`Not sent: ${s.notSentCount === 1 ? 'row' : `${s.notSentCount} rows`} ${rowsList(s.notSent)}.`);
   const argv = process.argv.slice(2);
   lines.push(
     `Resume it (rows that went through come from the journal, unknown ones replay their keys, the rest are sent: nothing is charged twice):`,
@@ -118,8 +121,7 @@ export function interruptedLines(signal: string, s: BatchInterruption, keyPrefix
 /** The whole batch is confirmed once (src/client/confirm.ts); stdin holding the rows cannot also answer. */
 async function confirmBatch(plan: BatchPlan, flags: BatchFlags, profile: string): Promise<void> {
   const [{ confirmLive }, { askYesNo }] = await Promise.all([import('../client/confirm.js'), import('../client/session.js')]);
-  const total = plan.rows.reduce((sum, r) => sum + Number(r.call.json.amount_minor ?? r.call.json.amount ?? 0), 0);
-  const what = `a LIVE batch of ${plural(plan.rows.length, plan.operation === 'cards.issue' ? 'card issue' : 'recharge')} (${total} minor units in all) with profile "${profile}"`;
+  const what = `a LIVE batch of ${plural(plan.total, plan.operation === 'cards.issue' ? 'card issue' : 'recharge')} (${plan.amountTotal} minor units in all) with profile "${profile}"`;
   const canAsk = Boolean(process.stdin.isTTY && process.stderr.isTTY) && flags.batch !== '-' && !promptsForbidden();
   await confirmLive({ what, many: true, yes: flags.yes, ask: canAsk ? askYesNo : undefined });
 }
@@ -144,84 +146,96 @@ function progressLine(err: NodeJS.WriteStream, tty: boolean): { set: (text: stri
 }
 
 export async function runBatchCommand(operation: BatchOperation, flags: BatchFlags): Promise<number> {
-  const [b, { withSession }, { ApiClient }, { stderrLog }] = await Promise.all([
-    import('../client/batch.js'),
-    import('../client/session.js'),
-    import('../client/client.js'),
-    import('../client/verbose.js'),
-  ]);
-  const bytes = await b.readBatchSource(flags.batch);
-  const plan = await b.loadBatch(operation, bytes, { name: flags.batch, prefix: flags['idempotency-prefix'] });
-  if (plan.problems.length > 0) throw problemsError(plan, flags.batch);
-  if (plan.rows.length === 0) throw usageError(`nothing to send: ${flags.batch === '-' ? 'stdin' : flags.batch} holds no rows.`, 'Give one row per line after the header (CSV) or one JSON object per line (NDJSON).');
+  const b = await import('../client/batch.js');
+  const spool = await b.openSpool(flags.batch);
+  try {
+    const plan = await b.planBatch(spool, operation, { prefix: flags['idempotency-prefix'], allowDuplicates: flags['allow-duplicates'] });
+    if (plan.problems.length > 0) throw problemsError(plan, operation, flags);
+    if (plan.total === 0) throw usageError(`nothing to send: ${flags.batch === '-' ? 'stdin' : flags.batch} holds no rows.`, `Give one row per line after the header (CSV: ${b.expected(operation)}) or one JSON object per line (NDJSON).`);
+    return await sendBatch(b, spool, plan, flags);
+  } finally {
+    spool.close();
+  }
+}
 
+async function sendBatch(b: typeof import('../client/batch.js'), spool: import('../client/batch.js').Spool, plan: BatchPlan, flags: BatchFlags): Promise<number> {
+  const [{ withSession }, { ApiClient }] = await Promise.all([import('../client/session.js'), import('../client/client.js')]);
   return withSession(sessionOptions(flags), async ({ credentials, journal, timeoutMs }) => {
     if (credentials.mode === 'live') await confirmBatch(plan, flags, credentials.name);
     const out = process.stdout;
     const err = process.stderr;
     const tty = Boolean(err.isTTY) && !flags.verbose; // a progress line between verbose lines would only be noise
-    const rowWidth = Math.max(3, String(plan.rows.at(-1)!.row).length);
-    const first = plan.rows[0]!.idempotencyKey;
-    const last = plan.rows.at(-1)!.idempotencyKey;
-    err.write(`${plural(plan.rows.length, 'row')} (${plan.format.toUpperCase()}), idempotency keys ${first}${plan.rows.length > 1 ? ` to ${last}` : ''}.\n`);
-
+    const rowWidth = Math.max(3, String(plan.total).length);
+    const first = b.rowKey(plan.keyPrefix, 1);
+    err.write(`${plural(plan.total, 'row')} (${plan.format.toUpperCase()}), idempotency keys ${first}${plan.total > 1 ? ` to ${b.rowKey(plan.keyPrefix, plan.total)}` : ''}.\n`);
     const bar = progressLine(err, tty);
-    const clearProgress = bar.clear;
-    const drawProgress = bar.draw;
     if (!flags.json) out.write(headerLine(rowWidth) + '\n');
-
-    let control: { interrupt: () => BatchInterruption } | undefined;
     const line = (r: RowResult): string => (flags.json ? JSON.stringify(rowJson(r)) : rowLine(r, rowWidth)) + '\n';
+    const stdout = bufferedWriter(out);
+    let control: { interrupt: () => BatchInterruption } | undefined;
     const onInterrupt = (signal: NodeJS.Signals): InterruptReport => {
-      clearProgress();
+      bar.clear();
+      stdout.flush();
       const state = control!.interrupt();
       return { stdout: state.results.map(line).join(''), stderr: interruptedLines(signal, state, plan.keyPrefix, flags).join('\n') + '\n' };
     };
-    const summary = await interruptible(onInterrupt, () => b.runBatch(plan, {
-      onStart: (c) => void (control = c),
-      concurrency: flags.concurrency ?? b.DEFAULT_CONCURRENCY,
-      client: (hooks) =>
-        new ApiClient({
-          credentials,
-          journal,
-          retries: flags.retries,
-          yes: true, // confirmed once above for the whole batch
-          log: hooks.log,
-          onAnswer: hooks.onAnswer,
-          onSent: hooks.onSent,
-          sleep: hooks.sleep,
-          now: hooks.now,
-          note: (line) => {
-            clearProgress();
-            err.write(line + '\n');
-            drawProgress(true);
+    const clientOptions = { credentials, journal, retries: flags.retries, yes: true /* confirmed once above for the whole batch */, timeoutMs };
+    let summary: BatchSummary;
+    try {
+      summary = await interruptible(onInterrupt, () =>
+        b.runBatch({ operation: plan.operation, total: plan.total, rows: b.planRows(spool, plan) }, {
+          onStart: (c) => void (control = c),
+          concurrency: flags.concurrency ?? b.DEFAULT_CONCURRENCY,
+          fromJournal: b.journalAnswers(plan.operation, journal, new ApiClient(clientOptions)),
+          client: (hooks) => new ApiClient({ ...clientOptions, log: hooks.log, onAnswer: hooks.onAnswer, onSent: hooks.onSent, sleep: hooks.sleep, now: hooks.now, note: (l) => aside(bar, stdout, () => err.write(l + '\n')) }),
+          verbose: flags.verbose ? (row, l) => aside(bar, stdout, () => stderrLog(`[row ${row.row}] ${l}`)) : undefined,
+          onResult: (r) => {
+            if (tty) aside(bar, stdout, () => out.write(line(r)));
+            else stdout.write(line(r));
           },
-          timeoutMs,
+          onProgress: (c) => {
+            bar.set(progressText(c));
+            bar.draw(c.done === c.total);
+          },
+          onPause: (ms, status) => aside(bar, stdout, () => err.write(`${status === 429 ? 'Rate limited' : 'Service unavailable'} (${status}): every row waits ${Math.ceil(ms / 1000)} s (Retry-After), then the same keys go again.\n`)),
         }),
-      verbose: flags.verbose
-        ? (row, line) => {
-            clearProgress();
-            stderrLog(`[row ${row.row}] ${line}`);
-            drawProgress(true);
-          }
-        : undefined,
-      onResult: (r) => {
-        clearProgress();
-        out.write(line(r));
-        drawProgress(true);
-      },
-      onProgress: (c) => {
-        bar.set(progressText(c));
-        drawProgress(c.done === c.total);
-      },
-      onPause: (ms, status) => {
-        clearProgress();
-        err.write(`${status === 429 ? 'Rate limited' : 'Service unavailable'} (${status}): every row waits ${Math.ceil(ms / 1000)} s (Retry-After), then the same keys go again.\n`);
-        drawProgress(true);
-      },
-    }));
-    clearProgress();
-    for (const line of summaryLines(summary, plan.keyPrefix, flags['idempotency-prefix'] !== undefined)) err.write(line + '\n');
+      );
+    } finally {
+      stdout.flush(); // the rows that finished, also when something failed
+    }
+    bar.clear();
+    for (const l of summaryLines(summary, plan.keyPrefix, flags['idempotency-prefix'] !== undefined, plan.duplicates)) err.write(l + '\n');
     return batchExitCode(summary);
   });
+}
+
+/** Writes to stderr between result lines: the result lines so far first, the progress line cleared and redrawn. */
+function aside(bar: ReturnType<typeof progressLine>, stdout: { flush: () => void }, write: () => void): void {
+  stdout.flush();
+  bar.clear();
+  write();
+  bar.draw(true);
+}
+
+/**
+ * Result lines gathered into writes of up to 64 KiB (a rerun answers thousands of rows a second
+ * from the journal), flushed at least every 100 ms and before anything goes to stderr.
+ */
+function bufferedWriter(out: NodeJS.WriteStream): { write: (text: string) => void; flush: () => void } {
+  let pending = '';
+  let timer: NodeJS.Timeout | undefined;
+  const flush = (): void => {
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    if (pending !== '') out.write(pending);
+    pending = '';
+  };
+  return {
+    write: (text) => {
+      pending += text;
+      if (pending.length >= 65536) flush();
+      else timer ??= setTimeout(flush, 100);
+    },
+    flush,
+  };
 }

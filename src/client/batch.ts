@@ -1,10 +1,14 @@
 // Bulk money operations (PRODUCT.md, "Bulk"): `cards issue --batch FILE` and `cards recharge
-// --batch FILE`, in four parts: the reader (a CSV or NDJSON file's records), the planner (every
-// row checked before anything is sent, each row's Idempotency-Key), the limiter (the key's rate
-// limit, client-side) and the runner (a small worker pool; results in row order).
+// --batch FILE`, in parts: the reader (a CSV or NDJSON file's records, streamed from a private
+// copy), the planner (every row checked before anything is sent, identical rows, each row's
+// Idempotency-Key), the limiter (the key's rate limit, client-side), the runner (a small worker
+// pool; results in row order, in bounded memory) and the journal check (a rerun's resolved rows
+// answered in bulk).
 export * from './batch/types.js';
 export { COLUMNS, expected } from './batch/columns.js';
-export { csvRows, detectFormat, parseRecords, readBatchSource } from './batch/reader.js';
-export { checkRecord, loadBatch, rowKey, rowsKeyPrefix } from './batch/planner.js';
+export { detectFormat, readRecords } from './batch/reader.js';
+export { openSpool, spoolBytes, type Spool } from './batch/spool.js';
+export { checkRecord, loadBatch, planBatch, planRows, rowKey, rowsKeyPrefix } from './batch/planner.js';
 export { BatchLimiter } from './batch/limiter.js';
-export { runBatch, type RunBatchOptions } from './batch/runner.js';
+export { runBatch, type BatchSource, type RunBatchOptions } from './batch/runner.js';
+export { journalAnswers } from './batch/journal-check.js';

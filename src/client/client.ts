@@ -10,7 +10,7 @@ import { visible } from '../signing/visible.js';
 import { sendAttempt } from './attempt.js';
 import { confirmLive } from './confirm.js';
 import { header, journalError, journalReason, toCardctlError, type Outcome } from './errors.js';
-import type { Journal } from './journal.js';
+import type { Journal, JournalEntry } from './journal.js';
 import { lockKey } from './key-lock.js';
 import { cardIdInPath, finalError, journalOutcome, keyStillRemembered, sendVerdict, stoppedAtLimit, type JournalReport, type SendVerdict } from './money-rules.js';
 import { DEFAULT_RETRY_POLICY, retryDecision } from './retry.js';
@@ -234,10 +234,11 @@ export class ApiClient {
     const ctx = { method: p.method, url, money: p.money, idempotencyKey: p.idempotencyKey, localNowMs: this.now(), profileName: this.credentials.source === 'env' ? undefined : this.credentials.name, baseUrlFrom: baseUrlOrigin(this.credentials), keyId: this.credentials.keyId, journalId, body: p.body };
     const data = (run.response?.body as { data?: { id?: unknown } } | undefined)?.data;
     const resourceId = data && typeof data.id === 'string' ? data.id : null;
+    const balance = (data as { balance_minor?: unknown } | undefined)?.balance_minor;
     let err = finalError(toCardctlError(run.outcome, ctx), { money: p.money, ambiguous, idempotencyKey: p.idempotencyKey, journalId });
     if (err && run.expired) err = stoppedAtLimit(err, { journalId, cardId: resourceId ?? cardIdInPath(p.path) });
     if (journal && journalId) {
-      const record = journalOutcome({ err, replay: replayOf !== undefined, ambiguous, status: run.response?.status ?? null, resourceId });
+      const record = journalOutcome({ err, replay: replayOf !== undefined, ambiguous, status: run.response?.status ?? null, resourceId, balanceMinor: Number.isSafeInteger(balance) ? (balance as number) : null });
       this.journalWrite(journal, () => journal.recordOutcome({ id: journalId, ...record }, this.now()), false);
     }
     if (err) throw toApiError(err, run.response, run.outcome);
@@ -280,12 +281,27 @@ export class ApiClient {
     }
   }
 
+  /**
+   * A `--batch` row's answer from the journal alone, given its key's sends (read in bulk for many
+   * rows): what sendPrepared would answer without sending (rules 3 and 4), or undefined when the
+   * row must go through sendPrepared (which asks the journal again, under the key's lock). Sends nothing.
+   */
+  async journalAnswer(req: ApiRequest, history: readonly JournalEntry[]): Promise<ApiResponse | undefined> {
+    const p = await this.prepare(req);
+    if (!p.money || p.idempotencyKey === undefined || history.length === 0) return undefined;
+    const c = this.credentials;
+    const bodySha256 = createHash('sha256').update(p.body).digest('hex');
+    const verdict = sendVerdict(history, { idempotencyKey: p.idempotencyKey, baseUrl: c.baseUrl, mode: c.mode, keyId: c.keyId, bodySha256, batch: true }, this.now());
+    if (verdict.send) return undefined;
+    return this.fromJournal(p, `${p.origin}${p.path}${p.query ? `?${wireQuery(p.query)}` : ''}`, verdict.report, false);
+  }
+
   /** The journal's answer instead of a request: a success resolves (marked `from_journal`), anything else throws. */
-  private fromJournal(p: PreparedRequest, url: string, report: JournalReport): ApiResponse {
+  private fromJournal(p: PreparedRequest, url: string, report: JournalReport, tell = true): ApiResponse {
     const now = this.now();
     const err = journalError(report, now);
     if (err) throw toApiError(err, undefined, undefined);
-    this.opts.note?.(`From the journal: ${journalReason(report, now)} It succeeded${report.id ? `: card ${report.id}` : ''}.`);
+    if (tell) this.opts.note?.(`From the journal: ${journalReason(report, now)} It succeeded${report.id ? `: card ${report.id}` : ''}.`);
     const text = JSON.stringify(report);
     return { method: p.method, url, status: report.status ?? 200, statusText: 'from the journal', headers: {}, text, body: report, durationMs: 0, attempts: 0, money: true, idempotencyKey: p.idempotencyKey, journalId: report.journal_id, route: p.route, fromJournal: report };
   }

@@ -44,6 +44,8 @@ export interface JournalOutcome {
   code?: string | null;
   /** the resource id in the answer, when there was one */
   resource_id?: string | null;
+  /** the card's balance in a successful answer (what a --batch rerun reports from the journal) */
+  balance_minor?: number;
   replay?: boolean;
   /** resolved because nothing could have processed it (refused before any attempt may have gone through) */
   not_processed?: boolean;
@@ -93,6 +95,8 @@ export interface JournalEntry extends JournalOp {
   status: number | null;
   code: string | null;
   resource_id: string | null;
+  /** the card's balance in the answer that resolved it, when it said one */
+  balance_minor?: number;
   /** every record after the op, oldest first: answers (`outcome`) and people's resolutions (`resolution`) */
   outcomes: Array<JournalOutcome | JournalResolution>;
   /** a later send of the same operation (same key, target, key id and bytes) whose answer resolved this one */
@@ -153,6 +157,7 @@ function fold(op: JournalOp, records: ReadonlyArray<JournalOutcome | JournalReso
     entry.status = rec.status;
     entry.code = rec.code ?? null;
     if (rec.resource_id) entry.resource_id = rec.resource_id;
+    if (Number.isSafeInteger(rec.balance_minor)) entry.balance_minor = rec.balance_minor;
   }
   return entry;
 }
@@ -169,6 +174,7 @@ function propagate(all: JournalEntry[]): JournalEntry[] {
     const later = revealed.get(k);
     if (e.outcome === 'unknown' && later) {
       Object.assign(e, { outcome: 'resolved', status: later.status, code: later.code, resource_id: later.resource_id, resolved_by: later.resolved_by ?? later.id });
+      if (later.balance_minor !== undefined) e.balance_minor = later.balance_minor;
       if (later.resolution) e.resolution = later.resolution;
     } else if (e.outcome === 'resolved' && !(e.outcomes.at(-1) as JournalOutcome | undefined)?.not_processed && !later) {
       revealed.set(k, e);

@@ -71,7 +71,7 @@ export function stoppedAtLimit(err: CardctlError, f: { journalId?: string; cardI
 }
 
 /** Rule 2: the outcome record of one send (first send or replay). */
-export function journalOutcome(f: { err: CardctlError | null; replay: boolean; ambiguous: boolean; status: number | null; resourceId: string | null }): Omit<JournalOutcome, 'type' | 'time' | 'id'> {
+export function journalOutcome(f: { err: CardctlError | null; replay: boolean; ambiguous: boolean; status: number | null; resourceId: string | null; balanceMinor?: number | null }): Omit<JournalOutcome, 'type' | 'time' | 'id'> {
   const { err } = f;
   const reveals = !err || err.kind === 'business' || err.kind === 'usage' || err.kind === 'not_found';
   const notProcessed = !reveals && !f.replay && !f.ambiguous && (err.kind === 'auth' || err.kind === 'unavailable' || err.kind === 'rate_limited');
@@ -80,6 +80,7 @@ export function journalOutcome(f: { err: CardctlError | null; replay: boolean; a
     outcome: reveals || notProcessed ? 'resolved' : 'unknown',
     code: err?.code ?? null,
     resource_id: f.resourceId,
+    ...(f.balanceMinor !== undefined && f.balanceMinor !== null && !err ? { balance_minor: f.balanceMinor } : {}),
     ...(notProcessed ? { not_processed: true } : {}),
     ...(f.replay ? { replay: true } : {}),
   };
@@ -106,6 +107,8 @@ export interface JournalReport {
   outcome: 'succeeded' | 'failed' | 'unknown' | 'reused';
   /** the card the operation concerns, when the journal knows it */
   id: string | null;
+  /** the card's balance in the answer that resolved it (a success; older entries do not hold it) */
+  balance_minor?: number;
   status: number | null;
   code: string | null;
   idempotency_key: string;
@@ -157,6 +160,7 @@ function report(e: JournalEntry, outcome: JournalReport['outcome'], why: Journal
     from_journal: true,
     outcome,
     id: cardIdOf(e),
+    ...(outcome === 'succeeded' && typeof e.balance_minor === 'number' ? { balance_minor: e.balance_minor } : {}),
     status: outcome === 'reused' ? null : e.status,
     code: outcome === 'reused' ? null : e.code,
     idempotency_key: e.idempotency_key,

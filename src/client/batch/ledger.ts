@@ -28,7 +28,7 @@ export function resultOf(row: BatchRow, res: ApiResponse | undefined, err?: unkn
     idempotency_key: row.idempotencyKey,
     http_status: journal ? journal.status : (res?.status ?? null),
     id: journal ? journal.id : typeof data?.id === 'string' ? data.id : null,
-    balance_minor: typeof data?.balance_minor === 'number' ? data.balance_minor : null,
+    balance_minor: journal ? (journal.balance_minor ?? null) : typeof data?.balance_minor === 'number' ? data.balance_minor : null,
     from_journal: journal !== undefined,
   };
   if (e === undefined) return { ...base, status: 'ok', error: null, kind: null };
@@ -41,39 +41,59 @@ export function resultOf(row: BatchRow, res: ApiResponse | undefined, err?: unkn
   };
 }
 
+/** The first rows of a list that may grow without limit: the summary names the first 10. */
+class FirstRows {
+  readonly rows: number[] = [];
+  add(row: number): void {
+    if (this.rows.length > ROWS_NAMED && row > this.rows.at(-1)!) return;
+    this.rows.push(row);
+    this.rows.sort((a, b) => a - b);
+    if (this.rows.length > ROWS_NAMED + 1) this.rows.pop();
+  }
+}
+
+/** Rows named in a summary or an interruption (one more is kept, so "..." shows there were more). */
+export const ROWS_NAMED = 10;
+
 /**
- * The rows of a running batch: which to send next, which went out, their results counted and
- * reported in row order (a row that finishes early waits for the ones before it), and where
- * the batch stands when it is interrupted.
+ * The rows of a running batch: which went out, their results counted and reported in row
+ * order (a row that finishes early waits for the ones before it, at most WINDOW rows), and
+ * where the batch stands when it is interrupted. Nothing per row is kept once it is reported.
  */
 export class RowLedger {
   readonly counts: BatchCounts;
   private readonly kinds = new Set<ErrorKind>();
-  private readonly unknownRows: number[] = [];
-  private readonly refusedRows: number[] = [];
+  private readonly unknownRows = new FirstRows();
+  private readonly refusedRows = new FirstRows();
   private readonly finished = new Map<number, RowResult>();
   /** by index, from the moment a worker takes the row until its result */
   private readonly started = new Map<number, { row: BatchRow; sent: boolean }>();
   private emitNext = 0;
-  private next = 0;
-  private stopped = false;
+  /** rows taken so far */
+  taken = 0;
+  stopped = false;
+  private advanced: Array<() => void> = [];
 
-  constructor(private readonly rows: readonly BatchRow[], private readonly report: LedgerReport) {
-    this.counts = { total: rows.length, done: 0, ok: 0, refused: 0, unknown: 0 };
+  constructor(total: number, private readonly report: LedgerReport) {
+    this.counts = { total, done: 0, ok: 0, refused: 0, unknown: 0 };
   }
 
-  /** The next row to send; undefined when none is left or the batch was interrupted. */
-  take(): { index: number; row: BatchRow } | undefined {
-    if (this.stopped || this.next >= this.rows.length) return undefined;
-    const index = this.next++;
-    const row = this.rows[index]!;
+  /** Resolves when a worker may take another row: fewer than `window` rows wait to be reported. */
+  async room(window: number): Promise<void> {
+    while (!this.stopped && this.taken - this.emitNext >= window) await new Promise<void>((r) => this.advanced.push(r));
+  }
+
+  /** A worker takes the next row (index: its place in the file, from 0). */
+  take(row: BatchRow): number {
+    const index = this.taken++;
     this.started.set(index, { row, sent: false });
-    return { index, row };
+    return index;
   }
 
   /** The row's request was journaled and is going out. */
-  sent(row: BatchRow): void {
-    for (const s of this.started.values()) if (s.row === row) s.sent = true;
+  sent(index: number): void {
+    const s = this.started.get(index);
+    if (s) s.sent = true;
   }
 
   finish(index: number, result: RowResult): void {
@@ -83,10 +103,10 @@ export class RowLedger {
     if (result.status === 'ok') c.ok++;
     else if (result.status === 'unknown') {
       c.unknown++;
-      this.unknownRows.push(result.row);
+      this.unknownRows.add(result.row);
     } else {
       c.refused++;
-      this.refusedRows.push(result.row);
+      this.refusedRows.add(result.row);
     }
     if (result.kind) this.kinds.add(result.kind);
     this.finished.set(index, result);
@@ -96,30 +116,34 @@ export class RowLedger {
       this.emitNext++;
       this.report.onResult?.(r);
     }
+    for (const wake of this.advanced.splice(0)) wake();
   }
 
   /** Stops taking and reporting rows; what is owed to stdout (in row order) and what is unresolved. */
   interrupt(): BatchInterruption {
     this.stopped = true;
+    for (const wake of this.advanced.splice(0)) wake();
     const started = [...this.started.entries()];
     const inFlight = started.filter(([, s]) => s.sent);
     const owed = [...this.finished.entries()].filter(([i]) => i >= this.emitNext);
     const lost = new CardctlError('interrupted before its answer: outcome unknown.', { kind: 'outcome_unknown', code: 'interrupted' });
     for (const [i, s] of inFlight) owed.push([i, resultOf(s.row, undefined, lost)]);
     owed.sort(([a], [b]) => a - b);
-    const notSent = started.filter(([, s]) => !s.sent).map(([i]) => i).concat(Array.from({ length: this.rows.length - this.next }, (_, k) => this.next + k));
     const byRow = (a: number, b: number) => a - b;
+    // rows are numbered in file order from 1, so the rows never taken are the ones after `taken`
+    const waiting = started.filter(([, s]) => !s.sent).map(([, s]) => s.row.row);
+    const later = this.counts.total - this.taken;
+    const notSent = waiting.concat(Array.from({ length: Math.min(later, ROWS_NAMED + 1) }, (_, k) => this.taken + 1 + k)).sort(byRow);
     return {
       results: owed.map(([, r]) => r),
       counts: { ...this.counts },
       inFlight: inFlight.map(([, s]) => s.row.row).sort(byRow),
-      notSent: notSent.map((i) => this.rows[i]!.row).sort(byRow),
+      notSent: notSent.slice(0, ROWS_NAMED + 1),
+      notSentCount: waiting.length + later,
     };
   }
 
   summary(stats: LimiterStats): BatchSummary {
-    const byRow = (a: number, b: number) => a - b;
-    return { ...this.counts, kinds: [...this.kinds], unknownRows: [...this.unknownRows].sort(byRow), refusedRows: [...this.refusedRows].sort(byRow), stats: { ...stats } };
+    return { ...this.counts, kinds: [...this.kinds], unknownRows: [...this.unknownRows.rows], refusedRows: [...this.refusedRows.rows], stats: { ...stats } };
   }
 }
-

@@ -4,9 +4,12 @@
 import { createHash } from 'node:crypto';
 import { CardctlError, usageError } from '../../errors.js';
 import { checkBody, checkId } from '../operations.js';
-import { COLUMNS, expected } from './columns.js';
-import { detectFormat, parseRecords } from './reader.js';
-import { MAX_PREFIX_LENGTH, type BatchOperation, type BatchPlan, type BatchRow, type RawRecord } from './types.js';
+import { AMOUNTS, COLUMNS, expected } from './columns.js';
+import { JsonNumber } from './ndjson.js';
+import { RowDigests } from './digests.js';
+import { readRecords, spoolFormat } from './reader.js';
+import { spoolBytes, type Spool } from './spool.js';
+import { MAX_PREFIX_LENGTH, MAX_PROBLEMS_KEPT, type BatchOperation, type BatchPlan, type BatchRow, type RawRecord, type RowProblem } from './types.js';
 
 /**
  * The key prefix of a file: a hash of what its rows ask for (the operation and each row's
@@ -23,12 +26,18 @@ export function rowKey(prefix: string, row: number): string {
   return `${prefix}-${row}`;
 }
 
-/** "5000" (a CSV cell, or a string in NDJSON) is read as 5000; anything else goes to the schema as it is, for its message. */
-function amountOf(v: unknown): unknown {
-  if (typeof v !== 'string') return v;
-  const s = v.trim();
-  if (s === '') return undefined;
-  return /^[+-]?\d+$/.test(s) ? Number(s) : v;
+/**
+ * An amount read as `--amount` reads its value, in every format: a CSV cell, a string or a number
+ * in NDJSON must be written as digits (an optional leading minus), nothing else: " 5", "5.0",
+ * "1e3", "0x10", "+5", "5_000" are refused, never read as some other number. Other values
+ * (a boolean, null, missing) go to the schema as they are, for its message.
+ */
+function amountOf(errors: Record<string, string[]>, field: string, v: unknown): unknown {
+  const text = v instanceof JsonNumber ? v.literal : typeof v === 'string' ? v : undefined;
+  if (text === undefined) return v;
+  if (/^-?\d+$/.test(text)) return Number(text);
+  (errors[field] ??= []).push(`${JSON.stringify(text)} is not a whole number of minor units: write digits only (no spaces, sign, decimals, exponent or hex), as for --amount.`);
+  return v;
 }
 
 function idField(errors: Record<string, string[]>, field: string, what: string, v: unknown): unknown {
@@ -49,7 +58,7 @@ export async function checkRecord(operation: BatchOperation, rec: RawRecord): Pr
   const names = COLUMNS[operation];
   const values: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(rec.fields)) {
-    const target = names[k];
+    const target = Object.hasOwn(names, k) ? names[k] : undefined;
     if (!target) {
       (errors[k] ??= []).push(`"${k}" is not a field of this batch (expected ${expected(operation)}).`);
       continue;
@@ -58,13 +67,13 @@ export async function checkRecord(operation: BatchOperation, rec: RawRecord): Pr
       (errors[target] ??= []).push(`given twice (as ${target} and as ${k}).`);
       continue;
     }
-    values[target] = v;
+    values[target] = v instanceof JsonNumber && !AMOUNTS.has(target) ? Number(v.literal) : v; // a number where an id goes: the schema says so
   }
   let call: BatchRow['call'];
   if (operation === 'cards.issue') {
     const json: Record<string, unknown> = {
       customer_id: idField(errors, 'customer_id', 'customer', values.customer_id),
-      amount_minor: amountOf(values.amount_minor),
+      amount_minor: amountOf(errors, 'amount_minor', values.amount_minor),
     };
     if (values.product_id !== undefined && values.product_id !== null && values.product_id !== '') json.product_id = idField(errors, 'product_id', 'product', values.product_id);
     call = { json };
@@ -73,36 +82,106 @@ export async function checkRecord(operation: BatchOperation, rec: RawRecord): Pr
     if (card === undefined || card === null || card === '') (errors.card_id ??= []).push('The card id is required.');
     else if (typeof card !== 'string') (errors.card_id ??= []).push('The card id must be a string.');
     const cardId = typeof card === 'string' && card !== '' ? idField(errors, 'card_id', 'card', card) : card;
-    call = { params: { card: String(cardId ?? '') }, json: { amount: amountOf(values.amount) } };
+    call = { params: { card: String(cardId ?? '') }, json: { amount: amountOf(errors, 'amount', values.amount) } };
   }
   try {
     await checkBody(operation, call.json);
   } catch (err) {
     if (!(err instanceof CardctlError) || err.kind !== 'usage') throw err;
     for (const [field, list] of Object.entries(err.errors)) {
-      if (errors[field]) continue; // the id check already said it
+      if (errors[field]) continue; // the id or number check already said it
       errors[field] = (Array.isArray(list) ? list : [list]).map(String);
     }
   }
   return Object.keys(errors).length ? { errors } : { call };
 }
 
-/** Reads and checks every row; `problems` empty means every row may be sent. */
-export async function loadBatch(operation: BatchOperation, bytes: Buffer, opts: { name?: string; prefix?: string } = {}): Promise<BatchPlan> {
-  if (opts.prefix !== undefined && !new RegExp(`^[\\x21-\\x7e]{1,${MAX_PREFIX_LENGTH}}$`).test(opts.prefix)) {
+/** The identity of a row's request: what the key prefix hashes, and what makes two rows identical. */
+const callText = (c: BatchRow['call']): string => JSON.stringify([c.params ?? {}, c.json]);
+
+function checkPrefix(prefix: string | undefined): void {
+  if (prefix !== undefined && !new RegExp(`^[\\x21-\\x7e]{1,${MAX_PREFIX_LENGTH}}$`).test(prefix)) {
     throw usageError(`the idempotency prefix must be 1 to ${MAX_PREFIX_LENGTH} printable ASCII characters without spaces.`, 'Pass another --idempotency-prefix, or leave it out to derive the keys from the file.');
   }
-  let text = bytes.toString('utf8');
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  const format = detectFormat(opts.name, text);
-  const { records, problems } = parseRecords(operation, text, format);
-  const checkedRows: Array<{ rec: RawRecord; call: BatchRow['call'] }> = [];
-  for (const rec of records) {
-    const checked = await checkRecord(operation, rec);
-    if ('errors' in checked) problems.push({ row: rec.row, line: rec.line, errors: checked.errors });
-    else checkedRows.push({ rec, call: checked.call });
+}
+
+export interface PlanOptions {
+  /** `--idempotency-prefix` */
+  prefix?: string;
+  /** `--allow-duplicates`: identical rows are sent (and counted), not refused */
+  allowDuplicates?: boolean;
+}
+
+/** What the first reading found, as problems (the first MAX_PROBLEMS_KEPT) and counts. */
+class ProblemList {
+  readonly shown: RowProblem[] = [];
+  rows = 0;
+  file = false;
+
+  add(p: RowProblem): void {
+    if (p.row === 0) this.file = true;
+    else this.rows++;
+    if (this.shown.length < MAX_PROBLEMS_KEPT) this.shown.push(p);
   }
-  const keyPrefix = opts.prefix ?? rowsKeyPrefix(operation, checkedRows.map((r) => r.call));
-  const rows = checkedRows.map(({ rec, call }): BatchRow => ({ row: rec.row, line: rec.line, idempotencyKey: rowKey(keyPrefix, rec.row), call }));
-  return { operation, format, rows, problems, keyPrefix };
+}
+
+/**
+ * The first reading: every row checked, identical rows found, the key prefix hashed, nothing
+ * kept but counts, the first problems and a digest per row. The plan says whether anything may be sent.
+ */
+export async function planBatch(spool: Spool, operation: BatchOperation, opts: PlanOptions = {}): Promise<BatchPlan> {
+  checkPrefix(opts.prefix);
+  const format = await spoolFormat(spool);
+  const problems = new ProblemList();
+  const digests = new RowDigests();
+  const hash = createHash('sha256').update(operation);
+  const plan = { operation, format, total: 0, amountTotal: 0, duplicates: 0 };
+  for await (const item of readRecords(spool, operation, format)) {
+    if ('problem' in item) {
+      problems.add(item.problem);
+      continue;
+    }
+    const rec = item.record;
+    plan.total++;
+    const checked = await checkRecord(operation, rec);
+    if ('errors' in checked) {
+      problems.add({ row: rec.row, line: rec.line, errors: checked.errors });
+      continue;
+    }
+    const text = callText(checked.call);
+    hash.update('\n' + text);
+    plan.amountTotal += Number(checked.call.json.amount_minor ?? checked.call.json.amount ?? 0);
+    const earlier = digests.add(text, rec.row);
+    if (earlier === 0) continue;
+    plan.duplicates++;
+    if (!opts.allowDuplicates) {
+      problems.add({ row: rec.row, line: rec.line, errors: { row: [`the same request as row ${earlier}: sent twice, it would charge twice. Remove one, or pass --allow-duplicates if both are meant.`] } });
+    }
+  }
+  const keyPrefix = opts.prefix ?? `batch-${hash.digest('hex').slice(0, 16)}`;
+  return { ...plan, problems: problems.shown, problemRows: problems.rows, fileProblem: problems.file, keyPrefix };
+}
+
+/** The second reading: the rows to send, in file order, with their keys (the plan had no problem). */
+export async function* planRows(spool: Spool, plan: BatchPlan): AsyncGenerator<BatchRow> {
+  for await (const item of readRecords(spool, plan.operation, plan.format)) {
+    if ('problem' in item) throw new Error('the batch changed between its two readings'); // the spool is private: a bug
+    const rec = item.record;
+    const checked = await checkRecord(plan.operation, rec);
+    if ('errors' in checked) throw new Error(`row ${rec.row} changed between the two readings`);
+    yield { row: rec.row, line: rec.line, idempotencyKey: rowKey(plan.keyPrefix, rec.row), call: checked.call };
+  }
+}
+
+/** A whole (small) batch in memory: its plan and its rows (tests, and the in-process runner). */
+export async function loadBatch(operation: BatchOperation, bytes: Buffer, opts: PlanOptions & { name?: string } = {}): Promise<BatchPlan & { rows: BatchRow[] }> {
+  const spool = await spoolBytes(bytes, opts.name);
+  try {
+    const plan = await planBatch(spool, operation, opts);
+    const rows: BatchRow[] = [];
+    if (plan.problems.length === 0) for await (const r of planRows(spool, plan)) rows.push(r);
+    return { ...plan, rows };
+  } finally {
+    spool.close();
+  }
 }

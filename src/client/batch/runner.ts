@@ -26,6 +26,8 @@ export interface RunBatchOptions {
   onPause?: (ms: number, status: number) => void;
   windowMs?: number;
   limiter?: BatchLimiter;
+  /** the journal's answers for a chunk of rows, read in bulk (a rerun): a row answered here is not sent; undefined: send it */
+  fromJournal?: (rows: BatchRow[]) => Promise<Array<KnownAnswer | undefined>>;
   /** called once, before any row: `interrupt()` stops the in-order reporting and says where the batch stands */
   onStart?: (control: { interrupt: () => BatchInterruption }) => void;
 }
@@ -72,16 +74,69 @@ function kycExplainer(limiter: BatchLimiter): (client: ApiClient, row: BatchRow,
   };
 }
 
-/** Sends every row of `plan` and reports each result in row order; never throws for a row's failure. */
-export async function runBatch(plan: Pick<BatchPlan, 'operation' | 'rows'>, opts: RunBatchOptions): Promise<BatchSummary> {
+/** Rows that may finish ahead of the first one still running (held back for row order): the bound on memory. */
+export const WINDOW = 4096;
+/** Rows asked of the journal at once (each key bucket is read once per chunk). */
+export const JOURNAL_CHUNK = 2048;
+
+/** A row's answer without a request: the journal resolved it (a success, or its error). */
+export type KnownAnswer = { res: ApiResponse } | { err: unknown };
+
+/** The rows in chunks; each chunk is asked of the journal first, and the rows it resolved come with their answer. */
+async function* feed(rows: BatchSource['rows'], known: RunBatchOptions['fromJournal']): AsyncGenerator<{ row: BatchRow; known?: KnownAnswer }> {
+  let chunk: BatchRow[] = [];
+  const flush = async function* (): AsyncGenerator<{ row: BatchRow; known?: KnownAnswer }> {
+    const answers = known ? await known(chunk) : [];
+    for (const [i, row] of chunk.entries()) yield { row, known: answers[i] };
+    chunk = [];
+  };
+  for await (const row of rows) {
+    chunk.push(row);
+    if (chunk.length >= JOURNAL_CHUNK) yield* flush();
+  }
+  if (chunk.length) yield* flush();
+}
+
+/** What runBatch sends: the operation, and the rows (an array, or a stream read once). */
+export interface BatchSource {
+  operation: BatchPlan['operation'];
+  /** rows in all (the progress line and an interruption count from it); the rows' length when absent */
+  total?: number;
+  rows: AsyncIterable<BatchRow> | Iterable<BatchRow>;
+}
+
+/** Sends every row and reports each result in row order; never throws for a row's failure. Memory stays bounded (WINDOW). */
+export async function runBatch(plan: BatchSource, opts: RunBatchOptions): Promise<BatchSummary> {
   const now = opts.now ?? Date.now;
   const sleep = opts.sleep ?? defaultSleep;
   const concurrency = Math.max(1, Math.min(MAX_CONCURRENCY, opts.concurrency ?? DEFAULT_CONCURRENCY));
   const limiter = opts.limiter ?? new BatchLimiter({ concurrency, now, sleep, windowMs: opts.windowMs });
-  const ledger = new RowLedger(plan.rows, opts);
+  const total = plan.total ?? (Array.isArray(plan.rows) ? plan.rows.length : 0);
+  const ledger = new RowLedger(total, opts);
+  const send = rowSender(plan.operation, limiter, ledger, { ...opts, now, sleep });
+  const rows = feed(plan.rows, opts.fromJournal);
+  const worker = async (): Promise<void> => {
+    for (;;) {
+      await ledger.room(WINDOW);
+      if (ledger.stopped) return;
+      const next = await rows.next();
+      if (next.done || ledger.stopped) return;
+      const { row, known } = next.value;
+      const index = ledger.take(row);
+      ledger.finish(index, known ? ('res' in known ? resultOf(row, known.res) : resultOf(row, undefined, known.err)) : await send(row, index));
+    }
+  };
+  opts.onStart?.({ interrupt: () => ledger.interrupt() });
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, total || concurrency)) }, worker));
+  return ledger.summary(limiter.stats);
+}
+
+/** Sends one row through the limiter (a 429 goes round again with the same key, after the pause). */
+function rowSender(operation: BatchPlan['operation'], limiter: BatchLimiter, ledger: RowLedger, opts: RunBatchOptions & { now: () => number; sleep: (ms: number) => Promise<void> }): (row: BatchRow, index: number) => Promise<RowResult> {
+  const { now, sleep } = opts;
   const onAnswer = answerHook(limiter, now, opts.onPause);
   const explain = kycExplainer(limiter);
-  const hooksFor = (row: BatchRow): BatchClientHooks => ({
+  const hooksFor = (row: BatchRow, index: number): BatchClientHooks => ({
     now,
     onAnswer,
     // every retry of the client waits for its delay, then for the limiter like a first send
@@ -90,18 +145,17 @@ export async function runBatch(plan: Pick<BatchPlan, 'operation' | 'rows'>, opts
       await limiter.acquire(true);
     },
     log: opts.verbose ? (line) => opts.verbose!(row, line) : undefined,
-    onSent: () => ledger.sent(row),
+    onSent: () => ledger.sent(index),
   });
-
-  const sendRow = async (row: BatchRow): Promise<RowResult> => {
+  return async (row, index) => {
     for (let round = 1; ; round++) {
       await limiter.acquire();
       let client: ApiClient | undefined;
       let res: ApiResponse | undefined;
       let failure: unknown;
       try {
-        client = opts.client(hooksFor(row), row);
-        res = await callOperation(client, plan.operation, { ...row.call, idempotencyKey: row.idempotencyKey, batch: true });
+        client = opts.client(hooksFor(row, index), row);
+        res = await callOperation(client, operation, { ...row.call, idempotencyKey: row.idempotencyKey, batch: true });
       } catch (err) {
         failure = err;
         res = (err as { response?: ApiResponse }).response;
@@ -114,11 +168,4 @@ export async function runBatch(plan: Pick<BatchPlan, 'operation' | 'rows'>, opts
       return result;
     }
   };
-
-  const worker = async (): Promise<void> => {
-    for (let t = ledger.take(); t; t = ledger.take()) ledger.finish(t.index, await sendRow(t.row));
-  };
-  opts.onStart?.({ interrupt: () => ledger.interrupt() });
-  await Promise.all(Array.from({ length: Math.min(concurrency, plan.rows.length) }, worker));
-  return ledger.summary(limiter.stats);
 }

@@ -7,8 +7,8 @@ import type { Headers, VerboseLog } from '../verbose.js';
 export type BatchOperation = 'cards.issue' | 'cards.recharge';
 export type BatchFormat = 'csv' | 'ndjson';
 
-/** A batch file is read whole; beyond this it is refused (split it). */
-export const MAX_BATCH_BYTES = 50 * 1024 * 1024;
+/** Problems named when a batch is refused before anything is sent (the rest are counted). */
+export const MAX_PROBLEMS_KEPT = 100;
 export const DEFAULT_CONCURRENCY = 4;
 export const MAX_CONCURRENCY = 16;
 /** The window `X-RateLimit-Limit` counts over (the spec: requests per minute per key). */
@@ -45,11 +45,22 @@ export interface RowProblem {
   errors: Record<string, string[]>;
 }
 
+/** What the first reading of a batch found (nothing per row is kept). */
 export interface BatchPlan {
   operation: BatchOperation;
   format: BatchFormat;
-  rows: BatchRow[];
+  /** rows in the file */
+  total: number;
+  /** the first MAX_PROBLEMS_KEPT problems (a bad header, bad rows, identical rows), in file order */
   problems: RowProblem[];
+  /** rows with a problem, all of them */
+  problemRows: number;
+  /** the header or the file itself is not valid */
+  fileProblem: boolean;
+  /** rows identical to an earlier row (refused unless --allow-duplicates) */
+  duplicates: number;
+  /** the sum of the amounts (a live batch's confirmation says it) */
+  amountTotal: number;
   /** the part of every key before `-ROW` */
   keyPrefix: string;
 }
@@ -92,7 +103,7 @@ export interface BatchCounts {
 export interface BatchSummary extends BatchCounts {
   /** the error kinds met, each once */
   kinds: ErrorKind[];
-  /** the rows whose outcome is unknown, and the refused ones (row numbers) */
+  /** the first rows (up to 11) whose outcome is unknown, and the first refused ones */
   unknownRows: number[];
   refusedRows: number[];
   stats: LimiterStats;
@@ -115,7 +126,8 @@ export interface BatchInterruption {
   counts: BatchCounts;
   /** rows whose request went out and got no answer */
   inFlight: number[];
-  /** rows never sent */
+  /** rows never sent: the first ones (up to 11), and how many in all */
   notSent: number[];
+  notSentCount: number;
 }
 
