@@ -11,3 +11,17 @@ export function terminalSafe(text: string): string {
     return cp <= 0xff ? `\\x${cp.toString(16).padStart(2, '0')}` : `\\u{${cp.toString(16).toUpperCase()}}`;
   });
 }
+
+/** One table cell or key-value value: as terminalSafe, and newlines, carriage returns and tabs escaped too (a value never makes a fake row). */
+export function terminalSafeLine(text: string): string {
+  return terminalSafe(text).replace(/[\n\r\t]/g, (ch) => (ch === '\n' ? '\\n' : ch === '\r' ? '\\r' : '\\t'));
+}
+
+/**
+ * JSON text shown to a person: JSON.stringify already escapes C0 characters; the other unsafe
+ * ones (DEL, C1, bidi overrides) can only be inside strings, and become \u escapes of the same
+ * value, so the text is still the same JSON.
+ */
+export function terminalSafeJson(text: string): string {
+  return text.replace(UNSAFE, (ch) => `\\u${ch.codePointAt(0)!.toString(16).padStart(4, '0')}`);
+}

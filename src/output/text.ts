@@ -1,18 +1,20 @@
 // Output for people: key-value blocks and tables. Data goes to stdout, notes to stderr.
 import { chalkFor, colorEnabled } from './color.js';
+import { terminalSafeLine } from './terminal-safe.js';
 
 export function displayValue(value: unknown): string {
   if (value === null || value === undefined || value === '') return '-'; // a blank cell would shift `awk` columns
-  if (typeof value === 'object') return JSON.stringify(value);
-  return String(value);
+  // a server's control characters are escaped, and a value stays on its line (issue 22 item 5)
+  return terminalSafeLine(typeof value === 'object' ? JSON.stringify(value) : String(value));
 }
 
 /** `key   value` lines, keys padded to one column; nested objects shown as compact JSON. */
 export async function formatKeyValue(record: Record<string, unknown>, stream: { isTTY?: boolean } = process.stdout): Promise<string> {
   const bold = colorEnabled(stream) ? (await chalkFor(stream)).bold : (s: string) => s; // chalk only for colour
   const keys = Object.keys(record);
-  const width = Math.max(0, ...keys.map((k) => k.length));
-  return keys.map((k) => `${bold(k.padEnd(width))}  ${displayValue(record[k])}`).join('\n') + '\n';
+  const shown = keys.map(terminalSafeLine); // keys may come from a server too
+  const width = Math.max(0, ...shown.map((k) => k.length));
+  return keys.map((k, i) => `${bold(shown[i]!.padEnd(width))}  ${displayValue(record[k])}`).join('\n') + '\n';
 }
 
 export interface Column<T> {
@@ -51,24 +53,25 @@ const shorten = (v: string, width: number): string => (v.length <= width ? v : `
  */
 export async function formatTable<T>(rows: readonly T[], columns: readonly Column<T>[], stream: { isTTY?: boolean; columns?: number } = process.stdout): Promise<string> {
   const cells = rows.map((r) => columns.map((c) => displayValue(c.get(r))));
-  const widths = columns.map((c, i) => Math.max(c.header.length, ...cells.map((row) => row[i]!.length)));
+  const headers = columns.map((c) => terminalSafeLine(c.header)); // the mock's lists take theirs from the answer
+  const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((row) => row[i]!.length)));
   const termWidth = terminalColumns(stream);
   if (colorEnabled(stream)) {
     const { default: Table } = await import('cli-table3');
     const chalk = await chalkFor(stream);
     // each cell has one space of padding on both sides; n + 1 borders
-    const fitted = termWidth === undefined ? undefined : fitWidths(widths.map((w) => w + 2), columns.map((c) => c.header.length + 2), termWidth - (columns.length + 1) - 1);
+    const fitted = termWidth === undefined ? undefined : fitWidths(widths.map((w) => w + 2), headers.map((h) => h.length + 2), termWidth - (columns.length + 1) - 1);
     const wrap = !!fitted && fitted.some((w, i) => w < widths[i]! + 2);
     const table = new Table({
       // (cli-table3 wraps by characters, escape codes included: wrapped tables keep plain headers)
-      head: columns.map((c) => (wrap ? c.header : chalk.bold(c.header))),
+      head: headers.map((h) => (wrap ? h : chalk.bold(h))),
       style: { head: [], border: [] },
       ...(wrap ? { colWidths: fitted, wordWrap: true, wrapOnWordBoundary: false } : {}),
     });
     for (const row of cells) table.push(row);
     return table.toString() + '\n';
   }
-  const fitted = termWidth === undefined ? widths : fitWidths(widths, columns.map((c) => c.header.length), termWidth - 2 * (columns.length - 1));
+  const fitted = termWidth === undefined ? widths : fitWidths(widths, headers.map((h) => h.length), termWidth - 2 * (columns.length - 1));
   const line = (values: string[]): string => values.map((v, i) => (i === values.length - 1 ? shorten(v, fitted[i]!) : shorten(v, fitted[i]!).padEnd(fitted[i]!))).join('  ').trimEnd();
-  return [line(columns.map((c) => c.header)), ...cells.map(line)].join('\n') + '\n';
+  return [line(headers), ...cells.map(line)].join('\n') + '\n';
 }
