@@ -26,6 +26,7 @@ import { section as liveMode } from './40-live-mode.js';
 import { section as unknownOutcome } from './50-unknown-outcome.js';
 import { section as mistakes } from './55-mistakes.js';
 import { section as signatures } from './60-signatures.js';
+import { section as mockRequests } from './65-mock-requests.js';
 import { section as webhooks } from './70-webhooks.js';
 import { section as ciSmoke } from './80-ci-smoke.js';
 import { section as snapshots } from './90-snapshots.js';
@@ -39,6 +40,7 @@ export const SECTIONS: readonly Section[] = [
   unknownOutcome,
   mistakes,
   signatures,
+  mockRequests,
   webhooks,
   ciSmoke,
   snapshots,
