@@ -34,18 +34,18 @@ _cardctl_flags() {
     'cards issue') echo '--allow-duplicates --amount --batch --ca-file --concurrency --customer --idempotency-key --idempotency-prefix --jq --json --no-input --product --profile --retries --timeout --verbose --wait --wait-timeout --yes' ;;
     'cards recharge') echo '--allow-duplicates --amount --batch --ca-file --concurrency --idempotency-key --idempotency-prefix --jq --json --no-input --profile --retries --timeout --verbose --yes' ;;
     'cards terminate') echo '--ca-file --idempotency-key --jq --json --no-input --profile --reason --retries --timeout --verbose --yes' ;;
-    'cards transactions') echo '--all --ca-file --cursor --jq --json --ndjson --no-input --per-page --profile --retries --timeout --verbose' ;;
+    'cards transactions') echo '--all --ca-file --columns --cursor --jq --json --ndjson --no-input --output --per-page --profile --retries --timeout --verbose' ;;
     'cards unfreeze') echo '--ca-file --jq --json --no-input --profile --retries --timeout --verbose' ;;
     'completion') echo '--jq --json --no-input' ;;
     'customers create') echo '--account-purpose --annual-salary --business-name --ca-file --city --country --customer-type --date-of-birth --dial-code --email --employment-status --expected-monthly-volume --first-name --from --id-front-image --id-number --id-type --jq --json --last-name --line1 --no-input --occupation --phone-number --place-of-birth --postal-code --profile --registration-number --retries --state --terms-of-service-accepted --timeout --verbose' ;;
     'customers get') echo '--ca-file --jq --json --no-input --profile --retries --timeout --verbose' ;;
     'customers kyc') echo '--ca-file --jq --json --no-input --profile --retries --timeout --verbose' ;;
-    'customers list') echo '--all --ca-file --cursor --jq --json --ndjson --no-input --per-page --profile --retries --timeout --verbose' ;;
+    'customers list') echo '--all --ca-file --columns --cursor --jq --json --ndjson --no-input --output --per-page --profile --retries --timeout --verbose' ;;
     'customers update') echo '--account-purpose --annual-salary --business-name --ca-file --city --country --customer-type --date-of-birth --dial-code --email --employment-status --expected-monthly-volume --first-name --from --id-front-image --id-number --id-type --jq --json --last-name --line1 --no-input --occupation --phone-number --place-of-birth --postal-code --profile --registration-number --retries --state --status --terms-of-service-accepted --timeout --verbose' ;;
     'demo') echo '--jq --json --keep --no-input --seed' ;;
     'deposit-addresses create') echo '--ca-file --jq --json --network --no-input --profile --retries --timeout --verbose' ;;
     'deposit-addresses list') echo '--ca-file --jq --json --no-input --profile --retries --timeout --verbose' ;;
-    'deposits list') echo '--all --ca-file --cursor --jq --json --ndjson --no-input --per-page --profile --retries --timeout --verbose' ;;
+    'deposits list') echo '--all --ca-file --columns --cursor --jq --json --ndjson --no-input --output --per-page --profile --retries --timeout --verbose' ;;
     'doctor') echo '--ca-file --jq --json --no-input --profile --timeout --verbose' ;;
     'mock clock') echo '--control-url --jq --json --no-input --profile' ;;
     'mock clock advance') echo '--control-url --jq --json --no-input --profile' ;;
@@ -106,11 +106,14 @@ _cardctl_flags() {
 _cardctl_flag_values() {
   case "$1" in
     'cards terminate --reason') echo 'lost stolen fraud no_longer_needed other' ;;
+    'cards transactions --output') echo 'table json ndjson csv tsv' ;;
     'customers create --customer-type') echo 'individual business' ;;
     'customers create --id-type') echo 'bvn nin passport drivers_license national_id vnin voters_card ghana_card' ;;
+    'customers list --output') echo 'table json ndjson csv tsv' ;;
     'customers update --customer-type') echo 'individual business' ;;
     'customers update --id-type') echo 'bvn nin passport drivers_license national_id vnin voters_card ghana_card' ;;
     'customers update --status') echo 'active disabled' ;;
+    'deposits list --output') echo 'table json ndjson csv tsv' ;;
     'mock deposits add --status') echo 'pending credited flagged' ;;
     'mock events emit --mode') echo 'test live' ;;
     'mock faults add --kind') echo '503 500 500_after_commit drop slow async_202 issue_failed' ;;

@@ -35,18 +35,18 @@ _cardctl_flags() {
     'cards issue') print -r -- '--allow-duplicates --amount --batch --ca-file --concurrency --customer --idempotency-key --idempotency-prefix --jq --json --no-input --product --profile --retries --timeout --verbose --wait --wait-timeout --yes' ;;
     'cards recharge') print -r -- '--allow-duplicates --amount --batch --ca-file --concurrency --idempotency-key --idempotency-prefix --jq --json --no-input --profile --retries --timeout --verbose --yes' ;;
     'cards terminate') print -r -- '--ca-file --idempotency-key --jq --json --no-input --profile --reason --retries --timeout --verbose --yes' ;;
-    'cards transactions') print -r -- '--all --ca-file --cursor --jq --json --ndjson --no-input --per-page --profile --retries --timeout --verbose' ;;
+    'cards transactions') print -r -- '--all --ca-file --columns --cursor --jq --json --ndjson --no-input --output --per-page --profile --retries --timeout --verbose' ;;
     'cards unfreeze') print -r -- '--ca-file --jq --json --no-input --profile --retries --timeout --verbose' ;;
     'completion') print -r -- '--jq --json --no-input' ;;
     'customers create') print -r -- '--account-purpose --annual-salary --business-name --ca-file --city --country --customer-type --date-of-birth --dial-code --email --employment-status --expected-monthly-volume --first-name --from --id-front-image --id-number --id-type --jq --json --last-name --line1 --no-input --occupation --phone-number --place-of-birth --postal-code --profile --registration-number --retries --state --terms-of-service-accepted --timeout --verbose' ;;
     'customers get') print -r -- '--ca-file --jq --json --no-input --profile --retries --timeout --verbose' ;;
     'customers kyc') print -r -- '--ca-file --jq --json --no-input --profile --retries --timeout --verbose' ;;
-    'customers list') print -r -- '--all --ca-file --cursor --jq --json --ndjson --no-input --per-page --profile --retries --timeout --verbose' ;;
+    'customers list') print -r -- '--all --ca-file --columns --cursor --jq --json --ndjson --no-input --output --per-page --profile --retries --timeout --verbose' ;;
     'customers update') print -r -- '--account-purpose --annual-salary --business-name --ca-file --city --country --customer-type --date-of-birth --dial-code --email --employment-status --expected-monthly-volume --first-name --from --id-front-image --id-number --id-type --jq --json --last-name --line1 --no-input --occupation --phone-number --place-of-birth --postal-code --profile --registration-number --retries --state --status --terms-of-service-accepted --timeout --verbose' ;;
     'demo') print -r -- '--jq --json --keep --no-input --seed' ;;
     'deposit-addresses create') print -r -- '--ca-file --jq --json --network --no-input --profile --retries --timeout --verbose' ;;
     'deposit-addresses list') print -r -- '--ca-file --jq --json --no-input --profile --retries --timeout --verbose' ;;
-    'deposits list') print -r -- '--all --ca-file --cursor --jq --json --ndjson --no-input --per-page --profile --retries --timeout --verbose' ;;
+    'deposits list') print -r -- '--all --ca-file --columns --cursor --jq --json --ndjson --no-input --output --per-page --profile --retries --timeout --verbose' ;;
     'doctor') print -r -- '--ca-file --jq --json --no-input --profile --timeout --verbose' ;;
     'mock clock') print -r -- '--control-url --jq --json --no-input --profile' ;;
     'mock clock advance') print -r -- '--control-url --jq --json --no-input --profile' ;;
@@ -107,11 +107,14 @@ _cardctl_flags() {
 _cardctl_flag_values() {
   case "$1" in
     'cards terminate --reason') print -r -- 'lost stolen fraud no_longer_needed other' ;;
+    'cards transactions --output') print -r -- 'table json ndjson csv tsv' ;;
     'customers create --customer-type') print -r -- 'individual business' ;;
     'customers create --id-type') print -r -- 'bvn nin passport drivers_license national_id vnin voters_card ghana_card' ;;
+    'customers list --output') print -r -- 'table json ndjson csv tsv' ;;
     'customers update --customer-type') print -r -- 'individual business' ;;
     'customers update --id-type') print -r -- 'bvn nin passport drivers_license national_id vnin voters_card ghana_card' ;;
     'customers update --status') print -r -- 'active disabled' ;;
+    'deposits list --output') print -r -- 'table json ndjson csv tsv' ;;
     'mock deposits add --status') print -r -- 'pending credited flagged' ;;
     'mock events emit --mode') print -r -- 'test live' ;;
     'mock faults add --kind') print -r -- '503 500 500_after_commit drop slow async_202 issue_failed' ;;

@@ -36,6 +36,8 @@ export const listFlags = {
   cursor: Flags.string({ description: 'start at this cursor (meta.next_cursor of an earlier page)', helpGroup: 'LIST' }),
   all: Flags.boolean({ description: 'follow meta.next_cursor to the last page', default: false, helpGroup: 'LIST' }),
   ndjson: Flags.boolean({ description: 'one JSON resource per line, streamed (constant memory with --all)', default: false, exclusive: ['json'], helpGroup: 'LIST' }),
+  output: Flags.string({ description: 'table (the default), json, ndjson, csv (RFC 4180) or tsv; csv and tsv stream with --all', options: ['table', 'json', 'ndjson', 'csv', 'tsv'], helpGroup: 'LIST' }),
+  columns: Flags.string({ description: 'the columns of a table, csv or tsv, in order: field names separated by commas, nested ones with dots (address.city)', helpGroup: 'LIST' }),
 };
 
 export interface ListFlagValues extends ApiFlagValues {
@@ -46,4 +48,6 @@ export interface ListFlagValues extends ApiFlagValues {
   cursor?: string;
   all: boolean;
   ndjson: boolean;
+  output?: string;
+  columns?: string;
 }

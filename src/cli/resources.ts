@@ -96,40 +96,56 @@ function interruptedMoney(signal: NodeJS.Signals, w: MoneyWatch): string {
   );
 }
 
-/** A list: a table (or `{data, meta}` with --json, one line per resource with --ndjson). */
+/**
+ * A list: a table (or `{data, meta}` with --json, one line per resource with --ndjson, CSV or
+ * TSV with --output; the array the --jq filter gets). NDJSON, CSV and TSV stream page by page.
+ */
 export async function listOperation(flags: ListFlagValues, operation: OperationName, params: Record<string, string> | undefined, kind: ResourceKind): Promise<void> {
+  const { listFormat, listColumns } = await import('./list-format.js');
+  const format = listFormat(flags);
+  const columns = listColumns(flags, format);
   const [{ withSession }, { pages }, out, { COLUMNS, PLURAL }] = await Promise.all([
     import('../client/session.js'),
     import('../client/operations.js'),
     import('../output/index.js'),
     import('../output/resources.js'),
   ]);
+  const delimited = format === 'csv' || format === 'tsv' ? (await import('../output/delimited.js')).delimitedWriter(format, columns) : undefined;
   await withSession(sessionOptions(flags), async ({ client }) => {
     const rows: unknown[] = [];
     let lastMeta: Record<string, unknown> | undefined;
+    let count = 0;
     for await (const page of pages(client, operation, params, { perPage: flags['per-page'], cursor: flags.cursor, all: flags.all })) {
       lastMeta = page.meta;
-      if (flags.ndjson) {
-        for (const item of page.data) await out.writeNdjson(item);
-      } else {
-        rows.push(...page.data);
-      }
+      count += page.data.length;
+      if (format === 'ndjson') for (const item of page.data) await out.writeNdjson(item);
+      else if (delimited) for (const item of page.data) await delimited.row(item as Record<string, unknown>);
+      else rows.push(...page.data);
     }
-    if (flags.ndjson) return;
+    await delimited?.end();
     const next = lastMeta?.has_more === true ? lastMeta.next_cursor : undefined;
+    const moreHint = (): void => {
+      if (!flags.all && typeof next === 'string') process.stderr.write(`More ${PLURAL[kind]}: add --cursor ${next} (or --all for every page).\n`);
+    };
+    if (format === 'ndjson') return;
     if (flags.jq !== undefined) {
       // --jq filters the list itself: this page's rows, or with --all every row, as one array
       process.stdout.write(out.jsonText(rows));
-      if (!flags.all && typeof next === 'string') process.stderr.write(`More ${PLURAL[kind]}: add --cursor ${next} (or --all for every page).\n`);
-      return;
+      return moreHint();
     }
-    if (flags.json) {
+    if (format === 'json') {
       // one page: as the API sent it; --all: every row, and no cursor left to follow
       process.stdout.write(out.jsonText(flags.all || !lastMeta ? { data: rows } : { data: rows, meta: lastMeta }));
       return;
     }
-    if (rows.length === 0) process.stderr.write(`No ${PLURAL[kind]}.\n`);
-    else process.stdout.write(await out.formatTable(rows as Array<Record<string, unknown>>, COLUMNS[kind]));
-    if (!flags.all && typeof next === 'string') process.stderr.write(`More ${PLURAL[kind]}: add --cursor ${next} (or --all for every page).\n`);
+    if (count === 0) process.stderr.write(`No ${PLURAL[kind]}.\n`);
+    else if (!delimited) process.stdout.write(await out.formatTable(rows as Array<Record<string, unknown>>, columns ? await namedColumns(columns) : COLUMNS[kind]));
+    moreHint();
   });
+}
+
+/** Table columns from `--columns` names: the header is the name as typed. */
+async function namedColumns(names: readonly string[]): Promise<Array<{ header: string; get: (r: Record<string, unknown>) => unknown }>> {
+  const { valueAt } = await import('../output/delimited.js');
+  return names.map((name) => ({ header: name, get: (r) => valueAt(r, name) }));
 }

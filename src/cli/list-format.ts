@@ -1,0 +1,37 @@
+// Which output a list command prints, from --output and its shorthands (--json, --ndjson) and
+// --jq, and the columns of --columns. Contradictions are usage errors (exit 2) said before
+// anything is sent.
+import { usageError } from '../errors.js';
+
+export type ListFormat = 'table' | 'json' | 'ndjson' | 'csv' | 'tsv';
+
+export interface ListFormatFlags {
+  json: boolean;
+  ndjson: boolean;
+  output?: string;
+  columns?: string;
+  jq?: string;
+}
+
+/** The format asked for. (BaseCommand has already turned `--output json|ndjson` into json/ndjson and `--jq` into json.) */
+export function listFormat(flags: ListFormatFlags): ListFormat {
+  const output = flags.output as ListFormat | undefined;
+  if (output === 'csv' || output === 'tsv' || output === 'table') {
+    const other = flags.jq !== undefined ? '--jq' : flags.ndjson ? '--ndjson' : flags.json ? '--json' : undefined;
+    if (other) throw usageError(`--output ${output} and ${other} ask for two outputs: give one.`, other === '--jq' ? '--jq prints JSON; to pick fields as CSV use --columns, e.g. --output csv --columns id,email.' : `--output ${output} alone, or ${other} alone.`);
+    return output;
+  }
+  if (flags.json && flags.ndjson && flags.jq === undefined) throw usageError('--json and --ndjson ask for two outputs: give one.');
+  return flags.ndjson ? 'ndjson' : flags.json ? 'json' : 'table';
+}
+
+/** `--columns id,email,address.city`: the names in order; only for table, csv and tsv. */
+export function listColumns(flags: ListFormatFlags, format: ListFormat): string[] | undefined {
+  if (flags.columns === undefined) return undefined;
+  if (format === 'json' || format === 'ndjson') {
+    throw usageError(`--columns picks the columns of a table, CSV or TSV, not of ${flags.jq !== undefined ? '--jq' : `--${format}`}.`, 'To pick fields from JSON use --jq, e.g. --jq \'.[] | {id, email}\'.');
+  }
+  const names = flags.columns.split(',').map((s) => s.trim());
+  if (names.some((n) => n === '')) throw usageError(`--columns ${JSON.stringify(flags.columns)} has an empty name.`, 'Give field names separated by commas, nested ones with dots: --columns id,email,address.city');
+  return names;
+}

@@ -1,0 +1,73 @@
+// `--output csv|tsv` and `--columns` of the list commands (issue 21 item 2). CSV follows RFC 4180:
+// CRLF line ends, a field holding a comma, a quote, CR or LF is quoted with its quotes doubled.
+// TSV has no quoting: a tab, CR, LF or backslash inside a value is written as \t, \r, \n, \\
+// (as jq's @tsv does). A nested object's fields are columns of their own named with dots
+// (`address.city`); null is an empty field; an array is its compact JSON. Rows are written as
+// they come, waiting for the stream to drain, so `--all` streams in constant memory.
+
+export type Delimited = 'csv' | 'tsv';
+type Row = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Row => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Every leaf of a row by its dotted name, in the row's order: `{a: {b: 1}}` -> `a.b`. */
+export function flatNames(row: Row, prefix = ''): string[] {
+  return Object.entries(row).flatMap(([k, v]) => (isObject(v) && Object.keys(v).length > 0 ? flatNames(v, `${prefix}${k}.`) : [`${prefix}${k}`]));
+}
+
+/** The value at a dotted name: the field itself when the row has one so named, else the path (`address.city`). */
+export function valueAt(row: Row, name: string): unknown {
+  if (Object.hasOwn(row, name)) return row[name];
+  let v: unknown = row;
+  for (const part of name.split('.')) {
+    if (!isObject(v) || !Object.hasOwn(v, part)) return undefined;
+    v = v[part];
+  }
+  return v;
+}
+
+/** A value as the text of one field, before quoting. */
+export function fieldText(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'object') return JSON.stringify(v);
+  return String(v);
+}
+
+export function csvField(text: string): string {
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+export function tsvField(text: string): string {
+  return text.replace(/[\\\t\r\n]/g, (c) => ({ '\\': '\\\\', '\t': '\\t', '\r': '\\r', '\n': '\\n' })[c]!);
+}
+
+export function delimitedLine(format: Delimited, fields: readonly string[]): string {
+  return format === 'csv' ? fields.map(csvField).join(',') + '\r\n' : fields.map(tsvField).join('\t') + '\n';
+}
+
+/**
+ * Writes rows as CSV or TSV: a header, then one line per row. The columns are `columns` when
+ * given, else every field of the first row (nested ones flattened with dots).
+ */
+export function delimitedWriter(format: Delimited, columns: readonly string[] | undefined, out: NodeJS.WritableStream = process.stdout): { row(row: Row): Promise<void>; end(): Promise<void> } {
+  let names = columns;
+  const write = async (text: string): Promise<void> => {
+    if (!out.write(text)) await new Promise<void>((r) => out.once('drain', () => r()));
+  };
+  let headerDone = false;
+  const header = async (): Promise<void> => {
+    if (headerDone || !names) return;
+    headerDone = true;
+    await write(delimitedLine(format, names));
+  };
+  return {
+    async row(row) {
+      names ??= flatNames(row);
+      await header();
+      await write(delimitedLine(format, names.map((n) => fieldText(valueAt(row, n)))));
+    },
+    async end() {
+      await header(); // no rows: still the header of the columns asked for
+    },
+  };
+}
