@@ -70,4 +70,17 @@ describe('a server that trickles its body forever', () => {
     expect(existsSync(junit), r.stderr).toBe(true);
     expect(readFileSync(junit, 'utf8')).toContain('<failure');
   });
+
+  it('webhooks test against a receiver that answers 200 and trickles its body: every case ends at --timeout, the JUnit file is written', async () => {
+    const junit = join(sb.dir, 'webhooks.xml');
+    const receiver = base.replace(/\/api\/v1$/, '/hooks');
+    const r = await sb.run(['webhooks', 'test', receiver, '--timeout', '1', '--junit', junit], { env: { CARDCTL_WEBHOOK_SECRET: 'whsec_trickle_0123456789' }, timeoutMs: 90_000 });
+    expect(r.code, r.stderr).not.toBe(0);
+    expect(r.code).not.toBe(128);
+    expect(existsSync(junit), r.stderr).toBe(true);
+    const xml = readFileSync(junit, 'utf8');
+    expect(xml).toMatch(/<testsuite[^>]* tests="\d+"/);
+    expect(xml).toContain('<failure');
+    expect(xml + r.stdout + r.stderr).not.toContain('whsec_trickle_0123456789');
+  });
 });
