@@ -163,9 +163,9 @@ export async function startMock(options: StartMockOptions = {}): Promise<MockSer
     lookup,
     buildStart: fresh,
     requestLog: options.requestLog ?? DEFAULT_REQUEST_LOG_SIZE,
+    dueTasks: [settleCustomers, expireCards, expireIdempotency],
+    deliveries: (runtime) => new WebhookDelivery(runtime, { connectTimeoutMs: options.webhookConnectTimeoutMs, totalTimeoutMs: options.webhookTimeoutMs }),
   });
-  rt.dueTasks = [settleCustomers, expireCards, expireIdempotency];
-  const webhooks = new WebhookDelivery(rt, { connectTimeoutMs: options.webhookConnectTimeoutMs, totalTimeoutMs: options.webhookTimeoutMs });
   // a seed given on purpose makes the whole banner reproducible, the token included
   const controlToken =
     options.seed !== undefined
@@ -182,7 +182,7 @@ export async function startMock(options: StartMockOptions = {}): Promise<MockSer
     lock?.release();
     throw err;
   }
-  webhooks.install();
+  rt.deliveries.start();
   const origin = originFor(host, running.port);
   const products = (): MockProduct[] => rt.state.products.map((p) => ({ ...p }));
   return {
@@ -210,7 +210,7 @@ export async function startMock(options: StartMockOptions = {}): Promise<MockSer
     onRequest: (listener) => rt.requestLog?.onRecord(listener) ?? (() => {}),
     ...snapshotMethods(rt),
     close: async () => {
-      webhooks.close(); // aborted attempts stay pending (and due) in the saved state
+      rt.deliveries.close(); // aborted attempts stay pending (and due) in the saved state
       await running.close();
       try {
         await rt.closeStore(); // every change is already in the journal; this waits for the last ones

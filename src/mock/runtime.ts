@@ -10,7 +10,7 @@ import type { HostLookup } from './endpoint-url.js';
 import { ChangeTracker, KEYED_COLLECTIONS } from './tracker.js';
 import { SnapshotStore, objectCount, type SnapshotInfo } from './snapshots.js';
 import type { DurableStore, Op } from './persistence.js';
-import type { DeliveryFilter } from './webhooks.js';
+import { NO_DELIVERIES, type Deliveries } from './delivery-port.js';
 import { RequestLog } from './request-log.js';
 
 const KEYED = new Set<string>(KEYED_COLLECTIONS);
@@ -28,6 +28,10 @@ export interface RuntimeOptions {
   buildStart: () => MockState;
   /** how many answered requests the request log keeps; 0: no log */
   requestLog: number;
+  /** what falls due on the simulated clock (KYC verdicts, expiry, stored replies), run by runDue */
+  dueTasks?: Array<(rt: Runtime) => boolean>;
+  /** webhook delivery, built for this runtime (webhooks.ts); default none */
+  deliveries?: (rt: Runtime) => Deliveries;
 }
 
 export class Runtime {
@@ -51,15 +55,10 @@ export class Runtime {
   readonly rand: RandomSource = cryptoRandom;
   /** the last requests answered, with a diagnosis for each refusal; null when turned off */
   readonly requestLog: RequestLog | null;
-  /** runs after every change that fell due (KYC verdicts, expiry), installed by the server */
-  dueTasks: Array<(rt: Runtime) => boolean> = [];
-  /** the webhook delivery log, installed by webhooks.ts */
-  deliveryLog: (filter?: DeliveryFilter) => unknown[] = () => [];
-  /** runs `run` (which brings things due) and waits, bounded, for the webhook attempts it started */
-  awaitDue: (run: () => void) => Promise<void> = (run) => {
-    run();
-    return Promise.resolve();
-  };
+  /** runs after every change that fell due (KYC verdicts, expiry), given at construction */
+  private readonly dueTasks: ReadonlyArray<(rt: Runtime) => boolean>;
+  /** webhook delivery: its log, re-enabling an endpoint, waiting for the attempts a clock advance starts */
+  readonly deliveries: Deliveries;
 
   constructor(state: MockState, readonly options: RuntimeOptions) {
     this.raw = this.tracked = state;
@@ -68,6 +67,8 @@ export class Runtime {
     this.events = new EventLog(() => this.state, () => this.clock.now());
     this.rate = new RateLimiter(options.rateLimit);
     this.requestLog = options.requestLog > 0 ? new RequestLog(options.requestLog) : null;
+    this.dueTasks = options.dueTasks ?? [];
+    this.deliveries = options.deliveries ? options.deliveries(this) : NO_DELIVERIES;
   }
 
   now(): number {
@@ -203,6 +204,7 @@ export class Runtime {
   runDue(): boolean {
     let changed = false;
     for (const task of this.dueTasks) changed = task(this) || changed;
+    changed = this.deliveries.kick() || changed;
     if (changed) this.markDirty();
     return changed;
   }

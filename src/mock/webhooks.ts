@@ -14,6 +14,7 @@ import { nextSeq, type DeliveryRec, type EndpointRec, type EventRec, type MockSt
 import type { Runtime } from './runtime.js';
 import { checkEndpointUrl, resolveHost, type HostLookup, type ResolvedAddress } from './endpoint-url.js';
 import { deliveryIndexOf } from './delivery-index.js';
+import type { Deliveries, DeliveryFilter } from './delivery-port.js';
 
 export { DELIVERY_RETENTION_MS } from './delivery-index.js';
 
@@ -210,23 +211,14 @@ function send(
 
 // ---- the delivery manager ----
 
-export const DELIVERY_STATES = ['pending', 'succeeded', 'dead'] as const;
-export interface DeliveryFilter {
-  event_id?: string;
-  endpoint_id?: string;
-  merchant_id?: string;
-  state?: (typeof DELIVERY_STATES)[number];
-}
-
-/** The manager of each running mock, for the control plane (re-enabling an endpoint). */
-export const deliveryManagers = new WeakMap<Runtime, WebhookDelivery>();
+export { DELIVERY_STATES, type DeliveryFilter } from './delivery-port.js';
 
 interface Waiter {
   promise: Promise<void>;
   resolve: () => void;
 }
 
-export class WebhookDelivery {
+export class WebhookDelivery implements Deliveries {
   private readonly timeouts: Required<DeliveryOptions>;
   private readonly requests = new Set<ClientRequest>();
   /** delivery id -> its queued or running attempt */
@@ -245,13 +237,9 @@ export class WebhookDelivery {
     };
   }
 
-  /** Subscribes to the event log and installs the runtime seams (due task, log, advance wait). */
-  install(): void {
-    deliveryManagers.set(this.rt, this);
+  /** Subscribes to the event log and sends what is pending (the runtime calls kick() when things fall due). */
+  start(): void {
     this.unsubscribe = this.rt.events.onEvent((event, state) => this.enqueueEvent(event, state));
-    this.rt.dueTasks.push(() => this.kick());
-    this.rt.deliveryLog = (filter) => this.log(filter);
-    this.rt.awaitDue = (run) => this.runAndSettle(run);
     this.scheduleKick(); // pending deliveries reloaded from a state file
   }
 

@@ -22,6 +22,6 @@ export async function advanceClock({ rt, body }: ControlRequest): Promise<Reply>
   rt.state.clock_offset_ms = rt.clock.offsetMs;
   rt.markDirty();
   // webhook attempts that fell due start in runDue; answer once they finished (bounded wait)
-  await rt.awaitDue(() => rt.runDue());
+  await rt.deliveries.runAndSettle(() => rt.runDue());
   return ok(rt.clock.view());
 }

@@ -2,7 +2,8 @@
 import { ok, validation, type Reply } from '../envelope.js';
 import { isReply } from '../pagination.js';
 import { newId, cryptoRandom } from '../random.js';
-import { DELIVERY_STATES, deliveryManagers, endpointView, removeEndpoint, type DeliveryFilter } from '../webhooks.js';
+import { endpointView, removeEndpoint } from '../webhooks.js';
+import { DELIVERY_STATES, type DeliveryFilter } from '../delivery-port.js';
 import { endpointUrlVerdict } from '../endpoint-url.js';
 import { merchantOf, notFoundThing, type ControlRequest } from './request.js';
 
@@ -24,7 +25,7 @@ export async function addEndpoint({ rt, body }: ControlRequest): Promise<Reply> 
 /** Spec: a disabled endpoint is "re-enabled in the portal"; here, by this call. Held deliveries go out at once. */
 export function enableEndpoint({ rt, params }: ControlRequest): Reply {
   if (!Object.hasOwn(rt.state.endpoints, params[0]!)) return notFoundThing('Webhook endpoint');
-  const ep = deliveryManagers.get(rt)?.enable(params[0]!) ?? rt.state.endpoints[params[0]!]!;
+  const ep = rt.deliveries.enable(params[0]!) ?? rt.state.endpoints[params[0]!]!;
   return ok(endpointView(ep));
 }
 
@@ -39,5 +40,5 @@ export function listDeliveries({ rt, query }: ControlRequest): Reply {
   if (state && !(DELIVERY_STATES as readonly string[]).includes(state)) return validation({ state: [`The state must be one of ${DELIVERY_STATES.join(', ')}.`] });
   const filter: DeliveryFilter = { state: (state || undefined) as DeliveryFilter['state'] };
   for (const field of ['event_id', 'endpoint_id', 'merchant_id'] as const) filter[field] = query.get(field) || undefined;
-  return ok(rt.deliveryLog(filter));
+  return ok(rt.deliveries.log(filter));
 }
