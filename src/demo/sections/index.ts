@@ -25,6 +25,7 @@ import { section as cards } from './30-cards.js';
 import { section as liveMode } from './40-live-mode.js';
 import { section as unknownOutcome } from './50-unknown-outcome.js';
 import { section as mistakes } from './55-mistakes.js';
+import { section as scripting } from './57-scripting.js';
 import { section as signatures } from './60-signatures.js';
 import { section as mockRequests } from './65-mock-requests.js';
 import { section as webhooks } from './70-webhooks.js';
@@ -39,6 +40,7 @@ export const SECTIONS: readonly Section[] = [
   liveMode,
   unknownOutcome,
   mistakes,
+  scripting,
   signatures,
   mockRequests,
   webhooks,

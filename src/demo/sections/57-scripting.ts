@@ -1,0 +1,42 @@
+import { type Section } from '../context.js';
+import { expect } from '../runner.js';
+
+export const section: Section = {
+  title: 'Scripting: --jq and CSV, no jq or spreadsheet glue',
+  async run(ctx) {
+    const { r, ids } = ctx;
+    await r.step({
+      name: 'scripting: --jq on one resource',
+      title: "Pick a field with jq's own language, bundled (a string prints raw)",
+      argv: ['cards', 'get', ids.card, '--jq', '.status'],
+      check: ({ stdout }) => {
+        expect(stdout === 'terminated\n', `expected the raw string terminated, got ${JSON.stringify(stdout)}`);
+        return 'terminated, raw';
+      },
+    });
+    let count = 0;
+    await r.step({
+      name: 'scripting: --jq over every page',
+      title: 'With --all the filter runs over the whole list as one array: length counts every customer',
+      argv: ['customers', 'list', '--all', '--per-page', '2', '--jq', 'length'],
+      check: ({ stdout }) => {
+        count = Number(stdout.trim());
+        expect(Number.isInteger(count) && count >= 1, `expected a count, got ${JSON.stringify(stdout)}`);
+        return `${count} customers`;
+      },
+    });
+    await r.step({
+      name: 'scripting: csv',
+      title: 'A spreadsheet: CSV (RFC 4180) with the columns you pick, streamed page by page',
+      argv: ['customers', 'list', '--all', '--output', 'csv', '--columns', 'id,first_name,last_name,kyc_status'],
+      maxLines: 6,
+      check: ({ stdout }) => {
+        const lines = stdout.split('\r\n').filter(Boolean);
+        expect(lines[0] === 'id,first_name,last_name,kyc_status', `expected the header of the columns asked for, got ${JSON.stringify(lines[0])}`);
+        expect(lines.length === count + 1, `expected ${count} rows and the header, got ${lines.length} lines`);
+        expect(lines.some((l) => l.startsWith(`${ids.customer},`)), 'the approved customer should be a row');
+        return `${count} rows, CRLF line ends`;
+      },
+    });
+  },
+};
