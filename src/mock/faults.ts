@@ -6,6 +6,7 @@
 import { ROUTES, type OperationName } from '../contract/routes.js';
 import type { FaultKind, FaultOperation, FaultRec } from './state.js';
 import type { Runtime } from './runtime.js';
+import type { Trace } from './refusal.js';
 
 export const MONEY_FAULT_OPERATIONS = ['issue', 'recharge', 'terminate'] as const;
 export type MoneyFaultOperation = (typeof MONEY_FAULT_OPERATIONS)[number];
@@ -38,7 +39,7 @@ function appliesTo(kind: FaultKind, op: string): boolean {
 }
 
 /** Takes one use of the first matching fault, oldest first; null when none applies. */
-export function takeFault(rt: Runtime, operation: MoneyFaultOperation | OperationName, merchantId: string): { kind: FaultKind; ms?: number } | null {
+export function takeFault(rt: Runtime, operation: MoneyFaultOperation | OperationName, merchantId: string, trace?: Trace): { kind: FaultKind; ms?: number } | null {
   const op = MONEY_ALIAS[operation] ?? operation;
   const faults = rt.state.faults;
   const i = faults.findIndex(
@@ -50,6 +51,7 @@ export function takeFault(rt: Runtime, operation: MoneyFaultOperation | Operatio
   f.remaining -= 1;
   if (f.remaining <= 0) faults.splice(i, 1);
   rt.markDirty();
+  if (trace) trace.fault = f.kind; // the request log says the answer came from an injected fault
   return { kind: f.kind, ...(f.ms !== undefined ? { ms: f.ms } : {}) };
 }
 

@@ -137,7 +137,7 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
  */
 async function runHandler(ctx: RequestContext): Promise<{ reply: Reply; effect: Effect }> {
   const op = ctx.route.operation;
-  const fault = isMoneyOperation(op) ? null : takeFault(ctx.rt, op, ctx.merchantId);
+  const fault = isMoneyOperation(op) ? null : takeFault(ctx.rt, op, ctx.merchantId, ctx.trace);
   if (fault?.kind === '503') return { reply: unavailable(), effect: undefined };
   if (fault?.kind === '500') return { reply: serverError(), effect: undefined };
   if (fault?.kind === 'slow') await sleep(fault.ms ?? 0);

@@ -36,4 +36,6 @@ export interface Trace {
   route?: RouteDef;
   params?: Record<string, string>;
   refusal?: Refusal;
+  /** the kind of the injected fault (`mock faults add`) this request consumed */
+  fault?: string;
 }

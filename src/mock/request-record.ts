@@ -48,7 +48,7 @@ export function recordRequest(rt: Runtime, req: IncomingMessage, a: Answer): voi
   if (!log) return;
   try {
     const method = (req.method ?? 'GET').toUpperCase();
-    const plane = a.rawPath === '/_mock' || a.rawPath.startsWith('/_mock/') ? 'control' : 'api';
+    const plane: 'api' | 'control' = a.rawPath === '/_mock' || a.rawPath.startsWith('/_mock/') ? 'control' : 'api';
     const rec = new LogRecord(a.trace.seq);
     rec.plane = plane;
     rec.method = method;
@@ -68,8 +68,9 @@ export function recordRequest(rt: Runtime, req: IncomingMessage, a: Answer): voi
       rec.nonce = safeValue(rt, headerText(req, 'x-nonce'));
       rec.idempotencyKey = safeValue(rt, headerText(req, 'idempotency-key'));
     }
-    if (a.reply && a.reply.status >= 400) {
-      rec.diagnosis = explain(rt, log, { trace: a.trace, reply: a.reply, method, rawPath: a.rawPath, body: a.body, receivedReal: a.receivedReal, receivedSim: a.receivedSim, plane });
+    if (a.reply && (a.reply.status >= 400 || a.trace.fault)) {
+      const answered = { trace: a.trace, reply: a.reply, method, rawPath: a.rawPath, body: a.body, receivedReal: a.receivedReal, receivedSim: a.receivedSim, plane };
+      rec.diagnosis = explain(rt, log, answered, a.outcome === 'dropped');
     }
     log.add(rec);
   } catch (err) {

@@ -279,3 +279,15 @@ describe('429', () => {
     expect(await byId(m, r.id)).toEqual(r);
   });
 });
+
+describe('an injected fault', () => {
+  it('says the answer came from `mock faults add`, not from a mistake of the client', async () => {
+    const m = await newMock({ seed: 186 });
+    await ctl(m, 'POST', '/_mock/faults', { operation: 'customers.list', kind: '503', count: 1 });
+    const r = await record(m, { mode: 'live', method: 'GET', path: '/api/v1/customers' });
+    expect(r.status).toBe(503);
+    expect(r.diagnosis).toMatchObject({ id: 'injected_fault', details: { fault: '503' } });
+    const after = await record(m, { mode: 'live', method: 'GET', path: '/api/v1/customers' });
+    expect(after).toMatchObject({ status: 200, diagnosis: null });
+  });
+});

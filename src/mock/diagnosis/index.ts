@@ -80,8 +80,25 @@ function fromReply(rt: Runtime, a: Answered): Diagnosis | undefined {
   return { id: typeof code === 'string' && /^[a-z_]+$/.test(code) ? code : `http_${status}`, message: [env.message, ...fields].filter(Boolean).join(' '), details: Object.keys(errors).length ? { fields: errors } : undefined };
 }
 
-/** The diagnosis of a refused request (status >= 400), or undefined for an answer that is no refusal. */
-export function explain(rt: Runtime, log: RequestLog, a: Answered): Diagnosis | undefined {
+const FAULT_EFFECT: Record<string, string> = {
+  '503': 'answered 503 before doing anything',
+  '500': 'answered 500 before doing anything',
+  '500_after_commit': 'did the operation, then answered 500 (replay the same Idempotency-Key to learn the outcome)',
+  drop: 'did the operation, then closed the connection without an answer (replay the same Idempotency-Key to learn the outcome)',
+  issue_failed: 'made the issue fail (nothing charged)',
+};
+
+/** An answer an injected fault made (`mock faults add`): said so, instead of a mistake of the client. */
+function fromFault(a: Answered, dropped: boolean): Diagnosis | undefined {
+  const kind = a.trace.fault;
+  if (!kind || !FAULT_EFFECT[kind] || (a.reply.status < 400 && !dropped)) return undefined;
+  return { id: 'injected_fault', message: `An injected fault (${kind}, \`cardctl mock faults add\`) ${FAULT_EFFECT[kind]}: nothing in the request was wrong.`, details: { fault: kind } };
+}
+
+/** The diagnosis of a refused request (status >= 400, or dropped by a fault), or undefined for an answer that is no refusal. */
+export function explain(rt: Runtime, log: RequestLog, a: Answered, dropped = false): Diagnosis | undefined {
+  const fault = fromFault(a, dropped);
+  if (fault) return fault;
   if (a.reply.status < 400) return undefined;
   return fromRefusal(rt, log, a) ?? fromReply(rt, a);
 }

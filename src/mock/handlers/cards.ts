@@ -123,7 +123,7 @@ export async function issue(ctx: RequestContext): Promise<Reply> {
       const fee = product.issue_fee_minor;
       const wallet = rt.wallet(ctx.merchantId, ctx.mode);
       if (wallet.balance_minor < body.amount_minor + fee) return { reply: codeError('insufficient_funds'), store: true };
-      const fault = takeFault(rt, 'issue', ctx.merchantId);
+      const fault = takeFault(rt, 'issue', ctx.merchantId, ctx.trace);
       const refused = beforeCommit(fault);
       if (refused) return refused;
       if (fault?.kind === 'issue_failed') return { reply: codeError('issue_failed'), store: true };
@@ -196,7 +196,7 @@ export async function recharge(ctx: RequestContext): Promise<Reply> {
       if (card.status !== 'active' && card.status !== 'frozen') return { reply: codeError('invalid_state'), store: true };
       const wallet = rt.wallet(ctx.merchantId, ctx.mode);
       if (wallet.balance_minor < amount) return { reply: codeError('insufficient_funds'), store: true };
-      const fault = takeFault(rt, 'recharge', ctx.merchantId);
+      const fault = takeFault(rt, 'recharge', ctx.merchantId, ctx.trace);
       const refused = beforeCommit(fault);
       if (refused) return refused;
       wallet.balance_minor -= amount;
@@ -241,7 +241,7 @@ export async function terminate(ctx: RequestContext): Promise<Reply> {
       if (card.status !== 'active' && card.status !== 'frozen') return { reply: codeError('invalid_state'), store: true };
       // temporary: the same key succeeds once the card is old enough, so it is not remembered
       if (rt.now() - card.created_at < MIN_TERMINATION_AGE_MS) return { reply: codeError('termination_blocked'), store: false };
-      const fault = takeFault(rt, 'terminate', ctx.merchantId);
+      const fault = takeFault(rt, 'terminate', ctx.merchantId, ctx.trace);
       const refused = beforeCommit(fault);
       if (refused) return refused;
       const refund = card.balance_minor;
