@@ -87,6 +87,9 @@ const cardctlPlugin = {
       } else if (rel === join('dist', 'mock', 'persistence.js')) {
         text = text.replace(/new Worker\(compactionWorkerUrl\(\), \{/, `new Worker(${JSON.stringify(workerCode)}, { eval: true,`);
       }
+      // --jq: jq-web bundled, its WebAssembly from the SEA's asset jq.wasm instead of a file beside it
+      if (rel === join('dist', 'output', 'jq.js')) text = text.replace(/createRequire\([^)]*\)\('jq-web'\)/, "require('jq-web')");
+      if (/jq-web[\\/]jq\.js$/.test(args.path)) text = text.replace('jq = jq().then(', "jq = jq({ wasmBinary: new Uint8Array(require('node:sea').getAsset('jq.wasm')) }).then(");
       if (rel.startsWith(`dist${sep}`)) {
         text = text.replace(/\bimport\((?![\s'"`])/g, `${IMPORT}(`);
         text = text.replaceAll("from 'node:fs/promises'", "from 'cardctl-binary:fs-promises'");
@@ -148,7 +151,7 @@ step(`code cache ${(statSync(cache).size / 1024).toFixed(0)} KiB after a warm-up
 
 const seaConfig = join(WORK, 'sea-config.json');
 const blob = join(WORK, 'sea.blob');
-writeFileSync(seaConfig, JSON.stringify({ main: prelude, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, assets: { 'cardctl.cjs': wrapped, 'cardctl.cache': cache } }, null, 2));
+writeFileSync(seaConfig, JSON.stringify({ main: prelude, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, assets: { 'cardctl.cjs': wrapped, 'cardctl.cache': cache, 'jq.wasm': require.resolve('jq-web/jq.wasm') } }, null, 2));
 execFileSync(process.execPath, ['--experimental-sea-config', seaConfig], { stdio: 'pipe' });
 step(`SEA blob ${(statSync(blob).size / 1024).toFixed(0)} KiB`);
 
