@@ -157,7 +157,22 @@ export function toCardctlError(outcome: Outcome, ctx: ErrorContext): CardctlErro
   if (outcome.type === 'transport') return classifyTransport(outcome, ctx);
   const answer = answerParts(outcome, ctx);
   const rule = STATUS_TABLE.find((r) => r.when(answer));
-  return rule ? rule.error(answer, ctx) : unexpectedAnswer(answer, ctx);
+  const err = rule ? rule.error(answer, ctx) : unexpectedAnswer(answer, ctx);
+  return err ? withMockExplanation(err, answer.headers) : err;
+}
+
+/**
+ * A cardctl mock names each answer's record in its request log, and sends a refusal's diagnosis
+ * in one line (docs/mock-requests.md): the hint then says what the mock found and where to read it
+ * whole. Another server's answers are left as they are.
+ */
+function withMockExplanation(err: CardctlError, headers: Record<string, string | string[] | undefined>): CardctlError {
+  const id = header(headers, 'x-cardctl-mock-request');
+  if (!id || !/^req_\d{1,15}$/.test(id)) return err;
+  const said = header(headers, 'x-cardctl-mock-diagnosis');
+  const explanation = said ? `The mock explains it (${said.slice(0, 400)}); the whole record: \`cardctl mock requests show ${id}\`.` : `The mock's record of this request: \`cardctl mock requests show ${id}\`.`;
+  const copy = new CardctlError(err.message, { kind: err.kind, hint: err.hint ? `${err.hint} ${explanation}` : explanation, status: err.status, errors: err.errors, code: err.code, idempotencyKey: err.idempotencyKey, data: err.data, cause: err.cause });
+  return Object.assign(copy, { mockRequest: id });
 }
 
 // ---- transport failures: the request got no answer -------------------------------------------

@@ -14,7 +14,7 @@ import * as customers from './handlers/customers.js';
 import * as deposits from './handlers/deposits.js';
 import { handleControl } from './control/index.js';
 import type { Trace } from './refusal.js';
-import { recordRequest, isLogRead } from './request-record.js';
+import { logHeaders, recordRequest, isLogRead } from './request-record.js';
 
 /** Decided: 6 MiB, room for a 4,200,000-character id_front_image and every other field. */
 export const BODY_LIMIT_BYTES = 6 * 1024 * 1024;
@@ -257,6 +257,7 @@ export async function handleRequest(rt: Runtime, req: IncomingMessage, res: Serv
     return;
   }
   if (effect?.delayMs) await sleep(effect.delayMs);
+  if (trace.seq && isApiPath(rawPath)) headers = { ...headers, ...logHeaders(rt, req, { trace, rawPath, rawQuery, body, reply, receivedReal, receivedSim }) };
   try {
     send(res, reply, headers, close);
   } catch (err) {

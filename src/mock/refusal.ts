@@ -2,6 +2,7 @@
 // the refusal path only. The request log turns them into a diagnosis (diagnosis/), and only
 // when the log is on. A Refusal may point at a key (and so its secret) while the request is
 // answered; it is never stored: only the diagnosis made from it is.
+import type { Diagnosis } from './request-log.js';
 import type { RouteDef } from '../contract/routes.js';
 import type { GatewayInput } from './gateway.js';
 import type { KeyRec } from './state.js';
@@ -38,4 +39,6 @@ export interface Trace {
   refusal?: Refusal;
   /** the kind of the injected fault (`mock faults add`) this request consumed */
   fault?: string;
+  /** the refusal's diagnosis, once made (sent in a header before the answer, then logged) */
+  diagnosis?: Diagnosis;
 }

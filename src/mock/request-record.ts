@@ -4,7 +4,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Reply } from './envelope.js';
 import type { Trace } from './refusal.js';
-import { LogRecord } from './request-log.js';
+import { LogRecord, requestId } from './request-log.js';
 import type { Runtime } from './runtime.js';
 import { explain } from './diagnosis/index.js';
 
@@ -43,6 +43,27 @@ function codesOf(reply: Reply | null): readonly string[] {
   return Object.values(errors).flatMap((v) => (Array.isArray(v) ? v.filter((c): c is string => typeof c === 'string' && /^[a-z][a-z0-9_]*$/.test(c)) : []));
 }
 
+/**
+ * The headers that point a client at the log (issue 18 item 4): the request's id in it, and for a
+ * refusal its diagnosis in one line (printable ASCII, at most 400 characters), which cardctl puts in
+ * its hint and --verbose prints with the other headers.
+ */
+export function logHeaders(rt: Runtime, req: IncomingMessage, a: Omit<Answer, 'started' | 'outcome'> & { reply: Reply }): Record<string, string> {
+  const log = rt.requestLog;
+  if (!log || !a.trace.seq) return {};
+  const out: Record<string, string> = { 'X-Cardctl-Mock-Request': requestId(a.trace.seq) };
+  if (a.reply.status < 400 && !a.trace.fault) return out;
+  try {
+    const method = (req.method ?? 'GET').toUpperCase();
+    a.trace.diagnosis = explain(rt, log, { trace: a.trace, reply: a.reply, method, rawPath: a.rawPath, body: a.body, receivedReal: a.receivedReal, receivedSim: a.receivedSim, plane: 'api' }, false);
+  } catch {
+    return out; // the log explains what it can when the request is recorded
+  }
+  const d = a.trace.diagnosis;
+  if (d) out['X-Cardctl-Mock-Diagnosis'] = `${d.id}: ${d.message}`.replace(/[^\x20-\x7e]/g, '?').slice(0, 400);
+  return out;
+}
+
 export function recordRequest(rt: Runtime, req: IncomingMessage, a: Answer): void {
   const log = rt.requestLog;
   if (!log) return;
@@ -70,7 +91,7 @@ export function recordRequest(rt: Runtime, req: IncomingMessage, a: Answer): voi
     }
     if (a.reply && (a.reply.status >= 400 || a.trace.fault)) {
       const answered = { trace: a.trace, reply: a.reply, method, rawPath: a.rawPath, body: a.body, receivedReal: a.receivedReal, receivedSim: a.receivedSim, plane };
-      rec.diagnosis = explain(rt, log, answered, a.outcome === 'dropped');
+      rec.diagnosis = a.trace.diagnosis ?? explain(rt, log, answered, a.outcome === 'dropped');
     }
     log.add(rec);
   } catch (err) {
