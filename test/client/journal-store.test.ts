@@ -83,7 +83,10 @@ describe('taking over operations.ndjson', () => {
     const child = spawn(process.execPath, [BIN, 'ops', 'list', '--limit', '1'], { env: { ...process.env, ...s.env, ...env } });
     const progress = join(state(s), 'journal.importing', 'progress.json');
     try {
-      for (let i = 0; i < 1500 && !existsSync(progress); i++) await new Promise((r) => setTimeout(r, 10));
+      // the first checkpoint comes after 96 MiB of staged records: seconds at rest, much longer on a busy machine
+      let exited = false;
+      child.once('exit', () => (exited = true));
+      for (let i = 0; i < 6000 && !existsSync(progress) && !exited; i++) await new Promise((r) => setTimeout(r, 10));
       expect(existsSync(progress), 'a checkpoint was written').toBe(true);
     } finally {
       child.kill('SIGKILL');
