@@ -379,6 +379,34 @@ export class Journal {
     return out;
   }
 
+  /**
+   * The histories of many keys for the `--batch` shortcut (src/client/batch/journal-check.ts):
+   * like historyMany, but only the lines of the wanted keys are parsed (an op line naming one of
+   * them, and the later records of those ops); every line's checksum is still checked, and a key
+   * whose bucket holds any damaged line is left out (the row then goes the ordinary way, where
+   * historyMany refuses it and says why). Keys left out, or with no sends, are absent.
+   */
+  historiesForBatch(keys: Iterable<string>): Map<string, JournalEntry[]> {
+    this.prepare();
+    this.checkUnattributed();
+    const byBucket = new Map<string, Set<string>>();
+    for (const k of keys) {
+      const b = keyBucketName(k);
+      byBucket.set(b, (byBucket.get(b) ?? new Set()).add(k));
+    }
+    const out = new Map<string, JournalEntry[]>();
+    for (const [bucket, wanted] of byBucket) {
+      const found = this.store.bucketLinesFor(bucket, wanted);
+      if (!found) continue; // damaged: the ordinary path reports it
+      for (const [k, records] of found) {
+        const sends = entriesOf(records);
+        for (const e of sends) this.places.set(e.id, { key: k, time: e.time });
+        out.set(k, sends);
+      }
+    }
+    return out;
+  }
+
   /** An operation by its full id, or undefined. */
   private byId(id: string): JournalEntry | undefined {
     const hit = this.prepare().idLookup(id).found.find((r) => r.id === id);

@@ -1,5 +1,5 @@
 // A rerun's rows answered by the journal in bulk: the histories of a chunk of rows' keys are
-// read with Journal.historyMany (each key bucket once), and each row the journal resolved gets
+// read with Journal.historiesForBatch (each key bucket once, only the wanted keys' lines parsed), and each row the journal resolved gets
 // the answer the client would give without sending (ApiClient.journalAnswer). Every other row
 // (nothing journaled, unknown and still within 23 h, a damaged bucket) goes the ordinary way,
 // under its key's lock, where the journal is asked again: this shortcut never sends anything.
@@ -15,7 +15,7 @@ export function journalAnswers(operation: BatchOperation, journal: Journal, clie
   return async (rows) => {
     let histories: Map<string, JournalEntry[]>;
     try {
-      histories = journal.historyMany(rows.map((r) => r.idempotencyKey));
+      histories = journal.historiesForBatch(rows.map((r) => r.idempotencyKey));
     } catch (err) {
       if (err instanceof CardctlError) return []; // each row meets it again on the ordinary path, and says it
       throw err;

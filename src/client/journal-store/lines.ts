@@ -76,6 +76,11 @@ export function parseRecord(json: string): RawRecord | DamagedLine {
   return problem ? { damaged: true, why: `wrong shape (${problem})`, text: json } : (value as RawRecord);
 }
 
+/** Whether a line's checksum matches its JSON (nothing parsed). */
+export function checksumOk(line: string): boolean {
+  return line.charCodeAt(8) === 0x20 && /^[0-9a-f]{8}$/.test(line.slice(0, 8)) && hex8(crc32(line.slice(9))) === line.slice(0, 8);
+}
+
 export function decodeLine(line: string): RawRecord | DamagedLine {
   const sp = line.indexOf(' ');
   const json = line.slice(sp + 1);

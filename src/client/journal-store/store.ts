@@ -3,7 +3,7 @@
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { appendLines, ensureDir, readRecords } from './files.js';
-import { decodeText, isDamaged, type DamagedLine, type RawRecord } from './lines.js';
+import { checksumOk, decodeLine, decodeText, isDamaged, type DamagedLine, type RawRecord } from './lines.js';
 import { ID_LINE_BYTES, idBucketFile, idRecord, idShard, keyBucketFile, keyBucketName, markerFile, segmentFile } from './layout.js';
 
 /** Where an op's later records go: its key bucket and the segment of its time. */
@@ -17,6 +17,14 @@ export interface IdIndexRecord {
   time: string;
   key_bucket: string;
 }
+
+/** The JSON string after `label` in a line, as written (no escapes decoded), or undefined. */
+const between = (line: string, label: string): string | undefined => {
+  const at = line.indexOf(label);
+  if (at < 0) return undefined;
+  const end = line.indexOf('"', at + label.length);
+  return end < 0 ? undefined : line.slice(at + label.length, end);
+};
 
 const listDir = (dir: string): string[] => {
   try {
@@ -55,6 +63,40 @@ export class JournalStore {
     const damaged: DamagedLine[] = [];
     for (const r of readRecords(keyBucketFile(this.root, name))) (isDamaged(r) ? damaged : records).push(r as never);
     return { records, damaged };
+  }
+
+  /**
+   * The records of the wanted keys in one key bucket, parsing only their lines; undefined when
+   * any line of the bucket fails its checksum or its record cannot be read.
+   */
+  bucketLinesFor(name: string, wanted: ReadonlySet<string>): Map<string, RawRecord[]> | undefined {
+    let text: string;
+    try {
+      text = readFileSync(keyBucketFile(this.root, name), 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return new Map();
+      throw err;
+    }
+    const out = new Map<string, RawRecord[]>();
+    const keyOf = new Map<string, string>(); // op id -> wanted key
+    for (const line of text.split('\n')) {
+      if (line === '') continue;
+      if (!checksumOk(line)) return undefined;
+      const k = between(line, '"idempotency_key":"');
+      const id = between(line, '"id":"');
+      const key = k !== undefined && wanted.has(k) ? k : id !== undefined ? keyOf.get(id) : undefined;
+      if (key === undefined) continue;
+      const rec = decodeLine(line);
+      if (isDamaged(rec)) return undefined;
+      if (rec.type === 'op') {
+        if (rec.idempotency_key !== key) continue;
+        keyOf.set(rec.id, key);
+      } else if (keyOf.get(rec.id) !== key) continue;
+      const list = out.get(key);
+      if (list) list.push(rec);
+      else out.set(key, [rec]);
+    }
+    return out;
   }
 
   /** Index lines whose id starts with `prefix` (`op_` included); a prefix under two characters reads every index file. */
