@@ -7,6 +7,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Two workers on the CI's 2 cores: most of a test's time is spent waiting on the CLI and mock
+    // processes it starts, so one worker left a core idle (a run under load: 49 min with one, 19 with two).
+    maxWorkers: 2,
     // kills every child process a test started, after the test (or its file), also on failure
     setupFiles: ['test/setup/children.ts'],
   },
