@@ -74,7 +74,7 @@ async function startBenchMock() {
 const { child: mock, fixture } = await startBenchMock();
 const tmp = mkdtempSync(join(tmpdir(), 'cardctl-bench-'));
 try {
-  const baseEnv = { ...process.env, CARDCTL_CONFIG_DIR: join(tmp, 'config'), NO_COLOR: '1', CARDCTL_API_KEY: fixture.keyId, CARDCTL_API_SECRET: fixture.secret, CARDCTL_BASE_URL: fixture.baseUrl, CARDCTL_MODE: 'test' };
+  const baseEnv = { ...process.env, CARDCTL_CONFIG_DIR: join(tmp, 'config'), NO_COLOR: '1', CARDCTL_API_KEY: fixture.keyId, CARDCTL_API_SECRET: fixture.secret, CARDCTL_BASE_URL: fixture.baseUrl, CARDCTL_MODE: 'test', CARDCTL_JOURNAL_RETENTION: 'off' }; // no background compaction during the measurements
   let k = 0;
   // [name, argv for a journal of n ops, target ratio, target MiB]
   const cases = [

@@ -4,8 +4,9 @@
 //   about 25 s, and runs the binary's demo), left out of the suite's own run;
 // - each other maintained Node line (scripts/node-lines.mjs): the demo, the signing vectors, CLI
 //   end-to-end tests, on that line's node.
-// The suite runs two test workers (vitest.config.ts), mostly waiting on the processes they start; the background jobs share the
-// other. Fails when any of them fails; a failed job prints its whole output after the suite's.
+// The suite runs two test workers (vitest.config.ts), mostly waiting on the processes they start;
+// the background jobs share the cores with them. Fails when any of them fails; a failed job prints
+// its whole output after the suite's.
 // Arguments go to vitest; with a file or filter among them only vitest runs (`npm test --
 // test/signing`) unless NODE_LINES is set. NODE_LINES=22,26 picks lines, NODE_LINES=none skips them (a quick local
 // run; CI runs them all).
