@@ -84,6 +84,8 @@ export interface JournalCompact {
   resolution?: { outcome: 'succeeded' | 'failed'; note: string | null; time: string };
   /** its last answer said nothing was processed (it then reveals nothing about other sends) */
   not_processed?: true;
+  /** the card's balance in the answer that resolved it (a --batch rerun reports it) */
+  balance_minor?: number;
   compacted_at: string;
 }
 
@@ -203,6 +205,7 @@ export function compactOf(e: JournalEntry, now: string): JournalCompact {
   if (e.resolved_by) c.resolved_by = e.resolved_by;
   if (e.resolution) c.resolution = e.resolution;
   if ((e.outcomes.at(-1) as JournalOutcome | undefined)?.not_processed) c.not_processed = true;
+  if (e.balance_minor !== undefined) c.balance_minor = e.balance_minor;
   return c;
 }
 

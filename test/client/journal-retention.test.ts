@@ -79,7 +79,7 @@ describe('ops compact', () => {
     expect(report.damaged).toEqual([]);
 
     const shown = json(await s.cli(['ops', 'show', 'old-resolved', '--json']));
-    expect(shown).toMatchObject({ idempotency_key: 'old-resolved', outcome: 'resolved', status: 200, resource_id: card.id, body: null, compacted_at: expect.any(String) });
+    expect(shown).toMatchObject({ idempotency_key: 'old-resolved', outcome: 'resolved', status: 200, resource_id: card.id, balance_minor: expect.any(Number), body: null, compacted_at: expect.any(String) });
     expect(json(await s.cli(['ops', 'show', 'old-unknown', '--json']))).toMatchObject({ outcome: 'unknown', body: '{"amount":4}' });
     expect(json(await s.cli(['ops', 'list', '--unresolved', '--all', '--json'])).map((e: { idempotency_key: string }) => e.idempotency_key)).toContain('old-unknown');
 

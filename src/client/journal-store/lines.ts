@@ -55,6 +55,7 @@ export function shapeProblem(r: unknown): string | undefined {
     }
     if (o.outcome !== 'resolved') return `${o.id}: compacted op not resolved`;
     if (o.not_processed !== undefined && o.not_processed !== true) return `${o.id}: compacted op with a field of the wrong type`;
+    if (o.balance_minor !== undefined && !Number.isSafeInteger(o.balance_minor)) return `${o.id}: compacted op with a balance of the wrong type`;
     if (!isStatus(o.status) || !isStrOrNull(o.code) || !isStrOrNull(o.resource_id) || !isStrOrNull(o.key_id) || !isStrOrNull(o.resolved_by)) return `${o.id}: compacted op with a field of the wrong type`;
     const res = o.resolution as Record<string, unknown> | undefined | null;
     if (res !== undefined && res !== null && (typeof res !== 'object' || (res.outcome !== 'succeeded' && res.outcome !== 'failed') || !isStr(res.time) || !isStrOrNull(res.note))) return `${o.id}: compacted op with a resolution of the wrong shape`;
