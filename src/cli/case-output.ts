@@ -1,7 +1,7 @@
 // Where a case report goes: stdout (readable, or one JSON value with --json), a JUnit XML file
 // with --junit, and GitHub Actions annotations on stderr when GITHUB_ACTIONS=true. The runner
 // takes workflow commands from both streams of a step (actions/runner ScriptHandler.cs and
-// OutputManager.cs; README, "Why stderr is enough"), and stderr keeps stdout one JSON value.
+// OutputManager.cs; docs/ci.md, "Why stderr is enough"), and stderr keeps stdout one JSON value.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { usageError } from '../errors.js';

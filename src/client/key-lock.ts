@@ -1,4 +1,4 @@
-// One cardctl process at a time per idempotency key (README, "Two cardctl processes, one key").
+// One cardctl process at a time per idempotency key (docs/money.md, "Two cardctl processes, one key").
 // A money operation holds a lock file in the journal's folder from before its journal check to
 // after its outcome is recorded: `locks/<sha256 of base URL, mode, key>.lock`, created with
 // O_EXCL, holding the owner's pid. A second process that finds it refuses that operation (kind

@@ -1,4 +1,4 @@
-// Two cardctl processes, one idempotency key (README, "Two cardctl processes, one key"): the
+// Two cardctl processes, one idempotency key (docs/money.md, "Two cardctl processes, one key"): the
 // built CLI against the embedded mock, whose provider takes 1.5 s per issue or recharge, so a
 // second process really meets the first one in flight.
 import { spawn } from 'node:child_process';

@@ -1,7 +1,7 @@
 // Asks real bash, zsh and fish what they would offer on Tab, with the shipped completion scripts
 // installed the way the README says, `cardctl` on PATH (as after `npm install -g .`) and the
 // sandbox's config folder. A shell that is not installed fails the test with how to install it:
-// nothing here passes without having run the shell (README, "Completion tests").
+// nothing here passes without having run the shell (docs/commands.md, "Completion tests").
 import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
