@@ -104,6 +104,26 @@ describe('ops compact', () => {
     for (const f of filesUnder(state(s))) expect(readFileSync(f, 'latin1')).not.toContain(secret);
   }, 120_000);
 
+  it('a --batch run again after its operations were compacted: every row answered from the journal with its balance, nothing sent', async () => {
+    const s = sandbox();
+    const cards = await Promise.all([0, 1, 2].map(() => activeCard(mock, { amount: 100 })));
+    const file = join(s.dir, 'topups.csv');
+    writeFileSync(file, 'card,amount\n' + cards.map((c, i) => `${c.id},${5 + i}\n`).join(''));
+    const first = await s.cli(['cards', 'recharge', '--batch', file, '--json']);
+    expect(first.code, first.stderr).toBe(0);
+    rewriteJournal(state(s), (r) => ({ ...r, time: new Date(Date.parse(r.time as string) - 120 * DAY).toISOString() }));
+    const compacted = await s.cli(['ops', 'compact', '--json']);
+    expect(json(compacted).compacted).toBe(3);
+    await advance(mock, 49 * 3600);
+    const before = (await wallet(mock, 'test')).balance_minor;
+    const again = await s.cli(['cards', 'recharge', '--batch', file, '--json']);
+    expect(again.code, again.stderr).toBe(0);
+    const rows = again.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    expect(rows).toHaveLength(3);
+    for (const [i, row] of rows.entries()) expect(row).toMatchObject({ status: 'ok', from_journal: true, id: cards[i]!.id, balance_minor: 105 + i });
+    expect((await wallet(mock, 'test')).balance_minor).toBe(before);
+  }, 120_000);
+
   it('a bad retention is a usage error; a damaged file is left for ops repair and its day done again after it', async () => {
     const s = sandbox();
     mkdirSync(state(s), { recursive: true, mode: 0o700 });

@@ -88,7 +88,7 @@ export class JournalStore {
       if (key === undefined) continue;
       const rec = decodeLine(line);
       if (isDamaged(rec)) return undefined;
-      if (rec.type === 'op') {
+      if (rec.type === 'op' || rec.type === 'compact') {
         if (rec.idempotency_key !== key) continue;
         keyOf.set(rec.id, key);
       } else if (keyOf.get(rec.id) !== key) continue;
