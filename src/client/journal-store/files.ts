@@ -81,7 +81,7 @@ function appendOnce(file: string, text: string, sync: boolean): { ino: number; w
 export function rewriteFile(file: string, rewrite: (text: string) => string | undefined): boolean {
   const fd = openSync(file, constants.O_RDONLY);
   try {
-    let read = readFrom(fd, 0, true);
+    let read = settledRead(fd);
     const next = rewrite(read.text);
     if (next === undefined) return false;
     let out = next;
@@ -99,6 +99,24 @@ export function rewriteFile(file: string, rewrite: (text: string) => string | un
   } finally {
     closeSync(fd);
   }
+}
+
+const sleepSync = (ms: number): void => {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+};
+
+/**
+ * The file's text for a rewrite. A last line without its newline is either a record another
+ * process is writing right now (a reader can see part of a write) or one cut short for good (a
+ * power loss): it is read again 20 ms later; if it completed, only complete lines are taken (the
+ * rest comes with the catch-up reads); if not, it is kept in the text, where it reads as damaged.
+ */
+function settledRead(fd: number): { text: string; end: number } {
+  const lines = readFrom(fd, 0);
+  if (fstatSync(fd).size === lines.end) return lines;
+  sleepSync(20);
+  const again = readFrom(fd, 0);
+  return again.end > lines.end ? again : readFrom(fd, 0, true);
 }
 
 /** The complete lines from `start` to the end (a line still being written is left for the next read; `whole`: everything). */
