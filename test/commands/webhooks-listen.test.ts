@@ -5,7 +5,7 @@ import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../src/mock/index.js';
 import { signWebhook } from '../../src/signing/index.js';
-import { approvedCustomer, ctl, issueCard, nowSeconds, rawRequest, type MockHandle } from '../helpers/api.js';
+import { approvedCustomer, ctl, issueCard, nowSeconds, rawRequest, rawSocket, type MockHandle } from '../helpers/api.js';
 import { BIN, ROOT, makeSandbox, type Sandbox } from '../helpers/cli.js';
 
 let mock: MockHandle;
@@ -87,6 +87,52 @@ function listen(args: string[], extraEnv: Record<string, string> = env): Listene
   const ready = until(() => lines[0], describe('the listening line'));
   const delivery = (n: number) => until(() => lines[n], describe(`delivery line ${n}`));
   return { child, lines, stderr: () => stderr, exited, ready, delivery };
+}
+
+/** `webhooks listen` without --json: the lines people read (stdout), its URL from the stderr banner. */
+function listenText(args: string[], extraEnv: Record<string, string> = env) {
+  const child = spawn(process.execPath, [BIN, 'webhooks', 'listen', ...args], { cwd: ROOT, env: childEnv(extraEnv) });
+  children.push(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+  let code: number | undefined;
+  const exited = new Promise<number>((resolve) =>
+    child.on('close', (c, signal) => {
+      code = c ?? (signal ? 128 : 1);
+      resolve(code);
+    }),
+  );
+  const state = () => `exit ${code ?? '(running)'}; stdout ${stdout}; stderr ${stderr}`;
+  const port = until(() => /Listening on http:\/\/127\.0\.0\.1:(\d+)\/webhooks;/.exec(stderr)?.[1], () => `the listening line; ${state()}`).then(Number);
+  return { child, exited, port, stdout: () => stdout, stderr: () => stderr, lines: () => stdout.split('\n').filter(Boolean) };
+}
+
+/** A forward target that answers every POST with `status` and `body`, recording what it got. */
+async function forwardTarget(status: number, body: string, contentType: string) {
+  const got: Array<{ headers: http.IncomingHttpHeaders; body: Buffer }> = [];
+  const target = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      got.push({ headers: req.headers, body: Buffer.concat(chunks) });
+      res.writeHead(status, { 'Content-Type': contentType });
+      res.end(body);
+    });
+  });
+  servers.push(target);
+  await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
+  return { got, url: `http://127.0.0.1:${(target.address() as { port: number }).port}/app/hooks` };
+}
+
+/** A port that was free a moment ago. */
+async function freePort(): Promise<number> {
+  const probe = http.createServer();
+  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+  const port = (probe.address() as { port: number }).port;
+  await new Promise<void>((r) => probe.close(() => r()));
+  return port;
 }
 
 function deliveryHeaders(body: Buffer | string, secret: string, deliveryId: string, event = 'card.issued'): Record<string, string> {
@@ -230,6 +276,9 @@ describe('webhooks listen --forward-to', () => {
     const line = await l.delivery(1);
     expect(line).toMatchObject({ delivery_id: '01JD2QA1B2C3D4E5F6G7H8J9FW', valid: true, type: 'card.issued', data: { card_id: '01JD2QA1B2C3D4E5F6G7H8J9KM', note: 'café' }, status: 202, forwarded_status: 202 });
     expect(await l.exited, l.stderr()).toBe(0);
+    expect(l.stderr()).toContain(`forwarding verified deliveries to ${targetUrl}`);
+    // with --json and every delivery verified, stderr has no closing count
+    expect(l.stderr()).not.toContain('Stopped after');
   });
 
   it('answers 502 when the target is unreachable and prints the failure', async () => {
@@ -247,6 +296,118 @@ describe('webhooks listen --forward-to', () => {
     const line = await l.delivery(1);
     expect(line).toMatchObject({ valid: true, type: 'deposit.credited', status: 502, forwarded_status: null, forward_error: 'ECONNREFUSED' });
     expect(await l.exited, l.stderr()).toBe(0);
+  });
+});
+
+describe('webhooks listen: lines for people (no --json)', () => {
+  it('prints one line per delivery with its verdict and data, a hint once per reason, 413 for a body over the limit, 400 to bytes that are not HTTP, and counts the failures when it stops', async () => {
+    const l = listenText(['--max-events', '7']);
+    const port = await l.port;
+    expect(l.stderr()).toContain('verifying with the webhook secret from CARDCTL_WEBHOOK_SECRET (tolerance 300 s); stopping after 7 deliveries.');
+    const secret = mock.webhookSecret;
+    const post = (body: Buffer | string, headers: Record<string, string>) => rawRequest({ method: 'POST', path: '/webhooks', port, headers, body });
+
+    // not HTTP: answered 400 by the server itself, not a delivery
+    const garbage = await rawSocket(port, Buffer.from('NOT HTTP AT ALL\r\n\r\n'));
+    expect(garbage.toString('latin1')).toMatch(/^HTTP\/1\.1 400 Bad Request/);
+
+    // 1: valid, with scalar, null and object data
+    const valid = '{"type":"card.issued","occurred_at":"2026-11-22T10:00:00Z","data":{"card_id":"01JD2QA1B2C3D4E5F6G7H8J9KM","note":null,"limits":{"daily":5}}}';
+    const r1 = await post(valid, deliveryHeaders(valid, secret, '01JD2QA1B2C3D4E5F6G7H8J9A1'));
+    expect([r1.status, r1.body]).toEqual([200, { received: true }]);
+    // 2: signed but not JSON: still verified, shown without fields
+    const r2 = await post('not json', deliveryHeaders('not json', secret, '01JD2QA1B2C3D4E5F6G7H8J9A2', 'card.frozen'));
+    expect(r2.status).toBe(200);
+    // 3 and 4: signed with another secret, twice: one hint
+    const other = 'whsec_not_the_endpoint_secret_0123456789';
+    for (const id of ['01JD2QA1B2C3D4E5F6G7H8J9A3', '01JD2QA1B2C3D4E5F6G7H8J9A4']) {
+      const r = await post(valid, deliveryHeaders(valid, other, id));
+      expect([r.status, r.body]).toEqual([400, { received: false, reason: 'signature_mismatch' }]);
+    }
+    // 5: no headers at all
+    const r5 = await post(valid, { 'Content-Type': 'application/json' });
+    expect([r5.status, r5.body]).toEqual([400, { received: false, reason: 'malformed_header' }]);
+    // 6: signed 400 s ago, beyond --tolerance 300
+    const r6 = await post(valid, { ...deliveryHeaders(valid, secret, '01JD2QA1B2C3D4E5F6G7H8J9A6'), 'X-Service-Signature': signWebhook(secret, valid, nowSeconds() - 400) });
+    expect([r6.status, r6.body]).toEqual([400, { received: false, reason: 'timestamp_out_of_tolerance' }]);
+    // 7: over the 6 MiB limit
+    const big = Buffer.alloc(7 * 1024 * 1024, 0x20);
+    const r7 = await post(big, deliveryHeaders(big, secret, '01JD2QA1B2C3D4E5F6G7H8J9A7'));
+    expect([r7.status, r7.body]).toEqual([413, { received: false, reason: 'body_too_large' }]);
+
+    expect(await l.exited, l.stderr()).toBe(3);
+    const at = '\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ';
+    const expected = [
+      'card.issued  01JD2QA1B2C3D4E5F6G7H8J9A1  valid  card_id=01JD2QA1B2C3D4E5F6G7H8J9KM  note=-  limits={"daily":5}  -> 200',
+      'card.frozen  01JD2QA1B2C3D4E5F6G7H8J9A2  valid  -> 200',
+      'card.issued  01JD2QA1B2C3D4E5F6G7H8J9A3  INVALID (signature_mismatch)  -> 400',
+      'card.issued  01JD2QA1B2C3D4E5F6G7H8J9A4  INVALID (signature_mismatch)  -> 400',
+      '(no event header)  (no delivery id)  INVALID (malformed_header)  -> 400',
+      'card.issued  01JD2QA1B2C3D4E5F6G7H8J9A6  INVALID (timestamp_out_of_tolerance)  -> 400',
+      'card.issued  01JD2QA1B2C3D4E5F6G7H8J9A7  INVALID (body_too_large)  -> 413',
+    ];
+    expect(l.lines()).toHaveLength(expected.length);
+    l.lines().forEach((line, i) => expect(line).toMatch(new RegExp(`^${at}  ${expected[i]!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`)));
+    const err = l.stderr();
+    expect(err.split('signature_mismatch means').length - 1).toBe(1);
+    expect(err).toContain('malformed_header means');
+    expect(err).toContain('timestamp_out_of_tolerance means');
+    expect(err).toContain(`larger than ${6 * 1024 * 1024} bytes; answered 413`);
+    expect(err).toContain('Stopped after 7 deliveries, 5 failed verification.');
+    expect(err).not.toContain(secret);
+  });
+
+  it('--forward-to: relays the target\'s status and body, forwards nothing unverified, and says when the target cannot be reached', async () => {
+    const target = await forwardTarget(500, 'boom', 'text/plain');
+    const l = listenText(['--forward-to', target.url, '--max-events', '2']);
+    const port = await l.port;
+    expect(l.stderr()).toContain(`; forwarding verified deliveries to ${target.url}; stopping after 2 deliveries.`);
+    const body = '{"type":"card.issued","occurred_at":"2026-11-22T10:00:00Z","data":{"card_id":"01JD2QA1B2C3D4E5F6G7H8J9KM"}}';
+    const ok = await rawRequest({ method: 'POST', path: '/webhooks', port, headers: deliveryHeaders(body, mock.webhookSecret, '01JD2QA1B2C3D4E5F6G7H8J9B1'), body });
+    expect(ok.status).toBe(500);
+    expect(ok.headers['content-type']).toBe('text/plain');
+    expect(ok.raw.toString('utf8')).toBe('boom');
+    const bad = await rawRequest({ method: 'POST', path: '/webhooks', port, headers: deliveryHeaders(body, 'whsec_not_the_endpoint_secret_0123456789', '01JD2QA1B2C3D4E5F6G7H8J9B2'), body });
+    expect(bad.status).toBe(400);
+    expect(await l.exited, l.stderr()).toBe(3);
+    expect(target.got).toHaveLength(1);
+    expect(l.lines()[0]).toMatch(/  card\.issued  01JD2QA1B2C3D4E5F6G7H8J9B1  valid  card_id=01JD2QA1B2C3D4E5F6G7H8J9KM  -> forwarded: 500$/);
+    expect(l.lines()[1]).toMatch(/  01JD2QA1B2C3D4E5F6G7H8J9B2  INVALID \(signature_mismatch\)  -> 400$/);
+    expect(l.stderr()).toContain('Stopped after 2 deliveries, 1 failed verification.');
+
+    const gone = listenText(['--forward-to', `http://127.0.0.1:${await freePort()}/hooks`, '--max-events', '1']);
+    const res = await rawRequest({ method: 'POST', path: '/webhooks', port: await gone.port, headers: deliveryHeaders(body, mock.webhookSecret, '01JD2QA1B2C3D4E5F6G7H8J9B3'), body });
+    expect([res.status, res.body]).toEqual([502, { received: false, reason: 'forward_failed', error: 'ECONNREFUSED' }]);
+    expect(await gone.exited, gone.stderr()).toBe(0);
+    expect(gone.lines()[0]).toMatch(/  01JD2QA1B2C3D4E5F6G7H8J9B3  valid  card_id=01JD2QA1B2C3D4E5F6G7H8J9KM  -> forward failed: ECONNREFUSED, answered 502$/);
+    expect(gone.stderr()).toContain('Stopped after 1 delivery.');
+  });
+});
+
+describe('webhooks listen: stopping', () => {
+  it('SIGINT removes the endpoint it registered on the mock; when the mock is gone by then, it says how to remove it', async () => {
+    const l = listen(['--mock']);
+    const { endpoint_id } = await l.ready;
+    l.child.kill('SIGINT');
+    expect(await l.exited, l.stderr()).toBe(0);
+    expect(l.stderr()).toContain(`Removed webhook endpoint ${endpoint_id} from the mock.`);
+    expect((await ctl<Array<{ id: string }>>(mock, 'GET', '/webhook-endpoints')).map((e) => e.id)).not.toContain(endpoint_id);
+
+    const other = (await startMock({ port: 0, seed: 68, providerLatencyMs: 0 })) as unknown as MockHandle;
+    let closed = false;
+    try {
+      const l2 = listen(['--mock'], { ...sb.env, CARDCTL_MOCK_URL: other.controlUrl, CARDCTL_MOCK_TOKEN: other.controlToken, CARDCTL_WEBHOOK_SECRET: other.webhookSecret });
+      const ready = await l2.ready;
+      await other.close();
+      closed = true;
+      l2.child.kill('SIGTERM');
+      expect(await l2.exited, l2.stderr()).toBe(0);
+      expect(l2.stderr()).toContain(`Endpoint ${ready.endpoint_id} stays registered on the mock (`);
+      expect(l2.stderr()).toContain(`remove it with \`cardctl mock webhook-endpoints remove ${ready.endpoint_id}\``);
+      expect(l2.stderr()).not.toContain(other.webhookSecret);
+    } finally {
+      if (!closed) await other.close();
+    }
   });
 });
 
@@ -279,5 +440,22 @@ describe('errors', () => {
     expect(noSecret.stderr).toContain('--profile mock-test');
     const badHost = await sb.run(['webhooks', 'listen', '--host', '0.0.0.0'], { env });
     expect(badHost.code).toBe(2);
+  });
+
+  it('a port in use exits 8; --forward-to this listener itself exits 2; both say what to do', async () => {
+    const busy = http.createServer();
+    servers.push(busy);
+    await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
+    const busyPort = (busy.address() as { port: number }).port;
+    const inUse = await sb.run(['webhooks', 'listen', '--port', String(busyPort)], { env });
+    expect(inUse.code, inUse.stderr).toBe(8);
+    expect(inUse.stderr).toContain(`port ${busyPort} on 127.0.0.1 is already in use`);
+    expect(inUse.stderr).toContain('--port 0');
+
+    const port = await freePort();
+    const self = await sb.run(['webhooks', 'listen', '--port', String(port), '--forward-to', `http://localhost:${port}/hooks`], { env });
+    expect(self.code, self.stderr).toBe(2);
+    expect(self.stderr).toContain('points at this listener itself');
+    expect(self.stderr).toContain('Forward to your application, on another port.');
   });
 });
