@@ -3,12 +3,20 @@
 // of the pairs' ratios (a pair shares the machine's state of the moment). The API command runs
 // against the embedded mock in its own process (bench/serve-mock.mjs) with a profile read from
 // a temporary config folder, as in bench/startup.mjs. BENCH_RUNS=N pairs (default 21).
-import { spawn, spawnSync } from 'node:child_process';
+//
+// The baselines: `node -e 0` of the Node line the binary embeds (the binary is that node plus our
+// script: the honest floor), and of the machine's node, both in the same run. Every command runs
+// without NODE_EXTRA_CA_CERTS: Node 20 reads those certificates at every start (about 85 ms when
+// they are the whole system store, as on these machines), Node 22 and newer only when TLS needs
+// them, so with it set every Node 20 figure, `node -e 0` included, carries a cost a user's machine
+// does not have. One info line says what it costs the machine's node here.
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { LINES, nodeBinary } from '../scripts/node-lines.mjs';
 import { fmt, median, timeRun } from './lib.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -30,35 +38,46 @@ try {
   }));
   const env = { ...process.env, CARDCTL_CONFIG_DIR: join(tmp, 'config'), CARDCTL_STATE_DIR: join(tmp, 'state'), NO_COLOR: '1' };
   for (const k of Object.keys(env)) if (k.startsWith('CARDCTL_') && k !== 'CARDCTL_CONFIG_DIR' && k !== 'CARDCTL_STATE_DIR') delete env[k];
+  const extraCerts = env.NODE_EXTRA_CA_CERTS;
+  delete env.NODE_EXTRA_CA_CERTS;
   const added = spawnSync(node, [bin, 'profiles', 'add', 'bench', '--key-id', fixture.keyId, '--mode', 'test', '--base-url', fixture.baseUrl, '--secret-stdin'], { env, input: `${fixture.secret}\n` });
   if (added.status !== 0) throw new Error(`profiles add: ${added.stderr}`);
 
   const get = ['cards', 'get', fixture.cardId];
+  // the node the binary embeds: its line's binary from the npm registry (cached in .ci/cache/)
+  const embedded = execFileSync(exe, ['--version'], { encoding: 'utf8', env: { PATH: '' } }).match(/node-v(\d+)\.[\d.]+/);
+  const lineNode = embedded && LINES[embedded[1]] === embedded[0].slice(6) ? nodeBinary(embedded[1]) : null;
+  if (!lineNode) console.error(`bench/binary.mjs: the binary embeds ${embedded?.[0] ?? 'an unknown node'}, not a line of scripts/node-lines.mjs: no same-line baseline`);
+  const lineName = embedded ? `node${embedded[1]}` : 'line';
   // [name, A, B, target]: A and B as [command, args]
   const pairs = [
     ['binary --version / node bin/run.js --version', [exe, ['--version']], [node, [bin, '--version']], 1.0],
-    ['binary cards get ID / node -e 0', [exe, get], [node, ['-e', '0']], 1.3],
-    ['npm install cards get ID / node -e 0 (info)', [node, [bin, ...get]], [node, ['-e', '0']], null],
-    ['binary --version / node -e 0 (info)', [exe, ['--version']], [node, ['-e', '0']], null],
+    ...(lineNode ? [[`binary cards get ID / ${lineName} -e 0 (same Node)`, [exe, get], [lineNode, ['-e', '0']], 1.3]] : []),
+    [`binary cards get ID / node -e 0 (machine's ${process.version})`, [exe, get], [node, ['-e', '0']], lineNode ? null : 1.3],
+    [`npm install cards get ID / node -e 0 (info)`, [node, [bin, ...get]], [node, ['-e', '0']], null],
+    ...(lineNode ? [[`binary --version / ${lineName} -e 0 (info)`, [exe, ['--version']], [lineNode, ['-e', '0']], null]] : []),
+    ...(extraCerts ? [['node -e 0 with / without NODE_EXTRA_CA_CERTS (info)', [node, ['-e', '0'], { NODE_EXTRA_CA_CERTS: extraCerts }], [node, ['-e', '0']], null]] : []),
   ];
-  for (const [, a, b] of pairs) timeRun(...a, { env }), timeRun(...b, { env }); // warm the file cache
+  const time = ([cmd, args, extra]) => timeRun(cmd, args, { env: { ...env, ...extra } });
+  for (const [, a, b] of pairs) time(a), time(b); // warm the file cache
   const ratios = pairs.map(() => []);
-  const base = [];
+  const base = new Map();
   for (let i = 0; i < RUNS; i++) {
     pairs.forEach(([, a, b], j) => {
-      const ta = timeRun(...a, { env });
-      const tb = timeRun(...b, { env });
+      const ta = time(a);
+      const tb = time(b);
       ratios[j].push(ta / tb);
-      if (j === 1) base.push(tb);
+      if (!b[2]) base.set(b[0], [...(base.get(b[0]) ?? []), tb]);
     });
   }
-  console.log(`single-file binary, median of ${RUNS} paired ratios (node -e 0 = ${fmt(median(base), 1)} ms; ${node} ${process.version})`);
+  const baseOf = (n) => (base.has(n) ? `${fmt(median(base.get(n)), 1)} ms` : 'not run');
+  console.log(`single-file binary, median of ${RUNS} paired ratios, wall time (node -e 0 = ${baseOf(node)} on the machine's ${process.version}${lineNode ? `, ${baseOf(lineNode)} on the binary's ${embedded[0]}` : ''}; NODE_EXTRA_CA_CERTS unset)`);
   pairs.forEach(([name, , , target], j) => {
     const r = median(ratios[j]);
     const verdict = target === null ? '' : r <= target ? `ok (target <= ${target}x)` : `OVER target ${target}x`;
-    console.log(`  ${name.padEnd(46)} ratio=${fmt(r)}  ${verdict}`);
+    console.log(`  ${name.padEnd(58)} ratio=${fmt(r)}  ${verdict}`);
   });
-  console.log(`  ${'size of dist-bin/cardctl'.padEnd(46)} ${fmt(statSync(exe).size / 2 ** 20, 1)} MiB (node itself: ${fmt(statSync(node).size / 2 ** 20, 1)} MiB)`);
+  console.log(`  ${'size of dist-bin/cardctl'.padEnd(58)} ${fmt(statSync(exe).size / 2 ** 20, 1)} MiB (the node it embeds: ${fmt(statSync(lineNode ?? node).size / 2 ** 20, 1)} MiB)`);
 } finally {
   mock.kill('SIGTERM');
   rmSync(tmp, { recursive: true, force: true });

