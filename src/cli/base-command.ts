@@ -5,6 +5,7 @@ import { Command, Flags } from './oclif.js';
 import { renderError } from './render-error.js';
 import { forbidPrompts } from '../no-input.js';
 import type { JqCapture } from './jq-output.js';
+import { guardClosedStdout } from './closed-stdout.js';
 
 type Flags_ = { [name: string]: any }; // oclif's FlagOutput and ArgOutput, not exported by name
 type Args_ = { [name: string]: any };
@@ -38,6 +39,7 @@ export abstract class BaseCommand extends Command {
   protected jsonOutput = process.argv.includes('--json');
 
   protected override async parse<F extends Flags_, B extends Flags_, A extends Args_>(options?: Interfaces.Input<F, B, A>, argv?: string[]): Promise<Interfaces.ParserOutput<F, B, A>> {
+    guardClosedStdout();
     const parsed = await super.parse(commandLineOnly(options ?? (this.ctor as unknown as Interfaces.Input<F, B, A>)), argv);
     const flags = parsed.flags as { json?: boolean; ndjson?: boolean; output?: string; jq?: string; 'no-input'?: boolean };
     // `--output json|ndjson` (list commands) is `--json`/`--ndjson` said the long way

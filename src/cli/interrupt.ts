@@ -4,6 +4,8 @@
 // operation is recorded before it is sent (one synchronous write, never torn by a signal), so
 // one in flight simply keeps an unknown outcome, which the resume command replays.
 
+import { beginMoneyWork } from './closed-stdout.js';
+
 export const INTERRUPTED_EXIT = 130;
 
 /** What to print when interrupted: rows still owed to stdout, and the explanation for stderr. */
@@ -31,9 +33,11 @@ export async function interruptible<T>(report: (signal: NodeJS.Signals) => Inter
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
+  const endMoneyWork = beginMoneyWork();
   try {
     return await work();
   } finally {
+    endMoneyWork();
     process.removeListener('SIGINT', onSignal);
     process.removeListener('SIGTERM', onSignal);
   }
