@@ -31,7 +31,7 @@ export default class WebhooksListen extends BaseCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(WebhooksListen);
-    const { runListen } = await import('../../cli/webhook-listener.js');
+    const { runListen } = await import('../../cli/webhook-listen/index.js');
     process.exitCode = await runListen(
       {
         port: flags.port,

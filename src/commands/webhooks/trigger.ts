@@ -27,7 +27,7 @@ export default class WebhooksTrigger extends MockControlCommand {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(WebhooksTrigger);
-    const { runTrigger, triggerNote } = await import('../../cli/webhook-listener.js');
+    const { runTrigger, triggerNote } = await import('../../cli/webhook-trigger.js');
     const result = await runTrigger({ type: args.type, data: flags.data, mode: flags.mode as 'test' | 'live' | undefined, merchant: flags.merchant, controlUrl: flags['control-url'], profile: flags.profile });
     await this.render(result.event);
     const note = triggerNote(result);
