@@ -10,39 +10,22 @@
 // they are the whole system store, as on these machines), Node 22 and newer only when TLS needs
 // them, so with it set every Node 20 figure, `node -e 0` included, carries a cost a user's machine
 // does not have. One info line says what it costs the machine's node here.
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { LINES, nodeBinary } from '../scripts/node-lines.mjs';
-import { fmt, median, timeRun } from './lib.mjs';
+import { bin, node, pairedRatio, root, timeInRounds, withBenchMock } from './cli-harness.mjs';
+import { fmt, median } from './lib.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const bin = join(root, 'bin', 'run.js');
 const exe = join(root, 'dist-bin', 'cardctl');
 const RUNS = Number(process.env.BENCH_RUNS ?? 21);
-const node = process.execPath;
 if (!existsSync(exe)) {
   console.error('bench/binary.mjs: no dist-bin/cardctl: run `npm run build:binary` first (`npm run bench:binary` does).');
   process.exit(1);
 }
 
-const tmp = mkdtempSync(join(tmpdir(), 'cardctl-bench-bin-'));
-const mock = spawn(node, [join(root, 'bench', 'serve-mock.mjs')], { stdio: ['pipe', 'pipe', 'inherit'] });
-try {
-  const fixture = JSON.parse(await new Promise((resolve, reject) => {
-    createInterface({ input: mock.stdout }).once('line', resolve);
-    mock.once('exit', (code) => reject(new Error(`the bench mock exited (${code})`)));
-  }));
-  const env = { ...process.env, CARDCTL_CONFIG_DIR: join(tmp, 'config'), CARDCTL_STATE_DIR: join(tmp, 'state'), NO_COLOR: '1' };
-  for (const k of Object.keys(env)) if (k.startsWith('CARDCTL_') && k !== 'CARDCTL_CONFIG_DIR' && k !== 'CARDCTL_STATE_DIR') delete env[k];
-  const extraCerts = env.NODE_EXTRA_CA_CERTS;
-  delete env.NODE_EXTRA_CA_CERTS;
-  const added = spawnSync(node, [bin, 'profiles', 'add', 'bench', '--key-id', fixture.keyId, '--mode', 'test', '--base-url', fixture.baseUrl, '--secret-stdin'], { env, input: `${fixture.secret}\n` });
-  if (added.status !== 0) throw new Error(`profiles add: ${added.stderr}`);
-
+const extraCerts = process.env.NODE_EXTRA_CA_CERTS;
+await withBenchMock(async ({ fixture, env }) => {
   const get = ['cards', 'get', fixture.cardId];
   // the node the binary embeds: its line's binary from the npm registry (cached in .ci/cache/)
   const embedded = execFileSync(exe, ['--version'], { encoding: 'utf8', env: { PATH: '' } }).match(/node-v(\d+)\.[\d.]+/);
@@ -58,27 +41,17 @@ try {
     ...(lineNode ? [[`binary --version / ${lineName} -e 0 (info)`, [exe, ['--version']], [lineNode, ['-e', '0']], null]] : []),
     ...(extraCerts ? [['node -e 0 with / without NODE_EXTRA_CA_CERTS (info)', [node, ['-e', '0'], { NODE_EXTRA_CA_CERTS: extraCerts }], [node, ['-e', '0']], null]] : []),
   ];
-  const time = ([cmd, args, extra]) => timeRun(cmd, args, { env: { ...env, ...extra } });
-  for (const [, a, b] of pairs) time(a), time(b); // warm the file cache
-  const ratios = pairs.map(() => []);
-  const base = new Map();
-  for (let i = 0; i < RUNS; i++) {
-    pairs.forEach(([, a, b], j) => {
-      const ta = time(a);
-      const tb = time(b);
-      ratios[j].push(ta / tb);
-      if (!b[2]) base.set(b[0], [...(base.get(b[0]) ?? []), tb]);
-    });
-  }
-  const baseOf = (n) => (base.has(n) ? `${fmt(median(base.get(n)), 1)} ms` : 'not run');
+  const caseOf = ([cmd, args, extra]) => [cmd, args, { ...env, ...extra }];
+  // every round runs each pair, A then B
+  const times = timeInRounds(Object.fromEntries(pairs.flatMap(([name, a, b]) => [[`${name} A`, caseOf(a)], [`${name} B`, caseOf(b)]])), RUNS);
+  // a node's baseline: the B runs of that node without extra environment, in every pair
+  const base = (n) => pairs.filter(([, , b]) => b[0] === n && !b[2]).flatMap(([name]) => times[`${name} B`]);
+  const baseOf = (n) => (base(n).length > 0 ? `${fmt(median(base(n)), 1)} ms` : 'not run');
   console.log(`single-file binary, median of ${RUNS} paired ratios, wall time (node -e 0 = ${baseOf(node)} on the machine's ${process.version}${lineNode ? `, ${baseOf(lineNode)} on the binary's ${embedded[0]}` : ''}; NODE_EXTRA_CA_CERTS unset)`);
-  pairs.forEach(([name, , , target], j) => {
-    const r = median(ratios[j]);
+  pairs.forEach(([name, , , target]) => {
+    const r = pairedRatio(times, `${name} A`, `${name} B`);
     const verdict = target === null ? '' : r <= target ? `ok (target <= ${target}x)` : `OVER target ${target}x`;
     console.log(`  ${name.padEnd(58)} ratio=${fmt(r)}  ${verdict}`);
   });
   console.log(`  ${'size of dist-bin/cardctl'.padEnd(58)} ${fmt(statSync(exe).size / 2 ** 20, 1)} MiB (the node it embeds: ${fmt(statSync(lineNode ?? node).size / 2 ** 20, 1)} MiB)`);
-} finally {
-  mock.kill('SIGTERM');
-  rmSync(tmp, { recursive: true, force: true });
-}
+}, { tmpPrefix: 'cardctl-bench-bin-', unsetEnv: ['NODE_EXTRA_CA_CERTS'] });

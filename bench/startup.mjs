@@ -3,31 +3,14 @@
 // of `cards get`. The API commands run against the embedded mock in its own process
 // (bench/serve-mock.mjs), with a profile read from a temporary config folder and a temporary
 // journal, as a user's shell loop would run them.
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { bin, node, root, timeInRounds, withBenchMock } from './cli-harness.mjs';
 import { fmt, median, timeRun } from './lib.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const bin = join(root, 'bin', 'run.js');
 const RUNS = Number(process.env.BENCH_RUNS ?? 25);
-const node = process.execPath;
 
-const tmp = mkdtempSync(join(tmpdir(), 'cardctl-bench-'));
-const mock = spawn(node, [join(root, 'bench', 'serve-mock.mjs')], { stdio: ['pipe', 'pipe', 'inherit'] });
-try {
-  const fixture = JSON.parse(await new Promise((resolve, reject) => {
-    createInterface({ input: mock.stdout }).once('line', resolve);
-    mock.once('exit', (code) => reject(new Error(`the bench mock exited (${code})`)));
-  }));
-  const env = { ...process.env, CARDCTL_CONFIG_DIR: join(tmp, 'config'), CARDCTL_STATE_DIR: join(tmp, 'state'), NO_COLOR: '1' };
-  for (const k of Object.keys(env)) if (k.startsWith('CARDCTL_') && k !== 'CARDCTL_CONFIG_DIR' && k !== 'CARDCTL_STATE_DIR') delete env[k];
-  const added = spawnSync(node, [bin, 'profiles', 'add', 'bench', '--key-id', fixture.keyId, '--mode', 'test', '--base-url', fixture.baseUrl, '--secret-stdin'], { env, input: `${fixture.secret}\n` });
-  if (added.status !== 0) throw new Error(`profiles add: ${added.stderr}`);
-
+await withBenchMock(async ({ fixture, env, tmp }) => {
   const signEnv = { ...env, CARDCTL_API_SECRET: 'q8N3d0vYw2l1C5m9JxTzR4bF6hK7aPpUe3sG1oVtW0E=' };
   // [argv, env, target ratio or null (information only)]
   const cases = {
@@ -44,11 +27,7 @@ try {
   };
   const RSS_GOAL_MIB = 60;
 
-  const times = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
-  for (const [args, caseEnv] of Object.values(cases)) timeRun(node, args, { env: caseEnv }); // warm the file cache
-  for (let i = 0; i < RUNS; i++) {
-    for (const [name, [args, caseEnv]] of Object.entries(cases)) times[name].push(timeRun(node, args, { env: caseEnv }));
-  }
+  const times = timeInRounds(Object.fromEntries(Object.entries(cases).map(([name, [args, caseEnv]]) => [name, [node, args, caseEnv]])), RUNS);
   // peak memory in separate runs (the preload that reports it is not in the timed runs)
   const rssFile = join(tmp, 'rss');
   for (let i = 0; i < 5; i++) timeRun(node, ['--require', join(root, 'bench', 'report-rss.cjs'), ...cases['cards get ID'][0]], { env: { ...env, BENCH_RSS_FILE: rssFile } });
@@ -63,7 +42,4 @@ try {
     console.log(`  ${name.padEnd(28)} ${fmt(m, 1).padStart(7)} ms  ratio=${fmt(ratio)}  ${verdict}`);
   }
   console.log(`  ${'cards get ID peak RSS'.padEnd(28)} ${fmt(rssMiB, 1).padStart(7)} MiB  ${rssMiB <= RSS_GOAL_MIB ? 'ok' : 'OVER'} (target <= ${RSS_GOAL_MIB} MiB)`);
-} finally {
-  mock.kill('SIGTERM');
-  rmSync(tmp, { recursive: true, force: true });
-}
+});
