@@ -6,7 +6,8 @@
 //   the command must not eat it), stderr captured, never shown on success;
 // - its stdout, with one final newline dropped, is the secret; at most 64 KiB;
 // - within a deadline (10 s; the profile's --secret-command-timeout, CARDCTL_SECRET_COMMAND_TIMEOUT):
-//   past it the whole process group is killed;
+//   past it the whole process group is killed and its pipes closed (a process of another session
+//   holding them, a daemonizing agent, cannot stretch the deadline);
 // - once per cardctl process: the answer is kept in memory, never written anywhere.
 // The secret is never put in any environment, output, log or file. cardctl's own secrets in the
 // environment (CARDCTL_API_SECRET, CARDCTL_WEBHOOK_SECRET, CARDCTL_MOCK_TOKEN) are not passed on.
@@ -70,6 +71,8 @@ interface Outcome {
   stdout: Buffer;
   stderr: Buffer;
   timedOut: boolean;
+  /** the shell had exited at the deadline: what held its output open was a process it started */
+  exitedBeforeDeadline: boolean;
   tooLong: boolean;
   spawnError?: Error;
 }
@@ -77,6 +80,13 @@ interface Outcome {
 async function runOnce(spec: SecretCommandSpec, seconds: number): Promise<string> {
   const outcome = await run(spec.command, seconds, spec.env ?? process.env);
   if (outcome.spawnError) throw failure(spec, `could not be started (${(outcome.spawnError as { code?: string }).code ?? outcome.spawnError.message})`, 'Check that a shell (/bin/sh) is available.');
+  if (outcome.timedOut && outcome.exitedBeforeDeadline) {
+    throw failure(
+      spec,
+      `exited, but a process it started still held its output open after ${seconds} s`,
+      'A background process it starts must not keep its stdout: redirect it (`CMD >/dev/null 2>&1 &`), or start the agent before running cardctl.',
+    );
+  }
   if (outcome.timedOut) {
     throw failure(
       spec,
@@ -146,6 +156,8 @@ function run(command: string, seconds: number, env: NodeJS.ProcessEnv): Promise<
     let outBytes = 0;
     let errBytes = 0;
     let timedOut = false;
+    let exited = false;
+    let exitedBeforeDeadline = false;
     let tooLong = false;
     const child = spawn(command, { shell: true, detached: process.platform !== 'win32', stdio: ['ignore', 'pipe', 'pipe'], env: childEnv(env), windowsHide: true });
     // cardctl ending (an error, Ctrl-C) must not leave the command's group behind
@@ -155,9 +167,17 @@ function run(command: string, seconds: number, env: NodeJS.ProcessEnv): Promise<
       cleanup();
       process.kill(process.pid, signal);
     };
+    // a process of another session (setsid, a daemonizing agent) survives the group kill and can
+    // keep the pipes open: they are closed here, so the deadline holds whatever the command started
+    const stopReading = (): void => {
+      child.stdout.destroy();
+      child.stderr.destroy();
+    };
     const timer = setTimeout(() => {
       timedOut = true;
+      exitedBeforeDeadline = exited;
       killGroup(child.pid);
+      stopReading();
     }, seconds * 1000);
     const cleanup = (): void => {
       clearTimeout(timer);
@@ -171,7 +191,10 @@ function run(command: string, seconds: number, env: NodeJS.ProcessEnv): Promise<
     child.stdout.on('data', (d: Buffer) => {
       outBytes += d.length;
       if (outBytes > MAX_OUTPUT_BYTES) {
-        if (!tooLong) killGroup(child.pid);
+        if (!tooLong) {
+          killGroup(child.pid);
+          stopReading();
+        }
         tooLong = true;
         return;
       }
@@ -181,15 +204,18 @@ function run(command: string, seconds: number, env: NodeJS.ProcessEnv): Promise<
       if (errBytes < MAX_STDERR_BYTES) stderr.push(d);
       errBytes += d.length;
     });
+    child.on('exit', () => {
+      exited = true;
+    });
     child.on('error', (err) => {
       cleanup();
-      resolve({ code: null, signal: null, stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), timedOut, tooLong, spawnError: err });
+      resolve({ code: null, signal: null, stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), timedOut, exitedBeforeDeadline, tooLong, spawnError: err });
     });
     // 'close': the shell exited and its output ended (a background child holding stdout open
     // keeps it waiting, under the same deadline)
     child.on('close', (code, signal) => {
       cleanup();
-      resolve({ code, signal, stdout: Buffer.concat(stdout), stderr: Buffer.concat(stderr), timedOut, tooLong });
+      resolve({ code, signal, stdout: Buffer.concat(stdout), stderr: Buffer.concat(stderr), timedOut, exitedBeforeDeadline, tooLong });
     });
   });
 }

@@ -180,6 +180,30 @@ describe('a secret from a command', () => {
     expect((await cli(['customers', 'list', '-p', 'hangs'], { env: { CARDCTL_SECRET_COMMAND_TIMEOUT: 'soon' } })).code).toBe(2);
   });
 
+  it('a command that leaves a process of another session holding its stdout is stopped at the deadline: exit 3', async () => {
+    // prints the secret, then starts a process in its own session (out of reach of a process-group
+    // kill) that keeps the command's stdout open for 60 s, as a daemonizing agent can
+    const pidFile = join(sandbox.dir, 'daemon.pid');
+    const daemon = `require('child_process').spawn('sleep', ['60'], { detached: true, stdio: ['ignore', 'inherit', 'ignore'] }).unref()`;
+    const holder = join(sandbox.dir, 'daemon.js');
+    writeFileSync(holder, `const c = ${daemon.replace('.unref()', '')}; require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(c.pid)); c.unref();\n`);
+    const cmd = `${vault('daemon', CANARY)}; ${q(process.execPath)} ${q(holder)}`;
+    expect((await cli(addArgs('daemon', ['--secret-command', cmd, '--secret-command-timeout', '1']))).code).toBe(0);
+    try {
+      const r = await cli(['customers', 'list', '-p', 'daemon']);
+      expect(r.code, r.stderr).toBe(3);
+      expect(r.stderr).toContain('profile daemon: the API secret command exited, but a process it started still held its output open after 1 s');
+    } finally {
+      if (existsSync(pidFile)) {
+        try {
+          process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+    }
+  });
+
   it('profiles add refuses contradictory or malformed secret flags (exit 2), storing nothing', async () => {
     const both = await cli(addArgs('both', ['--secret-command', 'echo x', '--secret-stdin']), { input: `${CANARY}\n` });
     expect(both.code).toBe(2);
