@@ -38,6 +38,8 @@ await withBenchMock(async ({ fixture, env }) => {
     ...(lineNode ? [[`binary cards get ID / ${lineName} -e 0 (same Node)`, [exe, get], [lineNode, ['-e', '0']], 1.3]] : []),
     [`binary cards get ID / node -e 0 (machine's ${process.version})`, [exe, get], [node, ['-e', '0']], lineNode ? null : 1.3],
     [`npm install cards get ID / node -e 0 (info)`, [node, [bin, ...get]], [node, ['-e', '0']], null],
+    // the floor: a plain script making the same call (bench/least-get.cjs) on the binary's Node
+    ...(lineNode ? [[`least a Node process does for it / ${lineName} -e 0 (info)`, [lineNode, [join(root, 'bench', 'least-get.cjs'), fixture.cardId]], [lineNode, ['-e', '0']], null]] : []),
     ...(lineNode ? [[`binary --version / ${lineName} -e 0 (info)`, [exe, ['--version']], [lineNode, ['-e', '0']], null]] : []),
     ...(extraCerts ? [['node -e 0 with / without NODE_EXTRA_CA_CERTS (info)', [node, ['-e', '0'], { NODE_EXTRA_CA_CERTS: extraCerts }], [node, ['-e', '0']], null]] : []),
   ];

@@ -7,8 +7,8 @@
 // `--node PATH` builds on that node instead. Trade-offs and figures: docs/binary.md.
 // Run `npm run build` first.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire, isBuiltin } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
@@ -119,49 +119,102 @@ const cardctlPlugin = {
   },
 };
 
-const bundle = join(WORK, 'cardctl.cjs');
-const result = await build({
-  entryPoints: [join(ROOT, 'scripts', 'binary', 'entry.mjs')],
-  outfile: bundle,
+const TARGET = `node${NODE_VERSION.slice(1).split('.')[0]}`;
+const common = {
   bundle: true,
   platform: 'node',
   format: 'cjs',
-  target: `node${NODE_VERSION.slice(1).split('.')[0]}`,
+  target: TARGET,
   minify: true,
   legalComments: 'none',
   metafile: true,
   logLevel: 'warning',
-  plugins: [cardctlPlugin],
   // oclif loads TypeScript only to run a plugin from its sources (development): never here
   external: ['typescript'],
   // a SEA's script has no import(): `await import('node:tls')` becomes a require of the builtin
   supported: { 'dynamic-import': false },
-});
-writeFileSync(join(WORK, 'meta.json'), JSON.stringify(result.metafile));
-step(`bundled ${(statSync(bundle).size / 1024).toFixed(0)} KiB`);
+};
 
-// The bundle as a function of require, module, exports, __filename, __dirname (what the
-// prelude calls), and V8's code cache of it after a warm-up run of `cards get`.
-const wrapped = join(WORK, 'cardctl.wrapped.js');
-writeFileSync(wrapped, `(function (require, module, exports, __filename, __dirname) {${readFileSync(bundle, 'utf8')}\n})`);
-const cache = join(WORK, 'cardctl.cache');
-const warmHome = join(WORK, 'warm');
-// (its exit code is the command's: 8, nothing listens there)
-spawnSync(NODE, [join(ROOT, 'scripts', 'binary', 'make-cache.cjs'), wrapped, cache, '--', 'cards', 'get', '01JD2Q9ZZZZZZZZZZZZZZZZZZZ'], {
-  stdio: 'ignore',
-  env: {
-    PATH: process.env.PATH, HOME: warmHome, NO_COLOR: '1', CARDCTL_CONFIG_DIR: join(warmHome, 'config'), XDG_STATE_HOME: join(warmHome, 'state'),
-    CARDCTL_API_KEY: '01JD2Q7N8V3K4M5P6R7S8T9V0W', CARDCTL_API_SECRET: 'd2FybS11cC1vbmx5LW5vdC1hLXNlY3JldC0wMDAwMDA=', CARDCTL_BASE_URL: 'http://127.0.0.1:9/api/v1',
+// Two scripts. The app (cardctl.cjs): the entry and dist/, every package left out as a
+// `require('NAME')` that the prelude answers from the second, packages.cjs (oclif, zod, conf,
+// chalk, jq-web, ...), compiled only when a package is needed: a command that the fast path runs
+// against the API needs none, so it reads and compiles 40% of the code (docs/binary.md).
+const rootRequire = createRequire(join(ROOT, 'package.json'));
+const packageNames = new Set();
+const packagesLeftOut = {
+  name: 'cardctl-packages-left-out',
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (isBuiltin(args.path) || args.path.startsWith('cardctl-binary:')) return undefined;
+      // the facade's own require: left to the prelude
+      if (args.namespace === 'cardctl-package') return { path: args.path, external: true };
+      packageNames.add(args.path);
+      return { path: args.path, namespace: 'cardctl-package' };
+    });
+    // A facade in the app for each package: what Node's import of it gives (dist/ is ESM in
+    // "type": "module"), taken from the package the prelude requires. A CommonJS package: its
+    // module.exports (default and named); an ES module: its default and its named exports.
+    b.onLoad({ filter: /.*/, namespace: 'cardctl-package' }, async (args) => {
+      const ns = await import(args.path);
+      let commonjs;
+      try {
+        commonjs = rootRequire(args.path) === ns.default;
+      } catch {
+        commonjs = false; // an ES module (require cannot load it on Node 20)
+      }
+      const req = `require(${JSON.stringify(args.path)})`;
+      if (commonjs) return { contents: `module.exports = ${req};`, loader: 'js', resolveDir: ROOT };
+      const named = Object.keys(ns).filter((k) => k !== 'default' && /^[A-Za-z_$][\w$]*$/.test(k));
+      return {
+        contents: [`const ns = ${req};`, 'default' in ns ? 'export default ns.default;' : '', named.length ? `export const { ${named.join(', ')} } = ns;` : ''].join('\n'),
+        loader: 'js',
+        resolveDir: ROOT,
+      };
+    });
   },
-});
+};
+const app = join(WORK, 'cardctl.cjs');
+const appResult = await build({ ...common, entryPoints: [join(ROOT, 'scripts', 'binary', 'entry.mjs')], outfile: app, plugins: [cardctlPlugin, packagesLeftOut] });
+const packagesEntry = `module.exports = {\n${[...packageNames].sort().map((n) => `  ${JSON.stringify(n)}: () => require(${JSON.stringify(n)}),`).join('\n')}\n};\n`;
+const packages = join(WORK, 'packages.cjs');
+const packagesResult = await build({ ...common, stdin: { contents: packagesEntry, resolveDir: ROOT, sourcefile: 'packages-entry.cjs', loader: 'js' }, outfile: packages, plugins: [cardctlPlugin] });
+writeFileSync(join(WORK, 'meta.json'), JSON.stringify({ app: appResult.metafile, packages: packagesResult.metafile }));
+step(`bundled: the app ${(statSync(app).size / 1024).toFixed(0)} KiB, its packages (${[...packageNames].sort().join(', ')}) ${(statSync(packages).size / 1024).toFixed(0)} KiB`);
+
+// Each script as a function of require, module, exports, __filename, __dirname (what the
+// prelude calls), and V8's code cache of each after a warm-up run: the app's after a
+// `cards get` (the fast path), the packages' after a usage error (oclif's path, help included).
+const wrap = (file) => {
+  const out = file.replace(/\.cjs$/, '.wrapped.js');
+  writeFileSync(out, `(function (require, module, exports, __filename, __dirname) {${readFileSync(file, 'utf8')}\n})`);
+  return out;
+};
+const wrapped = { app: wrap(app), packages: wrap(packages) };
+const caches = { app: join(WORK, 'cardctl.cache'), packages: join(WORK, 'packages.cache') };
+const warmHome = join(WORK, 'warm');
+const warmUp = (which, args) => {
+  const out = join(WORK, `warm-${which}`);
+  // (its exit code is the command's: 8, nothing listens there; 2 for the usage error)
+  spawnSync(NODE, [join(ROOT, 'scripts', 'binary', 'make-cache.cjs'), wrapped.app, wrapped.packages, out, '--', ...args], {
+    stdio: 'ignore',
+    env: {
+      PATH: process.env.PATH, HOME: warmHome, NO_COLOR: '1', CARDCTL_CONFIG_DIR: join(warmHome, 'config'), XDG_STATE_HOME: join(warmHome, 'state'),
+      CARDCTL_API_KEY: '01JD2Q7N8V3K4M5P6R7S8T9V0W', CARDCTL_API_SECRET: 'd2FybS11cC1vbmx5LW5vdC1hLXNlY3JldC0wMDAwMDA=', CARDCTL_BASE_URL: 'http://127.0.0.1:9/api/v1',
+    },
+  });
+  const cache = `${out}.${which}.cache`;
+  if (!existsSync(cache)) throw new Error(`the warm-up run (${args.join(' ')}) wrote no code cache of the ${which}`);
+  renameSync(cache, caches[which]);
+};
+warmUp('app', ['cards', 'get', '01JD2Q9ZZZZZZZZZZZZZZZZZZZ']);
+warmUp('packages', ['cards', 'get']);
 const prelude = join(WORK, 'prelude.cjs');
 writeFileSync(prelude, readFileSync(join(ROOT, 'scripts', 'binary', 'prelude.cjs'), 'utf8').replaceAll('__CARDCTL_VERSION__', pjson.version));
-if (!existsSync(cache)) throw new Error('the warm-up run wrote no code cache');
-step(`code cache ${(statSync(cache).size / 1024).toFixed(0)} KiB after a warm-up run`);
+step(`code caches after warm-up runs: the app's ${(statSync(caches.app).size / 1024).toFixed(0)} KiB, the packages' ${(statSync(caches.packages).size / 1024).toFixed(0)} KiB`);
 
 const seaConfig = join(WORK, 'sea-config.json');
 const blob = join(WORK, 'sea.blob');
-writeFileSync(seaConfig, JSON.stringify({ main: prelude, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, assets: { 'cardctl.cjs': wrapped, 'cardctl.cache': cache, 'jq.wasm': require.resolve('jq-web/jq.wasm') } }, null, 2));
+writeFileSync(seaConfig, JSON.stringify({ main: prelude, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, assets: { 'cardctl.cjs': wrapped.app, 'cardctl.cache': caches.app, 'packages.cjs': wrapped.packages, 'packages.cache': caches.packages, 'jq.wasm': require.resolve('jq-web/jq.wasm') } }, null, 2));
 execFileSync(NODE, ['--experimental-sea-config', seaConfig], { stdio: 'pipe' });
 step(`SEA blob ${(statSync(blob).size / 1024).toFixed(0)} KiB`);
 
