@@ -32,6 +32,7 @@ await withBenchMock(async ({ fixture, env }) => {
   const lineNode = embedded && LINES[embedded[1]] === embedded[0].slice(6) ? nodeBinary(embedded[1]) : null;
   if (!lineNode) console.error(`bench/binary.mjs: the binary embeds ${embedded?.[0] ?? 'an unknown node'}, not a line of scripts/node-lines.mjs: no same-line baseline`);
   const lineName = embedded ? `node${embedded[1]}` : 'line';
+  const leastGet = [lineNode, [join(root, 'bench', 'least-get.cjs'), fixture.cardId]];
   // [name, A, B, target]: A and B as [command, args]
   const pairs = [
     ['binary --version / node bin/run.js --version', [exe, ['--version']], [node, [bin, '--version']], 1.0],
@@ -39,7 +40,8 @@ await withBenchMock(async ({ fixture, env }) => {
     [`binary cards get ID / node -e 0 (machine's ${process.version})`, [exe, get], [node, ['-e', '0']], lineNode ? null : 1.3],
     [`npm install cards get ID / node -e 0 (info)`, [node, [bin, ...get]], [node, ['-e', '0']], null],
     // the floor: a plain script making the same call (bench/least-get.cjs) on the binary's Node
-    ...(lineNode ? [[`least a Node process does for it / ${lineName} -e 0 (info)`, [lineNode, [join(root, 'bench', 'least-get.cjs'), fixture.cardId]], [lineNode, ['-e', '0']], null]] : []),
+    ...(lineNode ? [[`least a Node process does for it / ${lineName} -e 0 (info)`, leastGet, [lineNode, ['-e', '0']], null]] : []),
+    ...(lineNode ? [['binary cards get ID / that least (info)', [exe, get], leastGet, null]] : []),
     ...(lineNode ? [[`binary --version / ${lineName} -e 0 (info)`, [exe, ['--version']], [lineNode, ['-e', '0']], null]] : []),
     ...(extraCerts ? [['node -e 0 with / without NODE_EXTRA_CA_CERTS (info)', [node, ['-e', '0'], { NODE_EXTRA_CA_CERTS: extraCerts }], [node, ['-e', '0']], null]] : []),
   ];
