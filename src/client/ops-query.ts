@@ -20,13 +20,42 @@ export interface OpsQuery {
 
 const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 
-/** `--since`/`--until`: a duration back from now (`90m`, `2h`, `3d`, `1w`) or a date (`2026-11-24`, ISO 8601). */
+const DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+/** Whether the fields of an ISO 8601 date are a real time (no February 30, no 25:00, no +25:00). */
+function realTime(m: RegExpExecArray): boolean {
+  const [year, month, day, hour = 0, minute = 0, second = 0] = [m[1], m[2], m[3], m[4], m[5], m[6]].map((x) => (x === undefined ? undefined : Number(x))) as number[];
+  const zone = m[7] && m[7].toUpperCase() !== 'Z' ? /^[+-](\d{2}):?(\d{2})$/.exec(m[7]) : null;
+  if (zone && (Number(zone[1]) > 23 || Number(zone[2]) > 59)) return false;
+  const daysInMonth = new Date(Date.UTC(year!, month!, 0)).getUTCDate();
+  return month! >= 1 && month! <= 12 && day! >= 1 && day! <= daysInMonth && hour <= 23 && minute <= 59 && second <= 59;
+}
+
+/**
+ * `--since`/`--until`: a duration back from now (`90m`, `2h`, `3d`, `1w`) or an ISO 8601 date
+ * (`2026-11-24`, `2026-11-24T10:00:00Z`; without a zone, local time). Nothing else: `Date.parse`
+ * alone reads `90` as 1990 and `1` as 2001, and `2026-02-30` as March 2.
+ */
 export function parseWhen(flag: string, value: string, nowMs = Date.now()): number {
-  const d = /^(\d+)([smhdw])$/.exec(value.trim());
+  const text = value.trim();
+  const d = /^(\d{1,9})([smhdw])$/.exec(text);
   if (d) return nowMs - Number(d[1]) * UNITS[d[2]!]!;
-  const ms = Date.parse(value);
-  if (Number.isNaN(ms)) throw usageError(`--${flag} "${value}" is neither a duration nor a date.`, `For example --${flag} 2h, --${flag} 3d, or --${flag} 2026-11-24T10:00:00Z.`);
+  const hint = `For example --${flag} 2h, --${flag} 3d, or --${flag} 2026-11-24T10:00:00Z.`;
+  if (/^\d+$/.test(text)) throw usageError(`--${flag} "${value}" has no unit: a duration is a number and one of s, m, h, d, w (--${flag} ${text}d: ${text} day${text === '1' ? '' : 's'}).`, hint);
+  const m = DATE.exec(text);
+  const ms = m && realTime(m) ? Date.parse(text.replace(' ', 'T')) : NaN;
+  if (Number.isNaN(ms)) throw usageError(`--${flag} "${value}" is neither a duration nor a date.`, hint);
   return ms;
+}
+
+/** `--since` and `--until` together: a window that cannot hold anything is a usage error, not an empty list. */
+export function parseWindow(since: string | undefined, until: string | undefined, nowMs = Date.now()): { sinceMs?: number; untilMs?: number } {
+  const sinceMs = since === undefined ? undefined : parseWhen('since', since, nowMs);
+  const untilMs = until === undefined ? undefined : parseWhen('until', until, nowMs);
+  if (sinceMs !== undefined && untilMs !== undefined && sinceMs > untilMs) {
+    throw usageError(`--since "${since}" is after --until "${until}": no operation can match.`, 'A duration counts back from now: --since 3d --until 1d is from three days ago to one day ago.');
+  }
+  return { sinceMs, untilMs };
 }
 
 /** Whether an entry passes the filters (time, card, unresolved). */

@@ -22,7 +22,7 @@ export default class OpsList extends BaseCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(OpsList);
-    const [{ scanOps, moreAfter, parseWhen, DEFAULT_OPS_LIMIT }, { opView }, { jsonText }] = await Promise.all([
+    const [{ scanOps, moreAfter, parseWindow, DEFAULT_OPS_LIMIT }, { opView }, { jsonText }] = await Promise.all([
       import('../../client/ops-query.js'),
       import('../../client/ops.js'),
       import('../../output/json.js'),
@@ -30,8 +30,7 @@ export default class OpsList extends BaseCommand {
     const q = {
       unresolved: flags.unresolved,
       limit: flags.all ? undefined : (flags.limit ?? DEFAULT_OPS_LIMIT),
-      sinceMs: flags.since === undefined ? undefined : parseWhen('since', flags.since),
-      untilMs: flags.until === undefined ? undefined : parseWhen('until', flags.until),
+      ...parseWindow(flags.since, flags.until),
       card: flags.card,
       key: flags.key,
     };
@@ -46,7 +45,7 @@ export default class OpsList extends BaseCommand {
       else if (!process.stdout.write(JSON.stringify(opView(next.value)) + '\n')) await once(process.stdout, 'drain');
     }
     if (flags.json) process.stdout.write(jsonText(shown.map(opView)));
-    else if (!flags.ndjson && n === 0) this.note(flags.unresolved ? 'No operation with an unknown outcome.' : 'No money operation recorded yet.');
+    else if (!flags.ndjson && n === 0) this.note(flags.unresolved ? 'No operation with an unknown outcome.' : filtered(flags) ? 'No operation matches.' : 'No money operation recorded yet.');
     else if (!flags.ndjson) process.stdout.write(await (await import('../../output/ops.js')).formatOps(shown));
     if (q.limit !== undefined && n === q.limit) {
       const more = moreAfter(q, n, scan.entries);
@@ -56,4 +55,9 @@ export default class OpsList extends BaseCommand {
     const { damageNotes } = await import('../../client/ops.js');
     for (const line of damageNotes(scan.damaged)) this.note(line);
   }
+}
+
+/** Whether a filter other than --unresolved narrows the list (an empty answer then says so). */
+function filtered(flags: { since?: string; until?: string; card?: string; key?: string }): boolean {
+  return flags.since !== undefined || flags.until !== undefined || flags.card !== undefined || flags.key !== undefined;
 }

@@ -1,0 +1,37 @@
+// `ops list --since/--until` take a duration or an ISO 8601 date and nothing else (exit 2 with a
+// clear message, nothing listed): Date.parse alone read `--since 90` (meant: 90 days) as 1990 and
+// `--since 1` as 2001, and a date that does not exist (2026-02-30) as another day, listing the wrong
+// operations without a word. A window that cannot hold anything is refused too.
+import { afterAll, describe, expect, it } from 'vitest';
+import { makeSandbox } from '../helpers/cli.js';
+
+const sb = makeSandbox();
+afterAll(() => sb.cleanup());
+
+describe('ops list --since/--until', () => {
+  it.each([
+    [['--since', '90'], '--since "90" has no unit: a duration is a number and one of s, m, h, d, w (--since 90d: 90 days)'],
+    [['--until', '1'], '--until "1" has no unit'],
+    [['--since', '2026-02-30'], '--since "2026-02-30" is neither a duration nor a date'],
+    [['--since', 'Nov 26'], '--since "Nov 26" is neither a duration nor a date'],
+    [['--since', 'foo 1'], '--since "foo 1" is neither a duration nor a date'],
+    [['--until', '2026-11-26T24:30:00Z'], 'is neither a duration nor a date'],
+    [['--since', '3d', '--until', '5d'], '--since "3d" is after --until "5d": no operation can match'],
+  ])('%j is exit 2: %s', async (args, message) => {
+    const r = await sb.run(['ops', 'list', ...args]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain(message);
+    expect(r.stdout).toBe('');
+    const json = await sb.run(['ops', 'list', ...args, '--json']);
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.stdout).error.message).toContain(message);
+  });
+
+  it.each([['2d'], ['2026-11-24'], ['2026-11-24T10:00:00Z'], ['2026-11-24T10:00:00+05:30'], ['2024-02-29']])('--since %s is accepted', async (since) => {
+    const r = await sb.run(['ops', 'list', '--since', since, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual([]);
+    const text = await sb.run(['ops', 'list', '--since', since]);
+    expect(text.stderr).toContain('No operation matches.');
+  });
+});
