@@ -139,13 +139,14 @@ export async function listOperation(flags: ListFlagValues, operation: OperationN
       return;
     }
     if (count === 0) process.stderr.write(`No ${PLURAL[kind]}.\n`);
-    else if (!delimited) process.stdout.write(await out.formatTable(rows as Array<Record<string, unknown>>, columns ? await namedColumns(columns) : COLUMNS[kind]));
+    else if (!delimited) process.stdout.write(await out.formatTable(rows as Array<Record<string, unknown>>, columns ? await namedColumns(columns, rows[0] as Record<string, unknown> | undefined) : COLUMNS[kind]));
     moreHint();
   });
 }
 
 /** Table columns from `--columns` names: the header is the name as typed. */
-async function namedColumns(names: readonly string[]): Promise<Array<{ header: string; get: (r: Record<string, unknown>) => unknown }>> {
-  const { valueAt } = await import('../output/delimited.js');
+async function namedColumns(names: readonly string[], first: Record<string, unknown> | undefined): Promise<Array<{ header: string; get: (r: Record<string, unknown>) => unknown }>> {
+  const { valueAt, checkColumns } = await import('../output/delimited.js');
+  if (first) checkColumns(first, names);
   return names.map((name) => ({ header: name, get: (r) => valueAt(r, name) }));
 }

@@ -5,6 +5,8 @@
 // (`address.city`); null is an empty field; an array is its compact JSON. Rows are written as
 // they come, waiting for the stream to drain, so `--all` streams in constant memory.
 
+import { usageError } from '../errors.js';
+
 export type Delimited = 'csv' | 'tsv';
 type Row = Record<string, unknown>;
 
@@ -24,6 +26,26 @@ export function valueAt(row: Row, name: string): unknown {
     v = v[part];
   }
   return v;
+}
+
+/** Whether a row has a field so named: itself, or a path whose object is null in this row (`address.city` when `address` is null). */
+function hasField(row: Row, name: string): boolean {
+  if (valueAt(row, name) !== undefined) return true;
+  const parts = name.split('.');
+  for (let i = parts.length - 1; i > 0; i--) if (valueAt(row, parts.slice(0, i).join('.')) === null) return true;
+  return false;
+}
+
+/**
+ * `--columns` checked against the first row: a name that is no field of it (a typo: `emial`) is a
+ * usage error naming the fields there are, before anything is printed, instead of a column left
+ * empty on every row.
+ */
+export function checkColumns(row: Row, names: readonly string[]): void {
+  const unknown = names.filter((n) => !hasField(row, n));
+  if (unknown.length === 0) return;
+  const list = unknown.map((n) => JSON.stringify(n)).join(', ');
+  throw usageError(`--columns: ${unknown.length === 1 ? 'no field is named' : 'no fields are named'} ${list}.`, `The fields are: ${flatNames(row).join(', ')}.`);
 }
 
 /** A value as the text of one field, before quoting. */
@@ -62,6 +84,7 @@ export function delimitedWriter(format: Delimited, columns: readonly string[] | 
   };
   return {
     async row(row) {
+      if (!headerDone && names) checkColumns(row, names);
       names ??= flatNames(row);
       await header();
       await write(delimitedLine(format, names.map((n) => fieldText(valueAt(row, n)))));

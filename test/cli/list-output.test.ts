@@ -2,7 +2,7 @@
 // through the built CLI against the mock: CSV parsed back by an RFC 4180 reader matches the
 // JSON of the same rows; --all streams every page; contradictions are exit 2 with nothing sent.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { delimitedLine, flatNames, valueAt } from '../../src/output/delimited.js';
+import { checkColumns, delimitedLine, flatNames, valueAt } from '../../src/output/delimited.js';
 import { startMock } from '../../src/mock/index.js';
 import { createCustomer, type MockHandle } from '../helpers/api.js';
 import { makeSandbox, type Sandbox } from '../helpers/cli.js';
@@ -98,6 +98,19 @@ describe('--output and --columns', () => {
     expect((await run(['customers', 'list', '--output', 'ndjson'])).stdout).toBe((await run(['customers', 'list', '--ndjson'])).stdout);
   });
 
+  it('a --columns name that is no field (a typo) is exit 2 naming it and the fields there are, with nothing on stdout', async () => {
+    for (const output of ['csv', 'tsv', 'table']) {
+      const r = await run(['customers', 'list', '--all', '--output', output, '--columns', 'id,emial']);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toContain('--columns: no field is named "emial".');
+      expect(r.stderr).toContain('The fields are: id, ');
+      expect(r.stderr).toContain(' email, ');
+    }
+    const json = await run(['customers', 'list', '--output', 'csv', '--columns', 'toString,id,x.y', '--json']);
+    expect(json.code).toBe(2);
+  });
+
   it('two outputs at once, or --columns on JSON, is exit 2 and nothing is sent', async () => {
     const before = proxy.seen.length;
     for (const [args, says] of [
@@ -121,6 +134,9 @@ describe('delimited rows (src/output/delimited.ts)', () => {
     expect(flatNames(row)).toEqual(['id', 'address.city', 'address.geo.lat', 'tags', 'empty', 'gone']);
     expect(valueAt(row, 'address.geo.lat')).toBe(1);
     expect(valueAt(row, 'address.nope')).toBeUndefined();
+    // a path under a null object is a field of the row (empty), a name under no field is not
+    expect(() => checkColumns({ id: 'a', address: null }, ['id', 'address.city'])).not.toThrow();
+    expect(() => checkColumns(row, ['id', 'address.nope', 'toString'])).toThrow('no fields are named "address.nope", "toString"');
     expect(delimitedLine('csv', ['a,b', 'say "hi"', 'x\ny', 'plain'])).toBe('"a,b","say ""hi""","x\ny",plain\r\n');
     expect(delimitedLine('tsv', ['a\tb', 'c\\d', 'e\r\nf'])).toBe('a\\tb\tc\\\\d\te\\r\\nf\n');
   });
