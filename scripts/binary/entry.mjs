@@ -4,11 +4,19 @@
 // run time (package.json, the manifest, completions), served under a virtual root, and the
 // table of the modules that are loaded by path (the commands; oclif's help class and hook).
 import fs from 'node:fs';
+import { getAsset } from 'node:sea';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { FILES, MODULES, VROOT } from 'cardctl-binary:embedded';
 
 const BINARY = Symbol.for('cardctl.binary');
 const IMPORT = Symbol.for('cardctl.import');
+
+/** The completion scripts (FILES holds null for each): the SEA's asset completions.json, read when one is asked for. */
+let completions;
+function fromAsset(rel) {
+  completions ??= JSON.parse(getAsset('completions.json', 'utf8'));
+  return completions[rel];
+}
 
 /** The embedded file at a path or file: URL under VROOT, or undefined. */
 function embedded(target) {
@@ -17,7 +25,7 @@ function embedded(target) {
   else if (typeof target === 'string') path = target.startsWith('file:') ? fileURLToPath(target) : target;
   if (!path || !path.startsWith(VROOT + '/')) return undefined;
   const rel = path.slice(VROOT.length + 1);
-  return Object.hasOwn(FILES, rel) ? { rel, text: FILES[rel] } : { rel, text: undefined };
+  return { rel, text: Object.hasOwn(FILES, rel) ? (FILES[rel] ?? fromAsset(rel)) : undefined };
 }
 
 const notFound = (path) => Object.assign(new Error(`ENOENT: no such file or directory, open '${path}'`), { code: 'ENOENT', errno: -2, syscall: 'open', path: String(path) });
