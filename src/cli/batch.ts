@@ -180,13 +180,14 @@ async function sendBatch(b: typeof import('../client/batch.js'), spool: import('
       return { stdout: state.results.map(line).join(''), stderr: interruptedLines(signal, state, plan.keyPrefix, flags).join('\n') + '\n' };
     };
     const clientOptions = { credentials, journal, retries: flags.retries, yes: true /* confirmed once above for the whole batch */, timeoutMs };
+    const known = b.journalAnswers(plan.operation, journal, new ApiClient(clientOptions), { keyPrefix: plan.keyPrefix, total: plan.total });
     let summary: BatchSummary;
     try {
       summary = await interruptible(onInterrupt, () =>
         b.runBatch({ operation: plan.operation, total: plan.total, rows: b.planRows(spool, plan) }, {
           onStart: (c) => void (control = c),
           concurrency: flags.concurrency ?? b.DEFAULT_CONCURRENCY,
-          fromJournal: b.journalAnswers(plan.operation, journal, new ApiClient(clientOptions)),
+          fromJournal: known.answers,
           client: (hooks) => new ApiClient({ ...clientOptions, log: hooks.log, onAnswer: hooks.onAnswer, onSent: hooks.onSent, sleep: hooks.sleep, now: hooks.now, note: (l) => aside(bar, stdout, () => err.write(l + '\n')) }),
           verbose: flags.verbose ? (row, l) => aside(bar, stdout, () => stderrLog(`[row ${row.row}] ${l}`)) : undefined,
           onResult: (r) => {
@@ -194,6 +195,7 @@ async function sendBatch(b: typeof import('../client/batch.js'), spool: import('
             else stdout.write(line(r));
           },
           onProgress: (c) => {
+            if (!tty) return; // no progress line to draw: nothing to format (a rerun reports thousands of rows a second)
             bar.set(progressText(c));
             bar.draw(c.done === c.total);
           },
@@ -201,6 +203,7 @@ async function sendBatch(b: typeof import('../client/batch.js'), spool: import('
         }),
       );
     } finally {
+      known.close();
       stdout.flush(); // the rows that finished, also when something failed
     }
     bar.clear();

@@ -1,7 +1,7 @@
 // The signed API client: build, sign, send, retry, classify. Every attempt is signed afresh
 // (timestamp, nonce, signature); a money operation keeps its Idempotency-Key and body bytes
 // across attempts and is journaled before it is sent.
-import { createHash, randomUUID } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
 import { API_PREFIX, matchRoute, type RouteDef } from '../contract/routes.js';
 import { CardctlError, usageError } from '../errors.js';
 import { baseUrlOrigin, type Credentials } from '../profiles/types.js';
@@ -112,6 +112,9 @@ export interface PreparedRequest {
   answerFromJournalOnly?: { bodySha256: string };
 }
 
+/** A body's SHA-256 in hex (the one-shot hash: a --batch rerun checks a million bodies). */
+const sha256Hex = (body: Buffer): string => hash('sha256', body, 'hex');
+
 const defaultSleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 export function encodeQueryPairs(pairs: ReadonlyArray<readonly [string, string]>): string {
@@ -123,6 +126,7 @@ export class ApiClient {
   readonly retries: number;
   private readonly opts: ClientOptions;
   private readonly now: () => number;
+  private baseUrl: URL | undefined;
 
   constructor(options: ClientOptions) {
     this.opts = options;
@@ -137,7 +141,7 @@ export class ApiClient {
     if (!/^[A-Z]+$/.test(method)) throw usageError(`"${req.method}" is not an HTTP method.`, 'Use GET, POST, PATCH, PUT or DELETE.');
     let base: URL;
     try {
-      base = new URL(this.credentials.baseUrl);
+      base = this.baseUrl ??= new URL(this.credentials.baseUrl); // parsed once: a --batch prepares a million requests
     } catch {
       throw usageError(`the base URL "${this.credentials.baseUrl}" is not a URL.`, 'Fix it in the profile (`cardctl profiles add`) or in CARDCTL_BASE_URL.');
     }
@@ -272,7 +276,7 @@ export class ApiClient {
 
   private verdict(journal: Journal, p: PreparedRequest, batch: boolean): SendVerdict {
     const c = this.credentials;
-    const bodySha256 = p.answerFromJournalOnly?.bodySha256 ?? createHash('sha256').update(p.body).digest('hex');
+    const bodySha256 = p.answerFromJournalOnly?.bodySha256 ?? sha256Hex(p.body);
     try {
       return sendVerdict(journal.history(p.idempotencyKey!), { idempotencyKey: p.idempotencyKey!, baseUrl: c.baseUrl, mode: c.mode, keyId: c.keyId, bodySha256, batch }, this.now());
     } catch (err) {
@@ -290,10 +294,27 @@ export class ApiClient {
     const p = await this.prepare(req);
     if (!p.money || p.idempotencyKey === undefined || history.length === 0) return undefined;
     const c = this.credentials;
-    const bodySha256 = createHash('sha256').update(p.body).digest('hex');
+    const bodySha256 = sha256Hex(p.body);
     const verdict = sendVerdict(history, { idempotencyKey: p.idempotencyKey, baseUrl: c.baseUrl, mode: c.mode, keyId: c.keyId, bodySha256, batch: true }, this.now());
     if (verdict.send) return undefined;
     return this.fromJournal(p, `${p.origin}${p.path}${p.query ? `?${wireQuery(p.query)}` : ''}`, verdict.report, false);
+  }
+
+  /**
+   * The answer of a verdict reached earlier for this request's key (a `--batch` rerun's pass,
+   * src/client/batch/rerun-index.ts), for a request whose body is the one it was reached for
+   * (the first bytes of its SHA-256); undefined for another body (then ask journalAnswer).
+   */
+  async journalReportAnswer(req: ApiRequest, report: JournalReport, bodySha256Prefix: string): Promise<ApiResponse | undefined> {
+    const p = await this.prepare(req);
+    if (!p.money || p.idempotencyKey !== report.idempotency_key) return undefined;
+    if (!sha256Hex(p.body).startsWith(bodySha256Prefix)) return undefined;
+    return this.fromJournal(p, `${p.origin}${p.path}${p.query ? `?${wireQuery(p.query)}` : ''}`, report, false);
+  }
+
+  /** The client's clock (ms): what the money rules judge a key's age by. */
+  clock(): number {
+    return this.now();
   }
 
   /** The journal's answer instead of a request: a success resolves (marked `from_journal`), anything else throws. */

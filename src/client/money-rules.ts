@@ -134,13 +134,22 @@ export type SendVerdict = { send: true; firstSentMs?: number; earlierUnknown?: b
  * (`HTTPS://API.Example.com:443/api/v1/` is `https://api.example.com/api/v1`).
  */
 export function normalBase(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}`;
-  } catch {
-    return url.replace(/\/+$/, '');
+  let normal = normalBases.get(url);
+  if (normal === undefined) {
+    try {
+      const u = new URL(url);
+      normal = `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}`;
+    } catch {
+      normal = url.replace(/\/+$/, '');
+    }
+    if (normalBases.size >= 64) normalBases.clear();
+    normalBases.set(url, normal);
   }
+  return normal;
 }
+
+/** A journal names a handful of base URLs, a million times (a URL parse costs microseconds). */
+const normalBases = new Map<string, string>();
 
 /** Rule 3's test: may a key first sent at `firstSentMs` still be sent at `atMs`? */
 export function keyStillRemembered(firstSentMs: number, atMs: number): boolean {
@@ -156,20 +165,18 @@ export function cardIdOf(e: JournalEntry): string | null {
 }
 
 function report(e: JournalEntry, outcome: JournalReport['outcome'], why: JournalReport['why'], firstSentMs: number): JournalReport {
-  return {
-    from_journal: true,
-    outcome,
-    id: cardIdOf(e),
-    ...(outcome === 'succeeded' && typeof e.balance_minor === 'number' ? { balance_minor: e.balance_minor } : {}),
-    status: outcome === 'reused' ? null : e.status,
-    code: outcome === 'reused' ? null : e.code,
-    idempotency_key: e.idempotency_key,
-    journal_id: e.id,
-    first_sent_at: new Date(firstSentMs).toISOString(),
-    why,
-    recorded_by: e.resolution ? 'ops resolve' : 'api',
-    note: e.resolution?.note ?? null,
-  };
+  // built as two literals, not with a conditional spread: V8 builds that many times slower, and a
+  // --batch rerun reports a million rows
+  const id = cardIdOf(e);
+  const status = outcome === 'reused' ? null : e.status;
+  const code = outcome === 'reused' ? null : e.code;
+  const first_sent_at = new Date(firstSentMs).toISOString();
+  const recorded_by = e.resolution ? 'ops resolve' : 'api';
+  const note = e.resolution?.note ?? null;
+  const { idempotency_key, id: journal_id, balance_minor } = e;
+  return outcome === 'succeeded' && typeof balance_minor === 'number'
+    ? { from_journal: true, outcome, id, balance_minor, status, code, idempotency_key, journal_id, first_sent_at, why, recorded_by, note }
+    : { from_journal: true, outcome, id, status, code, idempotency_key, journal_id, first_sent_at, why, recorded_by, note };
 }
 
 /** The operation's result over every send of it: a success anywhere wins, then a refusal, else unknown (the newest entry of each). */

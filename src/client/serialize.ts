@@ -28,9 +28,12 @@ function write(value: unknown, order: readonly string[]): string {
 
 /** The field order of the contract's request schema for a money operation (without zod: contract/money-bodies.ts). */
 export async function bodyFieldOrder(operation: OperationName | undefined): Promise<readonly string[]> {
-  const { MONEY_BODY_FIELDS, isMoneyOperation } = await import('../contract/money-bodies.js');
+  const { MONEY_BODY_FIELDS, isMoneyOperation } = (moneyBodies ??= await import('../contract/money-bodies.js'));
   return isMoneyOperation(operation) ? MONEY_BODY_FIELDS[operation] : [];
 }
+
+/** Loaded on the first money body (a --batch serializes a million). */
+let moneyBodies: typeof import('../contract/money-bodies.js') | undefined;
 
 /** The bytes of a money operation's body: schema order for known bodies, sorted keys otherwise. */
 export async function serializeMoneyBody(operation: OperationName | undefined, value: unknown): Promise<Buffer> {

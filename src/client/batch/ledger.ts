@@ -11,12 +11,16 @@ export interface LedgerReport {
 }
 
 type CardData = { id?: unknown; balance_minor?: unknown };
-const dataOf = (res: ApiResponse | undefined): CardData | undefined => {
+
+/** What a row's result reads of an answer (a journal's answer has no more to say). */
+export type RowAnswer = Pick<ApiResponse, 'status' | 'body' | 'fromJournal'>;
+
+const dataOf = (res: RowAnswer | undefined): CardData | undefined => {
   const data = (res?.body as { data?: unknown } | undefined)?.data;
   return data && typeof data === 'object' && !Array.isArray(data) ? (data as CardData) : undefined;
 };
 
-export function resultOf(row: BatchRow, res: ApiResponse | undefined, err?: unknown): RowResult {
+export function resultOf(row: BatchRow, res: RowAnswer | undefined, err?: unknown): RowResult {
   const data = dataOf(res);
   const e = err === undefined ? undefined : err instanceof CardctlError ? err : new CardctlError(err instanceof Error ? err.message : String(err), { kind: 'unexpected' });
   // the journal's answer instead of a request: on a success (res) or a failure (the error's data)

@@ -7,7 +7,7 @@ import { header, retryAfterSeconds } from '../errors.js';
 import { kycRefusedCustomer, readKycHint, withKycHint } from '../kyc-hint.js';
 import { callOperation } from '../operations.js';
 import { BatchLimiter } from './limiter.js';
-import { RowLedger, resultOf } from './ledger.js';
+import { RowLedger, resultOf, type RowAnswer } from './ledger.js';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY, MAX_RATE_LIMITED_ROUNDS, type BatchClientHooks, type BatchCounts, type BatchInterruption, type BatchPlan, type BatchRow, type BatchSummary, type RowResult } from './types.js';
 
 export interface RunBatchOptions {
@@ -79,8 +79,8 @@ export const WINDOW = 4096;
 /** Rows asked of the journal at once (each key bucket is read once per chunk). */
 export const JOURNAL_CHUNK = 2048;
 
-/** A row's answer without a request: the journal resolved it (a success, or its error). */
-export type KnownAnswer = { res: ApiResponse } | { err: unknown };
+/** A row's answer without a request: the journal resolved it (its answer, or its error). `res` holds what a row's result reads of an answer. */
+export type KnownAnswer = { res: RowAnswer } | { err: unknown };
 
 /** The rows in chunks; each chunk is asked of the journal first, and the rows it resolved come with their answer. */
 async function* feed(rows: BatchSource['rows'], known: RunBatchOptions['fromJournal']): AsyncGenerator<{ row: BatchRow; known?: KnownAnswer }> {

@@ -82,6 +82,19 @@ export function checksumOk(line: string): boolean {
   return line.charCodeAt(8) === 0x20 && /^[0-9a-f]{8}$/.test(line.slice(0, 8)) && hex8(crc32(line.slice(9))) === line.slice(0, 8);
 }
 
+/** The same for the line at bytes `start` to `end` of a buffer (the CRC taken over the bytes: no string is made). */
+export function checksumOkAt(buf: Buffer, start: number, end: number): boolean {
+  if (end - start < 9 || buf[start + 8] !== 0x20) return false;
+  let want = 0;
+  for (let i = start; i < start + 8; i++) {
+    const c = buf[i]!;
+    const v = c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : -1;
+    if (v < 0) return false;
+    want = want * 16 + v;
+  }
+  return crc32(buf.subarray(start + 9, end)) === want;
+}
+
 export function decodeLine(line: string): RawRecord | DamagedLine {
   const sp = line.indexOf(' ');
   const json = line.slice(sp + 1);

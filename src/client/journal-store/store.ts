@@ -3,7 +3,7 @@
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { appendLines, ensureDir, readRecords } from './files.js';
-import { checksumOk, decodeLine, decodeText, isDamaged, type DamagedLine, type RawRecord } from './lines.js';
+import { checksumOkAt, decodeText, isDamaged, parseRecord, type DamagedLine, type RawRecord } from './lines.js';
 import { ID_LINE_BYTES, idBucketFile, idRecord, idShard, keyBucketFile, keyBucketName, markerFile, segmentFile } from './layout.js';
 
 /** Where an op's later records go: its key bucket and the segment of its time. */
@@ -18,13 +18,16 @@ export interface IdIndexRecord {
   key_bucket: string;
 }
 
-/** The JSON string after `label` in a line, as written (no escapes decoded), or undefined. */
-const between = (line: string, label: string): string | undefined => {
+const KEY_LABEL = Buffer.from('"idempotency_key":"');
+const ID_LABEL = Buffer.from('"id":"');
+
+/** The JSON string after `label` in a line's bytes, as written (no escapes decoded), or undefined. */
+function fieldText(line: Buffer, label: Buffer): string | undefined {
   const at = line.indexOf(label);
   if (at < 0) return undefined;
-  const end = line.indexOf('"', at + label.length);
-  return end < 0 ? undefined : line.slice(at + label.length, end);
-};
+  const end = line.indexOf(0x22, at + label.length);
+  return end < 0 ? undefined : line.toString('utf8', at + label.length, end);
+}
 
 const listDir = (dir: string): string[] => {
   try {
@@ -67,36 +70,50 @@ export class JournalStore {
 
   /**
    * The records of the wanted keys in one key bucket, parsing only their lines; undefined when
-   * any line of the bucket fails its checksum or its record cannot be read.
+   * any line of the bucket fails its checksum or its record cannot be read. The map's keys are
+   * the parsed records' own strings (a slice of the bucket's text would keep all of it alive).
    */
-  bucketLinesFor(name: string, wanted: ReadonlySet<string>): Map<string, RawRecord[]> | undefined {
-    let text: string;
+  bucketLinesFor(name: string, wanted: (key: string) => boolean): Map<string, RawRecord[]> | undefined {
+    let buf: Buffer;
     try {
-      text = readFileSync(keyBucketFile(this.root, name), 'utf8');
+      buf = readFileSync(keyBucketFile(this.root, name));
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return new Map();
       throw err;
     }
     const out = new Map<string, RawRecord[]>();
     const keyOf = new Map<string, string>(); // op id -> wanted key
-    for (const line of text.split('\n')) {
-      if (line === '') continue;
-      if (!checksumOk(line)) return undefined;
-      const k = between(line, '"idempotency_key":"');
-      const id = between(line, '"id":"');
-      const key = k !== undefined && wanted.has(k) ? k : id !== undefined ? keyOf.get(id) : undefined;
-      if (key === undefined) continue;
-      const rec = decodeLine(line);
+    for (let start = 0; start < buf.length; ) {
+      let end = buf.indexOf(0x0a, start);
+      if (end < 0) end = buf.length;
+      const line = buf.subarray(start, end);
+      start = end + 1;
+      if (line.length === 0) continue;
+      if (!checksumOkAt(line, 0, line.length)) return undefined;
+      const k = fieldText(line, KEY_LABEL);
+      const isWanted = k !== undefined && wanted(k);
+      if (!isWanted && (keyOf.size === 0 || !keyOf.has(fieldText(line, ID_LABEL) ?? ''))) continue;
+      const rec = parseRecord(line.toString('utf8', 9));
       if (isDamaged(rec)) return undefined;
+      let key: string | undefined;
       if (rec.type === 'op' || rec.type === 'compact') {
-        if (rec.idempotency_key !== key) continue;
+        if (!isWanted || typeof rec.idempotency_key !== 'string' || !wanted(rec.idempotency_key)) continue;
+        key = rec.idempotency_key;
         keyOf.set(rec.id, key);
-      } else if (keyOf.get(rec.id) !== key) continue;
+      } else key = keyOf.get(rec.id);
+      if (key === undefined) continue;
       const list = out.get(key);
       if (list) list.push(rec);
       else out.set(key, [rec]);
     }
     return out;
+  }
+
+  /** The key buckets that exist (their names). */
+  bucketNames(): string[] {
+    return listDir(join(this.root, 'keys'))
+      .filter((f) => f.endsWith('.ndjson'))
+      .map((f) => f.slice(0, -'.ndjson'.length));
   }
 
   /** Index lines whose id starts with `prefix` (`op_` included); a prefix under two characters reads every index file. */

@@ -1,0 +1,149 @@
+// A `--batch` rerun answers from the journal in one pass over it (src/client/batch/rerun-index.ts):
+// the built CLI against the real mock on port 0, checked against the mock's books and its request
+// log. Each case is one a shortcut could get wrong: rows that ended every way, a row whose body
+// changed under the same key, a damaged key bucket, and thousands of rows across many chunks.
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keyBucketFile, keyBucketName } from '../../src/client/journal-store/layout.js';
+import { startMock } from '../../src/mock/index.js';
+import { activeCard, apiCall, ctl, type MockHandle } from '../helpers/api.js';
+import { makeSandbox, type CliResult, type Sandbox } from '../helpers/cli.js';
+
+let mock: MockHandle;
+let sb: Sandbox;
+let env: Record<string, string>;
+const run = (args: string[], opts: { sandbox?: Sandbox } = {}) => (opts.sandbox ?? sb).run(args, { env });
+const rows = (r: CliResult): any[] => r.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+let fileNo = 0;
+function file(name: string, text: string): string {
+  const path = join(sb.dir, `${++fileNo}-${name}`);
+  writeFileSync(path, text);
+  return path;
+}
+
+async function balance(id: string): Promise<number> {
+  const res = await apiCall(mock, { method: 'GET', path: `/cards/${id}` });
+  return res.body.data.balance_minor;
+}
+
+/** The API requests the mock answered while `f` ran (from its request log). */
+async function sentDuring(f: () => Promise<unknown>): Promise<number> {
+  const newest = (await ctl(mock, 'GET', '/requests?limit=1')) as Array<{ id: string }>;
+  await f();
+  return ((await ctl(mock, 'GET', `/requests?plane=api&limit=1000&after=${newest[0]!.id}`)) as unknown[]).length;
+}
+
+beforeAll(async () => {
+  mock = (await startMock({ port: 0, seed: 47, providerLatencyMs: 0 })) as unknown as MockHandle;
+  sb = makeSandbox();
+  env = { CARDCTL_BASE_URL: mock.baseUrl, CARDCTL_API_KEY: mock.keys.test.keyId, CARDCTL_API_SECRET: mock.keys.test.secret, CARDCTL_MODE: 'test' };
+});
+afterAll(async () => {
+  await mock?.close();
+  sb?.cleanup();
+});
+
+describe('a batch rerun answered from the journal', () => {
+  it('rows that ended every way: the unknown one is replayed (charged once), the refused and the done ones come from the journal, unsent', async () => {
+    const [unknown, done] = await Promise.all([1, 2].map(() => activeCard(mock, { amount: 1000 })));
+    const missing = '01JD2QZZZZZZZZZZZZZZZZZZZZ'; // no such card: 404, a definitive refusal
+    const path = file('every-way.csv', `card,amount\n${unknown!.id},11\n${done!.id},22\n${missing},33\n`);
+    await ctl(mock, 'POST', '/faults', { operation: 'recharge', kind: '500_after_commit', count: 1 });
+    const first = await run(['cards', 'recharge', '--batch', path, '--concurrency', '1', '--retries', '0', '--json']);
+    expect(first.code, first.stderr).toBe(7);
+    expect(rows(first).map((r) => [r.row, r.status, r.http_status])).toEqual([
+      [1, 'unknown', 500],
+      [2, 'ok', 200],
+      [3, 'error', 404],
+    ]);
+    expect([await balance(unknown!.id), await balance(done!.id)]).toEqual([1011, 1022]);
+
+    let again!: CliResult;
+    const sent = await sentDuring(async () => (again = await run(['cards', 'recharge', '--batch', path, '--json'])));
+    expect(again.code, again.stderr).toBe(4); // row 3 is still not found
+    const [r1, r2, r3] = rows(again);
+    expect(r1).toMatchObject({ row: 1, status: 'ok', from_journal: false, id: unknown!.id, balance_minor: 1011 }); // replayed by the API
+    expect(r2).toMatchObject({ row: 2, status: 'ok', from_journal: true, http_status: 200, id: done!.id, balance_minor: 1022 });
+    expect(r3).toMatchObject({ row: 3, status: 'error', from_journal: true, http_status: 404 });
+    expect(r3.error.message).toContain('The journal holds its outcome: refused (404');
+    expect(sent).toBe(1); // only the unknown row
+    expect([await balance(unknown!.id), await balance(done!.id)]).toEqual([1011, 1022]);
+  });
+
+  it('a row edited under the same --idempotency-prefix is not answered with the old row\'s outcome: it is sent and the API refuses the key', async () => {
+    const cards = await Promise.all([1, 2, 3].map(() => activeCard(mock, { amount: 1000 })));
+    const prefix = `edited-${Date.now()}`;
+    const text = (second: number) => `card,amount\n${cards[0]!.id},5\n${cards[1]!.id},${second}\n${cards[2]!.id},7\n`;
+    const first = await run(['cards', 'recharge', '--batch', file('before.csv', text(6)), '--idempotency-prefix', prefix, '--json']);
+    expect(first.code, first.stderr).toBe(0);
+    let again!: CliResult;
+    const sent = await sentDuring(async () => (again = await run(['cards', 'recharge', '--batch', file('after.csv', text(600)), '--idempotency-prefix', prefix, '--json'])));
+    const [r1, r2, r3] = rows(again);
+    expect([r1.from_journal, r1.balance_minor, r3.from_journal, r3.balance_minor]).toEqual([true, 1005, true, 1007]);
+    expect(r2).toMatchObject({ row: 2, status: 'error', from_journal: false, error: { code: 'payload_mismatch' } });
+    expect(sent).toBe(1);
+    expect(await Promise.all(cards.map((c) => balance(c.id)))).toEqual([1005, 1006, 1007]);
+  });
+
+  it('a damaged key bucket: its row is refused and says `ops repair`; the other rows come from the journal; nothing is sent', async () => {
+    const cards = await Promise.all([1, 2, 3].map(() => activeCard(mock, { amount: 1000 })));
+    const prefix = `damaged-${Date.now()}`;
+    const path = file('damaged.csv', `card,amount\n${cards.map((c, i) => `${c.id},${i + 1}`).join('\n')}\n`);
+    expect((await run(['cards', 'recharge', '--batch', path, '--idempotency-prefix', prefix, '--json'])).code).toBe(0);
+    const bucket = keyBucketFile(join(sb.stateDir, 'cardctl', 'journal'), keyBucketName(`${prefix}-2`));
+    const bytes = readFileSync(bucket);
+    const at = bytes.indexOf(`"idempotency_key":"${prefix}-2"`) + 25;
+    bytes[at] = bytes[at] === 0x41 ? 0x42 : 0x41; // one byte of the key, inside the checksummed JSON
+    writeFileSync(bucket, bytes);
+    let again!: CliResult;
+    const sent = await sentDuring(async () => (again = await run(['cards', 'recharge', '--batch', path, '--idempotency-prefix', prefix, '--json'])));
+    const [r1, r2, r3] = rows(again);
+    expect([r1.from_journal, r3.from_journal]).toEqual([true, true]);
+    expect(r2).toMatchObject({ row: 2, status: 'error', error: { code: 'journal_damaged' } });
+    expect(r2.error.hint).toContain('cardctl ops repair');
+    expect(sent).toBe(0);
+    expect(await Promise.all(cards.map((c) => balance(c.id)))).toEqual([1001, 1002, 1003]);
+  });
+
+  it('5,000 rows across three chunks, from a journal taken over from the old file: each row with its own balance, nothing sent', async () => {
+    const own = makeSandbox();
+    try {
+      const card = await activeCard(mock, { amount: 1000 });
+      const n = 5000;
+      const prefix = 'old-file';
+      const body = Buffer.from('{"amount":1}');
+      const sha = createHash('sha256').update(body).digest('hex');
+      const time = new Date(Date.now() - 3_600_000).toISOString(); // an hour ago: within 23 h, so the resolved rule (rule 4) answers
+      const lines: string[] = [];
+      for (let i = 1; i <= n; i++) {
+        const id = `op_${i.toString(16).padStart(12, '0')}`;
+        lines.push(JSON.stringify({ type: 'op', id, time, profile: null, source: 'env', mode: 'test', base_url: mock.baseUrl, key_id: mock.keys.test.keyId, method: 'POST', path: `/api/v1/cards/${card.id}/recharge`, query: '', idempotency_key: `${prefix}-${i}`, body_b64: body.toString('base64'), body_sha256: sha }));
+        // every 7th row was refused, every other one succeeded with its own balance
+        lines.push(JSON.stringify(i % 7 === 0 ? { type: 'outcome', id, time, status: 409, outcome: 'resolved', code: 'invalid_state', resource_id: null } : { type: 'outcome', id, time, status: 200, outcome: 'resolved', code: null, resource_id: card.id, balance_minor: 1000 + i }));
+      }
+      const state = join(own.stateDir, 'cardctl');
+      mkdirSync(state, { recursive: true });
+      writeFileSync(join(state, 'operations.ndjson'), lines.join('\n') + '\n');
+      const path = join(own.dir, 'rows.csv');
+      writeFileSync(path, 'card,amount\n' + `${card.id},1\n`.repeat(n));
+      let again!: CliResult;
+      const sent = await sentDuring(async () => (again = await run(['cards', 'recharge', '--batch', path, '--allow-duplicates', '--idempotency-prefix', prefix, '--json'], { sandbox: own })));
+      expect(again.code, again.stderr.slice(-2000)).toBe(5);
+      const got = rows(again);
+      expect(got).toHaveLength(n);
+      got.forEach((r, k) => {
+        const i = k + 1;
+        expect(r.row).toBe(i);
+        expect(r.from_journal).toBe(true);
+        if (i % 7 === 0) expect([r.status, r.http_status, r.error.code]).toEqual(['error', 409, 'invalid_state']);
+        else expect([r.status, r.http_status, r.balance_minor, r.id]).toEqual(['ok', 200, 1000 + i, card.id]);
+      });
+      expect(sent).toBe(0);
+      expect(await balance(card.id)).toBe(1000);
+    } finally {
+      own.cleanup();
+    }
+  });
+});
