@@ -58,13 +58,21 @@ it('no record, read over HTTP or through the CLI, holds a secret, the control to
   await signedCall({ port: mock.port, method: 'GET', path: '/api/v1/customers', keyId: KEY_ID, secret: rolled.secret, signed: { query: 'x=1' } });
   await control(handle, 'GET', '/_mock/state', undefined, CANARY); // the secret as a control token
   await control(handle, 'GET', '/_mock/state', undefined, `${mock.controlToken}x`);
+  // the secret where it does not belong, a client's own mistake: a query parameter, a path, a body
+  const inQuery = await signedCall({ port: mock.port, method: 'GET', path: '/api/v1/customers', query: `api_secret=${encodeURIComponent(CANARY)}`, ...key });
+  const inPath = await signedCall({ port: mock.port, method: 'GET', path: `/api/v1/customers/${encodeURIComponent(CANARY)}`, ...key });
+  const inBody = await signedCall({ port: mock.port, method: 'POST', path: '/api/v1/customers', body: JSON.stringify({ note: CANARY, hook: mock.webhookSecret }), ...key });
+  const answerHeaders = [inQuery, inPath, inBody].map((r) => JSON.stringify(r.headers));
 
   const secrets = [CANARY, rolled.secret as string, mock.keys.test.secret, mock.keys.live.secret, mock.webhookSecret, mock.controlToken];
   const forms = [...secrets.flatMap(leakForms), ...expectedSignatures];
 
   const list = await control(handle, 'GET', '/_mock/requests?limit=1000');
   expect(list.body.data.length).toBeGreaterThanOrEqual(14);
-  const texts = [list.raw.toString('utf8')];
+  const texts = [list.raw.toString('utf8'), ...answerHeaders];
+  // the records of those three are there, with the secret replaced
+  expect(list.raw.toString('utf8')).toContain('api_secret=(a secret: not recorded)');
+  expect(list.raw.toString('utf8')).toContain('/api/v1/customers/(a secret: not recorded)');
   for (const r of list.body.data) texts.push((await control(handle, 'GET', `/_mock/requests/${r.id}`)).raw.toString('utf8'));
   // the diagnoses were made: a canary test of an empty log would prove nothing
   expect(list.body.data.filter((r: any) => r.diagnosis).map((r: any) => r.diagnosis.id)).toEqual(
