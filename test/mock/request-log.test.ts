@@ -104,6 +104,15 @@ describe('filters and pages', () => {
     expect(res.status).toBe(422);
     expect(Object.keys(res.body.errors).sort()).toEqual(['limit', 'since', 'status']);
   });
+
+  it('refuses an unknown parameter (a typo must not answer every request unfiltered) with a 422 naming it', async () => {
+    for (const query of ['stauts=401', 'status[]=401', 'limit=1&foo=bar']) {
+      const res = await control(mock, 'GET', `/_mock/requests?${query}`);
+      expect(res.status, query).toBe(422);
+      const name = query.split('&').at(-1)!.split('=')[0]!;
+      expect(res.body.errors[name][0]).toContain(`There is no parameter "${name}": the parameters are status, failed, code,`);
+    }
+  });
 });
 
 describe('bounds', () => {

@@ -19,9 +19,14 @@ function since(value: string): number | undefined {
   return Number.isNaN(ms) ? undefined : ms;
 }
 
-/** The filter of a query, or the messages of what is wrong with it. */
+const PARAMETERS = ['status', 'failed', 'code', 'path', 'key', 'plane', 'since', 'cursor', 'after', 'limit', 'order'];
+
+/** The filter of a query, or the messages of what is wrong with it (an unknown parameter too: a typo must not widen the answer). */
 export function readFilter(query: URLSearchParams): { filter: RequestFilter; limit: number; oldestFirst: boolean } | { errors: ErrorMap } {
   const errors: ErrorMap = {};
+  for (const name of new Set(query.keys())) {
+    if (!PARAMETERS.includes(name)) (errors[name] ??= []).push(`There is no parameter ${JSON.stringify(name)}: the parameters are ${PARAMETERS.join(', ')}.`);
+  }
   const filter: RequestFilter = {};
   const status = query.get('status');
   if (status) {
