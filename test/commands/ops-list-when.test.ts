@@ -35,3 +35,13 @@ describe('ops list --since/--until', () => {
     expect(text.stderr).toContain('No operation matches.');
   });
 });
+
+describe('ops compact --older-than', () => {
+  it.each([['0'], ['soon'], ['36501']])('%s is exit 2 naming what the flag takes (days), never advising "off", which it refuses', async (value) => {
+    const r = await sb.run(['ops', 'compact', '--older-than', value]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain(`--older-than must be a number of days from 1 to 36500 (such as 90 or 90d); got "${value}".`);
+    expect(r.stderr).toContain('For example --older-than 30');
+    expect(r.stderr).not.toMatch(/\boff\b/);
+  });
+});
