@@ -76,8 +76,8 @@ function kycExplainer(limiter: BatchLimiter): (client: ApiClient, row: BatchRow,
 
 /** Rows that may finish ahead of the first one still running (held back for row order): the bound on memory. */
 export const WINDOW = 4096;
-/** Rows asked of the journal at once (each key bucket is read once per chunk). */
-export const JOURNAL_CHUNK = 2048;
+/** Rows whose journal verdicts are read at once (one read of their slots): small, so that a chunk's rows are not alive long enough to be promoted to the old generation. */
+export const JOURNAL_CHUNK = 256;
 
 /** A row's answer without a request: the journal resolved it (its answer, or its error). `res` holds what a row's result reads of an answer. */
 export type KnownAnswer = { res: RowAnswer } | { err: unknown };

