@@ -55,9 +55,12 @@ function journalOf(n, prefix, state) {
   const body = Buffer.from('{"amount":1}');
   const sha = createHash('sha256').update(body).digest('hex');
   const path = `${new URL(info.baseUrl).pathname}/cards/${info.cardId}/recharge`;
-  const time = new Date().toISOString();
+  // one operation a second up to now (a million span 12 days, in hour segments as a real journal
+  // has them: all in one hour would make a 600 MB segment, which no key's rate limit allows)
+  const now = Date.now();
   let lines = [];
   for (let i = 1; i <= n; i++) {
+    const time = new Date(now - (n - i) * 1000).toISOString();
     const id = `op_${(Math.imul(i, 2654435761) >>> 0).toString(16).padStart(8, '0')}${(i & 0xffff).toString(16).padStart(4, '0')}`;
     lines.push(JSON.stringify({ type: 'op', id, time, profile: null, source: 'env', mode: 'test', base_url: info.baseUrl, key_id: info.keyId, method: 'POST', path, query: '', idempotency_key: `${prefix}-${i}`, body_b64: body.toString('base64'), body_sha256: sha }));
     lines.push(JSON.stringify({ type: 'outcome', id, time, status: 200, outcome: 'resolved', code: null, resource_id: info.cardId, balance_minor: 1000 + i }));

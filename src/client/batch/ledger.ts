@@ -26,19 +26,19 @@ export function resultOf(row: BatchRow, res: RowAnswer | undefined, err?: unknow
   // the journal's answer instead of a request: on a success (res) or a failure (the error's data)
   const reported = e?.data as Partial<JournalReport> | undefined;
   const journal = res?.fromJournal ?? (reported?.from_journal ? (reported as JournalReport) : undefined);
-  const base = {
+  const httpStatus = journal ? journal.status : (res?.status ?? null);
+  const id = journal ? journal.id : typeof data?.id === 'string' ? data.id : null;
+  const balance = journal ? (journal.balance_minor ?? null) : typeof data?.balance_minor === 'number' ? data.balance_minor : null;
+  // literals, not `{ ...base, ... }`: V8 builds a spread followed by more fields many times slower, and a rerun reports a million rows
+  if (e === undefined) return { row: row.row, line: row.line, idempotency_key: row.idempotencyKey, http_status: httpStatus, id, balance_minor: balance, from_journal: journal !== undefined, status: 'ok', error: null, kind: null };
+  return {
     row: row.row,
     line: row.line,
     idempotency_key: row.idempotencyKey,
-    http_status: journal ? journal.status : (res?.status ?? null),
-    id: journal ? journal.id : typeof data?.id === 'string' ? data.id : null,
-    balance_minor: journal ? (journal.balance_minor ?? null) : typeof data?.balance_minor === 'number' ? data.balance_minor : null,
+    http_status: httpStatus ?? res?.status ?? e.status ?? null,
+    id,
+    balance_minor: balance,
     from_journal: journal !== undefined,
-  };
-  if (e === undefined) return { ...base, status: 'ok', error: null, kind: null };
-  return {
-    ...base,
-    http_status: base.http_status ?? res?.status ?? e.status ?? null,
     status: e.kind === 'outcome_unknown' ? 'unknown' : 'error',
     error: { message: e.message, code: e.code ?? null, hint: e.kind === 'outcome_unknown' ? null : (e.hint ?? null) },
     kind: e.kind,
