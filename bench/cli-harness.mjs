@@ -4,6 +4,13 @@
 // temporary config folder and a temporary journal, as a user's shell loop would run them; and
 // the runs taken in rounds, every case once a round, so that the machine's noise spreads over
 // all the cases evenly and each round's runs share the machine's state of the moment.
+//
+// Every child runs without NODE_EXTRA_CA_CERTS unless a bench passes its own `unsetEnv`: Node 20
+// parses that file at every process start (about 85 ms of CPU when it is the whole system
+// certificate store, as on these machines, against ~35 ms for the rest of `node -e 0`), Node 22
+// and newer only when TLS needs it. With it set, every whole-process figure carries a cost a
+// user's machine does not have, and a ratio to `node -e 0` is deflated (the same 85 ms on both
+// sides). A bench prints what it costs here with `extraCaCertsInfo`.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,15 +23,19 @@ export const root = fileURLToPath(new URL('..', import.meta.url));
 /** the npm install's entry point */
 export const bin = join(root, 'bin', 'run.js');
 export const node = process.execPath;
+/** NODE_EXTRA_CA_CERTS of this shell, or undefined: the children run without it (see above) */
+export const extraCaCerts = process.env.NODE_EXTRA_CA_CERTS;
+/** what the benches remove from their children's environment by default */
+export const UNSET_BY_DEFAULT = ['NODE_EXTRA_CA_CERTS'];
 
 /**
  * Starts the bench mock and a temporary folder, adds the profile, and runs
  * `measure({ fixture, env, tmp })`: `fixture` is serve-mock's line ({baseUrl, keyId, secret,
  * customerId, cardId, minLoad}), `env` this shell's environment with no CARDCTL_* variable but
- * the temporary config and state folders, and none of `unsetEnv`. Stops the mock and removes
- * the folder after.
+ * the temporary config and state folders, and none of `unsetEnv` (NODE_EXTRA_CA_CERTS by
+ * default). Stops the mock and removes the folder after.
  */
-export async function withBenchMock(measure, { tmpPrefix = 'cardctl-bench-', unsetEnv = [] } = {}) {
+export async function withBenchMock(measure, { tmpPrefix = 'cardctl-bench-', unsetEnv = UNSET_BY_DEFAULT } = {}) {
   const tmp = mkdtempSync(join(tmpdir(), tmpPrefix));
   const mock = spawn(node, [join(root, 'bench', 'serve-mock.mjs')], { stdio: ['pipe', 'pipe', 'inherit'] });
   try {
@@ -61,4 +72,21 @@ export function timeInRounds(cases, rounds) {
 /** The median of the round-by-round ratios a / b: the two runs of a round share the machine's state, so drift cancels. */
 export function pairedRatio(times, a, b) {
   return median(times[a].map((t, i) => t / times[b][i]));
+}
+
+/**
+ * When this shell sets NODE_EXTRA_CA_CERTS: the case that times `node -e 0` with it, to pair
+ * against `node -e 0` without it (`env` the children's environment), so a bench can print one
+ * info line saying what the variable costs every process start here. {} when it is not set.
+ */
+export function extraCaCertsCase(env) {
+  return extraCaCerts ? { 'node -e 0 with NODE_EXTRA_CA_CERTS (info)': [node, ['-e', '0'], { ...env, NODE_EXTRA_CA_CERTS: extraCaCerts }] } : {};
+}
+
+/** The info line for extraCaCertsCase's runs against `baseName`'s (both in `times`), or '' when not set. */
+export function extraCaCertsInfo(times, baseName, fmt) {
+  const name = 'node -e 0 with NODE_EXTRA_CA_CERTS (info)';
+  if (!times[name]) return '';
+  const cost = median(times[name].map((t, i) => t - times[baseName][i]));
+  return `  info: NODE_EXTRA_CA_CERTS is set here (${extraCaCerts}); the runs above are without it. With it, node -e 0 takes ${fmt(cost, 1)} ms more (ratio=${fmt(pairedRatio(times, name, baseName))}), paid by every process start on Node 20 (Node 22+ reads it only when TLS needs it)`;
 }

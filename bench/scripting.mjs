@@ -1,12 +1,13 @@
 // Scripting output (issue 21): what `--jq` costs a whole process, as a ratio to the same command
 // with `--json` measured in the same alternating runs (target <= 1.5x), and that other commands
 // do not pay for it (`cards get ID --json` against `node -e 0`, compare bench/startup.mjs).
-// The mock runs in its own process (bench/serve-mock.mjs), as in the start-up benchmark.
+// The mock runs in its own process (bench/serve-mock.mjs), as in the start-up benchmark, and
+// the runs without NODE_EXTRA_CA_CERTS (see bench/cli-harness.mjs).
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { bin, node, pairedRatio, root, timeInRounds, withBenchMock } from './cli-harness.mjs';
+import { bin, extraCaCertsCase, extraCaCertsInfo, node, pairedRatio, root, timeInRounds, withBenchMock } from './cli-harness.mjs';
 import { fmt, median, timeRun } from './lib.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
@@ -16,12 +17,15 @@ await withBenchMock(async ({ fixture, env, tmp }) => {
     'node -e 0': [node, ['-e', '0'], env],
     'cards get ID --json': [node, [bin, 'cards', 'get', fixture.cardId, '--json'], env],
     'cards get ID --jq .id': [node, [bin, 'cards', 'get', fixture.cardId, '--jq', '.id'], env],
+    ...extraCaCertsCase(env),
   }, RUNS);
   const ratio = (a, b) => pairedRatio(times, a, b);
-  console.log(`--jq, median of ${RUNS} alternating runs (node -e 0 = ${fmt(median(times['node -e 0']), 1)} ms)`);
+  console.log(`--jq, median of ${RUNS} alternating runs (node -e 0 = ${fmt(median(times['node -e 0']), 1)} ms; NODE_EXTRA_CA_CERTS unset)`);
   console.log(`  cards get ID --json / node -e 0      ratio=${fmt(ratio('cards get ID --json', 'node -e 0'))}  (the start-up benchmark's figure: unchanged by --jq)`);
   const jq = ratio('cards get ID --jq .id', 'cards get ID --json');
   console.log(`  cards get ID --jq .id / --json       ratio=${fmt(jq)}  ${jq <= 1.5 ? 'ok' : 'OVER'} (target <= 1.5x)`);
+  const info = extraCaCertsInfo(times, 'node -e 0', fmt);
+  if (info) console.log(info);
   await bigListMemory(env, tmp);
 });
 

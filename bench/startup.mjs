@@ -2,10 +2,12 @@
 // (alternating spreads the machine's noise over all the commands evenly), plus the peak memory
 // of `cards get`. The API commands run against the embedded mock in its own process
 // (bench/serve-mock.mjs), with a profile read from a temporary config folder and a temporary
-// journal, as a user's shell loop would run them.
+// journal, as a user's shell loop would run them. Every run is without NODE_EXTRA_CA_CERTS (see
+// bench/cli-harness.mjs: on Node 20 it costs every start ~85 ms here, which deflated the ratios
+// measured before 2026-11-26); an info line says what it costs when this shell sets it.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { bin, node, root, timeInRounds, withBenchMock } from './cli-harness.mjs';
+import { bin, extraCaCertsCase, extraCaCertsInfo, node, root, timeInRounds, withBenchMock } from './cli-harness.mjs';
 import { fmt, median, timeRun } from './lib.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 25);
@@ -27,14 +29,14 @@ await withBenchMock(async ({ fixture, env, tmp }) => {
   };
   const RSS_GOAL_MIB = 60;
 
-  const times = timeInRounds(Object.fromEntries(Object.entries(cases).map(([name, [args, caseEnv]]) => [name, [node, args, caseEnv]])), RUNS);
+  const times = timeInRounds({ ...Object.fromEntries(Object.entries(cases).map(([name, [args, caseEnv]]) => [name, [node, args, caseEnv]])), ...extraCaCertsCase(env) }, RUNS);
   // peak memory in separate runs (the preload that reports it is not in the timed runs)
   const rssFile = join(tmp, 'rss');
   for (let i = 0; i < 5; i++) timeRun(node, ['--require', join(root, 'bench', 'report-rss.cjs'), ...cases['cards get ID'][0]], { env: { ...env, BENCH_RSS_FILE: rssFile } });
   const rssMiB = median(readFileSync(rssFile, 'utf8').trim().split('\n').map(Number)) / 1024;
 
   const base = median(times['node -e 0']);
-  console.log(`start-up, median of ${RUNS} alternating runs (baseline node -e 0 = ${fmt(base, 1)} ms)`);
+  console.log(`start-up, median of ${RUNS} alternating runs (baseline node -e 0 = ${fmt(base, 1)} ms on ${process.version}; NODE_EXTRA_CA_CERTS unset)`);
   for (const [name, [, , target]] of Object.entries(cases)) {
     const m = median(times[name]);
     const ratio = m / base;
@@ -42,4 +44,6 @@ await withBenchMock(async ({ fixture, env, tmp }) => {
     console.log(`  ${name.padEnd(28)} ${fmt(m, 1).padStart(7)} ms  ratio=${fmt(ratio)}  ${verdict}`);
   }
   console.log(`  ${'cards get ID peak RSS'.padEnd(28)} ${fmt(rssMiB, 1).padStart(7)} MiB  ${rssMiB <= RSS_GOAL_MIB ? 'ok' : 'OVER'} (target <= ${RSS_GOAL_MIB} MiB)`);
+  const info = extraCaCertsInfo(times, 'node -e 0', fmt);
+  if (info) console.log(info);
 });
