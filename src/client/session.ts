@@ -47,8 +47,10 @@ export async function askYesNo(question: string): Promise<boolean> {
 export async function openSession(opts: SessionOptions = {}): Promise<Session> {
   const env = opts.env ?? process.env;
   const flagOrEnvTimeout = timeoutFromFlagOrEnv(opts.timeout, env); // a bad value is exit 2 before anything else
-  const { resolveCredentials } = await import('../profiles/resolve.js'); // lazy: conf is heavy
+  const { resolveCredentials, ignoredEnvironmentNote } = await import('../profiles/resolve.js'); // lazy: conf is heavy
   const credentials = await resolveCredentials({ profile: opts.profile, env });
+  const ignored = ignoredEnvironmentNote(credentials, env);
+  if (ignored) process.stderr.write(ignored + '\n');
   const timeoutMs = chooseTimeoutMs(flagOrEnvTimeout, credentials.timeout);
   if (process.stderr.isTTY) {
     const mode = credentials.mode === 'live' ? 'LIVE' : 'test';

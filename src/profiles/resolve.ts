@@ -102,6 +102,28 @@ export async function resolveCredentials(opts: ResolveOptions = {}): Promise<Cre
   throw noCredentials();
 }
 
+/**
+ * CARDCTL_BASE_URL and CARDCTL_MODE go with CARDCTL_API_KEY and CARDCTL_API_SECRET: with a profile
+ * in use they are not used. Said when they would have changed something (another URL, another
+ * mode): someone who exported CARDCTL_BASE_URL for a sandbox while the default profile is live
+ * would otherwise send there without a word. Undefined when there is nothing to say.
+ */
+export function ignoredEnvironmentNote(c: Pick<Credentials, 'source' | 'name' | 'baseUrl' | 'mode'>, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (c.source === 'env') return undefined;
+  const ignored: string[] = [];
+  const base = envValue(env, 'CARDCTL_BASE_URL');
+  if (base !== undefined && (normalizeBaseUrl(base, false).url ?? base) !== c.baseUrl) ignored.push('CARDCTL_BASE_URL');
+  const mode = envValue(env, 'CARDCTL_MODE');
+  if (mode !== undefined && mode !== c.mode) ignored.push('CARDCTL_MODE');
+  if (ignored.length === 0) return undefined;
+  const how = c.source === 'flag' ? '--profile' : c.source === 'env-profile' ? 'CARDCTL_PROFILE' : 'the default profile';
+  return (
+    `Note: ${ignored.join(' and ')} ${ignored.length === 1 ? 'is' : 'are'} set but not used: the credentials are profile "${c.name}"'s (${how}), ` +
+    `which sends to ${c.baseUrl} (${c.mode}). CARDCTL_BASE_URL and CARDCTL_MODE count only with CARDCTL_API_KEY and CARDCTL_API_SECRET; ` +
+    `unset ${ignored.length === 1 ? 'it' : 'them'}, or pick the profile you mean with --profile.`
+  );
+}
+
 /** Where the API secret in use comes from, in words (for doctor). */
 export function secretOrigin(c: StoredCredentials): string {
   if (c.source === 'env') return 'CARDCTL_API_SECRET';
