@@ -2,7 +2,7 @@
 // answer (src/client/batch/rerun-slots.ts).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SLOT_BYTES, decodeSlot, encodeSlot } from '../../src/client/batch/rerun-slots.js';
+import { SLOT_BYTES, decodeSlot, encodeSlot, slotRow } from '../../src/client/batch/rerun-slots.js';
 import { RESEND_LIMIT_MS, type JournalReport } from '../../src/client/money-rules.js';
 
 const hex = (n: number) => fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: n, maxLength: n });
@@ -13,7 +13,7 @@ const report = fc.record({
   id: fc.option(printable(32), { nil: null }),
   balance: fc.option(fc.maxSafeInteger(), { nil: undefined }),
   status: fc.option(fc.integer({ min: 0, max: 0xfffe }), { nil: null }),
-  code: fc.option(printable(32), { nil: null }),
+  code: fc.option(printable(28), { nil: null }),
   journal_id: printable(21),
   first: fc.integer({ min: 0, max: 4_000_000_000_000 }),
   why: fc.constantFrom('resolved', 'key_forgotten') as fc.Arbitrary<JournalReport['why']>,
@@ -33,7 +33,8 @@ describe('rerun slots', () => {
         const key = `batch-0123456789abcdef-${row}`;
         const rep = build(r, key);
         const buf = Buffer.alloc(SLOT_BYTES * 3, 0xee);
-        encodeSlot(buf, SLOT_BYTES, { report: rep, bodySha256: sha });
+        encodeSlot(buf, SLOT_BYTES, { report: rep, bodySha256: sha }, row);
+        expect(slotRow(buf, SLOT_BYTES)).toBe(row);
         const now = r.first + 1000; // within 23 h of the first send: `why` as stored
         const slot = decodeSlot(buf, SLOT_BYTES, key, now);
         expect(slot.kind).toBe('answer');
@@ -52,7 +53,7 @@ describe('rerun slots', () => {
     const first = Date.parse('2026-11-20T10:00:00.000Z');
     const rep = build({ outcome: 'succeeded', id: null, balance: 5, status: 200, code: null, journal_id: 'op_0123456789ab', first, why: 'resolved', recorded_by: 'api' }, 'k-1');
     const buf = Buffer.alloc(SLOT_BYTES);
-    encodeSlot(buf, 0, { report: rep, bodySha256: 'a'.repeat(64) });
+    encodeSlot(buf, 0, { report: rep, bodySha256: 'a'.repeat(64) }, 1);
     const at = (ms: number) => (decodeSlot(buf, 0, 'k-1', ms) as { report: JournalReport }).report.why;
     expect(at(first + RESEND_LIMIT_MS)).toBe('resolved');
     expect(at(first + RESEND_LIMIT_MS + 1)).toBe('key_forgotten');
@@ -64,20 +65,21 @@ describe('rerun slots', () => {
       ['a note from ops resolve', { ...ok, recorded_by: 'ops resolve', note: 'called the bank' }],
       ['an id longer than 32', { ...ok, id: 'C'.repeat(33) }],
       ['a code with a non-ASCII character', { ...ok, code: 'invalid_stätte' }],
-      ['a journal id longer than the slot', { ...ok, journal_id: 'op_' + 'f'.repeat(40) }],
+      ['a journal id longer than the slot', { ...ok, journal_id: 'op_' + 'f'.repeat(19) }],
+      ['a code longer than 28', { ...ok, code: 'c'.repeat(29) }],
       ['a status past 65534', { ...ok, status: 70000 }],
       ['a time that is not an ISO instant', { ...ok, first_sent_at: '2026-11-20 10:00' }],
     ];
     for (const [what, rep] of cases) {
       const buf = Buffer.alloc(SLOT_BYTES);
-      encodeSlot(buf, 0, { report: rep, bodySha256: 'b'.repeat(64) });
+      encodeSlot(buf, 0, { report: rep, bodySha256: 'b'.repeat(64) }, 2);
       expect(decodeSlot(buf, 0, 'k-2', 0).kind, what).toBe('ask');
     }
     const bad = Buffer.alloc(SLOT_BYTES);
-    encodeSlot(bad, 0, { report: ok, bodySha256: 'not a hash' });
+    encodeSlot(bad, 0, { report: ok, bodySha256: 'not a hash' }, 2);
     expect(decodeSlot(bad, 0, 'k-2', 0).kind).toBe('ask');
     const none = Buffer.alloc(SLOT_BYTES, 0xff);
-    encodeSlot(none, 0, 'none');
+    encodeSlot(none, 0, 'none', 2);
     expect(decodeSlot(none, 0, 'k-2', 0).kind).toBe('none');
   });
 });

@@ -55,7 +55,7 @@ export function journalAnswers(operation: BatchOperation, journal: Journal, clie
   };
   const answers = async (rows: BatchRow[]): Promise<Array<KnownAnswer | undefined>> => {
     if (rows.length === 0) return [];
-    const slotOf = index.read(rows[0]!.row, rows.at(-1)!.row, client.clock());
+    const slotOf = index.read(client.clock());
     const out: Array<KnownAnswer | undefined> = new Array(rows.length);
     const ask: number[] = [];
     for (const [i, row] of rows.entries()) {

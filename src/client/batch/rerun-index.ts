@@ -1,8 +1,9 @@
 // A `--batch` rerun's pass over the journal, once per batch: every key bucket that can hold one
 // of the batch's keys (`PREFIX-1` to `PREFIX-N`) is read once, each key's sends are judged by the
 // money rules (src/client/money-rules.ts) as they stand, and the verdict goes into a fixed-size
-// slot per row (src/client/batch/rerun-slots.ts) of a private, already unlinked file. The rows
-// then read their slots a chunk at a time: memory does not grow with the batch or the journal.
+// slot per row (src/client/batch/rerun-slots.ts) of a private, already unlinked file, in regions
+// of rows (SlotFile). The rows then read their region's slots once: memory does not grow with the
+// batch or the journal.
 // A slot is only a shortcut: a row with nothing journaled, or whose key's history the slot
 // cannot hold, or whose body is not the one the verdict was made for, goes the ordinary way.
 import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
@@ -11,7 +12,7 @@ import { join } from 'node:path';
 import { keyBucketName } from '../journal-store/layout.js';
 import type { Journal, JournalEntry } from '../journal.js';
 import { normalBase, sendVerdict, type SendTarget } from '../money-rules.js';
-import { SLOT_BYTES, decodeSlot, encodeSlot, type Slot, type SlotValue } from './rerun-slots.js';
+import { SLOT_BYTES, decodeSlot, encodeSlot, slotRow, type Slot, type SlotValue } from './rerun-slots.js';
 
 /** What the rows are sent to and with (the batch's credentials): part of an operation's identity. */
 export type RerunTarget = Pick<SendTarget, 'baseUrl' | 'mode' | 'keyId'>;
@@ -32,9 +33,78 @@ export function slotValue(sends: readonly JournalEntry[], key: string, target: R
   return verdict.send ? 'none' : { report: verdict.report, bodySha256 };
 }
 
+/** Rows per region of the slot file: a region's slots are written together and read together (2 MiB). */
+const REGION_ROWS = 16_384;
+/** Slots gathered per region before they are written (32 KiB a region). */
+const FLUSH_SLOTS = 256;
+
+/**
+ * The slots in a private file, in regions of REGION_ROWS rows: the pass finds rows in no order (a
+ * bucket's keys are any rows), so each region's slots are gathered in memory and appended to the
+ * region's part of the file in batches (a few thousand writes for a million rows, not a million),
+ * each slot carrying its row. A region is read back whole when the rows reach it.
+ */
+class SlotFile {
+  private readonly fd = openPrivate();
+  private readonly filled: Uint32Array;
+  private readonly pending = new Map<number, Buffer>();
+  private loaded = -1;
+  private readonly raw = Buffer.alloc(REGION_ROWS * SLOT_BYTES);
+  private readonly slots = Buffer.alloc(REGION_ROWS * SLOT_BYTES);
+
+  constructor(total: number) {
+    this.filled = new Uint32Array(Math.ceil(total / REGION_ROWS));
+  }
+
+  /** Row `row`'s slot, encoded by `write` at the given offset of a buffer. */
+  put(row: number, write: (buf: Buffer, at: number) => void): void {
+    const region = Math.floor((row - 1) / REGION_ROWS);
+    let buf = this.pending.get(region);
+    if (!buf) this.pending.set(region, (buf = Buffer.alloc(FLUSH_SLOTS * SLOT_BYTES + 4)));
+    const count = buf.readUInt32LE(FLUSH_SLOTS * SLOT_BYTES);
+    write(buf, count * SLOT_BYTES);
+    buf.writeUInt32LE(count + 1, FLUSH_SLOTS * SLOT_BYTES);
+    if (count + 1 === FLUSH_SLOTS) this.flush(region, buf);
+  }
+
+  /** Everything gathered goes to the file (after the pass). */
+  finish(): void {
+    for (const [region, buf] of this.pending) this.flush(region, buf);
+    this.pending.clear();
+  }
+
+  private flush(region: number, buf: Buffer): void {
+    const count = buf.readUInt32LE(FLUSH_SLOTS * SLOT_BYTES);
+    if (count === 0) return;
+    const at = (region * REGION_ROWS + this.filled[region]!) * SLOT_BYTES;
+    for (let done = 0; done < count * SLOT_BYTES; ) done += writeSync(this.fd, buf, done, count * SLOT_BYTES - done, at + done);
+    this.filled[region]! += count;
+    buf.writeUInt32LE(0, FLUSH_SLOTS * SLOT_BYTES);
+  }
+
+  /** The region's slots by row (REGION_ROWS of them, zeroed where nothing was found): read once, kept until another region is asked for; the two buffers are reused. */
+  region(region: number): Buffer {
+    if (this.loaded === region) return this.slots;
+    const bytes = (this.filled[region] ?? 0) * SLOT_BYTES;
+    for (let got = 0; got < bytes; ) {
+      const n = readSync(this.fd, this.raw, got, bytes - got, region * REGION_ROWS * SLOT_BYTES + got);
+      if (n === 0) throw new Error('the batch slot file ended early'); // private to this process: a bug
+      got += n;
+    }
+    this.slots.fill(0);
+    for (let at = 0; at < bytes; at += SLOT_BYTES) this.raw.copy(this.slots, ((slotRow(this.raw, at) - 1) % REGION_ROWS) * SLOT_BYTES, at, at + SLOT_BYTES);
+    this.loaded = region;
+    return this.slots;
+  }
+
+  close(): void {
+    closeSync(this.fd);
+  }
+}
+
 export class RerunIndex {
   private constructor(
-    private readonly fd: number | undefined,
+    private readonly slots: SlotFile | undefined,
     private readonly keyPrefix: string,
   ) {}
 
@@ -48,10 +118,8 @@ export class RerunIndex {
     const { keyPrefix, total } = opts;
     const existing = journal.keyBuckets();
     if (existing.length === 0 || total === 0) return RerunIndex.empty(keyPrefix);
-    const fd = openPrivate();
-    const index = new RerunIndex(fd, keyPrefix);
+    const slots = new SlotFile(total);
     try {
-      const slot = Buffer.alloc(SLOT_BYTES);
       const dash = keyPrefix.length + 1;
       const rowOf = (key: string): number => (key.length > dash && key.startsWith(keyPrefix) && key[dash - 1] === '-' && /^[1-9]\d*$/.test(key.slice(dash)) ? Number(key.slice(dash)) : 0);
       const wanted = (key: string): boolean => {
@@ -61,31 +129,30 @@ export class RerunIndex {
       journal.scanForBatch(bucketsOf(keyPrefix, total, existing), wanted, (key, sends) => {
         const value = slotValue(sends, key, opts.target, opts.nowMs);
         if (value === 'none') return;
-        encodeSlot(slot, 0, value);
-        writeSync(fd, slot, 0, SLOT_BYTES, (rowOf(key) - 1) * SLOT_BYTES);
+        const row = rowOf(key);
+        slots.put(row, (buf, at) => encodeSlot(buf, at, value, row));
       });
+      slots.finish();
     } catch (err) {
-      index.close();
+      slots.close();
       throw err;
     }
-    return index;
+    return new RerunIndex(slots, keyPrefix);
   }
 
-  /** The slots of rows `first` to `last` (one read): a function from a row number in that range to its slot. */
-  read(first: number, last: number, nowMs: number): (row: number) => Slot {
+  /** The slot of each row, read at `nowMs` (rows asked in ascending order read each region of the file once). */
+  read(nowMs: number): (row: number) => Slot {
     const none: Slot = { kind: 'none' };
-    if (this.fd === undefined || last < first) return () => none;
-    const buf = Buffer.alloc((last - first + 1) * SLOT_BYTES); // zeroed: rows past the file's end read as none
-    for (let got = 0; got < buf.length; ) {
-      const n = readSync(this.fd, buf, got, buf.length - got, (first - 1) * SLOT_BYTES + got);
-      if (n === 0) break;
-      got += n;
-    }
-    return (row) => (row < first || row > last ? { kind: 'ask' } : decodeSlot(buf, (row - first) * SLOT_BYTES, `${this.keyPrefix}-${row}`, nowMs));
+    const file = this.slots;
+    if (file === undefined) return () => none;
+    return (row) => {
+      const region = Math.floor((row - 1) / REGION_ROWS);
+      return decodeSlot(file.region(region), ((row - 1) % REGION_ROWS) * SLOT_BYTES, `${this.keyPrefix}-${row}`, nowMs);
+    };
   }
 
   close(): void {
-    if (this.fd !== undefined) closeSync(this.fd);
+    this.slots?.close();
   }
 }
 

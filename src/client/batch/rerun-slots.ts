@@ -23,10 +23,13 @@ const HASH_BYTES = 16;
 const NO_STATUS = 0xffff;
 const ABSENT = 0xff;
 // offsets in a slot
-const AT = { kind: 0, outcome: 1, why: 2, recordedBy: 3, status: 4, flags: 6, balance: 8, firstSent: 16, hash: 24, id: 40, code: 73, journalId: 106 } as const;
+const AT = { kind: 0, outcome: 1, why: 2, recordedBy: 3, status: 4, flags: 6, balance: 8, firstSent: 16, hash: 24, id: 40, code: 73, journalId: 102, row: 124 } as const;
 const ID_MAX = 32;
-const CODE_MAX = 32;
-const JOURNAL_ID_MAX = SLOT_BYTES - AT.journalId - 1;
+const CODE_MAX = 28;
+const JOURNAL_ID_MAX = AT.row - AT.journalId - 1;
+
+/** The row a slot belongs to (written with it: slots are stored in the order they were found). */
+export const slotRow = (buf: Buffer, at: number): number => buf.readUInt32LE(at + AT.row);
 
 /** A string the slot holds byte for byte: printable ASCII of at most `max` characters. */
 const fits = (s: string | null, max: number): boolean => s === null || (s.length <= max && /^[\x20-\x7e]*$/.test(s));
@@ -41,9 +44,10 @@ function getText(buf: Buffer, at: number): string | null {
   return len === ABSENT ? null : buf.toString('latin1', at + 1, at + 1 + len);
 }
 
-/** Writes the value into the slot at `at` (SLOT_BYTES zeroed or reused). A report it cannot hold exactly becomes `ask`. */
-export function encodeSlot(buf: Buffer, at: number, value: SlotValue): void {
+/** Writes row `row`'s value into the slot at `at`. A report it cannot hold exactly becomes `ask`. */
+export function encodeSlot(buf: Buffer, at: number, value: SlotValue, row: number): void {
   buf.fill(0, at, at + SLOT_BYTES);
+  buf.writeUInt32LE(row, at + AT.row);
   if (value === 'none') return;
   const r = value === 'ask' ? undefined : value.report;
   const firstSent = r ? Date.parse(r.first_sent_at) : NaN;
