@@ -1,11 +1,20 @@
 // `--jq` on every command that prints JSON: the command prints its JSON as with --json, and
 // this takes what it writes on stdout and prints the filter's results instead. One JSON
-// document (or several) is filtered when the command ends; with --ndjson each line is one input
-// and results stream, a page at a time, so `--all --ndjson --jq` runs in constant memory.
+// document (or several) is filtered when the command ends, or as soon as it is whole and the
+// command waits (a banner of `mock start`); with --ndjson each line is one input and results
+// stream, a page at a time, so `--all --ndjson --jq` runs in constant memory.
 import type { JqProgram } from '../output/jq.js';
 
 /** Lines of NDJSON handed to jq at once (one jq run each; the filter still runs per line). */
 const LINES_PER_RUN = 200;
+/**
+ * Output the command left waiting when the event loop goes idle is filtered then, not at the
+ * command's end: a command that runs until Ctrl-C (`mock start --jq .base_url`, `mock requests
+ * --follow --ndjson --jq ...`) printed nothing until it stopped. Writes of one turn (a page of
+ * rows) still go to jq together. A whole document is tried only up to this size (a complete
+ * JSON text); a bigger one is what a list prints at its end, filtered by finish().
+ */
+const IDLE_DOCUMENT_MAX = 64 * 1024;
 
 type Write = typeof process.stdout.write;
 
@@ -32,9 +41,33 @@ export function captureStdoutForJq(program: JqProgram, opts: { perLine: boolean 
     return out === '' ? true : realWrite(out);
   };
 
+  // a failure here leaves the text pending: finish() runs it again and reports the error as before
+  let idleBroken = false;
+  let idleScheduled = false;
+  const idleFlush = (): void => {
+    idleScheduled = false;
+    if (done || idleBroken || pending === '') return;
+    const upTo = opts.perLine ? pending.lastIndexOf('\n') + 1 : completeDocument(pending) ? pending.length : 0;
+    if (upTo === 0) return;
+    let out: string;
+    try {
+      out = program.run(pending.slice(0, upTo));
+    } catch {
+      idleBroken = true;
+      return;
+    }
+    pending = pending.slice(upTo);
+    lines = 0;
+    if (out !== '') realWrite(out);
+  };
+
   const capture = function (this: unknown, chunk: unknown, encoding?: unknown, cb?: unknown): boolean {
     const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString(typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
     pending += text;
+    if (!idleScheduled && !idleBroken) {
+      idleScheduled = true;
+      setImmediate(idleFlush).unref();
+    }
     let ok = true;
     if (opts.perLine) {
       for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) lines++;
@@ -71,4 +104,15 @@ export function captureStdoutForJq(program: JqProgram, opts: { perLine: boolean 
       pending = '';
     },
   };
+}
+
+/** Whether the text is one or more whole JSON values ending in a newline (small texts only: IDLE_DOCUMENT_MAX). */
+function completeDocument(text: string): boolean {
+  if (text.length > IDLE_DOCUMENT_MAX || !text.endsWith('\n')) return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false; // several values, or one still being written: finish() filters them
+  }
 }

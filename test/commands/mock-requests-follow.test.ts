@@ -87,3 +87,32 @@ describe('mock start --log', () => {
     expect(await exitOf(child)).toBe(0);
   });
 });
+
+describe('--jq on a command that runs until Ctrl-C: results as they come, not at the stop', () => {
+  it('mock start --jq .base_url prints the URL while the mock runs', async () => {
+    const child = cli(['mock', 'start', '--port', '0', '--seed', '33', '--jq', '.base_url']);
+    const out = collect(child, 'stdout');
+    const url = (await out.until(/\n/)).trim();
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1$/);
+    const answer = await rawRequest({ port: Number(new URL(url).port), method: 'GET', path: '/api/v1/cards' });
+    expect(answer.status).toBe(401); // the mock is up at the URL printed
+    child.kill('SIGINT');
+    expect(await exitOf(child)).toBe(0);
+    expect(out.text().trim()).toBe(url);
+  });
+
+  it('mock requests --follow --ndjson --jq prints each new record filtered as it is answered', async () => {
+    mock = (await startMock({ port: 0, seed: 34, providerLatencyMs: 0 })) as unknown as MockHandle;
+    const key = mock.keys.test;
+    const child = cli(['mock', 'requests', '--follow', '--failed', '--ndjson', '--jq', '.path'], { CARDCTL_MOCK_URL: mock.controlUrl, CARDCTL_MOCK_TOKEN: mock.controlToken });
+    const out = collect(child, 'stdout');
+    const shown = out.until(/^\/api\/v1\/custmers$/m);
+    for (let n = 0; n < 200 && !/custmers/.test(out.text()); n++) {
+      await signedCall({ port: mock.port, method: 'GET', path: '/api/v1/custmers', keyId: key.keyId, secret: key.secret });
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await shown;
+    child.kill('SIGINT');
+    expect(await exitOf(child)).toBe(0);
+  });
+});
