@@ -25,8 +25,8 @@ export const bin = join(root, 'bin', 'run.js');
 export const node = process.execPath;
 /** NODE_EXTRA_CA_CERTS of this shell, or undefined: the children run without it (see above) */
 export const extraCaCerts = process.env.NODE_EXTRA_CA_CERTS;
-/** what the benches remove from their children's environment by default */
-export const UNSET_BY_DEFAULT = ['NODE_EXTRA_CA_CERTS'];
+/** what the benches remove from their children's environment by default (BENCH_KEEP_EXTRA_CA_CERTS=1: nothing, to compare with figures taken before 2026-11-26) */
+export const UNSET_BY_DEFAULT = process.env.BENCH_KEEP_EXTRA_CA_CERTS === '1' ? [] : ['NODE_EXTRA_CA_CERTS'];
 
 /**
  * Starts the bench mock and a temporary folder, adds the profile, and runs
@@ -80,7 +80,7 @@ export function pairedRatio(times, a, b) {
  * info line saying what the variable costs every process start here. {} when it is not set.
  */
 export function extraCaCertsCase(env) {
-  return extraCaCerts ? { 'node -e 0 with NODE_EXTRA_CA_CERTS (info)': [node, ['-e', '0'], { ...env, NODE_EXTRA_CA_CERTS: extraCaCerts }] } : {};
+  return extraCaCerts && !env.NODE_EXTRA_CA_CERTS ? { 'node -e 0 with NODE_EXTRA_CA_CERTS (info)': [node, ['-e', '0'], { ...env, NODE_EXTRA_CA_CERTS: extraCaCerts }] } : {};
 }
 
 /** The info line for extraCaCertsCase's runs against `baseName`'s (both in `times`), or '' when not set. */

@@ -20,7 +20,7 @@ await withBenchMock(async ({ fixture, env, tmp }) => {
     ...extraCaCertsCase(env),
   }, RUNS);
   const ratio = (a, b) => pairedRatio(times, a, b);
-  console.log(`--jq, median of ${RUNS} alternating runs (node -e 0 = ${fmt(median(times['node -e 0']), 1)} ms; NODE_EXTRA_CA_CERTS unset)`);
+  console.log(`--jq, median of ${RUNS} alternating runs (node -e 0 = ${fmt(median(times['node -e 0']), 1)} ms; NODE_EXTRA_CA_CERTS ${env.NODE_EXTRA_CA_CERTS ? 'SET' : 'unset'})`);
   console.log(`  cards get ID --json / node -e 0      ratio=${fmt(ratio('cards get ID --json', 'node -e 0'))}  (the start-up benchmark's figure: unchanged by --jq)`);
   const jq = ratio('cards get ID --jq .id', 'cards get ID --json');
   console.log(`  cards get ID --jq .id / --json       ratio=${fmt(jq)}  ${jq <= 1.5 ? 'ok' : 'OVER'} (target <= 1.5x)`);

@@ -7,7 +7,7 @@
 // measured before 2026-11-26); an info line says what it costs when this shell sets it.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { bin, extraCaCertsCase, extraCaCertsInfo, node, root, timeInRounds, withBenchMock } from './cli-harness.mjs';
+import { bin, extraCaCertsCase, extraCaCertsInfo, node, pairedRatio, root, timeInRounds, withBenchMock } from './cli-harness.mjs';
 import { fmt, median, timeRun } from './lib.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 25);
@@ -36,10 +36,10 @@ await withBenchMock(async ({ fixture, env, tmp }) => {
   const rssMiB = median(readFileSync(rssFile, 'utf8').trim().split('\n').map(Number)) / 1024;
 
   const base = median(times['node -e 0']);
-  console.log(`start-up, median of ${RUNS} alternating runs (baseline node -e 0 = ${fmt(base, 1)} ms on ${process.version}; NODE_EXTRA_CA_CERTS unset)`);
+  console.log(`start-up, wall time, median of ${RUNS} rounds' ratios to the same round's node -e 0 (baseline node -e 0 = ${fmt(base, 1)} ms on ${process.version}; NODE_EXTRA_CA_CERTS ${env.NODE_EXTRA_CA_CERTS ? 'SET' : 'unset'})`);
   for (const [name, [, , target]] of Object.entries(cases)) {
     const m = median(times[name]);
-    const ratio = m / base;
+    const ratio = pairedRatio(times, name, 'node -e 0');
     const verdict = target === null ? '' : ratio <= target ? `ok (target <= ${target}x)` : `OVER target ${target}x`;
     console.log(`  ${name.padEnd(28)} ${fmt(m, 1).padStart(7)} ms  ratio=${fmt(ratio)}  ${verdict}`);
   }
