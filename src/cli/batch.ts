@@ -160,7 +160,8 @@ export async function runBatchCommand(operation: BatchOperation, flags: BatchFla
 
 async function sendBatch(b: typeof import('../client/batch.js'), spool: import('../client/batch.js').Spool, plan: BatchPlan, flags: BatchFlags): Promise<number> {
   const [{ withSession }, { ApiClient }] = await Promise.all([import('../client/session.js'), import('../client/client.js')]);
-  return withSession(sessionOptions(flags), async ({ credentials, journal, timeoutMs }) => {
+  return withSession(sessionOptions(flags), async ({ credentials, openJournal, timeoutMs }) => {
+    const journal = await openJournal();
     if (credentials.mode === 'live') await confirmBatch(plan, flags, credentials.name);
     const out = process.stdout;
     const err = process.stderr;

@@ -3,9 +3,8 @@
 // what happened, and src/client/retry.ts decides what comes next.
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
-import { performance } from 'node:perf_hooks';
 import type { Credentials } from '../profiles/types.js';
-import { signRequest } from '../signing/index.js';
+import { signRequest } from '../signing/request.js';
 import type { ApiResponse, PreparedRequest } from './client.js';
 import { wasMaybeSent, type Outcome } from './errors.js';
 import { httpRequest } from './http.js';
@@ -72,10 +71,10 @@ export async function sendAttempt(p: PreparedRequest, ctx: AttemptContext): Prom
     log(`> body: ${p.body.length} bytes, sha256 ${bodySha256}`);
     for (const line of formatHeaders(headers, '> ')) log(line);
   }
-  const started = performance.now();
+  const started = process.hrtime.bigint(); // not performance.now(): node:perf_hooks costs every command's start-up ~2 ms
   try {
     const res = await httpRequest({ origin: p.origin, target: ctx.target, method: p.method, headers, body: p.body.length > 0 ? p.body : undefined, timeoutMs: ctx.timeoutMs });
-    const durationMs = Math.round(performance.now() - started);
+    const durationMs = msSince(started);
     const body = parseJson(res.text);
     ctx.onAnswer?.(res.status, res.headers);
     if (log) {
@@ -101,9 +100,12 @@ export async function sendAttempt(p: PreparedRequest, ctx: AttemptContext): Prom
       },
     };
   } catch (error) {
-    const durationMs = Math.round(performance.now() - started);
+    const durationMs = msSince(started);
     const maybeSent = wasMaybeSent(error);
     log?.(`< no answer after ${durationMs} ms: ${(error as { code?: string }).code ?? ''} ${(error as Error).message}${maybeSent ? ' (the request may have reached the server)' : ''}`);
     return { outcome: { type: 'transport', error, maybeSent } };
   }
 }
+
+/** Whole milliseconds since `started` (process.hrtime.bigint()), on the monotonic clock. */
+const msSince = (started: bigint): number => Math.round(Number(process.hrtime.bigint() - started) / 1e6);

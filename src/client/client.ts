@@ -5,7 +5,8 @@ import { hash, randomUUID } from 'node:crypto';
 import { API_PREFIX, matchRoute, type RouteDef } from '../contract/routes.js';
 import { CardctlError, usageError } from '../errors.js';
 import { baseUrlOrigin, type Credentials } from '../profiles/types.js';
-import { canonicalQuery, encodeComponent, wireQuery } from '../signing/index.js';
+import { canonicalQuery } from '../signing/canonical.js';
+import { encodeComponent, wireQuery } from '../signing/encoding.js';
 import { visible } from '../signing/visible.js';
 import { sendAttempt } from './attempt.js';
 import { confirmLive } from './confirm.js';
@@ -36,6 +37,8 @@ export interface ClientOptions {
   /** per attempt, for the headers and for the body */
   timeoutMs?: number;
   journal?: Journal | null;
+  /** when `journal` is not given: opens it on the first money operation (the session's, so that a command sending none never loads the journal's code) */
+  openJournal?: () => Promise<Journal>;
   /** `--yes`: live money operations go without asking */
   yes?: boolean;
   /** asks a person; undefined when nobody can answer (no TTY) */
@@ -204,7 +207,7 @@ export class ApiClient {
    * entry this resends (its outcome is recorded there).
    */
   async sendPrepared(p: PreparedRequest, replayOf?: string, opts: { batch?: boolean } = {}): Promise<ApiResponse> {
-    const journal = p.money ? (this.opts.journal ?? null) : null;
+    const journal = p.money ? (this.opts.journal ?? (await this.opts.openJournal?.()) ?? null) : null;
     if (!journal || p.idempotencyKey === undefined) return this.sendLocked(p, journal, replayOf, opts);
     // one process at a time per key, from the journal check to the recorded outcome (src/client/key-lock.ts)
     const release = lockKey(journal.file, { baseUrl: this.credentials.baseUrl, mode: this.credentials.mode, idempotencyKey: p.idempotencyKey });

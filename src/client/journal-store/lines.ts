@@ -2,7 +2,11 @@
 // (a CRC-32 detects every burst of up to 32 bits), so a damaged record is reported, never read
 // as another record nor skipped silently. The shape of each record is checked too: a record of
 // the wrong shape is reported like a damaged one, never an internal error.
-import { crc32 } from 'node:zlib';
+import { createRequire } from 'node:module';
+
+/** node:zlib's crc32, loaded on first use: a command that reads or writes no journal line (every GET) does not load zlib at start-up */
+let zlibCrc32: typeof import('node:zlib').crc32 | undefined;
+const crc32 = (data: string | Uint8Array): number => (zlibCrc32 ??= (createRequire(import.meta.url)('node:zlib') as typeof import('node:zlib')).crc32)(data);
 
 export type RawRecord = Record<string, unknown> & { type: string; id: string };
 
