@@ -20,10 +20,17 @@ export function beginMoneyWork(): () => void {
   };
 }
 
-/** Installs the EPIPE handling on process.stdout, once per process. */
+/**
+ * Installs the EPIPE handling on process.stdout, once per process. A closed stderr (`2>&1 | head
+ * -1`) is ignored: what is left to say is lost, but the command goes on and ends with its own
+ * exit code (a refused batch is exit 2, not a crash's 1).
+ */
 export function guardClosedStdout(): void {
   if (installed) return;
   installed = true;
+  process.stderr.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+  });
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code !== 'EPIPE') throw err;
     if (moneyWorkUnderWay > 0) return;

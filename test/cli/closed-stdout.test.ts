@@ -73,3 +73,23 @@ describe('stdout closed by its reader', () => {
     expect(JSON.parse(ops)).toEqual([]);
   });
 });
+
+describe('stderr closed by its reader (2>&1 | head -1)', () => {
+  it('the command still ends with its own exit code: a refused batch is exit 2, not a crash', async () => {
+    const file = join(sb.dir, 'refused.csv');
+    writeFileSync(file, 'card,amount\nnot-a-card,1\nnor-this,2\n');
+    for (let i = 0; i < 3; i++) {
+      const code = await new Promise<number | null>((resolve, reject) => {
+        const child = spawn(process.execPath, [BIN, 'cards', 'recharge', '--batch', file], { cwd: ROOT, env: { ...process.env, ...env, NO_COLOR: '1' }, stdio: ['ignore', 'ignore', 'pipe'] });
+        const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+        child.stderr.once('data', () => child.stderr.destroy());
+        child.on('error', reject);
+        child.on('close', (c) => {
+          clearTimeout(timer);
+          resolve(c);
+        });
+      });
+      expect(code).toBe(2);
+    }
+  });
+});
