@@ -1,7 +1,9 @@
 // The journal's folder: writes (each op record synced in its key bucket and its segment before
 // the request leaves) and the reads the commands need, each touching only the files it must.
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { constants } from 'node:buffer';
 import { join } from 'node:path';
+import { CardctlError } from '../../errors.js';
 import { appendLines, ensureDir, readRecords } from './files.js';
 import { checksumOkAt, decodeText, isDamaged, parseRecord, type DamagedLine, type RawRecord } from './lines.js';
 import { ID_LINE_BYTES, idBucketFile, idRecord, idShard, keyBucketFile, keyBucketName, markerFile, segmentFile } from './layout.js';
@@ -139,12 +141,23 @@ export class JournalStore {
   }
 
   segmentRecords(file: string): Array<RawRecord | DamagedLine> {
+    let size: number;
     try {
-      return decodeText(readFileSync(file, 'utf8'));
+      size = statSync(file).size;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw err;
     }
+    // an hour is read whole: past the longest string V8 makes it cannot be (no key's rate limit
+    // comes near: 600 operations a minute are 21 MiB an hour)
+    if (size > constants.MAX_STRING_LENGTH) {
+      throw new CardctlError(`the journal segment ${file} holds ${Math.round(size / 1048576)} MiB, one hour of operations: more than can be read at once.`, {
+        kind: 'unexpected',
+        code: 'journal_segment_too_large',
+        hint: 'List the other hours with --since and --until; money commands are not affected (they read key buckets, not segments).',
+      });
+    }
+    return decodeText(readFileSync(file, 'utf8'));
   }
 
   /** Ids of the operations whose outcome is not known, with the key each was sent with and its time (null when its marker is unreadable). */
