@@ -58,6 +58,15 @@ describe('mock requests', () => {
     expect(r.stderr).toMatch(/req_1/);
   });
 
+  it('show of an empty id is exit 2 with nothing on stdout (it printed the whole list as one record)', async () => {
+    for (const id of ['', '  ']) {
+      const r = await sandbox.run(['mock', 'requests', 'show', id], { env });
+      expect(r.code, r.stdout).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toContain('the request id is empty');
+    }
+  });
+
   it('mock start refuses --log with --request-log 0 and a negative size (exit 2)', async () => {
     const off = await sandbox.run(['mock', 'start', '--port', '0', '--log', '--request-log', '0']);
     expect(off.code).toBe(2);

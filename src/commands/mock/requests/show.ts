@@ -1,5 +1,6 @@
 import { Args } from '../../../cli/oclif.js';
 import { MockControlCommand } from '../../../cli/mock/control-command.js';
+import { usageError } from '../../../errors.js';
 
 export default class MockRequestsShow extends MockControlCommand {
   static override summary = "Print one record of the mock's request log in full, with its diagnosis.";
@@ -10,6 +11,8 @@ export default class MockRequestsShow extends MockControlCommand {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(MockRequestsShow);
+    // an empty id asked the mock for `/requests/`, which answered the whole list, shown as one record
+    if (args.id.trim() === '') throw usageError('the request id is empty.', 'Give one as `cardctl mock requests` shows it, e.g. `cardctl mock requests show req_42`.');
     const record = await this.control(flags, 'GET', `/requests/${encodeURIComponent(args.id)}`);
     if (this.jsonOutput) return this.printJson(record);
     const { requestBlock } = await import('../../../cli/mock/request-lines.js');
