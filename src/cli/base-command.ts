@@ -2,7 +2,6 @@
 // src/commands because nothing may import commands.
 import type { Interfaces } from '@oclif/core';
 import { Command, Flags } from './oclif.js';
-import { renderError } from './render-error.js';
 import { forbidPrompts } from '../no-input.js';
 import type { JqCapture } from './jq-output.js';
 import { guardClosedStdout } from './closed-stdout.js';
@@ -68,7 +67,7 @@ export abstract class BaseCommand extends Command {
     try {
       this.jqCapture?.finish();
     } catch (err) {
-      process.exitCode = renderError(err, false, this.id);
+      process.exitCode = await showError(err, false, this.id);
     }
     return result;
   }
@@ -86,6 +85,12 @@ export abstract class BaseCommand extends Command {
     // NODE_ENV=development or test (a user's shell, a test runner), which is not true
     (this as unknown as { parsed: boolean }).parsed = true;
     this.jqCapture?.abandon();
-    process.exitCode = renderError(err, this.jsonOutput, this.id);
+    process.exitCode = await showError(err, this.jsonOutput, this.id);
   }
+}
+
+/** src/cli/render-error.ts, loaded when an error is shown: a command that succeeds does not load it (nor the usage and suggestion code behind it) */
+async function showError(err: unknown, json: boolean, commandId: string | undefined): Promise<number> {
+  const { renderError } = await import('./render-error.js');
+  return renderError(err, json, commandId);
 }

@@ -9,10 +9,8 @@ import { canonicalQuery } from '../signing/canonical.js';
 import { encodeComponent, wireQuery } from '../signing/encoding.js';
 import { visible } from '../signing/visible.js';
 import { sendAttempt } from './attempt.js';
-import { confirmLive } from './confirm.js';
 import { header, journalError, journalReason, toCardctlError, type Outcome } from './errors.js';
 import type { Journal, JournalEntry } from './journal.js';
-import { lockKey } from './key-lock.js';
 import { cardIdInPath, finalError, journalOutcome, keyStillRemembered, sendVerdict, stoppedAtLimit, type JournalReport, type SendVerdict } from './money-rules.js';
 import { DEFAULT_RETRY_POLICY, retryDecision } from './retry.js';
 import { serializeMoneyBody } from './serialize.js';
@@ -210,6 +208,7 @@ export class ApiClient {
     const journal = p.money ? (this.opts.journal ?? (await this.opts.openJournal?.()) ?? null) : null;
     if (!journal || p.idempotencyKey === undefined) return this.sendLocked(p, journal, replayOf, opts);
     // one process at a time per key, from the journal check to the recorded outcome (src/client/key-lock.ts)
+    const { lockKey } = await import('./key-lock.js'); // money only: a read never loads it
     const release = lockKey(journal.file, { baseUrl: this.credentials.baseUrl, mode: this.credentials.mode, idempotencyKey: p.idempotencyKey });
     try {
       return await this.sendLocked(p, journal, replayOf, opts);
@@ -225,7 +224,7 @@ export class ApiClient {
     if (p.answerFromJournalOnly) throw new CardctlError(`the journal holds only the identity and outcome of this operation (its body was compacted): it cannot be sent again.`, { kind: 'usage', hint: 'See what it did with `cardctl ops show KEY`.' });
     if (p.money && !p.confirmed) {
       const what = `a LIVE money operation: ${p.method} ${url} with profile "${this.credentials.name}"`;
-      if (this.credentials.mode === 'live') await confirmLive({ what, yes: this.opts.yes, ask: this.opts.confirm });
+      if (this.credentials.mode === 'live') await (await import('./confirm.js')).confirmLive({ what, yes: this.opts.yes, ask: this.opts.confirm });
       p.confirmed = true;
     }
     // told once, when it is about to be used: a refused confirmation sends nothing to replay
