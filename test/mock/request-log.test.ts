@@ -105,6 +105,17 @@ describe('filters and pages', () => {
     expect(Object.keys(res.body.errors).sort()).toEqual(['limit', 'since', 'status']);
   });
 
+  it('refuses a since that is no ISO 8601 time that exists (Nov 26 read as 2001, 2026-02-30 as March 2) with a 422', async () => {
+    for (const value of ['Nov 26', '2026-02-30', 'foo 1', '2026-11-26T25:00:00Z']) {
+      const res = await control(mock, 'GET', `/_mock/requests?since=${encodeURIComponent(value)}`);
+      expect(res.status, value).toBe(422);
+      expect(Object.keys(res.body.errors)).toEqual(['since']);
+    }
+    for (const value of ['2026-11-26', '2026-11-26T01:00:00Z', '2026-11-26T01:00:00.5+05:30', '1795000000']) {
+      expect((await control(mock, 'GET', `/_mock/requests?since=${encodeURIComponent(value)}`)).status, value).toBe(200);
+    }
+  });
+
   it('refuses an unknown parameter (a typo must not answer every request unfiltered) with a 422 naming it', async () => {
     for (const query of ['stauts=401', 'status[]=401', 'limit=1&foo=bar']) {
       const res = await control(mock, 'GET', `/_mock/requests?${query}`);

@@ -13,8 +13,19 @@ export const MAX_LIMIT = 1000;
 const logOff = (): Reply =>
   fail(404, 'The request log is off.', { request_log: ['This mock was started with --request-log 0 (or requestLog: 0): start it without, or with a size, to keep a log.'] });
 
+const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](?:[01]\d|2[0-3]):?[0-5]\d)?)?$/i;
+
+/**
+ * Unix seconds, or an ISO 8601 time that exists: Date.parse alone took `Nov 26` as 2001 and
+ * `2026-02-30` as March 2, answering requests the reader did not ask for.
+ */
 function since(value: string): number | undefined {
   if (/^\d{1,12}$/.test(value)) return Number(value) * 1000;
+  const m = ISO_TIME.exec(value);
+  if (!m) return undefined;
+  const [year, month, day, hour = 0, minute = 0, second = 0] = m.slice(1, 7).map((x) => (x === undefined ? undefined : Number(x))) as number[];
+  const daysInMonth = new Date(Date.UTC(year!, month!, 0)).getUTCDate();
+  if (month! < 1 || month! > 12 || day! < 1 || day! > daysInMonth || hour > 23 || minute > 59 || second > 59) return undefined;
   const ms = Date.parse(value);
   return Number.isNaN(ms) ? undefined : ms;
 }
