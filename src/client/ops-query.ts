@@ -63,7 +63,8 @@ function matches(e: JournalEntry, q: OpsQuery): boolean {
   const t = Date.parse(e.time);
   if (q.sinceMs !== undefined && t < q.sinceMs) return false;
   if (q.untilMs !== undefined && t > q.untilMs) return false;
-  if (q.card !== undefined && cardIdOf(e) !== q.card) return false;
+  // ids are ULIDs, the same in either case (`cards get` takes a lower-case one): so is --card
+  if (q.card !== undefined && cardIdOf(e)?.toUpperCase() !== q.card.toUpperCase()) return false;
   if (q.unresolved && e.outcome !== 'unknown') return false;
   return true;
 }

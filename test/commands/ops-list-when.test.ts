@@ -3,6 +3,8 @@
 // `--since 1` as 2001, and a date that does not exist (2026-02-30) as another day, listing the wrong
 // operations without a word. A window that cannot hold anything is refused too.
 import { afterAll, describe, expect, it } from 'vitest';
+import { startMock } from '../../src/mock/index.js';
+import { approvedCustomer, type MockHandle } from '../helpers/api.js';
 import { makeSandbox } from '../helpers/cli.js';
 
 const sb = makeSandbox();
@@ -43,5 +45,27 @@ describe('ops compact --older-than', () => {
     expect(r.stderr).toContain(`--older-than must be a number of days from 1 to 36500 (such as 90 or 90d); got "${value}".`);
     expect(r.stderr).toContain('For example --older-than 30');
     expect(r.stderr).not.toMatch(/\boff\b/);
+  });
+});
+
+describe('ops list --card', () => {
+  it('finds the operations of a card given in lower case, as cards get takes it', async () => {
+    const mock = (await startMock({ port: 0, seed: 12, providerLatencyMs: 0 })) as unknown as MockHandle;
+    const own = makeSandbox();
+    try {
+      const env = { CARDCTL_BASE_URL: mock.baseUrl, CARDCTL_API_KEY: mock.keys.test.keyId, CARDCTL_API_SECRET: mock.keys.test.secret };
+      const customer = (await approvedCustomer(mock)).id as string;
+      const issued = await own.run(['cards', 'issue', '--customer', customer, '--amount', '1000', '--jq', '.id'], { env });
+      expect(issued.code, issued.stderr).toBe(0);
+      const card = issued.stdout.trim();
+      const upper = JSON.parse((await own.run(['ops', 'list', '--card', card, '--json'])).stdout) as unknown[];
+      expect(upper).toHaveLength(1);
+      const lower = await own.run(['ops', 'list', '--card', card.toLowerCase(), '--json']);
+      expect(lower.code, lower.stderr).toBe(0);
+      expect(JSON.parse(lower.stdout)).toEqual(upper);
+    } finally {
+      own.cleanup();
+      await mock.close();
+    }
   });
 });
