@@ -97,6 +97,8 @@ export interface RawRequestOptions {
   port: number;
   localAddress?: string;
   timeoutMs?: number;
+  /** a connection of its own, not one from the keep-alive pool */
+  freshConnection?: boolean;
 }
 
 /** A request with nothing added: no signature, no content type. For deliberately broken requests. */
@@ -112,7 +114,7 @@ export function rawRequest(opts: RawRequestOptions): Promise<ApiResponse> {
         method: opts.method,
         path: opts.path,
         headers,
-        agent,
+        agent: opts.freshConnection ? false : agent,
         localAddress: opts.localAddress,
       },
       (res) => {
