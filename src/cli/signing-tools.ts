@@ -8,7 +8,7 @@ import { readInputFile, readInputStream } from '../client/bounded-read.js';
 import { API_PREFIX, matchRoute } from '../contract/routes.js';
 import { wireQuery } from '../signing/encoding.js';
 import { DEFAULT_BASE_URL } from '../profiles/types.js';
-import { diagnose, type Diagnosis } from '../signing/diagnose.js';
+import type { Diagnosis } from '../signing/diagnose.js';
 import { describeCanonical } from '../signing/visible.js';
 import { parseRawRequest, splitTarget } from '../signing/raw-request.js';
 import { QueryEncodingError, canonicalQuery, signRequest, signWebhook, verifyWebhook, webhookSignature, type SignedRequest, type WebhookVerdict } from '../signing/index.js';
@@ -260,6 +260,7 @@ export async function runDiagnose(opts: { request: string; profile?: string; now
     );
   }
   const { secret, keyId, warning } = await loadSigningSecret({ profile: opts.profile, env });
+  const { diagnose } = await import('../signing/diagnose.js'); // only here: `sign` does not load the diagnosis (4 modules)
   const d = diagnose({ request: parsed, secret, keyId, now: opts.now ?? Math.floor(Date.now() / 1000) });
   if (warning) d.warnings.push(warning);
   return d;
