@@ -114,7 +114,7 @@ export class RowLedger {
     }
     if (result.kind) this.kinds.add(result.kind);
     this.finished.set(index, result);
-    this.report.onProgress?.({ ...c });
+    this.report.onProgress?.(c); // the live counts, not a copy a row: read them now, keep none
     for (let r = this.finished.get(this.emitNext); r && !this.stopped; r = this.finished.get(this.emitNext)) {
       this.finished.delete(this.emitNext);
       this.emitNext++;

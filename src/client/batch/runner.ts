@@ -21,7 +21,7 @@ export interface RunBatchOptions {
   /** each row's result, in row order */
   onResult?: (result: RowResult) => void;
   /** after each row finishes (before its result, and any held back behind it, is reported) */
-  onProgress?: (counts: BatchCounts) => void;
+  onProgress?: (counts: Readonly<BatchCounts>) => void;
   /** every worker now waits this long (a 429, or a 503 with Retry-After): a batch never goes quiet unexplained */
   onPause?: (ms: number, status: number) => void;
   windowMs?: number;
