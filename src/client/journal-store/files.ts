@@ -37,21 +37,27 @@ export function appendLines(file: string, records: readonly object[], sync: bool
   ensureDir(dirname(file));
   const text = records.map(encodeLine).join('');
   for (let tries = 0; ; tries++) {
-    const { ino, wasNew } = appendOnce(file, text, sync);
+    const { landed, wasNew } = appendOnce(file, text, sync);
     if (sync && wasNew) syncDir(dirname(file)); // the new file's name is on disk too
-    if (tries >= 8 || inodeOf(file) === ino) return;
+    if (landed || tries >= 64) return;
   }
 }
 
-const inodeOf = (file: string): number | undefined => {
+const statOf = (file: string): { ino: number; dev: number } | undefined => {
   try {
-    return statSync(file).ino;
+    return statSync(file);
   } catch {
     return undefined;
   }
 };
 
-function appendOnce(file: string, text: string, sync: boolean): { ino: number; wasNew: boolean } {
+/**
+ * One append. `landed`: the file's name still named the file written to when the write was done.
+ * That is checked while the file is still open: once closed, a replaced file's inode number can be
+ * given to the next rewrite's copy, and a check by number alone would then take a record written to
+ * the dead file for one in the live file (a 4-writer test lost a record so).
+ */
+function appendOnce(file: string, text: string, sync: boolean): { landed: boolean; wasNew: boolean } {
   const fd = openSync(file, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT, 0o600);
   try {
     const st = fstatSync(fd);
@@ -64,7 +70,8 @@ function appendOnce(file: string, text: string, sync: boolean): { ino: number; w
     }
     writeSync(fd, prefix + text);
     if (sync) fdatasyncSync(fd);
-    return { ino: st.ino, wasNew: st.size === 0 };
+    const now = statOf(file);
+    return { landed: now !== undefined && now.ino === st.ino && now.dev === st.dev, wasNew: st.size === 0 };
   } finally {
     closeSync(fd);
   }
