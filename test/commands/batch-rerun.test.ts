@@ -10,18 +10,14 @@ import { keyBucketFile, keyBucketName } from '../../src/client/journal-store/lay
 import { startMock } from '../../src/mock/index.js';
 import { activeCard, apiCall, ctl, type MockHandle } from '../helpers/api.js';
 import { makeSandbox, type CliResult, type Sandbox } from '../helpers/cli.js';
+import { batchFiles, jsonLines } from '../helpers/batch-files.js';
 
 let mock: MockHandle;
 let sb: Sandbox;
 let env: Record<string, string>;
 const run = (args: string[], opts: { sandbox?: Sandbox } = {}) => (opts.sandbox ?? sb).run(args, { env });
-const rows = (r: CliResult): any[] => r.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
-let fileNo = 0;
-function file(name: string, text: string): string {
-  const path = join(sb.dir, `${++fileNo}-${name}`);
-  writeFileSync(path, text);
-  return path;
-}
+const rows = jsonLines;
+const file = batchFiles(() => sb.dir);
 
 async function balance(id: string): Promise<number> {
   const res = await apiCall(mock, { method: 'GET', path: `/cards/${id}` });

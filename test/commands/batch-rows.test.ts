@@ -2,12 +2,12 @@
 // journal (issue 19 item 4), and a batch killed mid-way (SIGKILL) then run again: the built CLI
 // against the real mock on port 0, checked against the mock's own books (balances, wallet).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../src/mock/index.js';
 import { activeCard, apiCall, ctl, wallet, type MockHandle } from '../helpers/api.js';
 import { BIN, makeSandbox, ROOT, type CliResult, type Sandbox } from '../helpers/cli.js';
+import { batchFiles, jsonLines } from '../helpers/batch-files.js';
 import { journalRecords } from '../helpers/journal.js';
 
 let mock: MockHandle;
@@ -15,13 +15,8 @@ let sb: Sandbox;
 let env: Record<string, string>;
 const children: ChildProcess[] = [];
 const run = (args: string[], input?: string) => sb.run(args, { env, input });
-const rows = (r: CliResult): any[] => r.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
-let fileNo = 0;
-function file(name: string, text: string): string {
-  const path = join(sb.dir, `${++fileNo}-${name}`);
-  writeFileSync(path, text);
-  return path;
-}
+const rows = jsonLines;
+const file = batchFiles(() => sb.dir);
 
 /** The mock's counts of everything, without the clock: equal before and after means nothing was sent that changed anything. */
 async function books(): Promise<Record<string, unknown>> {
@@ -99,16 +94,17 @@ describe('batch rows: refused before anything is sent (exit 2, the line named)',
     // the same request however written: another case of the id, a string amount
     const text = `card,amount\n${a.id},50\n${b.id},50\n${a.id.toLowerCase()},50\n${a.id},"50"\n`;
     const before = await books();
-    const refused = await run(['cards', 'recharge', '--batch', file('same.csv', text)]);
+    const same = file('same.csv', text);
+    const refused = await run(['cards', 'recharge', '--batch', same]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('nothing was sent: 2 rows of 4 are not valid');
     expect(refused.stderr).toMatch(/line 4 \(row 3\): row: the same request as row 1: sent twice, it would charge twice/);
     expect(refused.stderr).toMatch(/line 5 \(row 4\): row: the same request as row 1/);
     expect(refused.stderr).toContain('--allow-duplicates');
-    expect(refused.stderr).toContain(`cardctl cards recharge --batch ${join(sb.dir, `${fileNo}-same.csv`)} --allow-duplicates`);
+    expect(refused.stderr).toContain(`cardctl cards recharge --batch ${same} --allow-duplicates`);
     expect(await books()).toEqual(before);
 
-    const allowed = await run(['cards', 'recharge', '--batch', join(sb.dir, `${fileNo}-same.csv`), '--allow-duplicates', '--json']);
+    const allowed = await run(['cards', 'recharge', '--batch', same, '--allow-duplicates', '--json']);
     expect(allowed.code, allowed.stderr).toBe(0);
     expect(allowed.stderr).toContain('4 rows: 4 ok, 0 refused, 0 unknown.');
     expect(allowed.stderr).toContain('2 rows repeated an earlier row and were sent anyway (--allow-duplicates)');

@@ -2,7 +2,7 @@
 // checked against the mock's own books (wallet, cards, counts). The rate limit case runs the
 // batch runner in-process against a real mock on a fast clock shared by the mock and the
 // client (the mock's window is 60 s), so Retry-After is honoured without a minute of waiting.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,19 +12,15 @@ import { Journal } from '../../src/client/journal.js';
 import { BatchLimiter, loadBatch, runBatch, type BatchClientHooks, type RowResult } from '../../src/client/batch.js';
 import { activeCard, apiCall, approvedCustomer, createCustomer, ctl, customerInput, getCustomer, newKey, wallet, type MockHandle } from '../helpers/api.js';
 import { makeSandbox, type CliResult, type Sandbox } from '../helpers/cli.js';
+import { batchFiles, jsonLines } from '../helpers/batch-files.js';
 
 let mock: MockHandle;
 let sb: Sandbox;
 let testEnv: Record<string, string>;
 let fee: number;
 const run = (args: string[], input?: string) => sb.run(args, { env: testEnv, input });
-const lines = (r: CliResult): any[] => r.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
-let fileNo = 0;
-function file(name: string, text: string): string {
-  const path = join(sb.dir, `${++fileNo}-${name}`);
-  writeFileSync(path, text);
-  return path;
-}
+const lines = jsonLines;
+const file = batchFiles(() => sb.dir);
 
 /** The mock's counts of everything (customers, cards, idempotency keys, ...), without the clock. */
 async function counts(m: MockHandle = mock): Promise<Record<string, unknown>> {
