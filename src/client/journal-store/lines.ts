@@ -81,12 +81,7 @@ export function parseRecord(json: string): RawRecord | DamagedLine {
   return problem ? { damaged: true, why: `wrong shape (${problem})`, text: json } : (value as RawRecord);
 }
 
-/** Whether a line's checksum matches its JSON (nothing parsed). */
-export function checksumOk(line: string): boolean {
-  return line.charCodeAt(8) === 0x20 && /^[0-9a-f]{8}$/.test(line.slice(0, 8)) && hex8(crc32(line.slice(9))) === line.slice(0, 8);
-}
-
-/** The same for the line at bytes `start` to `end` of a buffer (the CRC taken over the bytes: no string is made). */
+/** Whether the line at bytes `start` to `end` of a buffer has a checksum that matches its JSON (the CRC taken over the bytes: nothing parsed, no string made). */
 export function checksumOkAt(buf: Buffer, start: number, end: number): boolean {
   if (end - start < 9 || buf[start + 8] !== 0x20) return false;
   let want = 0;
