@@ -185,6 +185,10 @@ export class ApiClient {
       if (idempotencyKey === '' || idempotencyKey.length > MAX_IDEMPOTENCY_KEY_LENGTH || /[^\u0020-\u007e]/u.test(idempotencyKey)) {
         throw usageError('the idempotency key must be 1 to 255 printable ASCII characters.', 'Pass another --idempotency-key, or leave it out to get a generated one.');
       }
+      // HTTP drops a header value's surrounding spaces: the API would see another key than the journal holds (and the 24-hour rule reads)
+      if (idempotencyKey.startsWith(' ') || idempotencyKey.endsWith(' ')) {
+        throw usageError(`the idempotency key "${idempotencyKey}" begins or ends with a space, which HTTP drops: the API would take it for "${idempotencyKey.trim()}".`, 'Pass the key without the surrounding spaces.');
+      }
     } else if (money) {
       idempotencyKey = randomUUID();
       generatedKey = true;

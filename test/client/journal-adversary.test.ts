@@ -1,0 +1,58 @@
+// The money journal's guarantees under attack (issue 17, Targets and item 8): the built CLI
+// against the embedded mock, real files. Each case is a way a key first sent days ago could be
+// charged again, or a damaged record skipped without a word: a key the HTTP layer spells
+// otherwise, a base URL spelled otherwise, a key a batch row shares with a single command,
+// damaged bytes in the files the 24-hour rule does not read, a file replaced by a folder.
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startMock } from '../../src/mock/index.js';
+import { activeCard, advance, fault, wallet, type MockHandle } from '../helpers/api.js';
+import { makeSandbox, type CliResult, type Sandbox } from '../helpers/cli.js';
+import { rewriteJournal } from '../helpers/journal.js';
+
+const HOUR = 3_600_000;
+let mock: MockHandle;
+let env: Record<string, string>;
+const sandboxes: Sandbox[] = [];
+const json = (r: CliResult) => JSON.parse(r.stdout);
+const state = (s: Sandbox) => join(s.stateDir, 'cardctl');
+const balance = async () => (await wallet(mock, 'test')).balance_minor;
+
+beforeAll(async () => {
+  mock = (await startMock({ port: 0, seed: 71, providerLatencyMs: 0 })) as unknown as MockHandle;
+  env = { CARDCTL_API_KEY: mock.keys.test.keyId, CARDCTL_API_SECRET: mock.keys.test.secret, CARDCTL_BASE_URL: mock.baseUrl, CARDCTL_MODE: 'test' };
+});
+afterAll(async () => {
+  await mock?.close();
+  for (const s of sandboxes) s.cleanup();
+});
+
+function sandbox(): Sandbox & { cli: (args: string[], extra?: Record<string, string>) => Promise<CliResult> } {
+  const s = makeSandbox();
+  sandboxes.push(s);
+  return { ...s, cli: (args, extra = {}) => s.run(args, { env: { ...env, ...extra }, timeoutMs: 60_000 }) };
+}
+
+/** Two days pass: every journal entry's time moves back 48 h, and the mock forgets every key (sent again, a key is a new charge). */
+async function twoDaysPass(s: Sandbox): Promise<void> {
+  rewriteJournal(state(s), (r) => ({ ...r, time: new Date(Date.parse(r.time as string) - 48 * HOUR).toISOString() }));
+  await advance(mock, 49 * 3600);
+}
+
+describe('a key first sent two days ago is never sent again, however it is spelled', () => {
+  it('the same --idempotency-key with a space before or after it (HTTP drops it: the API sees the same key) is refused, nothing charged', async () => {
+    const s = sandbox();
+    const card = await activeCard(mock, { amount: 100 });
+    const first = await s.cli(['cards', 'recharge', card.id, '--amount', '9', '--idempotency-key', 'spaced-key', '--json']);
+    expect(first.code, first.stderr).toBe(0);
+    await twoDaysPass(s);
+    const before = await balance();
+    for (const spelled of ['spaced-key ', ' spaced-key']) {
+      const again = await s.cli(['cards', 'recharge', card.id, '--amount', '9', '--idempotency-key', spelled, '--json']);
+      expect(again.code, `${JSON.stringify(spelled)}: ${again.stdout}${again.stderr}`).toBe(2);
+      expect(json(again).error.message).toMatch(/space/);
+    }
+    expect(await balance()).toBe(before);
+  });
+});
