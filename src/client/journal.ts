@@ -455,7 +455,10 @@ export class Journal {
    * buckets are read 20 markers at a time, so the newest 20 cost about 20 bucket reads.
    */
   *unresolvedNewest(): Generator<JournalEntry> {
-    const markers = this.prepare().markers().sort((a, b) => (b.time ?? '\uffff').localeCompare(a.time ?? '\uffff'));
+    const markers = this.prepare()
+      .markers()
+      .map((m) => (m.key === null ? this.unreadableMarker(m.id) : m))
+      .sort((a, b) => (b.time ?? '\uffff').localeCompare(a.time ?? '\uffff'));
     for (let i = 0; i < markers.length; i += 20) {
       const group = markers.slice(i, i + 20);
       const ids = new Set(group.map((m) => m.id));
@@ -463,6 +466,16 @@ export class Journal {
       const found: JournalEntry[] = [];
       for (const sends of this.historyMany(keys, { strict: false }).values()) found.push(...sends.filter((e) => ids.has(e.id) && e.outcome === 'unknown'));
       yield* found.sort((a, b) => Date.parse(b.time) - Date.parse(a.time));
+    }
+  }
+
+  /** A marker whose file cannot be read (a damaged byte, a folder in its place) still names its operation: its key and time come from the id index and the key bucket. */
+  private unreadableMarker(id: string): { id: string; key: string | null; time: string | null } {
+    try {
+      const e = this.byId(id);
+      return { id, key: e?.idempotency_key ?? null, time: e?.time ?? null };
+    } catch {
+      return { id, key: null, time: null };
     }
   }
 

@@ -56,3 +56,26 @@ describe('a key first sent two days ago is never sent again, however it is spell
     expect(await balance()).toBe(before);
   });
 });
+
+describe('a damaged record is never skipped silently', () => {
+  it('an unresolved marker with a damaged byte, or a folder in its place: `ops list --unresolved` and `doctor` still show the operation', async () => {
+    const s = sandbox();
+    const card = await activeCard(mock, { amount: 100 });
+    await fault(mock, 'recharge', '500_after_commit');
+    const unknown = await s.cli(['cards', 'recharge', card.id, '--amount', '4', '--idempotency-key', 'marker-unknown', '--retries', '0']);
+    expect(unknown.code, unknown.stderr).toBe(7);
+    const markers = join(state(s), 'journal', 'unresolved');
+    const [id] = readdirSync(markers);
+    const marker = join(markers, id!);
+    const damaged = readFileSync(marker);
+    damaged[3] = damaged[3]! ^ 0x01; // inside "key": the marker no longer parses
+    for (const damage of [() => writeFileSync(marker, damaged), () => (rmSync(marker, { force: true }), mkdirSync(marker))]) {
+      damage();
+      const listed = await s.cli(['ops', 'list', '--unresolved', '--json']);
+      expect(listed.code, listed.stderr).toBe(0);
+      expect(json(listed)).toMatchObject([{ id, idempotency_key: 'marker-unknown', outcome: 'unknown' }]);
+      const doctor = await s.cli(['doctor']);
+      expect(doctor.stdout).toMatch(/1 money operation with an unknown outcome for these credentials/);
+    }
+  });
+});
