@@ -2,6 +2,7 @@
 // read and check the rows (src/client/batch.ts), confirm a live batch once, send the rows, and
 // render one result line per row on stdout (in row order), a progress line on stderr when it
 // is a terminal, and a summary on stderr. Returns the exit code.
+import { dirname } from 'node:path';
 import { CardctlError, usageError, type ErrorKind } from '../errors.js';
 import type { BatchCounts, BatchInterruption, BatchOperation, BatchPlan, BatchSummary, RowProblem, RowResult } from '../client/batch.js';
 import { expected } from '../client/batch/columns.js';
@@ -162,6 +163,9 @@ async function sendBatch(b: typeof import('../client/batch.js'), spool: import('
   const [{ withSession }, { ApiClient }] = await Promise.all([import('../client/session.js'), import('../client/client.js')]);
   return withSession(sessionOptions(flags), async ({ credentials, openJournal, timeoutMs }) => {
     const journal = await openJournal();
+    // a state folder that cannot be written refuses the whole batch up front (exit 2), not each row
+    journal.unresolvedCount(); // creates the journal's folder: a file in its way is said here
+    (await import('../client/state-folder.js')).probeStateFolder(dirname(journal.file));
     if (credentials.mode === 'live') await confirmBatch(plan, flags, credentials.name);
     const out = process.stdout;
     const err = process.stderr;

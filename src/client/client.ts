@@ -2,6 +2,7 @@
 // (timestamp, nonce, signature); a money operation keeps its Idempotency-Key and body bytes
 // across attempts and is journaled before it is sent.
 import { hash, randomUUID } from 'node:crypto';
+import { dirname } from 'node:path';
 import { API_PREFIX, matchRoute, type RouteDef } from '../contract/routes.js';
 import { CardctlError, usageError } from '../errors.js';
 import { baseUrlOrigin, type Credentials } from '../profiles/types.js';
@@ -13,6 +14,7 @@ import { header, journalError, journalReason, toCardctlError, type Outcome } fro
 import type { Journal, JournalEntry } from './journal.js';
 import { cardIdInPath, finalError, journalOutcome, keyStillRemembered, sendVerdict, stoppedAtLimit, type JournalReport, type SendVerdict } from './money-rules.js';
 import { DEFAULT_RETRY_POLICY, retryDecision } from './retry.js';
+import { isStateFolderProblem, stateFolderError } from './state-folder.js';
 import { serializeMoneyBody } from './serialize.js';
 import type { Headers, VerboseLog } from './verbose.js';
 
@@ -360,6 +362,8 @@ export class ApiClient {
       return write();
     } catch (err) {
       const why = `cannot write the operations journal ${journal.file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`;
+      if (before && err instanceof CardctlError && err.code === 'state_folder_unwritable') throw err; // said by the journal already
+      if (before && isStateFolderProblem(err)) throw stateFolderError(err, dirname(journal.file), 'the money operation was not sent');
       if (before) throw new CardctlError(`${why}; the money operation was not sent.`, { kind: 'unexpected', hint: 'Make the folder writable, or point CARDCTL_STATE_DIR to a writable folder.' });
       this.opts.note?.(`Warning: ${why}; the outcome below is not recorded.`);
       return undefined;

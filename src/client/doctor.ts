@@ -2,7 +2,9 @@
 // a failure would hide the next: credentials, journal, reach, clock, key, mode, scopes. Every
 // probe is a request the API cannot act on (a read, or a write on an id that does not exist,
 // or a body it refuses), so running doctor against a live key changes nothing.
+import { dirname } from 'node:path';
 import { CardctlError, type ErrorKind } from '../errors.js';
+import { probeStateFolder } from './state-folder.js';
 import type { Credentials } from '../profiles/types.js';
 import type { Scope } from '../contract/routes.js';
 import { ApiError, type ApiClient, type ApiResponse } from './client.js';
@@ -113,7 +115,7 @@ export async function runDoctor(deps: DoctorDeps): Promise<DoctorReport> {
       : { name: 'journal', status: 'warn', detail: `${file}: ${n(mine)} with an unknown outcome for these credentials${elsewhere}`, hint: 'See them with `cardctl ops list --unresolved`; learn their outcome with `cardctl ops replay ID`, or record what you learned with `cardctl ops resolve ID --outcome succeeded|failed`.' });
   } catch (err) {
     const e = err instanceof CardctlError ? err : null;
-    checks.push({ name: 'journal', status: 'fail', detail: e?.message ?? `the journal cannot be read: ${(err as Error).message}`, hint: e?.hint ?? 'Money operations are refused until it can be written: point CARDCTL_STATE_DIR to a writable folder.', kind: 'unexpected' });
+    checks.push({ name: 'journal', status: 'fail', detail: e?.message ?? `the journal cannot be read: ${(err as Error).message}`, hint: e?.hint ?? 'Money operations are refused until it can be written: point CARDCTL_STATE_DIR to a writable folder.', kind: e?.kind ?? 'unexpected' });
   }
 
   const client = deps.client(creds);
@@ -223,6 +225,7 @@ export async function doctor(opts: { profile?: string; verbose?: boolean; caFile
         const s = journal.stats(); // from file sizes: nothing read whole
         const unreadable = s.unattributed ? `, ${s.unattributed} unreadable records (run \`cardctl ops repair\`)` : '';
         const size = `${s.ops} operation${s.ops === 1 ? '' : 's'}, ${s.unresolved} unresolved, ${formatBytes(s.bytes)}${unreadable}`;
+        probeStateFolder(dirname(journal.file), env); // readable is not enough: a money operation writes here first
         return { file: journal.file, mine, others: unknown.length - mine, size };
       },
     });

@@ -10,6 +10,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { CardctlError } from '../errors.js';
 import { normalBase } from './money-rules.js';
+import { isStateFolderProblem, stateFolderError } from './state-folder.js';
 import { keyBucketName } from './journal-store/layout.js';
 import { isDamaged, type DamagedLine, type RawRecord } from './journal-store/lines.js';
 import { JournalStore, type OpPlace } from './journal-store/store.js';
@@ -280,12 +281,17 @@ export class Journal {
   /** Takes over the old file first, once per process; the folder private (0700). */
   private prepare(): JournalStore {
     if (this.ready) return this.store;
-    const parent = join(this.dir, '..');
-    mkdirSync(parent, { recursive: true, mode: 0o700 });
-    chmodSync(parent, 0o700); // also when it existed with a wider mode or under umask 000
-    takeOverIfNeeded(this.legacyFile, this.dir, { unknownKey: stagedUnknownKey, note: (line) => process.stderr.write(line + '\n') });
-    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    chmodSync(this.dir, 0o700);
+    try {
+      const parent = join(this.dir, '..');
+      mkdirSync(parent, { recursive: true, mode: 0o700 });
+      chmodSync(parent, 0o700); // also when it existed with a wider mode or under umask 000
+      takeOverIfNeeded(this.legacyFile, this.dir, { unknownKey: stagedUnknownKey, note: (line) => process.stderr.write(line + '\n') });
+      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      chmodSync(this.dir, 0o700);
+    } catch (err) {
+      // XDG_STATE_HOME on a file or a read-only folder: the user's to fix (exit 2), not a bug
+      throw isStateFolderProblem(err) ? stateFolderError(err, join(this.dir, '..'), 'money operations are refused until it can be written') : err;
+    }
     this.ready = true;
     return this.store;
   }

@@ -9,6 +9,7 @@ import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, unlinkSync, wr
 import { join } from 'node:path';
 import { CardctlError } from '../errors.js';
 import { normalBase } from './money-rules.js';
+import { isStateFolderProblem, stateFolderError } from './state-folder.js';
 
 export interface KeyScope {
   baseUrl: string;
@@ -103,6 +104,7 @@ export function lockKey(journalFile: string, s: KeyScope): () => void {
     }
   } catch (err) {
     if (err instanceof CardctlError) throw err;
+    if (isStateFolderProblem(err)) throw stateFolderError(err, join(journalFile, '..'), 'the money operation was not sent');
     throw new CardctlError(`cannot write the operations journal ${journalFile} (its lock file ${file}): ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}; the money operation was not sent.`, {
       kind: 'unexpected',
       hint: 'Make the folder writable, or point CARDCTL_STATE_DIR to a writable folder.',

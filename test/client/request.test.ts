@@ -270,7 +270,7 @@ describe('money operations', () => {
     const blocker = join(sb.dir, 'not-a-folder');
     writeFileSync(blocker, 'x');
     const r = await run(['request', 'POST', `/cards/${CARD}/recharge`, '--data', '{"amount":5}'], { CARDCTL_STATE_DIR: join(blocker, 'state') });
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2); // a state folder that cannot be written is the user's to fix (test/commands/state-folder.test.ts)
     expect(r.stderr).toMatch(/cannot write the operations journal .*not sent/);
     expect(r.stderr).toMatch(/CARDCTL_STATE_DIR/);
     expect(srv.requests).toHaveLength(0);

@@ -1,0 +1,67 @@
+// The state folder (the journal and its lock files) cannot be created or written: an environment
+// problem the user fixes (permissions, XDG_STATE_HOME pointing at a file or a read-only folder, a
+// full disk), not a bug. Said as one error of kind `usage` (exit 2, as an unreadable profile
+// store is; src/cli/exit-codes.ts maps it) that names the folder, why, where its path comes from
+// and what to do. Money is never sent when this happens: the journal record comes first.
+import { closeSync, mkdirSync, openSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { CardctlError } from '../errors.js';
+
+/** File-system answers that the user's environment explains (not cardctl's bug, not a damaged journal). */
+const ENVIRONMENT_CODES: Record<string, string> = {
+  EACCES: 'permission denied',
+  EPERM: 'not permitted (another owner?)',
+  EROFS: 'the file system is read-only',
+  ENOTDIR: 'a part of that path is a file, not a folder',
+  EEXIST: 'a file is in the way of a folder',
+  EISDIR: 'a folder is where a file should be',
+  ENOSPC: 'the disk is full',
+  EDQUOT: 'the disk quota is used up',
+  ENAMETOOLONG: 'the path is too long',
+  ELOOP: 'too many symbolic links in the path',
+};
+
+/** Whether an error is a file-system refusal that the user's environment explains. */
+export function isStateFolderProblem(err: unknown): err is NodeJS.ErrnoException {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && Object.hasOwn(ENVIRONMENT_CODES, code);
+}
+
+/** Where the state folder's path comes from, for the hint. */
+function origin(env: NodeJS.ProcessEnv): string {
+  if (env.CARDCTL_STATE_DIR) return `it is CARDCTL_STATE_DIR (${env.CARDCTL_STATE_DIR})`;
+  if (env.XDG_STATE_HOME) return `it is $XDG_STATE_HOME/cardctl, and XDG_STATE_HOME is ${env.XDG_STATE_HOME}`;
+  return 'it is the default state folder';
+}
+
+/**
+ * The error for a state folder that cannot be written. `folder`: cardctl's state folder (the journal's parent);
+ * `consequence`: what did not happen (`the money operation was not sent`).
+ */
+export function stateFolderError(err: NodeJS.ErrnoException, folder: string, consequence: string, env: NodeJS.ProcessEnv = process.env): CardctlError {
+  const code = err.code ?? 'error';
+  const at = err.path && err.syscall ? ` (${err.syscall} ${err.path}: ${code}, ${ENVIRONMENT_CODES[code] ?? err.message})` : ` (${code}: ${ENVIRONMENT_CODES[code] ?? err.message})`;
+  const variable = env.CARDCTL_STATE_DIR ? 'CARDCTL_STATE_DIR' : 'XDG_STATE_HOME (or CARDCTL_STATE_DIR)';
+  return new CardctlError(`cannot write the operations journal in ${folder}${at}; ${consequence}.`, {
+    kind: 'usage',
+    code: 'state_folder_unwritable',
+    hint: `The journal needs a folder you can write (${origin(env)}). Fix its permissions (or free disk space), or set ${variable} to a folder you can write; then run the command again.`,
+    cause: err,
+  });
+}
+
+/**
+ * `doctor`: proves the folder can be written, as a money operation needs it (a lock file beside the
+ * journal, created and removed): a read-only folder reads fine and still refuses every money operation.
+ */
+export function probeStateFolder(folder: string /* the state folder */, env: NodeJS.ProcessEnv = process.env): void {
+  const locks = join(folder, 'locks');
+  const probe = join(locks, `doctor-${process.pid}-${Date.now()}.probe`);
+  try {
+    mkdirSync(locks, { recursive: true, mode: 0o700 });
+    closeSync(openSync(probe, 'wx', 0o600));
+    unlinkSync(probe);
+  } catch (err) {
+    throw isStateFolderProblem(err) ? stateFolderError(err, folder, 'money operations are refused until it can be written', env) : err;
+  }
+}
