@@ -3,12 +3,13 @@
 // charged again, or a damaged record skipped without a word: a key the HTTP layer spells
 // otherwise, a base URL spelled otherwise, a key a batch row shares with a single command,
 // damaged bytes in the files the 24-hour rule does not read, a file replaced by a folder.
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../src/mock/index.js';
 import { activeCard, advance, fault, wallet, type MockHandle } from '../helpers/api.js';
-import { makeSandbox, type CliResult, type Sandbox } from '../helpers/cli.js';
+import { BIN, makeSandbox, type CliResult, type Sandbox } from '../helpers/cli.js';
 import { rewriteJournal } from '../helpers/journal.js';
 
 const HOUR = 3_600_000;
@@ -78,4 +79,56 @@ describe('a damaged record is never skipped silently', () => {
       expect(doctor.stdout).toMatch(/1 money operation with an unknown outcome for these credentials/);
     }
   });
+});
+
+describe('an interrupted takeover of operations.ndjson', () => {
+  it('a damaged byte in its checkpoint (a digit of the offset) loses no record: the takeover starts over, and the old recharge is not charged again', async () => {
+    const s = sandbox();
+    const card = await activeCard(mock, { amount: 100 });
+    // 10,000 operations of 8 KB each (the first checkpoint comes after 96 MiB staged, about half way), two days old
+    const ops = 10_000;
+    const body = Buffer.from(JSON.stringify({ amount: 5, pad: 'x'.repeat(6000) }));
+    const path = `/api/v1/cards/${card.id}/recharge`;
+    const lines: string[] = [];
+    for (let i = 0; i < ops; i++) {
+      const id = `op_${(0x100000000000 + i * 7919).toString(16).slice(-12)}`;
+      const time = new Date(Date.now() - 48 * HOUR - (ops - i) * 1000).toISOString();
+      lines.push(JSON.stringify({ type: 'op', id, time, profile: null, source: 'env', mode: 'test', base_url: mock.baseUrl, key_id: mock.keys.test.keyId, method: 'POST', path, query: '', idempotency_key: `big-${i}`, body_b64: body.toString('base64'), body_sha256: 'f'.repeat(64) }));
+      lines.push(JSON.stringify({ type: 'outcome', id, time, status: 200, outcome: 'resolved', code: null, resource_id: card.id }));
+    }
+    mkdirSync(state(s), { recursive: true, mode: 0o700 });
+    writeFileSync(join(state(s), 'operations.ndjson'), lines.join('\n') + '\n', { mode: 0o600 });
+    const child = spawn(process.execPath, [BIN, 'ops', 'list', '--limit', '1'], { env: { ...process.env, ...s.env, ...env } });
+    const progress = join(state(s), 'journal.importing', 'progress.json');
+    try {
+      let exited = false;
+      child.once('exit', () => (exited = true));
+      for (let i = 0; i < 6000 && !existsSync(progress) && !exited; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(existsSync(progress), 'a checkpoint was written').toBe(true);
+    } finally {
+      child.kill('SIGKILL');
+      await new Promise((r) => child.once('close', r));
+    }
+    expect(existsSync(join(state(s), 'journal')), 'interrupted before the end').toBe(false);
+    // one damaged byte: a digit of the offset goes up, so a resume from it would skip records
+    const text = readFileSync(progress);
+    const m = /"offset":(\d+)/.exec(text.toString('latin1'))!;
+    // the operation just after the checkpoint: a resume from the damaged offset would skip it
+    const next = (readFileSync(join(state(s), 'operations.ndjson')).subarray(0, Number(m[1])).toString('latin1').match(/"type":"op"/g)?.length ?? 0) + 5;
+    let at = m.index + 9 + Math.max(0, m[1]!.length - 7);
+    while (text[at] === 0x39) at++;
+    text[at] = text[at]! + 1;
+    writeFileSync(progress, text);
+
+    const resumed = await s.cli(['ops', 'list', '--all', '--ndjson']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).not.toMatch(/could not be read/);
+    expect(new Set(resumed.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l).id)).size).toBe(ops);
+    await advance(mock, 49 * 3600);
+    const before = await balance();
+    const again = await s.cli(['cards', 'recharge', card.id, '--amount', '5', '--idempotency-key', `big-${next}`, '--json']);
+    expect(again.code, again.stdout).toBe(5); // another body than the one journaled: key_reused, never sent
+    expect(json(again).error.code).toBe('key_reused');
+    expect(await balance()).toBe(before);
+  }, 180_000);
 });

@@ -7,7 +7,7 @@
 import { appendFileSync, closeSync, existsSync, fdatasyncSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { ensureDir } from './files.js';
-import { encodeJson, encodeLine, parseRecord, isDamaged, type RawRecord } from './lines.js';
+import { checksumOkAt, encodeJson, encodeLine, parseRecord, isDamaged, type RawRecord } from './lines.js';
 import { idBucketFile, idRecord, idShard, keyBucketFile, keyBucketName, markerFile, segmentFile } from './layout.js';
 import { JournalStore } from './store.js';
 import { takeoverLock } from './takeover-lock.js';
@@ -55,7 +55,7 @@ class Staging {
     this.p.offset = offset;
     this.p.unknown = [...this.unknownSet];
     const tmp = join(this.root, 'progress.json.tmp');
-    writeFileSync(tmp, JSON.stringify(this.p));
+    writeFileSync(tmp, encodeJson(JSON.stringify(this.p))); // checksummed: a damaged digit of the offset would skip records
     renameSync(tmp, join(this.root, 'progress.json'));
   }
 
@@ -106,12 +106,20 @@ function walk(root: string, dir = root): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? walk(root, join(dir, d.name)) : [relative(root, join(dir, d.name))]));
 }
 
+/** A checkpoint whose checksum matches (one damaged byte, such as a digit of the offset, would skip or repeat records), else undefined: start over. */
+function readProgress(buf: Buffer): Progress | undefined {
+  const end = buf.indexOf(0x0a) < 0 ? buf.length : buf.indexOf(0x0a);
+  if (!checksumOkAt(buf, 0, end)) return undefined;
+  const p = JSON.parse(buf.toString('utf8', 9, end)) as Progress;
+  return Number.isSafeInteger(p?.offset) && typeof p.sizes === 'object' && p.sizes !== null && Array.isArray(p.unknown) ? p : undefined;
+}
+
 /** The staging folder as the last checkpoint left it, or a fresh one; null progress means start over. */
 function resume(staging: string): Progress {
   const fresh: Progress = { offset: 0, sizes: {}, unknown: [], records: 0, damaged: 0 };
   let p: Progress | undefined;
   try {
-    p = JSON.parse(readFileSync(join(staging, 'progress.json'), 'utf8')) as Progress;
+    p = readProgress(readFileSync(join(staging, 'progress.json')));
   } catch {
     p = undefined;
   }
