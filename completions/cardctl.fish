@@ -442,7 +442,7 @@ complete -c cardctl -n '__cardctl_is mock provision' -l outcome -x -a 'active fa
 complete -c cardctl -n '__cardctl_is mock provision' -l profile -s p -x -a '(cardctl profiles list --json 2>/dev/null | string replace -rf '\''^ *"name": *"([^"]*)".*'\'' '\''$1'\'')' -d 'use the mock this profile points at (one saved by `mock start --save-profiles`: mock-test, mock-live)'
 complete -c cardctl -n '__cardctl_is mock requests' -l control-url -r -d 'control URL of the mock (default: CARDCTL_MOCK_URL, then the newest mock `mock start` recorded)'
 complete -c cardctl -n '__cardctl_is mock requests' -l failed -d 'only refused or failed requests (status 400 and above, dropped ones)'
-complete -c cardctl -n '__cardctl_is mock requests' -l follow -d 'keep printing new requests as they are answered, until Ctrl-C'
+complete -c cardctl -n '__cardctl_is mock requests' -l follow -d 'keep printing new requests as they are answered, until Ctrl-C; requests the log dropped before they were read are counted on stderr, never skipped silently'
 complete -c cardctl -n '__cardctl_is mock requests' -l jq -r -d 'filter the JSON output with this jq expression (implies --json): strings print raw, other values as JSON, one per line'
 complete -c cardctl -n '__cardctl_is mock requests' -l json -d 'print one JSON value on stdout (errors too)'
 complete -c cardctl -n '__cardctl_is mock requests' -l key -r -d 'only requests with this key id'

@@ -194,6 +194,16 @@ export class RequestLog {
     return { records: out.map(recordView), nextCursor: seq >= oldest ? String(out.at(-1)!.seq) : null };
   }
 
+  /**
+   * The requests newer than `afterSeq` that a reader following with `after` can no longer get:
+   * the log already made room for newer ones (it keeps `capacity`). `null` when none was lost.
+   */
+  droppedAfter(afterSeq: number): { count: number; first: string; last: string } | null {
+    const firstKept = Math.max(1, this.nextSeq - this.capacity);
+    const count = firstKept - (afterSeq + 1);
+    return count > 0 ? { count, first: requestId(afterSeq + 1), last: requestId(firstKept - 1) } : null;
+  }
+
   /** Calls `listener` with every record added from now on (`mock start --log`); returns the unsubscribe. */
   onRecord(listener: (view: Record<string, unknown>) => void): () => void {
     this.listeners.add(listener);

@@ -4,7 +4,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startMock } from '../../src/mock/index.js';
-import { rawRequest, type MockHandle } from '../helpers/api.js';
+import { ctl, rawRequest, type MockHandle } from '../helpers/api.js';
 import { BIN, makeSandbox, ROOT } from '../helpers/cli.js';
 import { signedCall } from '../helpers/independent-signer.js';
 
@@ -114,5 +114,58 @@ describe('--jq on a command that runs until Ctrl-C: results as they come, not at
     await shown;
     child.kill('SIGINT');
     expect(await exitOf(child)).toBe(0);
+  });
+});
+
+describe('mock requests --follow never skips silently: what the log dropped before it was read is said on stderr (issue 21 decisions, item 2)', () => {
+  /** Starts a follower, makes sure it polls, stops it (SIGSTOP), sends a burst of 50, lets it go on. */
+  async function burstWhileStopped(args: string[]) {
+    mock = (await startMock({ port: 0, seed: 35, providerLatencyMs: 0, requestLog: 5 })) as unknown as MockHandle;
+    const port = mock.port;
+    const child = cli(['mock', 'requests', '--follow', ...args], { CARDCTL_MOCK_URL: mock.controlUrl, CARDCTL_MOCK_TOKEN: mock.controlToken });
+    const out = collect(child, 'stdout');
+    const err = collect(child, 'stderr');
+    // the follower is polling once it shows a request sent after it started
+    const shown = out.until(/\/api\/v1\/cards\b/);
+    for (let n = 0; n < 200 && !/\/api\/v1\/cards\b/.test(out.text()); n++) {
+      await rawRequest({ port, method: 'GET', path: '/api/v1/cards' });
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await shown;
+    child.kill('SIGSTOP'); // between two polls, for certain
+    await Promise.all(Array.from({ length: 50 }, () => rawRequest({ port, method: 'GET', path: '/api/v1/customers' })));
+    child.kill('SIGCONT');
+    await rawRequest({ port, method: 'GET', path: '/api/v1/deposits' }); // the last one: shown once the follower caught up
+    await out.until(/\/api\/v1\/deposits\b/);
+    child.kill('SIGINT');
+    expect(await exitOf(child)).toBe(0);
+    const [last] = (await ctl(mock, 'GET', '/requests?limit=1')) as Array<{ id: string }>;
+    return { out: out.text(), err: err.text(), lastSeq: Number(last!.id.replace('req_', '')) };
+  }
+
+  it('--ndjson: stdout stays NDJSON records; each gap is one JSON line on stderr; printed and dropped ids cover every request once', async () => {
+    const { out, err, lastSeq } = await burstWhileStopped(['--ndjson']);
+    const records = out.trim().split('\n').map((l) => JSON.parse(l) as { id: string });
+    expect(records.every((r) => /^req_\d+$/.test(r.id))).toBe(true); // no gap line in stdout
+    const gaps = err.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l).gap as { count: number; first: string; last: string; capacity: number });
+    expect(gaps.length).toBeGreaterThan(0);
+    expect(gaps.every((g) => g.capacity === 5)).toBe(true);
+    const seen: number[] = records.map((r) => Number(r.id.slice(4)));
+    for (const g of gaps) {
+      const [a, b] = [Number(g.first.slice(4)), Number(g.last.slice(4))];
+      expect(g.count).toBe(b - a + 1);
+      for (let s = a; s <= b; s++) seen.push(s);
+    }
+    seen.sort((x, y) => x - y);
+    const first = seen[0]!;
+    expect(seen).toEqual(Array.from({ length: lastSeq - first + 1 }, (_, i) => first + i)); // none missing, none twice
+    expect(gaps.reduce((n, g) => n + g.count, 0)).toBeGreaterThanOrEqual(45); // the burst of 50 into a log of 5
+  });
+
+  it('text: the gap is a sentence on stderr naming the ids, the log size and what to do', async () => {
+    const { out, err } = await burstWhileStopped([]);
+    expect(err).toMatch(/^cardctl: \d+ requests \(req_\d+ to req_\d+\) left the mock's request log \(it keeps the last 5\) before they could be read: not shown\. To keep up, start the mock with a larger --request-log\.$/m);
+    expect(out).not.toMatch(/left the mock's request log/);
+    expect(out).toMatch(/GET \/api\/v1\/deposits +401/);
   });
 });

@@ -140,6 +140,21 @@ describe('bounds', () => {
     }
   });
 
+  it('tells a reader following with `after` what the log dropped before it read it (meta.dropped)', async () => {
+    const small = (await startMock({ port: 0, seed: 1, requestLog: 3 })) as unknown as MockHandle;
+    try {
+      for (let i = 0; i < 8; i++) await rawRequest({ port: small.port, method: 'GET', path: '/api/v1/cards' });
+      const behind = await control(small, 'GET', '/_mock/requests?after=req_2&order=oldest');
+      expect(behind.body.data.map((r: any) => r.id)).toEqual(['req_6', 'req_7', 'req_8']);
+      expect(behind.body.meta.dropped).toEqual({ count: 3, first: 'req_3', last: 'req_5' });
+      const upToDate = await control(small, 'GET', '/_mock/requests?after=req_5&order=oldest');
+      expect(upToDate.body.meta.dropped).toBeNull();
+      expect((await control(small, 'GET', '/_mock/requests?limit=1')).body.meta).not.toHaveProperty('dropped'); // only with after
+    } finally {
+      await small.close();
+    }
+  });
+
   it('is off with requestLog 0: the calls say how to turn it on', async () => {
     const off = (await startMock({ port: 0, seed: 1, requestLog: 0 })) as unknown as MockHandle;
     try {

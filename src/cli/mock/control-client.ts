@@ -106,6 +106,11 @@ function kindFor(status: number, message: string): ErrorKind {
 
 /** One control call; returns `data`, or throws a CardctlError with the mock's message and errors. */
 export async function callControl(target: ControlTarget, method: string, path: string, body?: unknown): Promise<unknown> {
+  return (await callControlPage(target, method, path, body)).data;
+}
+
+/** A control call's `data` and its `meta` (a list page's cursor, the request log's `dropped`). */
+export async function callControlPage(target: ControlTarget, method: string, path: string, body?: unknown): Promise<{ data: unknown; meta: Record<string, unknown> }> {
   const headers: Record<string, string> = { Authorization: `Bearer ${target.token}`, Accept: 'application/json' };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   let res: Response;
@@ -118,13 +123,13 @@ export async function callControl(target: ControlTarget, method: string, path: s
     });
   }
   const text = await res.text();
-  let parsed: { success?: boolean; data?: unknown; message?: string; errors?: Record<string, unknown> } = {};
+  let parsed: { success?: boolean; data?: unknown; meta?: Record<string, unknown>; message?: string; errors?: Record<string, unknown> } = {};
   try {
     parsed = JSON.parse(text) as typeof parsed;
   } catch {
     // reported below as an unexpected answer
   }
-  if (res.ok && parsed.success === true) return parsed.data;
+  if (res.ok && parsed.success === true) return { data: parsed.data, meta: parsed.meta && typeof parsed.meta === 'object' ? parsed.meta : {} };
   const message = parsed.message ?? `unexpected answer (HTTP ${res.status}) from ${target.url}`;
   throw new CardctlError(message.replace(/\.$/, '') + '.', {
     kind: kindFor(res.status, message),

@@ -18,6 +18,12 @@ export abstract class MockControlCommand extends BaseCommand {
     return callControl(target, method, path, body);
   }
 
+  /** The same call, with the answer's `meta` (a list's cursor, the request log's `dropped`). */
+  protected async controlPage(flags: { 'control-url'?: string; profile?: string }, method: string, path: string): Promise<{ data: unknown; meta: Record<string, unknown> }> {
+    const { resolveControl, callControlPage } = await import('./control-client.js');
+    return callControlPage(await resolveControl({ controlUrl: flags['control-url'], profile: flags.profile }), method, path);
+  }
+
   protected async render(data: unknown): Promise<void> {
     if (this.jsonOutput) return this.printJson(data);
     process.stdout.write(await readable(data));

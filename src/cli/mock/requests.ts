@@ -11,7 +11,8 @@ export interface RequestsFlags {
   key?: string;
 }
 
-type Call = (method: string, path: string) => Promise<unknown>;
+/** A control call: the answer's data and meta. */
+type Call = (method: string, path: string) => Promise<{ data: unknown; meta: Record<string, unknown> }>;
 export type RequestsFormat = 'text' | 'json' | 'ndjson';
 
 /** Polling period of --follow: short enough to feel live, long enough to cost the mock nothing. */
@@ -27,10 +28,33 @@ function queryOf(flags: RequestsFlags, extra: Record<string, string>): string {
   return `/requests?${q}`;
 }
 
+/** What the mock's log dropped before a follower could read it (`meta.dropped` of an `after` read). */
+export interface Dropped {
+  count: number;
+  first: string;
+  last: string;
+  /** how many requests the log keeps (`--request-log`) */
+  capacity: number | null;
+}
+
+function droppedOf(meta: Record<string, unknown>): Dropped | undefined {
+  const d = meta.dropped as { count?: unknown; first?: unknown; last?: unknown } | null | undefined;
+  if (!d || typeof d.count !== 'number' || d.count <= 0 || typeof d.first !== 'string' || typeof d.last !== 'string') return undefined;
+  return { count: d.count, first: d.first, last: d.last, capacity: typeof meta.capacity === 'number' ? meta.capacity : null };
+}
+
+/** The stderr line of a gap, for people. */
+export function gapLine(d: Dropped, flags: RequestsFlags): string {
+  const which = d.count === 1 ? `1 request (${d.first})` : `${d.count} requests (${d.first} to ${d.last})`;
+  const keeps = d.capacity === null ? '' : ` (it keeps the last ${d.capacity})`;
+  const filtered = flags.failed || flags.status || flags.path || flags.key ? ', some of which may not have matched your filters' : '';
+  return `cardctl: ${which} left the mock's request log${keeps} before they could be read: not shown${filtered}. To keep up, start the mock with a larger --request-log.`;
+}
+
 const seq = (record: unknown): number => Number(String((record as { id?: unknown }).id ?? '').replace(/^req_/, '')) || 0;
 
-export async function showRequests(flags: RequestsFlags, call: Call, format: RequestsFormat, out: NodeJS.WritableStream = process.stdout): Promise<void> {
-  const newest = (await call('GET', queryOf(flags, { limit: String(flags.limit) }))) as unknown[];
+export async function showRequests(flags: RequestsFlags, call: Call, format: RequestsFormat, out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Promise<void> {
+  const newest = (await call('GET', queryOf(flags, { limit: String(flags.limit) }))).data as unknown[];
   const shown = [...newest].reverse();
   if (format === 'json' && !flags.follow) {
     out.write(JSON.stringify(shown, null, 2) + '\n');
@@ -42,11 +66,14 @@ export async function showRequests(flags: RequestsFlags, call: Call, format: Req
   if (format === 'text' && shown.length === 0 && !flags.follow) out.write('(no requests yet)\n');
   shown.forEach(print);
   if (!flags.follow) return;
-  await follow(flags, call, print, shown.length ? seq(shown.at(-1)) : 0);
+  const gap = (dropped: Dropped): void => {
+    err.write((format === 'text' ? gapLine(dropped, flags) : JSON.stringify({ gap: dropped })) + '\n');
+  };
+  await follow(flags, call, print, gap, shown.length ? seq(shown.at(-1)) : 0);
 }
 
 /** Prints every newer record until SIGINT or SIGTERM, then resolves (exit 0). */
-async function follow(flags: RequestsFlags, call: Call, print: (record: unknown) => void, after: number): Promise<void> {
+async function follow(flags: RequestsFlags, call: Call, print: (record: unknown) => void, gap: (dropped: Dropped) => void, after: number): Promise<void> {
   let stopped = false;
   let wake = (): void => {};
   const stop = (): void => {
@@ -59,11 +86,18 @@ async function follow(flags: RequestsFlags, call: Call, print: (record: unknown)
     let last = after;
     if (last === 0) {
       // nothing matched yet: start after the newest request of any kind
-      const any = (await call('GET', '/requests?limit=1')) as unknown[];
+      const any = (await call('GET', '/requests?limit=1')).data as unknown[];
       last = any.length ? seq(any[0]) : 0;
     }
     while (!stopped) {
-      const fresh = (await call('GET', queryOf(flags, { after: String(last), limit: '1000', order: 'oldest' }))) as unknown[];
+      const answer = await call('GET', queryOf(flags, { after: String(last), limit: '1000', order: 'oldest' }));
+      const fresh = answer.data as unknown[];
+      // the log made room for newer requests before these were read: said on stderr, never skipped silently
+      const dropped = droppedOf(answer.meta);
+      if (dropped) {
+        gap(dropped);
+        last = Math.max(last, seq({ id: dropped.last }));
+      }
       for (const record of fresh) {
         print(record);
         last = Math.max(last, seq(record));

@@ -89,7 +89,9 @@ export function listRequests({ rt, query }: ControlRequest): Reply {
   const read = readFilter(query);
   if ('errors' in read) return validation(read.errors);
   const { records, nextCursor } = log.list(read.filter, read.limit, read.oldestFirst);
-  return page(records, { next_cursor: nextCursor, has_more: nextCursor !== null, capacity: log.capacity });
+  // a reader following with `after` learns what the log dropped before it could read it (never a silent gap)
+  const dropped = read.filter.afterSeq === undefined ? {} : { dropped: log.droppedAfter(read.filter.afterSeq) };
+  return page(records, { next_cursor: nextCursor, has_more: nextCursor !== null, capacity: log.capacity, ...dropped });
 }
 
 export function showRequest({ rt, params }: ControlRequest): Reply {
