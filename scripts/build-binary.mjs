@@ -63,12 +63,15 @@ byPath.add(pjson.oclif.helpClass.replace(/^\.\//, ''));
 for (const hook of Object.values(pjson.oclif.hooks ?? {})) for (const h of [hook].flat()) byPath.add(h.replace(/^\.\//, ''));
 const moduleTable = [...byPath].sort().map((rel) => `  ${JSON.stringify(rel)}: () => import(${JSON.stringify(join(ROOT, rel))}),`).join('\n');
 
-// The mock's compaction worker, bundled on its own: a Worker runs it from this text (eval).
-const worker = await build({
-  entryPoints: [join(ROOT, 'dist', 'mock', 'compaction-worker.js')],
-  bundle: true, platform: 'node', format: 'cjs', target: `node${NODE_VERSION.slice(1).split('.')[0]}`, write: false, minify: true, logLevel: 'warning',
-});
-const workerCode = worker.outputFiles[0].text;
+// The workers (the mock's compaction, a batch rerun's second pass thread), each bundled on its
+// own: a Worker runs it from this text (eval).
+const workerText = async (rel) =>
+  (await build({
+    entryPoints: [join(ROOT, 'dist', ...rel.split('/'))],
+    bundle: true, platform: 'node', format: 'cjs', target: `node${NODE_VERSION.slice(1).split('.')[0]}`, write: false, minify: true, logLevel: 'warning',
+  })).outputFiles[0].text;
+const workerCode = await workerText('mock/compaction-worker.js');
+const passWorkerCode = await workerText('client/batch/rerun-pass-worker.js');
 
 const IMPORT = 'globalThis[Symbol.for("cardctl.import")]';
 const cardctlPlugin = {
@@ -105,6 +108,11 @@ const cardctlPlugin = {
         text = text.replace(/await import\(('[^']+')\)/g, 'require($1)');
       } else if (rel === join('dist', 'mock', 'persistence.js')) {
         text = text.replace(/new Worker\(compactionWorkerUrl\(\), \{/, `new Worker(${JSON.stringify(workerCode)}, { eval: true,`);
+      }
+      if (rel === join('dist', 'client', 'batch', 'rerun-index.js')) {
+        const before = text;
+        text = text.replace(/new Worker\(passWorkerUrl\(\), \{/, `new Worker(${JSON.stringify(passWorkerCode)}, { eval: true,`);
+        if (text === before) throw new Error('build-binary: the rerun pass worker is no longer started as `new Worker(passWorkerUrl(), {`: update this script');
       }
       // --jq: jq-web bundled, its WebAssembly from the SEA's asset jq.wasm instead of a file beside it
       if (rel === join('dist', 'output', 'jq.js')) text = text.replace(/createRequire\([^)]*\)\('jq-web'\)/, "require('jq-web')");

@@ -185,7 +185,8 @@ async function sendBatch(b: typeof import('../client/batch.js'), spool: import('
       return { stdout: state.results.map(line).join(''), stderr: interruptedLines(signal, state, plan.keyPrefix, flags).join('\n') + '\n' };
     };
     const clientOptions = { credentials, journal, retries: flags.retries, yes: true /* confirmed once above for the whole batch */, timeoutMs };
-    const known = b.journalAnswers(plan.operation, journal, new ApiClient(clientOptions), { keyPrefix: plan.keyPrefix, total: plan.total });
+    const known = await b.journalAnswers(plan.operation, journal, new ApiClient(clientOptions), { keyPrefix: plan.keyPrefix, total: plan.total });
+    if (flags.verbose && known.pass.buckets > 0) stderrLog(`* journal: ${plural(known.pass.buckets, 'key bucket')} read once for the batch's keys, in ${plural(known.pass.threads, 'thread')}`);
     let summary: BatchSummary;
     try {
       summary = await interruptible(onInterrupt, () =>

@@ -403,16 +403,11 @@ export class Journal {
     return out;
   }
 
-  /**
-   * A `--batch` rerun's one pass: each named key bucket read once, and the sends of every key
-   * that `wanted` accepts handed to `onKey` (oldest first). A bucket with a damaged line is
-   * skipped (its rows go the ordinary way, which says why). Nothing is remembered per key, so
-   * a pass over a million keys holds one bucket at a time.
-   */
-  scanForBatch(buckets: Iterable<string>, wanted: (key: string) => boolean, onKey: (key: string, sends: JournalEntry[]) => void): void {
+  /** The folder, taken over and checked, for a `--batch` rerun's pass (src/client/batch/rerun-pass.ts), which reads its key buckets itself. */
+  readyForPass(): string {
     this.prepare();
     this.checkUnattributed();
-    for (const bucket of buckets) this.scanBucket(bucket, wanted, onKey);
+    return this.dir;
   }
 
   /** The key buckets on disk (a pass over every key reads these). */

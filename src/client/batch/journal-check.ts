@@ -12,7 +12,7 @@ import type { Journal, JournalEntry } from '../journal.js';
 import type { JournalReport } from '../money-rules.js';
 import { serializeMoneyBody } from '../serialize.js';
 import { operationPath, routeOf } from '../operations.js';
-import { RerunIndex } from './rerun-index.js';
+import { RerunIndex, type PassStats } from './rerun-index.js';
 import type { KnownAnswer } from './runner.js';
 import type { BatchOperation, BatchRow } from './types.js';
 
@@ -20,15 +20,17 @@ export interface JournalAnswers {
   /** the journal's answers for a chunk of rows, in their order; undefined: send the row the ordinary way */
   answers: (rows: BatchRow[]) => Promise<Array<KnownAnswer | undefined>>;
   close: () => void;
+  /** what the pass over the journal read */
+  pass: PassStats;
 }
 
 /** Reads the journal once for the batch's keys (`keyPrefix`-1 to -`total`), then answers chunks of rows. */
-export function journalAnswers(operation: BatchOperation, journal: Journal, client: ApiClient, batch: { keyPrefix: string; total: number }): JournalAnswers {
+export async function journalAnswers(operation: BatchOperation, journal: Journal, client: ApiClient, batch: { keyPrefix: string; total: number }): Promise<JournalAnswers> {
   const route = routeOf(operation);
   const { baseUrl, mode, keyId } = client.credentials;
   let index: RerunIndex;
   try {
-    index = RerunIndex.build(journal, { ...batch, target: { baseUrl, mode, keyId }, nowMs: client.clock() });
+    index = await RerunIndex.build(journal, { ...batch, target: { baseUrl, mode, keyId }, nowMs: client.clock() });
   } catch (err) {
     if (!(err instanceof CardctlError)) throw err;
     index = RerunIndex.empty(batch.keyPrefix); // each row meets it again on the ordinary path, and says it
@@ -76,7 +78,7 @@ export function journalAnswers(operation: BatchOperation, journal: Journal, clie
     }
     return out;
   };
-  return { answers, close: () => index.close() };
+  return { answers, close: () => index.close(), pass: index.stats };
 }
 
 function historiesOrNothing(journal: Journal, keys: string[]): Map<string, JournalEntry[]> {

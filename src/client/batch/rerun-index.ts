@@ -1,111 +1,34 @@
-// A `--batch` rerun's pass over the journal, once per batch: every key bucket that can hold one
-// of the batch's keys (`PREFIX-1` to `PREFIX-N`) is read once, each key's sends are judged by the
-// money rules (src/client/money-rules.ts) as they stand, and the verdict goes into a fixed-size
-// slot per row (src/client/batch/rerun-slots.ts) of a private, already unlinked file, in regions
-// of rows (SlotFile). The rows then read their region's slots once: memory does not grow with the
-// batch or the journal.
+// A `--batch` rerun's verdicts, one per row, found by one pass over the journal per batch
+// (src/client/batch/rerun-pass.ts) and kept in a private slot file (src/client/batch/slot-file.ts):
+// the rows then read their region's slots once, so memory does not grow with the batch or the
+// journal. A large pass runs in two threads, each over half the key buckets.
 // A slot is only a shortcut: a row with nothing journaled, or whose key's history the slot
 // cannot hold, or whose body is not the one the verdict was made for, goes the ordinary way.
-import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { keyBucketName } from '../journal-store/layout.js';
-import type { Journal, JournalEntry } from '../journal.js';
-import { normalBase, sendVerdict, type SendTarget } from '../money-rules.js';
-import { SLOT_BYTES, decodeSlot, encodeSlot, slotRow, type Slot, type SlotValue } from './rerun-slots.js';
+import type { Journal } from '../journal.js';
+import { passOver, type PassJob, type RerunTarget } from './rerun-pass.js';
+import { SLOT_BYTES, decodeSlot, type Slot } from './rerun-slots.js';
+import { REGION_ROWS, SlotFile } from './slot-file.js';
 
-/** What the rows are sent to and with (the batch's credentials): part of an operation's identity. */
-export type RerunTarget = Pick<SendTarget, 'baseUrl' | 'mode' | 'keyId'>;
+export type { RerunTarget } from './rerun-pass.js';
 
 /** Number of key buckets (keyBucketName: 3 hex digits). */
 const BUCKETS = 4096;
+/** Below this many buckets to read, a second thread costs more to start (some 40 ms) than it saves. */
+const WORKER_MIN_BUCKETS = 512;
 
-/** The verdict for a key's sends, for the body they were all sent with. */
-export function slotValue(sends: readonly JournalEntry[], key: string, target: RerunTarget, nowMs: number): SlotValue {
-  const base = normalBase(target.baseUrl);
-  const hashes = new Set<string>();
-  for (const e of sends) if (e.mode === target.mode && normalBase(e.base_url) === base) hashes.add(e.body_sha256);
-  if (hashes.size === 0) return 'none';
-  if (hashes.size > 1) return 'ask';
-  const [bodySha256] = hashes as unknown as [string];
-  // a literal, not `{ ...target, ... }`: V8 (Node 20) builds a spread followed by more fields some 50 times slower
-  const verdict = sendVerdict(sends, { baseUrl: target.baseUrl, mode: target.mode, keyId: target.keyId, idempotencyKey: key, bodySha256, batch: true }, nowMs);
-  return verdict.send ? 'none' : { report: verdict.report, bodySha256 };
-}
-
-/** Rows per region of the slot file: a region's slots are written together and read together (2 MiB). */
-const REGION_ROWS = 16_384;
-/** Slots gathered per region before they are written (32 KiB a region). */
-const FLUSH_SLOTS = 256;
-
-/**
- * The slots in a private file, in regions of REGION_ROWS rows: the pass finds rows in no order (a
- * bucket's keys are any rows), so each region's slots are gathered in memory and appended to the
- * region's part of the file in batches (a few thousand writes for a million rows, not a million),
- * each slot carrying its row. A region is read back whole when the rows reach it.
- */
-class SlotFile {
-  private readonly fd = openPrivate();
-  private readonly filled: Uint32Array;
-  private readonly pending = new Map<number, Buffer>();
-  private loaded = -1;
-  private readonly raw = Buffer.alloc(REGION_ROWS * SLOT_BYTES);
-  private readonly slots = Buffer.alloc(REGION_ROWS * SLOT_BYTES);
-
-  constructor(total: number) {
-    this.filled = new Uint32Array(Math.ceil(total / REGION_ROWS));
-  }
-
-  /** Row `row`'s slot, encoded by `write` at the given offset of a buffer. */
-  put(row: number, write: (buf: Buffer, at: number) => void): void {
-    const region = Math.floor((row - 1) / REGION_ROWS);
-    let buf = this.pending.get(region);
-    if (!buf) this.pending.set(region, (buf = Buffer.alloc(FLUSH_SLOTS * SLOT_BYTES + 4)));
-    const count = buf.readUInt32LE(FLUSH_SLOTS * SLOT_BYTES);
-    write(buf, count * SLOT_BYTES);
-    buf.writeUInt32LE(count + 1, FLUSH_SLOTS * SLOT_BYTES);
-    if (count + 1 === FLUSH_SLOTS) this.flush(region, buf);
-  }
-
-  /** Everything gathered goes to the file (after the pass). */
-  finish(): void {
-    for (const [region, buf] of this.pending) this.flush(region, buf);
-    this.pending.clear();
-  }
-
-  private flush(region: number, buf: Buffer): void {
-    const count = buf.readUInt32LE(FLUSH_SLOTS * SLOT_BYTES);
-    if (count === 0) return;
-    const at = (region * REGION_ROWS + this.filled[region]!) * SLOT_BYTES;
-    for (let done = 0; done < count * SLOT_BYTES; ) done += writeSync(this.fd, buf, done, count * SLOT_BYTES - done, at + done);
-    this.filled[region]! += count;
-    buf.writeUInt32LE(0, FLUSH_SLOTS * SLOT_BYTES);
-  }
-
-  /** The region's slots by row (REGION_ROWS of them, zeroed where nothing was found): read once, kept until another region is asked for; the two buffers are reused. */
-  region(region: number): Buffer {
-    if (this.loaded === region) return this.slots;
-    const bytes = (this.filled[region] ?? 0) * SLOT_BYTES;
-    for (let got = 0; got < bytes; ) {
-      const n = readSync(this.fd, this.raw, got, bytes - got, region * REGION_ROWS * SLOT_BYTES + got);
-      if (n === 0) throw new Error('the batch slot file ended early'); // private to this process: a bug
-      got += n;
-    }
-    this.slots.fill(0);
-    for (let at = 0; at < bytes; at += SLOT_BYTES) this.raw.copy(this.slots, ((slotRow(this.raw, at) - 1) % REGION_ROWS) * SLOT_BYTES, at, at + SLOT_BYTES);
-    this.loaded = region;
-    return this.slots;
-  }
-
-  close(): void {
-    closeSync(this.fd);
-  }
+/** What the pass read: key buckets, and in how many threads (`--verbose` says it). */
+export interface PassStats {
+  buckets: number;
+  threads: number;
 }
 
 export class RerunIndex {
   private constructor(
     private readonly slots: SlotFile | undefined,
     private readonly keyPrefix: string,
+    readonly stats: PassStats = { buckets: 0, threads: 0 },
   ) {}
 
   /** An index that knows nothing (every row goes the ordinary way). */
@@ -113,31 +36,33 @@ export class RerunIndex {
     return new RerunIndex(undefined, keyPrefix);
   }
 
-  /** The pass: reads each key bucket the batch's keys can be in, once. */
-  static build(journal: Journal, opts: { keyPrefix: string; total: number; target: RerunTarget; nowMs: number }): RerunIndex {
-    const { keyPrefix, total } = opts;
+  /** The pass: reads each key bucket the batch's keys can be in, once (half of them in a worker when there are many). */
+  static async build(journal: Journal, opts: { keyPrefix: string; total: number; target: RerunTarget; nowMs: number }): Promise<RerunIndex> {
+    const dir = journal.readyForPass();
     const existing = journal.keyBuckets();
-    if (existing.length === 0 || total === 0) return RerunIndex.empty(keyPrefix);
-    const slots = new SlotFile(total);
+    if (existing.length === 0 || opts.total === 0) return RerunIndex.empty(opts.keyPrefix);
+    const buckets = bucketsOf(opts.keyPrefix, opts.total, existing);
+    const job = (part: string[]): PassJob => ({ dir, buckets: part, keyPrefix: opts.keyPrefix, total: opts.total, target: opts.target, nowMs: opts.nowMs });
+    const slots = SlotFile.create(opts.total);
+    const helper = buckets.length >= WORKER_MIN_BUCKETS ? startPassWorker(job(buckets.filter((_, i) => i % 2 === 1)), slots) : undefined;
     try {
-      const dash = keyPrefix.length + 1;
-      const rowOf = (key: string): number => (key.length > dash && key.startsWith(keyPrefix) && key[dash - 1] === '-' && /^[1-9]\d*$/.test(key.slice(dash)) ? Number(key.slice(dash)) : 0);
-      const wanted = (key: string): boolean => {
-        const row = rowOf(key);
-        return row >= 1 && row <= total;
-      };
-      journal.scanForBatch(bucketsOf(keyPrefix, total, existing), wanted, (key, sends) => {
-        const value = slotValue(sends, key, opts.target, opts.nowMs);
-        if (value === 'none') return;
-        const row = rowOf(key);
-        slots.put(row, (buf, at) => encodeSlot(buf, at, value, row));
-      });
-      slots.finish();
+      passOver(job(helper ? buckets.filter((_, i) => i % 2 === 0) : buckets), slots);
+      if (!helper || (await helper.done)) return new RerunIndex(slots, opts.keyPrefix, { buckets: buckets.length, threads: helper ? 2 : 1 });
     } catch (err) {
+      await helper?.stop(); // never close a descriptor another thread may still write to
       slots.close();
       throw err;
     }
-    return new RerunIndex(slots, keyPrefix);
+    // the worker failed (or could not start): its half may be partly written, so the pass is made again, whole, here
+    slots.close();
+    const alone = SlotFile.create(opts.total);
+    try {
+      passOver(job(buckets), alone);
+    } catch (err) {
+      alone.close();
+      throw err;
+    }
+    return new RerunIndex(alone, opts.keyPrefix, { buckets: buckets.length, threads: 1 });
   }
 
   /** The slot of each row, read at `nowMs` (rows asked in ascending order read each region of the file once). */
@@ -156,24 +81,39 @@ export class RerunIndex {
   }
 }
 
+/**
+ * The worker's module: compiled beside this one (dist/client/batch/rerun-pass-worker.js). Run
+ * from the TypeScript sources (the test runner), the worker is taken from the build.
+ */
+function passWorkerUrl(): URL {
+  const here = import.meta.url;
+  return here.endsWith('.ts') ? new URL('../../../dist/client/batch/rerun-pass-worker.js', here) : new URL('./rerun-pass-worker.js', here);
+}
+
+/**
+ * Runs `job` in a worker thread writing to `slots` (undefined when no worker can start).
+ * `done`: true once the worker's slots are written (it writes nothing after), false once it failed and stopped.
+ */
+function startPassWorker(job: PassJob, slots: SlotFile): { done: Promise<boolean>; stop: () => Promise<unknown> } | undefined {
+  let worker: Worker;
+  try {
+    // execArgv: [] so that flags meant for the main program do not reach it
+    worker = new Worker(passWorkerUrl(), { workerData: { job, share: slots.share() }, execArgv: [] });
+  } catch {
+    return undefined;
+  }
+  const done = new Promise<boolean>((resolve) => {
+    worker.once('message', (m) => resolve(m === 'done')); // posted once every slot of its half is written
+    worker.once('error', () => undefined); // the exit that follows says it
+    worker.once('exit', () => resolve(false)); // no effect once resolved
+  });
+  return { done, stop: () => worker.terminate() };
+}
+
 /** The buckets to read: those on disk that one of the batch's keys hashes to (every one on disk, for a batch of more rows than that takes to find). */
 function bucketsOf(keyPrefix: string, total: number, existing: readonly string[]): string[] {
   if (total > 8 * BUCKETS) return [...existing];
   const needed = new Set<string>();
   for (let row = 1; row <= total && needed.size < BUCKETS; row++) needed.add(keyBucketName(`${keyPrefix}-${row}`));
   return existing.filter((b) => needed.has(b));
-}
-
-/** A file only this process can reach: created in a private folder, its name removed at once. */
-function openPrivate(): number {
-  const dir = mkdtempSync(join(tmpdir(), 'cardctl-rerun-'));
-  try {
-    return openSync(join(dir, 'slots'), 'w+', 0o600);
-  } finally {
-    try {
-      rmSync(dir, { recursive: true, force: true });
-    } catch {
-      // Windows cannot remove an open file: the temporary folder is the system's to clean
-    }
-  }
 }

@@ -1,0 +1,70 @@
+// A `--batch` rerun's pass over the journal: each named key bucket read once, each key of the
+// batch (`PREFIX-1` to `PREFIX-N`) judged by the money rules (src/client/money-rules.ts) as they
+// stand, and the verdict put in the row's slot (src/client/batch/slot-file.ts). Nothing is kept
+// per key, so a pass over a million keys holds one bucket at a time. The same function runs in
+// the main thread and, for a large batch, in a worker over the other half of the buckets
+// (src/client/batch/rerun-pass-worker.ts).
+import { entriesOf, type JournalEntry } from '../journal.js';
+import { JournalStore } from '../journal-store/store.js';
+import { normalBase, sendVerdict, type SendTarget } from '../money-rules.js';
+import { encodeSlot, type SlotValue } from './rerun-slots.js';
+import type { SlotFile } from './slot-file.js';
+
+/** What the rows are sent to and with (the batch's credentials): part of an operation's identity. */
+export type RerunTarget = Pick<SendTarget, 'baseUrl' | 'mode' | 'keyId'>;
+
+/** One thread's share of the pass (plain data: it crosses to a worker as it is). */
+export interface PassJob {
+  /** the journal's folder, already prepared (taken over, checked) by the main thread */
+  dir: string;
+  buckets: string[];
+  keyPrefix: string;
+  total: number;
+  target: RerunTarget;
+  nowMs: number;
+}
+
+/** The verdict for a key's sends, for the body they were all sent with. */
+export function slotValue(sends: readonly JournalEntry[], key: string, target: RerunTarget, nowMs: number): SlotValue {
+  const base = normalBase(target.baseUrl);
+  const hashes = new Set<string>();
+  for (const e of sends) if (e.mode === target.mode && normalBase(e.base_url) === base) hashes.add(e.body_sha256);
+  if (hashes.size === 0) return 'none';
+  if (hashes.size > 1) return 'ask';
+  const [bodySha256] = hashes as unknown as [string];
+  // a literal, not `{ ...target, ... }`: V8 (Node 20) builds a spread followed by more fields some 50 times slower
+  const verdict = sendVerdict(sends, { baseUrl: target.baseUrl, mode: target.mode, keyId: target.keyId, idempotencyKey: key, bodySha256, batch: true }, nowMs);
+  return verdict.send ? 'none' : { report: verdict.report, bodySha256 };
+}
+
+/** The row of one of the batch's keys (`PREFIX-row`, 1 to total), else 0. */
+export function rowOfKey(keyPrefix: string, total: number): (key: string) => number {
+  const dash = keyPrefix.length + 1;
+  return (key) => {
+    if (key.length <= dash || key[dash - 1] !== '-' || !key.startsWith(keyPrefix) || !/^[1-9]\d*$/.test(key.slice(dash))) return 0;
+    const row = Number(key.slice(dash));
+    return row <= total ? row : 0;
+  };
+}
+
+/**
+ * The pass over `job.buckets`: every verdict that is not "send it the ordinary way" goes into its
+ * row's slot. A bucket with a damaged line is passed over (its rows go the ordinary way, which
+ * says why). The slots gathered are written before this returns.
+ */
+export function passOver(job: PassJob, slots: SlotFile): void {
+  const store = new JournalStore(job.dir);
+  const rowOf = rowOfKey(job.keyPrefix, job.total);
+  const wanted = (key: string): boolean => rowOf(key) > 0;
+  for (const bucket of job.buckets) {
+    const found = store.bucketLinesFor(bucket, wanted);
+    if (!found) continue;
+    for (const [key, records] of found) {
+      const value = slotValue(entriesOf(records), key, job.target, job.nowMs);
+      if (value === 'none') continue;
+      const row = rowOf(key);
+      slots.put(row, (buf, at) => encodeSlot(buf, at, value, row));
+    }
+  }
+  slots.finish();
+}
