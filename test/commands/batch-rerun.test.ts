@@ -103,7 +103,7 @@ describe('a batch rerun answered from the journal', () => {
     expect(await Promise.all(cards.map((c) => balance(c.id)))).toEqual([1001, 1002, 1003]);
   });
 
-  it('5,000 rows across three chunks, from a journal taken over from the old file: each row with its own balance, nothing sent', async () => {
+  it('5,000 rows across three chunks, from a journal taken over from the old file: each row with its own balance, nothing sent; the pass over the journal in two threads', async () => {
     const own = makeSandbox();
     try {
       const card = await activeCard(mock, { amount: 1000 });
@@ -125,8 +125,10 @@ describe('a batch rerun answered from the journal', () => {
       const path = join(own.dir, 'rows.csv');
       writeFileSync(path, 'card,amount\n' + `${card.id},1\n`.repeat(n));
       let again!: CliResult;
-      const sent = await sentDuring(async () => (again = await run(['cards', 'recharge', '--batch', path, '--allow-duplicates', '--idempotency-prefix', prefix, '--json'], { sandbox: own })));
+      const sent = await sentDuring(async () => (again = await run(['cards', 'recharge', '--batch', path, '--allow-duplicates', '--idempotency-prefix', prefix, '--json', '--verbose'], { sandbox: own })));
       expect(again.code, again.stderr.slice(-2000)).toBe(5);
+      // 5,000 keys fall in most of the 4,096 key buckets: each read once, half of them by a second thread
+      expect(again.stderr).toMatch(/\* journal: [23]\d{3} key buckets read once for the batch's keys, in 2 threads\n/);
       const got = rows(again);
       expect(got).toHaveLength(n);
       got.forEach((r, k) => {
