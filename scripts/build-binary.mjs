@@ -69,6 +69,8 @@ const workerText = async (rel) =>
   (await build({
     entryPoints: [join(ROOT, 'dist', ...rel.split('/'))],
     bundle: true, platform: 'node', format: 'cjs', target: `node${NODE_VERSION.slice(1).split('.')[0]}`, write: false, minify: true, logLevel: 'warning',
+    // a CommonJS bundle has no import.meta: the modules that ask (createRequire) get the worker's own path under VROOT
+    define: { 'import.meta.url': JSON.stringify(pathToFileURL(`${VROOT}/${rel}`).href) },
   })).outputFiles[0].text;
 const workerCode = await workerText('mock/compaction-worker.js');
 const passWorkerCode = await workerText('client/batch/rerun-pass-worker.js');

@@ -4,7 +4,7 @@
 // with no node on the PATH and from a folder with nothing beside it.
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { accessSync, constants, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { accessSync, constants, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -150,6 +150,41 @@ describe('the single-file binary, with no node on the PATH and no files beside i
       expect({ code: b.code, stdout: b.stdout, stderr: b.stderr }, args.join(' ')).toEqual({ code: n.code, stdout: n.stdout, stderr: n.stderr });
     }
   });
+
+  it("answers a large batch rerun from the journal as the npm install does, its pass in two threads (the bundled worker)", async () => {
+    // 1,000 recharges the journal (an old operations.ndjson, taken over) holds as done: nothing is
+    // sent, so the API's address need not answer; 1,000 keys fall in some 900 of the 4,096 key
+    // buckets, enough for the pass's second thread
+    const n = 1000;
+    const baseUrl = 'http://127.0.0.1:9/api/v1';
+    const card = '01JABCDEFGHJKMNPQRSTVWXYZ0';
+    const body = Buffer.from('{"amount":1}');
+    const sha = createHash('sha256').update(body).digest('hex');
+    const time = new Date(Date.now() - 3_600_000).toISOString();
+    const lines: string[] = [];
+    for (let i = 1; i <= n; i++) {
+      const id = `op_${i.toString(16).padStart(12, '0')}`;
+      lines.push(JSON.stringify({ type: 'op', id, time, profile: null, source: 'env', mode: 'test', base_url: baseUrl, key_id: '01JD2Q7N8V3K4M5P6R7S8T9V0W', method: 'POST', path: `/api/v1/cards/${card}/recharge`, query: '', idempotency_key: `bin-${i}`, body_b64: body.toString('base64'), body_sha256: sha }));
+      lines.push(JSON.stringify({ type: 'outcome', id, time, status: 200, outcome: 'resolved', code: null, resource_id: card, balance_minor: 1000 + i }));
+    }
+    const rowsFile = join(work, 'rerun.csv');
+    writeFileSync(rowsFile, 'card,amount\n' + `${card},1\n`.repeat(n));
+    const results: CliResult[] = [];
+    for (const who of ['binary', 'npm']) {
+      const state = join(work, `rerun-state-${who}`);
+      mkdirSync(join(state, 'cardctl'), { recursive: true });
+      writeFileSync(join(state, 'cardctl', 'operations.ndjson'), lines.join('\n') + '\n');
+      const env = binEnv({ XDG_STATE_HOME: state, CARDCTL_API_KEY: '01JD2Q7N8V3K4M5P6R7S8T9V0W', CARDCTL_API_SECRET: 'RAsaYsUnQ3+qjpjrgi/KTVvnCjAHMJ9w7X5UnrMnFiU=', CARDCTL_BASE_URL: baseUrl, CARDCTL_MODE: 'test' });
+      const args = ['cards', 'recharge', '--batch', rowsFile, '--allow-duplicates', '--idempotency-prefix', 'bin', '--json', '--verbose'];
+      results.push(who === 'binary' ? await runBinary(args, env, 60_000) : await runCli(args, { env, timeoutMs: 60_000 }));
+    }
+    const [bin, npm] = results as [CliResult, CliResult];
+    expect(bin.code, bin.stderr.slice(-2000)).toBe(0);
+    expect(bin.stderr).toMatch(/\* journal: \d+ key buckets read once for the batch's keys, in 2 threads\n/);
+    const rows = bin.stdout.trim().split('\n').map((l) => JSON.parse(l) as { row: number; from_journal: boolean; balance_minor: number });
+    expect(rows.map((r) => [r.row, r.from_journal, r.balance_minor])).toEqual(Array.from({ length: n }, (_, k) => [k + 1, true, 1001 + k]));
+    expect(bin.stdout).toBe(npm.stdout);
+  }, 150_000);
 
   it('runs the demo: every step passes', async () => {
     const r = await runBinary(['demo', '--json'], binEnv(), 150_000);
