@@ -10,7 +10,7 @@ import { CardctlError } from '../../errors.js';
 import type { ApiClient } from '../client.js';
 import type { Journal, JournalEntry } from '../journal.js';
 import type { JournalReport } from '../money-rules.js';
-import { serializeMoneyBody } from '../serialize.js';
+import { bodyFieldOrder, serializeDeterministic } from '../serialize.js';
 import { operationPath, routeOf } from '../operations.js';
 import { RerunIndex, type PassStats } from './rerun-index.js';
 import type { KnownAnswer } from './runner.js';
@@ -48,10 +48,11 @@ export async function journalAnswers(operation: BatchOperation, journal: Journal
    * A success the journal holds, for a row with the body it was sent with: what the client's
    * journal answer gives a row's result (status, body and report; ApiClient.fromJournal), without
    * preparing a request (a rerun answers a million rows). The body's bytes are the ones the client
-   * would send (serializeMoneyBody).
+   * would send (serializeMoneyBody: the same serialization, as UTF-8).
    */
-  const successOf = async (row: BatchRow, slot: { report: JournalReport; bodySha256Prefix: string }): Promise<KnownAnswer | undefined> => {
-    const body = await serializeMoneyBody(route.operation, row.call.json);
+  const fieldOrder = await bodyFieldOrder(route.operation);
+  const successOf = (row: BatchRow, slot: { report: JournalReport; bodySha256Prefix: string }): KnownAnswer | undefined => {
+    const body = serializeDeterministic(row.call.json, fieldOrder); // hashed as its UTF-8 bytes, as serializeMoneyBody sends them
     if (!hash('sha256', body, 'hex').startsWith(slot.bodySha256Prefix)) return undefined;
     return { res: { status: slot.report.status ?? 200, body: slot.report, fromJournal: slot.report } };
   };
@@ -64,7 +65,7 @@ export async function journalAnswers(operation: BatchOperation, journal: Journal
       const slot = slotOf(row.row);
       if (slot.kind === 'ask') ask.push(i);
       else if (slot.kind === 'answer') {
-        const known = slot.report.outcome === 'succeeded' ? await successOf(row, slot) : await answerOf(() => client.journalReportAnswer(requestOf(row), slot.report, slot.bodySha256Prefix));
+        const known = slot.report.outcome === 'succeeded' ? successOf(row, slot) : await answerOf(() => client.journalReportAnswer(requestOf(row), slot.report, slot.bodySha256Prefix));
         if (known) out[i] = known;
         else ask.push(i); // another body than the one the verdict was made for
       }

@@ -1,13 +1,13 @@
 // A `--batch` rerun's verdicts, one per row, found by one pass over the journal per batch
 // (src/client/batch/rerun-pass.ts) and kept in a private slot file (src/client/batch/slot-file.ts):
 // the rows then read their region's slots once, so memory does not grow with the batch or the
-// journal. A large pass runs in two threads, each over half the key buckets.
+// journal. A large pass runs in two threads, which share out the key buckets as they go.
 // A slot is only a shortcut: a row with nothing journaled, or whose key's history the slot
 // cannot hold, or whose body is not the one the verdict was made for, goes the ordinary way.
 import { Worker } from 'node:worker_threads';
 import { keyBucketName } from '../journal-store/layout.js';
 import type { Journal } from '../journal.js';
-import { passOver, type PassJob, type RerunTarget } from './rerun-pass.js';
+import { bucketCounter, passOver, type PassJob, type RerunTarget } from './rerun-pass.js';
 import { SLOT_BYTES, decodeSlot, type Slot } from './rerun-slots.js';
 import { REGION_ROWS, SlotFile } from './slot-file.js';
 
@@ -36,28 +36,29 @@ export class RerunIndex {
     return new RerunIndex(undefined, keyPrefix);
   }
 
-  /** The pass: reads each key bucket the batch's keys can be in, once (half of them in a worker when there are many). */
+  /** The pass: reads each key bucket the batch's keys can be in, once (in two threads when there are many). */
   static async build(journal: Journal, opts: { keyPrefix: string; total: number; target: RerunTarget; nowMs: number }): Promise<RerunIndex> {
     const dir = journal.readyForPass();
     const existing = journal.keyBuckets();
     if (existing.length === 0 || opts.total === 0) return RerunIndex.empty(opts.keyPrefix);
     const buckets = bucketsOf(opts.keyPrefix, opts.total, existing);
-    const job = (part: string[]): PassJob => ({ dir, buckets: part, keyPrefix: opts.keyPrefix, total: opts.total, target: opts.target, nowMs: opts.nowMs });
+    const job = (): PassJob => ({ dir, buckets, next: bucketCounter(), keyPrefix: opts.keyPrefix, total: opts.total, target: opts.target, nowMs: opts.nowMs });
+    const shared = job();
     const slots = SlotFile.create(opts.total);
-    const helper = buckets.length >= WORKER_MIN_BUCKETS ? startPassWorker(job(buckets.filter((_, i) => i % 2 === 1)), slots) : undefined;
+    const helper = buckets.length >= WORKER_MIN_BUCKETS ? startPassWorker(shared, slots) : undefined;
     try {
-      passOver(job(helper ? buckets.filter((_, i) => i % 2 === 0) : buckets), slots);
+      passOver(shared, slots);
       if (!helper || (await helper.done)) return new RerunIndex(slots, opts.keyPrefix, { buckets: buckets.length, threads: helper ? 2 : 1 });
     } catch (err) {
       await helper?.stop(); // never close a descriptor another thread may still write to
       slots.close();
       throw err;
     }
-    // the worker failed (or could not start): its half may be partly written, so the pass is made again, whole, here
+    // the worker failed: the buckets it took may be partly written, so the pass is made again, whole, here
     slots.close();
     const alone = SlotFile.create(opts.total);
     try {
-      passOver(job(buckets), alone);
+      passOver(job(), alone);
     } catch (err) {
       alone.close();
       throw err;
@@ -103,7 +104,7 @@ function startPassWorker(job: PassJob, slots: SlotFile): { done: Promise<boolean
     return undefined;
   }
   const done = new Promise<boolean>((resolve) => {
-    worker.once('message', (m) => resolve(m === 'done')); // posted once every slot of its half is written
+    worker.once('message', (m) => resolve(m === 'done')); // posted once every slot it found is written
     worker.once('error', () => undefined); // the exit that follows says it
     worker.once('exit', () => resolve(false)); // no effect once resolved
   });

@@ -2,7 +2,7 @@
 // batch (`PREFIX-1` to `PREFIX-N`) judged by the money rules (src/client/money-rules.ts) as they
 // stand, and the verdict put in the row's slot (src/client/batch/slot-file.ts). Nothing is kept
 // per key, so a pass over a million keys holds one bucket at a time. The same function runs in
-// the main thread and, for a large batch, in a worker over the other half of the buckets
+// the main thread and, for a large batch, in a worker too, the two taking buckets in turn
 // (src/client/batch/rerun-pass-worker.ts).
 import { entriesOf, type JournalEntry } from '../journal.js';
 import { JournalStore } from '../journal-store/store.js';
@@ -13,11 +13,13 @@ import type { SlotFile } from './slot-file.js';
 /** What the rows are sent to and with (the batch's credentials): part of an operation's identity. */
 export type RerunTarget = Pick<SendTarget, 'baseUrl' | 'mode' | 'keyId'>;
 
-/** One thread's share of the pass (plain data: it crosses to a worker as it is). */
+/** The pass (plain data: it crosses to a worker as it is). */
 export interface PassJob {
   /** the journal's folder, already prepared (taken over, checked) by the main thread */
   dir: string;
   buckets: string[];
+  /** the next bucket to read, shared by the threads of the pass (each takes the next one when done with its last: neither waits long for the other) */
+  next: SharedArrayBuffer;
   keyPrefix: string;
   total: number;
   target: RerunTarget;
@@ -47,17 +49,22 @@ export function rowOfKey(keyPrefix: string, total: number): (key: string) => num
   };
 }
 
+/** A new pass's shared bucket counter. */
+export const bucketCounter = (): SharedArrayBuffer => new SharedArrayBuffer(4);
+
 /**
- * The pass over `job.buckets`: every verdict that is not "send it the ordinary way" goes into its
- * row's slot. A bucket with a damaged line is passed over (its rows go the ordinary way, which
- * says why). The slots gathered are written before this returns.
+ * This thread's part of the pass over `job.buckets`: it takes buckets from the shared counter
+ * until none is left. Every verdict that is not "send it the ordinary way" goes into its row's
+ * slot. A bucket with a damaged line is passed over (its rows go the ordinary way, which says
+ * why). The slots gathered are written before this returns.
  */
 export function passOver(job: PassJob, slots: SlotFile): void {
   const store = new JournalStore(job.dir);
   const rowOf = rowOfKey(job.keyPrefix, job.total);
   const wanted = (key: string): boolean => rowOf(key) > 0;
-  for (const bucket of job.buckets) {
-    const found = store.bucketLinesFor(bucket, wanted);
+  const next = new Int32Array(job.next);
+  for (let i = Atomics.add(next, 0, 1); i < job.buckets.length; i = Atomics.add(next, 0, 1)) {
+    const found = store.bucketLinesFor(job.buckets[i]!, wanted);
     if (!found) continue;
     for (const [key, records] of found) {
       const value = slotValue(entriesOf(records), key, job.target, job.nowMs);
