@@ -238,7 +238,8 @@ export class ApiClient {
       this.opts.note?.(`Idempotency-Key: ${p.idempotencyKey} (generated; to replay this operation: --idempotency-key ${p.idempotencyKey})`);
       p.generatedKey = false;
     }
-    const journalId = replayOf ?? (journal ? this.journalWrite(journal, () => journal.recordOp(this.opRecord(p), this.now()), true) : undefined);
+    // a --batch row syncs without blocking the event loop, so that rows overlap (docs/journal.md); on disk before its first byte leaves either way
+    const journalId = replayOf ?? (journal ? await this.journalWrite(journal, () => (opts.batch ? journal.recordOpDurably(this.opRecord(p), this.now()) : journal.recordOp(this.opRecord(p), this.now())), true) : undefined);
     this.opts.onSent?.({ idempotencyKey: p.idempotencyKey, journalId });
     const run = await this.attempts(p, url, journalId, verdict.firstSentMs ?? this.now());
     // rule 1 across commands: after an earlier send with no known outcome, a send that reached nothing leaves it unknown
@@ -251,7 +252,7 @@ export class ApiClient {
     if (err && run.expired) err = stoppedAtLimit(err, { journalId, cardId: resourceId ?? cardIdInPath(p.path) });
     if (journal && journalId) {
       const record = journalOutcome({ err, replay: replayOf !== undefined, ambiguous, status: run.response?.status ?? null, resourceId, balanceMinor: Number.isSafeInteger(balance) ? (balance as number) : null });
-      this.journalWrite(journal, () => journal.recordOutcome({ id: journalId, ...record }, this.now()), false);
+      await this.journalWrite(journal, () => (opts.batch ? journal.recordOutcomeDurably({ id: journalId, ...record }, this.now()) : journal.recordOutcome({ id: journalId, ...record }, this.now())), false);
     }
     if (err) throw toApiError(err, run.response, run.outcome);
     return run.response!;
@@ -355,11 +356,11 @@ export class ApiClient {
    * A money operation is not sent unless it could be journaled first; a failure to record its
    * outcome afterwards is only a warning (the answer itself must not be lost).
    */
-  private journalWrite<T>(journal: Journal, write: () => T, before: true): T;
-  private journalWrite<T>(journal: Journal, write: () => T, before: false): T | undefined;
-  private journalWrite<T>(journal: Journal, write: () => T, before: boolean): T | undefined {
+  private journalWrite<T>(journal: Journal, write: () => T | Promise<T>, before: true): Promise<T>;
+  private journalWrite<T>(journal: Journal, write: () => T | Promise<T>, before: false): Promise<T | undefined>;
+  private async journalWrite<T>(journal: Journal, write: () => T | Promise<T>, before: boolean): Promise<T | undefined> {
     try {
-      return write();
+      return await write();
     } catch (err) {
       const why = `cannot write the operations journal ${journal.file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`;
       if (before && err instanceof CardctlError && err.code === 'state_folder_unwritable') throw err; // said by the journal already

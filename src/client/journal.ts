@@ -297,24 +297,32 @@ export class Journal {
   }
 
   /** Records an operation before it is sent (on disk when this returns); returns its id. */
-  recordOp(op: Omit<JournalOp, 'type' | 'id' | 'time' | 'body_b64' | 'body_sha256'> & { body: Buffer }, now = Date.now()): string {
-    const id = newId();
-    const { body, ...rest } = op;
-    const record = {
-      type: 'op' as const,
-      id,
-      time: new Date(now).toISOString(),
-      ...rest,
-      body_b64: body.toString('base64'),
-      body_sha256: createHash('sha256').update(body).digest('hex'),
-    };
+  recordOp(op: NewOp, now = Date.now()): string {
+    const record = opRecordOf(op, now);
     this.prepare().writeOp(record);
-    this.places.set(id, { key: record.idempotency_key, time: record.time });
-    return id;
+    this.places.set(record.id, { key: record.idempotency_key, time: record.time });
+    return record.id;
+  }
+
+  /** recordOp for a --batch row: on disk when this resolves, without blocking the other rows meanwhile. */
+  async recordOpDurably(op: NewOp, now = Date.now()): Promise<string> {
+    const record = opRecordOf(op, now);
+    await this.prepare().writeOpDurably(record);
+    this.places.set(record.id, { key: record.idempotency_key, time: record.time });
+    return record.id;
   }
 
   recordOutcome(outcome: Omit<JournalOutcome, 'type' | 'time'>, now = Date.now()): void {
     this.after({ type: 'outcome', time: new Date(now).toISOString(), ...outcome });
+  }
+
+  /** recordOutcome for a --batch row: on disk when this resolves. */
+  async recordOutcomeDurably(outcome: Omit<JournalOutcome, 'type' | 'time'>, now = Date.now()): Promise<void> {
+    const rec: JournalOutcome = { type: 'outcome', time: new Date(now).toISOString(), ...outcome };
+    const place = this.placeFor(rec.id);
+    await this.store.writeAfterDurably(rec as unknown as RawRecord, place);
+    this.wroteOutcome = true;
+    this.syncMarkers(place.key);
   }
 
   /** `ops resolve`: what a person learned, appended after the entry's other records. */
@@ -323,12 +331,18 @@ export class Journal {
   }
 
   private after(rec: JournalOutcome | JournalResolution): void {
-    const store = this.prepare();
-    const place = this.placeOf(rec.id);
-    if (!place) throw new CardctlError(`no operation ${rec.id} in the journal ${this.dir}.`, { kind: 'not_found', hint: 'List them with `cardctl ops list`.' });
-    store.writeAfter(rec as unknown as RawRecord, place);
+    const place = this.placeFor(rec.id);
+    this.store.writeAfter(rec as unknown as RawRecord, place);
     this.wroteOutcome = true;
     this.syncMarkers(place.key);
+  }
+
+  /** Where the operation's later records go; throws when the journal has no such operation. */
+  private placeFor(id: string): OpPlace {
+    this.prepare();
+    const place = this.placeOf(id);
+    if (!place) throw new CardctlError(`no operation ${id} in the journal ${this.dir}.`, { kind: 'not_found', hint: 'List them with `cardctl ops list`.' });
+    return place;
   }
 
   /** The unresolved markers of a key's operations follow their folded outcome (a later send may resolve earlier ones). */
@@ -527,6 +541,22 @@ export class Journal {
     const damaged = join(this.dir, 'damaged.ndjson');
     return { dir: this.dir, bytes: store.bytes(), ops: store.opCount(), unresolved: store.markerCount(), unattributed: existsSync(damaged) ? store.segmentRecords(damaged).length : 0 };
   }
+}
+
+/** What recordOp is given: the request, its body as bytes. */
+type NewOp = Omit<JournalOp, 'type' | 'id' | 'time' | 'body_b64' | 'body_sha256'> & { body: Buffer };
+
+/** The op record of a new operation (a new id, the time, the body in base64 and its SHA-256). */
+function opRecordOf(op: NewOp, now: number) {
+  const { body, ...rest } = op;
+  return {
+    type: 'op' as const,
+    id: newId(),
+    time: new Date(now).toISOString(),
+    ...rest,
+    body_b64: body.toString('base64'),
+    body_sha256: createHash('sha256').update(body).digest('hex'),
+  };
 }
 
 /** Keys grouped by the bucket that holds them (each bucket is then read once). */

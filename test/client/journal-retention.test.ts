@@ -185,6 +185,38 @@ describe('compaction while money commands write', () => {
     expect(rewrites).toBeGreaterThan(10);
   }, 120_000);
 
+  it('a file rewritten while 4 processes append to it with the --batch path (8 appends in flight each, sharing syncs): every record is in it afterwards', async () => {
+    const s = sandbox();
+    const file = join(s.dir, 'bucket.ndjson');
+    const files = pathToFileURL(join(ROOT, 'dist/client/journal-store/files.js')).href;
+    const lines = pathToFileURL(join(ROOT, 'dist/client/journal-store/lines.js')).href;
+    writeFileSync(file, '');
+    // 8 chains of 50 awaited appends per process: appends wait on each other's syncs and share them
+    const writer = (w: number) =>
+      `const { appendLinesDurably } = await import(${JSON.stringify(files)});` +
+      `await Promise.all(Array.from({ length: 8 }, async (_, c) => { for (let i = 0; i < 50; i++) await appendLinesDurably(${JSON.stringify(file)}, [{ type: 'outcome', id: 'op_w${w}c' + c + 'n' + i, time: new Date().toISOString(), status: 200, outcome: 'resolved' }]); }));`;
+    const procs = [0, 1, 2, 3].map((w) => {
+      const c = spawn(process.execPath, ['--input-type=module', '-e', writer(w)], { stdio: 'inherit' });
+      children.push(c);
+      return new Promise<number | null>((r) => c.once('close', r));
+    });
+    const { rewriteFile } = (await import(files)) as typeof import('../../src/client/journal-store/files.js');
+    const { decodeText, encodeLine, isDamaged } = (await import(lines)) as typeof import('../../src/client/journal-store/lines.js');
+    let rewrites = 0;
+    let done = false;
+    void Promise.all(procs).then(() => (done = true));
+    while (!done) {
+      if (rewriteFile(file, (text) => decodeText(text).map((r) => (isDamaged(r) ? `${r.text}\n` : encodeLine(r))).join(''))) rewrites++;
+      await new Promise((r) => setImmediate(r));
+    }
+    expect(await Promise.all(procs)).toEqual([0, 0, 0, 0]);
+    const records = decodeText(readFileSync(file, 'utf8'));
+    expect(records.filter(isDamaged)).toEqual([]);
+    const ids = new Set(records.map((r) => (r as { id: string }).id));
+    for (let w = 0; w < 4; w++) for (let c = 0; c < 8; c++) for (let i = 0; i < 50; i++) expect(ids.has(`op_w${w}c${c}n${i}`), `op_w${w}c${c}n${i} after ${rewrites} rewrites`).toBe(true);
+    expect(rewrites).toBeGreaterThan(10);
+  }, 120_000);
+
   it('ops compact and 8 recharges whose keys share its key buckets, at once: every operation recorded, the journal sound, each charged once', async () => {
     const s = sandbox();
     mkdirSync(state(s), { recursive: true, mode: 0o700 });

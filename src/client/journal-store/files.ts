@@ -1,7 +1,10 @@
 // The journal's file operations: an append is one write() on a file opened O_APPEND (concurrent
 // processes never interleave within a record), then fdatasync when the record must be on disk
 // before the caller goes on. A new file's folder is synced too, so the file itself survives.
-import { closeSync, constants, createReadStream, fdatasyncSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, statSync, writeSync } from 'node:fs';
+// A --batch appends durably without blocking the event loop (appendLinesDurably): the write is
+// done at once, the fdatasync in libuv's threadpool, and rows waiting on the same file meanwhile
+// share the next write and fdatasync (group commit).
+import { closeSync, constants, createReadStream, fdatasync, fdatasyncSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, statSync, writeSync, type Stats } from 'node:fs';
 import { dirname } from 'node:path';
 import { decodeText, encodeLine, type DamagedLine, type RawRecord } from './lines.js';
 
@@ -35,7 +38,10 @@ function syncDir(dir: string): void {
  */
 export function appendLines(file: string, records: readonly object[], sync: boolean): void {
   ensureDir(dirname(file));
-  const text = records.map(encodeLine).join('');
+  appendText(file, records.map(encodeLine).join(''), sync);
+}
+
+function appendText(file: string, text: string, sync: boolean): void {
   for (let tries = 0; ; tries++) {
     const { landed, wasNew } = appendOnce(file, text, sync);
     if (sync && wasNew) syncDir(dirname(file)); // the new file's name is on disk too
@@ -51,13 +57,8 @@ const statOf = (file: string): { ino: number; dev: number } | undefined => {
   }
 };
 
-/**
- * One append. `landed`: the file's name still named the file written to when the write was done.
- * That is checked while the file is still open: once closed, a replaced file's inode number can be
- * given to the next rewrite's copy, and a check by number alone would then take a record written to
- * the dead file for one in the live file (a 4-writer test lost a record so).
- */
-function appendOnce(file: string, text: string, sync: boolean): { landed: boolean; wasNew: boolean } {
+/** The file opened for appending, and `text` written to it in one write() (on a line of its own). */
+function openAndWrite(file: string, text: string): { fd: number; st: Stats } {
   const fd = openSync(file, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT, 0o600);
   try {
     const st = fstatSync(fd);
@@ -69,12 +70,162 @@ function appendOnce(file: string, text: string, sync: boolean): { landed: boolea
       if (last[0] !== 0x0a) prefix = '\n';
     }
     writeSync(fd, prefix + text);
+    return { fd, st };
+  } catch (err) {
+    closeSync(fd);
+    throw err;
+  }
+}
+
+/** Whether the file's name still names the file `fd` (opened as `st`) wrote to: asked while `fd` is open. */
+function landedIn(file: string, st: Stats): boolean {
+  const now = statOf(file);
+  return now !== undefined && now.ino === st.ino && now.dev === st.dev;
+}
+
+/**
+ * One append. `landed`: the file's name still named the file written to when the write was done.
+ * That is checked while the file is still open: once closed, a replaced file's inode number can be
+ * given to the next rewrite's copy, and a check by number alone would then take a record written to
+ * the dead file for one in the live file (a 4-writer test lost a record so).
+ */
+function appendOnce(file: string, text: string, sync: boolean): { landed: boolean; wasNew: boolean } {
+  const { fd, st } = openAndWrite(file, text);
+  try {
     if (sync) fdatasyncSync(fd);
-    const now = statOf(file);
-    return { landed: now !== undefined && now.ino === st.ino && now.dev === st.dev, wasNew: st.size === 0 };
+    return { landed: landedIn(file, st), wasNew: st.size === 0 };
   } finally {
     closeSync(fd);
   }
+}
+
+/** Appends waiting for a file: the next group to be written to it, while one is being synced. */
+interface Waiting {
+  texts: string[];
+  done: Array<(err?: unknown) => void>;
+}
+
+/** A group written to `fd` (opened as `st`) whose sync is under way. */
+interface Syncing {
+  fd?: number;
+  st: Stats;
+  text: string;
+  /** set once the sync is done and the name checked */
+  landed?: boolean;
+}
+
+/** Files with a group being synced and the group waiting behind it. */
+const busy = new Map<string, { syncing?: Syncing; next?: Waiting }>();
+
+/**
+ * The same as appendLines(file, records, true), without blocking the event loop: resolves once
+ * the records are on disk (fdatasync) in the file its name names, and a new file's folder is
+ * synced too. The write() is done at once; appends to the same file while its fdatasync runs
+ * share the next write and fdatasync. The same landing check and retries as appendLines.
+ */
+export function appendLinesDurably(file: string, records: readonly object[]): Promise<void> {
+  ensureDir(dirname(file));
+  const text = records.map(encodeLine).join('');
+  return new Promise((resolve, reject) => {
+    const settle = (err?: unknown): void => (err === undefined ? resolve() : reject(err));
+    const state = busy.get(file);
+    if (!state) {
+      busy.set(file, {});
+      flushDurably(file, { texts: [text], done: [settle] });
+    } else if (state.next) {
+      state.next.texts.push(text);
+      state.next.done.push(settle);
+    } else state.next = { texts: [text], done: [settle] };
+  });
+}
+
+/** Writes and syncs one group, then the group that gathered meanwhile, until none waits. */
+function flushDurably(file: string, group: Waiting): void {
+  watchExit();
+  void (async () => {
+    for (let g: Waiting | undefined = group; g; ) {
+      let failure: unknown;
+      try {
+        await appendTextDurably(file, g.texts.join(''));
+      } catch (err) {
+        failure = err ?? new Error('append failed');
+      }
+      for (const settle of g.done) settle(failure);
+      const state = busy.get(file)!;
+      g = state.next;
+      state.next = undefined;
+    }
+    busy.delete(file);
+  })();
+}
+
+async function appendTextDurably(file: string, text: string): Promise<void> {
+  const state = busy.get(file)!;
+  try {
+    for (let tries = 0; ; tries++) {
+      const { fd, st } = openAndWrite(file, text);
+      const syncing: Syncing = (state.syncing = { fd, st, text });
+      let landed: boolean;
+      try {
+        await new Promise<void>((resolve, reject) => fdatasync(fd, (err) => (err ? reject(err) : resolve())));
+        landed = syncing.landed = landedIn(file, st);
+      } finally {
+        syncing.fd = undefined;
+        closeSync(fd);
+      }
+      if (st.size === 0) await syncDirDurably(dirname(file));
+      if (landed || tries >= 64) return;
+    }
+  } finally {
+    state.syncing = undefined;
+  }
+}
+
+/** At exit: the sync of a group already written, done here (its folder's too when the file is new), and the group written again if its file was replaced. */
+function finishSync(file: string, { fd, st, text, landed }: Syncing): void {
+  if (fd !== undefined) {
+    try {
+      fdatasyncSync(fd);
+    } catch {
+      // closed meanwhile: its own sync completed
+    }
+    landed = landedIn(file, st);
+  }
+  if (st.size === 0) syncDir(dirname(file));
+  if (landed === false) appendText(file, text, true);
+}
+
+function syncDirDurably(dir: string): Promise<void> {
+  let fd: number;
+  try {
+    fd = openSync(dir, constants.O_RDONLY);
+  } catch {
+    return Promise.resolve(); // see syncDir
+  }
+  return new Promise((resolve) =>
+    fdatasync(fd, () => {
+      closeSync(fd);
+      resolve();
+    }),
+  );
+}
+
+let exitWatched = false;
+
+/**
+ * A process that exits while appends are under way (an interrupted batch exits at once) finishes
+ * them first, synchronously: the written groups are synced, the waiting ones written and synced.
+ * So a record that a row handed over is on disk when the process has exited, as with appendLines.
+ */
+function watchExit(): void {
+  if (exitWatched) return;
+  exitWatched = true;
+  process.on('exit', () => {
+    for (const [file, { syncing, next }] of busy) {
+      if (syncing) finishSync(file, syncing);
+      if (next) appendText(file, next.texts.join(''), true);
+    }
+  });
 }
 
 /**

@@ -4,7 +4,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync 
 import { constants } from 'node:buffer';
 import { join } from 'node:path';
 import { CardctlError } from '../../errors.js';
-import { appendLines, ensureDir, readRecords } from './files.js';
+import { appendLines, appendLinesDurably, ensureDir, readRecords } from './files.js';
 import { checksumOkAt, decodeText, isDamaged, parseRecord, type DamagedLine, type RawRecord } from './lines.js';
 import { ID_LINE_BYTES, idBucketFile, idRecord, idShard, keyBucketFile, keyBucketName, markerFile, segmentFile } from './layout.js';
 
@@ -56,6 +56,26 @@ export class JournalStore {
   writeAfter(rec: RawRecord, place: OpPlace): void {
     appendLines(keyBucketFile(this.root, keyBucketName(place.key)), [rec], true);
     appendLines(segmentFile(this.root, place.time), [rec], true);
+  }
+
+  /**
+   * writeOp for a --batch, whose rows overlap: the three appends are synced at once (in libuv's
+   * threadpool, sharing each file's sync with the other rows waiting on it) and all three are on
+   * disk when this resolves, before the request leaves; then the unresolved marker.
+   */
+  async writeOpDurably(op: RawRecord & { idempotency_key: string; time: string }): Promise<void> {
+    const bucket = keyBucketName(op.idempotency_key);
+    await Promise.all([
+      appendLinesDurably(keyBucketFile(this.root, bucket), [op]),
+      appendLinesDurably(segmentFile(this.root, op.time), [op]),
+      appendLinesDurably(idBucketFile(this.root, idShard(op.id)), [idRecord(op.id, op.time, bucket)]),
+    ]);
+    this.mark(op.id, op.idempotency_key, true, op.time);
+  }
+
+  /** writeAfter for a --batch: both copies synced at once; on disk when this resolves. */
+  async writeAfterDurably(rec: RawRecord, place: OpPlace): Promise<void> {
+    await Promise.all([appendLinesDurably(keyBucketFile(this.root, keyBucketName(place.key)), [rec]), appendLinesDurably(segmentFile(this.root, place.time), [rec])]);
   }
 
   /** Every readable record of the key's bucket and the damaged lines in it. */
