@@ -30,7 +30,7 @@ export function showOp(id: string, env?: NodeJS.ProcessEnv): JournalEntry {
   const journal = Journal.open(env);
   const found = journal.find(id);
   if (!found) {
-    throw new CardctlError(`no operation "${id}" in the journal ${journal.file}.`, { kind: 'not_found', hint: 'List them with `cardctl ops list`.' });
+    throw new CardctlError(`no operation "${id}" in the journal ${journal.file}.`, { kind: 'not_found', hint: 'List them with `cardctl ops list`; `cardctl ops repair` restores one that an interrupted command left out of the index.' });
   }
   if ('ambiguous' in found) {
     const n = found.ambiguous.length;

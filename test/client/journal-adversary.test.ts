@@ -56,6 +56,54 @@ describe('a key first sent two days ago is never sent again, however it is spell
     }
     expect(await balance()).toBe(before);
   });
+  it('the same recharge through the base URL spelled otherwise (scheme in capitals, one or two trailing slashes) is reported from the journal', async () => {
+    const s = sandbox();
+    const card = await activeCard(mock, { amount: 100 });
+    const recharge = ['cards', 'recharge', card.id, '--amount', '6', '--idempotency-key', 'base-spelled', '--json'];
+    expect((await s.cli(recharge)).code).toBe(0);
+    await twoDaysPass(s);
+    const before = await balance();
+    const u = new URL(mock.baseUrl);
+    for (const spelled of [`HTTP://${u.host}${u.pathname}/`, `http://${u.host}${u.pathname}//`]) {
+      const again = await s.cli(recharge, { CARDCTL_BASE_URL: spelled });
+      expect(again.code, `${spelled}: ${again.stdout}${again.stderr}`).toBe(0);
+      expect(json(again)).toMatchObject({ from_journal: true, outcome: 'succeeded', why: 'key_forgotten' });
+    }
+    expect(await balance()).toBe(before);
+  });
+
+  it('a --batch row whose key a single command sent two days ago: the same row is reported from the journal, another amount is refused; nothing charged', async () => {
+    const s = sandbox();
+    const card = await activeCard(mock, { amount: 100 });
+    expect((await s.cli(['cards', 'recharge', card.id, '--amount', '8', '--idempotency-key', 'shared-1'])).code).toBe(0);
+    await twoDaysPass(s);
+    const before = await balance();
+    writeFileSync(join(s.dir, 'same.csv'), `card,amount\n${card.id},8\n`);
+    const same = await s.cli(['cards', 'recharge', '--batch', join(s.dir, 'same.csv'), '--idempotency-prefix', 'shared', '--json']);
+    expect(same.code, same.stderr).toBe(0);
+    expect(JSON.parse(same.stdout.trim())).toMatchObject({ row: 1, status: 'ok', from_journal: true });
+    writeFileSync(join(s.dir, 'other.csv'), `card,amount\n${card.id},9\n`);
+    const other = await s.cli(['cards', 'recharge', '--batch', join(s.dir, 'other.csv'), '--idempotency-prefix', 'shared', '--json']);
+    expect(other.code, other.stdout).toBe(5);
+    expect(JSON.parse(other.stdout.trim())).toMatchObject({ row: 1, status: 'error', from_journal: true });
+    expect(await balance()).toBe(before);
+  });
+
+  it('an unknown recharge a person resolved with `ops resolve --note`: the same command two days later reports that, sends nothing', async () => {
+    const s = sandbox();
+    const card = await activeCard(mock, { amount: 100 });
+    await fault(mock, 'recharge', '500_after_commit');
+    const recharge = ['cards', 'recharge', card.id, '--amount', '3', '--idempotency-key', 'resolved-by-hand', '--retries', '0', '--json'];
+    expect((await s.cli(recharge)).code).toBe(7);
+    const resolved = await s.cli(['ops', 'resolve', 'resolved-by-hand', '--outcome', 'succeeded', '--note', 'seen in the portal \u00e9 "quoted"']);
+    expect(resolved.code, resolved.stderr).toBe(0);
+    await twoDaysPass(s);
+    const before = await balance();
+    const again = await s.cli(recharge);
+    expect(again.code, again.stderr).toBe(0);
+    expect(json(again)).toMatchObject({ from_journal: true, outcome: 'succeeded', recorded_by: 'ops resolve', note: 'seen in the portal \u00e9 "quoted"' });
+    expect(await balance()).toBe(before);
+  });
 });
 
 describe('a damaged record is never skipped silently', () => {
@@ -131,4 +179,46 @@ describe('an interrupted takeover of operations.ndjson', () => {
     expect(json(again).error.code).toBe('key_reused');
     expect(await balance()).toBe(before);
   }, 180_000);
+});
+
+describe('a command killed between the appends of one record', () => {
+  it('an op only in its key bucket (killed before its segment, index and marker): refused a day later, and `ops repair` makes it listable and resolvable', async () => {
+    const s = sandbox();
+    const card = await activeCard(mock, { amount: 100 });
+    await fault(mock, 'recharge', '500_after_commit');
+    const recharge = ['cards', 'recharge', card.id, '--amount', '2', '--idempotency-key', 'cut-short', '--retries', '0', '--json'];
+    expect((await s.cli(recharge)).code).toBe(7);
+    await twoDaysPass(s);
+    expect((await s.cli(['ops', 'list'])).code).toBe(0); // takes the aged file over
+    // what a SIGKILL right after the key bucket's append leaves: the op there, nowhere else
+    const journal = join(state(s), 'journal');
+    const [id] = readdirSync(join(journal, 'unresolved'));
+    rmSync(join(journal, 'segments'), { recursive: true });
+    rmSync(join(journal, 'ids'), { recursive: true });
+    rmSync(join(journal, 'unresolved'), { recursive: true });
+    const [bucket] = readdirSync(join(journal, 'keys'));
+    const bucketFile = join(journal, 'keys', bucket!);
+    writeFileSync(bucketFile, readFileSync(bucketFile, 'utf8').split('\n')[0] + '\n'); // the op line, not its outcome
+
+    const before = await balance();
+    const again = await s.cli(recharge);
+    expect(again.code, again.stdout).toBe(7);
+    expect(json(again).error.hint).toContain(`cardctl ops resolve ${id}`);
+    const lost = await s.cli(['ops', 'resolve', id!, '--outcome', 'failed']);
+    expect(lost.code).toBe(4);
+    expect(lost.stderr).toContain('cardctl ops repair');
+
+    const repair = await s.cli(['ops', 'repair']);
+    expect(repair.code, repair.stderr).toBe(0);
+    expect(repair.stdout).toMatch(/completed segments\/.*: 1 record an interruption left out/);
+    const listed = await s.cli(['ops', 'list', '--unresolved', '--json']);
+    expect(json(listed)).toMatchObject([{ id, idempotency_key: 'cut-short', outcome: 'unknown' }]);
+    const resolved = await s.cli(['ops', 'resolve', id!, '--outcome', 'failed']);
+    expect(resolved.code, resolved.stderr).toBe(0);
+    expect((await s.cli(['ops', 'repair'])).stderr).toMatch(/is sound/);
+    const after = await s.cli(recharge);
+    expect(after.code, after.stdout).toBe(5); // a person said it failed: reported, not sent
+    expect(json(after).error.message).not.toMatch(/TypeError/);
+    expect(await balance()).toBe(before);
+  });
 });

@@ -6,6 +6,7 @@
 // as compaction does (rewriteFile), so records appended meanwhile are kept.
 import { copyFileSync, existsSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import { rewriteFile } from './files.js';
+import { completeJournal, type Completion } from './reconcile.js';
 import { join, relative } from 'node:path';
 import { decodeText, encodeLine, isDamaged, type RawRecord } from './lines.js';
 import { idBucketFile, idRecord, idShard, keyBucketName, segmentFile } from './layout.js';
@@ -17,6 +18,9 @@ export interface RepairReport {
   /** lines of the old file that could not be read (damaged.ndjson) */
   unreadable: Array<{ offset: number; why: string; text: string }>;
   discarded: number;
+  /** files that lacked records an interruption left out (restored from the key bucket), and the unresolved markers set right */
+  completed: Completion['completed'];
+  markers: number;
 }
 
 function filesIn(dir: string): string[] {
@@ -80,7 +84,7 @@ export function repairJournal(root: string, opts: { discardUnreadable?: boolean 
   const buckets = filesIn(join(root, 'keys'));
   const segments = filesIn(join(root, 'segments'));
   const ids = filesIn(join(root, 'ids'));
-  const report: RepairReport = { checked: buckets.length + segments.length + ids.length, repaired: [], unreadable: [], discarded: 0 };
+  const report: RepairReport = { checked: buckets.length + segments.length + ids.length, repaired: [], unreadable: [], discarded: 0, completed: [], markers: 0 };
   const damagedOf = (files: string[]): Decoded[] => {
     const out: Decoded[] = [];
     for (const d of readAll(files)) if (d.damaged > 0) out.push(d);
@@ -102,6 +106,7 @@ export function repairJournal(root: string, opts: { discardUnreadable?: boolean 
     const others = [...withPlaces(readAll(buckets))].filter((x) => (x.rec.type === 'op' || x.rec.type === 'compact') && idBucketFile(root, idShard(x.rec.id)) === d.file).map((x) => idRecord(x.rec.id, x.time, keyBucketName(x.key)) as unknown as RawRecord);
     note(d, replace(d, others));
   }
+  Object.assign(report, completeJournal(root));
   const unreadable = join(root, 'damaged.ndjson');
   if (existsSync(unreadable)) {
     report.unreadable = readFileSync(unreadable, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as RepairReport['unreadable'][number]);
