@@ -146,20 +146,29 @@ function progressLine(err: NodeJS.WriteStream, tty: boolean): { set: (text: stri
   };
 }
 
+/** CARDCTL_RERUN_THREADS: the threads of a rerun's pass over the journal (docs/batch.md); unset: chosen by the machine and the journal's size. */
+function rerunThreads(env: NodeJS.ProcessEnv = process.env): 1 | 2 | undefined {
+  const v = env.CARDCTL_RERUN_THREADS?.trim();
+  if (v === undefined || v === '') return undefined;
+  if (v === '1' || v === '2') return Number(v) as 1 | 2;
+  throw usageError(`CARDCTL_RERUN_THREADS is ${JSON.stringify(v.slice(0, 20))}: it takes 1 or 2.`, 'Set it to 1 (one thread) or 2, or unset it to let cardctl choose.');
+}
+
 export async function runBatchCommand(operation: BatchOperation, flags: BatchFlags): Promise<number> {
+  const threads = rerunThreads();
   const b = await import('../client/batch.js');
   const spool = await b.openSpool(flags.batch);
   try {
     const plan = await b.planBatch(spool, operation, { prefix: flags['idempotency-prefix'], allowDuplicates: flags['allow-duplicates'] });
     if (plan.problems.length > 0) throw problemsError(plan, operation, flags);
     if (plan.total === 0) throw usageError(`nothing to send: ${flags.batch === '-' ? 'stdin' : flags.batch} holds no rows.`, `Give one row per line after the header (CSV: ${b.expected(operation)}) or one JSON object per line (NDJSON).`);
-    return await sendBatch(b, spool, plan, flags);
+    return await sendBatch(b, spool, plan, flags, threads);
   } finally {
     spool.close();
   }
 }
 
-async function sendBatch(b: typeof import('../client/batch.js'), spool: import('../client/batch.js').Spool, plan: BatchPlan, flags: BatchFlags): Promise<number> {
+async function sendBatch(b: typeof import('../client/batch.js'), spool: import('../client/batch.js').Spool, plan: BatchPlan, flags: BatchFlags, threads: 1 | 2 | undefined): Promise<number> {
   const [{ withSession }, { ApiClient }] = await Promise.all([import('../client/session.js'), import('../client/client.js')]);
   return withSession(sessionOptions(flags), async ({ credentials, openJournal, timeoutMs }) => {
     const journal = await openJournal();
@@ -185,7 +194,7 @@ async function sendBatch(b: typeof import('../client/batch.js'), spool: import('
       return { stdout: state.results.map(line).join(''), stderr: interruptedLines(signal, state, plan.keyPrefix, flags).join('\n') + '\n' };
     };
     const clientOptions = { credentials, journal, retries: flags.retries, yes: true /* confirmed once above for the whole batch */, timeoutMs };
-    const known = await b.journalAnswers(plan.operation, journal, new ApiClient(clientOptions), { keyPrefix: plan.keyPrefix, total: plan.total });
+    const known = await b.journalAnswers(plan.operation, journal, new ApiClient(clientOptions), { keyPrefix: plan.keyPrefix, total: plan.total, threads });
     if (flags.verbose && known.pass.buckets > 0) stderrLog(`* journal: ${plural(known.pass.buckets, 'key bucket')} read once for the batch's keys, in ${plural(known.pass.threads, 'thread')}`);
     let summary: BatchSummary;
     try {

@@ -153,8 +153,8 @@ describe('the single-file binary, with no node on the PATH and no files beside i
 
   it("answers a large batch rerun from the journal as the npm install does, its pass in two threads (the bundled worker)", async () => {
     // 1,000 recharges the journal (an old operations.ndjson, taken over) holds as done: nothing is
-    // sent, so the API's address need not answer; 1,000 keys fall in some 900 of the 4,096 key
-    // buckets, enough for the pass's second thread
+    // sent, so the API's address need not answer; a journal this small is read in one thread
+    // unless CARDCTL_RERUN_THREADS says two
     const n = 1000;
     const baseUrl = 'http://127.0.0.1:9/api/v1';
     const card = '01JABCDEFGHJKMNPQRSTVWXYZ0';
@@ -174,7 +174,7 @@ describe('the single-file binary, with no node on the PATH and no files beside i
       const state = join(work, `rerun-state-${who}`);
       mkdirSync(join(state, 'cardctl'), { recursive: true });
       writeFileSync(join(state, 'cardctl', 'operations.ndjson'), lines.join('\n') + '\n');
-      const env = binEnv({ XDG_STATE_HOME: state, CARDCTL_API_KEY: '01JD2Q7N8V3K4M5P6R7S8T9V0W', CARDCTL_API_SECRET: 'RAsaYsUnQ3+qjpjrgi/KTVvnCjAHMJ9w7X5UnrMnFiU=', CARDCTL_BASE_URL: baseUrl, CARDCTL_MODE: 'test' });
+      const env = binEnv({ XDG_STATE_HOME: state, CARDCTL_API_KEY: '01JD2Q7N8V3K4M5P6R7S8T9V0W', CARDCTL_API_SECRET: 'RAsaYsUnQ3+qjpjrgi/KTVvnCjAHMJ9w7X5UnrMnFiU=', CARDCTL_BASE_URL: baseUrl, CARDCTL_MODE: 'test', CARDCTL_RERUN_THREADS: '2' });
       const args = ['cards', 'recharge', '--batch', rowsFile, '--allow-duplicates', '--idempotency-prefix', 'bin', '--json', '--verbose'];
       results.push(who === 'binary' ? await runBinary(args, env, 60_000) : await runCli(args, { env, timeoutMs: 60_000 }));
     }

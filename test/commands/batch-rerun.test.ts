@@ -15,7 +15,7 @@ import { batchFiles, jsonLines } from '../helpers/batch-files.js';
 let mock: MockHandle;
 let sb: Sandbox;
 let env: Record<string, string>;
-const run = (args: string[], opts: { sandbox?: Sandbox } = {}) => (opts.sandbox ?? sb).run(args, { env });
+const run = (args: string[], opts: { sandbox?: Sandbox; env?: Record<string, string> } = {}) => (opts.sandbox ?? sb).run(args, { env: { ...env, ...opts.env } });
 const rows = jsonLines;
 const file = batchFiles(() => sb.dir);
 
@@ -103,7 +103,16 @@ describe('a batch rerun answered from the journal', () => {
     expect(await Promise.all(cards.map((c) => balance(c.id)))).toEqual([1001, 1002, 1003]);
   });
 
-  it('5,000 rows across three chunks, from a journal taken over from the old file: each row with its own balance, nothing sent; the pass over the journal in two threads', async () => {
+  it('CARDCTL_RERUN_THREADS other than 1 or 2 is a usage error that says what it takes, before anything is read or sent', async () => {
+    const path = join(sb.dir, 'threads.csv');
+    writeFileSync(path, 'card,amount\n01JABCDEFGHJKMNPQRSTVWXYZ0,1\n');
+    const r = await run(['cards', 'recharge', '--batch', path], { env: { CARDCTL_RERUN_THREADS: 'four' } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('CARDCTL_RERUN_THREADS is "four": it takes 1 or 2.');
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('5,000 rows across three chunks, from a journal taken over from the old file: each row with its own balance, nothing sent; the pass in two threads answers as one does', async () => {
     const own = makeSandbox();
     try {
       const card = await activeCard(mock, { amount: 1000 });
@@ -125,10 +134,13 @@ describe('a batch rerun answered from the journal', () => {
       const path = join(own.dir, 'rows.csv');
       writeFileSync(path, 'card,amount\n' + `${card.id},1\n`.repeat(n));
       let again!: CliResult;
-      const sent = await sentDuring(async () => (again = await run(['cards', 'recharge', '--batch', path, '--allow-duplicates', '--idempotency-prefix', prefix, '--json', '--verbose'], { sandbox: own })));
+      const sent = await sentDuring(async () => (again = await run(['cards', 'recharge', '--batch', path, '--allow-duplicates', '--idempotency-prefix', prefix, '--json', '--verbose'], { sandbox: own, env: { CARDCTL_RERUN_THREADS: '2' } })));
       expect(again.code, again.stderr.slice(-2000)).toBe(5);
-      // 5,000 keys fall in most of the 4,096 key buckets: each read once, half of them by a second thread
+      // 5,000 keys fall in most of the 4,096 key buckets: each read once, by one thread or the other
       expect(again.stderr).toMatch(/\* journal: [23]\d{3} key buckets read once for the batch's keys, in 2 threads\n/);
+      const alone = await run(['cards', 'recharge', '--batch', path, '--allow-duplicates', '--idempotency-prefix', prefix, '--json', '--verbose'], { sandbox: own, env: { CARDCTL_RERUN_THREADS: '1' } });
+      expect(alone.stderr).toMatch(/, in 1 thread\n/);
+      expect(alone.stdout).toBe(again.stdout);
       const got = rows(again);
       expect(got).toHaveLength(n);
       got.forEach((r, k) => {

@@ -12,7 +12,7 @@ import type { Journal, JournalEntry } from '../journal.js';
 import type { JournalReport } from '../money-rules.js';
 import { bodyFieldOrder, serializeDeterministic } from '../serialize.js';
 import { operationPath, routeOf } from '../operations.js';
-import { RerunIndex, type PassStats } from './rerun-index.js';
+import { RerunIndex, type PassStats, type PassThreads } from './rerun-index.js';
 import type { KnownAnswer } from './runner.js';
 import type { BatchOperation, BatchRow } from './types.js';
 
@@ -25,7 +25,7 @@ export interface JournalAnswers {
 }
 
 /** Reads the journal once for the batch's keys (`keyPrefix`-1 to -`total`), then answers chunks of rows. */
-export async function journalAnswers(operation: BatchOperation, journal: Journal, client: ApiClient, batch: { keyPrefix: string; total: number }): Promise<JournalAnswers> {
+export async function journalAnswers(operation: BatchOperation, journal: Journal, client: ApiClient, batch: { keyPrefix: string; total: number; threads?: PassThreads }): Promise<JournalAnswers> {
   const route = routeOf(operation);
   const { baseUrl, mode, keyId } = client.credentials;
   let index: RerunIndex;

@@ -5,7 +5,9 @@
 // A slot is only a shortcut: a row with nothing journaled, or whose key's history the slot
 // cannot hold, or whose body is not the one the verdict was made for, goes the ordinary way.
 import { Worker } from 'node:worker_threads';
-import { keyBucketName } from '../journal-store/layout.js';
+import { statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { keyBucketFile, keyBucketName } from '../journal-store/layout.js';
 import type { Journal } from '../journal.js';
 import { bucketCounter, passOver, type PassJob, type RerunTarget } from './rerun-pass.js';
 import { SLOT_BYTES, decodeSlot, type Slot } from './rerun-slots.js';
@@ -15,8 +17,11 @@ export type { RerunTarget } from './rerun-pass.js';
 
 /** Number of key buckets (keyBucketName: 3 hex digits). */
 const BUCKETS = 4096;
-/** Below this many buckets to read, a second thread costs more to start (some 40 ms) than it saves. */
-const WORKER_MIN_BUCKETS = 512;
+/** Below this many bytes of key buckets to read (some 7,000 operations), a second thread costs more to start (some 40 ms) than it saves. */
+const WORKER_MIN_BYTES = 4 << 20;
+
+/** Threads for the pass: 1, 2, or (undefined) 2 when the machine has two cores and the buckets hold enough to read. */
+export type PassThreads = 1 | 2 | undefined;
 
 /** What the pass read: key buckets, and in how many threads (`--verbose` says it). */
 export interface PassStats {
@@ -37,7 +42,7 @@ export class RerunIndex {
   }
 
   /** The pass: reads each key bucket the batch's keys can be in, once (in two threads when there are many). */
-  static async build(journal: Journal, opts: { keyPrefix: string; total: number; target: RerunTarget; nowMs: number }): Promise<RerunIndex> {
+  static async build(journal: Journal, opts: { keyPrefix: string; total: number; target: RerunTarget; nowMs: number; threads?: PassThreads }): Promise<RerunIndex> {
     const dir = journal.readyForPass();
     const existing = journal.keyBuckets();
     if (existing.length === 0 || opts.total === 0) return RerunIndex.empty(opts.keyPrefix);
@@ -45,7 +50,8 @@ export class RerunIndex {
     const job = (): PassJob => ({ dir, buckets, next: bucketCounter(), keyPrefix: opts.keyPrefix, total: opts.total, target: opts.target, nowMs: opts.nowMs });
     const shared = job();
     const slots = SlotFile.create(opts.total);
-    const helper = buckets.length >= WORKER_MIN_BUCKETS ? startPassWorker(shared, slots) : undefined;
+    const two = opts.threads === undefined ? availableParallelism() > 1 && worthAThread(dir, buckets) : opts.threads === 2;
+    const helper = two ? startPassWorker(shared, slots) : undefined;
     try {
       passOver(shared, slots);
       if (!helper || (await helper.done)) return new RerunIndex(slots, opts.keyPrefix, { buckets: buckets.length, threads: helper ? 2 : 1 });
@@ -109,6 +115,20 @@ function startPassWorker(job: PassJob, slots: SlotFile): { done: Promise<boolean
     worker.once('exit', () => resolve(false)); // no effect once resolved
   });
   return { done, stop: () => worker.terminate() };
+}
+
+/** Whether the buckets hold enough to read for a second thread to pay for its start. */
+function worthAThread(dir: string, buckets: readonly string[]): boolean {
+  let bytes = 0;
+  for (const b of buckets) {
+    try {
+      bytes += statSync(keyBucketFile(dir, b)).size;
+    } catch {
+      // gone since it was listed (a repair): nothing to read there
+    }
+    if (bytes >= WORKER_MIN_BYTES) return true;
+  }
+  return false;
 }
 
 /** The buckets to read: those on disk that one of the batch's keys hashes to (every one on disk, for a batch of more rows than that takes to find). */
