@@ -210,7 +210,7 @@ describe('a command killed between the appends of one record', () => {
 
     const repair = await s.cli(['ops', 'repair']);
     expect(repair.code, repair.stderr).toBe(0);
-    expect(repair.stdout).toMatch(/completed segments\/.*: 1 record an interruption left out/);
+    expect(repair.stdout).toMatch(/completed segments\/.*: 1 record it lacked/);
     const listed = await s.cli(['ops', 'list', '--unresolved', '--json']);
     expect(json(listed)).toMatchObject([{ id, idempotency_key: 'cut-short', outcome: 'unknown' }]);
     const resolved = await s.cli(['ops', 'resolve', id!, '--outcome', 'failed']);
@@ -219,6 +219,44 @@ describe('a command killed between the appends of one record', () => {
     const after = await s.cli(recharge);
     expect(after.code, after.stdout).toBe(5); // a person said it failed: reported, not sent
     expect(json(after).error.message).not.toMatch(/TypeError/);
+    expect(await balance()).toBe(before);
+  });
+});
+
+describe('a folder where a journal file should be', () => {
+  it('a key bucket replaced by a folder: money commands, ops list and doctor say which file and what to do; moved aside, `ops repair` rebuilds it from the segments and the old recharge is not charged again', async () => {
+    const s = sandbox();
+    const card = await activeCard(mock, { amount: 100 });
+    const recharge = ['cards', 'recharge', card.id, '--amount', '4', '--idempotency-key', 'bucket-folder', '--json'];
+    expect((await s.cli(recharge)).code).toBe(0);
+    await twoDaysPass(s);
+    expect((await s.cli(['ops', 'list'])).code).toBe(0); // takes the aged file over
+    const [name] = readdirSync(join(state(s), 'journal', 'keys'));
+    const bucket = join(state(s), 'journal', 'keys', name!);
+    rmSync(bucket);
+    mkdirSync(bucket);
+    const before = await balance();
+    const said = /cannot read the operations journal's .*keys\/[0-9a-f]{3}\.ndjson \(a folder is where a file should be\)/;
+    const refused = await s.cli(recharge);
+    expect(refused.code, refused.stdout).toBe(1);
+    expect(json(refused).error).toMatchObject({ code: 'journal_unreadable' });
+    expect(json(refused).error.message).toMatch(said);
+    expect(json(refused).error.hint).toContain('cardctl ops repair');
+    for (const args of [['ops', 'list', '--key', 'bucket-folder'], ['ops', 'show', 'bucket-folder'], ['ops', 'repair']]) {
+      const r = await s.cli(args);
+      expect(r.code, args.join(' ')).toBe(1);
+      expect(r.stderr, args.join(' ')).toMatch(said);
+      expect(r.stderr).not.toMatch(/EISDIR: illegal operation|\n\s+at /);
+    }
+    expect((await s.cli(['doctor'])).stdout).toMatch(/✗ journal\s+cannot read the operations journal's/);
+
+    rmSync(bucket, { recursive: true }); // moved aside, as the hint says
+    const repair = await s.cli(['ops', 'repair']);
+    expect(repair.code, repair.stderr).toBe(0);
+    expect(repair.stdout).toMatch(/completed keys\/[0-9a-f]{3}\.ndjson: 2 records it lacked, restored from the other copy/);
+    const again = await s.cli(recharge);
+    expect(again.code, again.stderr).toBe(0);
+    expect(json(again)).toMatchObject({ from_journal: true, outcome: 'succeeded' });
     expect(await balance()).toBe(before);
   });
 });

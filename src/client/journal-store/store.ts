@@ -36,9 +36,33 @@ const listDir = (dir: string): string[] => {
     return readdirSync(dir).sort();
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw err;
+    throw unreadable(dir, err);
   }
 };
+
+/**
+ * A journal file or folder that cannot be read (a folder where a file should be, no permission):
+ * said with its path and what to do, never Node's bare error. Anything else is passed on as it is.
+ */
+export function unreadable(path: string, err: unknown): unknown {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  const why = code === 'EISDIR' ? 'a folder is where a file should be' : code === 'ENOTDIR' || code === 'EEXIST' ? 'a file is where a folder should be' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : undefined;
+  if (!why) return err;
+  return new CardctlError(`cannot read the operations journal's ${path} (${why}): what it records cannot be known, so a money operation whose key it may hold is not sent.`, {
+    kind: 'unexpected',
+    code: 'journal_unreadable',
+    hint: 'Make it what it was again (move what is in its place aside; files readable and writable by you), then run `cardctl ops repair` before any money command: it rebuilds a lost file from the second copy.',
+  });
+}
+
+/** `read()`, with an unreadable journal file said as such. */
+function reading<T>(path: string, read: () => T): T {
+  try {
+    return read();
+  } catch (err) {
+    throw unreadable(path, err);
+  }
+}
 
 export class JournalStore {
   constructor(readonly root: string) {}
@@ -86,7 +110,8 @@ export class JournalStore {
   bucketByName(name: string): { records: RawRecord[]; damaged: DamagedLine[] } {
     const records: RawRecord[] = [];
     const damaged: DamagedLine[] = [];
-    for (const r of readRecords(keyBucketFile(this.root, name))) (isDamaged(r) ? damaged : records).push(r as never);
+    const file = keyBucketFile(this.root, name);
+    for (const r of reading(file, () => readRecords(file))) (isDamaged(r) ? damaged : records).push(r as never);
     return { records, damaged };
   }
 
@@ -101,7 +126,7 @@ export class JournalStore {
       buf = readFileSync(keyBucketFile(this.root, name));
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return new Map();
-      throw err;
+      throw unreadable(keyBucketFile(this.root, name), err);
     }
     const out = new Map<string, RawRecord[]>();
     const keyOf = new Map<string, string>(); // op id -> wanted key
@@ -144,7 +169,7 @@ export class JournalStore {
     const found: IdIndexRecord[] = [];
     const damaged: DamagedLine[] = [];
     for (const file of files) {
-      for (const r of readRecords(file)) {
+      for (const r of reading(file, () => readRecords(file))) {
         if (isDamaged(r)) damaged.push(r);
         else if (r.id.startsWith(prefix)) found.push(r as unknown as IdIndexRecord);
       }
@@ -166,7 +191,7 @@ export class JournalStore {
       size = statSync(file).size;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw err;
+      throw unreadable(file, err);
     }
     // an hour is read whole: past the longest string V8 makes it cannot be (no key's rate limit
     // comes near: 600 operations a minute are 21 MiB an hour)
@@ -177,7 +202,7 @@ export class JournalStore {
         hint: 'List the other hours with --since and --until; money commands are not affected (they read key buckets, not segments).',
       });
     }
-    return decodeText(readFileSync(file, 'utf8'));
+    return decodeText(reading(file, () => readFileSync(file, 'utf8')));
   }
 
   /** Ids of the operations whose outcome is not known, with the key each was sent with and its time (null when its marker is unreadable). */
@@ -211,7 +236,7 @@ export class JournalStore {
   /** Operations recorded (from the index files' sizes: nothing is read). */
   opCount(): number {
     const dir = join(this.root, 'ids');
-    return listDir(dir).filter((f) => f.endsWith('.ndjson')).reduce((n, f) => n + Math.floor(statSync(join(dir, f)).size / ID_LINE_BYTES), 0);
+    return listDir(dir).filter((f) => f.endsWith('.ndjson')).reduce((n, f) => n + (statSync(join(dir, f)).isFile() ? Math.floor(statSync(join(dir, f)).size / ID_LINE_BYTES) : 0), 0);
   }
 
   /** Bytes on disk under the journal folder. */
@@ -220,6 +245,7 @@ export class JournalStore {
       listDir(dir).reduce((n, name) => {
         const p = join(dir, name);
         const st = statSync(p);
+        if (st.isDirectory() && name.endsWith('.ndjson')) throw unreadable(p, Object.assign(new Error('EISDIR'), { code: 'EISDIR' })); // doctor says it
         return n + (st.isDirectory() ? walk(p) : st.size);
       }, 0);
     return walk(this.root);

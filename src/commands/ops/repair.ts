@@ -24,7 +24,7 @@ export default class OpsRepair extends BaseCommand {
     for (const u of r.unreadable) process.stdout.write(`unreadable line of the old file (byte ${u.offset}, ${u.why}): ${u.text}\n`);
     if (r.unreadable.length && !r.discarded) this.note(`These ${r.unreadable.length} lines cannot be read: an operation in them could be charged again if sent with its key. Check them (\`cardctl cards get ID\`, the portal), then run \`cardctl ops repair --discard-unreadable\`.`);
     if (r.discarded) this.note(`Set aside ${r.discarded} unreadable line${r.discarded === 1 ? '' : 's'}; money commands go again.`);
-    for (const f of r.completed) process.stdout.write(`completed ${f.file}: ${f.restored} record${f.restored === 1 ? '' : 's'} an interruption left out, restored from the key bucket\n`);
+    for (const f of r.completed) process.stdout.write(`completed ${f.file}: ${f.restored} record${f.restored === 1 ? '' : 's'} it lacked, restored from the other copy\n`);
     if (r.markers) process.stdout.write(`set right ${r.markers} unresolved marker${r.markers === 1 ? '' : 's'} (unresolved/)\n`);
     this.note(r.repaired.length || r.unreadable.length || r.completed.length || r.markers ? `Checked ${r.checked} files in ${r.dir}.` : `The journal ${r.dir} is sound: ${r.checked} files checked, every line's checksum matches.`);
   }
