@@ -8,8 +8,10 @@
 // ratio says whether those syncs overlap across rows.
 // BENCH_SEND_BASELINE=/path/to/another/checkout (built): its bin/run.js is timed too, in the same
 // rounds, and each level's rows/s are also given as a ratio to it (before/after a change).
+// Also printed: the batch process's own CPU time per row (user + system, bench/report-cpu.cjs),
+// which the machine's load changes less than the wall time.
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -35,12 +37,17 @@ writeSync(fd, 'card,amount\n' + `${info.cardId},1\n`.repeat(ROWS));
 closeSync(fd);
 
 let runs = 0;
+const cpuTimes = new Map(); // `${build} ${concurrency}` -> CPU ms of each run
 /** One batch into a fresh journal: its wall time (ms). Every row must succeed. */
-function send(bin, concurrency) {
+function send(bin, concurrency, label) {
   const state = join(work, `state-${runs++}`);
+  const cpuFile = join(work, 'cpu');
+  rmSync(cpuFile, { force: true });
   const t0 = process.hrtime.bigint();
-  const r = spawnSync(node, [bin, 'cards', 'recharge', '--batch', csv, '--allow-duplicates', '--concurrency', String(concurrency), '--json'], { env: { ...env, CARDCTL_STATE_DIR: state }, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 28 });
+  const r = spawnSync(node, ['--require', join(root, 'bench', 'report-cpu.cjs'), bin, 'cards', 'recharge', '--batch', csv, '--allow-duplicates', '--concurrency', String(concurrency), '--json'], { env: { ...env, CARDCTL_STATE_DIR: state, BENCH_CPU_FILE: cpuFile }, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 28 });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  if (!cpuTimes.has(label)) cpuTimes.set(label, []);
+  cpuTimes.get(label).push(Number(readFileSync(cpuFile, 'utf8').trim()) / 1000);
   const ok = String(r.stdout).split('\n').filter((l) => l.includes('"status":"ok"')).length;
   if (r.status !== 0 || ok !== ROWS) throw new Error(`--concurrency ${concurrency}: exit ${r.status}, ${ok} of ${ROWS} rows ok: ${String(r.stderr).slice(-2000)}`);
   rmSync(state, { recursive: true, force: true });
@@ -50,14 +57,15 @@ function send(bin, concurrency) {
 const out = [];
 try {
   const times = new Map(builds.flatMap(([name]) => LEVELS.map((c) => [`${name} ${c}`, []])));
-  for (let round = 0; round < ROUNDS; round++) for (const c of LEVELS) for (const [name, bin] of builds) times.get(`${name} ${c}`).push(send(bin, c));
+  for (let round = 0; round < ROUNDS; round++) for (const c of LEVELS) for (const [name, bin] of builds) times.get(`${name} ${c}`).push(send(bin, c, `${name} ${c}`));
   const rate = (name, c) => ROWS / (median(times.get(`${name} ${c}`)) / 1000);
   const [lo, hi] = [LEVELS[0], LEVELS.at(-1)];
   for (const [name] of builds) {
     for (const c of LEVELS) {
       const t = times.get(`${name} ${c}`);
       const vsBase = builds.length > 1 && name !== 'baseline' ? `, ${fmt(rate(name, c) / rate('baseline', c), 2)}x the baseline's` : '';
-      out.push(`${name}, --concurrency ${c}: ${ROWS} rows in ${fmt(median(t) / 1000, 2)} s (median of ${t.map((ms) => fmt(ms / 1000, 2)).join(', ')} s): ${fmt(rate(name, c), 0)} rows/s${vsBase}`);
+      const cpu = median(cpuTimes.get(`${name} ${c}`));
+      out.push(`${name}, --concurrency ${c}: ${ROWS} rows in ${fmt(median(t) / 1000, 2)} s (median of ${t.map((ms) => fmt(ms / 1000, 2)).join(', ')} s): ${fmt(rate(name, c), 0)} rows/s${vsBase} (best run ${fmt(ROWS / (Math.min(...t) / 1000), 0)} rows/s); its CPU ${fmt(cpu / 1000, 2)} s (${fmt(cpu / ROWS, 2)} ms a row)`);
     }
     out.push(`${name}: ratio --concurrency ${hi} / --concurrency ${lo}: ${fmt(rate(name, hi) / rate(name, lo), 2)}x rows/s`);
   }
