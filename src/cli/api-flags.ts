@@ -36,7 +36,8 @@ export const listFlags = {
   cursor: Flags.string({ description: 'start at this cursor (meta.next_cursor of an earlier page)', helpGroup: 'LIST' }),
   all: Flags.boolean({ description: 'follow meta.next_cursor to the last page', default: false, helpGroup: 'LIST' }),
   ndjson: Flags.boolean({ description: 'one JSON resource per line, streamed (constant memory with --all)', default: false, exclusive: ['json'], helpGroup: 'LIST' }),
-  output: Flags.string({ description: 'table (the default), json, ndjson, csv (RFC 4180) or tsv; csv and tsv stream with --all', options: ['table', 'json', 'ndjson', 'csv', 'tsv'], helpGroup: 'LIST' }),
+  output: Flags.string({ description: "table (the default), json, ndjson, csv (RFC 4180) or tsv; csv and tsv stream with --all, and put a ' before a text field a spreadsheet would run as a formula (= + - @ first; see --raw-cells)", options: ['table', 'json', 'ndjson', 'csv', 'tsv'], helpGroup: 'LIST' }),
+  'raw-cells': Flags.boolean({ description: "csv and tsv: every field exactly as the API sent it, also one that begins with = + - @, a tab or a line break (default: such a text field gets a ' in front, so a spreadsheet opening the file shows it instead of running it; numbers are never changed)", default: false, helpGroup: 'LIST' }),
   columns: Flags.string({ description: 'the columns of a table, csv or tsv, in order: field names separated by commas, nested ones with dots (address.city)', helpGroup: 'LIST' }),
 };
 
@@ -50,4 +51,5 @@ export interface ListFlagValues extends ApiFlagValues {
   ndjson: boolean;
   output?: string;
   columns?: string;
+  'raw-cells'?: boolean;
 }

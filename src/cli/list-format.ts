@@ -11,6 +11,7 @@ export interface ListFormatFlags {
   output?: string;
   columns?: string;
   jq?: string;
+  'raw-cells'?: boolean;
 }
 
 /** The format asked for. (BaseCommand has already turned `--output json|ndjson` into json/ndjson and `--jq` into json.) */
@@ -22,7 +23,9 @@ export function listFormat(flags: ListFormatFlags): ListFormat {
     return output;
   }
   if (flags.json && flags.ndjson && flags.jq === undefined) throw usageError('--json and --ndjson ask for two outputs: give one.');
-  return flags.ndjson ? 'ndjson' : flags.json ? 'json' : 'table';
+  const format = flags.ndjson ? 'ndjson' : flags.json ? 'json' : 'table';
+  if (flags['raw-cells']) throw usageError(`--raw-cells is for --output csv or tsv, not ${format === 'table' ? 'a table' : flags.jq !== undefined ? '--jq' : `--${format}`}.`, 'JSON and NDJSON are always exact; a table shows what a terminal can print safely.');
+  return format;
 }
 
 /** `--columns id,email,address.city`: the names in order; only for table, csv and tsv. */

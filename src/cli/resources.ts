@@ -110,7 +110,7 @@ export async function listOperation(flags: ListFlagValues, operation: OperationN
     import('../output/index.js'),
     import('../output/resources.js'),
   ]);
-  const delimited = format === 'csv' || format === 'tsv' ? (await import('../output/delimited.js')).delimitedWriter(format, columns) : undefined;
+  const delimited = format === 'csv' || format === 'tsv' ? (await import('../output/delimited.js')).delimitedWriter(format, columns, process.stdout, { rawCells: flags['raw-cells'] }) : undefined;
   await withSession(sessionOptions(flags), async ({ client }) => {
     const rows: unknown[] = [];
     let lastMeta: Record<string, unknown> | undefined;
@@ -123,6 +123,8 @@ export async function listOperation(flags: ListFlagValues, operation: OperationN
       else rows.push(...page.data);
     }
     await delimited?.end();
+    const guarded = delimited?.guarded() ?? 0;
+    if (guarded > 0) process.stderr.write(`${guarded === 1 ? '1 field begins' : `${guarded} fields begin`} with = + - @, a tab or a line break: written with a ' in front, so a spreadsheet shows ${guarded === 1 ? 'it' : 'them'} instead of running ${guarded === 1 ? 'it' : 'them'} as a formula (--raw-cells: as sent).\n`);
     const next = lastMeta?.has_more === true ? lastMeta.next_cursor : undefined;
     const moreHint = (): void => {
       if (!flags.all && typeof next === 'string') process.stderr.write(`More ${PLURAL[kind]}: add --cursor ${next} (or --all for every page).\n`);

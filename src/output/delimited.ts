@@ -3,7 +3,8 @@
 // TSV has no quoting: a tab, CR, LF or backslash inside a value is written as \t, \r, \n, \\
 // (as jq's @tsv does). A nested object's fields are columns of their own named with dots
 // (`address.city`); null is an empty field; an array is its compact JSON. Rows are written as
-// they come, waiting for the stream to drain, so `--all` streams in constant memory.
+// they come, waiting for the stream to drain, so `--all` streams in constant memory. A field a
+// spreadsheet would run as a formula gets a ' in front unless --raw-cells (runsAsFormula).
 
 import { usageError } from '../errors.js';
 
@@ -55,6 +56,18 @@ export function fieldText(v: unknown): string {
   return String(v);
 }
 
+/**
+ * A spreadsheet runs a cell that begins with = + - @, a tab or a line break as a formula
+ * (`=HYPERLINK(...)`, `+cmd|' /C calc'!A0`): CSV injection (OWASP). Such a field gets a `'` in front,
+ * which spreadsheets take as "text"; a number (`-500`, `+1.5`) is never changed, nor is anything
+ * else, so ids, amounts, emails and times read back exactly. `--raw-cells` turns it off.
+ */
+const FORMULA_START = /^[=+\-@\t\r\n]/;
+const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+/** Whether a field's text would run as a formula in a spreadsheet. */
+export const runsAsFormula = (text: string): boolean => FORMULA_START.test(text) && !NUMBER.test(text);
+
 export function csvField(text: string): string {
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
@@ -71,8 +84,20 @@ export function delimitedLine(format: Delimited, fields: readonly string[]): str
  * Writes rows as CSV or TSV: a header, then one line per row. The columns are `columns` when
  * given, else every field of the first row (nested ones flattened with dots).
  */
-export function delimitedWriter(format: Delimited, columns: readonly string[] | undefined, out: NodeJS.WritableStream = process.stdout): { row(row: Row): Promise<void>; end(): Promise<void> } {
+export function delimitedWriter(
+  format: Delimited,
+  columns: readonly string[] | undefined,
+  out: NodeJS.WritableStream = process.stdout,
+  options: { rawCells?: boolean } = {},
+): { row(row: Row): Promise<void>; end(): Promise<void>; guarded(): number } {
   let names = columns;
+  let guarded = 0;
+  const cell = (text: string): string => {
+    if (options.rawCells || !runsAsFormula(text)) return text;
+    guarded++;
+    return `'${text}`;
+  };
+  const line = (fields: readonly string[]): string => delimitedLine(format, fields.map(cell));
   const write = async (text: string): Promise<void> => {
     if (!out.write(text)) await new Promise<void>((r) => out.once('drain', () => r()));
   };
@@ -80,17 +105,18 @@ export function delimitedWriter(format: Delimited, columns: readonly string[] | 
   const header = async (): Promise<void> => {
     if (headerDone || !names) return;
     headerDone = true;
-    await write(delimitedLine(format, names));
+    await write(line(names));
   };
   return {
     async row(row) {
       if (!headerDone && names) checkColumns(row, names);
       names ??= flatNames(row);
       await header();
-      await write(delimitedLine(format, names.map((n) => fieldText(valueAt(row, n)))));
+      await write(line(names.map((n) => fieldText(valueAt(row, n)))));
     },
     async end() {
       await header(); // no rows: still the header of the columns asked for
     },
+    guarded: () => guarded,
   };
 }

@@ -49,7 +49,7 @@ const CORPUS: Record<string, Line[]> = {
   'customers:create': [['customers', 'create', '--first-name', 'Ada', '--json']],
   'customers:get': [['customers', 'get', 'CUSTOMER'], ['customers', 'get', 'CUSTOMER', '--json']],
   'customers:kyc': [['customers', 'kyc', 'nope']],
-  'customers:list': [['customers', 'list', '--per-page', '1'], ['customers', 'list', '--json', '--per-page', '1'], ['customers', 'list', '--ndjson', '--all'], ['customers', 'list', '--output', 'csv', '--columns', 'id,email'], ['customers', 'list', '--output', 'csv', '--json'], { argv: ['customers', 'list', '--output', 'xml'], oclif: true }, { argv: ['customers', 'list', '--json', '--ndjson'], oclif: true }],
+  'customers:list': [['customers', 'list', '--per-page', '1'], ['customers', 'list', '--json', '--per-page', '1'], ['customers', 'list', '--ndjson', '--all'], ['customers', 'list', '--output', 'csv', '--columns', 'id,email'], ['customers', 'list', '--output', 'tsv', '--raw-cells'], ['customers', 'list', '--raw-cells'], ['customers', 'list', '--output', 'csv', '--json'], { argv: ['customers', 'list', '--output', 'xml'], oclif: true }, { argv: ['customers', 'list', '--json', '--ndjson'], oclif: true }],
   'customers:update': [['customers', 'update', 'CUSTOMER']],
   'deposit-addresses:create': [['deposit-addresses', 'create', '--network', 'TRON', '--json']],
   'deposit-addresses:list': [['deposit-addresses', 'list']],
