@@ -139,13 +139,34 @@ export class RequestLog {
     this.slots = new Array<LogRecord | undefined>(capacity);
   }
 
+  /** requests whose id is reserved and whose record is not added yet: still being answered */
+  private readonly inFlight = new Set<number>();
+
   /** Reserves the id of a request as it arrives (a nonce or an idempotency key remembers it). */
   reserve(): number {
+    this.inFlight.add(this.nextSeq);
     return this.nextSeq++;
+  }
+
+  /** A reserved id whose record will never come (recording it failed). */
+  forget(seq: number): void {
+    this.inFlight.delete(seq);
+  }
+
+  /**
+   * Ids newer than `afterSeq` still being answered, oldest first (at most `max`): a follower that
+   * already read past one of them (requests finish out of order) asks for it again later.
+   */
+  pendingAfter(afterSeq: number, max = 100): string[] {
+    const ids: number[] = [];
+    const firstKept = Math.max(1, this.nextSeq - this.capacity); // older ones are dropped already (droppedAfter)
+    for (const seq of this.inFlight) if (seq > afterSeq && seq >= firstKept) ids.push(seq);
+    return ids.sort((a, b) => a - b).slice(0, max).map(requestId);
   }
 
   add(rec: LogRecord): void {
     const seq = rec.seq;
+    this.inFlight.delete(seq);
     const slot = seq % this.capacity;
     // requests finish out of order: a slow one never replaces a newer record in its slot
     const present = this.slots[slot];

@@ -138,6 +138,7 @@ export function recordRequest(rt: Runtime, req: IncomingMessage, a: Answer): voi
     redactRecord(rt, rec);
     log.add(rec);
   } catch (err) {
+    log.forget(a.trace.seq); // not awaited by a follower forever
     process.stderr.write(`cardctl mock: could not record a request in the request log: ${err instanceof Error ? err.message : String(err)}\n`);
   }
 }

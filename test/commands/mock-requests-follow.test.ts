@@ -2,17 +2,20 @@
 // `cardctl mock start --log` prints each request on stderr as it is answered (issue 18 item 3):
 // the built CLI as child processes, the mock on port 0, requests signed by the test's own signer.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import net from 'node:net';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startMock } from '../../src/mock/index.js';
-import { ctl, rawRequest, type MockHandle } from '../helpers/api.js';
+import { control, ctl, rawRequest, type MockHandle } from '../helpers/api.js';
 import { BIN, makeSandbox, ROOT } from '../helpers/cli.js';
 import { signedCall } from '../helpers/independent-signer.js';
 
 const sandbox = makeSandbox();
 const children: ChildProcessWithoutNullStreams[] = [];
+const sockets: net.Socket[] = [];
 let mock: MockHandle | undefined;
 
 afterEach(async () => {
+  for (const s of sockets.splice(0)) s.destroy();
   for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   await mock?.close();
   mock = undefined;
@@ -167,5 +170,46 @@ describe('mock requests --follow never skips silently: what the log dropped befo
     expect(err).toMatch(/^cardctl: \d+ requests \(req_\d+ to req_\d+\) left the mock's request log \(it keeps the last 5\) before they could be read: not shown\. To keep up, start the mock with a larger --request-log\.$/m);
     expect(out).not.toMatch(/left the mock's request log/);
     expect(out).toMatch(/GET \/api\/v1\/deposits +401/);
+  });
+
+  it('a request still being answered when the follower reads past it (they finish out of order) is printed once it is answered', async () => {
+    mock = (await startMock({ port: 0, seed: 36, providerLatencyMs: 0 })) as unknown as MockHandle;
+    const port = mock.port;
+    const child = cli(['mock', 'requests', '--follow', '--ndjson'], { CARDCTL_MOCK_URL: mock.controlUrl, CARDCTL_MOCK_TOKEN: mock.controlToken });
+    const out = collect(child, 'stdout');
+    const shown = out.until(/\/api\/v1\/cards"/);
+    for (let n = 0; n < 200 && !/\/api\/v1\/cards"/.test(out.text()); n++) {
+      await rawRequest({ port, method: 'GET', path: '/api/v1/cards' });
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await shown;
+    // a slow request: its headers arrive (its id is taken), its body not yet
+    const slow = net.connect(port, '127.0.0.1');
+    sockets.push(slow);
+    const answered = new Promise<string>((resolve) => {
+      let text = '';
+      slow.on('data', (d: Buffer) => ((text += d.toString()), /\r\n\r\n/.test(text) && resolve(text)));
+    });
+    await new Promise<void>((resolve) => slow.write('POST /api/v1/slow-one HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 8\r\n\r\n{"a"', () => resolve()));
+    // until the mock took its headers: it is then in meta.pending of a read
+    for (let n = 0; n < 100 && (await control(mock, 'GET', '/_mock/requests?after=0&order=oldest&limit=1')).body.meta.pending.length === 0; n++) await new Promise((r) => setTimeout(r, 20));
+    // newer requests are answered first, and the follower prints them (reading past the slow one)
+    await rawRequest({ port, method: 'GET', path: '/api/v1/customers' });
+    await out.until(/\/api\/v1\/customers"/);
+    slow.end(':1}\r\n');
+    await answered;
+    await rawRequest({ port, method: 'GET', path: '/api/v1/deposits' });
+    await out.until(/\/api\/v1\/deposits"/);
+    // one more poll after the one that printed the marker: by then the slow one must be out
+    await rawRequest({ port, method: 'GET', path: '/api/v1/withdrawals' });
+    await out.until(/\/api\/v1\/withdrawals"/);
+    expect(out.text()).toContain('"/api/v1/slow-one"');
+    child.kill('SIGINT');
+    expect(await exitOf(child)).toBe(0);
+    const ids = out.text().trim().split('\n').map((l) => JSON.parse(l).id as string);
+    expect(new Set(ids).size).toBe(ids.length); // none twice
+    const slowRecord = out.text().trim().split('\n').map((l) => JSON.parse(l)).find((r) => r.path === '/api/v1/slow-one');
+    const customers = out.text().trim().split('\n').map((l) => JSON.parse(l)).find((r) => r.path === '/api/v1/customers');
+    expect(Number(slowRecord.id.slice(4))).toBeLessThan(Number(customers.id.slice(4))); // it was older than one printed before it
   });
 });

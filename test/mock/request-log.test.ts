@@ -1,6 +1,7 @@
 // The mock's request log (issue 18 item 1): records, bounds, filters and paging of
 // GET /_mock/requests, GET /_mock/requests/{id}, over real HTTP against the mock on port 0,
 // requests signed by the test's own signer.
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../src/mock/index.js';
 import { control, ctl, rawRequest, type MockHandle } from '../helpers/api.js';
@@ -152,6 +153,32 @@ describe('bounds', () => {
       expect((await control(small, 'GET', '/_mock/requests?limit=1')).body.meta).not.toHaveProperty('dropped'); // only with after
     } finally {
       await small.close();
+    }
+  });
+
+  it('names the requests newer than `after` still being answered (meta.pending), until they are', async () => {
+    const m = (await startMock({ port: 0, seed: 2 })) as unknown as MockHandle;
+    const slow = net.connect(m.port, '127.0.0.1');
+    try {
+      await rawRequest({ port: m.port, method: 'GET', path: '/api/v1/cards' }); // req_1
+      slow.write('POST /api/v1/cards HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 4\r\n\r\n{');
+      const read = async () => (await control(m, 'GET', '/_mock/requests?after=req_1&order=oldest')).body;
+      let body = await read();
+      for (let n = 0; n < 100 && body.meta.pending.length === 0; n++) (await new Promise((r) => setTimeout(r, 20)), (body = await read()));
+      expect(body.meta.pending).toEqual(['req_2']);
+      expect(body.data).toEqual([]);
+      await rawRequest({ port: m.port, method: 'GET', path: '/api/v1/customers' }); // req_3, answered first
+      expect((await read()).data.map((r: any) => r.id)).toEqual(['req_3']);
+      const answered = new Promise<void>((resolve) => slow.on('data', () => resolve()));
+      slow.end('}\r\n');
+      await answered;
+      body = await read();
+      expect(body.meta.pending).toEqual([]);
+      expect(body.data.map((r: any) => r.id)).toEqual(['req_2', 'req_3']);
+      expect((await control(m, 'GET', '/_mock/requests?after=req_3&order=oldest')).body.meta.pending).toEqual([]);
+    } finally {
+      slow.destroy();
+      await m.close();
     }
   });
 

@@ -72,6 +72,24 @@ export async function showRequests(flags: RequestsFlags, call: Call, format: Req
   await follow(flags, call, print, gap, shown.length ? seq(shown.at(-1)) : 0);
 }
 
+const pendingOf = (meta: Record<string, unknown>): string[] => (Array.isArray(meta.pending) ? meta.pending.filter((id): id is string => typeof id === 'string') : []);
+
+/**
+ * One request the follower read past while it was being answered: printed once answered (if it
+ * matches the filters), a gap of one if the log dropped it first. True once settled.
+ */
+async function recheck(flags: RequestsFlags, call: Call, w: number, print: (record: unknown) => void, gap: (dropped: Dropped) => void): Promise<boolean> {
+  const answer = await call('GET', queryOf(flags, { after: String(w - 1), limit: '1', order: 'oldest' }));
+  if (pendingOf(answer.meta).includes(`req_${w}`)) return false;
+  const dropped = droppedOf(answer.meta);
+  if (dropped && seq({ id: dropped.first }) === w) gap({ ...dropped, count: 1, last: dropped.first });
+  else {
+    const [record] = answer.data as unknown[];
+    if (record !== undefined && seq(record) === w) print(record);
+  }
+  return true;
+}
+
 /** Prints every newer record until SIGINT or SIGTERM, then resolves (exit 0). */
 async function follow(flags: RequestsFlags, call: Call, print: (record: unknown) => void, gap: (dropped: Dropped) => void, after: number): Promise<void> {
   let stopped = false;
@@ -84,6 +102,8 @@ async function follow(flags: RequestsFlags, call: Call, print: (record: unknown)
   process.on('SIGTERM', stop);
   try {
     let last = after;
+    /** ids read past while they were still being answered */
+    const waiting = new Set<number>();
     if (last === 0) {
       // nothing matched yet: start after the newest request of any kind
       const any = (await call('GET', '/requests?limit=1')).data as unknown[];
@@ -102,6 +122,9 @@ async function follow(flags: RequestsFlags, call: Call, print: (record: unknown)
         print(record);
         last = Math.max(last, seq(record));
       }
+      // requests finish out of order: one still being answered that this read went past is asked for again
+      for (const id of pendingOf(answer.meta)) if (seq({ id }) < last) waiting.add(seq({ id }));
+      for (const w of [...waiting]) if (await recheck(flags, call, w, print, gap)) waiting.delete(w);
       if (fresh.length === 1000) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, FOLLOW_POLL_MS);

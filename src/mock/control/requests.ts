@@ -90,7 +90,9 @@ export function listRequests({ rt, query }: ControlRequest): Reply {
   if ('errors' in read) return validation(read.errors);
   const { records, nextCursor } = log.list(read.filter, read.limit, read.oldestFirst);
   // a reader following with `after` learns what the log dropped before it could read it (never a silent gap)
-  const dropped = read.filter.afterSeq === undefined ? {} : { dropped: log.droppedAfter(read.filter.afterSeq) };
+  // and which newer requests are still being answered (they finish out of order: a follower asks for those again)
+  const after = read.filter.afterSeq;
+  const dropped = after === undefined ? {} : { dropped: log.droppedAfter(after), pending: log.pendingAfter(after) };
   return page(records, { next_cursor: nextCursor, has_more: nextCursor !== null, capacity: log.capacity, ...dropped });
 }
 
