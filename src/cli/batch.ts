@@ -158,17 +158,19 @@ export async function runBatchCommand(operation: BatchOperation, flags: BatchFla
   const threads = rerunThreads();
   const b = await import('../client/batch.js');
   const spool = await b.openSpool(flags.batch);
+  let plan: BatchPlan | undefined;
   try {
-    const plan = await b.planBatch(spool, operation, { prefix: flags['idempotency-prefix'], allowDuplicates: flags['allow-duplicates'] });
+    plan = await b.planBatch(spool, operation, { prefix: flags['idempotency-prefix'], allowDuplicates: flags['allow-duplicates'] });
     if (plan.problems.length > 0) throw problemsError(plan, operation, flags);
     if (plan.total === 0) throw usageError(`nothing to send: ${flags.batch === '-' ? 'stdin' : flags.batch} holds no rows.`, `Give one row per line after the header (CSV: ${b.expected(operation)}) or one JSON object per line (NDJSON).`);
-    return await sendBatch(b, spool, plan, flags, threads);
+    return await sendBatch(b, plan, flags, threads);
   } finally {
+    plan?.checked.close();
     spool.close();
   }
 }
 
-async function sendBatch(b: typeof import('../client/batch.js'), spool: import('../client/batch.js').Spool, plan: BatchPlan, flags: BatchFlags, threads: 1 | 2 | undefined): Promise<number> {
+async function sendBatch(b: typeof import('../client/batch.js'), plan: BatchPlan, flags: BatchFlags, threads: 1 | 2 | undefined): Promise<number> {
   const [{ withSession }, { ApiClient }] = await Promise.all([import('../client/session.js'), import('../client/client.js')]);
   return withSession(sessionOptions(flags), async ({ credentials, openJournal, timeoutMs }) => {
     const journal = await openJournal();
@@ -199,7 +201,7 @@ async function sendBatch(b: typeof import('../client/batch.js'), spool: import('
     let summary: BatchSummary;
     try {
       summary = await interruptible(onInterrupt, () =>
-        b.runBatch({ operation: plan.operation, total: plan.total, rows: b.planRows(spool, plan) }, {
+        b.runBatch({ operation: plan.operation, total: plan.total, rows: b.planRows(plan) }, {
           onStart: (c) => void (control = c),
           concurrency: flags.concurrency ?? b.DEFAULT_CONCURRENCY,
           fromJournal: known.answers,

@@ -84,7 +84,7 @@ describe('batch rows: refused before anything is sent (exit 2, the line named)',
     expect(await balance(card.id)).toBe(1000);
     expect(await books()).toEqual(before);
     // what --amount takes, a batch takes: 5, "5", 05
-    const ok = await run(['cards', 'recharge', '--batch', file('ok.ndjson', `{"card":"${card.id}","amount":5}\n{"card":"${card.id}","amount":"6"}\n{"card":"${card.id}","amount":"07"}\n`), '--json']);
+    const ok = await run(['cards', 'recharge', '--batch', file('ok.ndjson', `{"card":"${card.id}","amount":5}\n{"card":"${card.id}","amount":"6"}\n{"card":"${card.id}","amount":"07"}\n`), '--json', '--concurrency', '1']); // one at a time: each row's balance follows the one before
     expect(ok.code, ok.stderr).toBe(0);
     expect(rows(ok).map((r) => r.balance_minor)).toEqual([1005, 1011, 1018]);
   });

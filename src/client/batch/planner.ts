@@ -10,7 +10,8 @@ import { JsonNumber } from './ndjson.js';
 import { RowDigests } from './digests.js';
 import { readRecords, spoolFormat } from './reader.js';
 import { spoolBytes, type Spool } from './spool.js';
-import { MAX_PREFIX_LENGTH, MAX_PROBLEMS_KEPT, type BatchOperation, type BatchPlan, type BatchRow, type RawRecord, type RowProblem } from './types.js';
+import { CheckedRows } from './checked-rows.js';
+import { MAX_PREFIX_LENGTH, MAX_PROBLEMS_KEPT, type BatchFormat, type BatchOperation, type BatchPlan, type BatchRow, type RawRecord, type RowProblem } from './types.js';
 
 /**
  * The key prefix of a file: a hash of what its rows ask for (the operation and each row's
@@ -138,50 +139,63 @@ class ProblemList {
 
 /**
  * The first reading: every row checked, identical rows found, the key prefix hashed, nothing
- * kept but counts, the first problems and a digest per row. The plan says whether anything may be sent.
+ * kept in memory but counts, the first problems and a digest per row; the checked calls go to a
+ * private file for the second reading. The plan says whether anything may be sent.
  */
 export async function planBatch(spool: Spool, operation: BatchOperation, opts: PlanOptions = {}): Promise<BatchPlan> {
   checkPrefix(opts.prefix);
   const format = await spoolFormat(spool);
+  const checked = new CheckedRows();
+  try {
+    const { found, prefixHash } = await firstReading(spool, operation, format, checked, opts.allowDuplicates === true);
+    checked.flush();
+    return { operation, format, ...found, keyPrefix: opts.prefix ?? `batch-${prefixHash}`, checked };
+  } catch (err) {
+    checked.close();
+    throw err;
+  }
+}
+
+type FirstReading = Pick<BatchPlan, 'total' | 'amountTotal' | 'duplicates' | 'problems' | 'problemRows' | 'fileProblem'>;
+
+async function firstReading(spool: Spool, operation: BatchOperation, format: BatchFormat, checked: CheckedRows, allowDuplicates: boolean): Promise<{ found: FirstReading; prefixHash: string }> {
   const problems = new ProblemList();
   const digests = new RowDigests();
   const hash = createHash('sha256').update(operation);
-  const plan = { operation, format, total: 0, amountTotal: 0, duplicates: 0 };
+  const counts = { total: 0, amountTotal: 0, duplicates: 0 };
   for await (const item of readRecords(spool, operation, format)) {
     if ('problem' in item) {
       problems.add(item.problem);
       continue;
     }
     const rec = item.record;
-    plan.total++;
-    const checked = await checkRecord(operation, rec);
-    if ('errors' in checked) {
-      problems.add({ row: rec.row, line: rec.line, errors: checked.errors });
+    counts.total++;
+    const result = await checkRecord(operation, rec);
+    if ('errors' in result) {
+      problems.add({ row: rec.row, line: rec.line, errors: result.errors });
       continue;
     }
-    const text = callText(checked.call);
+    const text = callText(result.call);
     hash.update('\n' + text);
-    plan.amountTotal += Number(checked.call.json.amount_minor ?? checked.call.json.amount ?? 0);
+    if (problems.rows === 0 && !problems.file) checked.add(rec.row, rec.line, text); // a plan with a problem sends nothing
+    counts.amountTotal += Number(result.call.json.amount_minor ?? result.call.json.amount ?? 0);
     const earlier = digests.add(text, rec.row);
     if (earlier === 0) continue;
-    plan.duplicates++;
-    if (!opts.allowDuplicates) {
+    counts.duplicates++;
+    if (!allowDuplicates) {
       problems.add({ row: rec.row, line: rec.line, errors: { row: [`the same request as row ${earlier}: sent twice, it would charge twice. Remove one, or pass --allow-duplicates if both are meant.`] } });
     }
   }
-  const keyPrefix = opts.prefix ?? `batch-${hash.digest('hex').slice(0, 16)}`;
-  return { ...plan, problems: problems.shown, problemRows: problems.rows, fileProblem: problems.file, keyPrefix };
+  const found = { ...counts, problems: problems.shown, problemRows: problems.rows, fileProblem: problems.file };
+  return { found, prefixHash: hash.digest('hex').slice(0, 16) };
 }
 
-/** The second reading: the rows to send, in file order, with their keys (the plan had no problem). */
-export async function* planRows(spool: Spool, plan: BatchPlan): AsyncGenerator<BatchRow> {
-  for await (const item of readRecords(spool, plan.operation, plan.format)) {
-    if ('problem' in item) throw new Error('the batch changed between its two readings'); // the spool is private: a bug
-    const rec = item.record;
-    // the first reading checked it with the schemas too; the checks that build the call are made again, and must agree
-    const { call, errors } = callOf(plan.operation, rec);
-    if (rec.error || !rec.fields || hasErrors(errors)) throw new Error(`row ${rec.row} changed between the two readings`);
-    yield { row: rec.row, line: rec.line, idempotencyKey: rowKey(plan.keyPrefix, rec.row), call };
+/** The second reading: the rows to send, in file order, with their keys (the plan had no problem), as the first reading checked them. */
+export async function* planRows(plan: BatchPlan): AsyncGenerator<BatchRow> {
+  try {
+    for (const { row, line, call } of plan.checked.rows()) yield { row, line, idempotencyKey: rowKey(plan.keyPrefix, row), call };
+  } finally {
+    plan.checked.close();
   }
 }
 
@@ -191,7 +205,8 @@ export async function loadBatch(operation: BatchOperation, bytes: Buffer, opts: 
   try {
     const plan = await planBatch(spool, operation, opts);
     const rows: BatchRow[] = [];
-    if (plan.problems.length === 0) for await (const r of planRows(spool, plan)) rows.push(r);
+    if (plan.problems.length === 0) for await (const r of planRows(plan)) rows.push(r);
+    plan.checked.close();
     return { ...plan, rows };
   } finally {
     spool.close();

@@ -1,6 +1,6 @@
-// A batch file's bytes, read twice (once to check every row, once to send them) from a private
-// copy: a file edited while the batch runs, or rows on stdin, are sent exactly as they were
-// checked. The copy is unlinked as soon as it is open (POSIX), so nothing is left behind, even
+// A batch file's bytes, read from a private copy (once, to check every row: the rows are then
+// sent as src/client/batch/checked-rows.ts kept them): a file edited while the batch runs, or rows
+// on stdin, are sent exactly as they were checked. The copy is unlinked as soon as it is open (POSIX), so nothing is left behind, even
 // after a SIGKILL; it is read in chunks, never whole.
 import { closeSync, copyFileSync, createWriteStream, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';

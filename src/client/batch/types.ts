@@ -1,6 +1,7 @@
 // The types and limits every part of a batch shares (PRODUCT.md, "Bulk"): the reader
 // (reader.ts), the planner (planner.ts), the limiter (limiter.ts) and the runner (runner.ts).
 import type { ErrorKind } from '../../errors.js';
+import type { CheckedRows } from './checked-rows.js';
 import type { OperationCall } from '../operations.js';
 import type { Headers, VerboseLog } from '../verbose.js';
 
@@ -63,6 +64,8 @@ export interface BatchPlan {
   amountTotal: number;
   /** the part of every key before `-ROW` */
   keyPrefix: string;
+  /** the rows as the first reading checked them, for the second (closed once it has read them, or by whoever ends the batch) */
+  checked: CheckedRows;
 }
 
 export interface LimiterStats {
