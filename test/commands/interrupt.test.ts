@@ -131,32 +131,38 @@ describe('interrupted money work says how to resume it, exit 130', () => {
 });
 
 describe('an interrupted --batch', () => {
-  it('SIGINT with row 2 in flight: rows 3-5, held back for row order, are printed after row 2 (unknown); the same file resumes it, nothing charged twice', async () => {
+  it('SIGINT with a row in flight: the rows after it, held back for row order, are printed after it (unknown); the same file resumes it, nothing charged twice', async () => {
     const customer = await approvedCustomer(mock);
     const path = join(sb.dir, 'interrupted.csv');
     writeFileSync(path, ['customer_id,amount_minor', ...[101, 102, 103, 104, 105].map((a) => `${customer.id},${a}`)].join('\n') + '\n');
-    // the first issue answers at once, the second only after 8 s (done, answer held back)
+    // the first issue to arrive answers at once, the second only after 8 s (done, answer held back).
+    // Rows overlap (their journal syncs run side by side), so which row arrives second is row 1, 2
+    // or 3: the test finds it in the output
     await ctl(mock, 'POST', '/faults', { operation: 'issue', kind: 'slow', ms: 1, count: 1 });
     await ctl(mock, 'POST', '/faults', { operation: 'issue', kind: 'slow', ms: 8000, count: 1 });
     const before = await books();
     const answered = count(journalText(), /"type":"outcome"/);
     const run = start(['cards', 'issue', '--batch', path, '--concurrency', '2', '--json']);
-    await until('rows 1, 3, 4 and 5 answered', () => count(journalText(), /"type":"outcome"/) >= answered + 4);
+    await until('four rows answered', () => count(journalText(), /"type":"outcome"/) >= answered + 4);
     await new Promise((r) => setTimeout(r, 200));
     run.child.kill('SIGINT');
     expect(await run.exit).toBe(130);
     const lines = run.out().trim().split('\n').map((l) => JSON.parse(l));
-    expect(lines.map((r) => [r.row, r.status])).toEqual([[1, 'ok'], [2, 'unknown'], [3, 'ok'], [4, 'ok'], [5, 'ok']]);
-    expect(lines[1].error.code).toBe('interrupted');
+    const slow = lines.findIndex((r) => r.status === 'unknown') + 1;
+    expect(slow, run.out()).toBeGreaterThanOrEqual(1);
+    expect(slow).toBeLessThanOrEqual(3);
+    // every row printed, in row order, the ones after the slow row included (held back, then printed at the interruption)
+    expect(lines.map((r) => [r.row, r.status])).toEqual([1, 2, 3, 4, 5].map((row) => [row, row === slow ? 'unknown' : 'ok']));
+    expect(lines[slow - 1].error.code).toBe('interrupted');
     expect(run.err()).toContain('Interrupted (SIGINT): 4 of 5 rows finished (4 ok, 0 refused, 0 unknown).');
-    expect(run.err()).toContain('Unresolved: row 2 in flight');
+    expect(run.err()).toContain(`Unresolved: row ${slow} in flight`);
     expect(resumeArgs(run.err())).toEqual(['cards', 'issue', '--batch', path, '--concurrency', '2', '--json']);
 
     const resumed = await sb.run(resumeArgs(run.err()), { env });
     expect(resumed.code, resumed.stderr).toBe(0);
     const again = resumed.stdout.trim().split('\n').map((l) => JSON.parse(l));
-    expect(again.map((r) => r.id)).toEqual([lines[0].id, again[1].id, lines[2].id, lines[3].id, lines[4].id]);
-    expect(again.map((r) => r.from_journal)).toEqual([true, false, true, true, true]); // row 2 replayed its key
+    expect(again.map((r) => r.id)).toEqual(lines.map((r, i) => (i === slow - 1 ? again[i].id : r.id)));
+    expect(again.map((r) => r.from_journal)).toEqual([1, 2, 3, 4, 5].map((row) => row !== slow)); // the slow row replayed its key
     expect((await books()).cards).toBe(before.cards + 5);
   });
 });
