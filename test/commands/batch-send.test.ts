@@ -5,8 +5,9 @@
 // real mock on port 0, behind a proxy that looks at the journal as each request arrives.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../src/mock/index.js';
 import { activeCard, apiCall, ctl, wallet, type MockHandle } from '../helpers/api.js';
@@ -125,5 +126,28 @@ describe('a --batch whose rows overlap (--concurrency 8)', () => {
     expect(await Promise.all(cards.map((c) => balance(c.id)))).toEqual(cards.map((_c, i) => 1000 + i + 1));
     expect(walletBefore - (await wallet(mock, 'test')).balance_minor).toBe(300);
     expect(unjournaled).toEqual([]);
+  });
+});
+
+describe('a batch process that exits with appends under way (an interrupted batch exits at once)', () => {
+  it('has every record it handed over in its files: the ones being synced and the ones waiting behind them', async () => {
+    const files = pathToFileURL(join(ROOT, 'dist/client/journal-store/files.js')).href;
+    const lines = pathToFileURL(join(ROOT, 'dist/client/journal-store/lines.js')).href;
+    const targets = [0, 1, 2].map((n) => join(sb.dir, `exit-${n}.ndjson`));
+    for (const t of targets) writeFileSync(t, '');
+    // 300 appends handed over at once (most wait behind the first sync of their file), then exit without awaiting them
+    const script =
+      `const { appendLinesDurably } = await import(${JSON.stringify(files)});` +
+      `const targets = ${JSON.stringify(targets)};` +
+      `for (let i = 0; i < 300; i++) appendLinesDurably(targets[i % 3], [{ type: 'outcome', id: 'op_exit' + i, time: new Date().toISOString(), status: 200, outcome: 'resolved' }]).catch(() => process.exit(3));` +
+      `setImmediate(() => process.exit(0));`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: 'inherit' });
+    children.push(child);
+    expect(await new Promise((resolve) => child.once('close', resolve))).toBe(0);
+    const { decodeText, isDamaged } = (await import(lines)) as typeof import('../../src/client/journal-store/lines.js');
+    const records = targets.flatMap((t) => decodeText(readFileSync(t, 'utf8')));
+    expect(records.filter(isDamaged)).toEqual([]);
+    const ids = new Set(records.map((r) => (r as { id: string }).id));
+    for (let i = 0; i < 300; i++) expect(ids.has(`op_exit${i}`), `op_exit${i}`).toBe(true);
   });
 });

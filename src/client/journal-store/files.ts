@@ -124,9 +124,9 @@ const busy = new Map<string, { syncing?: Syncing; next?: Waiting }>();
  * share the next write and fdatasync. The same landing check and retries as appendLines.
  */
 export function appendLinesDurably(file: string, records: readonly object[]): Promise<void> {
-  ensureDir(dirname(file));
-  const text = records.map(encodeLine).join('');
   return new Promise((resolve, reject) => {
+    ensureDir(dirname(file)); // a failure rejects this promise (never a throw beside the others' promises)
+    const text = records.map(encodeLine).join('');
     const settle = (err?: unknown): void => (err === undefined ? resolve() : reject(err));
     const state = busy.get(file);
     if (!state) {
