@@ -220,10 +220,15 @@ let exitWatched = false;
 function watchExit(): void {
   if (exitWatched) return;
   exitWatched = true;
-  process.on('exit', () => {
+  // before the key locks' own exit handler (src/client/key-lock.ts) lets them go: a lock is held until its outcome is written
+  process.prependListener('exit', () => {
     for (const [file, { syncing, next }] of busy) {
-      if (syncing) finishSync(file, syncing);
-      if (next) appendText(file, next.texts.join(''), true);
+      try {
+        if (syncing) finishSync(file, syncing);
+        if (next) appendText(file, next.texts.join(''), true);
+      } catch {
+        // the process is ending: what could not be written now stays unknown (its row's key replays it)
+      }
     }
   });
 }
