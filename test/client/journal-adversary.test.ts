@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../src/mock/index.js';
 import { activeCard, advance, fault, wallet, type MockHandle } from '../helpers/api.js';
 import { BIN, makeSandbox, type CliResult, type Sandbox } from '../helpers/cli.js';
-import { rewriteJournal } from '../helpers/journal.js';
+import { legacyJournalText, rewriteJournal } from '../helpers/journal.js';
 
 const HOUR = 3_600_000;
 let mock: MockHandle;
@@ -259,4 +259,50 @@ describe('a folder where a journal file should be', () => {
     expect(json(again)).toMatchObject({ from_journal: true, outcome: 'succeeded' });
     expect(await balance()).toBe(before);
   });
+});
+
+describe('killed mid-compaction and mid-repair', () => {
+  it('`ops compact` and `ops repair` SIGKILLed at several points: every operation is still there once, old keys are still refused, and the next run finishes the work', async () => {
+    const s = sandbox();
+    const card = await activeCard(mock, { amount: 100 });
+    const DAY = 24 * HOUR;
+    // 1,500 operations over 150 days, every 7th unknown: about half are due for compaction
+    mkdirSync(state(s), { recursive: true, mode: 0o700 });
+    writeFileSync(join(state(s), 'operations.ndjson'), legacyJournalText({ ops: 1500, baseUrl: mock.baseUrl, keyId: mock.keys.test.keyId, stepMs: DAY / 10, unknownEvery: 7, card: card.id, newestMs: Date.now() - 2 * DAY }));
+    expect((await s.cli(['ops', 'list'])).code).toBe(0); // taken over
+    const before = await balance();
+    const check = async (when: string) => {
+      const all = await s.cli(['ops', 'list', '--all', '--ndjson']);
+      expect(all.code, `${when}: ${all.stderr}`).toBe(0);
+      expect(all.stderr, when).not.toMatch(/damaged/);
+      const ids = all.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { id: string; outcome: string });
+      expect(new Set(ids.map((e) => e.id)).size, when).toBe(1500);
+      expect(ids.filter((e) => e.outcome === 'unknown'), when).toHaveLength(Math.ceil(1500 / 7));
+      // gen-1 resolved, gen-0 unknown, both months old (journaled with another body: key_reused): neither is sent
+      for (const key of ['gen-1', 'gen-0']) {
+        const again = await s.cli(['cards', 'recharge', card.id, '--amount', '100', '--idempotency-key', key, '--json']);
+        expect(again.code, `${when}: ${again.stdout}`).toBe(5);
+        expect(json(again).error.code).toBe('key_reused');
+      }
+      expect(await balance(), when).toBe(before);
+    };
+    for (const [args, delays] of [[['ops', 'compact', '--older-than', '60d'], [400, 1500, 5000]], [['ops', 'repair'], [300, 900]]] as const) {
+      for (const ms of delays) {
+        const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...s.env, ...env } });
+        try {
+          await new Promise((r) => setTimeout(r, ms));
+        } finally {
+          child.kill('SIGKILL');
+          await new Promise((r) => child.once('close', r));
+        }
+        await check(`${args.join(' ')} killed after ${ms} ms`);
+      }
+    }
+    const done = await s.cli(['ops', 'compact', '--older-than', '60d', '--json']);
+    expect(done.code, done.stderr).toBe(0);
+    expect(json(done)).toMatchObject({ damaged: [] });
+    expect(json(done).skipped).toBeUndefined(); // the killed runs' lock was taken over
+    await check('after a whole compaction');
+    expect((await s.cli(['ops', 'repair'])).stderr).toMatch(/is sound/);
+  }, 300_000);
 });
