@@ -4,7 +4,7 @@
 // otherwise, a base URL spelled otherwise, a key a batch row shares with a single command,
 // damaged bytes in the files the 24-hour rule does not read, a file replaced by a folder.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../src/mock/index.js';
@@ -130,6 +130,23 @@ describe('a damaged record is never skipped silently', () => {
 });
 
 describe('an interrupted takeover of operations.ndjson', () => {
+  it('killed after moving the journal in, before removing the old file: the next command removes it, and takes nothing over twice', async () => {
+    const s = sandbox();
+    mkdirSync(state(s), { recursive: true, mode: 0o700 });
+    const old = join(state(s), 'operations.ndjson');
+    writeFileSync(old, legacyJournalText({ ops: 300, baseUrl: mock.baseUrl, keyId: mock.keys.test.keyId, unknownEvery: 7 }), { mode: 0o600 });
+    linkSync(old, join(s.dir, 'same-file')); // the same file (inode) under another name
+    expect((await s.cli(['ops', 'list'])).code).toBe(0);
+    expect(existsSync(old)).toBe(false);
+    linkSync(join(s.dir, 'same-file'), old); // as a SIGKILL between the journal's rename into place and the old file's removal leaves it
+    const list = await s.cli(['ops', 'list', '--limit', '1']);
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stderr).toContain('299 more operations');
+    expect(existsSync(old)).toBe(false);
+    expect((await s.cli(['doctor'])).stdout).toMatch(/\(300 operations, 43 unresolved/);
+    expect(json(await s.cli(['ops', 'list', '--unresolved', '--all', '--json']))).toHaveLength(43);
+  });
+
   it('a damaged byte in its checkpoint (a digit of the offset) loses no record: the takeover starts over, and the old recharge is not charged again', async () => {
     const s = sandbox();
     const card = await activeCard(mock, { amount: 100 });

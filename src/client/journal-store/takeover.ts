@@ -224,14 +224,36 @@ function syncAll(root: string): void {
 }
 
 /** Moves the complete staging folder into place (a rename; or appended file by file to a journal already there). */
-function install(staging: string, dir: string): void {
+function install(staging: string, dir: string, stamp: string): void {
   rmSync(join(staging, 'progress.json'), { force: true });
-  if (!existsSync(dir)) return renameSync(staging, dir);
+  if (!existsSync(dir)) {
+    writeFileSync(join(staging, TAKEN), stamp, { mode: 0o600 });
+    return renameSync(staging, dir);
+  }
   for (const f of walk(staging)) {
     ensureDir(dirname(join(dir, f)));
     appendFileSync(join(dir, f), readFileSync(join(staging, f)), { mode: 0o600 });
   }
+  writeFileSync(join(dir, TAKEN), stamp, { mode: 0o600 }); // only once every record is in
   rmSync(staging, { recursive: true, force: true });
+}
+
+/**
+ * The journal keeps the identity (device, inode, size, modification time) of the old file it took
+ * over: a takeover killed after moving the journal into place, before removing the old file, is
+ * then finished by removing it, not made a second time (every record would be there twice).
+ */
+const TAKEN = 'taken-over';
+const identityOf = (file: string): string => {
+  const st = statSync(file);
+  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}`;
+};
+function alreadyTaken(legacy: string, dir: string): boolean {
+  try {
+    return readFileSync(join(dir, TAKEN), 'utf8') === identityOf(legacy);
+  } catch {
+    return false;
+  }
 }
 
 export interface TakeoverDeps {
@@ -246,6 +268,7 @@ export function takeOverIfNeeded(legacy: string, dir: string, deps: TakeoverDeps
   const release = takeoverLock(`${dir}.takeover.lock`, deps.note);
   try {
     if (!existsSync(legacy)) return; // another process finished it meanwhile
+    if (alreadyTaken(legacy, dir)) return unlinkSync(legacy);
     const staging = `${dir}.importing`;
     const started = Date.now();
     const resumed = existsSync(join(staging, 'progress.json'));
@@ -262,7 +285,7 @@ export function takeOverIfNeeded(legacy: string, dir: string, deps: TakeoverDeps
     placeLate(st);
     writeMarkers(st, deps.unknownKey);
     syncAll(staging);
-    install(staging, dir);
+    install(staging, dir, identityOf(legacy));
     unlinkSync(legacy); // only now: the journal holds every record of it
     const damaged = st.p.damaged ? `; ${st.p.damaged} unreadable, kept in ${join(dir, 'damaged.ndjson')} (see \`cardctl ops repair\`)` : '';
     if (Date.now() - started >= 1000 || st.p.damaged) deps.note?.(`Took over ${legacy}: ${st.p.records} records into ${dir} in ${((Date.now() - started) / 1000).toFixed(1)} s${damaged}.`);
