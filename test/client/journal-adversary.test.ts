@@ -165,6 +165,7 @@ describe('an interrupted takeover of operations.ndjson', () => {
     writeFileSync(join(state(s), 'operations.ndjson'), lines.join('\n') + '\n', { mode: 0o600 });
     const child = spawn(process.execPath, [BIN, 'ops', 'list', '--limit', '1'], { env: { ...process.env, ...s.env, ...env } });
     const progress = join(state(s), 'journal.importing', 'progress.json');
+    const closed = new Promise((r) => child.once('close', r)); // attached now: it may end before the kill
     try {
       let exited = false;
       child.once('exit', () => (exited = true));
@@ -172,7 +173,7 @@ describe('an interrupted takeover of operations.ndjson', () => {
       expect(existsSync(progress), 'a checkpoint was written').toBe(true);
     } finally {
       child.kill('SIGKILL');
-      await new Promise((r) => child.once('close', r));
+      await closed;
     }
     expect(existsSync(join(state(s), 'journal')), 'interrupted before the end').toBe(false);
     // one damaged byte: a digit of the offset goes up, so a resume from it would skip records
@@ -283,9 +284,9 @@ describe('killed mid-compaction and mid-repair', () => {
     const s = sandbox();
     const card = await activeCard(mock, { amount: 100 });
     const DAY = 24 * HOUR;
-    // 1,500 operations over 150 days, every 7th unknown: about half are due for compaction
+    // 500 operations over 100 days, every 7th unknown: about half are due for compaction
     mkdirSync(state(s), { recursive: true, mode: 0o700 });
-    writeFileSync(join(state(s), 'operations.ndjson'), legacyJournalText({ ops: 1500, baseUrl: mock.baseUrl, keyId: mock.keys.test.keyId, stepMs: DAY / 10, unknownEvery: 7, card: card.id, newestMs: Date.now() - 2 * DAY }));
+    writeFileSync(join(state(s), 'operations.ndjson'), legacyJournalText({ ops: 500, baseUrl: mock.baseUrl, keyId: mock.keys.test.keyId, stepMs: DAY / 5, unknownEvery: 7, card: card.id, newestMs: Date.now() - 2 * DAY }));
     expect((await s.cli(['ops', 'list'])).code).toBe(0); // taken over
     const before = await balance();
     const check = async (when: string) => {
@@ -293,8 +294,8 @@ describe('killed mid-compaction and mid-repair', () => {
       expect(all.code, `${when}: ${all.stderr}`).toBe(0);
       expect(all.stderr, when).not.toMatch(/damaged/);
       const ids = all.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { id: string; outcome: string });
-      expect(new Set(ids.map((e) => e.id)).size, when).toBe(1500);
-      expect(ids.filter((e) => e.outcome === 'unknown'), when).toHaveLength(Math.ceil(1500 / 7));
+      expect(new Set(ids.map((e) => e.id)).size, when).toBe(500);
+      expect(ids.filter((e) => e.outcome === 'unknown'), when).toHaveLength(Math.ceil(500 / 7));
       // gen-1 resolved, gen-0 unknown, both months old (journaled with another body: key_reused): neither is sent
       for (const key of ['gen-1', 'gen-0']) {
         const again = await s.cli(['cards', 'recharge', card.id, '--amount', '100', '--idempotency-key', key, '--json']);
@@ -303,19 +304,20 @@ describe('killed mid-compaction and mid-repair', () => {
       }
       expect(await balance(), when).toBe(before);
     };
-    for (const [args, delays] of [[['ops', 'compact', '--older-than', '60d'], [400, 1500, 5000]], [['ops', 'repair'], [300, 900]]] as const) {
+    for (const [args, delays] of [[['ops', 'compact', '--older-than', '50d'], [250, 450, 700]], [['ops', 'repair'], [250, 450]]] as const) {
       for (const ms of delays) {
         const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...s.env, ...env } });
+        const closed = new Promise((r) => child.once('close', r)); // it may finish before the kill
         try {
           await new Promise((r) => setTimeout(r, ms));
         } finally {
           child.kill('SIGKILL');
-          await new Promise((r) => child.once('close', r));
+          await closed;
         }
         await check(`${args.join(' ')} killed after ${ms} ms`);
       }
     }
-    const done = await s.cli(['ops', 'compact', '--older-than', '60d', '--json']);
+    const done = await s.cli(['ops', 'compact', '--older-than', '50d', '--json']);
     expect(done.code, done.stderr).toBe(0);
     expect(json(done)).toMatchObject({ damaged: [] });
     expect(json(done).skipped).toBeUndefined(); // the killed runs' lock was taken over

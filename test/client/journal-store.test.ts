@@ -82,6 +82,7 @@ describe('taking over operations.ndjson', () => {
     const s = withOldJournal(60_000, { stepMs: 1000, unknownEvery: 997 });
     const child = spawn(process.execPath, [BIN, 'ops', 'list', '--limit', '1'], { env: { ...process.env, ...s.env, ...env } });
     const progress = join(state(s), 'journal.importing', 'progress.json');
+    const closed = new Promise((r) => child.once('close', r)); // attached now: it may end before the kill
     try {
       // the first checkpoint comes after 96 MiB of staged records: seconds at rest, much longer on a busy machine
       let exited = false;
@@ -90,7 +91,7 @@ describe('taking over operations.ndjson', () => {
       expect(existsSync(progress), 'a checkpoint was written').toBe(true);
     } finally {
       child.kill('SIGKILL');
-      await new Promise((r) => child.once('close', r));
+      await closed;
     }
     expect(existsSync(join(state(s), 'operations.ndjson'))).toBe(true);
     expect(existsSync(join(state(s), 'journal'))).toBe(false);
