@@ -4,6 +4,7 @@
 // otherwise, a base URL spelled otherwise, a key a batch row shares with a single command,
 // damaged bytes in the files the 24-hour rule does not read, a file replaced by a folder.
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -107,6 +108,38 @@ describe('a key first sent two days ago is never sent again, however it is spell
 });
 
 describe('a damaged record is never skipped silently', () => {
+  it('a --batch rerun two days later with one damaged byte in the key bucket of one row: that row is refused (journal_damaged), the others come from the journal; nothing is charged; after `ops repair` all come from the journal', async () => {
+    const s = sandbox();
+    const cards = await Promise.all([1, 2, 3].map(() => activeCard(mock, { amount: 100 })));
+    const file = join(s.dir, 'rows.csv');
+    writeFileSync(file, `card,amount\n${cards.map((c) => `${c.id},5`).join('\n')}\n`);
+    const batch = ['cards', 'recharge', '--batch', file, '--idempotency-prefix', 'dmg-batch', '--json'];
+    expect((await s.cli(batch)).code).toBe(0);
+    await twoDaysPass(s);
+    expect((await s.cli(['ops', 'list'])).code).toBe(0); // takes the aged file over
+    const bucketOf = (key: string) => join(state(s), 'journal', 'keys', `${createHash('sha256').update(key).digest('hex').slice(0, 3)}.ndjson`);
+    const bucket = bucketOf('dmg-batch-2');
+    const bytes = readFileSync(bucket);
+    const at = bytes.indexOf('dmg-batch-2') + 4;
+    bytes[at] = bytes[at]! ^ 0x20; // a letter's case: still JSON, another key, caught by the checksum
+    writeFileSync(bucket, bytes);
+    const before = await balance();
+    const rows = (r: CliResult) => r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const again = await s.cli(batch);
+    expect(again.code, again.stderr).toBe(1);
+    const [r1, r2, r3] = rows(again);
+    expect(r1).toMatchObject({ row: 1, status: 'ok', from_journal: true });
+    expect(r2).toMatchObject({ row: 2, status: 'error' });
+    expect(r2.error.code).toBe('journal_damaged');
+    expect(r3).toMatchObject({ row: 3, status: 'ok', from_journal: true });
+    expect(await balance()).toBe(before);
+    expect((await s.cli(['ops', 'repair'])).code).toBe(0);
+    const repaired = await s.cli(batch);
+    expect(repaired.code, repaired.stderr).toBe(0);
+    expect(rows(repaired).map((r) => [r.row, r.status, r.from_journal])).toEqual([[1, 'ok', true], [2, 'ok', true], [3, 'ok', true]]);
+    expect(await balance()).toBe(before);
+  });
+
   it('an unresolved marker with a damaged byte, or a folder in its place: `ops list --unresolved` and `doctor` still show the operation', async () => {
     const s = sandbox();
     const card = await activeCard(mock, { amount: 100 });

@@ -51,19 +51,26 @@ function* withPlaces(copies: Iterable<Decoded>): Generator<{ rec: RawRecord; key
   }
 }
 
-/** The union of the file's readable lines and the other copies that belong in it, by line text. */
+/**
+ * The union of the file's readable lines and the other copies that belong in it, by line text;
+ * each operation's record before its later ones, and those in the order they were written (their
+ * time): a restored record appended after the later ones would be read out of order (an outcome
+ * read before its op is lost, and the operation then reads as unknown).
+ */
 function rebuild(target: Decoded, fromOthers: RawRecord[]): { text: string; restored: number } {
-  const lines = target.records.map(encodeLine);
-  const seen = new Set(lines);
+  const kept = target.records.map((r) => ({ r, line: encodeLine(r) }));
+  const seen = new Set(kept.map((k) => k.line));
   let restored = 0;
   for (const r of fromOthers) {
     const line = encodeLine(r);
     if (seen.has(line)) continue;
     seen.add(line);
-    lines.push(line);
+    kept.push({ r, line });
     restored++;
   }
-  return { text: lines.join(''), restored };
+  const rank = (r: RawRecord): number => (r.type === 'op' || r.type === 'compact' || r.type === 'id' ? 0 : 1);
+  kept.sort((a, b) => rank(a.r) - rank(b.r) || Date.parse(a.r.time as string) - Date.parse(b.r.time as string));
+  return { text: kept.map((k) => k.line).join(''), restored };
 }
 
 /** The file rebuilt from its readable lines as they are now and the other copies; lines appended meanwhile by a money command are kept (rewriteFile). */
