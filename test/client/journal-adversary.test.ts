@@ -162,6 +162,20 @@ describe('a damaged record is never skipped silently', () => {
   });
 });
 
+describe('compaction.json', () => {
+  it('a damaged date in it (a day not yet past the retention) does not stop compaction for good: the days are looked at again', async () => {
+    const s = sandbox();
+    const card = await activeCard(mock, { amount: 100 });
+    expect((await s.cli(['cards', 'recharge', card.id, '--amount', '2', '--idempotency-key', 'compact-state'])).code).toBe(0);
+    await twoDaysPass(s);
+    expect((await s.cli(['ops', 'list'])).code).toBe(0); // takes the aged file over
+    writeFileSync(join(state(s), 'journal', 'compaction.json'), JSON.stringify({ compacted_through: '2926-11-20', last_run: new Date().toISOString() }) + '\n');
+    const r = await s.cli(['ops', 'compact', '--older-than', '1d', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(json(r)).toMatchObject({ compacted: 1, damaged: [] });
+  });
+});
+
 describe('an interrupted takeover of operations.ndjson', () => {
   it('killed after moving the journal in, before removing the old file: the next command removes it, and takes nothing over twice', async () => {
     const s = sandbox();

@@ -188,6 +188,8 @@ export function compactJournal(root: string, opts: { retentionDays?: number; now
   if (!release) return { ...report, skipped: 'another cardctl process is compacting the journal' };
   try {
     const state = readCompactionState(root);
+    // a day that has not yet aged past the cutoff cannot have been done (a damaged byte, a clock that ran ahead): then every day is looked at again
+    if (!(typeof state.compacted_through === 'string' && Date.parse(`${state.compacted_through}T00:00:00Z`) + DAY_MS <= Date.parse(report.cutoff))) delete state.compacted_through;
     let through = state.compacted_through;
     let sound = true;
     for (const day of dueDays(root, Date.parse(report.cutoff), state.compacted_through)) {
