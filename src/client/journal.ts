@@ -456,7 +456,14 @@ export class Journal {
     const { found, damaged } = store.idLookup(wanted);
     if (found.length === 1) return this.byId(found[0]!.id);
     if (found.length > 1) return { ambiguous: found.map((m) => m.id) };
-    if (damaged.length) throw damagedJournalError(this.dir, 'the id index (ids/)', damaged);
+    if (damaged.length) {
+      // a lookup, not a send: the id may be on the damaged line
+      throw new CardctlError(`the operations journal ${this.dir} holds ${damaged.length} damaged record${damaged.length === 1 ? '' : 's'} (${damaged[0]!.why}) in the id index (ids/): operation "${idOrPrefix}" may be on ${damaged.length === 1 ? 'it' : 'one of them'}.`, {
+        kind: 'unexpected',
+        code: 'journal_damaged',
+        hint: 'Run `cardctl ops repair`: it rebuilds the index from the key buckets; or give the idempotency key instead of the id.',
+      });
+    }
     return undefined;
   }
 

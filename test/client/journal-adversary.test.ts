@@ -140,6 +140,28 @@ describe('a damaged record is never skipped silently', () => {
     expect(await balance()).toBe(before);
   });
 
+  it('a damaged line in the id index: `ops show ID` and `ops resolve ID` say so and name `ops repair` (not that a money operation was not sent); the key still finds it', async () => {
+    const s = sandbox();
+    const card = await activeCard(mock, { amount: 100 });
+    await fault(mock, 'recharge', '500_after_commit');
+    expect((await s.cli(['cards', 'recharge', card.id, '--amount', '3', '--idempotency-key', 'index-damaged', '--retries', '0'])).code).toBe(7);
+    const [id] = readdirSync(join(state(s), 'journal', 'unresolved'));
+    const index = join(state(s), 'journal', 'ids', `${id!.slice(3, 5)}.ndjson`);
+    const bytes = readFileSync(index);
+    bytes[20] = bytes[20]! ^ 0x02;
+    writeFileSync(index, bytes);
+    for (const args of [['ops', 'show', id!], ['ops', 'resolve', id!, '--outcome', 'failed']]) {
+      const r = await s.cli(args);
+      expect(r.code, args.join(' ')).toBe(1);
+      expect(r.stderr).toMatch(new RegExp(`damaged record \\(checksum mismatch\\) in the id index \\(ids/\\): operation "${id}" may be on it`));
+      expect(r.stderr).toContain('cardctl ops repair');
+      expect(r.stderr).not.toMatch(/money operation was not sent/);
+    }
+    expect(json(await s.cli(['ops', 'show', 'index-damaged', '--json']))).toMatchObject({ id, outcome: 'unknown' });
+    expect((await s.cli(['ops', 'repair'])).stdout).toMatch(/repaired ids\/..\.ndjson: 1 damaged line, 1 record restored/);
+    expect((await s.cli(['ops', 'show', id!])).code).toBe(0);
+  });
+
   it('an unresolved marker with a damaged byte, or a folder in its place: `ops list --unresolved` and `doctor` still show the operation', async () => {
     const s = sandbox();
     const card = await activeCard(mock, { amount: 100 });
