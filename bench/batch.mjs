@@ -3,7 +3,8 @@
 // 1,000,000 rows: the first reading alone (every row checked, then refused: identical rows), and
 // a rerun against a journal that already holds every row of the file (generated in the old
 // one-file format and taken over once, as bench/journal.mjs does: sending them would take hours
-// at the journal's synced pace), which sends nothing. Peak RSS (process.resourceUsage().maxRSS,
+// at the journal's synced pace), which sends nothing, its results read through a pipe (as `| jq`
+// reads them), then the same with the pass in one thread. Peak RSS (process.resourceUsage().maxRSS,
 // bench/report-rss.cjs) as a ratio to a 1-row batch measured in the same run; rows a second.
 // BENCH_BATCH_SENT=1000 the rows sent; BENCH_BATCH_SIZES=100000,1000000 the large sizes.
 import { spawn, spawnSync } from 'node:child_process';
@@ -27,11 +28,11 @@ const info = JSON.parse(await new Promise((resolve) => createInterface({ input: 
 const env = { ...process.env, CARDCTL_BASE_URL: info.baseUrl, CARDCTL_API_KEY: info.keyId, CARDCTL_API_SECRET: info.secret, CARDCTL_MODE: 'test' };
 
 /** One run of the CLI: wall time (ms), peak RSS (MiB), exit code. stdout goes to /dev/null. */
-function run(args, state, expectCode = 0, extraEnv = {}) {
+function run(args, state, expectCode = 0, extraEnv = {}, stdout = 'ignore') {
   const rss = join(work, 'peak.rss');
   rmSync(rss, { force: true });
   const t0 = process.hrtime.bigint();
-  const r = spawnSync(node, ['--require', join(root, 'bench', 'report-rss.cjs'), bin, ...args], { env: { ...env, CARDCTL_STATE_DIR: state, BENCH_RSS_FILE: rss, ...extraEnv }, stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1 << 28 });
+  const r = spawnSync(node, ['--require', join(root, 'bench', 'report-rss.cjs'), bin, ...args], { env: { ...env, CARDCTL_STATE_DIR: state, BENCH_RSS_FILE: rss, ...extraEnv }, stdio: ['ignore', stdout, 'pipe'], maxBuffer: 1 << 29 });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   if (r.status !== expectCode) throw new Error(`${args.join(' ')} exited ${r.status}: ${String(r.stderr).slice(-2000)}`);
   return { ms, mib: Number(readFileSync(rss, 'utf8').trim()) / 1024 };
@@ -96,10 +97,11 @@ try {
     const takeover = run(['ops', 'list', '--limit', '1'], mstate);
     out.push(`  (a journal holding the ${n} rows, taken over in ${fmt(takeover.ms / 1000, 1)} s)`);
     const rerunArgs = ['cards', 'recharge', '--batch', big, '--allow-duplicates', '--idempotency-prefix', `bench${n}`, '--json'];
-    const rerun = run(rerunArgs, mstate);
+    // its results through a pipe, as `| jq` reads them (the reader here is this process, which keeps up)
+    const rerun = run(rerunArgs, mstate, 0, {}, 'pipe');
     out.push(`${n} rows rerun (all from the journal, nothing sent): ${fmt(rerun.ms / 1000, 1)} s, ${rowsPerSecond(n, rerun.ms)} rows/s; peak ${fmt(rerun.mib, 0)} MiB (${fmt(rerun.mib / base.mib, 2)}x)`);
     // the same rerun with the pass over the journal in one thread (CARDCTL_RERUN_THREADS=1): what the second thread gives
-    const alone = run(rerunArgs, mstate, 0, { CARDCTL_RERUN_THREADS: '1' });
+    const alone = run(rerunArgs, mstate, 0, { CARDCTL_RERUN_THREADS: '1' }, 'pipe');
     out.push(`  the same, the pass in one thread: ${fmt(alone.ms / 1000, 1)} s, ${rowsPerSecond(n, alone.ms)} rows/s; peak ${fmt(alone.mib, 0)} MiB; two threads take ${fmt(rerun.ms / alone.ms, 2)}x its time`);
     rmSync(mstate, { recursive: true, force: true });
   }

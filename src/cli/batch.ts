@@ -203,6 +203,7 @@ async function sendBatch(b: typeof import('../client/batch.js'), plan: BatchPlan
       summary = await interruptible(onInterrupt, () =>
         b.runBatch({ operation: plan.operation, total: plan.total, rows: b.planRows(plan) }, {
           onStart: (c) => void (control = c),
+          outputRoom: stdout.room,
           concurrency: flags.concurrency ?? b.DEFAULT_CONCURRENCY,
           fromJournal: known.answers,
           client: (hooks) => new ApiClient({ ...clientOptions, log: hooks.log, onAnswer: hooks.onAnswer, onSent: hooks.onSent, sleep: hooks.sleep, now: hooks.now, note: (l) => aside(bar, stdout, () => err.write(l + '\n')) }),
@@ -241,13 +242,24 @@ function aside(bar: ReturnType<typeof progressLine>, stdout: { flush: () => void
  * Result lines gathered into writes of up to 64 KiB (a rerun answers thousands of rows a second
  * from the journal), flushed at least every 100 ms and before anything goes to stderr.
  */
-function bufferedWriter(out: NodeJS.WriteStream): { write: (text: string) => void; flush: () => void } {
+function bufferedWriter(out: NodeJS.WriteStream): { write: (text: string) => void; flush: () => void; room: () => Promise<void> | undefined } {
   let pending = '';
   let timer: NodeJS.Timeout | undefined;
+  let behind: Promise<void> | undefined;
+  /** until the reader has taken what the stream holds (or the stream is gone: a closed stdout drops what is written) */
+  const waitForReader = (): Promise<void> =>
+    new Promise((resolve) => {
+      const done = (): void => {
+        for (const event of ['drain', 'close', 'error'] as const) out.off(event, done);
+        behind = undefined;
+        resolve();
+      };
+      for (const event of ['drain', 'close', 'error'] as const) out.on(event, done);
+    });
   const flush = (): void => {
     if (timer) clearTimeout(timer);
     timer = undefined;
-    if (pending !== '') out.write(pending);
+    if (pending !== '' && !out.write(pending) && !behind && !out.destroyed) behind = waitForReader();
     pending = '';
   };
   return {
@@ -257,5 +269,6 @@ function bufferedWriter(out: NodeJS.WriteStream): { write: (text: string) => voi
       else timer ??= setTimeout(flush, 100);
     },
     flush,
+    room: () => behind,
   };
 }

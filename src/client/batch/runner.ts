@@ -28,6 +28,8 @@ export interface RunBatchOptions {
   limiter?: BatchLimiter;
   /** the journal's answers for a chunk of rows, read in bulk (a rerun): a row answered here is not sent; undefined: send it */
   fromJournal?: (rows: BatchRow[]) => Promise<Array<KnownAnswer | undefined>>;
+  /** the results' reader is behind (a pipe to a slower program): a promise to wait for before taking another row, else undefined; so memory does not grow with what it has not read */
+  outputRoom?: () => Promise<void> | undefined;
   /** called once, before any row: `interrupt()` stops the in-order reporting and says where the batch stands */
   onStart?: (control: { interrupt: () => BatchInterruption }) => void;
 }
@@ -118,6 +120,8 @@ export async function runBatch(plan: BatchSource, opts: RunBatchOptions): Promis
   const worker = async (): Promise<void> => {
     for (;;) {
       await ledger.room(WINDOW);
+      const behind = opts.outputRoom?.();
+      if (behind) await behind;
       if (ledger.stopped) return;
       const next = await rows.next();
       if (next.done || ledger.stopped) return;
