@@ -325,13 +325,13 @@ describe('a folder where a journal file should be', () => {
     const before = await balance();
     const said = /cannot read the operations journal's .*keys\/[0-9a-f]{3}\.ndjson \(a folder is where a file should be\)/;
     const refused = await s.cli(recharge);
-    expect(refused.code, refused.stdout).toBe(1);
+    expect(refused.code, refused.stdout).toBe(2); // like a folder that cannot be written: the user sets it right
     expect(json(refused).error).toMatchObject({ code: 'journal_unreadable' });
     expect(json(refused).error.message).toMatch(said);
     expect(json(refused).error.hint).toContain('cardctl ops repair');
     for (const args of [['ops', 'list', '--key', 'bucket-folder'], ['ops', 'show', 'bucket-folder'], ['ops', 'repair']]) {
       const r = await s.cli(args);
-      expect(r.code, args.join(' ')).toBe(1);
+      expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr, args.join(' ')).toMatch(said);
       expect(r.stderr).not.toMatch(/EISDIR: illegal operation|\n\s+at /);
     }

@@ -49,7 +49,7 @@ export function unreadable(path: string, err: unknown): unknown {
   const why = code === 'EISDIR' ? 'a folder is where a file should be' : code === 'ENOTDIR' || code === 'EEXIST' ? 'a file is where a folder should be' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : undefined;
   if (!why) return err;
   return new CardctlError(`cannot read the operations journal's ${path} (${why}): what it records cannot be known, so a money operation whose key it may hold is not sent.`, {
-    kind: 'unexpected',
+    kind: 'usage', // exit 2, as a journal folder that cannot be written (state_folder_unwritable) and an unreadable profile store: the user can set it right
     code: 'journal_unreadable',
     hint: 'Make it what it was again (move what is in its place aside; files readable and writable by you), then run `cardctl ops repair` before any money command: it rebuilds a lost file from the second copy.',
   });
