@@ -10,6 +10,7 @@ import { startMock } from '../../src/mock/index.js';
 import { runsAsFormula } from '../../src/output/delimited.js';
 import { createCustomer, ctl, getCustomer, type MockHandle } from '../helpers/api.js';
 import { makeSandbox, type Sandbox } from '../helpers/cli.js';
+import { parseCsv } from '../helpers/rfc4180.js';
 
 let mock: MockHandle;
 let sb: Sandbox;
@@ -35,32 +36,6 @@ afterAll(async () => {
 
 const run = (args: string[]) => sb.run(args, { env });
 
-/** A strict RFC 4180 reader: CRLF records, quoted fields with doubled quotes. */
-function parseCsv(text: string): string[][] {
-  const records: string[][] = [];
-  let field = '';
-  let record: string[] = [];
-  let i = 0;
-  while (i < text.length) {
-    if (text[i] === '"') {
-      i++;
-      for (;;) {
-        if (text[i] === '"' && text[i + 1] === '"') (field += '"'), (i += 2);
-        else if (text[i] === '"') break;
-        else field += text[i++];
-      }
-      i++;
-    } else if (text[i] === ',') {
-      record.push(field), (field = ''), i++;
-    } else if (text.startsWith('\r\n', i)) {
-      record.push(field), records.push(record), (field = ''), (record = []), (i += 2);
-    } else {
-      expect(text[i], 'a bare CR or LF outside quotes').not.toMatch(/[\r\n]/);
-      field += text[i++];
-    }
-  }
-  return records;
-}
 
 /** email -> business_name of a CSV export with those two columns. */
 const byEmail = (csv: string): Map<string, string> => new Map(parseCsv(csv).slice(1).map((r) => [r[0]!, r[1]!]));

@@ -7,6 +7,7 @@ import { startMock } from '../../src/mock/index.js';
 import { createCustomer, type MockHandle } from '../helpers/api.js';
 import { makeSandbox, type Sandbox } from '../helpers/cli.js';
 import { startCountingProxy, type CountingProxy } from '../helpers/counting-proxy.js';
+import { parseCsv } from '../helpers/rfc4180.js';
 
 let mock: MockHandle;
 let proxy: CountingProxy;
@@ -29,33 +30,6 @@ afterAll(async () => {
 
 const run = (args: string[]) => sb.run(args, { env });
 
-/** A strict RFC 4180 reader: CRLF records, quoted fields with doubled quotes. */
-function parseCsv(text: string): string[][] {
-  const records: string[][] = [];
-  let field = '';
-  let record: string[] = [];
-  let i = 0;
-  while (i < text.length) {
-    if (text[i] === '"') {
-      i++;
-      for (;;) {
-        if (text[i] === '"' && text[i + 1] === '"') (field += '"'), (i += 2);
-        else if (text[i] === '"') break;
-        else field += text[i++];
-      }
-      i++;
-    } else if (text[i] === ',') {
-      record.push(field), (field = ''), i++;
-    } else if (text.startsWith('\r\n', i)) {
-      record.push(field), records.push(record), (field = ''), (record = []), (i += 2);
-    } else {
-      expect(text[i], 'a bare CR or LF outside quotes').not.toMatch(/[\r\n]/);
-      field += text[i++];
-    }
-  }
-  expect(field === '' && record.length === 0, 'the last record ends with CRLF').toBe(true);
-  return records;
-}
 
 describe('--output and --columns', () => {
   it('csv: a header of every field, RFC 4180 quoting; read back it equals the JSON of the same page', async () => {
