@@ -44,6 +44,32 @@ async function until(done: () => boolean): Promise<boolean> {
   return done();
 }
 
+/**
+ * Four processes run `writer(w)` (module code appending to `file`) while this one rewrites the file
+ * as compaction does (every record decoded and written again, here the same records), until they
+ * end. Checks they all exit 0 and no line is damaged; returns the ids in the file and the rewrites made.
+ */
+async function rewriteWhileWriting(file: string, writer: (w: number) => string): Promise<{ ids: Set<string>; rewrites: number }> {
+  const procs = [0, 1, 2, 3].map((w) => {
+    const c = spawn(process.execPath, ['--input-type=module', '-e', writer(w)], { stdio: 'inherit' });
+    children.push(c);
+    return new Promise<number | null>((r) => c.once('close', r));
+  });
+  const { rewriteFile } = (await import(pathToFileURL(join(ROOT, 'dist/client/journal-store/files.js')).href)) as typeof import('../../src/client/journal-store/files.js');
+  const { decodeText, encodeLine, isDamaged } = (await import(pathToFileURL(join(ROOT, 'dist/client/journal-store/lines.js')).href)) as typeof import('../../src/client/journal-store/lines.js');
+  let rewrites = 0;
+  let done = false;
+  void Promise.all(procs).then(() => (done = true));
+  while (!done) {
+    if (rewriteFile(file, (text) => decodeText(text).map((r) => (isDamaged(r) ? `${r.text}\n` : encodeLine(r))).join(''))) rewrites++;
+    await new Promise((r) => setImmediate(r));
+  }
+  expect(await Promise.all(procs)).toEqual([0, 0, 0, 0]);
+  const records = decodeText(readFileSync(file, 'utf8'));
+  expect(records.filter(isDamaged)).toEqual([]);
+  return { ids: new Set(records.map((r) => (r as { id: string }).id)), rewrites };
+}
+
 describe('ops compact', () => {
   it('resolved operations past the retention keep key, identity and outcome; unknown ones stay whole; the 24-hour rule still holds; nothing is sent', async () => {
     const s = sandbox();
@@ -157,30 +183,11 @@ describe('compaction while money commands write', () => {
     const s = sandbox();
     const file = join(s.dir, 'bucket.ndjson');
     const files = pathToFileURL(join(ROOT, 'dist/client/journal-store/files.js')).href;
-    const lines = pathToFileURL(join(ROOT, 'dist/client/journal-store/lines.js')).href;
     writeFileSync(file, '');
     const writer = (w: number) =>
       `const { appendLines } = await import(${JSON.stringify(files)});` +
       `for (let i = 0; i < 400; i++) appendLines(${JSON.stringify(file)}, [{ type: 'outcome', id: 'op_w${w}n' + i, time: new Date().toISOString(), status: 200, outcome: 'resolved' }], true);`;
-    const procs = [0, 1, 2, 3].map((w) => {
-      const c = spawn(process.execPath, ['--input-type=module', '-e', writer(w)], { stdio: 'inherit' });
-      children.push(c);
-      return new Promise<number | null>((r) => c.once('close', r));
-    });
-    const { rewriteFile } = (await import(files)) as typeof import('../../src/client/journal-store/files.js');
-    const { decodeText, encodeLine, isDamaged } = (await import(lines)) as typeof import('../../src/client/journal-store/lines.js');
-    let rewrites = 0;
-    let done = false;
-    void Promise.all(procs).then(() => (done = true));
-    // the rewrite compaction does: every record decoded and written again (here: the same records)
-    while (!done) {
-      if (rewriteFile(file, (text) => decodeText(text).map((r) => (isDamaged(r) ? `${r.text}\n` : encodeLine(r))).join(''))) rewrites++;
-      await new Promise((r) => setImmediate(r));
-    }
-    expect(await Promise.all(procs)).toEqual([0, 0, 0, 0]);
-    const records = decodeText(readFileSync(file, 'utf8'));
-    expect(records.filter(isDamaged)).toEqual([]);
-    const ids = new Set(records.map((r) => (r as { id: string }).id));
+    const { ids, rewrites } = await rewriteWhileWriting(file, writer);
     for (let w = 0; w < 4; w++) for (let i = 0; i < 400; i++) expect(ids.has(`op_w${w}n${i}`), `op_w${w}n${i} after ${rewrites} rewrites`).toBe(true);
     expect(rewrites).toBeGreaterThan(10);
   }, 120_000);
@@ -189,30 +196,12 @@ describe('compaction while money commands write', () => {
     const s = sandbox();
     const file = join(s.dir, 'bucket.ndjson');
     const files = pathToFileURL(join(ROOT, 'dist/client/journal-store/files.js')).href;
-    const lines = pathToFileURL(join(ROOT, 'dist/client/journal-store/lines.js')).href;
     writeFileSync(file, '');
     // 8 chains of 50 awaited appends per process: appends wait on each other's syncs and share them
     const writer = (w: number) =>
       `const { appendLinesDurably } = await import(${JSON.stringify(files)});` +
       `await Promise.all(Array.from({ length: 8 }, async (_, c) => { for (let i = 0; i < 50; i++) await appendLinesDurably(${JSON.stringify(file)}, [{ type: 'outcome', id: 'op_w${w}c' + c + 'n' + i, time: new Date().toISOString(), status: 200, outcome: 'resolved' }]); }));`;
-    const procs = [0, 1, 2, 3].map((w) => {
-      const c = spawn(process.execPath, ['--input-type=module', '-e', writer(w)], { stdio: 'inherit' });
-      children.push(c);
-      return new Promise<number | null>((r) => c.once('close', r));
-    });
-    const { rewriteFile } = (await import(files)) as typeof import('../../src/client/journal-store/files.js');
-    const { decodeText, encodeLine, isDamaged } = (await import(lines)) as typeof import('../../src/client/journal-store/lines.js');
-    let rewrites = 0;
-    let done = false;
-    void Promise.all(procs).then(() => (done = true));
-    while (!done) {
-      if (rewriteFile(file, (text) => decodeText(text).map((r) => (isDamaged(r) ? `${r.text}\n` : encodeLine(r))).join(''))) rewrites++;
-      await new Promise((r) => setImmediate(r));
-    }
-    expect(await Promise.all(procs)).toEqual([0, 0, 0, 0]);
-    const records = decodeText(readFileSync(file, 'utf8'));
-    expect(records.filter(isDamaged)).toEqual([]);
-    const ids = new Set(records.map((r) => (r as { id: string }).id));
+    const { ids, rewrites } = await rewriteWhileWriting(file, writer);
     for (let w = 0; w < 4; w++) for (let c = 0; c < 8; c++) for (let i = 0; i < 50; i++) expect(ids.has(`op_w${w}c${c}n${i}`), `op_w${w}c${c}n${i} after ${rewrites} rewrites`).toBe(true);
     expect(rewrites).toBeGreaterThan(10);
   }, 120_000);
