@@ -7,45 +7,27 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMock } from '../../src/mock/index.js';
-import { activeCard, advance, fault, wallet, type MockHandle } from '../helpers/api.js';
-import { BIN, makeSandbox, type CliResult, type Sandbox } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
+import { activeCard, advance, fault, wallet } from '../helpers/api.js';
+import { BIN, type CliResult, type Sandbox } from '../helpers/cli.js';
 import { legacyJournalText, rewriteJournal } from '../helpers/journal.js';
+import { journalSandboxes, json, state } from '../helpers/journal-sandbox.js';
 
 const HOUR = 3_600_000;
-let mock: MockHandle;
-let env: Record<string, string>;
-const sandboxes: Sandbox[] = [];
-const json = (r: CliResult) => JSON.parse(r.stdout);
-const state = (s: Sandbox) => join(s.stateDir, 'cardctl');
-const balance = async () => (await wallet(mock, 'test')).balance_minor;
-
-beforeAll(async () => {
-  mock = (await startMock({ port: 0, seed: 71, providerLatencyMs: 0 })) as unknown as MockHandle;
-  env = { CARDCTL_API_KEY: mock.keys.test.keyId, CARDCTL_API_SECRET: mock.keys.test.secret, CARDCTL_BASE_URL: mock.baseUrl, CARDCTL_MODE: 'test' };
-});
-afterAll(async () => {
-  await mock?.close();
-  for (const s of sandboxes) s.cleanup();
-});
-
-function sandbox(): Sandbox & { cli: (args: string[], extra?: Record<string, string>) => Promise<CliResult> } {
-  const s = makeSandbox();
-  sandboxes.push(s);
-  return { ...s, cli: (args, extra = {}) => s.run(args, { env: { ...env, ...extra }, timeoutMs: 60_000 }) };
-}
+const j = journalSandboxes({ seed: 71, cliTimeoutMs: 60_000 });
+const sandbox = j.sandbox;
+const balance = async () => (await wallet(j.mock, 'test')).balance_minor;
 
 /** Two days pass: every journal entry's time moves back 48 h, and the mock forgets every key (sent again, a key is a new charge). */
 async function twoDaysPass(s: Sandbox): Promise<void> {
   rewriteJournal(state(s), (r) => ({ ...r, time: new Date(Date.parse(r.time as string) - 48 * HOUR).toISOString() }));
-  await advance(mock, 49 * 3600);
+  await advance(j.mock, 49 * 3600);
 }
 
 describe('a key first sent two days ago is never sent again, however it is spelled', () => {
   it('the same --idempotency-key with a space before or after it (HTTP drops it: the API sees the same key) is refused, nothing charged', async () => {
     const s = sandbox();
-    const card = await activeCard(mock, { amount: 100 });
+    const card = await activeCard(j.mock, { amount: 100 });
     const first = await s.cli(['cards', 'recharge', card.id, '--amount', '9', '--idempotency-key', 'spaced-key', '--json']);
     expect(first.code, first.stderr).toBe(0);
     await twoDaysPass(s);
@@ -59,12 +41,12 @@ describe('a key first sent two days ago is never sent again, however it is spell
   });
   it('the same recharge through the base URL spelled otherwise (scheme in capitals, one or two trailing slashes) is reported from the journal', async () => {
     const s = sandbox();
-    const card = await activeCard(mock, { amount: 100 });
+    const card = await activeCard(j.mock, { amount: 100 });
     const recharge = ['cards', 'recharge', card.id, '--amount', '6', '--idempotency-key', 'base-spelled', '--json'];
     expect((await s.cli(recharge)).code).toBe(0);
     await twoDaysPass(s);
     const before = await balance();
-    const u = new URL(mock.baseUrl);
+    const u = new URL(j.mock.baseUrl);
     for (const spelled of [`HTTP://${u.host}${u.pathname}/`, `http://${u.host}${u.pathname}//`]) {
       const again = await s.cli(recharge, { CARDCTL_BASE_URL: spelled });
       expect(again.code, `${spelled}: ${again.stdout}${again.stderr}`).toBe(0);
@@ -75,7 +57,7 @@ describe('a key first sent two days ago is never sent again, however it is spell
 
   it('a --batch row whose key a single command sent two days ago: the same row is reported from the journal, another amount is refused; nothing charged', async () => {
     const s = sandbox();
-    const card = await activeCard(mock, { amount: 100 });
+    const card = await activeCard(j.mock, { amount: 100 });
     expect((await s.cli(['cards', 'recharge', card.id, '--amount', '8', '--idempotency-key', 'shared-1'])).code).toBe(0);
     await twoDaysPass(s);
     const before = await balance();
@@ -92,8 +74,8 @@ describe('a key first sent two days ago is never sent again, however it is spell
 
   it('an unknown recharge a person resolved with `ops resolve --note`: the same command two days later reports that, sends nothing', async () => {
     const s = sandbox();
-    const card = await activeCard(mock, { amount: 100 });
-    await fault(mock, 'recharge', '500_after_commit');
+    const card = await activeCard(j.mock, { amount: 100 });
+    await fault(j.mock, 'recharge', '500_after_commit');
     const recharge = ['cards', 'recharge', card.id, '--amount', '3', '--idempotency-key', 'resolved-by-hand', '--retries', '0', '--json'];
     expect((await s.cli(recharge)).code).toBe(7);
     const resolved = await s.cli(['ops', 'resolve', 'resolved-by-hand', '--outcome', 'succeeded', '--note', 'seen in the portal \u00e9 "quoted"']);
@@ -110,7 +92,7 @@ describe('a key first sent two days ago is never sent again, however it is spell
 describe('a damaged record is never skipped silently', () => {
   it('a --batch rerun two days later with one damaged byte in the key bucket of one row: that row is refused (journal_damaged), the others come from the journal; nothing is charged; after `ops repair` all come from the journal', async () => {
     const s = sandbox();
-    const cards = await Promise.all([1, 2, 3].map(() => activeCard(mock, { amount: 100 })));
+    const cards = await Promise.all([1, 2, 3].map(() => activeCard(j.mock, { amount: 100 })));
     const file = join(s.dir, 'rows.csv');
     writeFileSync(file, `card,amount\n${cards.map((c) => `${c.id},5`).join('\n')}\n`);
     const batch = ['cards', 'recharge', '--batch', file, '--idempotency-prefix', 'dmg-batch', '--json'];
@@ -142,8 +124,8 @@ describe('a damaged record is never skipped silently', () => {
 
   it('a damaged line in the id index: `ops show ID` and `ops resolve ID` say so and name `ops repair` (not that a money operation was not sent); the key still finds it', async () => {
     const s = sandbox();
-    const card = await activeCard(mock, { amount: 100 });
-    await fault(mock, 'recharge', '500_after_commit');
+    const card = await activeCard(j.mock, { amount: 100 });
+    await fault(j.mock, 'recharge', '500_after_commit');
     expect((await s.cli(['cards', 'recharge', card.id, '--amount', '3', '--idempotency-key', 'index-damaged', '--retries', '0'])).code).toBe(7);
     const [id] = readdirSync(join(state(s), 'journal', 'unresolved'));
     const index = join(state(s), 'journal', 'ids', `${id!.slice(3, 5)}.ndjson`);
@@ -164,8 +146,8 @@ describe('a damaged record is never skipped silently', () => {
 
   it('an unresolved marker with a damaged byte, or a folder in its place: `ops list --unresolved` and `doctor` still show the operation', async () => {
     const s = sandbox();
-    const card = await activeCard(mock, { amount: 100 });
-    await fault(mock, 'recharge', '500_after_commit');
+    const card = await activeCard(j.mock, { amount: 100 });
+    await fault(j.mock, 'recharge', '500_after_commit');
     const unknown = await s.cli(['cards', 'recharge', card.id, '--amount', '4', '--idempotency-key', 'marker-unknown', '--retries', '0']);
     expect(unknown.code, unknown.stderr).toBe(7);
     const markers = join(state(s), 'journal', 'unresolved');
@@ -187,7 +169,7 @@ describe('a damaged record is never skipped silently', () => {
 describe('compaction.json', () => {
   it('a damaged date in it (a day not yet past the retention) does not stop compaction for good: the days are looked at again', async () => {
     const s = sandbox();
-    const card = await activeCard(mock, { amount: 100 });
+    const card = await activeCard(j.mock, { amount: 100 });
     expect((await s.cli(['cards', 'recharge', card.id, '--amount', '2', '--idempotency-key', 'compact-state'])).code).toBe(0);
     await twoDaysPass(s);
     expect((await s.cli(['ops', 'list'])).code).toBe(0); // takes the aged file over
@@ -203,7 +185,7 @@ describe('an interrupted takeover of operations.ndjson', () => {
     const s = sandbox();
     mkdirSync(state(s), { recursive: true, mode: 0o700 });
     const old = join(state(s), 'operations.ndjson');
-    writeFileSync(old, legacyJournalText({ ops: 300, baseUrl: mock.baseUrl, keyId: mock.keys.test.keyId, unknownEvery: 7 }), { mode: 0o600 });
+    writeFileSync(old, legacyJournalText({ ops: 300, baseUrl: j.mock.baseUrl, keyId: j.mock.keys.test.keyId, unknownEvery: 7 }), { mode: 0o600 });
     linkSync(old, join(s.dir, 'same-file')); // the same file (inode) under another name
     expect((await s.cli(['ops', 'list'])).code).toBe(0);
     expect(existsSync(old)).toBe(false);
@@ -218,7 +200,7 @@ describe('an interrupted takeover of operations.ndjson', () => {
 
   it('a damaged byte in its checkpoint (a digit of the offset) loses no record: the takeover starts over, and the old recharge is not charged again', async () => {
     const s = sandbox();
-    const card = await activeCard(mock, { amount: 100 });
+    const card = await activeCard(j.mock, { amount: 100 });
     // 10,000 operations of 8 KB each (the first checkpoint comes after 96 MiB staged, about half way), two days old
     const ops = 10_000;
     const body = Buffer.from(JSON.stringify({ amount: 5, pad: 'x'.repeat(6000) }));
@@ -227,12 +209,12 @@ describe('an interrupted takeover of operations.ndjson', () => {
     for (let i = 0; i < ops; i++) {
       const id = `op_${(0x100000000000 + i * 7919).toString(16).slice(-12)}`;
       const time = new Date(Date.now() - 48 * HOUR - (ops - i) * 1000).toISOString();
-      lines.push(JSON.stringify({ type: 'op', id, time, profile: null, source: 'env', mode: 'test', base_url: mock.baseUrl, key_id: mock.keys.test.keyId, method: 'POST', path, query: '', idempotency_key: `big-${i}`, body_b64: body.toString('base64'), body_sha256: 'f'.repeat(64) }));
+      lines.push(JSON.stringify({ type: 'op', id, time, profile: null, source: 'env', mode: 'test', base_url: j.mock.baseUrl, key_id: j.mock.keys.test.keyId, method: 'POST', path, query: '', idempotency_key: `big-${i}`, body_b64: body.toString('base64'), body_sha256: 'f'.repeat(64) }));
       lines.push(JSON.stringify({ type: 'outcome', id, time, status: 200, outcome: 'resolved', code: null, resource_id: card.id }));
     }
     mkdirSync(state(s), { recursive: true, mode: 0o700 });
     writeFileSync(join(state(s), 'operations.ndjson'), lines.join('\n') + '\n', { mode: 0o600 });
-    const child = spawn(process.execPath, [BIN, 'ops', 'list', '--limit', '1'], { env: { ...process.env, ...s.env, ...env } });
+    const child = spawn(process.execPath, [BIN, 'ops', 'list', '--limit', '1'], { env: { ...process.env, ...s.env, ...j.env } });
     const progress = join(state(s), 'journal.importing', 'progress.json');
     const closed = new Promise((r) => child.once('close', r)); // attached now: it may end before the kill
     try {
@@ -259,7 +241,7 @@ describe('an interrupted takeover of operations.ndjson', () => {
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).not.toMatch(/could not be read/);
     expect(new Set(resumed.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l).id)).size).toBe(ops);
-    await advance(mock, 49 * 3600);
+    await advance(j.mock, 49 * 3600);
     const before = await balance();
     const again = await s.cli(['cards', 'recharge', card.id, '--amount', '5', '--idempotency-key', `big-${next}`, '--json']);
     expect(again.code, again.stdout).toBe(5); // another body than the one journaled: key_reused, never sent
@@ -271,8 +253,8 @@ describe('an interrupted takeover of operations.ndjson', () => {
 describe('a command killed between the appends of one record', () => {
   it('an op only in its key bucket (killed before its segment, index and marker): refused a day later, and `ops repair` makes it listable and resolvable', async () => {
     const s = sandbox();
-    const card = await activeCard(mock, { amount: 100 });
-    await fault(mock, 'recharge', '500_after_commit');
+    const card = await activeCard(j.mock, { amount: 100 });
+    await fault(j.mock, 'recharge', '500_after_commit');
     const recharge = ['cards', 'recharge', card.id, '--amount', '2', '--idempotency-key', 'cut-short', '--retries', '0', '--json'];
     expect((await s.cli(recharge)).code).toBe(7);
     await twoDaysPass(s);
@@ -313,7 +295,7 @@ describe('a command killed between the appends of one record', () => {
 describe('a folder where a journal file should be', () => {
   it('a key bucket replaced by a folder: money commands, ops list and doctor say which file and what to do; moved aside, `ops repair` rebuilds it from the segments and the old recharge is not charged again', async () => {
     const s = sandbox();
-    const card = await activeCard(mock, { amount: 100 });
+    const card = await activeCard(j.mock, { amount: 100 });
     const recharge = ['cards', 'recharge', card.id, '--amount', '4', '--idempotency-key', 'bucket-folder', '--json'];
     expect((await s.cli(recharge)).code).toBe(0);
     await twoDaysPass(s);
@@ -351,11 +333,11 @@ describe('a folder where a journal file should be', () => {
 describe('killed mid-compaction and mid-repair', () => {
   it('`ops compact` and `ops repair` SIGKILLed at several points: every operation is still there once, old keys are still refused, and the next run finishes the work', async () => {
     const s = sandbox();
-    const card = await activeCard(mock, { amount: 100 });
+    const card = await activeCard(j.mock, { amount: 100 });
     const DAY = 24 * HOUR;
     // 500 operations over 100 days, every 7th unknown: about half are due for compaction
     mkdirSync(state(s), { recursive: true, mode: 0o700 });
-    writeFileSync(join(state(s), 'operations.ndjson'), legacyJournalText({ ops: 500, baseUrl: mock.baseUrl, keyId: mock.keys.test.keyId, stepMs: DAY / 5, unknownEvery: 7, card: card.id, newestMs: Date.now() - 2 * DAY }));
+    writeFileSync(join(state(s), 'operations.ndjson'), legacyJournalText({ ops: 500, baseUrl: j.mock.baseUrl, keyId: j.mock.keys.test.keyId, stepMs: DAY / 5, unknownEvery: 7, card: card.id, newestMs: Date.now() - 2 * DAY }));
     expect((await s.cli(['ops', 'list'])).code).toBe(0); // taken over
     const before = await balance();
     const check = async (when: string) => {
@@ -375,7 +357,7 @@ describe('killed mid-compaction and mid-repair', () => {
     };
     for (const [args, delays] of [[['ops', 'compact', '--older-than', '50d'], [250, 450, 700]], [['ops', 'repair'], [250, 450]]] as const) {
       for (const ms of delays) {
-        const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...s.env, ...env } });
+        const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...s.env, ...j.env } });
         const closed = new Promise((r) => child.once('close', r)); // it may finish before the kill
         try {
           await new Promise((r) => setTimeout(r, ms));

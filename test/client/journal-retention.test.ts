@@ -7,36 +7,16 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMock } from '../../src/mock/index.js';
-import { activeCard, advance, fault, wallet, type MockHandle } from '../helpers/api.js';
-import { ROOT, makeSandbox, type CliResult, type Sandbox } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
+import { activeCard, advance, fault, wallet } from '../helpers/api.js';
+import { ROOT } from '../helpers/cli.js';
 import { filesUnder, legacyJournalText, rewriteJournal } from '../helpers/journal.js';
+import { journalSandboxes, json, state } from '../helpers/journal-sandbox.js';
 
 const DAY = 86_400_000;
-let mock: MockHandle;
-let env: Record<string, string>;
-const sandboxes: Sandbox[] = [];
-const children: Array<ReturnType<typeof spawn>> = [];
-const json = (r: CliResult) => JSON.parse(r.stdout);
-const state = (s: Sandbox) => join(s.stateDir, 'cardctl');
+const j = journalSandboxes({ seed: 21, cliTimeoutMs: 90_000 });
+const sandbox = j.sandbox;
 const bucketOf = (key: string) => createHash('sha256').update(key).digest('hex').slice(0, 3);
-
-beforeAll(async () => {
-  mock = (await startMock({ port: 0, seed: 21, providerLatencyMs: 0 })) as unknown as MockHandle;
-  env = { CARDCTL_API_KEY: mock.keys.test.keyId, CARDCTL_API_SECRET: mock.keys.test.secret, CARDCTL_BASE_URL: mock.baseUrl, CARDCTL_MODE: 'test' };
-});
-afterAll(async () => {
-  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
-  await mock?.close();
-  for (const s of sandboxes) s.cleanup();
-});
-
-function sandbox(): Sandbox & { cli: (args: string[], extra?: Record<string, string>) => Promise<CliResult> } {
-  const s = makeSandbox();
-  sandboxes.push(s);
-  return { ...s, cli: (args, extra = {}) => s.run(args, { env: { ...env, ...extra }, timeoutMs: 90_000 }) };
-}
 
 /** Polls until `done` or 30 s. */
 async function until(done: () => boolean): Promise<boolean> {
@@ -52,7 +32,7 @@ async function until(done: () => boolean): Promise<boolean> {
 async function rewriteWhileWriting(file: string, writer: (w: number) => string): Promise<{ ids: Set<string>; rewrites: number }> {
   const procs = [0, 1, 2, 3].map((w) => {
     const c = spawn(process.execPath, ['--input-type=module', '-e', writer(w)], { stdio: 'inherit' });
-    children.push(c);
+    j.track(c);
     return new Promise<number | null>((r) => c.once('close', r));
   });
   const { rewriteFile } = (await import(pathToFileURL(join(ROOT, 'dist/client/journal-store/files.js')).href)) as typeof import('../../src/client/journal-store/files.js');
@@ -73,21 +53,21 @@ async function rewriteWhileWriting(file: string, writer: (w: number) => string):
 describe('ops compact', () => {
   it('resolved operations past the retention keep key, identity and outcome; unknown ones stay whole; the 24-hour rule still holds; nothing is sent', async () => {
     const s = sandbox();
-    const card = await activeCard(mock, { amount: 100 });
+    const card = await activeCard(j.mock, { amount: 100 });
     const resolved = ['cards', 'recharge', card.id, '--amount', '3', '--idempotency-key', 'old-resolved', '--json'];
     const unknown = ['cards', 'recharge', card.id, '--amount', '4', '--idempotency-key', 'old-unknown', '--retries', '0', '--json'];
     const sameKeyOtherAmount = ['cards', 'recharge', card.id, '--amount', '9', '--idempotency-key', 'old-resolved', '--json'];
     expect((await s.cli(resolved)).code).toBe(0);
-    await fault(mock, 'recharge', '500_after_commit');
+    await fault(j.mock, 'recharge', '500_after_commit');
     expect((await s.cli(unknown)).code).toBe(7);
     // 120 days pass, among 400 other operations over 200 days (every 10th unknown)
     rewriteJournal(state(s), (r) => ({ ...r, time: new Date(Date.parse(r.time as string) - 120 * DAY).toISOString() }));
     const ours = readFileSync(join(state(s), 'operations.ndjson'), 'utf8');
     const newestMs = Date.now();
-    const others = legacyJournalText({ ops: 400, baseUrl: mock.baseUrl, keyId: mock.keys.test.keyId, stepMs: DAY / 2, unknownEvery: 10, newestMs });
+    const others = legacyJournalText({ ops: 400, baseUrl: j.mock.baseUrl, keyId: j.mock.keys.test.keyId, stepMs: DAY / 2, unknownEvery: 10, newestMs });
     writeFileSync(join(state(s), 'operations.ndjson'), others + ours);
-    await advance(mock, 49 * 3600); // the API has forgotten both keys: sent again, either would be a new charge
-    const before = (await wallet(mock, 'test')).balance_minor;
+    await advance(j.mock, 49 * 3600); // the API has forgotten both keys: sent again, either would be a new charge
+    const before = (await wallet(j.mock, 'test')).balance_minor;
     const beforeBytes = filesUnder(join(state(s), 'journal')).length; // nothing yet: the first command takes the file over
     expect(beforeBytes).toBe(0);
 
@@ -119,20 +99,20 @@ describe('ops compact', () => {
     expect(stillUnknown.code, stillUnknown.stderr).toBe(7);
     const replay = await s.cli(['ops', 'replay', 'old-resolved', '--json']);
     expect(replay.code, replay.stderr).toBe(0);
-    expect((await wallet(mock, 'test')).balance_minor).toBe(before);
+    expect((await wallet(j.mock, 'test')).balance_minor).toBe(before);
 
     const all = (await s.cli(['ops', 'list', '--all', '--ndjson'])).stdout.split('\n').filter(Boolean);
     expect(all).toHaveLength(402);
     expect((await s.cli(['ops', 'repair'])).stderr).toMatch(/is sound/);
     const again = json(await s.cli(['ops', 'compact', '--json']));
     expect(again).toMatchObject({ compacted: 0, files_rewritten: 0 }); // the days done are remembered
-    const secret = mock.keys.test.secret;
+    const secret = j.mock.keys.test.secret;
     for (const f of filesUnder(state(s))) expect(readFileSync(f, 'latin1')).not.toContain(secret);
   }, 120_000);
 
   it('a --batch run again after its operations were compacted: every row answered from the journal with its balance, nothing sent', async () => {
     const s = sandbox();
-    const cards = await Promise.all([0, 1, 2].map(() => activeCard(mock, { amount: 100 })));
+    const cards = await Promise.all([0, 1, 2].map(() => activeCard(j.mock, { amount: 100 })));
     const file = join(s.dir, 'topups.csv');
     writeFileSync(file, 'card,amount\n' + cards.map((c, i) => `${c.id},${5 + i}\n`).join(''));
     const first = await s.cli(['cards', 'recharge', '--batch', file, '--json']);
@@ -140,20 +120,20 @@ describe('ops compact', () => {
     rewriteJournal(state(s), (r) => ({ ...r, time: new Date(Date.parse(r.time as string) - 120 * DAY).toISOString() }));
     const compacted = await s.cli(['ops', 'compact', '--json']);
     expect(json(compacted).compacted).toBe(3);
-    await advance(mock, 49 * 3600);
-    const before = (await wallet(mock, 'test')).balance_minor;
+    await advance(j.mock, 49 * 3600);
+    const before = (await wallet(j.mock, 'test')).balance_minor;
     const again = await s.cli(['cards', 'recharge', '--batch', file, '--json']);
     expect(again.code, again.stderr).toBe(0);
     const rows = again.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
     expect(rows).toHaveLength(3);
     for (const [i, row] of rows.entries()) expect(row).toMatchObject({ status: 'ok', from_journal: true, id: cards[i]!.id, balance_minor: 105 + i });
-    expect((await wallet(mock, 'test')).balance_minor).toBe(before);
+    expect((await wallet(j.mock, 'test')).balance_minor).toBe(before);
   }, 120_000);
 
   it('a bad retention is a usage error; a damaged file is left for ops repair and its day done again after it', async () => {
     const s = sandbox();
     mkdirSync(state(s), { recursive: true, mode: 0o700 });
-    writeFileSync(join(state(s), 'operations.ndjson'), legacyJournalText({ ops: 30, baseUrl: mock.baseUrl, keyId: mock.keys.test.keyId, stepMs: DAY, newestMs: Date.now() - 100 * DAY }));
+    writeFileSync(join(state(s), 'operations.ndjson'), legacyJournalText({ ops: 30, baseUrl: j.mock.baseUrl, keyId: j.mock.keys.test.keyId, stepMs: DAY, newestMs: Date.now() - 100 * DAY }));
     for (const bad of [['ops', 'compact', '--older-than', 'soon'], ['ops', 'compact', '--older-than', '0']]) {
       const r = await s.cli(bad);
       expect(r.code).toBe(2);
@@ -209,34 +189,34 @@ describe('compaction while money commands write', () => {
   it('ops compact and 8 recharges whose keys share its key buckets, at once: every operation recorded, the journal sound, each charged once', async () => {
     const s = sandbox();
     mkdirSync(state(s), { recursive: true, mode: 0o700 });
-    const old = legacyJournalText({ ops: 300, baseUrl: mock.baseUrl, keyId: mock.keys.test.keyId, stepMs: 3 * 60_000, newestMs: Date.now() - 3 * DAY });
+    const old = legacyJournalText({ ops: 300, baseUrl: j.mock.baseUrl, keyId: j.mock.keys.test.keyId, stepMs: 3 * 60_000, newestMs: Date.now() - 3 * DAY });
     writeFileSync(join(state(s), 'operations.ndjson'), old);
     expect((await s.cli(['ops', 'list', '--limit', '1'])).code).toBe(0);
     const oldBuckets = new Set(Array.from({ length: 300 }, (_, i) => bucketOf(`gen-${i}`)));
     const keys: string[] = [];
     for (let n = 0; keys.length < 8; n++) if (oldBuckets.has(bucketOf(`live-${n}`))) keys.push(`live-${n}`);
-    const cards = await Promise.all(keys.map(() => activeCard(mock, { amount: 100 })));
-    const before = (await wallet(mock)).balance_minor;
+    const cards = await Promise.all(keys.map(() => activeCard(j.mock, { amount: 100 })));
+    const before = (await wallet(j.mock)).balance_minor;
     const results = await Promise.all([
       s.cli(['ops', 'compact', '--older-than', '1', '--json']),
       ...keys.map((k, i) => s.cli(['cards', 'recharge', cards[i]!.id, '--amount', String(10 + i), '--idempotency-key', k, '--json'])),
     ]);
     for (const r of results) expect(r.code, r.stderr).toBe(0);
     expect(json(results[0]!).compacted).toBe(300);
-    expect((await wallet(mock)).balance_minor).toBe(before - (10 + 11 + 12 + 13 + 14 + 15 + 16 + 17));
+    expect((await wallet(j.mock)).balance_minor).toBe(before - (10 + 11 + 12 + 13 + 14 + 15 + 16 + 17));
     for (const k of keys) expect(json(await s.cli(['ops', 'show', k, '--json'])), k).toMatchObject({ idempotency_key: k, outcome: 'resolved', status: 200 });
     expect((await s.cli(['ops', 'list', '--all', '--ndjson'])).stdout.split('\n').filter(Boolean)).toHaveLength(308);
     expect(json(await s.cli(['ops', 'repair', '--json']))).toMatchObject({ repaired: [], unreadable: [] });
     // each sent again: the API's replay, nothing charged twice
     for (const [i, k] of keys.entries()) expect((await s.cli(['cards', 'recharge', cards[i]!.id, '--amount', String(10 + i), '--idempotency-key', k, '--json'])).code).toBe(0);
-    expect((await wallet(mock)).balance_minor).toBe(before - (10 + 11 + 12 + 13 + 14 + 15 + 16 + 17));
+    expect((await wallet(j.mock)).balance_minor).toBe(before - (10 + 11 + 12 + 13 + 14 + 15 + 16 + 17));
   }, 120_000);
 
   it('a money command starts the compaction in the background once a day when operations aged past the retention', async () => {
     const s = sandbox();
     mkdirSync(state(s), { recursive: true, mode: 0o700 });
-    writeFileSync(join(state(s), 'operations.ndjson'), legacyJournalText({ ops: 50, baseUrl: mock.baseUrl, keyId: mock.keys.test.keyId, stepMs: DAY, newestMs: Date.now() - 80 * DAY }));
-    const card = await activeCard(mock, { amount: 100 });
+    writeFileSync(join(state(s), 'operations.ndjson'), legacyJournalText({ ops: 50, baseUrl: j.mock.baseUrl, keyId: j.mock.keys.test.keyId, stepMs: DAY, newestMs: Date.now() - 80 * DAY }));
+    const card = await activeCard(j.mock, { amount: 100 });
     const stateFile = join(state(s), 'journal', 'compaction.json');
     const r = await s.cli(['cards', 'recharge', card.id, '--amount', '1', '--idempotency-key', 'bg-1', '--json'], { CARDCTL_JOURNAL_RETENTION: '100d' });
     expect(r.code, r.stderr).toBe(0);

@@ -6,40 +6,22 @@ import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMock } from '../../src/mock/index.js';
-import { activeCard, advance, fault, wallet, type MockHandle } from '../helpers/api.js';
-import { BIN, makeSandbox, type CliResult, type Sandbox } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
+import { activeCard, advance, fault, wallet } from '../helpers/api.js';
+import { BIN, type CliResult } from '../helpers/cli.js';
 import { filesUnder, legacyJournalText, rewriteJournal } from '../helpers/journal.js';
+import { journalSandboxes, json, state } from '../helpers/journal-sandbox.js';
 
 const HOUR = 3_600_000;
-let mock: MockHandle;
-let env: Record<string, string>;
-const sandboxes: Sandbox[] = [];
-const json = (r: CliResult) => JSON.parse(r.stdout);
-const state = (s: Sandbox) => join(s.stateDir, 'cardctl');
+const j = journalSandboxes({ seed: 17, cliTimeoutMs: 60_000 });
+const sandbox = j.sandbox;
 const ndjsonLines = (r: CliResult) => r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { id: string; idempotency_key: string; outcome: string; time: string });
-
-beforeAll(async () => {
-  mock = (await startMock({ port: 0, seed: 17, providerLatencyMs: 0 })) as unknown as MockHandle;
-  env = { CARDCTL_API_KEY: mock.keys.test.keyId, CARDCTL_API_SECRET: mock.keys.test.secret, CARDCTL_BASE_URL: mock.baseUrl, CARDCTL_MODE: 'test' };
-});
-afterAll(async () => {
-  await mock?.close();
-  for (const s of sandboxes) s.cleanup();
-});
-
-function sandbox(): Sandbox & { cli: (args: string[], extra?: Record<string, string>) => Promise<CliResult> } {
-  const s = makeSandbox();
-  sandboxes.push(s);
-  return { ...s, cli: (args, extra = {}) => s.run(args, { env: { ...env, ...extra }, timeoutMs: 60_000 }) };
-}
 
 /** A sandbox holding `ops` generated operations in the old format (taken over by its first command). */
 function withOldJournal(ops: number, extra: Partial<Parameters<typeof legacyJournalText>[0]> = {}) {
   const s = sandbox();
   mkdirSync(state(s), { recursive: true, mode: 0o700 });
-  writeFileSync(join(state(s), 'operations.ndjson'), legacyJournalText({ ops, baseUrl: mock.baseUrl, keyId: mock.keys.test.keyId, ...extra }), { mode: 0o600 });
+  writeFileSync(join(state(s), 'operations.ndjson'), legacyJournalText({ ops, baseUrl: j.mock.baseUrl, keyId: j.mock.keys.test.keyId, ...extra }), { mode: 0o600 });
   return s;
 }
 
@@ -80,7 +62,7 @@ describe('ops list', () => {
 describe('taking over operations.ndjson', () => {
   it('an interrupted takeover resumes: the old file stays until the journal holds all of it, and every record is kept once', async () => {
     const s = withOldJournal(60_000, { stepMs: 1000, unknownEvery: 997 });
-    const child = spawn(process.execPath, [BIN, 'ops', 'list', '--limit', '1'], { env: { ...process.env, ...s.env, ...env } });
+    const child = spawn(process.execPath, [BIN, 'ops', 'list', '--limit', '1'], { env: { ...process.env, ...s.env, ...j.env } });
     const progress = join(state(s), 'journal.importing', 'progress.json');
     const closed = new Promise((r) => child.once('close', r)); // attached now: it may end before the kill
     try {
@@ -120,13 +102,13 @@ describe('taking over operations.ndjson', () => {
     // the two lines, and the outcome of the damaged op (an outcome of an operation the file does not hold)
     expect(listed.stderr).toContain('3 lines of the old operations.ndjson could not be read');
     expect(listed.stderr).toContain('cardctl ops repair');
-    const card = await activeCard(mock, { amount: 100 });
-    const before = (await wallet(mock, 'test')).balance_minor;
+    const card = await activeCard(j.mock, { amount: 100 });
+    const before = (await wallet(j.mock, 'test')).balance_minor;
     const refused = await s.cli(['cards', 'recharge', card.id, '--amount', '5', '--idempotency-key', 'gen-10', '--json']);
     expect(refused.code).toBe(1);
     expect(json(refused).error.message).toMatch(/damaged.*cannot be known.*not sent/);
     expect(json(refused).error.message).not.toMatch(/must be of type|TypeError/);
-    expect((await wallet(mock, 'test')).balance_minor).toBe(before);
+    expect((await wallet(j.mock, 'test')).balance_minor).toBe(before);
     const repair = await s.cli(['ops', 'repair']);
     expect(repair.code).toBe(0);
     expect(repair.stdout).toContain('op_bad1');
@@ -137,19 +119,19 @@ describe('taking over operations.ndjson', () => {
 describe('one damaged byte anywhere in the journal never lets an old operation be charged again', () => {
   it('a recharge two days old, resolved, in the middle of other operations: after any single damaged byte the same command sends nothing', async () => {
     const s = sandbox();
-    const card = await activeCard(mock, { amount: 100 });
+    const card = await activeCard(j.mock, { amount: 100 });
     const recharge = ['cards', 'recharge', card.id, '--amount', '7', '--idempotency-key', 'two-days-old', '--json'];
     expect((await s.cli(recharge)).code).toBe(0);
     // two days pass (the journal's time moves back, the mock forgets the key), with other operations around it
-    const others = legacyJournalText({ ops: 200, baseUrl: mock.baseUrl, keyId: mock.keys.test.keyId, stepMs: 20 * 60_000 }).split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const others = legacyJournalText({ ops: 200, baseUrl: j.mock.baseUrl, keyId: j.mock.keys.test.keyId, stepMs: 20 * 60_000 }).split('\n').filter(Boolean).map((l) => JSON.parse(l));
     rewriteJournal(state(s), (r) => ({ ...r, time: new Date(Date.parse(r.time as string) - 48 * HOUR).toISOString() }));
     const old = readFileSync(join(state(s), 'operations.ndjson'), 'utf8');
     writeFileSync(join(state(s), 'operations.ndjson'), others.slice(0, 200).map((r) => JSON.stringify(r) + '\n').join('') + old + others.slice(200).map((r) => JSON.stringify(r) + '\n').join(''));
-    await advance(mock, 49 * 3600);
+    await advance(j.mock, 49 * 3600);
     const pristine = await s.cli(recharge);
     expect(pristine.code, pristine.stderr).toBe(0);
     expect(json(pristine)).toMatchObject({ from_journal: true, outcome: 'succeeded' });
-    const balance = (await wallet(mock, 'test')).balance_minor;
+    const balance = (await wallet(j.mock, 'test')).balance_minor;
     const copy = join(s.dir, 'pristine');
     cpSync(state(s), copy, { recursive: true });
     const files = filesUnder(join(copy, 'journal'));
@@ -171,7 +153,7 @@ describe('one damaged byte anywhere in the journal never lets an old operation b
         expect([0, 1], `${relative(copy, files[i]!)} byte ${at}: ${again.stdout}${again.stderr}`).toContain(again.code);
         if (again.code === 0) expect(json(again)).toMatchObject({ from_journal: true });
         else expect(json(again).error.code).toBe('journal_damaged');
-        expect((await wallet(mock, 'test')).balance_minor).toBe(balance);
+        expect((await wallet(j.mock, 'test')).balance_minor).toBe(balance);
       }),
       { numRuns: 40, seed: 17 },
     );
@@ -181,20 +163,20 @@ describe('one damaged byte anywhere in the journal never lets an old operation b
 describe('the 24-hour rule in the middle of a large journal', () => {
   it('two days later, between 20,000 other operations: the resolved recharge is reported from the journal, the unknown one exits 7; nothing is sent', async () => {
     const s = sandbox();
-    const card = await activeCard(mock, { amount: 100 });
+    const card = await activeCard(j.mock, { amount: 100 });
     const resolved = ['cards', 'recharge', card.id, '--amount', '3', '--idempotency-key', 'mid-resolved', '--json'];
     const unknown = ['cards', 'recharge', card.id, '--amount', '4', '--idempotency-key', 'mid-unknown', '--retries', '0', '--json'];
     expect((await s.cli(resolved)).code).toBe(0);
-    await fault(mock, 'recharge', '500_after_commit');
+    await fault(j.mock, 'recharge', '500_after_commit');
     expect((await s.cli(unknown)).code).toBe(7);
     rewriteJournal(state(s), (r) => ({ ...r, time: new Date(Date.parse(r.time as string) - 48 * HOUR).toISOString() }));
     const ours = readFileSync(join(state(s), 'operations.ndjson'), 'utf8');
     // 20,000 operations over the last four days, ours in the middle of the file and of its time
-    const others = legacyJournalText({ ops: 20_000, baseUrl: mock.baseUrl, keyId: mock.keys.test.keyId, stepMs: 17_280 }).split('\n').filter(Boolean);
+    const others = legacyJournalText({ ops: 20_000, baseUrl: j.mock.baseUrl, keyId: j.mock.keys.test.keyId, stepMs: 17_280 }).split('\n').filter(Boolean);
     const half = others.length / 2;
     writeFileSync(join(state(s), 'operations.ndjson'), others.slice(0, half).join('\n') + '\n' + ours + others.slice(half).join('\n') + '\n');
-    await advance(mock, 49 * 3600); // the API has forgotten both keys: sent again, either would be a new charge
-    const before = (await wallet(mock, 'test')).balance_minor;
+    await advance(j.mock, 49 * 3600); // the API has forgotten both keys: sent again, either would be a new charge
+    const before = (await wallet(j.mock, 'test')).balance_minor;
 
     const fromJournal = await s.cli(resolved);
     expect(fromJournal.code, fromJournal.stderr).toBe(0);
@@ -202,7 +184,7 @@ describe('the 24-hour rule in the middle of a large journal', () => {
     const stillUnknown = await s.cli(unknown);
     expect(stillUnknown.code, stillUnknown.stderr).toBe(7);
     expect(json(stillUnknown).error).toMatchObject({ code: 'key_forgotten', idempotency_key: 'mid-unknown', data: { from_journal: true, outcome: 'unknown' } });
-    expect((await wallet(mock, 'test')).balance_minor).toBe(before);
+    expect((await wallet(j.mock, 'test')).balance_minor).toBe(before);
     expect((await s.cli(['ops', 'list', '--unresolved', '--all', '--json'])).stdout).toContain('mid-unknown');
   }, 120_000);
 });
