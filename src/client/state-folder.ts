@@ -17,6 +17,7 @@ const ENVIRONMENT_CODES: Record<string, string> = {
   EISDIR: 'a folder is where a file should be',
   ENOSPC: 'the disk is full',
   EDQUOT: 'the disk quota is used up',
+  EFBIG: 'a file reached the largest size allowed (a file size limit such as ulimit -f)',
   ENAMETOOLONG: 'the path is too long',
   ELOOP: 'too many symbolic links in the path',
 };

@@ -4,7 +4,7 @@
 // A --batch appends durably without blocking the event loop (appendLinesDurably): the write is
 // done at once, the fdatasync in libuv's threadpool, and rows waiting on the same file meanwhile
 // share the next write and fdatasync (group commit).
-import { closeSync, constants, createReadStream, fdatasync, fdatasyncSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, statSync, writeSync, type Stats } from 'node:fs';
+import { closeSync, constants, createReadStream, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeSync, type Stats } from 'node:fs';
 import { dirname } from 'node:path';
 import { decodeText, encodeLine, type DamagedLine, type RawRecord } from './lines.js';
 
@@ -57,7 +57,7 @@ const statOf = (file: string): { ino: number; dev: number } | undefined => {
   }
 };
 
-/** The file opened for appending, and `text` written to it in one write() (on a line of its own). */
+/** The file opened for appending, and `text` written to it whole (on a line of its own), or nothing of it left: see writeWhole. */
 function openAndWrite(file: string, text: string): { fd: number; st: Stats } {
   const fd = openSync(file, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT, 0o600);
   try {
@@ -69,11 +69,63 @@ function openAndWrite(file: string, text: string): { fd: number; st: Stats } {
       readSync(fd, last, 0, 1, st.size - 1);
       if (last[0] !== 0x0a) prefix = '\n';
     }
-    writeSync(fd, prefix + text);
+    writeWhole(fd, file, Buffer.from(prefix + text));
     return { fd, st };
   } catch (err) {
     closeSync(fd);
     throw err;
+  }
+}
+
+/**
+ * Appends `bytes` to the file opened O_APPEND as `fd`, all of them or none: write() may write
+ * fewer bytes than asked (a full disk, a file size limit); the rest is written until done or
+ * refused (ENOSPC, EFBIG, EDQUOT). When refused, the bytes already written are taken back
+ * (truncated away) if they are still the file's last bytes, so no torn line is left for the next
+ * append to be glued onto; the error is thrown with the file's path.
+ */
+function writeWhole(fd: number, file: string, bytes: Buffer): void {
+  let done = 0;
+  try {
+    while (done < bytes.length) {
+      const n = writeSync(fd, bytes, done, bytes.length - done);
+      if (n <= 0) throw shortWrite(file, done, bytes.length);
+      done += n;
+    }
+  } catch (err) {
+    if (done > 0) takeBack(fd, bytes.subarray(0, done));
+    throw withPath(err, file);
+  }
+}
+
+/** A write that wrote nothing and said no error (seen as a full disk). */
+function shortWrite(file: string, done: number, length: number): NodeJS.ErrnoException {
+  return Object.assign(new Error(`write cut short after ${done} of ${length} bytes`), { code: 'ENOSPC', syscall: 'write', path: file });
+}
+
+/** The error with the file's path and the call (Node's write errors name neither). */
+function withPath(err: unknown, file: string): unknown {
+  const e = err as NodeJS.ErrnoException;
+  if (e && typeof e === 'object' && typeof e.code === 'string' && !e.path) Object.assign(e, { path: file, syscall: e.syscall ?? 'write' });
+  return err;
+}
+
+/**
+ * Truncates away the `written` bytes of a refused append when they are still the file's last
+ * bytes (another process appending since would have its record there: then they are left, a
+ * line `ops repair` reports and rebuilds, and the next append starts on a line of its own).
+ */
+function takeBack(fd: number, written: Buffer): boolean {
+  try {
+    const size = fstatSync(fd).size;
+    if (size < written.length) return false;
+    const tail = Buffer.alloc(written.length);
+    if (readSync(fd, tail, 0, tail.length, size - tail.length) !== tail.length || !tail.equals(written)) return false;
+    ftruncateSync(fd, size - written.length);
+    fdatasyncSync(fd);
+    return true;
+  } catch {
+    return false; // the original error is the one to tell
   }
 }
 
@@ -253,7 +305,7 @@ export function rewriteFile(file: string, rewrite: (text: string) => string | un
       out += more.text; // appended while rewriting: kept as written
       read = { text: '', end: more.end };
     }
-    writeWhole(tmp, out);
+    writeCopy(tmp, out);
     renameSync(tmp, file);
     const late = readFrom(fd, read.end).text; // landed between the last read and the rename
     if (late !== '') appendRaw(file, late);
@@ -299,20 +351,24 @@ function readFrom(fd: number, start: number, whole = false): { text: string; end
   return { text: buf.subarray(0, lastNl + 1).toString('utf8'), end: start + lastNl + 1 };
 }
 
-function writeWhole(file: string, text: string): void {
+/** A rewritten copy written whole and synced, or removed and the error thrown: a short copy is never renamed over the file. */
+function writeCopy(file: string, text: string): void {
   const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC, 0o600);
   try {
-    writeSync(fd, text);
+    writeWhole(fd, file, Buffer.from(text));
     fdatasyncSync(fd);
+  } catch (err) {
+    rmSync(file, { force: true });
+    throw err;
   } finally {
     closeSync(fd);
   }
 }
 
 function appendRaw(file: string, text: string): void {
-  const fd = openSync(file, constants.O_WRONLY | constants.O_APPEND, 0o600);
+  const fd = openSync(file, constants.O_RDWR | constants.O_APPEND, 0o600);
   try {
-    writeSync(fd, text);
+    writeWhole(fd, file, Buffer.from(text));
     fdatasyncSync(fd);
   } finally {
     closeSync(fd);
