@@ -198,6 +198,7 @@ async function sendBatch(b: typeof import('../client/batch.js'), plan: BatchPlan
     const clientOptions = { credentials, journal, retries: flags.retries, yes: true /* confirmed once above for the whole batch */, timeoutMs };
     const known = await b.journalAnswers(plan.operation, journal, new ApiClient(clientOptions), { keyPrefix: plan.keyPrefix, total: plan.total, threads });
     if (flags.verbose && known.pass.buckets > 0) stderrLog(`* journal: ${plural(known.pass.buckets, 'key bucket')} read once for the batch's keys, in ${plural(known.pass.threads, 'thread')}`);
+    if (flags.verbose && known.pass.workerFailed) stderrLog(`* journal: the pass's second thread failed (${known.pass.workerFailed}): the pass was made again, whole, in one thread`);
     let summary: BatchSummary;
     try {
       summary = await interruptible(onInterrupt, () =>

@@ -20,6 +20,8 @@ export interface CliOptions {
   input?: string | Buffer;
   cwd?: string;
   timeoutMs?: number;
+  /** another copy of bin/run.js to run (test/helpers/package-copy.ts); default: this checkout's */
+  bin?: string;
 }
 
 /** A temporary home for one test file: config dir, state dir, scratch files. */
@@ -46,7 +48,7 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRes
   return new Promise((resolve, reject) => {
     const env = { ...cleanEnv(), ...options.env };
     for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? ROOT, env: env as NodeJS.ProcessEnv });
+    const child = spawn(process.execPath, [options.bin ?? BIN, ...args], { cwd: options.cwd ?? ROOT, env: env as NodeJS.ProcessEnv });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (d: Buffer) => out.push(d));

@@ -27,6 +27,8 @@ export type PassThreads = 1 | 2 | undefined;
 export interface PassStats {
   buckets: number;
   threads: number;
+  /** why the second thread failed, when it did (the pass was then made again, whole, in the main thread) */
+  workerFailed?: string;
 }
 
 export class RerunIndex {
@@ -52,9 +54,12 @@ export class RerunIndex {
     const slots = SlotFile.create(opts.total);
     const two = opts.threads === undefined ? availableParallelism() > 1 && worthAThread(dir, buckets) : opts.threads === 2;
     const helper = two ? startPassWorker(shared, slots) : undefined;
+    let workerFailed: string;
     try {
       passOver(shared, slots);
-      if (!helper || (await helper.done)) return new RerunIndex(slots, opts.keyPrefix, { buckets: buckets.length, threads: helper ? 2 : 1 });
+      const ended = helper ? await helper.done : true;
+      if (ended === true) return new RerunIndex(slots, opts.keyPrefix, { buckets: buckets.length, threads: helper ? 2 : 1 });
+      workerFailed = ended;
     } catch (err) {
       await helper?.stop(); // never close a descriptor another thread may still write to
       slots.close();
@@ -69,7 +74,7 @@ export class RerunIndex {
       alone.close();
       throw err;
     }
-    return new RerunIndex(alone, opts.keyPrefix, { buckets: buckets.length, threads: 1 });
+    return new RerunIndex(alone, opts.keyPrefix, { buckets: buckets.length, threads: 1, workerFailed });
   }
 
   /** The slot of each row, read at `nowMs` (rows asked in ascending order read each region of the file once). */
@@ -99,9 +104,9 @@ function passWorkerUrl(): URL {
 
 /**
  * Runs `job` in a worker thread writing to `slots` (undefined when no worker can start).
- * `done`: true once the worker's slots are written (it writes nothing after), false once it failed and stopped.
+ * `done`: true once the worker's slots are written (it writes nothing after), else why it failed, once it stopped.
  */
-function startPassWorker(job: PassJob, slots: SlotFile): { done: Promise<boolean>; stop: () => Promise<unknown> } | undefined {
+function startPassWorker(job: PassJob, slots: SlotFile): { done: Promise<true | string>; stop: () => Promise<unknown> } | undefined {
   let worker: Worker;
   try {
     // execArgv: [] so that flags meant for the main program do not reach it. A young generation
@@ -111,10 +116,11 @@ function startPassWorker(job: PassJob, slots: SlotFile): { done: Promise<boolean
   } catch {
     return undefined;
   }
-  const done = new Promise<boolean>((resolve) => {
-    worker.once('message', (m) => resolve(m === 'done')); // posted once every slot it found is written
-    worker.once('error', () => undefined); // the exit that follows says it
-    worker.once('exit', () => resolve(false)); // no effect once resolved
+  const done = new Promise<true | string>((resolve) => {
+    let why = 'it stopped before the end';
+    worker.once('message', (m) => resolve(m === 'done' || 'it sent an unexpected message')); // posted once every slot it found is written
+    worker.once('error', (err) => void (why = (err instanceof Error ? err.message : String(err)).split('\n')[0]!.slice(0, 200))); // the exit that follows ends it
+    worker.once('exit', (code) => resolve(`${why} (exit ${code})`)); // no effect once resolved
   });
   return { done, stop: () => worker.terminate() };
 }
