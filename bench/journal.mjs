@@ -7,14 +7,19 @@
 // ($TMPDIR/cardctl-bench-journal; BENCH_FRESH=1 rebuilds them): never committed.
 // BENCH_SIZES=0,10000 limits the sizes; BENCH_RUNS=N the timed runs per command (default 7);
 // BENCH_NO_EXPORT=1 skips the (long) export of every operation.
+// Then the 24-hour rule's exactness (issue 17's target): each fixture holds, in the middle of the
+// file, two recharges first sent two days ago (bench/journal-fixture.mjs, CHECK): the same command
+// is run with each key against a mock on the port the fixture recorded; the resolved one must be
+// reported from the journal (exit 0), the unknown one refused with exit 7, and the mock must see
+// no request. A wrong answer is printed and the bench exits 1.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { fmt, median, timeRun } from './lib.mjs';
-import { writeLegacyJournal } from './journal-fixture.mjs';
+import { fmt, median, startMockWithCard, timeRun } from './lib.mjs';
+import { CHECK, writeLegacyJournal } from './journal-fixture.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const bin = join(root, 'bin', 'run.js');
@@ -25,15 +30,40 @@ const cache = join(tmpdir(), 'cardctl-bench-journal');
 if (process.env.BENCH_FRESH) rmSync(cache, { recursive: true, force: true });
 mkdirSync(cache, { recursive: true });
 
+/**
+ * Where the 24-hour check's operations were sent (their base URL and API key are part of their
+ * identity): the port of a mock started once for the cache, and its test key (the mock's seed
+ * makes it the same every time). Kept with the fixtures; the check starts its mock on that port.
+ */
+async function checkTarget() {
+  const file = join(cache, 'check.json');
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8'));
+  // a port below the ephemeral range (32768 and up on Linux): less likely to be another connection's when the check comes
+  for (let attempt = 0; ; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const started = await startMockWithCard({ port }).catch((err) => (attempt < 20 ? undefined : Promise.reject(err)));
+    if (!started) continue;
+    const { mock } = started;
+    const target = { port, baseUrl: mock.baseUrl, keyId: mock.keys.test.keyId, cardId: '01JD2QA1B2C3D4E5F6G7H8J9KM' };
+    await mock.close();
+    writeFileSync(file, JSON.stringify(target));
+    return target;
+  }
+}
+const check = await checkTarget();
+
 /** A state folder holding a journal of n operations, taken over from a generated old file (timed once, cached). */
 function journalOf(n) {
   const dir = join(cache, `state-${n}`);
   const done = join(cache, `state-${n}.json`);
-  if (existsSync(done)) return { dir, ...JSON.parse(readFileSync(done, 'utf8')) };
+  if (existsSync(done)) {
+    const info = JSON.parse(readFileSync(done, 'utf8'));
+    if (n === 0 || info.check?.baseUrl === check.baseUrl) return { dir, ...info }; // else a fixture from before the check: made again
+  }
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const t0 = Date.now();
-  if (n > 0) writeLegacyJournal(join(dir, 'operations.ndjson'), n);
+  if (n > 0) writeLegacyJournal(join(dir, 'operations.ndjson'), n, { check });
   const generatedMs = Date.now() - t0;
   const oldBytes = n > 0 ? statSync(join(dir, 'operations.ndjson')).size : 0;
   const rss = join(cache, `takeover-${n}.rss`);
@@ -41,7 +71,7 @@ function journalOf(n) {
   const t1 = Date.now();
   const r = spawnSync(node, ['--require', join(root, 'bench', 'report-rss.cjs'), bin, 'ops', 'list', '--limit', '1'], { env: { ...process.env, CARDCTL_STATE_DIR: dir, BENCH_RSS_FILE: rss }, stdio: ['ignore', 'ignore', 'inherit'] });
   if (r.status !== 0) throw new Error(`takeover of ${n} ops failed (${r.status})`);
-  const info = { n, generatedMs, oldBytes, takeoverMs: Date.now() - t1, takeoverRssKiB: Number(readFileSync(rss, 'utf8').trim()) };
+  const info = { n, generatedMs, oldBytes, takeoverMs: Date.now() - t1, takeoverRssKiB: Number(readFileSync(rss, 'utf8').trim()), check };
   writeFileSync(done, JSON.stringify(info));
   return { dir, ...info };
 }
@@ -55,6 +85,64 @@ const peakMiB = (args, env) => {
 };
 
 const journals = SIZES.map(journalOf); // before the mock: a takeover is timed on a quiet machine
+
+/** A command run without blocking this process (the check's mock runs in it). */
+function runAsync(args, env) {
+  return new Promise((resolve) => {
+    const child = spawn(node, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/**
+ * The 24-hour rule on the two recharges first sent two days ago, in the middle of each journal:
+ * the same command with each key, against a mock on the port their base URL names. Returns a
+ * line per journal, and whether every answer was exact (resolved: exit 0, reported from the
+ * journal; unknown: exit 7; no request to the mock for either).
+ */
+async function twoDaysBack(journals, baseEnv) {
+  let mock;
+  try {
+    ({ mock } = await startMockWithCard({ port: check.port }));
+  } catch (err) {
+    throw new Error(`the 24-hour check needs port ${check.port} (in the base URL of its operations, kept with the fixtures): ${err.message}; free it, or rebuild the fixtures with BENCH_FRESH=1`);
+  }
+  let requests = 0;
+  mock.onRequest(() => requests++);
+  const lines = [];
+  let exact = mock.keys.test.keyId === check.keyId;
+  if (!exact) lines.push(`WRONG: the check's mock has key ${mock.keys.test.keyId}, the fixtures' operations ${check.keyId}: rebuild them with BENCH_FRESH=1`);
+  try {
+    for (const j of journals.filter((x) => x.n > 0)) {
+      const env = { ...baseEnv, CARDCTL_STATE_DIR: j.dir, CARDCTL_BASE_URL: mock.baseUrl, CARDCTL_API_KEY: mock.keys.test.keyId, CARDCTL_API_SECRET: mock.keys.test.secret };
+      const said = [];
+      for (const [key, want] of [[CHECK.resolvedKey, 0], [CHECK.unknownKey, 7]]) {
+        const before = requests;
+        const r = await runAsync([bin, 'cards', 'recharge', check.cardId, '--amount', '1', '--idempotency-key', key, '--json'], env);
+        const sent = requests - before;
+        let body;
+        try {
+          body = JSON.parse(r.stdout);
+        } catch {
+          body = {};
+        }
+        const fromJournal = want === 0 ? body.from_journal === true && body.outcome === 'succeeded' : body.error?.code === 'key_forgotten' && body.error?.data?.outcome === 'unknown';
+        const ok = r.code === want && sent === 0 && fromJournal;
+        exact &&= ok;
+        const what = want === 0 ? (fromJournal ? 'reported from the journal' : 'NOT reported from the journal') : fromJournal ? 'outcome unknown, from the journal' : 'NOT refused from the journal';
+        said.push(`${want === 0 ? 'resolved' : 'unknown'} -> exit ${r.code} (want ${want}), ${what}, ${sent} requests${ok ? '' : ` WRONG: ${(r.stderr || r.stdout).trim().split('\n').slice(-2).join(' / ').slice(0, 300)}`}`);
+      }
+      lines.push(`${j.n.toLocaleString('en')} ops: ${said.join('; ')}`);
+    }
+  } finally {
+    await mock.close();
+  }
+  return { lines, exact };
+}
 
 /** The bench mock in its own process (bench/serve-mock.mjs); its setup is retried once if it fails. */
 async function startBenchMock() {
@@ -120,6 +208,11 @@ try {
     return `${fmt(ms / 1000, 1)} s, ${fmt(peakMiB([bin, 'ops', 'list', '--all', '--ndjson'], env), 0)} MiB`;
   });
   console.log(`| ops list --all --ndjson (once) | ${exportCells.join(' | ')} | <= 150 MiB |`);
+  console.log('');
+  const rule = await twoDaysBack(journals, baseEnv);
+  console.log(`24-hour rule, recharges first sent two days ago in the middle of the journal (same command, same key): ${rule.exact ? 'exact' : 'WRONG'}`);
+  for (const l of rule.lines) console.log(`  ${l}`);
+  if (!rule.exact) process.exitCode = 1;
   console.log('');
   for (const j of journals.filter((x) => x.n > 0)) {
     console.log(`takeover of ${j.n.toLocaleString('en')} ops (${fmt(j.oldBytes / 1048576, 0)} MiB old file, generated in ${fmt(j.generatedMs / 1000, 1)} s): ${fmt(j.takeoverMs / 1000, 1)} s, peak ${fmt(j.takeoverRssKiB / 1024, 0)} MiB (target at 1M: <= 60 s)`);
