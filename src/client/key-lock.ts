@@ -1,14 +1,17 @@
 // One cardctl process at a time per idempotency key (docs/money.md, "Two cardctl processes, one key").
 // A money operation holds a lock file in the journal's folder from before its journal check to
 // after its outcome is recorded: `locks/<sha256 of base URL, mode, key>.lock`, created with
-// O_EXCL, holding the owner's pid. A second process that finds it refuses that operation (kind
-// `key_in_use`, exit 9) without sending anything; other keys are not blocked. A lock whose pid is
-// no longer running (a crash, a SIGKILL) is stale: it is removed and taken. Never holds a secret.
+// O_EXCL, naming its owner by pid and process start (src/client/lock-owner.ts). A second process
+// that finds it refuses that operation (kind `key_in_use`, exit 9) without sending anything; other
+// keys are not blocked. A lock whose process is gone (a crash, a SIGKILL), or whose pid now names
+// another process (a reboot, a container restart), is stale: it is removed and taken. The holder
+// touches its locks while it works. Never holds a secret.
 import { createHash } from 'node:crypto';
-import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { chmodSync, mkdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { CardctlError } from '../errors.js';
 import { normalBase } from './money-rules.js';
+import { createLockFile, isMine, ownIdentity, readLockFile, stillHeld, touchLockFile, TOUCH_EVERY_MS } from './lock-owner.js';
 import { isStateFolderProblem, stateFolderError } from './state-folder.js';
 
 export interface KeyScope {
@@ -19,8 +22,12 @@ export interface KeyScope {
 
 interface LockBody {
   pid: number;
+  /** the process's start (src/client/lock-owner.ts); absent in an older cardctl's lock */
+  process_start?: string;
   started: string;
   idempotency_key: string;
+  /** the lock file's modification time, as read (not written) */
+  mtimeMs?: number;
 }
 
 /** Locks this process holds, removed on exit also when a signal handler calls process.exit. */
@@ -32,42 +39,23 @@ export function lockPath(journalFile: string, s: KeyScope): string {
   return join(journalFile, '..', 'locks', `${digest.slice(0, 32)}.lock`);
 }
 
-/** Whether a process with this pid runs (EPERM: it runs, as another user). */
-function running(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  if (pid === process.pid) return true;
+function readOwner(file: string): LockBody | undefined {
+  const got = readLockFile(file);
+  if (!got) return undefined;
   try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    const body = JSON.parse(got.text) as LockBody;
+    return typeof body?.pid === 'number' ? { ...body, mtimeMs: got.mtimeMs } : undefined;
+  } catch {
+    return undefined; // torn by a crash between create and write
   }
 }
 
-function readOwner(file: string): LockBody | undefined {
-  try {
-    const body = JSON.parse(readFileSync(file, 'utf8')) as LockBody;
-    return typeof body?.pid === 'number' ? body : undefined;
-  } catch {
-    return undefined; // gone meanwhile, or torn by a crash between create and write
-  }
-}
+/** Whether the lock's owner is a running process that still holds it (this process too: one key is not sent twice at once). */
+const holding = (owner: LockBody): boolean => stillHeld(owner, owner.mtimeMs ?? 0);
 
 function create(file: string, s: KeyScope): boolean {
-  let fd: number;
-  try {
-    fd = openSync(file, 'wx', 0o600);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw err;
-  }
-  try {
-    const body: LockBody = { pid: process.pid, started: new Date().toISOString(), idempotency_key: s.idempotencyKey };
-    writeSync(fd, JSON.stringify(body) + '\n');
-  } finally {
-    closeSync(fd);
-  }
-  return true;
+  const body: LockBody = { ...ownIdentity(), started: new Date().toISOString(), idempotency_key: s.idempotencyKey };
+  return createLockFile(file, JSON.stringify(body) + '\n');
 }
 
 function inUse(file: string, s: KeyScope, owner: LockBody): CardctlError {
@@ -91,7 +79,7 @@ export function lockKey(journalFile: string, s: KeyScope): () => void {
     chmodSync(dir, 0o700);
     for (let tries = 0; !create(file, s); tries++) {
       const owner = readOwner(file);
-      if (owner && running(owner.pid)) throw inUse(file, s, owner);
+      if (owner && holding(owner)) throw inUse(file, s, owner);
       // stale (its process is gone) or unreadable: remove it and try again, a few times at most
       if (tries >= 3) throw inUse(file, s, owner ?? { pid: 0, started: 'unknown', idempotency_key: s.idempotencyKey });
       // only if it is still the stale one (another process may have replaced it with its own meanwhile)
@@ -111,6 +99,7 @@ export function lockKey(journalFile: string, s: KeyScope): () => void {
     });
   }
   held.add(file);
+  keepTouching();
   if (!exitHook) {
     exitHook = true;
     process.on('exit', () => {
@@ -119,12 +108,27 @@ export function lockKey(journalFile: string, s: KeyScope): () => void {
   }
   return () => {
     if (held.delete(file)) release(file);
+    if (held.size === 0) stopTouching();
   };
+}
+
+let toucher: NodeJS.Timeout | undefined;
+
+/** While this process holds locks, they are touched every TOUCH_EVERY_MS (never keeping the process alive). */
+function keepTouching(): void {
+  toucher ??= setInterval(() => {
+    for (const f of held) touchLockFile(f);
+  }, TOUCH_EVERY_MS).unref();
+}
+
+function stopTouching(): void {
+  clearInterval(toucher);
+  toucher = undefined;
 }
 
 /** Removes the lock if it is still this process's (a stale-lock cleanup by another process may have replaced it). */
 function release(file: string): void {
-  if (readOwner(file)?.pid !== process.pid) return;
+  if (!isMine(readOwner(file))) return;
   try {
     unlinkSync(file);
   } catch {

@@ -184,8 +184,8 @@ export function compactJournal(root: string, opts: { retentionDays?: number; now
   const report = compactor.report;
   if (existsSync(join(root, '..', 'journal.importing'))) return { ...report, skipped: 'the old operations.ndjson is being taken over' };
   if (!existsSync(root)) return report;
-  const release = tryLock(join(root, 'compaction.lock'));
-  if (!release) return { ...report, skipped: 'another cardctl process is compacting the journal' };
+  const lock = tryLock(join(root, 'compaction.lock'));
+  if (!lock) return { ...report, skipped: 'another cardctl process is compacting the journal' };
   try {
     const state = readCompactionState(root);
     // a day that has not yet aged past the cutoff cannot have been done (a damaged byte, a clock that ran ahead): then every day is looked at again
@@ -194,7 +194,10 @@ export function compactJournal(root: string, opts: { retentionDays?: number; now
     let sound = true;
     for (const day of dueDays(root, Date.parse(report.cutoff), state.compacted_through)) {
       const dir = join(root, 'segments', day);
-      for (const hour of readdirSync(dir).filter((h) => /^\d\d\.ndjson$/.test(h)).sort()) sound = compactor.segment(join(dir, hour)) && sound;
+      for (const hour of readdirSync(dir).filter((h) => /^\d\d\.ndjson$/.test(h)).sort()) {
+        lock.touch(); // worked on: see src/client/lock-owner.ts
+        sound = compactor.segment(join(dir, hour)) && sound;
+      }
       report.days.push(day);
       if (sound) through = day; // from a damaged day on, done again after `ops repair`
     }
@@ -203,6 +206,6 @@ export function compactJournal(root: string, opts: { retentionDays?: number; now
     writeFileSync(statePath(root), JSON.stringify({ compacted_through: through, last_run: new Date(nowMs).toISOString() }) + '\n', { mode: 0o600 });
     return report;
   } finally {
-    release();
+    lock.release();
   }
 }

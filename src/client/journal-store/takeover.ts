@@ -265,7 +265,7 @@ export interface TakeoverDeps {
 /** Takes over `legacy` into `dir` when it exists (once: other processes wait for the one doing it). */
 export function takeOverIfNeeded(legacy: string, dir: string, deps: TakeoverDeps): void {
   if (!existsSync(legacy)) return;
-  const release = takeoverLock(`${dir}.takeover.lock`, deps.note);
+  const lock = takeoverLock(`${dir}.takeover.lock`, deps.note);
   try {
     if (!existsSync(legacy)) return; // another process finished it meanwhile
     if (alreadyTaken(legacy, dir)) return unlinkSync(legacy);
@@ -276,6 +276,7 @@ export function takeOverIfNeeded(legacy: string, dir: string, deps: TakeoverDeps
     st.loadUnknown();
     let told = 0;
     const progress = (done: number, total: number): void => {
+      lock.touch(); // the lock is worked on (what tells it from a stale one where a process's start cannot be read)
       const elapsed = Date.now() - started;
       if (elapsed < 1000 || elapsed - told < 2000) return;
       told = elapsed;
@@ -290,6 +291,6 @@ export function takeOverIfNeeded(legacy: string, dir: string, deps: TakeoverDeps
     const damaged = st.p.damaged ? `; ${st.p.damaged} unreadable, kept in ${join(dir, 'damaged.ndjson')} (see \`cardctl ops repair\`)` : '';
     if (Date.now() - started >= 1000 || st.p.damaged) deps.note?.(`Took over ${legacy}: ${st.p.records} records into ${dir} in ${((Date.now() - started) / 1000).toFixed(1)} s${damaged}.`);
   } finally {
-    release();
+    lock.release();
   }
 }

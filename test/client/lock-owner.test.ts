@@ -1,0 +1,206 @@
+// A lock file names its holder by pid and process start (src/client/lock-owner.ts), not by pid
+// alone: after a crash, a reboot or a container restart the pid a lock names can be another,
+// unrelated process, which made a takeover wait forever, compaction never run and a key refused
+// with key_in_use. Here the pid is a real live process (`sleep 300`, stopped in teardown) and the
+// built CLI runs against the real mock on port 0 with real files.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { lockPath } from '../../src/client/key-lock.js';
+import { processStart, STALE_AFTER_MS, stillHeld } from '../../src/client/lock-owner.js';
+import { activeCard, ctl, wallet } from '../helpers/api.js';
+import { BIN } from '../helpers/cli.js';
+import { json, journalSandboxes, state } from '../helpers/journal-sandbox.js';
+import { legacyJournalText, rewriteJournal } from '../helpers/journal.js';
+
+const t = journalSandboxes({ seed: 97, cliTimeoutMs: 60_000 });
+const sleepers: ChildProcess[] = [];
+afterAll(() => {
+  for (const p of sleepers) if (p.exitCode === null) p.kill('SIGKILL');
+});
+
+/** A live process that is not cardctl: a pid a stale lock could name after a reboot. */
+async function liveStranger(): Promise<ChildProcess & { pid: number }> {
+  const p = t.track(spawn('sleep', ['300']));
+  sleepers.push(p);
+  await new Promise((r) => p.once('spawn', r));
+  return p as ChildProcess & { pid: number };
+}
+
+/** The process's start as the lock keeps it, read here from /proc independently of the code under test: boot id and field 22 of /proc/PID/stat. */
+function startOf(pid: number): string {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const field22 = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  return `${readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()}:${field22}`;
+}
+
+const HOUR = 3_600_000;
+const recharges = async (card: string): Promise<number> => (await ctl<unknown[]>(t.mock, 'GET', `/_mock/requests?path=/api/v1/cards/${card}/recharge&limit=1000`)).length;
+
+describe('the per-key lock', () => {
+  const keyLock = (s: { stateDir: string }, key: string) => lockPath(join(s.stateDir, 'cardctl', 'operations.ndjson'), { baseUrl: t.env.CARDCTL_BASE_URL!, mode: 'test', idempotencyKey: key });
+  const writeLock = (file: string, body: object) => {
+    mkdirSync(join(file, '..'), { recursive: true });
+    writeFileSync(file, JSON.stringify(body) + '\n');
+  };
+
+  it('naming a live process that is not its holder (another start): stale, taken; the recharge is sent once and the lock let go', async () => {
+    const s = t.sandbox();
+    const card = await activeCard(t.mock, { amount: 100 });
+    const stranger = await liveStranger();
+    const file = keyLock(s, 'reused-pid-1');
+    writeLock(file, { pid: stranger.pid, process_start: `${startOf(stranger.pid).split(':')[0]}:1`, started: '2026-01-01T00:00:00.000Z', idempotency_key: 'reused-pid-1' });
+    const before = (await wallet(t.mock)).balance_minor;
+    const r = await s.cli(['cards', 'recharge', card.id, '--amount', '4', '--idempotency-key', 'reused-pid-1', '--json']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect((await wallet(t.mock)).balance_minor).toBe(before - 4);
+    expect(existsSync(file)).toBe(false);
+    expect(stranger.exitCode, 'the stranger was left alone').toBe(null);
+  });
+
+  it('naming a live process with its very start: respected, key_in_use (exit 9), nothing sent', async () => {
+    const s = t.sandbox();
+    const card = await activeCard(t.mock, { amount: 100 });
+    const holder = await liveStranger();
+    const file = keyLock(s, 'held-1');
+    writeLock(file, { pid: holder.pid, process_start: startOf(holder.pid), started: '2026-01-01T00:00:00.000Z', idempotency_key: 'held-1' });
+    const sent = await recharges(card.id);
+    const r = await s.cli(['cards', 'recharge', card.id, '--amount', '4', '--idempotency-key', 'held-1', '--json']);
+    expect(r.code, r.stdout + r.stderr).toBe(9);
+    expect(json(r).error).toMatchObject({ code: 'key_in_use', idempotency_key: 'held-1' });
+    expect(json(r).error.message).toContain(`pid ${holder.pid}`);
+    expect(await recharges(card.id)).toBe(sent);
+    expect(existsSync(file)).toBe(true);
+  });
+
+  it("an older cardctl's lock (a pid, no start): held while that process was already running when the lock was written, stale when it started after", async () => {
+    const s = t.sandbox();
+    const card = await activeCard(t.mock, { amount: 100 });
+    const p = await liveStranger();
+    const file = keyLock(s, 'old-format-1');
+    writeLock(file, { pid: p.pid, started: new Date().toISOString(), idempotency_key: 'old-format-1' });
+    const recharge = ['cards', 'recharge', card.id, '--amount', '3', '--idempotency-key', 'old-format-1', '--json'];
+    const refused = await s.cli(recharge);
+    expect(refused.code, refused.stdout + refused.stderr).toBe(9);
+    // the same lock written an hour before that process started (a reboot since): not its holder
+    const hourAgo = new Date(Date.now() - HOUR);
+    utimesSync(file, hourAgo, hourAgo);
+    const before = (await wallet(t.mock)).balance_minor;
+    const sent = await s.cli(recharge);
+    expect(sent.code, sent.stdout + sent.stderr).toBe(0);
+    expect((await wallet(t.mock)).balance_minor).toBe(before - 3);
+  });
+});
+
+describe('the takeover lock', () => {
+  const legacy = (s: { stateDir: string }) => {
+    mkdirSync(join(s.stateDir, 'cardctl'), { recursive: true });
+    writeFileSync(join(s.stateDir, 'cardctl', 'operations.ndjson'), legacyJournalText({ ops: 5, baseUrl: t.env.CARDCTL_BASE_URL!, keyId: t.env.CARDCTL_API_KEY!, keyPrefix: 'legacy' }));
+  };
+  const takeoverLockFile = (s: { stateDir: string }) => join(s.stateDir, 'cardctl', 'journal.takeover.lock');
+
+  it('naming a live process with another start: the takeover goes ahead (it waited forever before)', async () => {
+    const s = t.sandbox();
+    legacy(s);
+    const stranger = await liveStranger();
+    writeFileSync(takeoverLockFile(s), JSON.stringify({ pid: stranger.pid, process_start: 'another-boot:12' }));
+    const r = await s.cli(['ops', 'list', '--all', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(json(r)).toHaveLength(5);
+    expect(existsSync(join(s.stateDir, 'cardctl', 'operations.ndjson'))).toBe(false);
+    expect(existsSync(takeoverLockFile(s))).toBe(false);
+  });
+
+  it("an older cardctl's lock (the bare pid) of a process started after the lock was written: stale, the takeover goes ahead", async () => {
+    const s = t.sandbox();
+    legacy(s);
+    const stranger = await liveStranger();
+    writeFileSync(takeoverLockFile(s), String(stranger.pid));
+    const hourAgo = new Date(Date.now() - HOUR);
+    utimesSync(takeoverLockFile(s), hourAgo, hourAgo);
+    const r = await s.cli(['ops', 'list', '--all', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(json(r)).toHaveLength(5);
+  });
+
+  it('naming a live process with its very start: the command waits for it (says so), and goes ahead once that process is gone', async () => {
+    const s = t.sandbox();
+    legacy(s);
+    const holder = await liveStranger();
+    writeFileSync(takeoverLockFile(s), JSON.stringify({ pid: holder.pid, process_start: startOf(holder.pid) }));
+    const child = t.track(spawn(process.execPath, [BIN, 'ops', 'list', '--all', '--json'], { env: { PATH: process.env.PATH, HOME: s.dir, NO_COLOR: '1', ...s.env, ...t.env } }));
+    let stderr = '';
+    let stdout = '';
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+    const exited = new Promise<number | null>((r) => child.on('close', r));
+    for (let i = 0; i < 1500 && !stderr.includes(`Waiting for cardctl process ${holder.pid}`); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(stderr).toContain(`Waiting for cardctl process ${holder.pid}, which is taking over the operations journal`);
+    expect(child.exitCode, 'still waiting').toBe(null);
+    holder.kill('SIGKILL');
+    expect(await exited, stderr).toBe(0);
+    expect(JSON.parse(stdout)).toHaveLength(5);
+  });
+});
+
+describe('the compaction lock', () => {
+  /** A journal with one resolved recharge 100 days old. */
+  async function agedJournal() {
+    const s = t.sandbox();
+    const card = await activeCard(t.mock, { amount: 100 });
+    expect((await s.cli(['cards', 'recharge', card.id, '--amount', '2', '--idempotency-key', `aged-${card.id}`])).code).toBe(0);
+    rewriteJournal(state(s), (r) => ({ ...r, time: new Date(Date.parse(r.time as string) - 100 * 24 * HOUR).toISOString() }));
+    expect((await s.cli(['ops', 'list'])).code).toBe(0); // takes the aged file over
+    return s;
+  }
+  const compactionLock = (s: { stateDir: string }) => join(s.stateDir, 'cardctl', 'journal', 'compaction.lock');
+
+  it('naming a live process with another start: compaction runs (it never ran before)', async () => {
+    const s = await agedJournal();
+    const stranger = await liveStranger();
+    writeFileSync(compactionLock(s), JSON.stringify({ pid: stranger.pid, process_start: 'another-boot:12' }));
+    const r = await s.cli(['ops', 'compact', '--older-than', '90d']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^compacted 1 operation /);
+    expect(existsSync(compactionLock(s))).toBe(false);
+  });
+
+  it('naming a live process with its very start: this compaction skips, saying why', async () => {
+    const s = await agedJournal();
+    const holder = await liveStranger();
+    writeFileSync(compactionLock(s), JSON.stringify({ pid: holder.pid, process_start: startOf(holder.pid) }));
+    const r = await s.cli(['ops', 'compact', '--older-than', '90d']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('Nothing compacted: another cardctl process is compacting the journal.');
+    expect(r.stdout).toBe('');
+  });
+});
+
+describe('reading a process start, and where it cannot be read', () => {
+  it("field 22 of /proc/PID/stat after a command name holding ') ' and the boot's id and time", () => {
+    const s = t.sandbox();
+    const proc = join(s.dir, 'proc');
+    mkdirSync(join(proc, '4321'), { recursive: true });
+    mkdirSync(join(proc, 'sys', 'kernel', 'random'), { recursive: true });
+    writeFileSync(join(proc, 'stat'), 'cpu  1 2 3\nbtime 1764000000\nprocesses 9\n');
+    writeFileSync(join(proc, 'sys', 'kernel', 'random', 'boot_id'), 'b00t-1d\n');
+    const fields = Array.from({ length: 50 }, (_, i) => String(i + 3)); // fields 3.. hold their own number
+    fields[22 - 3] = '424242';
+    writeFileSync(join(proc, '4321', 'stat'), `4321 (a) b (c) ${fields.join(' ')}\n`);
+    expect(processStart(4321, proc)).toEqual({ token: 'b00t-1d:424242', atMs: 1764000000 * 1000 + 4_242_420 });
+    expect(processStart(4322, proc)).toBeUndefined();
+  });
+
+  it('without /proc: a live pid holds its lock while the lock was touched within 10 minutes; a gone pid never does', async () => {
+    const p = await liveStranger();
+    const now = Date.now();
+    const noProc = { proc: join(t.sandbox().dir, 'no-proc'), nowMs: now };
+    expect(STALE_AFTER_MS).toBe(600_000);
+    expect(stillHeld({ pid: p.pid, process_start: startOf(p.pid) }, now - 60_000, noProc)).toBe(true);
+    expect(stillHeld({ pid: p.pid }, now - STALE_AFTER_MS - 1, noProc)).toBe(false);
+    p.kill('SIGKILL');
+    await new Promise((r) => p.once('exit', r));
+    expect(stillHeld({ pid: p.pid }, now, noProc)).toBe(false);
+  });
+});
