@@ -3,13 +3,12 @@
 // charged again, or a damaged record skipped without a word: a key the HTTP layer spells
 // otherwise, a base URL spelled otherwise, a key a batch row shares with a single command,
 // damaged bytes in the files the 24-hour rule does not read, a file replaced by a folder.
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { activeCard, advance, fault, wallet } from '../helpers/api.js';
-import { BIN, type CliResult, type Sandbox } from '../helpers/cli.js';
+import type { CliResult, Sandbox } from '../helpers/cli.js';
 import { legacyJournalText, rewriteJournal } from '../helpers/journal.js';
 import { journalSandboxes, json, state } from '../helpers/journal-sandbox.js';
 
@@ -214,18 +213,7 @@ describe('an interrupted takeover of operations.ndjson', () => {
     }
     mkdirSync(state(s), { recursive: true, mode: 0o700 });
     writeFileSync(join(state(s), 'operations.ndjson'), lines.join('\n') + '\n', { mode: 0o600 });
-    const child = spawn(process.execPath, [BIN, 'ops', 'list', '--limit', '1'], { env: { ...process.env, ...s.env, ...j.env } });
-    const progress = join(state(s), 'journal.importing', 'progress.json');
-    const closed = new Promise((r) => child.once('close', r)); // attached now: it may end before the kill
-    try {
-      let exited = false;
-      child.once('exit', () => (exited = true));
-      for (let i = 0; i < 6000 && !existsSync(progress) && !exited; i++) await new Promise((r) => setTimeout(r, 10));
-      expect(existsSync(progress), 'a checkpoint was written').toBe(true);
-    } finally {
-      child.kill('SIGKILL');
-      await closed;
-    }
+    const progress = await j.killTakeoverAtCheckpoint(s);
     expect(existsSync(join(state(s), 'journal')), 'interrupted before the end').toBe(false);
     // one damaged byte: a digit of the offset goes up, so a resume from it would skip records
     const text = readFileSync(progress);
@@ -357,8 +345,7 @@ describe('killed mid-compaction and mid-repair', () => {
     };
     for (const [args, delays] of [[['ops', 'compact', '--older-than', '50d'], [250, 450, 700]], [['ops', 'repair'], [250, 450]]] as const) {
       for (const ms of delays) {
-        const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...s.env, ...j.env } });
-        const closed = new Promise((r) => child.once('close', r)); // it may finish before the kill
+        const { child, closed } = j.start(s, [...args]); // it may finish before the kill
         try {
           await new Promise((r) => setTimeout(r, ms));
         } finally {

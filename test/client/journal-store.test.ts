@@ -2,13 +2,12 @@
 // `ops list` newest first with its filters; an old operations.ndjson taken over with every
 // record (also when the takeover is interrupted); damaged bytes and records of the wrong shape
 // reported, never an internal error, and never a second charge of an old operation.
-import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { activeCard, advance, fault, wallet } from '../helpers/api.js';
-import { BIN, type CliResult } from '../helpers/cli.js';
+import type { CliResult } from '../helpers/cli.js';
 import { filesUnder, legacyJournalText, rewriteJournal } from '../helpers/journal.js';
 import { journalSandboxes, json, state } from '../helpers/journal-sandbox.js';
 
@@ -62,19 +61,7 @@ describe('ops list', () => {
 describe('taking over operations.ndjson', () => {
   it('an interrupted takeover resumes: the old file stays until the journal holds all of it, and every record is kept once', async () => {
     const s = withOldJournal(60_000, { stepMs: 1000, unknownEvery: 997 });
-    const child = spawn(process.execPath, [BIN, 'ops', 'list', '--limit', '1'], { env: { ...process.env, ...s.env, ...j.env } });
-    const progress = join(state(s), 'journal.importing', 'progress.json');
-    const closed = new Promise((r) => child.once('close', r)); // attached now: it may end before the kill
-    try {
-      // the first checkpoint comes after 96 MiB of staged records: seconds at rest, much longer on a busy machine
-      let exited = false;
-      child.once('exit', () => (exited = true));
-      for (let i = 0; i < 6000 && !existsSync(progress) && !exited; i++) await new Promise((r) => setTimeout(r, 10));
-      expect(existsSync(progress), 'a checkpoint was written').toBe(true);
-    } finally {
-      child.kill('SIGKILL');
-      await closed;
-    }
+    await j.killTakeoverAtCheckpoint(s);
     expect(existsSync(join(state(s), 'operations.ndjson'))).toBe(true);
     expect(existsSync(join(state(s), 'journal'))).toBe(false);
 

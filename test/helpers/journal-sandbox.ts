@@ -2,12 +2,13 @@
 // journal-adversary): the real mock on port 0 for the whole file, one sandbox (config and state
 // folders) per test with a `cli` runner carrying the mock's credentials, and a teardown that
 // kills the children a file tracked, closes the mock and removes every sandbox, also on failure.
-import type { ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { startMock } from '../../src/mock/index.js';
 import type { MockHandle } from './api.js';
-import { makeSandbox, type CliResult, type Sandbox } from './cli.js';
+import { BIN, makeSandbox, type CliResult, type Sandbox } from './cli.js';
 
 export type JournalSandbox = Sandbox & { cli: (args: string[], extra?: Record<string, string>) => Promise<CliResult> };
 
@@ -20,6 +21,10 @@ export interface JournalSandboxes {
   sandbox(): JournalSandbox;
   /** a child this file started, killed (if still running) before the mock closes */
   track<T extends ChildProcess>(child: T): T;
+  /** `cardctl ARGS` started in the sandbox, not awaited (to be killed), and its close (listened for at once: it may end before a kill) */
+  start(s: Sandbox, args: string[]): { child: ChildProcess; closed: Promise<unknown> };
+  /** The takeover of the sandbox's operations.ndjson (by `ops list --limit 1`), SIGKILLed once its first checkpoint is written; returns the checkpoint's path. */
+  killTakeoverAtCheckpoint(s: Sandbox): Promise<string>;
 }
 
 /** `<state>/cardctl`: the folder the journal is in. */
@@ -61,6 +66,26 @@ export function journalSandboxes(o: { seed: number; cliTimeoutMs: number }): Jou
     track(child) {
       children.push(child);
       return child;
+    },
+    start(s, args) {
+      const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...s.env, ...started(env) } });
+      children.push(child);
+      return { child, closed: new Promise((r) => child.once('close', r)) };
+    },
+    async killTakeoverAtCheckpoint(s) {
+      const { child, closed } = this.start(s, ['ops', 'list', '--limit', '1']);
+      const progress = join(state(s), 'journal.importing', 'progress.json');
+      try {
+        // the first checkpoint comes after 96 MiB of staged records: seconds at rest, much longer on a busy machine
+        let exited = false;
+        child.once('exit', () => (exited = true));
+        for (let i = 0; i < 6000 && !existsSync(progress) && !exited; i++) await new Promise((r) => setTimeout(r, 10));
+        expect(existsSync(progress), 'a checkpoint was written').toBe(true);
+      } finally {
+        child.kill('SIGKILL');
+        await closed;
+      }
+      return progress;
     },
   };
 }
