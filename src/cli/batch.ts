@@ -157,6 +157,7 @@ function rerunThreads(env: NodeJS.ProcessEnv = process.env): 1 | 2 | undefined {
 export async function runBatchCommand(operation: BatchOperation, flags: BatchFlags): Promise<number> {
   const threads = rerunThreads();
   const b = await import('../client/batch.js');
+  b.keepOldGenerationTight();
   const spool = await b.openSpool(flags.batch);
   let plan: BatchPlan | undefined;
   try {

@@ -103,6 +103,19 @@ describe('a batch rerun answered from the journal', () => {
     expect(await Promise.all(cards.map((c) => balance(c.id)))).toEqual([1001, 1002, 1003]);
   });
 
+  it('a prefix with a quote and a backslash (escaped in the journal\'s JSON, so the pass reads its buckets the ordinary way): every row still comes from the journal, nothing is sent', async () => {
+    const cards = await Promise.all([1, 2, 3].map(() => activeCard(mock, { amount: 1000 })));
+    const prefix = `q"b\\s-${Date.now()}`;
+    const path = file('escaped.csv', `card,amount\n${cards.map((c, i) => `${c.id},${i + 1}`).join('\n')}\n`);
+    expect((await run(['cards', 'recharge', '--batch', path, '--idempotency-prefix', prefix, '--json'])).code).toBe(0);
+    let again!: CliResult;
+    const sent = await sentDuring(async () => (again = await run(['cards', 'recharge', '--batch', path, '--idempotency-prefix', prefix, '--json'])));
+    expect(again.code, again.stderr).toBe(0);
+    expect(rows(again).map((r) => [r.row, r.from_journal, r.idempotency_key, r.balance_minor])).toEqual(cards.map((_, i) => [i + 1, true, `${prefix}-${i + 1}`, 1001 + i]));
+    expect(sent).toBe(0);
+    expect(await Promise.all(cards.map((c) => balance(c.id)))).toEqual([1001, 1002, 1003]);
+  });
+
   it('CARDCTL_RERUN_THREADS other than 1 or 2 is a usage error that says what it takes, before anything is read or sent', async () => {
     const path = join(sb.dir, 'threads.csv');
     writeFileSync(path, 'card,amount\n01JABCDEFGHJKMNPQRSTVWXYZ0,1\n');

@@ -3,7 +3,7 @@
 import { CardctlError, type ErrorKind } from '../../errors.js';
 import type { ApiResponse } from '../client.js';
 import type { JournalReport } from '../money-rules.js';
-import type { BatchCounts, BatchInterruption, BatchRow, BatchSummary, LimiterStats, RowResult } from './types.js';
+import { MAX_CONCURRENCY, type BatchCounts, type BatchInterruption, type BatchRow, type BatchSummary, type LimiterStats, type RowResult } from './types.js';
 
 export interface LedgerReport {
   onResult?: (result: RowResult) => void;
@@ -61,47 +61,56 @@ export const ROWS_NAMED = 10;
 
 /**
  * The rows of a running batch: which went out, their results counted and reported in row
- * order (a row that finishes early waits for the ones before it, at most WINDOW rows), and
+ * order (a row that finishes early waits for the ones before it, at most `window` rows), and
  * where the batch stands when it is interrupted. Nothing per row is kept once it is reported.
+ * The rows between the next to report and the last taken sit in two rings indexed by row
+ * index: no hash table is rebuilt as rows come and go (a rerun reports a million rows, and a
+ * table's rebuilt storage outlives young collections, growing the old generation).
  */
 export class RowLedger {
   readonly counts: BatchCounts;
   private readonly kinds = new Set<ErrorKind>();
   private readonly unknownRows = new FirstRows();
   private readonly refusedRows = new FirstRows();
-  private readonly finished = new Map<number, RowResult>();
+  /** room() lets `window` rows wait; workers that passed it together may each take one more */
+  private readonly capacity: number;
+  private readonly finished: Array<RowResult | undefined>;
   /** by index, from the moment a worker takes the row until its result */
-  private readonly started = new Map<number, { row: BatchRow; sent: boolean }>();
+  private readonly started: Array<{ row: BatchRow; sent: boolean } | undefined>;
   private emitNext = 0;
   /** rows taken so far */
   taken = 0;
   stopped = false;
   private advanced: Array<() => void> = [];
 
-  constructor(total: number, private readonly report: LedgerReport) {
+  constructor(total: number, private readonly report: LedgerReport, private readonly window = 4096) {
     this.counts = { total, done: 0, ok: 0, refused: 0, unknown: 0 };
+    this.capacity = window + MAX_CONCURRENCY;
+    this.finished = new Array<RowResult | undefined>(this.capacity).fill(undefined);
+    this.started = new Array<{ row: BatchRow; sent: boolean } | undefined>(this.capacity).fill(undefined);
   }
 
   /** Resolves when a worker may take another row: fewer than `window` rows wait to be reported. */
-  async room(window: number): Promise<void> {
-    while (!this.stopped && this.taken - this.emitNext >= window) await new Promise<void>((r) => this.advanced.push(r));
+  async room(): Promise<void> {
+    while (!this.stopped && this.taken - this.emitNext >= this.window) await new Promise<void>((r) => this.advanced.push(r));
   }
 
   /** A worker takes the next row (index: its place in the file, from 0). */
   take(row: BatchRow): number {
     const index = this.taken++;
-    this.started.set(index, { row, sent: false });
+    if (index - this.emitNext >= this.capacity) throw new CardctlError(`batch ledger overflow: row ${row.row} taken ${index - this.emitNext} rows ahead of the first unreported one.`, { kind: 'unexpected' });
+    this.started[index % this.capacity] = { row, sent: false };
     return index;
   }
 
   /** The row's request was journaled and is going out. */
   sent(index: number): void {
-    const s = this.started.get(index);
+    const s = this.started[index % this.capacity];
     if (s) s.sent = true;
   }
 
   finish(index: number, result: RowResult): void {
-    this.started.delete(index);
+    this.started[index % this.capacity] = undefined;
     const c = this.counts;
     c.done++;
     if (result.status === 'ok') c.ok++;
@@ -113,23 +122,31 @@ export class RowLedger {
       this.refusedRows.add(result.row);
     }
     if (result.kind) this.kinds.add(result.kind);
-    this.finished.set(index, result);
+    this.finished[index % this.capacity] = result;
     this.report.onProgress?.(c); // the live counts, not a copy a row: read them now, keep none
-    for (let r = this.finished.get(this.emitNext); r && !this.stopped; r = this.finished.get(this.emitNext)) {
-      this.finished.delete(this.emitNext);
+    for (let r = this.finished[this.emitNext % this.capacity]; r && !this.stopped; r = this.finished[this.emitNext % this.capacity]) {
+      this.finished[this.emitNext % this.capacity] = undefined;
       this.emitNext++;
       this.report.onResult?.(r);
     }
-    for (const wake of this.advanced.splice(0)) wake();
+    if (this.advanced.length) for (const wake of this.advanced.splice(0)) wake();
+  }
+
+  /** The rows taken and not yet reported, by index: started (not finished) or finished (waiting for an earlier row). */
+  private pending(): Array<[number, { row: BatchRow; sent: boolean } | undefined, RowResult | undefined]> {
+    const out: Array<[number, { row: BatchRow; sent: boolean } | undefined, RowResult | undefined]> = [];
+    for (let i = this.emitNext; i < this.taken; i++) out.push([i, this.started[i % this.capacity], this.finished[i % this.capacity]]);
+    return out;
   }
 
   /** Stops taking and reporting rows; what is owed to stdout (in row order) and what is unresolved. */
   interrupt(): BatchInterruption {
     this.stopped = true;
     for (const wake of this.advanced.splice(0)) wake();
-    const started = [...this.started.entries()];
+    const pending = this.pending();
+    const started = pending.flatMap(([i, s]) => (s ? [[i, s] as const] : []));
     const inFlight = started.filter(([, s]) => s.sent);
-    const owed = [...this.finished.entries()].filter(([i]) => i >= this.emitNext);
+    const owed: Array<[number, RowResult]> = pending.flatMap(([i, , r]) => (r ? [[i, r] as [number, RowResult]] : []));
     const lost = new CardctlError('interrupted before its answer: outcome unknown.', { kind: 'outcome_unknown', code: 'interrupted' });
     for (const [i, s] of inFlight) owed.push([i, resultOf(s.row, undefined, lost)]);
     owed.sort(([a], [b]) => a - b);

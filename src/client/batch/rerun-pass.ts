@@ -5,9 +5,10 @@
 // the main thread and, for a large batch, in a worker too, the two taking buckets in turn
 // (src/client/batch/rerun-pass-worker.ts).
 import { entriesOf, type JournalEntry } from '../journal.js';
+import { recordsAt, wantedSpans } from '../journal-store/key-spans.js';
 import { JournalStore } from '../journal-store/store.js';
 import { normalBase, sendVerdict, type SendTarget } from '../money-rules.js';
-import { encodeSlot, type SlotValue } from './rerun-slots.js';
+import { encodeSlot, SLOT_BYTES, slotRow, type SlotValue } from './rerun-slots.js';
 import type { SlotFile } from './slot-file.js';
 
 /** What the rows are sent to and with (the batch's credentials): part of an operation's identity. */
@@ -53,24 +54,45 @@ export function rowOfKey(keyPrefix: string, total: number): (key: string) => num
 export const bucketCounter = (): SharedArrayBuffer => new SharedArrayBuffer(4);
 
 /**
+ * One key bucket's verdicts, encoded in `scratch` (grown as needed, returned with the count), or
+ * undefined when the bucket is passed over: a damaged line (its rows go the ordinary way, which
+ * says why) or a key or id written with an escape (the ordinary way reads it exactly). A key's
+ * records are parsed only for its verdict, so few are alive at once (src/client/journal-store/key-spans.ts).
+ */
+function bucketVerdicts(bytes: Buffer, job: PassJob, rowOf: (key: string) => number, scratch: Buffer): { scratch: Buffer; count: number } | undefined {
+  const spans = wantedSpans(bytes, (key) => rowOf(key) > 0);
+  if (typeof spans === 'string') return undefined;
+  let count = 0;
+  for (const [key, at] of spans) {
+    const records = recordsAt(bytes, at, key);
+    if (typeof records === 'string') return undefined;
+    const value = slotValue(entriesOf(records), key, job.target, job.nowMs);
+    if (value === 'none') continue;
+    if ((count + 1) * SLOT_BYTES > scratch.length) scratch = Buffer.concat([scratch, Buffer.alloc(scratch.length)]);
+    encodeSlot(scratch, count * SLOT_BYTES, value, rowOf(key));
+    count++;
+  }
+  return { scratch, count };
+}
+
+/**
  * This thread's part of the pass over `job.buckets`: it takes buckets from the shared counter
  * until none is left. Every verdict that is not "send it the ordinary way" goes into its row's
- * slot. A bucket with a damaged line is passed over (its rows go the ordinary way, which says
- * why). The slots gathered are written before this returns.
+ * slot; a bucket's verdicts go in only once the whole bucket was read. The slots gathered are
+ * written before this returns.
  */
 export function passOver(job: PassJob, slots: SlotFile): void {
   const store = new JournalStore(job.dir);
   const rowOf = rowOfKey(job.keyPrefix, job.total);
-  const wanted = (key: string): boolean => rowOf(key) > 0;
   const next = new Int32Array(job.next);
+  let scratch: Buffer = Buffer.alloc(256 * SLOT_BYTES);
   for (let i = Atomics.add(next, 0, 1); i < job.buckets.length; i = Atomics.add(next, 0, 1)) {
-    const found = store.bucketLinesFor(job.buckets[i]!, wanted);
+    const found = bucketVerdicts(store.keyBucketBytes(job.buckets[i]!), job, rowOf, scratch);
     if (!found) continue;
-    for (const [key, records] of found) {
-      const value = slotValue(entriesOf(records), key, job.target, job.nowMs);
-      if (value === 'none') continue;
-      const row = rowOf(key);
-      slots.put(row, (buf, at) => encodeSlot(buf, at, value, row));
+    scratch = found.scratch;
+    for (let k = 0; k < found.count; k++) {
+      const from = k * SLOT_BYTES;
+      slots.put(slotRow(scratch, from), (buf, at) => scratch.copy(buf, at, from, from + SLOT_BYTES));
     }
   }
   slots.finish();

@@ -114,12 +114,12 @@ export async function runBatch(plan: BatchSource, opts: RunBatchOptions): Promis
   const concurrency = Math.max(1, Math.min(MAX_CONCURRENCY, opts.concurrency ?? DEFAULT_CONCURRENCY));
   const limiter = opts.limiter ?? new BatchLimiter({ concurrency, now, sleep, windowMs: opts.windowMs });
   const total = plan.total ?? (Array.isArray(plan.rows) ? plan.rows.length : 0);
-  const ledger = new RowLedger(total, opts);
+  const ledger = new RowLedger(total, opts, WINDOW);
   const send = rowSender(plan.operation, limiter, ledger, { ...opts, now, sleep });
   const rows = feed(plan.rows, opts.fromJournal);
   const worker = async (): Promise<void> => {
     for (;;) {
-      await ledger.room(WINDOW);
+      await ledger.room();
       const behind = opts.outputRoom?.();
       if (behind) await behind;
       if (ledger.stopped) return;

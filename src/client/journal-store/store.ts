@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { CardctlError } from '../../errors.js';
 import { appendLines, appendLinesDurably, ensureDir, readRecords } from './files.js';
 import { checksumOkAt, decodeText, isDamaged, parseRecord, type DamagedLine, type RawRecord } from './lines.js';
+import { fieldText, ID_LABEL, KEY_LABEL } from './key-spans.js';
 import { ID_LINE_BYTES, idBucketFile, idRecord, idShard, keyBucketFile, keyBucketName, markerFile, segmentFile } from './layout.js';
 
 /** Where an op's later records go: its key bucket and the segment of its time. */
@@ -18,17 +19,6 @@ export interface IdIndexRecord {
   id: string;
   time: string;
   key_bucket: string;
-}
-
-const KEY_LABEL = Buffer.from('"idempotency_key":"');
-const ID_LABEL = Buffer.from('"id":"');
-
-/** The JSON string after `label` in a line's bytes, as written (no escapes decoded), or undefined. */
-function fieldText(line: Buffer, label: Buffer): string | undefined {
-  const at = line.indexOf(label);
-  if (at < 0) return undefined;
-  const end = line.indexOf(0x22, at + label.length);
-  return end < 0 ? undefined : line.toString('utf8', at + label.length, end);
 }
 
 const listDir = (dir: string): string[] => {
@@ -121,13 +111,7 @@ export class JournalStore {
    * the parsed records' own strings (a slice of the bucket's text would keep all of it alive).
    */
   bucketLinesFor(name: string, wanted: (key: string) => boolean): Map<string, RawRecord[]> | undefined {
-    let buf: Buffer;
-    try {
-      buf = this.readWhole(keyBucketFile(this.root, name));
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return new Map();
-      throw unreadable(keyBucketFile(this.root, name), err);
-    }
+    const buf = this.keyBucketBytes(name);
     const out = new Map<string, RawRecord[]>();
     const keyOf = new Map<string, string>(); // op id -> wanted key
     for (let start = 0; start < buf.length; ) {
@@ -156,7 +140,17 @@ export class JournalStore {
     return out;
   }
 
-  /** The buffer bucketLinesFor reads into, grown as needed: a pass reads thousands of buckets, and a new buffer each (some 150 KB at a million operations) left the memory they churned with the allocator. */
+  /** A key bucket's bytes (none when it does not exist), in the reused buffer: valid until the next read, nothing read from it may keep a view of it. */
+  keyBucketBytes(name: string): Buffer {
+    try {
+      return this.readWhole(keyBucketFile(this.root, name));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return Buffer.alloc(0);
+      throw unreadable(keyBucketFile(this.root, name), err);
+    }
+  }
+
+  /** The buffer keyBucketBytes reads into, grown as needed: a pass reads thousands of buckets, and a new buffer each (some 150 KB at a million operations) left the memory they churned with the allocator. */
   private readBuf = Buffer.alloc(0);
 
   /** A file's bytes, in the reused buffer (valid until the next call: nothing read from it may keep a view of it). */

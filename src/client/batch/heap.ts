@@ -1,0 +1,17 @@
+// A batch is long work done row after row (a million rows' rerun runs for half a minute), and
+// most of what a row allocates dies young, but not all: what outlives two young collections is
+// moved to V8's old generation and dies there. V8 lets the old generation grow, after each full
+// collection, by a factor of up to 4 of what was alive before the next one (more when its
+// collections are fast), so that garbage piled up: a million-row rerun peaked at 143-151 MiB,
+// 20-30 MiB of it collectable. A growing factor of 1.5 holds it near what is alive: 120 MiB,
+// for a few more full collections (bench/README.md, "Batches"). The flag is process-wide (the
+// rerun pass's worker follows it too), and V8 reads it at every full collection, so setting it
+// at the start of a batch takes effect; it exists on every Node line cardctl supports (20 to 26).
+import { setFlagsFromString } from 'node:v8';
+
+export const HEAP_GROWING_PERCENT = 50;
+
+/** From now on, V8's old generation may grow to 1.5 times what its last full collection kept. */
+export function keepOldGenerationTight(): void {
+  setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+}

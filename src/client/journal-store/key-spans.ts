@@ -1,0 +1,88 @@
+// One key bucket's lines grouped by the keys a reader wants, without parsing them: a first sweep
+// checks every line's checksum and notes where each wanted key's lines lie; each key's records
+// are parsed only when it is that key's turn. A `--batch` rerun's pass reads the buckets of a
+// million keys this way: holding a whole bucket's parsed records at once (some 500 records, a
+// few hundred KB) had them outlive young collections, and the old generation grew with garbage
+// (bench/README.md, "Batches").
+// Exact by construction: a key or id is taken from a line's text only when it holds no escape,
+// and every parsed record is checked against what its text said; otherwise the bucket is
+// `inexact` and its reader reads it the ordinary way.
+import { checksumOkAt, isDamaged, parseRecord, type RawRecord } from './lines.js';
+
+export const KEY_LABEL = Buffer.from('"idempotency_key":"');
+export const ID_LABEL = Buffer.from('"id":"');
+
+/** The JSON string after the first `label` in a line's bytes, as written (no escapes decoded), or undefined. */
+export function fieldText(line: Buffer, label: Buffer): string | undefined {
+  const at = line.indexOf(label);
+  if (at < 0) return undefined;
+  const end = line.indexOf(0x22, at + label.length);
+  return end < 0 ? undefined : line.toString('utf8', at + label.length, end);
+}
+
+/** A field's text when it holds no escape (then it is the field's value), else 'escaped'. */
+function plainField(line: Buffer, label: Buffer): string | undefined | 'escaped' {
+  const s = fieldText(line, label);
+  return s !== undefined && s.includes('\\') ? 'escaped' : s;
+}
+
+/** Each wanted key's lines as [start, end, start, end, ...], keys in the order first seen. */
+export type KeySpans = Map<string, number[]>;
+
+/**
+ * Where the wanted keys' lines lie in a key bucket's bytes: the op (or compact) lines naming the
+ * key, and the later lines (outcomes, resolutions) of the same operation ids. `damaged` when a line fails its checksum,
+ * `inexact` when a key or id this needs is written with an escape.
+ */
+export function wantedSpans(buf: Buffer, wanted: (key: string) => boolean): KeySpans | 'damaged' | 'inexact' {
+  const spans: KeySpans = new Map();
+  const byId = new Map<string, number[]>(); // op id -> its key's spans
+  for (let start = 0; start < buf.length; ) {
+    let end = buf.indexOf(0x0a, start);
+    if (end < 0) end = buf.length;
+    const s = start;
+    start = end + 1;
+    if (end === s) continue;
+    if (!checksumOkAt(buf, s, end)) return 'damaged';
+    const line = buf.subarray(s, end);
+    const key = plainField(line, KEY_LABEL);
+    if (key === 'escaped') return 'inexact';
+    if (key !== undefined) {
+      // only op and compact records hold a key (a nested object never does): this is one
+      if (!wanted(key)) continue;
+      const id = plainField(line, ID_LABEL);
+      if (id === undefined || id === 'escaped') return 'inexact';
+      let list = spans.get(key);
+      if (!list) spans.set(key, (list = []));
+      list.push(s, end);
+      byId.set(id, list);
+      continue;
+    }
+    if (byId.size === 0) continue;
+    const id = plainField(line, ID_LABEL);
+    if (id === 'escaped') return 'inexact';
+    const list = id === undefined ? undefined : byId.get(id);
+    if (list) list.push(s, end);
+  }
+  return spans;
+}
+
+/**
+ * The records of `key` at its spans, parsed: `damaged` when one cannot be read; `inexact` when
+ * one is not what its text said (an op line of another key, an id found in a nested field).
+ */
+export function recordsAt(buf: Buffer, spans: readonly number[], key: string): RawRecord[] | 'damaged' | 'inexact' {
+  const out: RawRecord[] = [];
+  for (let i = 0; i < spans.length; i += 2) {
+    const s = spans[i]!;
+    const end = spans[i + 1]!;
+    const line = buf.subarray(s, end);
+    const rec = parseRecord(line.toString('utf8', 9));
+    if (isDamaged(rec)) return 'damaged';
+    const isOp = rec.type === 'op' || rec.type === 'compact';
+    if (isOp && rec.idempotency_key !== key) return 'inexact';
+    if (typeof rec.id !== 'string' || fieldText(line, ID_LABEL) !== rec.id) return 'inexact';
+    out.push(rec as RawRecord);
+  }
+  return out;
+}
