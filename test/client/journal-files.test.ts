@@ -5,12 +5,13 @@
 // nothing is sent, and once the limit is lifted the same command works on a sound journal.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../src/mock/index.js';
 import { activeCard, ctl, wallet, type MockHandle } from '../helpers/api.js';
 import { BIN, makeSandbox, ROOT, type CliResult, type Sandbox } from '../helpers/cli.js';
+import { filesUnder, legacyJournalText } from '../helpers/journal.js';
 
 let mock: MockHandle;
 let env: Record<string, string>;
@@ -157,6 +158,35 @@ describe('a full disk while a --batch appends (the group-commit path)', () => {
     expect(again.code, again.stdout + again.stderr).toBe(0);
     expect(JSON.parse(again.stdout.trim())).toMatchObject({ row: 1, status: 'ok' });
     expect(await recharges(card.id)).toBe(sentBefore + 1);
+    const repair = await cli(s, ['ops', 'repair']);
+    expect(repair.stderr).toMatch(/is sound/);
+  });
+});
+
+describe('a full disk while compaction rewrites a file', () => {
+  it('the rewritten copy that cannot be written whole is removed, never renamed over the file: every file as it was, and compaction works once there is room', async () => {
+    const s = sandbox();
+    mkdirSync(join(s.stateDir, 'cardctl'), { recursive: true });
+    const newestMs = Date.now() - 100 * 24 * 3_600_000;
+    writeFileSync(join(s.stateDir, 'cardctl', 'operations.ndjson'), legacyJournalText({ ops: 60, baseUrl: env.CARDCTL_BASE_URL!, keyId: env.CARDCTL_API_KEY!, newestMs, stepMs: 20_000, keyPrefix: 'old' }));
+    expect((await cli(s, ['ops', 'list'])).code).toBe(0); // takes the old file over
+    const journal = join(s.stateDir, 'cardctl', 'journal');
+    const before = new Map(filesUnder(journal).map((f) => [f, readFileSync(f)]));
+    const largest = Math.max(...[...before.values()].map((b) => b.length));
+    const blocks = Math.floor(largest / 2 / BLOCK); // the largest file's compacted copy (about 60 % of it) does not fit
+
+    const refused = await cli(s, ['ops', 'compact', '--older-than', '90d'], blocks);
+    expect(refused.code, refused.stdout + refused.stderr).toBe(2);
+    expect(refused.stderr).toMatch(/cannot write the operations journal in .*\(write .*\.rewrite-\d+: EFBIG, a file reached the largest size allowed .*\); compaction stopped; the file it was rewriting is as it was\./);
+    expect(refused.stderr).toMatch(/free disk space/);
+    expect(refused.stderr).not.toMatch(/\n\s+at /);
+    const after = filesUnder(journal).filter((f) => !f.endsWith('compaction.json'));
+    expect(after.filter((f) => f.includes('.rewrite-')), 'no copy left behind').toEqual([]);
+    for (const [f, bytes] of before) expect(readFileSync(f).equals(bytes), f).toBe(true);
+
+    const compacted = await cli(s, ['ops', 'compact', '--older-than', '90d']);
+    expect(compacted.code, compacted.stderr).toBe(0);
+    expect(compacted.stdout).toMatch(/^compacted 60 operations /);
     const repair = await cli(s, ['ops', 'repair']);
     expect(repair.stderr).toMatch(/is sound/);
   });

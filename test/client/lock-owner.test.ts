@@ -4,7 +4,7 @@
 // with key_in_use. Here the pid is a real live process (`sleep 300`, stopped in teardown) and the
 // built CLI runs against the real mock on port 0 with real files.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { lockPath } from '../../src/client/key-lock.js';
@@ -90,6 +90,25 @@ describe('the per-key lock', () => {
     const sent = await s.cli(recharge);
     expect(sent.code, sent.stdout + sent.stderr).toBe(0);
     expect((await wallet(t.mock)).balance_minor).toBe(before - 3);
+  });
+});
+
+describe('a holder keeps its lock fresh (what tells a stale lock where a start cannot be read)', () => {
+  it('a recharge whose answer takes 13 s touches its key lock while it waits', async () => {
+    const s = t.sandbox();
+    const card = await activeCard(t.mock, { amount: 100 });
+    await ctl(t.mock, 'POST', '/faults', { operation: 'recharge', kind: 'slow', ms: 13_000, count: 1 });
+    const file = lockPath(join(s.stateDir, 'cardctl', 'operations.ndjson'), { baseUrl: t.env.CARDCTL_BASE_URL!, mode: 'test', idempotencyKey: 'slow-touch-1' });
+    const running = s.cli(['cards', 'recharge', card.id, '--amount', '2', '--idempotency-key', 'slow-touch-1', '--json']);
+    for (let i = 0; i < 500 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 20));
+    const hourAgo = Date.now() - HOUR;
+    utimesSync(file, new Date(hourAgo), new Date(hourAgo)); // as if untouched for an hour
+    const touched = () => existsSync(file) && statSync(file).mtimeMs > hourAgo + HOUR / 2;
+    for (let i = 0; i < 100 && !touched(); i++) await new Promise((r) => setTimeout(r, 200));
+    expect(touched(), 'touched again while the request was on its way').toBe(true);
+    const r = await running;
+    expect(r.code, r.stderr).toBe(0);
+    expect(existsSync(file)).toBe(false);
   });
 });
 

@@ -12,6 +12,7 @@ import { compactOf, Journal, type JournalCompact } from '../journal.js';
 import { rewriteFile } from './files.js';
 import { keyBucketFile, keyBucketName } from './layout.js';
 import { decodeText, encodeLine, isDamaged } from './lines.js';
+import { isStateFolderProblem, stateFolderError } from '../state-folder.js';
 import { tryLock } from './takeover-lock.js';
 
 export const DEFAULT_RETENTION_DAYS = 90;
@@ -205,6 +206,9 @@ export function compactJournal(root: string, opts: { retentionDays?: number; now
     if (!compactor.flush()) through = state.compacted_through;
     writeFileSync(statePath(root), JSON.stringify({ compacted_through: through, last_run: new Date(nowMs).toISOString() }) + '\n', { mode: 0o600 });
     return report;
+  } catch (err) {
+    // a full disk: the file whose copy could not be written whole is as it was (files.ts), the days are done again next time
+    throw isStateFolderProblem(err) ? stateFolderError(err, join(root, '..'), 'compaction stopped; the file it was rewriting is as it was') : err;
   } finally {
     lock.release();
   }
