@@ -167,7 +167,7 @@ describe('a full disk while compaction rewrites a file', () => {
   it('the rewritten copy that cannot be written whole is removed, never renamed over the file: every file as it was, and compaction works once there is room', async () => {
     const s = sandbox();
     mkdirSync(join(s.stateDir, 'cardctl'), { recursive: true });
-    const newestMs = Date.now() - 100 * 24 * 3_600_000;
+    const newestMs = Math.floor((Date.now() - 100 * 24 * 3_600_000) / 3_600_000) * 3_600_000 + 30 * 60_000; // 60 ops, 20 s apart: one hour's segment
     writeFileSync(join(s.stateDir, 'cardctl', 'operations.ndjson'), legacyJournalText({ ops: 60, baseUrl: env.CARDCTL_BASE_URL!, keyId: env.CARDCTL_API_KEY!, newestMs, stepMs: 20_000, keyPrefix: 'old' }));
     expect((await cli(s, ['ops', 'list'])).code).toBe(0); // takes the old file over
     const journal = join(s.stateDir, 'cardctl', 'journal');
