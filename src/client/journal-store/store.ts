@@ -100,8 +100,20 @@ export class JournalStore {
   bucketByName(name: string): { records: RawRecord[]; damaged: DamagedLine[] } {
     const records: RawRecord[] = [];
     const damaged: DamagedLine[] = [];
-    const file = keyBucketFile(this.root, name);
-    for (const r of reading(file, () => readRecords(file))) (isDamaged(r) ? damaged : records).push(r as never);
+    const buf = this.keyBucketBytes(name);
+    // each line's checksum taken over its bytes, and only its JSON made a string (decodeLine's rules)
+    for (let start = 0; start < buf.length; ) {
+      let end = buf.indexOf(0x0a, start);
+      if (end < 0) end = buf.length;
+      const s = start;
+      start = end + 1;
+      if (end === s) continue;
+      if (!checksumOkAt(buf, s, end)) damaged.push({ damaged: true, why: 'checksum mismatch', text: buf.toString('utf8', s, end) });
+      else {
+        const r = parseRecord(buf.toString('utf8', s + 9, end));
+        (isDamaged(r) ? damaged : records).push(r as never);
+      }
+    }
     return { records, damaged };
   }
 
