@@ -94,10 +94,17 @@ export function summaryLines(s: BatchSummary, keyPrefix: string, usedPrefixFlag:
     );
     if (!usedPrefixFlag) lines.push(`Do not edit the file before that (the keys come from its bytes), or keep the keys with --idempotency-prefix ${keyPrefix}.`);
   }
-  if (s.refused > 0) {
+  const byApi = s.refused - s.refusedUnsent;
+  if (byApi > 0) {
     lines.push(
-      `Refused ${s.refused === 1 ? 'row' : 'rows'} ${rowsList(s.refusedRows)}: not charged (each refused row's line says what to do). Running the same command again resends those refused as temporary ` +
+      `Refused ${byApi === 1 ? 'row' : 'rows'} ${rowsList(s.refusedSentRows)}: not charged (each refused row's line says what to do). Running the same command again resends those refused as temporary ` +
         '(kyc_not_approved, 503, 429); other refusals are remembered under their keys for 24 h, so send those rows again from a new file (new keys).',
+    );
+  }
+  if (s.refusedUnsent > 0) {
+    lines.push(
+      `Refused here, never sent: ${s.refusedUnsent === 1 ? 'row' : 'rows'} ${rowsList(s.refusedUnsentRows)} (each line says why: a journal that could not be written or read). ` +
+        'Set that right, then run the same command again: those rows are sent once, and the rows that went through come from the journal.',
     );
   }
   return lines;

@@ -153,6 +153,10 @@ describe('a full disk while a --batch appends (the group-commit path)', () => {
     expect(row1.error.message).toContain(`write ${bucketFile(s, key)}: EFBIG`);
     expect(await recharges(card.id), 'nothing reached the API').toBe(sentBefore);
     expect(statSync(bucketFile(s, key)).size).toBe(size);
+    // the summary says the row was never sent, so the same command (same keys) sends it: not "use a new file"
+    expect(refused.stderr).toContain('Refused here, never sent: row 1 ');
+    expect(refused.stderr).toContain('run the same command again: those rows are sent once');
+    expect(refused.stderr).not.toContain('remembered under their keys');
 
     const again = await cli(s, batch);
     expect(again.code, again.stdout + again.stderr).toBe(0);

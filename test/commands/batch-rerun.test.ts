@@ -99,6 +99,7 @@ describe('a batch rerun answered from the journal', () => {
     expect([r1.from_journal, r3.from_journal]).toEqual([true, true]);
     expect(r2).toMatchObject({ row: 2, status: 'error', error: { code: 'journal_damaged' } });
     expect(r2.error.hint).toContain('cardctl ops repair');
+    expect(again.stderr).toContain('Refused here, never sent: row 2 '); // not "send it again from a new file": the same command works once repaired
     expect(sent).toBe(0);
     expect(await Promise.all(cards.map((c) => balance(c.id)))).toEqual([1001, 1002, 1003]);
   });

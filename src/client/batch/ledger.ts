@@ -72,6 +72,10 @@ export class RowLedger {
   private readonly kinds = new Set<ErrorKind>();
   private readonly unknownRows = new FirstRows();
   private readonly refusedRows = new FirstRows();
+  /** refused before anything was sent (no answer, not from the journal): the API remembers nothing of them */
+  private readonly refusedUnsentRows = new FirstRows();
+  private readonly refusedSentRows = new FirstRows();
+  private refusedUnsent = 0;
   /** room() lets `window` rows wait; workers that passed it together may each take one more */
   private readonly capacity: number;
   private readonly finished: Array<RowResult | undefined>;
@@ -120,6 +124,10 @@ export class RowLedger {
     } else {
       c.refused++;
       this.refusedRows.add(result.row);
+      if (result.http_status === null && !result.from_journal) {
+        this.refusedUnsent++;
+        this.refusedUnsentRows.add(result.row);
+      } else this.refusedSentRows.add(result.row);
     }
     if (result.kind) this.kinds.add(result.kind);
     this.finished[index % this.capacity] = result;
@@ -165,6 +173,6 @@ export class RowLedger {
   }
 
   summary(stats: LimiterStats): BatchSummary {
-    return { ...this.counts, kinds: [...this.kinds], unknownRows: [...this.unknownRows.rows], refusedRows: [...this.refusedRows.rows], stats: { ...stats } };
+    return { ...this.counts, kinds: [...this.kinds], unknownRows: [...this.unknownRows.rows], refusedRows: [...this.refusedRows.rows], refusedUnsent: this.refusedUnsent, refusedUnsentRows: [...this.refusedUnsentRows.rows], refusedSentRows: [...this.refusedSentRows.rows], stats: { ...stats } };
   }
 }

@@ -109,6 +109,10 @@ export interface BatchSummary extends BatchCounts {
   /** the first rows (up to 11) whose outcome is unknown, and the first refused ones */
   unknownRows: number[];
   refusedRows: number[];
+  /** refused rows that were never sent (refused here: the journal could not be written, a damaged bucket...): how many, and the first ones; then the first of the others (refused by the API, or by the journal's record of its answer) */
+  refusedUnsent: number;
+  refusedUnsentRows: number[];
+  refusedSentRows: number[];
   stats: LimiterStats;
 }
 
