@@ -13,6 +13,7 @@ import { normalBase } from './money-rules.js';
 import { isStateFolderProblem, stateFolderError } from './state-folder.js';
 import { keyBucketName } from './journal-store/layout.js';
 import { isDamaged, type DamagedLine, type RawRecord } from './journal-store/lines.js';
+import { recordsAt, wantedSpans } from './journal-store/key-spans.js';
 import { JournalStore, type OpPlace } from './journal-store/store.js';
 import { takeOverIfNeeded } from './journal-store/takeover.js';
 
@@ -390,14 +391,40 @@ export class Journal {
     for (const [bucket, wanted] of keysByBucket(keys)) {
       const { records, damaged } = store.bucketByName(bucket);
       if (damaged.length) throw damagedJournalError(this.dir, `keys/${bucket}.ndjson`, damaged, [...wanted][0]);
-      const ids = new Map<string, string>();
-      for (const r of records) if ((r.type === 'op' || r.type === 'compact') && wanted.has(r.idempotency_key as string)) ids.set(r.id, r.idempotency_key as string);
-      for (const k of wanted) {
-        const mine = records.filter((r) => ids.get(r.id) === k);
-        const sends = entriesOf(mine);
-        for (const e of sends) this.places.set(e.id, { key: k, time: e.time });
-        out.set(k, sends);
+      for (const [k, mine] of recordsByKey(records, wanted)) this.keepHistory(out, k, mine);
+    }
+    return out;
+  }
+
+  private keepHistory(out: Map<string, JournalEntry[]>, key: string, records: RawRecord[]): void {
+    const sends = entriesOf(records);
+    for (const e of sends) this.places.set(e.id, { key, time: e.time });
+    out.set(key, sends);
+  }
+
+  /**
+   * historyMany's answer for listing the operations of a few keys (`ops list --unresolved`): each
+   * key bucket's lines are checksummed, but only the wanted keys' lines are parsed
+   * (src/client/journal-store/key-spans.ts); a bucket that cannot be read so (a damaged line, an
+   * escaped key) is read by historyMany, which says what is wrong with it.
+   */
+  private historiesForListing(keys: Iterable<string>): Map<string, JournalEntry[]> {
+    const store = this.prepare();
+    const out = new Map<string, JournalEntry[]>();
+    for (const [bucket, wanted] of keysByBucket(keys)) {
+      const bytes = store.keyBucketBytes(bucket);
+      const spans = wantedSpans(bytes, (k) => wanted.has(k), { anyOrder: true });
+      const found = new Map<string, RawRecord[]>();
+      for (const [k, at] of typeof spans === 'string' ? [] : spans) {
+        const records = recordsAt(bytes, at, k);
+        if (typeof records === 'string') break;
+        found.set(k, records);
       }
+      if (typeof spans === 'string' || found.size < spans.size) {
+        for (const [k, sends] of this.historyMany(wanted, { strict: false })) out.set(k, sends);
+        continue;
+      }
+      for (const k of wanted) this.keepHistory(out, k, found.get(k) ?? []);
     }
     return out;
   }
@@ -490,7 +517,7 @@ export class Journal {
       const ids = new Set(group.map((m) => m.id));
       const keys = new Set(group.map((m) => m.key).filter((k): k is string => k !== null));
       const found: JournalEntry[] = [];
-      for (const sends of this.historyMany(keys, { strict: false }).values()) found.push(...sends.filter((e) => ids.has(e.id) && e.outcome === 'unknown'));
+      for (const sends of this.historiesForListing(keys).values()) found.push(...sends.filter((e) => ids.has(e.id) && e.outcome === 'unknown'));
       yield* found.sort((a, b) => Date.parse(b.time) - Date.parse(a.time));
     }
   }
@@ -568,6 +595,19 @@ function opRecordOf(op: NewOp, now: number) {
     body_b64: body.toString('base64'),
     body_sha256: createHash('sha256').update(body).digest('hex'),
   };
+}
+
+/** Each wanted key's records among a key bucket's: an op or compact record names its key; every other record follows its op's id, wherever it lies. */
+export function recordsByKey(records: readonly RawRecord[], wanted: ReadonlySet<string>): Map<string, RawRecord[]> {
+  const ids = new Map<string, string>();
+  for (const r of records) if ((r.type === 'op' || r.type === 'compact') && wanted.has(r.idempotency_key as string)) ids.set(r.id, r.idempotency_key as string);
+  const out = new Map<string, RawRecord[]>();
+  for (const k of wanted) out.set(k, []);
+  for (const r of records) {
+    const k = ids.get(r.id);
+    if (k !== undefined) out.get(k)!.push(r);
+  }
+  return out;
 }
 
 /** Keys grouped by the bucket that holds them (each bucket is then read once). */

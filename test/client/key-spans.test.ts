@@ -12,6 +12,7 @@ import { recordsAt, wantedSpans } from '../../src/client/journal-store/key-spans
 import { keyBucketFile } from '../../src/client/journal-store/layout.js';
 import { encodeLine } from '../../src/client/journal-store/lines.js';
 import { JournalStore } from '../../src/client/journal-store/store.js';
+import { recordsByKey } from '../../src/client/journal.js';
 
 const root = mkdtempSync(join(tmpdir(), 'cardctl-key-spans-'));
 mkdirSync(join(root, 'keys'), { recursive: true });
@@ -26,8 +27,8 @@ const resolution = (id: string, note: string) => ({ type: 'resolution', id, time
 const compact = (id: string, key: string, note: string) => ({ type: 'compact', id, time, mode: 'test', base_url: 'http://127.0.0.1:9/api/v1', method: 'POST', path: '/p', idempotency_key: key, body_sha256: 'b'.repeat(64), outcome: 'resolved', status: 200, code: null, resource_id: null, resolution: { outcome: 'failed', note, time }, compacted_at: time });
 
 /** What the pass finds in a bucket: the wanted keys' records in order, or why it cannot say. */
-function lazyReading(bytes: Buffer, wanted: (k: string) => boolean): Map<string, unknown[]> | 'damaged' | 'inexact' {
-  const spans = wantedSpans(bytes, wanted);
+function lazyReading(bytes: Buffer, wanted: (k: string) => boolean, anyOrder = false): Map<string, unknown[]> | 'damaged' | 'inexact' {
+  const spans = wantedSpans(bytes, wanted, { anyOrder });
   if (typeof spans === 'string') return spans;
   const out = new Map<string, unknown[]>();
   for (const [key, at] of spans) {
@@ -76,6 +77,41 @@ describe('the pass reading a key bucket key by key', () => {
         else expect([...lazy.entries()]).toEqual([...ordinary!.entries()]);
       }),
       { numRuns: 2000 },
+    );
+  });
+
+  it('anyOrder (ops list --unresolved): finds what historyMany finds (each record follows its op id wherever it lies), says inexact, or agrees the bucket is damaged', () => {
+    const store = new JournalStore(root);
+    const wantedSet = new Set(oddKeys.filter(wanted));
+    fc.assert(
+      fc.property(fc.array(recordArb(oddKeys, ids), { maxLength: 30 }), fc.option(fc.nat(), { nil: undefined }), (records, damageAt) => {
+        const bytes = writeBucket(records, damageAt);
+        const { records: all, damaged } = store.bucketByName(BUCKET);
+        const lazy = lazyReading(bytes, wanted, true);
+        if (lazy === 'inexact') return;
+        if (lazy === 'damaged') expect(damaged.length).toBeGreaterThan(0);
+        else {
+          expect(damaged).toEqual([]);
+          // the order of keys does not matter to its reader (it asks for each wanted key)
+          const full = Object.fromEntries([...recordsByKey(all as never, wantedSet)].filter(([, r]) => r.length > 0));
+          expect(Object.fromEntries(lazy)).toEqual(full);
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('anyOrder gives up only on an out-of-order or shared id: a bucket written op first, ids unique, is read the fast way', () => {
+    const plainIds = ids.filter((id) => !id.includes('"'));
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.record({ id: fc.constantFrom(...plainIds), key: fc.constantFrom(...plainKeys) }), { selector: (r) => r.id }), fc.array(fc.nat(), { maxLength: 20 }), (ops, later) => {
+        const records: object[] = ops.map(({ id, key }) => op(id, key));
+        for (const n of later) if (ops.length) records.push(outcome(ops[n % ops.length]!.id));
+        const lazy = lazyReading(writeBucket(records), wanted, true);
+        expect(lazy).not.toBe('inexact');
+        expect(lazy).not.toBe('damaged');
+      }),
+      { numRuns: 500 },
     );
   });
 

@@ -31,12 +31,16 @@ export type KeySpans = Map<string, number[]>;
 
 /**
  * Where the wanted keys' lines lie in a key bucket's bytes: the op (or compact) lines naming the
- * key, and the later lines (outcomes, resolutions) of the same operation ids. `damaged` when a line fails its checksum,
- * `inexact` when a key or id this needs is written with an escape.
+ * key, and the later lines (outcomes, resolutions) of the same operation ids. `damaged` when a
+ * line fails its checksum, `inexact` when a key or id this needs is written with an escape.
+ * `anyOrder`: also `inexact` when a line of a wanted op's id lies before that op, or another
+ * op (of any key) has the same id; what is found is then what attributing each record to its op's id
+ * wherever it lies finds (Journal.historyMany's reading).
  */
-export function wantedSpans(buf: Buffer, wanted: (key: string) => boolean): KeySpans | 'damaged' | 'inexact' {
+export function wantedSpans(buf: Buffer, wanted: (key: string) => boolean, opts: { anyOrder?: boolean } = {}): KeySpans | 'damaged' | 'inexact' {
   const spans: KeySpans = new Map();
   const byId = new Map<string, number[]>(); // op id -> its key's spans
+  const others = opts.anyOrder ? new Set<string>() : undefined; // ids of the lines not attributed
   for (let start = 0; start < buf.length; ) {
     let end = buf.indexOf(0x0a, start);
     if (end < 0) end = buf.length;
@@ -47,22 +51,26 @@ export function wantedSpans(buf: Buffer, wanted: (key: string) => boolean): KeyS
     const line = buf.subarray(s, end);
     const key = plainField(line, KEY_LABEL);
     if (key === 'escaped') return 'inexact';
-    if (key !== undefined) {
-      // only op and compact records hold a key (a nested object never does): this is one
-      if (!wanted(key)) continue;
+    // only op and compact records hold a key (a nested object never does): this is one
+    if (key !== undefined && wanted(key)) {
       const id = plainField(line, ID_LABEL);
-      if (id === undefined || id === 'escaped') return 'inexact';
+      if (id === undefined || id === 'escaped' || (others && (others.has(id) || byId.has(id)))) return 'inexact';
       let list = spans.get(key);
       if (!list) spans.set(key, (list = []));
       list.push(s, end);
       byId.set(id, list);
       continue;
     }
-    if (byId.size === 0) continue;
+    if (byId.size === 0 && !others) continue;
     const id = plainField(line, ID_LABEL);
     if (id === 'escaped') return 'inexact';
-    const list = id === undefined ? undefined : byId.get(id);
+    if (id === undefined) continue;
+    const list = key === undefined ? byId.get(id) : undefined;
     if (list) list.push(s, end);
+    else if (others) {
+      if (byId.has(id)) return 'inexact'; // another key's op with a wanted op's id
+      others.add(id);
+    }
   }
   return spans;
 }
