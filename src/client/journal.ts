@@ -13,7 +13,7 @@ import { normalBase } from './money-rules.js';
 import { isStateFolderProblem, stateFolderError } from './state-folder.js';
 import { keyBucketName } from './journal-store/layout.js';
 import { isDamaged, type DamagedLine, type RawRecord } from './journal-store/lines.js';
-import { recordsAt, wantedSpans } from './journal-store/key-spans.js';
+import { fewKeysRecords } from './journal-store/key-spans.js';
 import { JournalStore, type OpPlace } from './journal-store/store.js';
 import { takeOverIfNeeded } from './journal-store/takeover.js';
 
@@ -403,31 +403,25 @@ export class Journal {
   }
 
   /**
-   * historyMany's answer for listing the operations of a few keys (`ops list --unresolved`): each
-   * key bucket's lines are checksummed, but only the wanted keys' lines are parsed
-   * (src/client/journal-store/key-spans.ts); a bucket that cannot be read so (a damaged line, an
-   * escaped key) is read by historyMany, which says what is wrong with it.
+   * historyMany's answer for listing the operations of a few keys (`ops list --unresolved`): every
+   * line of a key bucket is checksummed, but only the lines of the keys' operations are found (by
+   * their bytes) and parsed (src/client/journal-store/key-spans.ts). A bucket where that cannot be
+   * done exactly (a damaged line, an escaped id, an op id two keys share) is read by historyMany,
+   * which says what is wrong with it.
    */
   private historiesForListing(keys: Iterable<string>): Map<string, JournalEntry[]> {
     const store = this.prepare();
     const out = new Map<string, JournalEntry[]>();
     for (const [bucket, wanted] of keysByBucket(keys)) {
-      const bytes = store.keyBucketBytes(bucket);
-      const spans = wantedSpans(bytes, (k) => wanted.has(k), { anyOrder: true });
-      const found = new Map<string, RawRecord[]>();
-      for (const [k, at] of typeof spans === 'string' ? [] : spans) {
-        const records = recordsAt(bytes, at, k);
-        if (typeof records === 'string') break;
-        found.set(k, records);
+      const found = fewKeysRecords(store.keyBucketBytes(bucket), wanted);
+      for (const [k, records] of found ?? this.historyMany(wanted, { strict: false })) {
+        if (found) this.keepHistory(out, k, records as RawRecord[]);
+        else out.set(k, records as JournalEntry[]);
       }
-      if (typeof spans === 'string' || found.size < spans.size) {
-        for (const [k, sends] of this.historyMany(wanted, { strict: false })) out.set(k, sends);
-        continue;
-      }
-      for (const k of wanted) this.keepHistory(out, k, found.get(k) ?? []);
     }
     return out;
   }
+
 
   /**
    * The histories of a few keys for the `--batch` shortcut (src/client/batch/journal-check.ts):

@@ -31,16 +31,12 @@ export type KeySpans = Map<string, number[]>;
 
 /**
  * Where the wanted keys' lines lie in a key bucket's bytes: the op (or compact) lines naming the
- * key, and the later lines (outcomes, resolutions) of the same operation ids. `damaged` when a
- * line fails its checksum, `inexact` when a key or id this needs is written with an escape.
- * `anyOrder`: also `inexact` when a line of a wanted op's id lies before that op, or another
- * op (of any key) has the same id; what is found is then what attributing each record to its op's id
- * wherever it lies finds (Journal.historyMany's reading).
+ * key, and the later lines (outcomes, resolutions) of the same operation ids. `damaged` when a line fails its checksum,
+ * `inexact` when a key or id this needs is written with an escape.
  */
-export function wantedSpans(buf: Buffer, wanted: (key: string) => boolean, opts: { anyOrder?: boolean } = {}): KeySpans | 'damaged' | 'inexact' {
+export function wantedSpans(buf: Buffer, wanted: (key: string) => boolean): KeySpans | 'damaged' | 'inexact' {
   const spans: KeySpans = new Map();
   const byId = new Map<string, number[]>(); // op id -> its key's spans
-  const others = opts.anyOrder ? new Set<string>() : undefined; // ids of the lines not attributed
   for (let start = 0; start < buf.length; ) {
     let end = buf.indexOf(0x0a, start);
     if (end < 0) end = buf.length;
@@ -51,26 +47,22 @@ export function wantedSpans(buf: Buffer, wanted: (key: string) => boolean, opts:
     const line = buf.subarray(s, end);
     const key = plainField(line, KEY_LABEL);
     if (key === 'escaped') return 'inexact';
-    // only op and compact records hold a key (a nested object never does): this is one
-    if (key !== undefined && wanted(key)) {
+    if (key !== undefined) {
+      // only op and compact records hold a key (a nested object never does): this is one
+      if (!wanted(key)) continue;
       const id = plainField(line, ID_LABEL);
-      if (id === undefined || id === 'escaped' || (others && (others.has(id) || byId.has(id)))) return 'inexact';
+      if (id === undefined || id === 'escaped') return 'inexact';
       let list = spans.get(key);
       if (!list) spans.set(key, (list = []));
       list.push(s, end);
       byId.set(id, list);
       continue;
     }
-    if (byId.size === 0 && !others) continue;
+    if (byId.size === 0) continue;
     const id = plainField(line, ID_LABEL);
     if (id === 'escaped') return 'inexact';
-    if (id === undefined) continue;
-    const list = key === undefined ? byId.get(id) : undefined;
+    const list = id === undefined ? undefined : byId.get(id);
     if (list) list.push(s, end);
-    else if (others) {
-      if (byId.has(id)) return 'inexact'; // another key's op with a wanted op's id
-      others.add(id);
-    }
   }
   return spans;
 }
@@ -91,6 +83,95 @@ export function recordsAt(buf: Buffer, spans: readonly number[], key: string): R
     if (isOp && rec.idempotency_key !== key) return 'inexact';
     if (typeof rec.id !== 'string' || fieldText(line, ID_LABEL) !== rec.id) return 'inexact';
     out.push(rec as RawRecord);
+  }
+  return out;
+}
+
+/**
+ * The lines of a few keys' operations in a key bucket, found by their bytes (listing a few
+ * operations: only their lines are made strings): each line holding `"idempotency_key":<key>`,
+ * then every line holding `"id":<that line's id>`, wherever it lies, in file order, with the op
+ * ids found per key. `damaged` when a line of the bucket fails its checksum. What it finds is a
+ * candidate: its reader checks the parsed records (recordsOfIds) and else reads the bucket whole.
+ */
+export function fewKeysLines(buf: Buffer, keys: Iterable<string>): Map<string, { lines: number[]; ids: Set<string> }> | 'damaged' {
+  const starts: number[] = [];
+  for (let start = 0; start < buf.length; ) {
+    let end = buf.indexOf(0x0a, start);
+    if (end < 0) end = buf.length;
+    if (end > start && !checksumOkAt(buf, start, end)) return 'damaged';
+    starts.push(start);
+    start = end + 1;
+  }
+  const lineAt = (offset: number): number => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid]! <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  };
+  const endOf = (line: number): number => (line + 1 < starts.length ? starts[line + 1]! - 1 : buf.length);
+  const holding = (needle: Buffer): number[] => {
+    const found: number[] = [];
+    for (let at = buf.indexOf(needle); at >= 0; at = buf.indexOf(needle, at + needle.length)) found.push(lineAt(at));
+    return found;
+  };
+  const out = new Map<string, { lines: number[]; ids: Set<string> }>();
+  for (const key of keys) {
+    const lines = new Set<number>();
+    const ids = new Set<string>();
+    for (const opLine of holding(Buffer.from(`"idempotency_key":${JSON.stringify(key)}`))) {
+      const id = fieldText(buf.subarray(starts[opLine]!, endOf(opLine)), ID_LABEL);
+      if (id === undefined) continue;
+      ids.add(id);
+      for (const l of holding(Buffer.from(`"id":"${id}"`))) lines.add(l);
+    }
+    out.set(key, { lines: [...lines].sort((a, b) => a - b).flatMap((l) => [starts[l]!, endOf(l)]), ids });
+  }
+  return out;
+}
+
+/**
+ * The records at `lines` (from fewKeysLines), parsed: `damaged` when one cannot be read,
+ * `inexact` when an id was written with an escape or a record's own id is not one of `ids`.
+ */
+export function recordsOfIds(buf: Buffer, lines: readonly number[], ids: ReadonlySet<string>): RawRecord[] | 'damaged' | 'inexact' {
+  for (const id of ids) if (id.includes('\\')) return 'inexact';
+  const out: RawRecord[] = [];
+  for (let i = 0; i < lines.length; i += 2) {
+    const rec = parseRecord(buf.toString('utf8', lines[i]! + 9, lines[i + 1]!));
+    if (isDamaged(rec)) return 'damaged';
+    if (typeof rec.id !== 'string' || !ids.has(rec.id)) return 'inexact';
+    out.push(rec as RawRecord);
+  }
+  return out;
+}
+
+/**
+ * Each wanted key's records in a key bucket's bytes, as Journal.historyMany attributes them (an op
+ * or compact record names its key; every record follows its op's id, wherever it lies), finding
+ * and parsing only their lines; undefined when that cannot be done exactly (a damaged line, an
+ * escaped id, an op id two wanted keys share, a line that is not what its bytes said): then read
+ * the bucket whole.
+ */
+export function fewKeysRecords(bytes: Buffer, wanted: ReadonlySet<string>): Map<string, RawRecord[]> | undefined {
+  const lines = fewKeysLines(bytes, wanted);
+  if (lines === 'damaged') return undefined;
+  const seen = new Set<string>();
+  const out = new Map<string, RawRecord[]>();
+  for (const [k, { lines: at, ids }] of lines) {
+    for (const id of ids) {
+      if (seen.has(id)) return undefined;
+      seen.add(id);
+    }
+    const records = recordsOfIds(bytes, at, ids);
+    if (typeof records === 'string') return undefined;
+    const opIds = new Set(records.filter((r) => (r.type === 'op' || r.type === 'compact') && r.idempotency_key === k).map((r) => r.id));
+    if (opIds.size !== ids.size) return undefined;
+    out.set(k, records);
   }
   return out;
 }
