@@ -1,4 +1,5 @@
 // `cardctl ops`: the journal of money operations, and replaying one with its exact bytes and key.
+import { join } from 'node:path';
 import { CardctlError, usageError } from '../errors.js';
 import type { ApiResponse, PreparedRequest } from './client.js';
 import { Journal, type JournalEntry } from './journal.js';
@@ -6,6 +7,7 @@ import type { DamagedLine } from './journal-store/lines.js';
 import type { RepairReport } from './journal-store/repair.js';
 import type { CompactionReport } from './journal-store/compaction.js';
 import { retentionDays } from './retention.js';
+import { isStateFolderProblem, stateFolderError } from './state-folder.js';
 import { lockKey } from './key-lock.js';
 import { normalBase } from './money-rules.js';
 import { withSession, type SessionOptions } from './session.js';
@@ -142,5 +144,10 @@ export async function repairOps(opts: { discardUnreadable?: boolean; env?: NodeJ
   const journal = Journal.open(opts.env);
   journal.stats(); // takes over an old file first
   const { repairJournal } = await import('./journal-store/repair.js');
-  return { dir: journal.dir, ...repairJournal(journal.dir, opts) };
+  try {
+    return { dir: journal.dir, ...repairJournal(journal.dir, opts) };
+  } catch (err) {
+    // a full disk: the file whose rebuilt copy could not be written whole is as it was (files.ts)
+    throw isStateFolderProblem(err) ? stateFolderError(err, join(journal.dir, '..'), 'the repair stopped; the file it was rebuilding is as it was') : err;
+  }
 }

@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../src/mock/index.js';
 import { activeCard, ctl, wallet, type MockHandle } from '../helpers/api.js';
@@ -193,6 +193,35 @@ describe('a full disk while compaction rewrites a file', () => {
     expect(compacted.stdout).toMatch(/^compacted 60 operations /);
     const repair = await cli(s, ['ops', 'repair']);
     expect(repair.stderr).toMatch(/is sound/);
+  });
+});
+
+describe('a full disk while ops repair rebuilds a file', () => {
+  it('exits 2 saying the disk is full (no bare EFBIG), the damaged file as it was; with room the repair restores it', async () => {
+    const s = sandbox();
+    mkdirSync(join(s.stateDir, 'cardctl'), { recursive: true });
+    const newestMs = Math.floor((Date.now() - 3_600_000) / 3_600_000) * 3_600_000 + 30 * 60_000; // 60 ops, 20 s apart: one hour's segment
+    writeFileSync(join(s.stateDir, 'cardctl', 'operations.ndjson'), legacyJournalText({ ops: 60, baseUrl: env.CARDCTL_BASE_URL!, keyId: env.CARDCTL_API_KEY!, newestMs, stepMs: 20_000, keyPrefix: 'rep' }));
+    expect((await cli(s, ['ops', 'list'])).code).toBe(0); // takes the old file over
+    const journal = join(s.stateDir, 'cardctl', 'journal');
+    const segment = filesUnder(journal).find((f) => f.includes(`${sep}segments${sep}`))!;
+    const bytes = readFileSync(segment);
+    const at = bytes.indexOf('"idempotency_key":"rep-') + 20;
+    bytes[at] = bytes[at] === 0x41 ? 0x42 : 0x41; // one byte of a key, inside the checksummed JSON
+    writeFileSync(segment, bytes);
+    const blocks = Math.floor(bytes.length / 2 / BLOCK); // the segment's rebuilt copy does not fit
+
+    const refused = await cli(s, ['ops', 'repair'], blocks);
+    expect(refused.code, refused.stdout + refused.stderr).toBe(2);
+    expect(refused.stderr).toMatch(/cannot write the operations journal in .*EFBIG.*; the repair stopped; the file it was rebuilding is as it was\./);
+    expect(refused.stderr).toMatch(/free disk space/);
+    expect(refused.stderr).not.toMatch(/\n\s+at /);
+    expect(readFileSync(segment).equals(bytes), 'the damaged segment as it was').toBe(true);
+    expect(filesUnder(journal).filter((f) => f.includes('.rewrite-')), 'no copy left behind').toEqual([]);
+
+    const repaired = await cli(s, ['ops', 'repair']);
+    expect(repaired.code, repaired.stderr).toBe(0);
+    expect((await cli(s, ['ops', 'repair'])).stderr).toMatch(/is sound/);
   });
 });
 
