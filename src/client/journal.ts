@@ -414,14 +414,11 @@ export class Journal {
     const out = new Map<string, JournalEntry[]>();
     for (const [bucket, wanted] of keysByBucket(keys)) {
       const found = fewKeysRecords(store.keyBucketBytes(bucket), wanted);
-      for (const [k, records] of found ?? this.historyMany(wanted, { strict: false })) {
-        if (found) this.keepHistory(out, k, records as RawRecord[]);
-        else out.set(k, records as JournalEntry[]);
-      }
+      if (found) for (const [k, records] of found) this.keepHistory(out, k, records);
+      else for (const [k, sends] of this.historyMany(wanted, { strict: false })) out.set(k, sends);
     }
     return out;
   }
-
 
   /**
    * The histories of a few keys for the `--batch` shortcut (src/client/batch/journal-check.ts):

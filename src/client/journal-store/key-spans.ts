@@ -125,7 +125,7 @@ export function fewKeysLines(buf: Buffer, keys: Iterable<string>): Map<string, {
     const ids = new Set<string>();
     for (const opLine of holding(Buffer.from(`"idempotency_key":${JSON.stringify(key)}`))) {
       const id = fieldText(buf.subarray(starts[opLine]!, endOf(opLine)), ID_LABEL);
-      if (id === undefined) continue;
+      if (id === undefined) return 'damaged'; // a key without an id: read the bucket whole, which says what is wrong
       ids.add(id);
       for (const l of holding(Buffer.from(`"id":"${id}"`))) lines.add(l);
     }
