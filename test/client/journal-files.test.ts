@@ -167,14 +167,19 @@ describe('a full disk while a --batch appends (the group-commit path)', () => {
   });
 });
 
+/** A journal of 60 resolved operations 20 s apart, in the hour `hoursAgo` hours back (one segment), taken over from the old file; its folder. */
+async function sixtyOpsInOneHour(s: Sandbox, hoursAgo: number, keyPrefix: string): Promise<string> {
+  mkdirSync(join(s.stateDir, 'cardctl'), { recursive: true });
+  const newestMs = Math.floor((Date.now() - hoursAgo * 3_600_000) / 3_600_000) * 3_600_000 + 30 * 60_000;
+  writeFileSync(join(s.stateDir, 'cardctl', 'operations.ndjson'), legacyJournalText({ ops: 60, baseUrl: env.CARDCTL_BASE_URL!, keyId: env.CARDCTL_API_KEY!, newestMs, stepMs: 20_000, keyPrefix }));
+  expect((await cli(s, ['ops', 'list'])).code).toBe(0); // takes the old file over
+  return join(s.stateDir, 'cardctl', 'journal');
+}
+
 describe('a full disk while compaction rewrites a file', () => {
   it('the rewritten copy that cannot be written whole is removed, never renamed over the file: every file as it was, and compaction works once there is room', async () => {
     const s = sandbox();
-    mkdirSync(join(s.stateDir, 'cardctl'), { recursive: true });
-    const newestMs = Math.floor((Date.now() - 100 * 24 * 3_600_000) / 3_600_000) * 3_600_000 + 30 * 60_000; // 60 ops, 20 s apart: one hour's segment
-    writeFileSync(join(s.stateDir, 'cardctl', 'operations.ndjson'), legacyJournalText({ ops: 60, baseUrl: env.CARDCTL_BASE_URL!, keyId: env.CARDCTL_API_KEY!, newestMs, stepMs: 20_000, keyPrefix: 'old' }));
-    expect((await cli(s, ['ops', 'list'])).code).toBe(0); // takes the old file over
-    const journal = join(s.stateDir, 'cardctl', 'journal');
+    const journal = await sixtyOpsInOneHour(s, 100 * 24, 'old');
     const before = new Map(filesUnder(journal).map((f) => [f, readFileSync(f)]));
     const largest = Math.max(...[...before.values()].map((b) => b.length));
     const blocks = Math.floor(largest / 2 / BLOCK); // the largest file's compacted copy (about 60 % of it) does not fit
@@ -199,11 +204,7 @@ describe('a full disk while compaction rewrites a file', () => {
 describe('a full disk while ops repair rebuilds a file', () => {
   it('exits 2 saying the disk is full (no bare EFBIG), the damaged file as it was; with room the repair restores it', async () => {
     const s = sandbox();
-    mkdirSync(join(s.stateDir, 'cardctl'), { recursive: true });
-    const newestMs = Math.floor((Date.now() - 3_600_000) / 3_600_000) * 3_600_000 + 30 * 60_000; // 60 ops, 20 s apart: one hour's segment
-    writeFileSync(join(s.stateDir, 'cardctl', 'operations.ndjson'), legacyJournalText({ ops: 60, baseUrl: env.CARDCTL_BASE_URL!, keyId: env.CARDCTL_API_KEY!, newestMs, stepMs: 20_000, keyPrefix: 'rep' }));
-    expect((await cli(s, ['ops', 'list'])).code).toBe(0); // takes the old file over
-    const journal = join(s.stateDir, 'cardctl', 'journal');
+    const journal = await sixtyOpsInOneHour(s, 1, 'rep');
     const segment = filesUnder(journal).find((f) => f.includes(`${sep}segments${sep}`))!;
     const bytes = readFileSync(segment);
     const at = bytes.indexOf('"idempotency_key":"rep-') + 20;
