@@ -5,14 +5,14 @@
 // it loads, once by the real pass whose slot-file writes fail part-way (one batch of slots
 // written, the next torn in half, then the thread dies: the slots it reserved hold zeros).
 // Nothing in the product is switched for the test.
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../src/mock/index.js';
 import { activeCard, apiCall, ctl, type MockHandle } from '../helpers/api.js';
 import { makeSandbox, type CliResult, type Sandbox } from '../helpers/cli.js';
 import { packageCopy, type PackageCopy } from '../helpers/package-copy.js';
+import { writeRerunJournal } from '../helpers/batch-files.js';
 
 const WORKER = 'dist/client/batch/rerun-pass-worker.js';
 /** Rows, all in the journal: enough that the main thread is still reading buckets when the worker starts (it takes half of them). */
@@ -45,20 +45,8 @@ beforeAll(async () => {
   sb = makeSandbox();
   env = { CARDCTL_BASE_URL: mock.baseUrl, CARDCTL_API_KEY: mock.keys.test.keyId, CARDCTL_API_SECRET: mock.keys.test.secret, CARDCTL_MODE: 'test' };
   card = await activeCard(mock, { amount: 1000 });
-  // the journal of a batch sent an hour ago (in the old one-file format, taken over below): every
-  // 7th row refused, every other one succeeded with its own balance
-  const body = Buffer.from('{"amount":1}');
-  const sha = createHash('sha256').update(body).digest('hex');
-  const time = new Date(Date.now() - 3_600_000).toISOString();
-  const lines: string[] = [];
-  for (let i = 1; i <= ROWS; i++) {
-    const id = `op_${i.toString(16).padStart(12, '0')}`;
-    lines.push(JSON.stringify({ type: 'op', id, time, profile: null, source: 'env', mode: 'test', base_url: mock.baseUrl, key_id: mock.keys.test.keyId, method: 'POST', path: `/api/v1/cards/${card.id}/recharge`, query: '', idempotency_key: `${PREFIX}-${i}`, body_b64: body.toString('base64'), body_sha256: sha }));
-    lines.push(JSON.stringify(i % 7 === 0 ? { type: 'outcome', id, time, status: 409, outcome: 'resolved', code: 'invalid_state', resource_id: null } : { type: 'outcome', id, time, status: 200, outcome: 'resolved', code: null, resource_id: card.id, balance_minor: 1000 + i }));
-  }
-  const state = join(sb.stateDir, 'cardctl');
-  mkdirSync(state, { recursive: true });
-  writeFileSync(join(state, 'operations.ndjson'), lines.join('\n') + '\n');
+  // the journal of a batch sent an hour ago (in the old one-file format, taken over below)
+  writeRerunJournal(sb.stateDir, { rows: ROWS, prefix: PREFIX, baseUrl: mock.baseUrl, keyId: mock.keys.test.keyId, card: card.id });
   const takeover = await sb.run(['ops', 'list', '--limit', '1'], { env, timeoutMs: 120_000 });
   expect(takeover.code, takeover.stderr).toBe(0);
   batch = join(sb.dir, 'rows.csv');

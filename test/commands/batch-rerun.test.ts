@@ -2,15 +2,14 @@
 // the built CLI against the real mock on port 0, checked against the mock's books and its request
 // log. Each case is one a shortcut could get wrong: rows that ended every way, a row whose body
 // changed under the same key, a damaged key bucket, and thousands of rows across many chunks.
-import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyBucketFile, keyBucketName } from '../../src/client/journal-store/layout.js';
 import { startMock } from '../../src/mock/index.js';
 import { activeCard, apiCall, ctl, type MockHandle } from '../helpers/api.js';
 import { makeSandbox, type CliResult, type Sandbox } from '../helpers/cli.js';
-import { batchFiles, jsonLines } from '../helpers/batch-files.js';
+import { batchFiles, jsonLines, writeRerunJournal } from '../helpers/batch-files.js';
 
 let mock: MockHandle;
 let sb: Sandbox;
@@ -132,19 +131,8 @@ describe('a batch rerun answered from the journal', () => {
       const card = await activeCard(mock, { amount: 1000 });
       const n = 5000;
       const prefix = 'old-file';
-      const body = Buffer.from('{"amount":1}');
-      const sha = createHash('sha256').update(body).digest('hex');
-      const time = new Date(Date.now() - 3_600_000).toISOString(); // an hour ago: within 23 h, so the resolved rule (rule 4) answers
-      const lines: string[] = [];
-      for (let i = 1; i <= n; i++) {
-        const id = `op_${i.toString(16).padStart(12, '0')}`;
-        lines.push(JSON.stringify({ type: 'op', id, time, profile: null, source: 'env', mode: 'test', base_url: mock.baseUrl, key_id: mock.keys.test.keyId, method: 'POST', path: `/api/v1/cards/${card.id}/recharge`, query: '', idempotency_key: `${prefix}-${i}`, body_b64: body.toString('base64'), body_sha256: sha }));
-        // every 7th row was refused, every other one succeeded with its own balance
-        lines.push(JSON.stringify(i % 7 === 0 ? { type: 'outcome', id, time, status: 409, outcome: 'resolved', code: 'invalid_state', resource_id: null } : { type: 'outcome', id, time, status: 200, outcome: 'resolved', code: null, resource_id: card.id, balance_minor: 1000 + i }));
-      }
-      const state = join(own.stateDir, 'cardctl');
-      mkdirSync(state, { recursive: true });
-      writeFileSync(join(state, 'operations.ndjson'), lines.join('\n') + '\n');
+      // sent an hour ago: within 23 h, so the resolved rule (rule 4) answers; every 7th row refused
+      writeRerunJournal(own.stateDir, { rows: n, prefix, baseUrl: mock.baseUrl, keyId: mock.keys.test.keyId, card: card.id });
       const path = join(own.dir, 'rows.csv');
       writeFileSync(path, 'card,amount\n' + `${card.id},1\n`.repeat(n));
       let again!: CliResult;
