@@ -9,6 +9,7 @@
 // by an older cardctl (a pid, no start) is held while its process runs and was already running
 // when the lock was last written: a process started after that cannot be its holder.
 import { closeSync, openSync, readFileSync, statSync, unlinkSync, utimesSync, writeSync } from 'node:fs';
+import { processRuns } from '../process-runs.js';
 
 /** The holder's identity as a lock file keeps it. `process_start`: absent in an older cardctl's lock, or where it cannot be read. */
 export interface LockOwner {
@@ -76,23 +77,13 @@ export function ownIdentity(): LockOwner {
 /** Whether the lock names this very process. */
 export const isMine = (owner: LockOwner | undefined): boolean => owner?.pid === process.pid && owner.process_start === ownIdentity().process_start;
 
-/** Whether a process with this pid runs (EPERM: it runs, as another user). */
-function pidRuns(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * Whether the lock's holder still holds it: its process runs and is the same process (its start
  * matches; for an older cardctl's lock without a start, the process was running when the lock was
  * last written); where a start cannot be read, the lock was touched within STALE_AFTER_MS.
  */
 export function stillHeld(owner: LockOwner, lockMtimeMs: number, opts: { proc?: string; nowMs?: number } = {}): boolean {
-  if (!Number.isInteger(owner.pid) || owner.pid <= 0 || !pidRuns(owner.pid)) return false;
+  if (!Number.isInteger(owner.pid) || owner.pid <= 0 || !processRuns(owner.pid)) return false;
   const live = processStart(owner.pid, opts.proc);
   if (live && owner.process_start !== undefined) return live.token === owner.process_start;
   if (live) return live.atMs <= lockMtimeMs + CLOCK_SLACK_MS;

@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, constants, linkSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { processRuns } from '../process-runs.js';
 import { StateFileError, ensureStateFolder } from './persistence.js';
 
 export interface StateLock {
@@ -16,16 +17,6 @@ export interface StateLock {
 }
 
 const lockFile = (stateFile: string): string => `${stateFile}.lock`;
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: the process exists (another user's)
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 function readLock(path: string): { text: string; pid: number | null } | null {
   try {
@@ -86,7 +77,7 @@ function takeLock(stateFile: string): StateLock {
       }
       throw held(stateFile, null);
     }
-    if (current.pid === process.pid || alive(current.pid)) throw held(stateFile, current.pid);
+    if (current.pid === process.pid || processRuns(current.pid)) throw held(stateFile, current.pid);
     // stale: move it aside under a name of our own, then check we moved the lock we judged stale
     const aside = `${path}.stale.${process.pid}.${randomBytes(4).toString('hex')}`;
     try {

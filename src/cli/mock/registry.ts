@@ -4,6 +4,7 @@
 // commands use the newest running mock, and say so when more than one runs.
 import { chmodSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { processRuns } from '../../process-runs.js';
 
 export const MOCKS_DIR_NAME = 'mocks';
 
@@ -22,15 +23,6 @@ export interface MockRecord {
 export async function mocksDir(env: NodeJS.ProcessEnv = process.env): Promise<string> {
   const { configDir } = await import('../../profiles/store.js');
   return join(configDir(env), MOCKS_DIR_NAME);
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function isRecord(v: unknown): v is MockRecord {
@@ -56,7 +48,7 @@ export function runningMocks(dir: string): MockRecord[] {
       continue; // being written, or damaged: not a mock the commands can use
     }
     if (!isRecord(rec)) continue;
-    if (alive(rec.pid)) found.push(rec);
+    if (processRuns(rec.pid)) found.push(rec);
     else rmSync(file, { force: true });
   }
   return found.sort((a, b) => b.started_at.localeCompare(a.started_at) || b.pid - a.pid);

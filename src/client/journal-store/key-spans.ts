@@ -7,7 +7,7 @@
 // Exact by construction: a key or id is taken from a line's text only when it holds no escape,
 // and every parsed record is checked against what its text said; otherwise the bucket is
 // `inexact` and its reader reads it the ordinary way.
-import { checksumOkAt, isDamaged, parseRecord, type RawRecord } from './lines.js';
+import { checksumsOk, isDamaged, lineBounds, parseRecord, type RawRecord } from './lines.js';
 
 export const KEY_LABEL = Buffer.from('"idempotency_key":"');
 export const ID_LABEL = Buffer.from('"id":"');
@@ -37,13 +37,11 @@ export type KeySpans = Map<string, number[]>;
 export function wantedSpans(buf: Buffer, wanted: (key: string) => boolean): KeySpans | 'damaged' | 'inexact' {
   const spans: KeySpans = new Map();
   const byId = new Map<string, number[]>(); // op id -> its key's spans
-  for (let start = 0; start < buf.length; ) {
-    let end = buf.indexOf(0x0a, start);
-    if (end < 0) end = buf.length;
-    const s = start;
-    start = end + 1;
-    if (end === s) continue;
-    if (!checksumOkAt(buf, s, end)) return 'damaged';
+  const bounds = lineBounds(buf);
+  if (!checksumsOk(buf, bounds)) return 'damaged';
+  for (let i = 0; i < bounds.length; i += 2) {
+    const s = bounds[i]!;
+    const end = bounds[i + 1]!;
     const line = buf.subarray(s, end);
     const key = plainField(line, KEY_LABEL);
     if (key === 'escaped') return 'inexact';
@@ -95,25 +93,19 @@ export function recordsAt(buf: Buffer, spans: readonly number[], key: string): R
  * candidate: its reader checks the parsed records (recordsOfIds) and else reads the bucket whole.
  */
 export function fewKeysLines(buf: Buffer, keys: Iterable<string>): Map<string, { lines: number[]; ids: Set<string> }> | 'damaged' {
-  const starts: number[] = [];
-  for (let start = 0; start < buf.length; ) {
-    let end = buf.indexOf(0x0a, start);
-    if (end < 0) end = buf.length;
-    if (end > start && !checksumOkAt(buf, start, end)) return 'damaged';
-    starts.push(start);
-    start = end + 1;
-  }
+  const bounds = lineBounds(buf);
+  if (!checksumsOk(buf, bounds)) return 'damaged';
+  /** The line (its index in bounds, in pairs) holding the byte at `offset`. */
   const lineAt = (offset: number): number => {
     let lo = 0;
-    let hi = starts.length - 1;
+    let hi = bounds.length / 2 - 1;
     while (lo < hi) {
       const mid = (lo + hi + 1) >> 1;
-      if (starts[mid]! <= offset) lo = mid;
+      if (bounds[2 * mid]! <= offset) lo = mid;
       else hi = mid - 1;
     }
     return lo;
   };
-  const endOf = (line: number): number => (line + 1 < starts.length ? starts[line + 1]! - 1 : buf.length);
   const holding = (needle: Buffer): number[] => {
     const found: number[] = [];
     for (let at = buf.indexOf(needle); at >= 0; at = buf.indexOf(needle, at + needle.length)) found.push(lineAt(at));
@@ -124,12 +116,12 @@ export function fewKeysLines(buf: Buffer, keys: Iterable<string>): Map<string, {
     const lines = new Set<number>();
     const ids = new Set<string>();
     for (const opLine of holding(Buffer.from(`"idempotency_key":${JSON.stringify(key)}`))) {
-      const id = fieldText(buf.subarray(starts[opLine]!, endOf(opLine)), ID_LABEL);
+      const id = fieldText(buf.subarray(bounds[2 * opLine]!, bounds[2 * opLine + 1]!), ID_LABEL);
       if (id === undefined) return 'damaged'; // a key without an id: read the bucket whole, which says what is wrong
       ids.add(id);
       for (const l of holding(Buffer.from(`"id":"${id}"`))) lines.add(l);
     }
-    out.set(key, { lines: [...lines].sort((a, b) => a - b).flatMap((l) => [starts[l]!, endOf(l)]), ids });
+    out.set(key, { lines: [...lines].sort((a, b) => a - b).flatMap((l) => [bounds[2 * l]!, bounds[2 * l + 1]!]), ids });
   }
   return out;
 }

@@ -94,6 +94,24 @@ export function checksumOkAt(buf: Buffer, start: number, end: number): boolean {
   return crc32(buf.subarray(start + 9, end)) === want;
 }
 
+/** The non-empty lines of a journal file's bytes, as [start, end, start, end, ...] (end: its newline, or the end of a last line without one). */
+export function lineBounds(buf: Buffer): number[] {
+  const bounds: number[] = [];
+  for (let start = 0; start < buf.length; ) {
+    let end = buf.indexOf(0x0a, start);
+    if (end < 0) end = buf.length;
+    if (end > start) bounds.push(start, end);
+    start = end + 1;
+  }
+  return bounds;
+}
+
+/** Whether every line at `bounds` (lineBounds) has the checksum of its JSON. */
+export function checksumsOk(buf: Buffer, bounds: readonly number[]): boolean {
+  for (let i = 0; i < bounds.length; i += 2) if (!checksumOkAt(buf, bounds[i]!, bounds[i + 1]!)) return false;
+  return true;
+}
+
 export function decodeLine(line: string): RawRecord | DamagedLine {
   const sp = line.indexOf(' ');
   const json = line.slice(sp + 1);

@@ -5,7 +5,7 @@ import { constants } from 'node:buffer';
 import { join } from 'node:path';
 import { CardctlError } from '../../errors.js';
 import { appendLines, appendLinesDurably, ensureDir, readRecords } from './files.js';
-import { checksumOkAt, decodeText, isDamaged, parseRecord, type DamagedLine, type RawRecord } from './lines.js';
+import { checksumOkAt, decodeText, isDamaged, lineBounds, parseRecord, type DamagedLine, type RawRecord } from './lines.js';
 import { fieldText, ID_LABEL, KEY_LABEL } from './key-spans.js';
 import { ID_LINE_BYTES, idBucketFile, idRecord, idShard, keyBucketFile, keyBucketName, markerFile, segmentFile } from './layout.js';
 
@@ -102,12 +102,10 @@ export class JournalStore {
     const damaged: DamagedLine[] = [];
     const buf = this.keyBucketBytes(name);
     // each line's checksum taken over its bytes, and only its JSON made a string (decodeLine's rules)
-    for (let start = 0; start < buf.length; ) {
-      let end = buf.indexOf(0x0a, start);
-      if (end < 0) end = buf.length;
-      const s = start;
-      start = end + 1;
-      if (end === s) continue;
+    const bounds = lineBounds(buf);
+    for (let i = 0; i < bounds.length; i += 2) {
+      const s = bounds[i]!;
+      const end = bounds[i + 1]!;
       if (!checksumOkAt(buf, s, end)) damaged.push({ damaged: true, why: 'checksum mismatch', text: buf.toString('utf8', s, end) });
       else {
         const r = parseRecord(buf.toString('utf8', s + 9, end));
@@ -126,12 +124,9 @@ export class JournalStore {
     const buf = this.keyBucketBytes(name);
     const out = new Map<string, RawRecord[]>();
     const keyOf = new Map<string, string>(); // op id -> wanted key
-    for (let start = 0; start < buf.length; ) {
-      let end = buf.indexOf(0x0a, start);
-      if (end < 0) end = buf.length;
-      const line = buf.subarray(start, end);
-      start = end + 1;
-      if (line.length === 0) continue;
+    const bounds = lineBounds(buf);
+    for (let i = 0; i < bounds.length; i += 2) {
+      const line = buf.subarray(bounds[i]!, bounds[i + 1]!);
       if (!checksumOkAt(line, 0, line.length)) return undefined;
       const k = fieldText(line, KEY_LABEL);
       const isWanted = k !== undefined && wanted(k);
