@@ -1,7 +1,7 @@
 // The ONE place where an API answer or a transport failure becomes a CardctlError. The
 // `kind` decides the exit code (src/cli/exit-codes.ts); the message says what to do next.
 import { CardctlError } from '../errors.js';
-import type { JournalReport } from './money-rules.js';
+import type { JournalReport } from './journal-types.js';
 
 export interface AnswerOutcome {
   type: 'answer';

@@ -9,7 +9,8 @@ import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { CardctlError } from '../errors.js';
-import { normalBase } from './money-rules.js';
+import { operationIdentity } from './identity.js';
+import type { JournalCompact, JournalEntry, JournalOp, JournalOutcome, JournalResolution, OutcomeState } from './journal-types.js';
 import { isStateFolderProblem, stateFolderError } from './state-folder.js';
 import { keyBucketName } from './journal-store/layout.js';
 import { isDamaged, type DamagedLine, type RawRecord } from './journal-store/lines.js';
@@ -17,105 +18,10 @@ import { fewKeysRecords } from './journal-store/key-spans.js';
 import { JournalStore, type OpPlace } from './journal-store/store.js';
 import { takeOverIfNeeded } from './journal-store/takeover.js';
 
-export interface JournalOp {
-  type: 'op';
-  id: string;
-  time: string;
-  profile: string | null;
-  source: string;
-  mode: string;
-  base_url: string;
-  /** the API key id it was sent with (never the secret); absent in entries older than this field */
-  key_id?: string;
-  method: string;
-  path: string;
-  query: string;
-  idempotency_key: string;
-  body_b64: string;
-  body_sha256: string;
-}
+export type { JournalCompact, JournalEntry, JournalOp, JournalOutcome, JournalRecord, JournalResolution, OutcomeState } from './journal-types.js';
 
-export type OutcomeState = 'resolved' | 'unknown';
-
-export interface JournalOutcome {
-  type: 'outcome';
-  id: string;
-  time: string;
-  status: number | null;
-  outcome: OutcomeState;
-  code?: string | null;
-  /** the resource id in the answer, when there was one */
-  resource_id?: string | null;
-  /** the card's balance in a successful answer (what a --batch rerun reports from the journal) */
-  balance_minor?: number;
-  replay?: boolean;
-  /** resolved because nothing could have processed it (refused before any attempt may have gone through) */
-  not_processed?: boolean;
-}
-
-/** What a person learned about an operation and recorded with `cardctl ops resolve` (appended, never deleting). */
-export interface JournalResolution {
-  type: 'resolution';
-  id: string;
-  time: string;
-  outcome: 'succeeded' | 'failed';
-  note?: string | null;
-}
-
-/**
- * A resolved operation older than the retention (docs/journal.md, "Retention"), reduced to what
- * the 24-hour rule and `ops show` need: its identity (key, target, key id, body hash), its time
- * and its folded outcome. Its body, query, profile and attempts are not kept.
- */
-export interface JournalCompact {
-  type: 'compact';
-  id: string;
-  time: string;
-  mode: string;
-  base_url: string;
-  key_id?: string;
-  method: string;
-  path: string;
-  idempotency_key: string;
-  body_sha256: string;
-  outcome: 'resolved';
-  status: number | null;
-  code: string | null;
-  resource_id: string | null;
-  resolved_by?: string;
-  resolution?: { outcome: 'succeeded' | 'failed'; note: string | null; time: string };
-  /** its last answer said nothing was processed (it then reveals nothing about other sends) */
-  not_processed?: true;
-  /** the card's balance in the answer that resolved it (a --batch rerun reports it) */
-  balance_minor?: number;
-  compacted_at: string;
-}
-
-export type JournalRecord = JournalOp | JournalOutcome | JournalResolution | JournalCompact;
-
-export interface JournalEntry extends JournalOp {
-  /** the latest outcome; `unknown` until one is recorded */
-  outcome: OutcomeState;
-  status: number | null;
-  code: string | null;
-  resource_id: string | null;
-  /** the card's balance in the answer that resolved it, when it said one */
-  balance_minor?: number;
-  /** every record after the op, oldest first: answers (`outcome`) and people's resolutions (`resolution`) */
-  outcomes: Array<JournalOutcome | JournalResolution>;
-  /** a later send of the same operation (same key, target, key id and bytes) whose answer resolved this one */
-  resolved_by?: string;
-  /** set when the latest record is a person's `ops resolve` */
-  resolution?: { outcome: 'succeeded' | 'failed'; note: string | null; time: string };
-  /** when retention reduced it to its identity and outcome (its body and attempts are no longer kept) */
-  compacted_at?: string;
-}
-
-/** Sends that the API treats as one operation: it answers the same key and bytes with the same outcome. */
-const sameOperation = (e: JournalOp): string => identityText([e.idempotency_key, normalBase(e.base_url), e.mode, e.key_id ?? '', e.body_sha256]);
-
-/** Fields joined unambiguously, each after its length (cheaper than JSON.stringify, a million times over). An absent key id is the empty one: no key id is empty. */
-const identityText = (fields: readonly string[]): string => fields.map((f) => `${f.length}:${f}`).join('');
+/** Sends that the API treats as one operation: it answers the same key and bytes, under one account, with the same outcome. */
+const sameOperation = (e: JournalOp): string => operationIdentity(e);
 
 /** `$CARDCTL_STATE_DIR`, else `$XDG_STATE_HOME/cardctl`, else the platform's state folder. */
 export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -391,9 +297,20 @@ export class Journal {
     for (const [bucket, wanted] of keysByBucket(keys)) {
       const { records, damaged } = store.bucketByName(bucket);
       if (damaged.length) throw damagedJournalError(this.dir, `keys/${bucket}.ndjson`, damaged, [...wanted][0]);
+      if (records.length === 0 && opts.strict !== false) this.refuseIfLost(bucket, [...wanted][0]);
       for (const [k, mine] of recordsByKey(records, wanted)) this.keepHistory(out, k, mine);
     }
     return out;
+  }
+
+  /** A key bucket that holds nothing while the id index places operations in it was lost or emptied: its keys' histories cannot be known. */
+  private refuseIfLost(bucket: string, key: string | undefined): void {
+    const placed = this.store.indexedInBucket(bucket);
+    if (placed === 0) return;
+    throw new CardctlError(
+      `the operations journal ${this.dir} has lost keys/${bucket}.ndjson (missing or empty), where the id index places ${placed} operation${placed === 1 ? '' : 's'}${key ? `, and where the history of Idempotency-Key ${key} is kept` : ''}: whether this key was sent before cannot be known, so the money operation was not sent.`,
+      { kind: 'unexpected', code: 'journal_damaged', idempotencyKey: key, hint: 'Run `cardctl ops repair`: it rebuilds the key bucket from the second copy (the hourly segments); then run the command again.' },
+    );
   }
 
   private keepHistory(out: Map<string, JournalEntry[]>, key: string, records: RawRecord[]): void {

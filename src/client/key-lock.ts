@@ -1,6 +1,6 @@
 // One cardctl process at a time per idempotency key (docs/money.md, "Two cardctl processes, one key").
 // A money operation holds a lock file in the journal's folder from before its journal check to
-// after its outcome is recorded: `locks/<sha256 of base URL, mode, key>.lock`, created with
+// after its outcome is recorded: `locks/<sha256 of API key id, key>.lock`, created with
 // O_EXCL, naming its owner by pid and process start (src/client/lock-owner.ts). A second process
 // that finds it refuses that operation (kind `key_in_use`, exit 9) without sending anything; other
 // keys are not blocked. A lock whose process is gone (a crash, a SIGKILL), or whose pid now names
@@ -10,13 +10,12 @@ import { createHash } from 'node:crypto';
 import { chmodSync, mkdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { CardctlError } from '../errors.js';
-import { normalBase } from './money-rules.js';
 import { createLockFile, isMine, ownIdentity, readLockFile, stillHeld, touchLockFile, TOUCH_EVERY_MS } from './lock-owner.js';
 import { isStateFolderProblem, stateFolderError } from './state-folder.js';
 
+/** An idempotency key within an account: the API key id sending it (src/client/identity.ts); whatever base URL spelling or profile. */
 export interface KeyScope {
-  baseUrl: string;
-  mode: string;
+  keyId: string;
   idempotencyKey: string;
 }
 
@@ -35,7 +34,7 @@ const held = new Set<string>();
 let exitHook = false;
 
 export function lockPath(journalFile: string, s: KeyScope): string {
-  const digest = createHash('sha256').update(JSON.stringify([normalBase(s.baseUrl), s.mode, s.idempotencyKey])).digest('hex');
+  const digest = createHash('sha256').update(JSON.stringify([s.keyId, s.idempotencyKey])).digest('hex');
   return join(journalFile, '..', 'locks', `${digest.slice(0, 32)}.lock`);
 }
 

@@ -15,9 +15,15 @@
 //    journal cannot tell the key's age, so such a key is not sent again either.
 // 4. `--batch` never resends a row whose entry resolved (succeeded or definitively refused),
 //    whatever its age: the journal's outcome is the row's result.
+// 5. One idempotency key is one money operation per account (src/client/identity.ts): the same
+//    key with another request (method, path or body) is refused before it is sent, naming what
+//    differs, as the API's `payload_mismatch` would, and also past the API's 24 hours.
 import { CardctlError } from '../errors.js';
 import { replayHint } from './errors.js';
-import type { JournalEntry, JournalOutcome } from './journal.js';
+import { inAccount, type Account } from './identity.js';
+import type { JournalEntry, JournalOutcome, JournalReport } from './journal-types.js';
+
+export type { JournalReport } from './journal-types.js';
 
 /** The API's memory of a key is 24 h; the client stops sending a key one hour before that. */
 export const RESEND_LIMIT_MS = 23 * 3_600_000;
@@ -89,67 +95,29 @@ export function journalOutcome(f: { err: CardctlError | null; replay: boolean; a
 // ---------------------------------------------------------------------------------------------
 // Rules 3 and 4: before sending
 
-/** What is about to be sent, as the journal identifies it. */
-export interface SendTarget {
+/** What is about to be sent, as the journal identifies it: the key within the account, and the request. */
+export interface SendTarget extends Account {
   idempotencyKey: string;
-  baseUrl: string;
-  mode: string;
-  keyId: string;
+  method: string;
+  /** the path sent (with the base URL's prefix, without query) */
+  path: string;
   bodySha256: string;
   /** a batch row (rule 4) */
   batch?: boolean;
 }
 
-/** The journal's answer instead of a request: shown to people and in `--json`, marked as such. */
-export interface JournalReport {
-  from_journal: true;
-  /** `reused`: the key was first sent (over 23 h ago) with another body or another API key */
-  outcome: 'succeeded' | 'failed' | 'unknown' | 'reused';
-  /** the card the operation concerns, when the journal knows it */
-  id: string | null;
-  /** the card's balance in the answer that resolved it (a success; older entries do not hold it) */
-  balance_minor?: number;
-  status: number | null;
-  code: string | null;
-  idempotency_key: string;
-  journal_id: string;
-  first_sent_at: string;
-  /** `key_forgotten`: first sent over 23 h ago (rule 3); `resolved`: a batch row already resolved (rule 4) */
-  why: 'key_forgotten' | 'resolved';
-  /** `ops resolve`: a person recorded the outcome (with this note); `api`: an answer did */
-  recorded_by: 'api' | 'ops resolve';
-  note: string | null;
-}
-
 /**
- * `earlierUnknown`: an earlier send of the same operation (same API, key and body) has no known
+ * `earlierUnknown`: an earlier send of the same operation (same account, key, request) has no known
  * outcome. A failure of this send that reaches nothing (unreachable, 503, 429) tells nothing
  * about the operation then: its outcome stays unknown (rule 1), never "not processed".
+ * `earlier`: the first send of the same operation in the account (this send is then a replay).
+ * `conflict`: the key was sent in the account with another request (method, path or body):
+ * refused before sending, as the API's `payload_mismatch` would be (rule 5).
  */
-export type SendVerdict = { send: true; firstSentMs?: number; earlierUnknown?: boolean } | { send: false; report: JournalReport };
-
-/**
- * One spelling of a base URL for an operation's identity (the journal's rules, the key lock):
- * scheme and host in lower case, no default port, no trailing slash
- * (`HTTPS://API.Example.com:443/api/v1/` is `https://api.example.com/api/v1`).
- */
-export function normalBase(url: string): string {
-  let normal = normalBases.get(url);
-  if (normal === undefined) {
-    try {
-      const u = new URL(url);
-      normal = `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}`;
-    } catch {
-      normal = url.replace(/\/+$/, '');
-    }
-    if (normalBases.size >= 64) normalBases.clear();
-    normalBases.set(url, normal);
-  }
-  return normal;
-}
-
-/** A journal names a handful of base URLs, a million times (a URL parse costs microseconds). */
-const normalBases = new Map<string, string>();
+export type SendVerdict =
+  | { send: true; firstSentMs?: number; earlierUnknown?: boolean; earlier?: JournalEntry }
+  | { send: false; report: JournalReport }
+  | { send: false; conflict: JournalEntry };
 
 /** Rule 3's test: may a key first sent at `firstSentMs` still be sent at `atMs`? */
 export function keyStillRemembered(firstSentMs: number, atMs: number): boolean {
@@ -189,27 +157,76 @@ function operationResult(sends: JournalEntry[]): { result: 'succeeded' | 'failed
   return { result: 'unknown', entry: sends.find((e) => e.resource_id) ?? sends.at(-1)! };
 }
 
+/** The same request: method, path and body bytes. */
+const sameRequest = (e: JournalEntry, t: SendTarget): boolean => e.body_sha256 === t.bodySha256 && e.method === t.method && e.path === t.path;
+
 /**
- * Rules 3 and 4 over every journaled send of the key (`history`, oldest first). The key's age
- * counts from its first send to this API (base URL and mode) that may have reached it, under
- * any API key: the journal cannot tell whether another key id is the same account (a rotated
- * key is), and a refusal costs a new key where a resend may cost a second charge.
+ * Rules 3, 4 and 5 over every journaled send of the key (`history`, oldest first). Only the
+ * account's sends count (src/client/identity.ts): the API key id and the ones the profile held
+ * before, whatever base URL spelling or profile sent them; another key id is another account.
+ * The key's age counts from its first send in the account that may have reached the API.
  */
 export function sendVerdict(history: readonly JournalEntry[], t: SendTarget, nowMs: number): SendVerdict {
-  const sent = history.filter((e) => normalBase(e.base_url) === normalBase(t.baseUrl) && e.mode === t.mode && resultOf(e) !== 'not_processed');
+  const sent = history.filter((e) => inAccount(e, t) && resultOf(e) !== 'not_processed');
   if (sent.length === 0) return { send: true };
+  const mine = sent.filter((e) => sameRequest(e, t));
+  // rule 5: one key is one operation; another request under it is refused before it leaves
+  const other = sent.find((e) => !sameRequest(e, t));
+  if (other) return { send: false, conflict: other };
   const firstSentMs = Math.min(...sent.map((e) => Date.parse(e.time)).filter((ms) => !Number.isNaN(ms)));
-  const mine = sent.filter((e) => (e.key_id === undefined || e.key_id === t.keyId) && e.body_sha256 === t.bodySha256);
   if (!keyStillRemembered(firstSentMs, nowMs)) {
-    if (mine.length === 0) return { send: false, report: report(sent[0]!, 'reused', 'key_forgotten', firstSentMs) };
     const { result, entry } = operationResult(mine);
     return { send: false, report: report(entry, result, 'key_forgotten', firstSentMs) };
   }
-  if (t.batch && mine.length > 0) {
+  if (t.batch) {
     const { result, entry } = operationResult(mine);
     if (result !== 'unknown') return { send: false, report: report(entry, result, 'resolved', firstSentMs) };
   }
-  const sameOperation = sent.filter((e) => e.body_sha256 === t.bodySha256);
-  const earlierUnknown = sameOperation.length > 0 && operationResult(sameOperation).result === 'unknown';
-  return { send: true, firstSentMs, earlierUnknown };
+  return { send: true, firstSentMs, earlierUnknown: operationResult(mine).result === 'unknown', earlier: mine[0] };
 }
+
+/** What differs between an earlier request under the key and this one, for people: `card`, `amount`, ... */
+export function requestDifferences(e: Pick<JournalEntry, 'method' | 'path' | 'body_b64' | 'compacted_at'>, t: { method: string; path: string; body: Buffer }): string[] {
+  const out: string[] = [];
+  if (e.method !== t.method) out.push(`method (${e.method} then, ${t.method} now)`);
+  if (e.path !== t.path) {
+    const [a, b] = [cardIdInPath(e.path), cardIdInPath(t.path)];
+    out.push(a && b && a !== b ? `card (${a} then, ${b} now)` : `path (${e.path} then, ${t.path} now)`);
+  }
+  if (e.compacted_at) return out.length ? out : ['body (the journal keeps only its hash: the operation is older than the retention)'];
+  const before = jsonObject(Buffer.from(e.body_b64, 'base64'));
+  const now = jsonObject(t.body);
+  if (!before || !now) return out.length || before === now ? out : [...out, 'body'];
+  for (const k of new Set([...Object.keys(before), ...Object.keys(now)])) {
+    const [x, y] = [JSON.stringify(before[k]), JSON.stringify(now[k])];
+    if (x !== y) out.push(`${k} (${short(x)} then, ${short(y)} now)`);
+  }
+  return out.length ? out : ['body (the same fields in other bytes)'];
+}
+
+const short = (json: string | undefined): string => (json === undefined ? 'absent' : json.length > 40 ? `${json.slice(0, 37)}...` : json);
+
+function jsonObject(body: Buffer): Record<string, unknown> | undefined {
+  if (body.length === 0) return {};
+  try {
+    const v = JSON.parse(body.toString('utf8')) as unknown;
+    return v && typeof v === 'object' && !Array.isArray(v) ? Object.assign(Object.create(null) as Record<string, unknown>, v) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Rule 5's refusal: the key was sent in the account with another request. */
+export function keyConflictError(e: JournalEntry, t: { method: string; path: string; body: Buffer }): CardctlError {
+  const how = e.profile ? `with profile "${e.profile}"` : 'with the CARDCTL_* environment';
+  return new CardctlError(
+    `Idempotency-Key ${e.idempotency_key} was first sent ${e.time} (${e.id}, ${how}, ${e.base_url}) with another request; it differs in ${requestDifferences(e, t).join(', ')}. One key is one money operation: nothing was sent.`,
+    {
+      kind: 'business',
+      code: 'payload_mismatch',
+      idempotencyKey: e.idempotency_key,
+      hint: `To repeat the earlier operation, send exactly what it sent (\`cardctl ops show ${e.id}\`); for a new operation, use a new idempotency key.`,
+    },
+  );
+}
+

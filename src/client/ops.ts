@@ -9,7 +9,7 @@ import type { CompactionReport } from './journal-store/compaction.js';
 import { retentionDays } from './retention.js';
 import { isStateFolderProblem, stateFolderError } from './state-folder.js';
 import { lockKey } from './key-lock.js';
-import { normalBase } from './money-rules.js';
+import { inAccount, normalBase } from './identity.js';
 import { withSession, type SessionOptions } from './session.js';
 
 export function listOps(opts: { unresolved?: boolean; env?: NodeJS.ProcessEnv } = {}): JournalEntry[] {
@@ -68,7 +68,7 @@ export function resolveOp(id: string, opts: { outcome: 'succeeded' | 'failed'; n
   }
   // not while a send of the key is under way: its answer may be about to resolve the entry
   const journal = Journal.open(opts.env);
-  const release = lockKey(journal.file, { baseUrl: entry.base_url, mode: entry.mode, idempotencyKey: entry.idempotency_key });
+  const release = lockKey(journal.file, { keyId: entry.key_id ?? `${normalBase(entry.base_url)} ${entry.mode}`, idempotencyKey: entry.idempotency_key });
   try {
     refuseIfAnswered(showOp(entry.id, opts.env)); // an answer may have come while the lock was awaited
     journal.recordResolution({ id: entry.id, outcome: opts.outcome, note: note || null });
@@ -78,9 +78,9 @@ export function resolveOp(id: string, opts: { outcome: 'succeeded' | 'failed'; n
   return showOp(entry.id, opts.env);
 }
 
-/** Whether an entry was sent with these credentials (the same API, mode and key id). */
-export function sentWith(e: JournalEntry, c: { baseUrl: string; mode: string; keyId: string }): boolean {
-  return normalBase(e.base_url) === normalBase(c.baseUrl) && e.mode === c.mode && (e.key_id === undefined || e.key_id === c.keyId);
+/** Whether an entry was sent for the account of these credentials (src/client/identity.ts). */
+export function sentWith(e: JournalEntry, c: { baseUrl: string; mode: string; keyId: string; formerKeyIds?: readonly string[] }): boolean {
+  return inAccount(e, c);
 }
 
 /** The entry as people and `--json` see it: the body decoded when it is text. */
@@ -99,21 +99,18 @@ export async function replayOp(id: string, opts: SessionOptions): Promise<{ entr
   const entry = showOp(id, opts.env);
   const profile = opts.profile ?? entry.profile ?? undefined;
   return withSession({ ...opts, profile }, async ({ client, credentials }) => {
-    if (normalBase(credentials.baseUrl) !== normalBase(entry.base_url) || credentials.mode !== entry.mode) {
-      throw usageError(
-        `operation ${entry.id} was sent to ${entry.base_url} (${entry.mode}); the credentials in use point to ${credentials.baseUrl} (${credentials.mode}).`,
-        `Replay it with the profile it was sent with${entry.profile ? ` (--profile ${entry.profile})` : ' (the same CARDCTL_* environment)'}.`,
-      );
-    }
     const recordedWith = entry.profile ? `profile "${entry.profile}"` : 'the CARDCTL_* environment';
-    if (entry.key_id === undefined) {
-      process.stderr.write(`Warning: ${entry.id} was recorded without its API key id, so cardctl cannot check that key ${credentials.keyId} is the one it was sent with (${recordedWith}).\n`);
-    } else if (entry.key_id !== credentials.keyId) {
+    if (!inAccount(entry, credentials)) {
       // the API scopes idempotency keys to the account: another key may be another merchant, where this would be a new operation
+      const sentBy = entry.key_id === undefined ? `to ${entry.base_url} (${entry.mode})` : `with API key ${entry.key_id}`;
+      const inUse = entry.key_id === undefined ? `point to ${credentials.baseUrl} (${credentials.mode})` : `have key ${credentials.keyId}`;
       throw usageError(
-        `operation ${entry.id} was sent with API key ${entry.key_id} (${recordedWith}); the credentials in use have key ${credentials.keyId}.`,
+        `operation ${entry.id} was sent ${sentBy} (${recordedWith}); the credentials in use ${inUse}.`,
         `Replay it with the key it was sent with${entry.profile ? ` (--profile ${entry.profile})` : ' (the same CARDCTL_API_KEY)'}.`,
       );
+    }
+    if (entry.key_id === undefined) {
+      process.stderr.write(`Warning: ${entry.id} was recorded without its API key id, so cardctl cannot check that key ${credentials.keyId} is the one it was sent with (${recordedWith}).\n`);
     }
     const prepared: PreparedRequest = {
       method: entry.method,

@@ -25,6 +25,8 @@ export interface ProfileSummary {
   webhook_secret_command: string | null;
   /** seconds a secret command may take, when the profile sets it */
   secret_command_timeout?: number;
+  /** key ids the profile held before (rotations), only when there are some: the journal counts them as the same account */
+  former_key_ids?: readonly string[];
   /** only when the profile has one */
   ca_file?: string;
   /** seconds per request attempt, only when the profile sets one */
@@ -47,6 +49,7 @@ export function summarize(profile: StoredProfile, isDefault: boolean): ProfileSu
     webhook_secret_fingerprint: profile.webhookSecret === undefined ? null : fingerprint(profile.webhookSecret),
     webhook_secret_command: profile.webhookSecretCommand ?? null,
     ...(profile.secretCommandTimeout !== undefined ? { secret_command_timeout: profile.secretCommandTimeout } : {}),
+    ...(profile.formerKeyIds?.length ? { former_key_ids: profile.formerKeyIds } : {}),
     ...(profile.caFile !== undefined ? { ca_file: profile.caFile } : {}),
     ...(profile.timeout !== undefined ? { timeout: profile.timeout } : {}),
   };
@@ -116,7 +119,7 @@ export async function addFromCommand(opts: AddCommandOptions): Promise<AddProfil
   const secrets = await readStoredSecrets(opts);
   const result = await addProfile(
     { name: opts.name, keyId: opts.keyId, ...secrets, ...commands, mode: opts.mode, baseUrl: opts.baseUrl, ...(opts.caFile !== undefined ? { caFile: resolvePath(opts.caFile) } : {}), ...(opts.timeout !== undefined ? { timeout: opts.timeout } : {}) },
-    { overwrite: opts.force, makeDefault: opts.makeDefault, env: opts.env },
+    { overwrite: opts.force, makeDefault: opts.makeDefault, env: opts.env, keepFormerKeyIds: true },
   );
   return { ...result, summary: summarize(result.profile, result.isDefault) };
 }

@@ -17,7 +17,7 @@ import { checkKeyId, checkMode, checkName, checkSecret, checkSecretCommand, chec
 
 export const STORE_FILE_NAME = 'profiles.json';
 const STORE_VERSION = 1;
-const PROFILE_FIELDS = ['keyId', 'secret', 'secretCommand', 'mode', 'baseUrl', 'webhookSecret', 'webhookSecretCommand', 'secretCommandTimeout', 'caFile', 'timeout'] as const;
+const PROFILE_FIELDS = ['keyId', 'formerKeyIds', 'secret', 'secretCommand', 'mode', 'baseUrl', 'webhookSecret', 'webhookSecretCommand', 'secretCommandTimeout', 'caFile', 'timeout'] as const;
 /** The longest `timeout` a profile holds, in seconds (one day, as --timeout). */
 const MAX_PROFILE_TIMEOUT_S = 86_400;
 
@@ -58,7 +58,12 @@ export interface ProfileInput {
   secretCommandTimeout?: number;
   caFile?: string;
   timeout?: number;
+  /** key ids the profile held before (a rotation): the same account for the journal (src/client/identity.ts) */
+  formerKeyIds?: readonly string[];
 }
+
+/** At most this many former key ids are kept, the most recent first. */
+export const MAX_FORMER_KEY_IDS = 20;
 
 /** The problems of the secret fields: stored or from a command, not both (never quoting a value). */
 function secretProblems(input: ProfileInput, problems: Record<string, string>): void {
@@ -101,8 +106,13 @@ export function validateProfile(input: ProfileInput): { profile?: StoredProfile;
   if (input.timeout !== undefined && !(typeof input.timeout === 'number' && input.timeout > 0 && input.timeout <= MAX_PROFILE_TIMEOUT_S)) {
     problems.timeout = `must be a number of seconds above 0 and at most ${MAX_PROFILE_TIMEOUT_S}`;
   }
+  const former = input.formerKeyIds;
+  if (former !== undefined && !(Array.isArray(former) && former.length <= MAX_FORMER_KEY_IDS && former.every((k) => typeof k === 'string' && !checkKeyId(normalizeKeyId(k), k)))) {
+    problems.former_key_ids = `must be a list of at most ${MAX_FORMER_KEY_IDS} key ids`;
+  }
   if (Object.keys(problems).length > 0) return { problems };
   const profile: StoredProfile = { name: input.name, keyId, mode: input.mode as Mode, baseUrl: base.url! };
+  if (former?.length) profile.formerKeyIds = former.map(normalizeKeyId);
   if (input.secret !== undefined) profile.secret = input.secret;
   if (input.secretCommand !== undefined) profile.secretCommand = input.secretCommand;
   if (input.webhookSecret !== undefined) profile.webhookSecret = input.webhookSecret;
@@ -182,6 +192,7 @@ export function parseStoreText(text: string, path: string): StoreState {
       secretCommandTimeout: value.secretCommandTimeout as number | undefined,
       caFile: value.caFile as string | undefined,
       timeout: value.timeout as number | undefined,
+      formerKeyIds: value.formerKeyIds as string[] | undefined,
     });
     if (!profile) throw invalidStore(path, `${where}: ${Object.values(problems).join('; ')}`);
     profiles.set(name, profile);
@@ -197,7 +208,8 @@ function toJson(state: StoreState): Record<string, unknown> {
   // Object.fromEntries defines own properties, so any valid name (even "__proto__") is kept.
   const profiles = Object.fromEntries(
     [...state.profiles.values()].map((p) => {
-      const entry: Record<string, string | number> = { keyId: p.keyId };
+      const entry: Record<string, string | number | readonly string[]> = { keyId: p.keyId };
+      if (p.formerKeyIds?.length) entry.formerKeyIds = p.formerKeyIds;
       if (p.secret !== undefined) entry.secret = p.secret;
       if (p.secretCommand !== undefined) entry.secretCommand = p.secretCommand;
       entry.mode = p.mode;
@@ -409,6 +421,8 @@ export interface AddProfileOptions {
   overwrite?: boolean;
   /** make it the default; the first profile of a store becomes the default anyway */
   makeDefault?: boolean;
+  /** replacing a profile's key id is a rotation: the old key id stays the same account (`profiles add --force`) */
+  keepFormerKeyIds?: boolean;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -443,6 +457,11 @@ export async function addProfile(input: ProfileInput | StoredProfile, options: A
     const replaced = state.profiles.has(profile.name);
     if (replaced && !options.overwrite) throw profileExistsError(profile.name);
     const profiles = new Map(state.profiles);
+    const before = state.profiles.get(profile.name);
+    if (options.keepFormerKeyIds && before) {
+      const former = [before.keyId, ...(before.formerKeyIds ?? [])].filter((k, i, all) => k !== profile.keyId && all.indexOf(k) === i).slice(0, MAX_FORMER_KEY_IDS);
+      if (former.length) profile.formerKeyIds = former;
+    }
     profiles.set(profile.name, profile);
     const defaultProfile = options.makeDefault || state.defaultProfile === null ? profile.name : state.defaultProfile;
     commit(opened, { defaultProfile, profiles });

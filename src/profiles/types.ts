@@ -9,6 +9,12 @@ export type Mode = 'test' | 'live';
 export interface StoredProfile {
   name: string;
   keyId: string;
+  /**
+   * key ids the profile held before, most recent first (recorded when `profiles add --force`
+   * replaces the key id, as after a rotation): one account with keyId for the journal's
+   * "same money operation" (src/client/identity.ts)
+   */
+  formerKeyIds?: readonly string[];
   /** the API secret, when stored; exactly one of secret and secretCommand */
   secret?: string;
   /** a shell command that prints the API secret (src/profiles/secret-command.ts) */

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Journal, journalDir, journalPath } from '../../src/client/journal.js';
-import { normalBase } from '../../src/client/money-rules.js';
+import { normalBase } from '../../src/client/identity.js';
 import { filesUnder } from '../helpers/journal.js';
 
 const dirs: string[] = [];

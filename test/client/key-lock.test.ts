@@ -157,7 +157,7 @@ describe('two processes, one idempotency key', () => {
     const dead = spawn(process.execPath, ['-e', '0']);
     const pid = dead.pid!;
     await new Promise((r) => dead.on('exit', r));
-    const file = lockPath(journalFile(), { baseUrl: proxy.baseUrl, mode: 'test', idempotencyKey: 'stale-1' });
+    const file = lockPath(journalFile(), { keyId: mock.keys.test.keyId, idempotencyKey: 'stale-1' });
     mkdirSync(join(file, '..'), { recursive: true });
     writeFileSync(file, JSON.stringify({ pid, started: '2026-01-01T00:00:00.000Z', idempotency_key: 'stale-1' }));
     const r = await run(['cards', 'issue', '--customer', customer.id, '--amount', '100', '--idempotency-key', 'stale-1', '--json']);

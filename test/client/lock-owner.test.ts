@@ -39,7 +39,7 @@ const HOUR = 3_600_000;
 const recharges = async (card: string): Promise<number> => (await ctl<unknown[]>(t.mock, 'GET', `/_mock/requests?path=/api/v1/cards/${card}/recharge&limit=1000`)).length;
 
 describe('the per-key lock', () => {
-  const keyLock = (s: { stateDir: string }, key: string) => lockPath(join(s.stateDir, 'cardctl', 'operations.ndjson'), { baseUrl: t.env.CARDCTL_BASE_URL!, mode: 'test', idempotencyKey: key });
+  const keyLock = (s: { stateDir: string }, key: string) => lockPath(join(s.stateDir, 'cardctl', 'operations.ndjson'), { keyId: t.env.CARDCTL_API_KEY!, idempotencyKey: key });
   const writeLock = (file: string, body: object) => {
     mkdirSync(join(file, '..'), { recursive: true });
     writeFileSync(file, JSON.stringify(body) + '\n');
@@ -98,7 +98,7 @@ describe('a holder keeps its lock fresh (what tells a stale lock where a start c
     const s = t.sandbox();
     const card = await activeCard(t.mock, { amount: 100 });
     await ctl(t.mock, 'POST', '/faults', { operation: 'recharge', kind: 'slow', ms: 13_000, count: 1 });
-    const file = lockPath(join(s.stateDir, 'cardctl', 'operations.ndjson'), { baseUrl: t.env.CARDCTL_BASE_URL!, mode: 'test', idempotencyKey: 'slow-touch-1' });
+    const file = lockPath(join(s.stateDir, 'cardctl', 'operations.ndjson'), { keyId: t.env.CARDCTL_API_KEY!, idempotencyKey: 'slow-touch-1' });
     const running = s.cli(['cards', 'recharge', card.id, '--amount', '2', '--idempotency-key', 'slow-touch-1', '--json']);
     for (let i = 0; i < 500 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 20));
     const hourAgo = Date.now() - HOUR;

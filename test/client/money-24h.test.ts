@@ -120,7 +120,7 @@ describe('a key first sent more than 23 h ago is never sent again', () => {
     expect(await entriesOf('day-wait-1')).toHaveLength(1);
   });
 
-  it('the same key with another body, or from another API key of the account, a day later: refused (exit 5), nothing sent', async () => {
+  it('the same key with another body a day later: refused before sending (exit 5, payload_mismatch naming the field), nothing sent', async () => {
     const customer = await approvedCustomer(mock);
     const base = ['cards', 'issue', '--customer', customer.id, '--idempotency-key', 'day-reuse-1', '--json'];
     expect((await run([...base, '--amount', '100'])).code).toBe(0);
@@ -129,12 +129,28 @@ describe('a key first sent more than 23 h ago is never sent again', () => {
 
     const otherBody = await run([...base, '--amount', '101']);
     expect(otherBody.code, otherBody.stdout).toBe(5);
-    expect(json(otherBody).error.code).toBe('key_reused');
-    // a second key of the same merchant (a rotated key looks the same): the API would take the old key as new
+    expect(json(otherBody).error.code).toBe('payload_mismatch');
+    expect(json(otherBody).error.message).toContain('amount_minor (100 then, 101 now)');
+    expect(await books()).toEqual(before);
+  });
+
+  it('a profile whose key was rotated (`profiles add --force` with the new key id): the old key id is the same account, a day later nothing is charged again', async () => {
+    const customer = await approvedCustomer(mock);
     const key2 = await newKey(mock, { mode: 'test' });
-    const otherKey = await run([...base, '--amount', '100'], { CARDCTL_API_KEY: key2.keyId, CARDCTL_API_SECRET: key2.secret });
-    expect(otherKey.code, otherKey.stdout).toBe(5);
-    expect(json(otherKey).error.code).toBe('key_reused');
+    const add = (keyId: string, secret: string, force = false) =>
+      sb.run(['profiles', 'add', 'rotating', '--key-id', keyId, '--mode', 'test', '--base-url', mock.baseUrl, '--secret-stdin', ...(force ? ['--force'] : [])], { input: `${secret}\n` });
+    expect((await add(mock.keys.test.keyId, mock.keys.test.secret)).code).toBe(0);
+    const issue = ['cards', 'issue', '-p', 'rotating', '--customer', customer.id, '--amount', '100', '--idempotency-key', 'day-rotate-1', '--json'];
+    const first = await sb.run(issue);
+    expect(first.code, first.stderr).toBe(0);
+    expect((await add(key2.keyId, key2.secret, true)).code).toBe(0);
+    const shown = JSON.parse((await sb.run(['profiles', 'show', 'rotating', '--json'])).stdout);
+    expect(shown.former_key_ids).toEqual([mock.keys.test.keyId]);
+    await dayPasses('day-rotate-1');
+    const before = await books();
+    const again = await sb.run(issue);
+    expect(again.code, again.stderr).toBe(0);
+    expect(json(again)).toMatchObject({ from_journal: true, outcome: 'succeeded', id: JSON.parse(first.stdout).id });
     expect(await books()).toEqual(before);
   });
 

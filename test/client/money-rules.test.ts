@@ -8,7 +8,7 @@ import { DEFAULT_RETRY_POLICY, retryDecision, type AttemptFacts } from '../../sr
 const NOW = Date.parse('2026-11-23T08:00:00Z');
 const H = 3_600_000;
 const CARD = '01J0000000000000000000CARD';
-const target: SendTarget = { idempotencyKey: 'k', baseUrl: 'https://api.example/api/v1', mode: 'test', keyId: 'KEY1', bodySha256: 'b1' };
+const target: SendTarget = { idempotencyKey: 'k', baseUrl: 'https://api.example/api/v1', mode: 'test', keyId: 'KEY1', method: 'POST', path: `/api/v1/cards/${CARD}/recharge`, bodySha256: 'b1' };
 
 let n = 0;
 function entry(ageMs: number, o: Partial<JournalEntry> & { last?: Record<string, unknown> } = {}): JournalEntry {
@@ -58,12 +58,37 @@ describe('sendVerdict: a key first sent more than 23 h ago is never sent again',
     expect(sendVerdict([resolved], target, NOW)).toMatchObject({ send: false, report: { outcome: 'failed', recorded_by: 'ops resolve', note: 'not in the portal' } });
   });
 
-  it('another body or another API key id under the same key: "reused"; another base URL or mode: not this key', () => {
-    expect(sendVerdict([succeeded(25 * H, { body_sha256: 'other' })], target, NOW)).toMatchObject({ send: false, report: { outcome: 'reused' } });
-    expect(sendVerdict([succeeded(25 * H, { key_id: 'KEY2' })], target, NOW)).toMatchObject({ send: false, report: { outcome: 'reused' } });
-    expect(sendVerdict([succeeded(25 * H, { base_url: 'https://other.example/api/v1' })], target, NOW).send).toBe(true);
-    expect(sendVerdict([succeeded(25 * H, { mode: 'live' })], target, NOW).send).toBe(true);
-    expect(sendVerdict([succeeded(25 * H, { base_url: `${target.baseUrl}/` })], target, NOW).send).toBe(false); // a trailing slash is the same API
+  it('one key is one operation per account: the same key id through another base URL spelling or a profile\'s former key id is the same account', () => {
+    for (const o of [{ base_url: 'http://localhost:4010/api/v1' }, { base_url: `${target.baseUrl}/` }, { mode: 'live' }, { profile: 'other' }]) {
+      expect(sendVerdict([succeeded(25 * H, o)], target, NOW)).toMatchObject({ send: false, report: { outcome: 'succeeded', why: 'key_forgotten' } });
+    }
+    const rotated = { ...target, keyId: 'KEY2', formerKeyIds: ['KEY1'] };
+    expect(sendVerdict([succeeded(25 * H)], rotated, NOW)).toMatchObject({ send: false, report: { outcome: 'succeeded' } });
+  });
+
+  it('another key id that was never the profile\'s is another account: its sends do not count', () => {
+    expect(sendVerdict([succeeded(25 * H, { key_id: 'KEY9' })], target, NOW).send).toBe(true);
+    expect(sendVerdict([succeeded(60_000, { key_id: 'KEY9', body_sha256: 'other' })], target, NOW).send).toBe(true);
+  });
+
+  it('entries recorded without a key id (older journals) count for the API they were sent to', () => {
+    expect(sendVerdict([succeeded(25 * H, { key_id: undefined })], target, NOW).send).toBe(false);
+    expect(sendVerdict([succeeded(25 * H, { key_id: undefined, base_url: 'https://other.example/api/v1' })], target, NOW).send).toBe(true);
+    expect(sendVerdict([succeeded(25 * H, { key_id: undefined, mode: 'live' })], target, NOW).send).toBe(true);
+  });
+
+  it('the same key with another request in the account is a conflict, at any age (refused before sending, as payload_mismatch)', () => {
+    for (const age of [60_000, 25 * H]) {
+      expect(sendVerdict([succeeded(age, { body_sha256: 'other' })], target, NOW)).toMatchObject({ send: false, conflict: { body_sha256: 'other' } });
+      expect(sendVerdict([succeeded(age, { path: '/api/v1/cards/01J000000000000000000OTHER/recharge' })], target, NOW)).toMatchObject({ send: false, conflict: {} });
+    }
+    // a send refused before anything could happen holds nothing under the key
+    expect(sendVerdict([entry(60_000, { body_sha256: 'other', outcome: 'resolved', status: 503, last: { status: 503, not_processed: true } })], target, NOW).send).toBe(true);
+  });
+
+  it('a young send of the same operation is a replay: the verdict names the earlier send', () => {
+    const first = succeeded(2 * H);
+    expect(sendVerdict([first], target, NOW)).toMatchObject({ send: true, earlier: { id: first.id }, earlierUnknown: false });
   });
 
   it('a clock gone back more than 5 minutes behind the journal: the age cannot be told, so not sent', () => {

@@ -27,10 +27,10 @@ export interface JournalAnswers {
 /** Reads the journal once for the batch's keys (`keyPrefix`-1 to -`total`), then answers chunks of rows. */
 export async function journalAnswers(operation: BatchOperation, journal: Journal, client: ApiClient, batch: { keyPrefix: string; total: number; threads?: PassThreads }): Promise<JournalAnswers> {
   const route = routeOf(operation);
-  const { baseUrl, mode, keyId } = client.credentials;
+  const { baseUrl, mode, keyId, formerKeyIds } = client.credentials;
   let index: RerunIndex;
   try {
-    index = await RerunIndex.build(journal, { ...batch, target: { baseUrl, mode, keyId }, nowMs: client.clock() });
+    index = await RerunIndex.build(journal, { ...batch, target: { baseUrl, mode, keyId, formerKeyIds }, nowMs: client.clock() });
   } catch (err) {
     if (!(err instanceof CardctlError)) throw err;
     index = RerunIndex.empty(batch.keyPrefix); // each row meets it again on the ordinary path, and says it

@@ -7,12 +7,13 @@
 import { entriesOf, type JournalEntry } from '../journal.js';
 import { recordsAt, wantedSpans } from '../journal-store/key-spans.js';
 import { JournalStore } from '../journal-store/store.js';
-import { normalBase, sendVerdict, type SendTarget } from '../money-rules.js';
+import { inAccount, identityText, type Account } from '../identity.js';
+import { sendVerdict } from '../money-rules.js';
 import { encodeSlot, SLOT_BYTES, slotRow, type SlotValue } from './rerun-slots.js';
 import type { SlotFile } from './slot-file.js';
 
-/** What the rows are sent to and with (the batch's credentials): part of an operation's identity. */
-export type RerunTarget = Pick<SendTarget, 'baseUrl' | 'mode' | 'keyId'>;
+/** The account the rows are sent for (the batch's credentials): part of an operation's identity. */
+export type RerunTarget = Account;
 
 /** The pass (plain data: it crosses to a worker as it is). */
 export interface PassJob {
@@ -27,17 +28,21 @@ export interface PassJob {
   nowMs: number;
 }
 
-/** The verdict for a key's sends, for the body they were all sent with. */
+/** The verdict for a key's sends in the account, for the one request (method, path, body) they were all sent with; `ask` when there were several (the ordinary way refuses the others). */
 export function slotValue(sends: readonly JournalEntry[], key: string, target: RerunTarget, nowMs: number): SlotValue {
-  const base = normalBase(target.baseUrl);
-  const hashes = new Set<string>();
-  for (const e of sends) if (e.mode === target.mode && normalBase(e.base_url) === base) hashes.add(e.body_sha256);
-  if (hashes.size === 0) return 'none';
-  if (hashes.size > 1) return 'ask';
-  const [bodySha256] = hashes as unknown as [string];
+  let request: JournalEntry | undefined;
+  let id: string | undefined;
+  for (const e of sends) {
+    if (!inAccount(e, target)) continue;
+    const eid = identityText([e.method, e.path, e.body_sha256]);
+    if (id === undefined) [request, id] = [e, eid];
+    else if (eid !== id) return 'ask';
+  }
+  if (!request) return 'none';
+  const { method, path, body_sha256: bodySha256 } = request;
   // a literal, not `{ ...target, ... }`: V8 (Node 20) builds a spread followed by more fields some 50 times slower
-  const verdict = sendVerdict(sends, { baseUrl: target.baseUrl, mode: target.mode, keyId: target.keyId, idempotencyKey: key, bodySha256, batch: true }, nowMs);
-  return verdict.send ? 'none' : { report: verdict.report, bodySha256 };
+  const verdict = sendVerdict(sends, { baseUrl: target.baseUrl, mode: target.mode, keyId: target.keyId, formerKeyIds: target.formerKeyIds, idempotencyKey: key, method, path, bodySha256, batch: true }, nowMs);
+  return verdict.send ? 'none' : 'report' in verdict ? { report: verdict.report, bodySha256 } : 'ask';
 }
 
 /** The row of one of the batch's keys (`PREFIX-row`, 1 to total), else 0. */

@@ -178,6 +178,23 @@ export class JournalStore {
     }
   }
 
+  /**
+   * How many operations the id index places in a key bucket. Read only for a bucket that holds
+   * nothing (missing or empty): there it tells a bucket never written from one lost or emptied,
+   * whose keys would otherwise look never sent. At a million operations every bucket exists, so
+   * a money command pays for this only when one is actually gone.
+   */
+  indexedInBucket(name: string): number {
+    const needle = Buffer.from(`"key_bucket":"${name}"`);
+    let n = 0;
+    for (const f of listDir(join(this.root, 'ids')).filter((x) => x.endsWith('.ndjson'))) {
+      const file = join(this.root, 'ids', f);
+      const buf = reading(file, () => readFileSync(file));
+      for (let at = buf.indexOf(needle); at !== -1; at = buf.indexOf(needle, at + needle.length)) n++;
+    }
+    return n;
+  }
+
   /** The key buckets that exist (their names). */
   bucketNames(): string[] {
     return listDir(join(this.root, 'keys'))
