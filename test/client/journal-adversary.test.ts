@@ -67,7 +67,7 @@ describe('a key first sent two days ago is never sent again, however it is spell
     writeFileSync(join(s.dir, 'other.csv'), `card,amount\n${card.id},9\n`);
     const other = await s.cli(['cards', 'recharge', '--batch', join(s.dir, 'other.csv'), '--idempotency-prefix', 'shared', '--json']);
     expect(other.code, other.stdout).toBe(5);
-    expect(JSON.parse(other.stdout.trim())).toMatchObject({ row: 1, status: 'error', from_journal: true });
+    expect(JSON.parse(other.stdout.trim())).toMatchObject({ row: 1, status: 'error', error: { code: 'payload_mismatch' } });
     expect(await balance()).toBe(before);
   });
 
@@ -232,8 +232,8 @@ describe('an interrupted takeover of operations.ndjson', () => {
     await advance(j.mock, 49 * 3600);
     const before = await balance();
     const again = await s.cli(['cards', 'recharge', card.id, '--amount', '5', '--idempotency-key', `big-${next}`, '--json']);
-    expect(again.code, again.stdout).toBe(5); // another body than the one journaled: key_reused, never sent
-    expect(json(again).error.code).toBe('key_reused');
+    expect(again.code, again.stdout).toBe(5); // another body than the one journaled: payload_mismatch, never sent
+    expect(json(again).error.code).toBe('payload_mismatch');
     expect(await balance()).toBe(before);
   }, 180_000);
 });
@@ -335,11 +335,11 @@ describe('killed mid-compaction and mid-repair', () => {
       const ids = all.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { id: string; outcome: string });
       expect(new Set(ids.map((e) => e.id)).size, when).toBe(500);
       expect(ids.filter((e) => e.outcome === 'unknown'), when).toHaveLength(Math.ceil(500 / 7));
-      // gen-1 resolved, gen-0 unknown, both months old (journaled with another body: key_reused): neither is sent
+      // gen-1 resolved, gen-0 unknown, both months old (journaled with another body: payload_mismatch): neither is sent
       for (const key of ['gen-1', 'gen-0']) {
         const again = await s.cli(['cards', 'recharge', card.id, '--amount', '100', '--idempotency-key', key, '--json']);
         expect(again.code, `${when}: ${again.stdout}`).toBe(5);
-        expect(json(again).error.code).toBe('key_reused');
+        expect(json(again).error.code).toBe('payload_mismatch');
       }
       expect(await balance(), when).toBe(before);
     };

@@ -67,7 +67,7 @@ describe('a batch rerun answered from the journal', () => {
     expect([await balance(unknown!.id), await balance(done!.id)]).toEqual([1011, 1022]);
   });
 
-  it('a row edited under the same --idempotency-prefix is not answered with the old row\'s outcome: it is sent and the API refuses the key', async () => {
+  it('a row edited under the same --idempotency-prefix is not answered with the old row\'s outcome: it is refused before sending (payload_mismatch)', async () => {
     const cards = await Promise.all([1, 2, 3].map(() => activeCard(mock, { amount: 1000 })));
     const prefix = `edited-${Date.now()}`;
     const text = (second: number) => `card,amount\n${cards[0]!.id},5\n${cards[1]!.id},${second}\n${cards[2]!.id},7\n`;
@@ -78,7 +78,8 @@ describe('a batch rerun answered from the journal', () => {
     const [r1, r2, r3] = rows(again);
     expect([r1.from_journal, r1.balance_minor, r3.from_journal, r3.balance_minor]).toEqual([true, 1005, true, 1007]);
     expect(r2).toMatchObject({ row: 2, status: 'error', from_journal: false, error: { code: 'payload_mismatch' } });
-    expect(sent).toBe(1);
+    expect(r2.error.message).toContain('amount (6 then, 600 now)');
+    expect(sent).toBe(0);
     expect(await Promise.all(cards.map((c) => balance(c.id)))).toEqual([1005, 1006, 1007]);
   });
 
