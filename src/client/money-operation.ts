@@ -68,7 +68,7 @@ export class MoneyOperation {
     const journalId = this.o.replayOf ?? (journal ? await this.record(journal) : undefined);
     this.client.opts.onSent?.({ idempotencyKey: p.idempotencyKey, journalId });
     const run = await this.client.attempts(p, this.url, { journalId, firstSentMs: verdict.firstSentMs ?? this.client.clock() });
-    if (run.response && verdict.earlier) this.client.opts.note?.(replayNote(verdict.earlier, this.client, run.response.status));
+    if (verdict.earlier && run.response && answersForTheKey(run.response.status)) this.client.opts.note?.(replayNote(verdict.earlier, this.client, run.response.status));
     return this.outcome(journal, journalId, run, verdict.earlierUnknown ?? false);
   }
 
@@ -125,6 +125,9 @@ export class MoneyOperation {
     return run.response!;
   }
 }
+
+/** An answer the API gives from what it stored under the key (a result or a definitive refusal), not a 5xx, `in_flight` or 429 that says nothing of it. */
+const answersForTheKey = (status: number): boolean => status < 500 && status !== 409 && status !== 429;
 
 /** The account the client sends for (src/client/identity.ts). */
 export const accountOf = (c: ApiClient['credentials']) => ({ keyId: c.keyId, formerKeyIds: c.formerKeyIds, baseUrl: c.baseUrl, mode: c.mode });
