@@ -14,6 +14,7 @@ import { header, journalError, journalReason, toCardctlError, type Outcome } fro
 import type { Journal, JournalEntry } from './journal.js';
 import { cardIdInPath, finalError, journalOutcome, keyStillRemembered, sendVerdict, stoppedAtLimit, type JournalReport, type SendVerdict } from './money-rules.js';
 import { DEFAULT_RETRY_POLICY, retryDecision } from './retry.js';
+import { checkKeyMode, learnKeyMode } from './key-mode.js';
 import { isStateFolderProblem, stateFolderError } from './state-folder.js';
 import { serializeMoneyBody } from './serialize.js';
 import type { Headers, VerboseLog } from './verbose.js';
@@ -49,6 +50,8 @@ export interface ClientOptions {
   onAnswer?: (status: number, headers: Headers) => void;
   /** a money operation is about to go out (journaled): an interruption from here on leaves its outcome unknown */
   onSent?: (sent: { idempotencyKey?: string; journalId?: string }) => void;
+  /** whose state folder remembers each key's mode (src/client/key-mode.ts); default process.env */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface ApiRequest {
@@ -229,8 +232,10 @@ export class ApiClient {
     if (!verdict.send) return this.fromJournal(p, url, verdict.report);
     if (p.answerFromJournalOnly) throw new CardctlError(`the journal holds only the identity and outcome of this operation (its body was compacted): it cannot be sent again.`, { kind: 'usage', hint: 'See what it did with `cardctl ops show KEY`.' });
     if (p.money && !p.confirmed) {
-      const what = `a LIVE money operation: ${p.method} ${url} with profile "${this.credentials.name}"`;
-      if (this.credentials.mode === 'live') await (await import('./confirm.js')).confirmLive({ what, yes: this.opts.yes, ask: this.opts.confirm });
+      // live is what the API says of the key (src/client/key-mode.ts): a contradicting profile or CARDCTL_MODE is refused here, an unknown mode asked first or taken as live
+      const key = await checkKeyMode(this, { env: this.opts.env, log: this.opts.log });
+      const what = `a LIVE money operation: ${p.method} ${url} with profile "${this.credentials.name}"${key.note}`;
+      if (key.live) await (await import('./confirm.js')).confirmLive({ what, yes: this.opts.yes, ask: this.opts.confirm });
       p.confirmed = true;
     }
     // told once, when it is about to be used: a refused confirmation sends nothing to replay
@@ -250,6 +255,7 @@ export class ApiClient {
     const balance = (data as { balance_minor?: unknown } | undefined)?.balance_minor;
     let err = finalError(toCardctlError(run.outcome, ctx), { money: p.money, ambiguous, idempotencyKey: p.idempotencyKey, journalId });
     if (err && run.expired) err = stoppedAtLimit(err, { journalId, cardId: resourceId ?? cardIdInPath(p.path) });
+    learnKeyMode(this.credentials.keyId, { route: p.route, status: run.response?.status, body: run.response?.body, code: err?.code }, this.opts.env); // a card's `mode`, a live-only route's answer
     if (journal && journalId) {
       const record = journalOutcome({ err, replay: replayOf !== undefined, ambiguous, status: run.response?.status ?? null, resourceId, balanceMinor: Number.isSafeInteger(balance) ? (balance as number) : null });
       await this.journalWrite(journal, () => (opts.batch ? journal.recordOutcomeDurably({ id: journalId, ...record }, this.now()) : journal.recordOutcome({ id: journalId, ...record }, this.now())), false);

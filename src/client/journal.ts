@@ -6,11 +6,10 @@
 // the journal's size.
 import { createHash, randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { CardctlError } from '../errors.js';
 import { normalBase } from './money-rules.js';
-import { isStateFolderProblem, stateFolderError } from './state-folder.js';
+import { isStateFolderProblem, stateDir, stateFolderError } from './state-folder.js';
 import { keyBucketName } from './journal-store/layout.js';
 import { isDamaged, type DamagedLine, type RawRecord } from './journal-store/lines.js';
 import { fewKeysRecords } from './journal-store/key-spans.js';
@@ -117,14 +116,7 @@ const sameOperation = (e: JournalOp): string => identityText([e.idempotency_key,
 /** Fields joined unambiguously, each after its length (cheaper than JSON.stringify, a million times over). An absent key id is the empty one: no key id is empty. */
 const identityText = (fields: readonly string[]): string => fields.map((f) => `${f.length}:${f}`).join('');
 
-/** `$CARDCTL_STATE_DIR`, else `$XDG_STATE_HOME/cardctl`, else the platform's state folder. */
-export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.CARDCTL_STATE_DIR) return env.CARDCTL_STATE_DIR;
-  if (env.XDG_STATE_HOME) return join(env.XDG_STATE_HOME, 'cardctl');
-  if (process.platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'cardctl');
-  if (process.platform === 'win32') return join(env.LOCALAPPDATA ?? join(homedir(), 'AppData', 'Local'), 'cardctl', 'state');
-  return join(homedir(), '.local', 'state', 'cardctl');
-}
+export { stateDir }; // src/client/state-folder.ts: also read by src/client/key-mode.ts, without this module's weight
 
 /** The file older versions wrote (one NDJSON line per record), taken over on first use. */
 export function journalPath(env: NodeJS.ProcessEnv = process.env): string {
