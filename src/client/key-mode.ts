@@ -145,6 +145,8 @@ function askApi(client: ProbingClient, env: NodeJS.ProcessEnv, log?: (line: stri
         }
         // the key itself refused (revoked, bad signature, clock, IP allowlist): the money operation would be too
         if (err.kind === 'auth' && err.code !== 'out_of_scope') throw keyRefused(keyId, err);
+        // refused here, nothing sent (a malformed proxy URL, an unreadable CA file): the money operation would be too
+        if (err.kind === 'usage' && err.status === undefined) throw err;
         return { why: err.code ?? err.message.replace(/\.$/, '') };
       }
     })();
