@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../src/mock/index.js';
 import { activeCard, approvedCustomer, ctl, fundLive, newKey, wallet, type KeyPair, type MockHandle } from '../helpers/api.js';
 import { makeSandbox, type CliResult, type Sandbox } from '../helpers/cli.js';
+import { startSignedServer } from '../helpers/signed-server.js';
 
 let mock: MockHandle;
 const sandboxes: Sandbox[] = [];
@@ -198,6 +199,41 @@ describe('the probe: once per key id and machine', () => {
     const probes = (await sentWith(key)).probes;
     expect((await sb.run(issue(customer, 500), { env: envOf(key, 'test') })).code).toBe(0);
     expect(await sentWith(key)).toEqual({ probes, issues: 2 });
+  });
+});
+
+describe('when the question itself fails', () => {
+  it('a revoked key: the question is refused (401), the command stops there, exit 3, no money request sent', async () => {
+    const sb = machine();
+    const key = await newKey(mock, { mode: 'test' });
+    await ctl(mock, 'POST', `/keys/${key.keyId}/revoke`);
+    const customer = (await approvedCustomer(mock)).id;
+    const newest = ((await ctl(mock, 'GET', '/requests?plane=api&limit=1')) as Array<{ id: string }>)[0]!.id;
+    const r = await sb.run([...issue(customer, 500), '--yes'], { env: envOf(key, 'test') });
+    expect(r.code, r.stderr).toBe(3);
+    expect(r.stderr).toMatch(/nothing was sent: asked about key \w+'s mode, the API refused the key/);
+    // a revoked key's requests are logged without a key id: all the API requests since
+    const since = (await ctl(mock, 'GET', `/requests?plane=api&order=oldest&after=${newest}`)) as Array<{ method: string; path: string; status: number }>;
+    expect(since.map((q) => `${q.method} ${q.path} ${q.status}`)).toEqual(['GET /api/v1/deposit-addresses 401']);
+  });
+
+  it('a 429 on the question: the mode is unknown, so it counts as live (--yes needed); asked again by the next command', async () => {
+    const srv = await startSignedServer();
+    try {
+      srv.answerProbes = false; // the question is answered from the script, like any request
+      const sb = machine();
+      const limited = { status: 429, headers: { 'Retry-After': '0' }, body: { success: false, message: 'Too many requests.', errors: { rate_limit: ['exceeded'] } } };
+      srv.script(limited);
+      const refused = await sb.run(['cards', 'recharge', '01J0000000000000000000CARD', '--amount', '5', '--retries', '0', '--no-input'], { env: srv.env('test') });
+      expectRefusedBeforeSending(refused, [/the API could not tell key \w+'s mode: .*; an unknown mode is treated as live/, /Pass --yes/]);
+      expect(srv.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['GET /api/v1/deposit-addresses']);
+      srv.script(limited, { status: 200, body: { success: true, data: { id: '01J0000000000000000000CARD', mode: 'test', balance_minor: 5 } } });
+      const confirmed = await sb.run(['cards', 'recharge', '01J0000000000000000000CARD', '--amount', '5', '--retries', '0', '--yes', '--no-input'], { env: srv.env('test') });
+      expect(confirmed.code, confirmed.stderr).toBe(0);
+      expect(srv.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['GET /api/v1/deposit-addresses', 'GET /api/v1/deposit-addresses', 'POST /api/v1/cards/01J0000000000000000000CARD/recharge']);
+    } finally {
+      await srv.close();
+    }
   });
 });
 
