@@ -110,11 +110,12 @@ export function rememberMode(keyId: string, mode: Mode, from: string, env: NodeJ
 
 /** What an answer tells of its key's mode: a resource's `mode` (card answers), or a live-only route's answer. */
 export function modeOfAnswer(a: { route?: RouteDef; status?: number; body?: unknown; code?: string }): Mode | undefined {
+  if (!a.route) return undefined; // only the API's own routes (`request` may reach anything behind the base URL)
   const data = (a.body as { data?: unknown } | null | undefined)?.data;
   const resource = Array.isArray(data) ? data[0] : data; // a list page: its items share the key's mode
   const mode = resource && typeof resource === 'object' ? (resource as { mode?: unknown }).mode : undefined;
   if (mode === 'test' || mode === 'live') return mode;
-  if (!a.route?.liveOnly || a.status === undefined) return undefined;
+  if (!a.route.liveOnly || a.status === undefined) return undefined;
   if (a.status >= 200 && a.status < 300) return 'live';
   if (a.status === 403 && a.code === undefined) return 'test'; // the live-only refusal (a gateway refusal has a code: out_of_scope, ip_not_allowed)
   return undefined;
