@@ -127,9 +127,9 @@ export function interruptedLines(signal: string, s: BatchInterruption, keyPrefix
 }
 
 /** The whole batch is confirmed once (src/client/confirm.ts); stdin holding the rows cannot also answer. */
-async function confirmBatch(plan: BatchPlan, flags: BatchFlags, profile: string): Promise<void> {
+async function confirmBatch(plan: BatchPlan, flags: BatchFlags, profile: string, why: string): Promise<void> {
   const [{ confirmLive }, { askYesNo }] = await Promise.all([import('../client/confirm.js'), import('../client/session.js')]);
-  const what = `a LIVE batch of ${plural(plan.total, plan.operation === 'cards.issue' ? 'card issue' : 'recharge')} (${plan.amountTotal} minor units in all) with profile "${profile}"`;
+  const what = `a LIVE batch of ${plural(plan.total, plan.operation === 'cards.issue' ? 'card issue' : 'recharge')} (${plan.amountTotal} minor units in all) with profile "${profile}"${why}`;
   const canAsk = Boolean(process.stdin.isTTY && process.stderr.isTTY) && flags.batch !== '-' && !promptsForbidden();
   await confirmLive({ what, many: true, yes: flags.yes, ask: canAsk ? askYesNo : undefined });
 }
@@ -180,12 +180,14 @@ export async function runBatchCommand(operation: BatchOperation, flags: BatchFla
 
 async function sendBatch(b: typeof import('../client/batch.js'), plan: BatchPlan, flags: BatchFlags, threads: 1 | 2 | undefined): Promise<number> {
   const [{ withSession }, { ApiClient }] = await Promise.all([import('../client/session.js'), import('../client/client.js')]);
-  return withSession(sessionOptions(flags), async ({ credentials, openJournal, timeoutMs }) => {
+  return withSession(sessionOptions(flags), async ({ client, credentials, openJournal, timeoutMs }) => {
     const journal = await openJournal();
     // a state folder that cannot be written refuses the whole batch up front (exit 2), not each row
     journal.unresolvedCount(); // creates the journal's folder: a file in its way is said here
     (await import('../client/state-folder.js')).probeStateFolder(dirname(journal.file));
-    if (credentials.mode === 'live') await confirmBatch(plan, flags, credentials.name);
+    // once for the whole batch, before its first row: the key's mode as the API says it (src/client/key-mode.ts)
+    const key = await (await import('../client/key-mode.js')).checkKeyMode(client, { log: flags.verbose ? stderrLog : undefined });
+    if (key.live) await confirmBatch(plan, flags, credentials.name, key.note);
     const out = process.stdout;
     const err = process.stderr;
     const tty = Boolean(err.isTTY) && !flags.verbose; // a progress line between verbose lines would only be noise

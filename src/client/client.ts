@@ -14,6 +14,7 @@ import type { Journal } from './journal.js';
 import type { JournalEntry, JournalReport } from './journal-types.js';
 import { keyStillRemembered } from './money-rules.js';
 import { ApiError, sha256Hex, toApiError, urlOf, type ApiRequest, type ApiResponse, type AttemptsRun, type ClientOptions, type PreparedRequest } from './request-types.js';
+import { learnKeyMode } from './key-mode.js';
 import { DEFAULT_RETRY_POLICY, retryDecision } from './retry.js';
 import { serializeMoneyBody } from './serialize.js';
 
@@ -124,6 +125,7 @@ export class ApiClient {
     const url = urlOf(p);
     const run = await this.attempts(p, url, { firstSentMs: this.now() });
     const err = toCardctlError(run.outcome, this.errorContext(p, url));
+    learnKeyMode(this.credentials.keyId, { route: p.route, status: run.response?.status, body: run.response?.body, code: err?.code }, this.opts.env); // a card's `mode`, a live-only route's answer
     if (err) throw toApiError(err, run.response, run.outcome);
     return run.response!;
   }

@@ -6,12 +6,11 @@
 // the journal's size.
 import { createHash, randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { CardctlError } from '../errors.js';
 import { operationIdentity } from './identity.js';
 import type { JournalCompact, JournalEntry, JournalOp, JournalOutcome, JournalResolution, OutcomeState } from './journal-types.js';
-import { isStateFolderProblem, stateFolderError } from './state-folder.js';
+import { isStateFolderProblem, stateDir, stateFolderError } from './state-folder.js';
 import { keyBucketName } from './journal-store/layout.js';
 import { isDamaged, type DamagedLine, type RawRecord } from './journal-store/lines.js';
 import { fewKeysRecords } from './journal-store/key-spans.js';
@@ -23,14 +22,7 @@ export type { JournalCompact, JournalEntry, JournalOp, JournalOutcome, JournalRe
 /** Sends that the API treats as one operation: it answers the same key and bytes, under one account, with the same outcome. */
 const sameOperation = (e: JournalOp): string => operationIdentity(e);
 
-/** `$CARDCTL_STATE_DIR`, else `$XDG_STATE_HOME/cardctl`, else the platform's state folder. */
-export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.CARDCTL_STATE_DIR) return env.CARDCTL_STATE_DIR;
-  if (env.XDG_STATE_HOME) return join(env.XDG_STATE_HOME, 'cardctl');
-  if (process.platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'cardctl');
-  if (process.platform === 'win32') return join(env.LOCALAPPDATA ?? join(homedir(), 'AppData', 'Local'), 'cardctl', 'state');
-  return join(homedir(), '.local', 'state', 'cardctl');
-}
+export { stateDir }; // src/client/state-folder.ts: also read by src/client/key-mode.ts, without this module's weight
 
 /** The file older versions wrote (one NDJSON line per record), taken over on first use. */
 export function journalPath(env: NodeJS.ProcessEnv = process.env): string {

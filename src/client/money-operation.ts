@@ -6,6 +6,7 @@
 import { dirname } from 'node:path';
 import { CardctlError } from '../errors.js';
 import { journalError, journalReason, toCardctlError } from './errors.js';
+import { checkKeyMode, learnKeyMode, rememberedMode } from './key-mode.js';
 import { normalBase } from './identity.js';
 import type { Journal } from './journal.js';
 import type { JournalEntry, JournalReport } from './journal-types.js';
@@ -23,6 +24,8 @@ export interface SignedClient {
   errorContext(p: PreparedRequest, url: string, journalId?: string): ErrorContext;
   attempts(p: PreparedRequest, url: string, o: { journalId?: string; firstSentMs: number }): Promise<AttemptsRun>;
   clock(): number;
+  /** a plain signed request (the key-mode question: src/client/key-mode.ts) */
+  send(req: { method: string; path: string }): Promise<unknown>;
 }
 
 type ApiClient = SignedClient;
@@ -86,13 +89,18 @@ export class MoneyOperation {
     }
   }
 
-  /** The one live confirmation (a replay of a confirmed operation does not ask again). */
+  /**
+   * The one live confirmation (a replay of a confirmed operation does not ask again). Live is what
+   * the API says of the key (src/client/key-mode.ts): a contradicting profile or CARDCTL_MODE is
+   * refused here, an unknown mode asked first or taken as live.
+   */
   private async confirm(): Promise<void> {
     const p = this.p;
     if (p.confirmed) return;
     const c = this.client.credentials;
-    if (c.mode === 'live') {
-      const what = `a LIVE money operation: ${p.method} ${this.url} with profile "${c.name}"`;
+    const key = await checkKeyMode(this.client, { env: this.client.opts.env, log: this.client.opts.log });
+    if (key.live) {
+      const what = `a LIVE money operation: ${p.method} ${this.url} with profile "${c.name}"${key.note}`;
       await (await import('./confirm.js')).confirmLive({ what, yes: this.client.opts.yes, ask: this.client.opts.confirm });
     }
     p.confirmed = true;
@@ -102,7 +110,9 @@ export class MoneyOperation {
   private record(journal: Journal): Promise<string> {
     const p = this.p;
     const c = this.client.credentials;
-    const op = { profile: c.source === 'env' ? null : c.name, source: c.source, mode: c.mode, base_url: c.baseUrl, key_id: c.keyId, method: p.method, path: p.path, query: p.query, idempotency_key: p.idempotencyKey!, body: p.body };
+    // the mode the API says of the key when known (an unset CARDCTL_MODE is no claim), else the profile's
+    const mode = rememberedMode(c.keyId, this.client.opts.env) ?? c.mode;
+    const op = { profile: c.source === 'env' ? null : c.name, source: c.source, mode, base_url: c.baseUrl, key_id: c.keyId, method: p.method, path: p.path, query: p.query, idempotency_key: p.idempotencyKey!, body: p.body };
     const now = this.client.clock();
     return journalWrite(this.client, journal, () => (this.o.batch ? journal.recordOpDurably(op, now) : journal.recordOp(op, now)), true);
   }
@@ -116,6 +126,7 @@ export class MoneyOperation {
     const balance = data?.balance_minor;
     let err = finalError(toCardctlError(run.outcome, this.client.errorContext(p, this.url, journalId)), { money: true, ambiguous, idempotencyKey: p.idempotencyKey, journalId });
     if (err && run.expired) err = stoppedAtLimit(err, { journalId, cardId: resourceId ?? cardIdInPath(p.path) });
+    learnKeyMode(this.client.credentials.keyId, { route: p.route, status: run.response?.status, body: run.response?.body, code: err?.code }, this.client.opts.env); // a card's `mode`
     if (journal && journalId) {
       const record = journalOutcome({ err, replay: this.o.replayOf !== undefined, ambiguous, status: run.response?.status ?? null, resourceId, balanceMinor: Number.isSafeInteger(balance) ? (balance as number) : null });
       const now = this.client.clock();

@@ -36,6 +36,8 @@ export interface ClientOptions {
   onAnswer?: (status: number, headers: Headers) => void;
   /** a money operation is about to go out (journaled): an interruption from here on leaves its outcome unknown */
   onSent?: (sent: { idempotencyKey?: string; journalId?: string }) => void;
+  /** whose state folder remembers each key's mode (src/client/key-mode.ts); default process.env */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface ApiRequest {

@@ -81,6 +81,7 @@ export async function openSession(opts: SessionOptions = {}): Promise<Session> {
     confirm: interactive ? askYesNo : undefined,
     timeoutMs,
     onSent: opts.onSent,
+    env,
   });
   return { client, credentials, openJournal, openedJournal: () => opened, timeoutMs };
 }

@@ -4,8 +4,18 @@
 // store is; src/cli/exit-codes.ts maps it) that names the folder, why, where its path comes from
 // and what to do. Money is never sent when this happens: the journal record comes first.
 import { closeSync, mkdirSync, openSync, unlinkSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { CardctlError } from '../errors.js';
+
+/** `$CARDCTL_STATE_DIR`, else `$XDG_STATE_HOME/cardctl`, else the platform's state folder. */
+export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.CARDCTL_STATE_DIR) return env.CARDCTL_STATE_DIR;
+  if (env.XDG_STATE_HOME) return join(env.XDG_STATE_HOME, 'cardctl');
+  if (process.platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'cardctl');
+  if (process.platform === 'win32') return join(env.LOCALAPPDATA ?? join(homedir(), 'AppData', 'Local'), 'cardctl', 'state');
+  return join(homedir(), '.local', 'state', 'cardctl');
+}
 
 /** File-system answers that the user's environment explains (not cardctl's bug, not a damaged journal). */
 const ENVIRONMENT_CODES: Record<string, string> = {

@@ -39,11 +39,14 @@ function fromEnv(env: NodeJS.ProcessEnv): Credentials | undefined {
   if (keyProblem) throw envProblem('CARDCTL_API_KEY', keyProblem);
   const secretProblem = checkSecret(secret);
   if (secretProblem) throw envProblem('CARDCTL_API_SECRET', secretProblem);
-  const modeRaw = envValue(env, 'CARDCTL_MODE') ?? 'test';
+  const modeSet = envValue(env, 'CARDCTL_MODE');
+  const modeRaw = modeSet ?? 'test';
   if (!checkMode(modeRaw)) throw envProblem('CARDCTL_MODE', 'the mode is not valid: use test or live');
   const base = normalizeBaseUrl(envValue(env, 'CARDCTL_BASE_URL') ?? DEFAULT_BASE_URL, false);
   if (base.problem) throw envProblem('CARDCTL_BASE_URL', base.problem);
   const credentials: Credentials = { name: 'env', source: 'env', keyId, secret, mode: modeRaw as Mode, baseUrl: base.url!, baseUrlFromEnv: envValue(env, 'CARDCTL_BASE_URL') !== undefined };
+  // unset, the mode is only a default: no claim about the key (src/client/key-mode.ts asks the API)
+  if (modeSet === undefined) credentials.modeDefaulted = true;
   const webhookSecret = envValue(env, 'CARDCTL_WEBHOOK_SECRET');
   if (webhookSecret !== undefined) credentials.webhookSecret = webhookSecret;
   return credentials;

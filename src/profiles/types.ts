@@ -52,6 +52,11 @@ export interface Credentials extends Profile {
   source: CredentialSource;
   /** with credentials from the environment: whether CARDCTL_BASE_URL gave the base URL, or the default did */
   baseUrlFromEnv?: boolean;
+  /**
+   * with credentials from the environment: CARDCTL_MODE is not set, so `mode` is the default
+   * (test), not a claim about the key; the key's mode is what the API says (src/client/key-mode.ts)
+   */
+  modeDefaulted?: boolean;
 }
 
 /**

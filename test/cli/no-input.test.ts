@@ -48,6 +48,8 @@ describe('--no-input on a terminal (CI unset)', () => {
     const card = await activeCard(mock, { mode: 'live' });
     const before = await wallet(mock, 'live');
     const live = { CI: '', CARDCTL_BASE_URL: mock.baseUrl, CARDCTL_API_KEY: mock.keys.live.keyId, CARDCTL_API_SECRET: mock.keys.live.secret, CARDCTL_MODE: 'live' };
+    // the key's mode is learned first (from the card's answer; src/client/key-mode.ts): the mock runs in this process, which spawnSync below blocks
+    expect((await sandbox.run(['cards', 'get', card.id], { env: live })).code).toBe(0);
     for (const noFastPath of ['', '1']) {
       const r = onTerminal(`cards recharge ${card.id} --amount 100 --no-input`, { ...live, CARDCTL_NO_FAST_PATH: noFastPath });
       expect(r.signal).toBeNull();

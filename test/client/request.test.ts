@@ -257,13 +257,18 @@ describe('money operations', () => {
   });
 
   it('a live money operation without --yes is refused when nobody can confirm; with --yes it is sent', async () => {
-    const refused = await run(['request', 'POST', `/cards/${CARD}/recharge`, '--data', '{"amount":5}'], srv.env('live'));
-    expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(/LIVE money operation.*\n.*--yes/);
-    expect(srv.requests).toHaveLength(0);
-    const ok = await run(['request', 'POST', `/cards/${CARD}/recharge`, '--data', '{"amount":5}', '--yes'], srv.env('live'));
-    expect(ok.code).toBe(0);
-    expect(srv.requests).toHaveLength(1);
+    const live = await startSignedServer({ keyId: '01HZZZZZZZZZZZZZZZZZZZZ7VE', mode: 'live' });
+    try {
+      const refused = await sb.run(['request', 'POST', `/cards/${CARD}/recharge`, '--data', '{"amount":5}'], { env: live.env() });
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(/LIVE money operation.*\n.*--yes/);
+      expect(live.requests).toHaveLength(0);
+      const ok = await sb.run(['request', 'POST', `/cards/${CARD}/recharge`, '--data', '{"amount":5}', '--yes'], { env: live.env() });
+      expect(ok.code).toBe(0);
+      expect(live.requests).toHaveLength(1);
+    } finally {
+      await live.close();
+    }
   });
 
   it('a money operation that cannot be journaled is not sent', async () => {

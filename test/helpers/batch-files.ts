@@ -27,7 +27,8 @@ export function batchFiles(dir: () => string): (name: string, text: string) => s
  * The old one-file journal (`<state>/cardctl/operations.ndjson`, taken over by the next command)
  * of a `--idempotency-prefix PREFIX` batch of `rows` recharges of 1 on `card`, sent an hour ago
  * (within 23 h: the journal's answers stand): every 7th row refused 409 `invalid_state`, every other
- * one succeeded with its own balance, 1000 + its row.
+ * one succeeded with its own balance, 1000 + its row. The key's mode (test) is known, as it is on
+ * the machine that sent them.
  */
 export function writeRerunJournal(stateDir: string, o: { rows: number; prefix: string; baseUrl: string; keyId: string; card: string }): void {
   const body = Buffer.from('{"amount":1}');
@@ -42,4 +43,6 @@ export function writeRerunJournal(stateDir: string, o: { rows: number; prefix: s
   const state = join(stateDir, 'cardctl');
   mkdirSync(state, { recursive: true });
   writeFileSync(join(state, 'operations.ndjson'), lines.join('\n') + '\n');
+  // the machine that sent them learned the key's mode from their answers (a card carries `mode`): src/client/key-mode.ts
+  writeFileSync(join(state, 'key-modes.json'), JSON.stringify({ version: 1, keys: { [o.keyId]: { mode: 'test', learned_at: time, from: 'answer' } } }));
 }

@@ -36,9 +36,20 @@ export interface SignedServer {
   keyId: string;
   secret: string;
   requests: Received[];
+  /**
+   * cardctl's question about the key's mode (src/client/key-mode.ts: GET /deposit-addresses,
+   * asked once per key id and state folder before the first money operation), answered as the
+   * real API does for a key of this server's `mode` and kept here, out of `requests` and of the
+   * script: the scripts and `requests` are the operations under test.
+   */
+  probes: Received[];
+  /** the mode of this server's key (default test) */
+  mode: 'test' | 'live';
   /** replies for the next verified requests, in order; afterwards `fallback` answers */
   script(...replies: Reply[]): void;
   fallback: (req: Received) => Reply;
+  /** false: GET /deposit-addresses is answered from the script like any request (a test of the mode question itself) */
+  answerProbes: boolean;
   /** env for the CLI: CARDCTL_API_KEY / SECRET / BASE_URL / MODE */
   env(mode?: 'test' | 'live'): Record<string, string>;
   close(): Promise<void>;
@@ -52,11 +63,17 @@ const echo = (req: Received): Reply => ({
   body: { success: true, data: { method: req.method, path: req.path, query: req.query, body_sha256: req.bodySha256 } },
 });
 
-export async function startSignedServer(opts: { keyId?: string; secret?: string } = {}): Promise<SignedServer> {
+/** The real API's answer to GET /deposit-addresses (live keys only; spec, Errors: 403 `{}` for a test key). */
+const liveOnlyAnswer = (mode: 'test' | 'live'): Reply =>
+  mode === 'live' ? { status: 200, body: { success: true, data: [] } } : { status: 403, body: { success: false, message: 'Deposit addresses are available to live keys only.', errors: {} } };
+
+export async function startSignedServer(opts: { keyId?: string; secret?: string; mode?: 'test' | 'live' } = {}): Promise<SignedServer> {
   const keyId = opts.keyId ?? TEST_KEY_ID;
   const secret = opts.secret ?? TEST_SECRET;
+  const mode = opts.mode ?? 'test';
   const queue: Reply[] = [];
   const requests: Received[] = [];
+  const probes: Received[] = [];
 
   const send = (res: ServerResponse, reply: Reply): void => {
     const status = reply.status ?? 200;
@@ -93,6 +110,11 @@ export async function startSignedServer(opts: { keyId?: string; secret?: string 
         }
       }
       const received: Received = { method: req.method ?? 'GET', path, query, headers: req.headers, body, bodySha256: bodySha256(body), canonical, verified };
+      if (verified && received.method === 'GET' && path.endsWith('/deposit-addresses') && srv.answerProbes) {
+        probes.push(received);
+        send(res, liveOnlyAnswer(mode));
+        return;
+      }
       requests.push(received);
       if (!verified) {
         const code = sig === undefined || nonce === undefined || ts === undefined || apiKey === undefined ? 'missing_signature_headers' : apiKey !== keyId ? 'invalid_api_key' : 'invalid_signature';
@@ -117,11 +139,14 @@ export async function startSignedServer(opts: { keyId?: string; secret?: string 
     keyId,
     secret,
     requests,
+    probes,
+    mode,
+    answerProbes: true,
     script: (...replies) => {
       queue.push(...replies);
     },
     fallback: echo,
-    env: (mode = 'test') => ({ CARDCTL_API_KEY: keyId, CARDCTL_API_SECRET: secret, CARDCTL_BASE_URL: baseUrl, CARDCTL_MODE: mode }),
+    env: (envMode = mode) => ({ CARDCTL_API_KEY: keyId, CARDCTL_API_SECRET: secret, CARDCTL_BASE_URL: baseUrl, CARDCTL_MODE: envMode }),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

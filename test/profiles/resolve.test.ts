@@ -45,9 +45,10 @@ describe('resolveCredentials precedence', () => {
   });
 
   it('2. CARDCTL_API_KEY + CARDCTL_API_SECRET beat CARDCTL_PROFILE and the default', async () => {
-    expect(await resolveCredentials({ env: apiEnv() })).toEqual({ name: 'env', source: 'env', keyId: KEYS.env, secret: envSecret, mode: 'test', baseUrl: DEFAULT_BASE_URL, baseUrlFromEnv: false });
+    expect(await resolveCredentials({ env: apiEnv() })).toEqual({ name: 'env', source: 'env', keyId: KEYS.env, secret: envSecret, mode: 'test', modeDefaulted: true, baseUrl: DEFAULT_BASE_URL, baseUrlFromEnv: false });
     const live = await resolveCredentials({ env: { ...apiEnv(), CARDCTL_MODE: 'live', CARDCTL_BASE_URL: 'https://x.example/api/v1/', CARDCTL_WEBHOOK_SECRET: 'whsec_env' } });
     expect(live).toMatchObject({ mode: 'live', baseUrl: 'https://x.example/api/v1', webhookSecret: 'whsec_env', baseUrlFromEnv: true });
+    expect(live.modeDefaulted).toBeUndefined(); // CARDCTL_MODE said it: a claim the API's answer is checked against (src/client/key-mode.ts)
   });
 
   it('3. CARDCTL_PROFILE beats the default; 4. the default profile', async () => {
