@@ -4,7 +4,8 @@
 // store is; src/cli/exit-codes.ts maps it) that names the folder, why, where its path comes from
 // and what to do. Money is never sent when this happens: the journal record comes first.
 import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readlinkSync, unlinkSync } from 'node:fs';
-import { dirname, join, sep } from 'node:path';
+import { dirname, join } from 'node:path';
+import { pathShown } from '../env-paths.js';
 import { CardctlError } from '../errors.js';
 
 /** File-system answers that the user's environment explains (not cardctl's bug, not a damaged journal). */
@@ -42,17 +43,8 @@ export function isStateFolderProblem(err: unknown): err is NodeJS.ErrnoException
   return Object.hasOwn(ENVIRONMENT_CODES, e.code) || (e.code === 'ENOENT' && danglingLink(e.path) !== undefined);
 }
 
-/**
- * A path as the user set it: under CARDCTL_STATE_DIR or XDG_STATE_HOME it is written from the
- * variable's name (`$CARDCTL_STATE_DIR/locks`), never with the variable's value (docs/profiles.md).
- */
-function shown(path: string, env: NodeJS.ProcessEnv): string {
-  for (const name of ['CARDCTL_STATE_DIR', 'XDG_STATE_HOME']) {
-    const v = env[name]?.replace(/[\\/]+$/, '');
-    if (v && (path === v || path.startsWith(v + sep))) return `$${name}${path.slice(v.length)}`;
-  }
-  return path;
-}
+/** A path under CARDCTL_STATE_DIR or XDG_STATE_HOME, named from the variable (`$XDG_STATE_HOME/cardctl`). */
+const shown = (path: string, env: NodeJS.ProcessEnv): string => pathShown(path, env, ['CARDCTL_STATE_DIR', 'XDG_STATE_HOME']);
 
 /** Where the state folder's path comes from, for the hint. */
 function origin(env: NodeJS.ProcessEnv): string {

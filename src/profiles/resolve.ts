@@ -4,7 +4,7 @@
 import { CardctlError, usageError } from '../errors.js';
 import { listProfiles, loadStore, requireProfile } from './store.js';
 import { DEFAULT_BASE_URL, type CredentialSource, type Credentials, type Mode, type StoredCredentials, type StoredProfile } from './types.js';
-import { checkKeyId, checkMode, checkName, checkSecret, checkWebhookSecret, normalizeBaseUrl, normalizeKeyId, shownName } from './validate.js';
+import { checkKeyId, checkMode, checkSecret, checkWebhookSecret, normalizeBaseUrl, normalizeKeyId } from './validate.js';
 
 export interface ResolveOptions {
   /** `--profile` */
@@ -54,10 +54,11 @@ async function fromProfile(name: string, source: CredentialSource, env: NodeJS.P
     return { ...(await requireProfile(name, env)), source };
   } catch (err) {
     if (source === 'env-profile' && err instanceof CardctlError && err.code === 'profile_not_found') {
-      throw new CardctlError(`CARDCTL_PROFILE names ${shownName(name)}, but there is no such profile.`, {
+      // not quoted: a token pasted into the wrong variable has the shape of a profile name
+      throw new CardctlError('CARDCTL_PROFILE names no stored profile.', {
         kind: 'usage',
         code: 'profile_not_found',
-        hint: `Run \`cardctl profiles add ${checkName(name) === undefined ? name : 'NAME'} --key-id KEY_ID --mode test --secret-stdin\`, or unset CARDCTL_PROFILE.`,
+        hint: 'Set CARDCTL_PROFILE to one of the names `cardctl profiles list` shows, run `cardctl profiles add NAME --key-id KEY_ID --mode test --secret-stdin`, or unset CARDCTL_PROFILE.',
       });
     }
     throw err;
