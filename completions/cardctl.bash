@@ -94,7 +94,7 @@ _cardctl_flags() {
     'profiles use') echo '--jq --json --no-input' ;;
     'request') echo '--ca-file --data --idempotency-key --include --jq --json --no-input --profile --query --retries --timeout --verbose --yes' ;;
     'sign') echo '--data --idempotency-key --jq --json --key-id --method --no-input --nonce --path --profile --query --timestamp' ;;
-    'sign diagnose') echo '--jq --json --no-input --now --profile --request' ;;
+    'sign diagnose') echo '--jq --json --no-input --now --profile --request --show-valid-signature --try-secret-commands' ;;
     'smoke') echo '--amount --jq --json --junit --mock --no-input --profile --timeout' ;;
     'webhooks listen') echo '--control-url --forward-to --host --jq --json --max-events --mock --no-input --port --profile --tolerance' ;;
     'webhooks sign') echo '--jq --json --no-input --payload --profile --timestamp' ;;

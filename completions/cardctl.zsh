@@ -95,7 +95,7 @@ _cardctl_flags() {
     'profiles use') print -r -- '--jq --json --no-input' ;;
     'request') print -r -- '--ca-file --data --idempotency-key --include --jq --json --no-input --profile --query --retries --timeout --verbose --yes' ;;
     'sign') print -r -- '--data --idempotency-key --jq --json --key-id --method --no-input --nonce --path --profile --query --timestamp' ;;
-    'sign diagnose') print -r -- '--jq --json --no-input --now --profile --request' ;;
+    'sign diagnose') print -r -- '--jq --json --no-input --now --profile --request --show-valid-signature --try-secret-commands' ;;
     'smoke') print -r -- '--amount --jq --json --junit --mock --no-input --profile --timeout' ;;
     'webhooks listen') print -r -- '--control-url --forward-to --host --jq --json --max-events --mock --no-input --port --profile --tolerance' ;;
     'webhooks sign') print -r -- '--jq --json --no-input --payload --profile --timestamp' ;;

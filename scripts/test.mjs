@@ -7,10 +7,15 @@
 // The suite runs two test workers (vitest.config.ts), mostly waiting on the processes they start;
 // the background jobs share the cores with them. Fails when any of them fails; a failed job prints
 // its whole output after the suite's.
+// A test that needs a program this machine lacks (zsh, fish, jq: test/helpers/programs.ts) is
+// skipped and named at the end, one line per program; CI (.ci/run, CARDCTL_REQUIRE_PROGRAMS=1)
+// installs them and fails instead.
 // Arguments go to vitest; with a file or filter among them only vitest runs (`npm test --
 // test/signing`) unless NODE_LINES is set. NODE_LINES=22,26 picks lines, NODE_LINES=none skips them (a quick local
 // run; CI runs them all).
 import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LINES, LINE_TESTS, ROOT, nodeBinary, runVitest, stopLine } from './node-lines.mjs';
 
@@ -31,9 +36,16 @@ for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) process.once(s
 
 const t0 = Date.now();
 const seconds = (since) => ((Date.now() - since) / 1000).toFixed(0);
+// every worker appends `program<TAB>test file` here for each test it skipped for want of the program
+const skipsDir = mkdtempSync(join(tmpdir(), 'cardctl-test-skips-'));
+const skipsFile = join(skipsDir, 'skips.tsv');
 const suite = new Promise((resolve) => {
   const exclude = focused ? [] : BACKGROUND_FILES.flatMap((f) => ['--exclude', f]);
-  const vitest = spawn(process.execPath, [join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', ...exclude, ...process.argv.slice(2)], { cwd: ROOT, stdio: 'inherit' });
+  const vitest = spawn(process.execPath, [join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', ...exclude, ...process.argv.slice(2)], {
+    cwd: ROOT,
+    stdio: 'inherit',
+    env: { ...process.env, CARDCTL_TEST_SKIPS: skipsFile },
+  });
   vitest.on('close', (code) => resolve(code ?? 1));
   vitest.on('error', () => resolve(1));
 });
@@ -58,4 +70,27 @@ for (const r of results) {
   process.stdout.write(r.code === 0 ? r.output.split('\n').filter((l) => /^ *(Test Files|Tests) /.test(l)).join('\n') + '\n' : r.output);
 }
 if (jobs.length) process.stdout.write(`npm test: ${seconds(t0)} s in all\n`);
+process.stdout.write(skipSummary());
+rmSync(skipsDir, { recursive: true, force: true });
 process.exitCode = suiteCode === 0 && results.every((r) => r.code === 0) ? 0 : 1;
+
+/** One line per program a test needed and this machine lacks: how many tests it skipped, where, and how to run them. */
+function skipSummary() {
+  let text = '';
+  try {
+    text = readFileSync(skipsFile, 'utf8');
+  } catch {
+    return '';
+  }
+  const byProgram = new Map();
+  for (const line of text.split('\n').filter(Boolean)) {
+    const [program, file] = line.split('\t');
+    const entry = byProgram.get(program) ?? { count: 0, files: new Set() };
+    entry.count += 1;
+    entry.files.add(file);
+    byProgram.set(program, entry);
+  }
+  return [...byProgram].map(([program, { count, files }]) =>
+    `skipped: ${count} test${count === 1 ? '' : 's'} need ${program}, which is not installed (${[...files].sort().join(', ')}); install ${program} to run them (CI does, .ci/run)\n`,
+  ).join('');
+}

@@ -158,7 +158,7 @@ function rerunThreads(env: NodeJS.ProcessEnv = process.env): 1 | 2 | undefined {
   const v = env.CARDCTL_RERUN_THREADS?.trim();
   if (v === undefined || v === '') return undefined;
   if (v === '1' || v === '2') return Number(v) as 1 | 2;
-  throw usageError(`CARDCTL_RERUN_THREADS is ${JSON.stringify(v.slice(0, 20))}: it takes 1 or 2.`, 'Set it to 1 (one thread) or 2, or unset it to let cardctl choose.');
+  throw usageError('CARDCTL_RERUN_THREADS takes 1 or 2.', 'Set it to 1 (one thread) or 2, or unset it to let cardctl choose.');
 }
 
 export async function runBatchCommand(operation: BatchOperation, flags: BatchFlags): Promise<number> {

@@ -10,7 +10,7 @@ import { wireQuery } from '../signing/encoding.js';
 import { DEFAULT_BASE_URL } from '../profiles/types.js';
 import type { Diagnosis } from '../signing/diagnose.js';
 import { describeCanonical } from '../signing/visible.js';
-import { parseRawRequest, splitTarget } from '../signing/raw-request.js';
+import { parseRawRequest, splitTarget, type RawRequest } from '../signing/raw-request.js';
 import { QueryEncodingError, canonicalQuery, signRequest, signWebhook, verifyWebhook, webhookSignature, type SignedRequest, type WebhookVerdict } from '../signing/index.js';
 
 
@@ -247,7 +247,16 @@ export function formatSign(r: SignResult): string {
 // ---------------------------------------------------------------------------------------
 // `cardctl sign diagnose`
 
-export async function runDiagnose(opts: { request: string; profile?: string; now?: number; env?: NodeJS.ProcessEnv }): Promise<Diagnosis> {
+export interface DiagnoseOptions {
+  request: string;
+  profile?: string;
+  now?: number;
+  /** also try the profiles whose secret comes from a command (it may prompt) */
+  trySecretCommands?: boolean;
+  env?: NodeJS.ProcessEnv;
+}
+
+export async function runDiagnose(opts: DiagnoseOptions): Promise<Diagnosis> {
   const env = opts.env ?? process.env;
   const bytes = await readFileOrStdin(opts.request, '--request');
   let parsed;
@@ -261,9 +270,26 @@ export async function runDiagnose(opts: { request: string; profile?: string; now
   }
   const { secret, keyId, warning } = await loadSigningSecret({ profile: opts.profile, env });
   const { diagnose } = await import('../signing/diagnose.js'); // only here: `sign` does not load the diagnosis (4 modules)
-  const d = diagnose({ request: parsed, secret, keyId, now: opts.now ?? Math.floor(Date.now() / 1000) });
+  let d = diagnose({ request: parsed, secret, keyId, now: opts.now ?? Math.floor(Date.now() / 1000) });
   if (warning) d.warnings.push(warning);
+  if (!d.valid && !d.found && d.received_signature !== null) d = await tryOtherProfiles(d, parsed, secret, opts.trySecretCommands === true, env);
   return d;
+}
+
+/** When nothing else explains the signature: the secrets of the other stored profiles (named, never shown). */
+async function tryOtherProfiles(d: Diagnosis, request: RawRequest, used: string, runCommands: boolean, env: NodeJS.ProcessEnv): Promise<Diagnosis> {
+  const [{ otherProfileSecrets }, { explainWithOtherSecrets }] = await Promise.all([import('../profiles/resolve.js'), import('../signing/diagnose-other-secret.js')]);
+  let others;
+  try {
+    others = await otherProfileSecrets(used, runCommands, env);
+  } catch {
+    d.warnings.push('the secrets of the other profiles were not tried: the profile store cannot be read (`cardctl profiles list` says why).');
+    return d;
+  }
+  const { candidates, notTried } = others;
+  const explained = explainWithOtherSecrets(d, request, candidates);
+  if (!explained.found && notTried.length > 0) explained.warnings.push(`the secrets of other profiles were tried, except ${notTried.join(', ')}.`);
+  return explained;
 }
 
 // ---------------------------------------------------------------------------------------

@@ -215,7 +215,7 @@ export async function doctor(opts: { profile?: string; verbose?: boolean; caFile
           const e = err as CardctlError;
           return { name: 'network', status: 'fail', detail: `${route}; ${e.message}`, hint: e.hint, kind: 'usage' };
         }
-        const extra = ca ? `; extra CA certificates from ${ca.file} (${ca.source})` : env.NODE_EXTRA_CA_CERTS ? `; extra CA certificates from ${env.NODE_EXTRA_CA_CERTS} (NODE_EXTRA_CA_CERTS)` : '';
+        const extra = ca ? `; extra CA certificates from ${net.caFileNamed(ca)}` : env.NODE_EXTRA_CA_CERTS ? '; extra CA certificates from the file NODE_EXTRA_CA_CERTS names' : '';
         return { name: 'network', status: 'ok', detail: `${route}${extra}` };
       },
       unresolvedOps: (credentials) => {

@@ -299,7 +299,28 @@ const STATUS_TABLE: readonly StatusRule[] = [
   { when: (a) => is5xx(a.status), error: serverFailed },
   { when: (a) => a.status === 400, error: (a) => new CardctlError(`bad request (400)${a.said}.`, { ...a.base, kind: 'usage', hint: 'Check the path, query and body.' }) },
   { when: (a) => a.status >= 300 && a.status < 400, error: redirected },
+  { when: (a) => a.status === 431 || a.status === 414, error: tooLarge },
 ];
+
+/**
+ * 431 (headers too large) or 414 (URI too long): the user's input, said with its size; the path
+ * is not echoed (it may be 100 KB, and it is already on the user's command line).
+ */
+function tooLarge(a: AnswerParts, ctx: ErrorContext): CardctlError {
+  let target = ctx.url;
+  try {
+    const u = new URL(ctx.url);
+    target = u.pathname + u.search;
+  } catch {
+    /* not a URL: its whole length */
+  }
+  return new CardctlError(`request too large: the path${target.includes('?') ? ' and query are' : ' is'} ${target.length} characters; the server refused it (${a.status}).`, {
+    ...a.base,
+    kind: 'usage',
+    code: 'request_too_large',
+    hint: 'Servers take a request line of a few kilobytes at most: check the id in the path, and send long data in the body or as several requests.',
+  });
+}
 
 /** The host a `Location` header points to (never its userinfo, path or query), or undefined. */
 function locationHost(location: string | undefined, requestUrl: string): string | undefined {

@@ -19,6 +19,11 @@ export function chooseCaFile(opts: { flag?: string; profile?: string; profileNam
   return undefined;
 }
 
+/** The CA file for a message: its path when typed here or stored in a profile; from the environment, only the variable's name (docs/profiles.md). */
+export function caFileNamed(choice: CaChoice): string {
+  return choice.source === 'CARDCTL_CA_FILE' ? 'the CA file CARDCTL_CA_FILE names' : `the CA file ${choice.file} (from ${choice.source})`;
+}
+
 /** A CA bundle larger than this is refused (the system's whole bundle is about 220 KiB). */
 export const MAX_CA_FILE_BYTES = 8 * 1024 * 1024;
 
@@ -31,13 +36,13 @@ export function readCaFile(choice: CaChoice): string {
     text = readFileBounded(choice.file, MAX_CA_FILE_BYTES).toString('utf8');
   } catch (err) {
     if (err instanceof FileTooLargeError) {
-      throw usageError(`the CA file ${choice.file} (from ${choice.source}) is larger than ${MAX_CA_FILE_BYTES / 1024 / 1024} MiB: not a CA bundle.`, 'Give the path of a PEM file holding the CA certificates to trust.');
+      throw usageError(`${caFileNamed(choice)} is larger than ${MAX_CA_FILE_BYTES / 1024 / 1024} MiB: not a CA bundle.`, 'Give the path of a PEM file holding the CA certificates to trust.');
     }
     const code = (err as NodeJS.ErrnoException).code;
-    throw usageError(`cannot read the CA file ${choice.file} (from ${choice.source}): ${code === 'ENOENT' ? 'no such file' : code ?? (err as Error).message}.`, 'Give the path of a PEM file holding the CA certificates to trust.');
+    throw usageError(`cannot read ${caFileNamed(choice)}: ${code === 'ENOENT' ? 'no such file' : code ?? (err as Error).message}.`, 'Give the path of a PEM file holding the CA certificates to trust.');
   }
   if (!text.includes('-----BEGIN CERTIFICATE-----')) {
-    throw usageError(`the CA file ${choice.file} (from ${choice.source}) holds no PEM certificate.`, 'It must hold one or more "-----BEGIN CERTIFICATE-----" blocks.');
+    throw usageError(`${caFileNamed(choice)} holds no PEM certificate.`, 'It must hold one or more "-----BEGIN CERTIFICATE-----" blocks.');
   }
   // each block parsed now, so a damaged one is named here, not later as an untrusted server
   let n = 0;
@@ -46,9 +51,9 @@ export function readCaFile(choice: CaChoice): string {
     const line = text.slice(0, m.index).split('\n').length;
     const b64 = m[1]!.replace(/\s+/g, '');
     const problem = !/^[A-Za-z0-9+/]+={0,2}$/.test(b64) || b64.length % 4 !== 0 ? 'its base64 is invalid' : parsesAsCertificate(m[0]) ? null : 'it is not an X.509 certificate';
-    if (problem) throw usageError(`the CA file ${choice.file} (from ${choice.source}): certificate ${n} (line ${line}): ${problem}.`, 'Export the CA certificate again in PEM form (e.g. `openssl x509 -in ca.crt -out ca.pem`).');
+    if (problem) throw usageError(`${caFileNamed(choice)}: certificate ${n} (line ${line}): ${problem}.`, 'Export the CA certificate again in PEM form (e.g. `openssl x509 -in ca.crt -out ca.pem`).');
   }
-  if (n === 0) throw usageError(`the CA file ${choice.file} (from ${choice.source}) has a "-----BEGIN CERTIFICATE-----" line without its "-----END CERTIFICATE-----".`, 'Export the CA certificate again in PEM form.');
+  if (n === 0) throw usageError(`${caFileNamed(choice)} has a "-----BEGIN CERTIFICATE-----" line without its "-----END CERTIFICATE-----".`, 'Export the CA certificate again in PEM form.');
   return text;
 }
 

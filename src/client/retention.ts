@@ -15,10 +15,10 @@ export function parseRetention(text: string, from: string): number | undefined {
   const m = /^(\d{1,5})d?$/.exec(t);
   const days = m ? Number(m[1]) : NaN;
   if (!Number.isInteger(days) || days < 1 || days > 36_500) {
-    const got = JSON.stringify(text.slice(0, 40));
-    // a flag takes days only (off is the variable's: no compaction in the background)
-    if (from.startsWith('--')) throw usageError(`${from} must be a number of days from 1 to 36500 (such as 90 or 90d); got ${got}.`, `For example ${from} 30 keeps 30 days whole.`);
-    throw usageError(`${from} must be a number of days from 1 to 36500 (such as 90 or 90d), or off; got ${got}.`, `Set it to e.g. 90 (the default), or off to compact only with \`cardctl ops compact\`.`);
+    // a flag takes days only (off is the variable's: no compaction in the background); the
+    // variable's value is never quoted back (docs/profiles.md)
+    if (from.startsWith('--')) throw usageError(`${from} must be a number of days from 1 to 36500 (such as 90 or 90d); got ${JSON.stringify(text.slice(0, 40))}.`, `For example ${from} 30 keeps 30 days whole.`);
+    throw usageError(`${from} must be a number of days from 1 to 36500 (such as 90 or 90d), or off.`, `Set it to e.g. 90 (the default), or off to compact only with \`cardctl ops compact\`.`);
   }
   return days;
 }

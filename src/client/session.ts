@@ -6,7 +6,7 @@ import { promptsForbidden } from '../no-input.js';
 import type { Credentials } from '../profiles/types.js';
 import { ApiClient, DEFAULT_RETRIES } from './client.js';
 import { closeAgent, configureTransport } from './http.js';
-import { chooseCaFile, describeRoute, readCaFile } from './network.js';
+import { caFileNamed, chooseCaFile, describeRoute, readCaFile } from './network.js';
 import type { Journal } from './journal.js';
 import { stderrLog } from './verbose.js';
 import { chooseTimeoutMs, timeoutFromFlagOrEnv } from './timeout.js';
@@ -65,7 +65,7 @@ export async function openSession(opts: SessionOptions = {}): Promise<Session> {
   configureTransport({ extraCa: ca ? readCaFile(ca) : undefined, env });
   if (opts.verbose) {
     stderrLog(`* ${describeRoute(credentials.baseUrl, env)}`);
-    if (ca) stderrLog(`* extra CA certificates: ${ca.file} (from ${ca.source})`);
+    if (ca) stderrLog(`* extra CA certificates: ${caFileNamed(ca)}`);
   }
   let journal: Promise<Journal> | undefined;
   let opened: Journal | undefined;

@@ -3,9 +3,10 @@
 // full disk), not a bug. Said as one error of kind `usage` (exit 2, as an unreadable profile
 // store is; src/cli/exit-codes.ts maps it) that names the folder, why, where its path comes from
 // and what to do. Money is never sent when this happens: the journal record comes first.
-import { closeSync, mkdirSync, openSync, unlinkSync } from 'node:fs';
+import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readlinkSync, unlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { pathShown } from '../env-paths.js';
 import { CardctlError } from '../errors.js';
 
 /** `$CARDCTL_STATE_DIR`, else `$XDG_STATE_HOME/cardctl`, else the platform's state folder. */
@@ -32,16 +33,33 @@ const ENVIRONMENT_CODES: Record<string, string> = {
   ELOOP: 'too many symbolic links in the path',
 };
 
-/** Whether an error is a file-system refusal that the user's environment explains. */
-export function isStateFolderProblem(err: unknown): err is NodeJS.ErrnoException {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && Object.hasOwn(ENVIRONMENT_CODES, code);
+/** The symbolic link to nowhere on `path` (the path itself or a folder above it), with its target. */
+function danglingLink(path: string | undefined): { link: string; target: string } | undefined {
+  for (let p = path; p && p !== dirname(p); p = dirname(p)) {
+    try {
+      if (!lstatSync(p).isSymbolicLink() || existsSync(p)) continue;
+      return { link: p, target: readlinkSync(p) };
+    } catch {
+      /* not there at all: look further up */
+    }
+  }
+  return undefined;
 }
+
+/** Whether an error is a file-system refusal that the user's environment explains (a symbolic link to nowhere too). */
+export function isStateFolderProblem(err: unknown): err is NodeJS.ErrnoException {
+  const e = err as NodeJS.ErrnoException | null;
+  if (typeof e?.code !== 'string') return false;
+  return Object.hasOwn(ENVIRONMENT_CODES, e.code) || (e.code === 'ENOENT' && danglingLink(e.path) !== undefined);
+}
+
+/** A path under CARDCTL_STATE_DIR or XDG_STATE_HOME, named from the variable (`$XDG_STATE_HOME/cardctl`). */
+const shown = (path: string, env: NodeJS.ProcessEnv): string => pathShown(path, env, ['CARDCTL_STATE_DIR', 'XDG_STATE_HOME']);
 
 /** Where the state folder's path comes from, for the hint. */
 function origin(env: NodeJS.ProcessEnv): string {
-  if (env.CARDCTL_STATE_DIR) return `it is CARDCTL_STATE_DIR (${env.CARDCTL_STATE_DIR})`;
-  if (env.XDG_STATE_HOME) return `it is $XDG_STATE_HOME/cardctl, and XDG_STATE_HOME is ${env.XDG_STATE_HOME}`;
+  if (env.CARDCTL_STATE_DIR) return 'it is CARDCTL_STATE_DIR';
+  if (env.XDG_STATE_HOME) return 'it is $XDG_STATE_HOME/cardctl';
   return 'it is the default state folder';
 }
 
@@ -50,10 +68,19 @@ function origin(env: NodeJS.ProcessEnv): string {
  * `consequence`: what did not happen (`the money operation was not sent`).
  */
 export function stateFolderError(err: NodeJS.ErrnoException, folder: string, consequence: string, env: NodeJS.ProcessEnv = process.env): CardctlError {
-  const code = err.code ?? 'error';
-  const at = err.path && err.syscall ? ` (${err.syscall} ${err.path}: ${code}, ${ENVIRONMENT_CODES[code] ?? err.message})` : ` (${code}: ${ENVIRONMENT_CODES[code] ?? err.message})`;
   const variable = env.CARDCTL_STATE_DIR ? 'CARDCTL_STATE_DIR' : 'XDG_STATE_HOME (or CARDCTL_STATE_DIR)';
-  return new CardctlError(`cannot write the operations journal in ${folder}${at}; ${consequence}.`, {
+  const dangling = err.code === 'ENOENT' ? danglingLink(err.path) : undefined;
+  if (dangling) {
+    return new CardctlError(`cannot write the operations journal in ${shown(folder, env)}: ${shown(dangling.link, env)} is a symbolic link to ${dangling.target}, which does not exist; ${consequence}.`, {
+      kind: 'usage',
+      code: 'state_folder_unwritable',
+      hint: `Create the folder the link points to, remove the link (cardctl then creates a folder there), or set ${variable} to a folder you can write; then run the command again.`,
+      cause: err,
+    });
+  }
+  const code = err.code ?? 'error';
+  const at = err.path && err.syscall ? ` (${err.syscall} ${shown(err.path, env)}: ${code}, ${ENVIRONMENT_CODES[code] ?? err.message})` : ` (${code}: ${ENVIRONMENT_CODES[code] ?? err.message})`;
+  return new CardctlError(`cannot write the operations journal in ${shown(folder, env)}${at}; ${consequence}.`, {
     kind: 'usage',
     code: 'state_folder_unwritable',
     hint: `The journal needs a folder you can write (${origin(env)}). Fix its permissions (or free disk space), or set ${variable} to a folder you can write; then run the command again.`,

@@ -2,9 +2,9 @@
 // 1. --profile NAME; 2. CARDCTL_API_KEY + CARDCTL_API_SECRET (+ CARDCTL_BASE_URL, CARDCTL_MODE);
 // 3. CARDCTL_PROFILE; 4. the store's default profile.
 import { CardctlError, usageError } from '../errors.js';
-import { loadStore, requireProfile } from './store.js';
-import { DEFAULT_BASE_URL, type CredentialSource, type Credentials, type Mode, type StoredCredentials } from './types.js';
-import { checkKeyId, checkMode, checkName, checkSecret, checkWebhookSecret, normalizeBaseUrl, normalizeKeyId, shownName } from './validate.js';
+import { listProfiles, loadStore, requireProfile } from './store.js';
+import { DEFAULT_BASE_URL, type CredentialSource, type Credentials, type Mode, type StoredCredentials, type StoredProfile } from './types.js';
+import { checkKeyId, checkMode, checkSecret, checkWebhookSecret, normalizeBaseUrl, normalizeKeyId } from './validate.js';
 
 export interface ResolveOptions {
   /** `--profile` */
@@ -57,10 +57,11 @@ async function fromProfile(name: string, source: CredentialSource, env: NodeJS.P
     return { ...(await requireProfile(name, env)), source };
   } catch (err) {
     if (source === 'env-profile' && err instanceof CardctlError && err.code === 'profile_not_found') {
-      throw new CardctlError(`CARDCTL_PROFILE names ${shownName(name)}, but there is no such profile.`, {
+      // not quoted: a token pasted into the wrong variable has the shape of a profile name
+      throw new CardctlError('CARDCTL_PROFILE names no stored profile.', {
         kind: 'usage',
         code: 'profile_not_found',
-        hint: `Run \`cardctl profiles add ${checkName(name) === undefined ? name : 'NAME'} --key-id KEY_ID --mode test --secret-stdin\`, or unset CARDCTL_PROFILE.`,
+        hint: 'Set CARDCTL_PROFILE to one of the names `cardctl profiles list` shows, run `cardctl profiles add NAME --key-id KEY_ID --mode test --secret-stdin`, or unset CARDCTL_PROFILE.',
       });
     }
     throw err;
@@ -85,7 +86,7 @@ function noCredentials(): CardctlError {
 }
 
 /** The profile's API secret: stored, or printed by its command (run once per process). */
-async function apiSecret(p: StoredCredentials, env: NodeJS.ProcessEnv): Promise<string> {
+async function apiSecret(p: StoredProfile, env: NodeJS.ProcessEnv): Promise<string> {
   if (p.secret !== undefined) return p.secret;
   const { secretFromCommand } = await import('./secret-command.js');
   return secretFromCommand({ profile: p.name, what: 'API secret', command: p.secretCommand!, timeoutSeconds: p.secretCommandTimeout, check: checkSecret, env });
@@ -238,3 +239,32 @@ export async function resolveSigningSecret(opts: ResolveOptions = {}): Promise<R
   return { secret: await apiSecret(profile, env), keyId: profile.keyId, baseUrl: profile.baseUrl, mode: profile.mode, source: profile.source, profile: profile.name };
 }
 
+
+export interface OtherProfileSecrets {
+  candidates: Array<{ profile: string; keyId: string; secret: string }>;
+  /** profiles not tried, each with why (a secret command not run, or one that failed) */
+  notTried: string[];
+}
+
+/**
+ * The API secrets of the stored profiles other than `used`, for `sign diagnose` to try. A secret
+ * from a command only when `runCommands` (a command may prompt, touch a hardware key, or log).
+ */
+export async function otherProfileSecrets(used: string, runCommands: boolean, env: NodeJS.ProcessEnv = process.env): Promise<OtherProfileSecrets> {
+  const out: OtherProfileSecrets = { candidates: [], notTried: [] };
+  for (const p of await listProfiles(env)) {
+    if (p.secret === undefined && !runCommands) {
+      out.notTried.push(`profile "${p.name}" (its secret comes from a command: pass --try-secret-commands to run it)`);
+      continue;
+    }
+    let secret: string;
+    try {
+      secret = await apiSecret(p, env);
+    } catch {
+      out.notTried.push(`profile "${p.name}" (its secret command failed)`);
+      continue;
+    }
+    if (secret !== used) out.candidates.push({ profile: p.name, keyId: p.keyId, secret });
+  }
+  return out;
+}

@@ -12,6 +12,7 @@ import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, rmSync, statSy
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { CardctlError } from '../errors.js';
+import { pathShown } from '../env-paths.js';
 import { DEFAULT_BASE_URL, type Mode, type StoredProfile } from './types.js';
 import { checkKeyId, checkMode, checkName, checkSecret, checkSecretCommand, checkSecretCommandTimeout, checkWebhookSecret, MODE_PROBLEM, normalizeBaseUrl, normalizeKeyId, shownName } from './validate.js';
 
@@ -126,12 +127,19 @@ export function validateProfile(input: ProfileInput): { profile?: StoredProfile;
 // ---------------------------------------------------------------------------------------------
 // The file's content
 
-function fixHint(path: string): string {
+/**
+ * The store's path or folder for a message: under CARDCTL_CONFIG_DIR or XDG_CONFIG_HOME, named from
+ * the variable, never its value (src/env-paths.ts). The process's environment: messages are for it.
+ */
+export const shownStorePath = (path: string): string => pathShown(path, process.env, ['CARDCTL_CONFIG_DIR', 'XDG_CONFIG_HOME']);
+
+function fixHint(file: string): string {
+  const path = shownStorePath(file);
   return `Fix ${path} by hand (it is JSON: {"version": 1, "default": NAME, "profiles": {NAME: {"keyId", "secret" or "secretCommand", "mode", "baseUrl", "webhookSecret"? or "webhookSecretCommand"?, "secretCommandTimeout"?, "caFile"?, "timeout"? (seconds)}}}), or move it away (mv "${path}" "${path}.bak") and add your profiles again with \`cardctl profiles add\`. cardctl will not overwrite it.`;
 }
 
 function invalidStore(path: string, what: string): CardctlError {
-  return new CardctlError(`the profile store ${path} ${what}.`, { kind: 'usage', hint: fixHint(path), code: 'invalid_profile_store' });
+  return new CardctlError(`the profile store ${shownStorePath(path)} ${what}.`, { kind: 'usage', hint: fixHint(path), code: 'invalid_profile_store' });
 }
 
 /** Line and column of a JSON.parse failure, without quoting the text (it may hold secrets). */
@@ -241,7 +249,7 @@ function ensureFolder(dir: string, tighten: boolean): void {
   } catch (err) {
     const code = (err as { code?: string }).code;
     if (process.platform === 'win32' && code === 'EPERM') return; // modes are not POSIX there
-    throw new CardctlError(`cannot create or protect the profile folder ${dir} (${code ?? String(err)}).`, {
+    throw new CardctlError(`cannot create or protect the profile folder ${shownStorePath(dir)} (${code ?? String(err)}).`, {
       kind: 'usage',
       hint: 'Check its permissions, or point CARDCTL_CONFIG_DIR to a folder you own.',
       cause: err,
@@ -305,7 +313,7 @@ function readState(env: NodeJS.ProcessEnv = process.env): { state: StoreState; p
 
 function readFailure(path: string, err: unknown): CardctlError {
   const code = (err as { code?: string }).code;
-  return new CardctlError(`cannot read the profile store ${path} (${code ?? (err instanceof Error ? err.message : String(err))}).`, {
+  return new CardctlError(`cannot read the profile store ${shownStorePath(path)} (${code ?? (err instanceof Error ? err.message : String(err))}).`, {
     kind: 'usage',
     hint: 'Check the file and folder permissions (they should be yours, 0600 and 0700), or point CARDCTL_CONFIG_DIR elsewhere.',
     cause: err,
@@ -324,7 +332,7 @@ function commit(opened: Opened, state: StoreState): void {
     if (err instanceof CardctlError) throw err;
     const code = (err as { code?: string }).code;
     if (process.platform === 'win32' && code === 'EPERM') return;
-    throw new CardctlError(`cannot write the profile store ${opened.path} (${code ?? String(err)}).`, {
+    throw new CardctlError(`cannot write the profile store ${shownStorePath(opened.path)} (${code ?? String(err)}).`, {
       kind: 'usage',
       hint: 'Check that the file and its folder belong to you, or point CARDCTL_CONFIG_DIR elsewhere.',
       cause: err,

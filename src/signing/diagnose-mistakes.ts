@@ -131,6 +131,10 @@ export const KNOWN_MISTAKES = {
     description: 'the query does not percent-decode to valid UTF-8, so it cannot be canonicalized',
     fix: 'percent-encode query values as UTF-8 bytes',
   },
+  signed_with_other_secret: {
+    description: 'the request was signed with the secret of another profile than the key it names',
+    fix: 'sign with the secret of the key named in X-Api-Key, or send the key id that goes with the secret used',
+  },
   canonical_differs: {
     description: 'the client signed a different canonical string',
     fix: 'build the canonical string as SIGNING.md says',

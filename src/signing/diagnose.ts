@@ -51,7 +51,9 @@ export interface Diagnosis {
   checked: MistakeId[];
   canonical: string;
   body_sha256: string;
-  request: { method: string; path: string; query: string; body_bytes: number };
+  request: { method: string; path: string; query: string; body_bytes: number; key_id: string | null };
+  /** the stored profile whose secret reproduces the signature (diagnose-other-secret.ts), never its secret */
+  signed_with_profile?: string;
 }
 
 function declaredBodyHash(req: RawRequest): string | undefined {
@@ -300,7 +302,7 @@ export function diagnose(input: DiagnoseInput): Diagnosis {
     checked,
     canonical: v.canonical,
     body_sha256: v.fields[6]!,
-    request: { method: req.method, path: req.path, query: req.query, body_bytes: v.body.length },
+    request: { method: req.method, path: req.path, query: req.query, body_bytes: v.body.length, key_id: h['X-Api-Key'] ?? null },
   };
 }
 

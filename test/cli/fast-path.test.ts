@@ -72,7 +72,7 @@ const CORPUS: Record<string, Line[]> = {
   'profiles:remove': [['profiles', 'remove', 'nobody']],
   'profiles:show': [['profiles', 'show', 'nobody', '--json']],
   'profiles:use': [['profiles', 'use', 'nobody']],
-  'sign:diagnose': [['sign', 'diagnose', '--request', 'RAW', '--now', '1763800000'], ['sign', 'diagnose', '--request', 'RAW', '--now', '1763800000', '--json']],
+  'sign:diagnose': [['sign', 'diagnose', '--request', 'RAW', '--now', '1763800000'], ['sign', 'diagnose', '--request', 'RAW', '--now', '1763800000', '--json'], ['sign', 'diagnose', '--request', 'RAW', '--now', '1763800000', '--show-valid-signature', '--try-secret-commands', '--json']],
   sign: [['sign', ...signArgs, '--json'], ['sign', ...signArgs], ['sign', ...signArgs.slice(0, 6), '--timestamp', '17638000000000x', '--json'], { argv: ['sign', ...signArgs, '--nonce', 'n-2'], oclif: true }, { argv: ['sign', '--method', 'GET'], oclif: true }],
   'webhooks:listen': [['webhooks', 'listen', '--host', '203.0.113.7']],
   'webhooks:sign': [['webhooks', 'sign', '--payload', 'PAYLOAD', '--timestamp', '1763800000']],

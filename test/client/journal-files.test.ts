@@ -103,7 +103,7 @@ describe('a full disk (a file size limit) while the op record is written', () =>
     expect(refused.code, refused.stdout + refused.stderr).toBe(2);
     const error = JSON.parse(refused.stdout).error;
     expect(error.code).toBe('state_folder_unwritable');
-    expect(error.message).toContain(`write ${bucketFile(s, key)}: EFBIG`);
+    expect(error.message).toContain(`write $XDG_STATE_HOME${bucketFile(s, key).slice(s.stateDir.length)}: EFBIG`); // the variable named, not its value
     expect(error.message).toMatch(/the money operation was not sent\.$/);
     expect(error.hint).toMatch(/free disk space/);
     expect(refused.stderr).not.toMatch(/\n\s+at /); // no stack trace
@@ -150,7 +150,7 @@ describe('a full disk while a --batch appends (the group-commit path)', () => {
     const row1 = rows.find((r) => r.row === 1);
     expect(row1 ?? refused.stdout + refused.stderr, refused.stderr).toMatchObject({ row: 1, status: 'error' });
     expect(row1.error.code).toBe('state_folder_unwritable');
-    expect(row1.error.message).toContain(`write ${bucketFile(s, key)}: EFBIG`);
+    expect(row1.error.message).toContain(`write $XDG_STATE_HOME${bucketFile(s, key).slice(s.stateDir.length)}: EFBIG`);
     expect(await recharges(card.id), 'nothing reached the API').toBe(sentBefore);
     expect(statSync(bucketFile(s, key)).size).toBe(size);
     // the summary says the row was never sent, so the same command (same keys) sends it: not "use a new file"

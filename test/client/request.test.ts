@@ -287,3 +287,24 @@ describe('money operations', () => {
     expect(r.stderr).toMatch(/cardctl ops list/);
   });
 });
+
+describe('a request too large for the server', () => {
+  it('a 100,000-character path: exit 2 saying its size, the path not echoed', async () => {
+    // the real mock (node's HTTP server answers 431 to a request line and headers over 16 KiB)
+    const { startMock } = await import('../../src/mock/index.js');
+    const mock = (await startMock({ port: 0, seed: 29 })) as unknown as { baseUrl: string; keys: { test: { keyId: string; secret: string } }; close(): Promise<void> };
+    try {
+      const long = 'A'.repeat(100_000);
+      const env = { CARDCTL_BASE_URL: mock.baseUrl, CARDCTL_API_KEY: mock.keys.test.keyId, CARDCTL_API_SECRET: mock.keys.test.secret };
+      for (const json of [false, true]) {
+        const r = await sb.run(['request', 'GET', `/cards/${long}`, ...(json ? ['--json'] : [])], { env });
+        expect(r.code, r.stderr).toBe(2);
+        expect(r.stdout + r.stderr).toMatch(/request too large: the path is 100014 characters/);
+        expect(r.stdout + r.stderr).not.toContain('A'.repeat(200));
+        expect(r.stdout + r.stderr).not.toMatch(/unexpected answer/);
+      }
+    } finally {
+      await mock.close();
+    }
+  });
+});

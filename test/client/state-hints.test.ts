@@ -1,5 +1,7 @@
 // Hints that name what the user actually used, and refusals that say the state the user can see
 // (issue 19, item 5): the built CLI against the real mock.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../src/mock/index.js';
 import { activeCard, advance, type MockHandle } from '../helpers/api.js';
@@ -52,8 +54,21 @@ describe('an unreachable API: the hint names where the base URL came from', () =
     expect(byEnv.code).toBe(8);
     expect(byEnv.stderr).toContain('Check CARDCTL_BASE_URL and that the service is up');
     expect(byEnv.stderr).not.toContain('of the profile');
-    const byDefault = await sb.run(['customers', 'list', '--retries', '0', '--json'], { env: { ...key, CARDCTL_BASE_URL: '' } });
-    expect(JSON.parse(byDefault.stdout).error.hint).toMatch(/^Check the default base URL \(http:\/\/127\.0\.0\.1:4010\/api\/v1, the local mock: CARDCTL_BASE_URL is not set\)/);
+    // The default base URL is the mock's fixed address, 127.0.0.1:4010, which may be in use on this
+    // machine (the README runs the mock there): the request goes through a proxy of this test that
+    // answers every request with a redirect, whose hint names the base URL's origin the same way.
+    const redirector = http.createServer((_req, res) => res.writeHead(301, { Location: 'https://portal.example.invalid/' }).end());
+    await new Promise<void>((r) => redirector.listen(0, '127.0.0.1', () => r()));
+    try {
+      const proxy = `http://127.0.0.1:${(redirector.address() as AddressInfo).port}`;
+      const byDefault = await sb.run(['customers', 'list', '--retries', '0', '--json'], { env: { ...key, CARDCTL_BASE_URL: '', HTTP_PROXY: proxy, http_proxy: proxy, NO_PROXY: '', no_proxy: '' } });
+      const { error } = JSON.parse(byDefault.stdout);
+      expect(error.message).toContain('GET http://127.0.0.1:4010/api/v1/customers');
+      expect(error.hint).toMatch(/^Check the default base URL \(http:\/\/127\.0\.0\.1:4010\/api\/v1, the local mock: CARDCTL_BASE_URL is not set\)/);
+    } finally {
+      redirector.closeAllConnections();
+      await new Promise<void>((r) => redirector.close(() => r()));
+    }
     const add = await sb.run(['profiles', 'add', 'far', '--key-id', key.CARDCTL_API_KEY, '--mode', 'test', '--base-url', 'http://127.0.0.1:9', '--secret-stdin'], { input: `${key.CARDCTL_API_SECRET}\n` });
     expect(add.code, add.stderr).toBe(0);
     expect((await sb.run(['customers', 'list', '--retries', '0', '-p', 'far'])).stderr).toContain('Check the base URL of profile "far" (--profile)');

@@ -69,3 +69,35 @@ describe('ops list --card', () => {
     }
   });
 });
+
+describe('ops list shows the amount', () => {
+  it('an AMOUNT_MINOR column: the initial load of an issue, the amount of a recharge, nothing for a terminate', async () => {
+    const mock = (await startMock({ port: 0, seed: 29, providerLatencyMs: 0 })) as unknown as MockHandle;
+    const own = makeSandbox();
+    try {
+      const env = { CARDCTL_BASE_URL: mock.baseUrl, CARDCTL_API_KEY: mock.keys.test.keyId, CARDCTL_API_SECRET: mock.keys.test.secret };
+      const customer = (await approvedCustomer(mock)).id as string;
+      const issued = await own.run(['cards', 'issue', '--customer', customer, '--amount', '1234', '--jq', '.id'], { env });
+      expect(issued.code, issued.stderr).toBe(0);
+      const card = issued.stdout.trim();
+      expect((await own.run(['cards', 'recharge', card, '--amount', '567'], { env })).code).toBe(0);
+      expect((await own.run(['cards', 'terminate', card, '--yes'], { env })).code).toBeLessThan(8);
+      const table = await own.run(['ops', 'list', '--card', card]);
+      expect(table.code, table.stderr).toBe(0);
+      const [header, ...rows] = table.stdout.trimEnd().split('\n');
+      expect(header).toMatch(/\bOPERATION\s+AMOUNT_MINOR\s+STATUS\b/);
+      const amountOf = (path: RegExp): string => {
+        const row = rows.find((r) => path.test(r));
+        expect(row, table.stdout).toBeDefined();
+        const start = header!.indexOf('AMOUNT_MINOR');
+        return row!.slice(start, header!.indexOf('STATUS')).trim();
+      };
+      expect(amountOf(/POST \/api\/v1\/cards\s/)).toBe('1234');
+      expect(amountOf(/\/recharge\s/)).toBe('567');
+      expect(amountOf(/\/terminate\s/)).toBe('-'); // an empty cell
+    } finally {
+      own.cleanup();
+      await mock.close();
+    }
+  });
+});

@@ -131,7 +131,8 @@ async function diagnoseText(text: string, args: string[] = []) {
   writeFileSync(file, text);
   const res = await sandbox.run(['sign', 'diagnose', '--request', file, '--now', TS, '--json', ...args], { env });
   const json = JSON.parse(res.stdout) as {
-    valid: boolean; found: boolean; expected_signature: string; received_signature: string | null;
+    valid: boolean; found: boolean; expected_signature?: string; expected_signature_prefix: string; received_signature: string | null;
+    signatures_match: boolean; first_difference: number | null; signed_with_profile?: string;
     mistakes: Array<{ id: string; description: string; fix: string }>; warnings: string[]; checked: string[];
   };
   for (const m of json.mistakes) named.add(m.id);
@@ -188,7 +189,12 @@ describe.concurrent('sign diagnose names each known mistake', () => {
       expect(r.json.found).toBe(true);
       expect(r.ids).toEqual([c.mistake]);
       expect(r.json.received_signature).toBe(sig);
-      expect(r.json.expected_signature).toBe(wrongSign(c.req, []));
+      // the valid signature is never printed whole: its first 6 characters and where they differ
+      const valid = wrongSign(c.req, []);
+      expect(r.json.expected_signature).toBeUndefined();
+      expect(r.json.expected_signature_prefix).toBe(valid.slice(0, 6));
+      expect(r.json.signatures_match).toBe(false);
+      expect(r.stdout + r.stderr).not.toContain(valid);
     });
   }
 
@@ -327,6 +333,97 @@ describe('sign diagnose verdicts', () => {
     expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/request line/);
     expect(res.stderr).toMatch(/blank line/);
+  });
+});
+
+describe('sign diagnose never prints a working signature unless asked', () => {
+  const valid = wrongSign(POST_CARD, []);
+  const invalid = wrongSign(POST_CARD, ['body_pretty_printed']);
+
+  it('an invalid request: the expected signature is cut to 6 characters, text and --json', async () => {
+    const file = join(sandbox.dir, 'paste.http');
+    writeFileSync(file, rawHttp(POST_CARD, invalid));
+    const text = await sandbox.run(['sign', 'diagnose', '--request', file, '--now', TS], { env });
+    expect(text.code).toBe(3);
+    expect(text.stdout + text.stderr).not.toContain(valid);
+    expect(text.stdout).toContain(`expected X-Signature: ${valid.slice(0, 6)}…`);
+    expect(text.stdout).toMatch(/--show-valid-signature/);
+    expect(text.stdout).toMatch(new RegExp(`received X-Signature: ${invalid.replace(/[+/]/g, '\\$&')} \\(differs from character \\d+ on\\)`));
+    const json = await diagnoseText(rawHttp(POST_CARD, invalid));
+    expect(json.stdout + json.stderr).not.toContain(valid);
+    expect(json.json.first_difference).toBeGreaterThan(0);
+  });
+
+  it('a valid request: the received signature, being valid, is cut too', async () => {
+    for (const args of [[], ['--json']]) {
+      const file = join(sandbox.dir, 'valid-paste.http');
+      writeFileSync(file, rawHttp(POST_CARD, valid));
+      const r = await sandbox.run(['sign', 'diagnose', '--request', file, '--now', TS, ...args], { env });
+      expect(r.code).toBe(0);
+      expect(r.stdout + r.stderr).not.toContain(valid);
+    }
+  });
+
+  it('--show-valid-signature prints it whole, and its help says what that gives away', async () => {
+    const r = await diagnoseText(rawHttp(POST_CARD, invalid), ['--show-valid-signature']);
+    expect(r.json.expected_signature).toBe(valid);
+    const text = await sandbox.run(['sign', 'diagnose', '--request', join(sandbox.dir, 'paste.http'), '--now', TS, '--show-valid-signature'], { env });
+    expect(text.stdout).toContain(`expected X-Signature: ${valid}\n`);
+    const help = await sandbox.run(['sign', 'diagnose', '--help']);
+    expect(help.stdout.replace(/\s+/g, ' ')).toMatch(/--show-valid-signature print the whole signature the server expects: with the request beside it, that is a request the server accepts/);
+  });
+});
+
+describe('sign diagnose tries the secrets of the other profiles', () => {
+  // profile "test" holds KEY's secret; "live" another key's; the request names KEY but was signed with live's secret
+  const LIVE_SECRET = Buffer.from('canary: the live profile secret!').toString('base64');
+  const LIVE_KEY = '01JD2Q7N8V3K4M5P6R7S8T9V0X';
+  const VAULT_SECRET = Buffer.from('canary: secret from a vault cmd!').toString('base64');
+  const VAULT_KEY = '01JD2Q7N8V3K4M5P6R7S8T9V0Y';
+  const profiles = makeSandbox();
+  afterAll(() => profiles.cleanup());
+  const signedWith = (secret: string, req: WireRequest): string =>
+    createHmac('sha256', secret)
+      .update([req.method, req.path, '', KEY, TS, NONCE, createHash('sha256').update(req.body ?? '').digest('hex')].join('\n'))
+      .digest('base64');
+  const secrets = [SECRET, LIVE_SECRET, VAULT_SECRET];
+
+  it('set up: three profiles, one whose secret comes from a command', async () => {
+    const add = (name: string, key: string, mode: string, input: string) => profiles.run(['profiles', 'add', name, '--key-id', key, '--mode', mode, '--secret-stdin'], { input });
+    expect((await add('test', KEY, 'test', `${SECRET}\n`)).code).toBe(0);
+    expect((await add('live', LIVE_KEY, 'live', `${LIVE_SECRET}\n`)).code).toBe(0);
+    writeFileSync(join(profiles.dir, 'vault'), VAULT_SECRET);
+    const vault = await profiles.run(['profiles', 'add', 'vault', '--key-id', VAULT_KEY, '--mode', 'live', '--secret-command', `cat '${join(profiles.dir, 'vault')}'`]);
+    expect(vault.code, vault.stderr).toBe(0);
+  });
+
+  async function diagnoseAs(req: WireRequest, secret: string, args: string[] = []) {
+    const file = join(profiles.dir, `other-${++fileNo}.http`);
+    writeFileSync(file, rawHttp(req, signedWith(secret, req)));
+    const text = await profiles.run(['sign', 'diagnose', '--request', file, '--now', TS, '--profile', 'test', ...args]);
+    const json = await profiles.run(['sign', 'diagnose', '--request', file, '--now', TS, '--profile', 'test', '--json', ...args]);
+    for (const out of [text, json]) for (const s of secrets) expect(out.stdout + out.stderr).not.toContain(s);
+    const j = JSON.parse(json.stdout) as { found: boolean; signed_with_profile?: string; mistakes: Array<{ id: string; description: string }> };
+    for (const m of j.mistakes) named.add(m.id);
+    return { text, json: j };
+  }
+
+  it('signed with the live profile\'s secret, sent with the test key: names profile live', async () => {
+    const r = await diagnoseAs(POST_CARD, LIVE_SECRET);
+    expect(r.text.code).toBe(3);
+    expect(r.json.found).toBe(true);
+    expect(r.json.signed_with_profile).toBe('live');
+    expect(r.json.mistakes.map((m) => m.id)).toEqual(['signed_with_other_secret']);
+    expect(r.text.stdout.split('\n')[0]).toMatch(/^Invalid: the request was signed with the secret of profile "live" \(key 01JD2Q7N8V3K4M5P6R7S8T9V0X\), not with the secret of key 01JD2Q7N8V3K4M5P6R7S8T9V0W.*Fix:/);
+  });
+
+  it('a profile whose secret comes from a command is tried only with --try-secret-commands', async () => {
+    const without = await diagnoseAs(POST_CARD, VAULT_SECRET);
+    expect(without.json.found).toBe(false);
+    expect(without.text.stdout).toMatch(/except profile "vault" \(its secret comes from a command: pass --try-secret-commands/);
+    const withFlag = await diagnoseAs(POST_CARD, VAULT_SECRET, ['--try-secret-commands']);
+    expect(withFlag.json.found).toBe(true);
+    expect(withFlag.json.signed_with_profile).toBe('vault');
   });
 });
 

@@ -4,7 +4,7 @@
 // mock's request log and wallet prove it); `doctor` reports it (issue 21 decisions, item 3).
 // The built CLI against the mock on port 0. (Tests run as root here, where a read-only folder is
 // still writable: a file in the way gives the same refusal, ENOTDIR or EEXIST.)
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../src/mock/index.js';
@@ -60,9 +60,11 @@ describe('a state folder that cannot be written', () => {
     ]) {
       const r = await sb.run(args, { env });
       expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(2);
-      expect(r.stderr).toContain(`cannot write the operations journal in ${join(xdg, 'cardctl')}`);
+      // the folder named from the variable, its value never quoted (docs/profiles.md)
+      expect(r.stderr).toContain('cannot write the operations journal in $XDG_STATE_HOME/cardctl');
       expect(r.stderr).toContain('a part of that path is a file, not a folder');
-      expect(r.stderr).toContain(`XDG_STATE_HOME is ${xdg}`);
+      expect(r.stderr).toContain('it is $XDG_STATE_HOME/cardctl');
+      expect(r.stdout + r.stderr).not.toContain(xdg);
       expect(r.stderr).toMatch(/Fix its permissions .*or set XDG_STATE_HOME \(or CARDCTL_STATE_DIR\) to a folder you can write/);
       expect(r.stderr).not.toMatch(/unexpected|    at /);
       expect(r.stdout).not.toMatch(/^1 /m); // no batch row line: the whole batch is refused up front
@@ -77,7 +79,7 @@ describe('a state folder that cannot be written', () => {
     const { error } = JSON.parse(r.stdout);
     expect(error.code).toBe('state_folder_unwritable');
     expect(error.message).toMatch(/the money operation was not sent\.$/);
-    expect(error.hint).toMatch(/it is CARDCTL_STATE_DIR .*set CARDCTL_STATE_DIR to a folder you can write/);
+    expect(error.hint).toMatch(/it is CARDCTL_STATE_DIR\).*set CARDCTL_STATE_DIR to a folder you can write/);
   });
 
   it('a file where the journal folder should be: exit 2, nothing sent; ops list says the same', async () => {
@@ -92,7 +94,25 @@ describe('a state folder that cannot be written', () => {
     expect(await apiRequestsAfter(since)).toEqual([]);
     const ops = await sb.run(['ops', 'list'], { env });
     expect(ops.code, ops.stderr).toBe(2);
-    expect(ops.stderr).toContain(`cannot write the operations journal in ${join(xdg, 'cardctl')}`);
+    expect(ops.stderr).toContain('cannot write the operations journal in $XDG_STATE_HOME/cardctl');
+  });
+
+  it('a state folder that is a symbolic link to nowhere: exit 2 naming the link and what to do, nothing sent; ops list says the same', async () => {
+    const link = join(sb.dir, `state-link-${Math.random().toString(16).slice(2)}`);
+    symlinkSync(join(sb.dir, 'no-such-folder'), link);
+    for (const env of [{ ...apiEnv, CARDCTL_STATE_DIR: link }, { ...apiEnv, XDG_STATE_HOME: sb.dir, CARDCTL_STATE_DIR: undefined }]) {
+      if (!env.CARDCTL_STATE_DIR) symlinkSync(join(sb.dir, 'no-such-folder'), join(sb.dir, 'cardctl'));
+      const variable = env.CARDCTL_STATE_DIR ? '$CARDCTL_STATE_DIR' : '$XDG_STATE_HOME/cardctl';
+      const since = await lastRequest();
+      for (const args of [['cards', 'issue', '--customer', customerId, '--amount', '500'], ['ops', 'list']]) {
+        const r = await sb.run(args, { env });
+        expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(2);
+        expect(r.stderr).toContain(`${variable} is a symbolic link to ${join(sb.dir, 'no-such-folder')}, which does not exist`);
+        expect(r.stderr).toMatch(/Create the folder the link points to, remove the link .*, or set .*CARDCTL_STATE_DIR.* to a folder you can write/);
+        expect(r.stderr).not.toMatch(/unexpected|    at /);
+      }
+      expect(await apiRequestsAfter(since)).toEqual([]);
+    }
   });
 
   it('doctor fails its journal check with the same message and hint, exit 2; with a writable folder the same command works', async () => {
@@ -100,7 +120,8 @@ describe('a state folder that cannot be written', () => {
     const r = await sb.run(['doctor'], { env: { ...apiEnv, XDG_STATE_HOME: xdg } });
     expect(r.code, r.stdout + r.stderr).toBe(2);
     expect(r.stdout).toMatch(/✗ journal +cannot write the operations journal in .*money operations are refused until it can be written/);
-    expect(r.stdout).toContain(`XDG_STATE_HOME is ${xdg}`);
+    expect(r.stdout).toContain('it is $XDG_STATE_HOME/cardctl');
+    expect(r.stdout).not.toContain(xdg);
     const ok = await sb.run(['cards', 'recharge', cardId, '--amount', '300', '--json'], { env: apiEnv });
     expect(ok.code, ok.stderr).toBe(0);
   });

@@ -411,6 +411,42 @@ describe('webhooks listen: stopping', () => {
   });
 });
 
+describe('webhooks listen: Ctrl-C with connections open', () => {
+  it('SIGINT closes the keep-alive and half-sent connections it holds, exits 0, and its port is closed', async () => {
+    const l = listen([]);
+    const { listening: url } = await l.ready;
+    const port = portOf(url);
+    // a sender that keeps its connection open after a delivery (keep-alive), and one halfway through sending one
+    const keepAlive = new http.Agent({ keepAlive: true });
+    try {
+      const body = '{"type":"card.issued","data":{}}';
+      await new Promise<void>((resolve, reject) => {
+        const req = http.request(url, { method: 'POST', agent: keepAlive, headers: deliveryHeaders(body, mock.webhookSecret, 'dlv_keepalive') }, (res) => res.resume().on('end', resolve));
+        req.on('error', reject);
+        req.end(body);
+      });
+      await l.delivery(1);
+      const held = [...Object.values(keepAlive.freeSockets).flat()];
+      expect(held).toHaveLength(1); // the idle keep-alive connection is still open
+      const net = await import('node:net');
+      const half = net.connect(port, '127.0.0.1');
+      await new Promise<void>((r) => half.on('connect', () => r()));
+      half.write('POST /webhooks HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"type":');
+      const closed = (s: import('node:net').Socket) => new Promise<void>((r) => (s.destroyed ? r() : s.once('close', () => r())));
+      const bothClosed = Promise.all([closed(held[0]!), closed(half)]);
+      half.on('error', () => {});
+
+      l.child.kill('SIGINT');
+      expect(await l.exited, l.stderr()).toBe(0);
+      await bothClosed; // the listener closed them: it did not wait for the senders to go away
+      const refused = await new Promise<string>((r) => net.connect(port, '127.0.0.1').on('connect', function (this: import('node:net').Socket) { this.destroy(); r('connected'); }).on('error', (e: NodeJS.ErrnoException) => r(e.code ?? 'error')));
+      expect(refused).toBe('ECONNREFUSED');
+    } finally {
+      keepAlive.destroy();
+    }
+  });
+});
+
 describe('errors', () => {
   it('webhooks trigger not.a.type exits 2 and lists the valid types; nothing is recorded', async () => {
     const before = (await ctl<unknown[]>(mock, 'GET', '/events')).length;

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeSandbox } from '../helpers/cli.js';
 import { completers, SHELLS } from '../helpers/shells.js';
+import { needs } from '../helpers/programs.js';
 
 const sb = makeSandbox();
 const complete = completers(sb);
@@ -20,13 +21,13 @@ afterAll(() => sb.cleanup());
 describe.each(SHELLS)('%s completes values', (shell) => {
   const offer = (words: string[]) => complete[shell](words);
 
-  it('profile names after -p and --profile, and as the argument of profiles use', () => {
+  it.runIf(needs(shell))('profile names after -p and --profile, and as the argument of profiles use', () => {
     expect(offer(['cardctl', 'cards', 'get', '-p', '']).sort()).toEqual(['ci', 'prod-eu']);
     expect(offer(['cardctl', 'mock', 'state', '--profile', 'pr'])).toEqual(['prod-eu']);
     expect(offer(['cardctl', 'profiles', 'use', '']).sort()).toEqual(['ci', 'prod-eu']);
   });
 
-  it('event types after webhooks trigger', () => {
+  it.runIf(needs(shell))('event types after webhooks trigger', () => {
     const offered = offer(['cardctl', 'webhooks', 'trigger', '']);
     expect(offered).toContain('card.issued');
     expect(offered).toContain('customer.kyc.rejected');
@@ -34,7 +35,7 @@ describe.each(SHELLS)('%s completes values', (shell) => {
     expect(offer(['cardctl', 'webhooks', 'trigger', 'withdrawal.c']).sort()).toEqual(['withdrawal.cancelled', 'withdrawal.completed']);
   });
 
-  it('operations and kinds after mock faults add', () => {
+  it.runIf(needs(shell))('operations and kinds after mock faults add', () => {
     const ops = offer(['cardctl', 'mock', 'faults', 'add', '--operation', '']);
     for (const op of ['issue', 'recharge', 'terminate', 'any', 'customers.get', 'cards.freeze']) expect(ops).toContain(op);
     expect(offer(['cardctl', 'mock', 'faults', 'add', '--operation', 'issue', '--kind', '']).sort()).toEqual(['500', '500_after_commit', '503', 'async_202', 'drop', 'issue_failed', 'slow']);

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ROOT, makeSandbox, type Sandbox } from '../helpers/cli.js';
 import { blockScript, shellBlocks } from './doc-blocks.js';
+import { has, needs, programsRequired } from '../helpers/programs.js';
 
 const files = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
 
@@ -32,9 +33,32 @@ function run(cmd: string, args: string[], env: NodeJS.ProcessEnv, cwd: string, t
   });
 }
 
+/** A block that runs the jq program (not cardctl's --jq). */
+const JQ_USE = /(^|[|;&(`]|\$\()\s*jq(\s|$)/m;
+
+/**
+ * Which blocks cannot run on this machine: those that run jq when it is not installed, and the
+ * later ones that read what such a block leaves: a variable it sets (KEY=$(... | jq -r .key_id))
+ * or a file it writes (`> twice.csv`).
+ */
+function blocksWithoutJq(blocks: ReadonlyArray<{ code: string }>): Set<number> {
+  const out = new Set<number>();
+  if (has('jq') || programsRequired()) return out;
+  const missing: RegExp[] = [];
+  const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  blocks.forEach((b, i) => {
+    if (!JQ_USE.test(b.code) && !missing.some((re) => re.test(b.code))) return;
+    out.add(i);
+    for (const m of b.code.matchAll(/^\s*(?:export\s+)?([A-Za-z_]\w*)=/gm)) missing.push(new RegExp(`\\$\\{?${m[1]}\\b`));
+    for (const m of b.code.matchAll(/>>?\s*([\w./-]+)/g)) if (!m[1]!.startsWith('/dev/')) missing.push(new RegExp(`(^|[\\s'"/=@])${escape(m[1]!)}($|[\\s'"])`, 'm'));
+  });
+  return out;
+}
+
 for (const file of files) {
   const blocks = shellBlocks(readFileSync(join(ROOT, file), 'utf8')).filter((b) => !b.notRun);
   if (blocks.length === 0) continue;
+  const withoutJq = blocksWithoutJq(blocks);
 
   describe(`shell examples of ${file}`, () => {
     let box: Sandbox;
@@ -76,14 +100,15 @@ for (const file of files) {
       box?.cleanup();
     });
 
-    for (const block of blocks) {
+    blocks.forEach((block, i) => {
       const first = block.code.split('\n').find((l) => l.trim() && !l.trim().startsWith('#'))?.trim() ?? '';
-      it(`line ${block.line}: ${first.slice(0, 70)}`, async () => {
+      // without jq: skipped and reported at the end of `npm test` (test/helpers/programs.ts)
+      it.runIf(withoutJq.has(i) ? needs('jq') : true)(`line ${block.line}: ${first.slice(0, 70)}`, async () => {
         const res = await run('bash', ['-c', blockScript(block.code, vars)], env, work, 60_000);
         const where = `${file}:${block.line}\n${block.code}\n--- output ---\n${res.out}`;
         expect(res.code, where).toBe(block.exit);
         for (const re of block.expects) expect(re.test(res.out), `expected ${re} in\n${where}`).toBe(true);
       }, 90_000);
-    }
+    });
   });
 }

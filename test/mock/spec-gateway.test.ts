@@ -47,23 +47,32 @@ describe('401 missing_signature_headers', () => {
 });
 
 describe('401 timestamp_out_of_window', () => {
+  // The window is checked on the mock's real clock, here a fixed one (startMock's `now`): the
+  // boundary is exact, never raced by a second that turns between signing and checking.
+  const NOW_S = 1_763_800_000;
+  let fixed: MockHandle;
+  beforeAll(async () => {
+    fixed = (await startMock({ port: 0, seed: 12, providerLatencyMs: 0, now: () => NOW_S * 1000 + 999 })) as unknown as MockHandle;
+  });
+  afterAll(async () => fixed?.close());
+
   for (const [label, ts] of [
-    ['301 s in the past', () => nowSeconds() - 301],
-    ['301 s in the future', () => nowSeconds() + 301],
-    ['in milliseconds', () => Date.now()],
+    ['301 s in the past', () => NOW_S - 301],
+    ['301 s in the future', () => NOW_S + 301],
+    ['in milliseconds', () => NOW_S * 1000],
     ['not decimal digits', () => 'abc'],
-    ['negative', () => `-${nowSeconds()}`],
-    ['with a fraction', () => `${nowSeconds()}.5`],
-    ['11 digits', () => `0${nowSeconds()}`],
+    ['negative', () => `-${NOW_S}`],
+    ['with a fraction', () => `${NOW_S}.5`],
+    ['11 digits', () => `0${NOW_S}`],
   ] as const) {
     it(`when X-Timestamp is ${label}`, async () => {
-      const res = await apiCall(mock, { method: 'GET', path: `/cards/${UNKNOWN_ULID}`, timestamp: ts() });
+      const res = await apiCall(fixed, { method: 'GET', path: `/cards/${UNKNOWN_ULID}`, timestamp: ts() });
       expectError(res, 401, 'gateway', 'timestamp_out_of_window');
     });
   }
-  it('accepts a timestamp 290 s off either way (not 401)', async () => {
-    for (const ts of [nowSeconds() - 290, nowSeconds() + 290]) {
-      const res = await apiCall(mock, { method: 'GET', path: `/cards/${UNKNOWN_ULID}`, timestamp: ts });
+  it('accepts a timestamp 300 s off either way, the edge of the window (not 401)', async () => {
+    for (const ts of [NOW_S - 300, NOW_S + 300]) {
+      const res = await apiCall(fixed, { method: 'GET', path: `/cards/${UNKNOWN_ULID}`, timestamp: ts });
       expectNotFound(res);
     }
   });

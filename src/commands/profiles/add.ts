@@ -49,7 +49,7 @@ export default class ProfilesAdd extends BaseCommand {
         'Pipe the secret with --secret-stdin, or leave it out to be asked on a terminal. If you typed a secret on the command line, consider rolling it. See `cardctl profiles add --help`.',
       );
     }
-    const { addFromCommand } = await import('../../profiles/actions.js');
+    const [{ addFromCommand }, { shownStorePath }] = await Promise.all([import('../../profiles/actions.js'), import('../../profiles/store.js')]);
     const timeoutMs = flags.timeout === undefined ? undefined : (await import('../../client/timeout.js')).parseTimeoutSeconds(flags.timeout, '--timeout');
     const result = await addFromCommand({
       name: args.name,
@@ -70,7 +70,7 @@ export default class ProfilesAdd extends BaseCommand {
     const p = result.profile;
     const fetched = p.secretCommand !== undefined ? ` Its secret is not stored: \`${p.secretCommand}\` prints it when needed (\`cardctl doctor -p ${p.name}\` tries it).` : '';
     this.note(
-      `${result.replaced ? 'Replaced' : 'Saved'} profile ${p.name} (${p.mode}, key ${p.keyId}, ${p.baseUrl}) in ${result.path}` +
+      `${result.replaced ? 'Replaced' : 'Saved'} profile ${p.name} (${p.mode}, key ${p.keyId}, ${p.baseUrl}) in ${shownStorePath(result.path)}` +
         (result.isDefault ? '; it is the default.' : `. Use it with --profile ${p.name}, or make it the default: cardctl profiles use ${p.name}.`) +
         fetched,
     );

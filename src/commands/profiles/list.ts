@@ -10,7 +10,8 @@ export default class ProfilesList extends BaseCommand {
     const { path, profiles } = await listSummaries();
     if (flags.json) return this.printJson(profiles);
     if (profiles.length === 0) {
-      this.note(`No profiles in ${path}. Add one: cardctl profiles add NAME --key-id KEY_ID --mode test --secret-stdin`);
+      const { shownStorePath } = await import('../../profiles/store.js');
+      this.note(`No profiles in ${shownStorePath(path)}. Add one: cardctl profiles add NAME --key-id KEY_ID --mode test --secret-stdin`);
       return;
     }
     const { formatTable } = await import('../../output/text.js');

@@ -10,13 +10,19 @@ export default class SignDiagnose extends BaseCommand {
     'X-Body-Sha256 or Content-Digest header works too) and "# canonical: \\"<JSON string>\\"" (the canonical string the client logged).\n' +
     'Tries each known mistake and every pair of them: query not sorted, %20 for a space, brackets encoded, trailing slash, path without /api/v1, ' +
     'body re-serialized, secret base64-decoded, timestamp in milliseconds, method not uppercased, hex or url-safe base64 signature, trailing newline, and more. ' +
-    'Also reports a stale timestamp, missing headers and a declared body hash that does not match the body.\n' +
+    'Also reports a stale timestamp, missing headers and a declared body hash that does not match the body. ' +
+    'When nothing else explains it, tries the secrets of the other stored profiles and names the one that reproduces the signature (never the secret).\n' +
+    'The signature the server expects is shown by its first 6 characters only: a diagnosis pasted beside its request must not be a request the server accepts.\n' +
     'Exit 0 when the signature is valid, 3 when it is not (found or not).';
   static override examples = ['<%= config.bin %> sign diagnose --request failing.http', 'pbpaste | <%= config.bin %> sign diagnose --request - --json'];
   static override flags = {
     request: Flags.string({ char: 'r', description: 'file with the raw HTTP request, or - for stdin', required: true }),
     profile: Flags.string({ char: 'p', description: 'profile whose secret signed the request' }),
     now: Flags.string({ description: 'Unix seconds to check the timestamp against (default: now)' }),
+    'show-valid-signature': Flags.boolean({
+      description: 'print the whole signature the server expects: with the request beside it, that is a request the server accepts for up to 300 s (default: its first 6 characters)',
+    }),
+    'try-secret-commands': Flags.boolean({ description: "when nothing else explains the signature, also run the other profiles' secret commands (they may prompt) to try their secrets" }),
   };
 
   async run(): Promise<void> {
@@ -26,9 +32,10 @@ export default class SignDiagnose extends BaseCommand {
       import('../../output/diagnosis.js'),
       import('../../cli/exit-codes.js'),
     ]);
-    const d = await runDiagnose({ request: flags.request, profile: flags.profile, now: parseUnixSeconds(flags.now, '--now') });
-    if (flags.json) this.printJson(diagnosisJson(d));
-    else process.stdout.write(formatDiagnosis(d));
+    const d = await runDiagnose({ request: flags.request, profile: flags.profile, now: parseUnixSeconds(flags.now, '--now'), trySecretCommands: flags['try-secret-commands'] });
+    const show = { showValid: flags['show-valid-signature'] };
+    if (flags.json) this.printJson(diagnosisJson(d, show));
+    else process.stdout.write(formatDiagnosis(d, show));
     // The verdict is the output; the exit code still says "signature invalid" (3).
     if (!d.valid) process.exitCode = exitCodeForKind('signature_invalid');
   }
