@@ -172,6 +172,7 @@ export async function startMock(options: StartMockOptions = {}): Promise<MockSer
       ? createHash('sha256').update(`cardctl-mock-control:${options.seed}`).digest('base64url').slice(0, 32)
       : randomBytes(24).toString('base64url');
   controlTokens.set(rt, controlToken);
+  rt.redactor.add([controlToken]);
   // the start is on disk before the first answer (a new base; older journals are folded into it)
   let running: Awaited<ReturnType<typeof listen>>;
   try {
