@@ -8,7 +8,8 @@ import { requestLine } from './request-lines.js';
 import { checkEndpointUrl, endpointUrlVerdict } from '../../mock/endpoint-url.js';
 import { systemLookup } from '../../mock/host-lookup.js';
 import { StateFileError } from '../../mock/persistence.js';
-import { describeMock, forgetMock, mocksDir, recordMock, runningMocks } from './registry.js';
+import { describeMock, forgetMock, mockOnSameFile, mocksDir, recordMock, runningMocks } from './registry.js';
+import { resolveStatePath } from '../../mock/state-path.js';
 
 export interface LaunchOptions {
   host: string;
@@ -103,11 +104,27 @@ function writeWhenFlushed(stream: NodeJS.WritableStream, text: string): Promise<
   });
 }
 
+function realStatePath(file: string): string {
+  try {
+    return resolveStatePath(file);
+  } catch (err) {
+    throw err instanceof StateFileError ? new CardctlError(err.message, { kind: 'usage' }) : err;
+  }
+}
+
 /** Starts the mock and resolves once it was stopped by SIGINT or SIGTERM. */
 export async function launchMock(opts: LaunchOptions, io: LaunchIO): Promise<void> {
   check(opts);
   await checkWebhooks(opts.webhookUrls);
   const dir = await mocksDir(io.env);
+  const stateFile = opts.stateFile ? realStatePath(opts.stateFile) : undefined;
+  const sharing = stateFile ? mockOnSameFile(dir, stateFile) : undefined;
+  if (sharing) {
+    throw new CardctlError(`the state file ${opts.stateFile} is another name (a hard link) of ${sharing.state_file}, in use by a running mock (${describeMock(sharing)}): two mocks on one file would each lose the other's changes.`, {
+      kind: 'usage',
+      hint: 'Stop that mock first, or give --state another file (a copy, not a link).',
+    });
+  }
   // the profiles of a mock still running are never replaced behind its back
   const owner = opts.saveProfiles ? runningMocks(dir).find((m) => m.profiles) : undefined;
   if (owner) {
@@ -168,6 +185,7 @@ export async function launchMock(opts: LaunchOptions, io: LaunchIO): Promise<voi
         pid: process.pid,
         started_at: new Date().toISOString(),
         profiles: opts.saveProfiles,
+        ...(stateFile ? { state_file: stateFile } : {}),
       });
     } catch (err) {
       io.stderr.write(`warning: could not record this mock in ${dir} (${(err as Error).message}); control commands need CARDCTL_MOCK_URL and CARDCTL_MOCK_TOKEN.\n`);
