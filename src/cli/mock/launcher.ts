@@ -10,6 +10,7 @@ import { systemLookup } from '../../mock/host-lookup.js';
 import { StateFileError } from '../../mock/persistence.js';
 import { describeMock, forgetMock, mockOnSameFile, mocksDir, recordMock, runningMocks } from './registry.js';
 import { resolveStatePath } from '../../mock/state-path.js';
+import { keptNote, saveMockProfiles, type SavedProfiles } from './saved-profiles.js';
 
 export interface LaunchOptions {
   host: string;
@@ -48,7 +49,7 @@ export function bannerObject(mock: MockServer): Record<string, unknown> {
 }
 
 /** The readable banner: no secret in it (they are in the --json banner, the profiles and the mock's record only). */
-function readableBanner(mock: MockServer, mockFile: string, saved: boolean, stateFile?: string): string {
+function readableBanner(mock: MockServer, mockFile: string, saved: SavedProfiles | null, stateFile?: string): string {
   const lines = [
     `cardctl mock listening on ${mock.baseUrl}`,
     `  control plane   ${mock.controlUrl}  (token in ${mockFile || 'the --json banner'})`,
@@ -62,7 +63,7 @@ function readableBanner(mock: MockServer, mockFile: string, saved: boolean, stat
       (p) => `    ${p.id}  ${p.name}  min ${p.min_initial_load_minor}, fee ${p.issue_fee_minor}${p.default ? ', default' : ''}${p.enabled ? '' : ', not enabled'}${p.available ? '' : ', unavailable'}`,
     ),
     saved
-      ? '  profiles mock-test and mock-live saved: try `cardctl customers list -p mock-test`'
+      ? `  profiles ${saved.test} and ${saved.live} saved: try \`cardctl customers list -p ${saved.test}\``
       : '  secrets: run with --json, or --save-profiles to store them as profiles mock-test and mock-live',
     'Press Ctrl-C to stop.',
   ];
@@ -197,18 +198,12 @@ export async function launchMock(opts: LaunchOptions, io: LaunchIO): Promise<voi
       );
     }
 
-    if (opts.saveProfiles) {
-      const { addProfile } = await import('../../profiles/store.js');
-      for (const mode of ['test', 'live'] as const) {
-        await addProfile(
-          { name: `mock-${mode}`, keyId: mock.keys[mode].keyId, secret: mock.keys[mode].secret, mode, baseUrl: mock.baseUrl, webhookSecret: mock.webhookSecret },
-          { overwrite: true, env: io.env },
-        );
-      }
-    }
+    // never a profile the mock did not write: a user's mock-test is kept, the mock's saved beside it
+    const saved = opts.saveProfiles ? await saveMockProfiles(mock, dir, io.env) : null;
+    if (saved) io.stderr.write(keptNote(saved));
 
     if (opts.json) await writeWhenFlushed(io.stdout, JSON.stringify(bannerObject(mock)) + '\n');
-    else io.stderr.write(readableBanner(mock, mockFile, opts.saveProfiles, opts.stateFile));
+    else io.stderr.write(readableBanner(mock, mockFile, saved, opts.stateFile));
     if (opts.log) mock.onRequest((record) => io.stderr.write(requestLine(record) + '\n'));
   } catch (err) {
     // the server is up: close it, or the process would keep serving after reporting the error
