@@ -2,6 +2,7 @@
 // line), record where its control plane is (mocks/<pid>.json, 0600: one record per running
 // mock, see registry.ts), optionally save profiles, and
 // serve until SIGINT or SIGTERM.
+import { dirname } from 'node:path';
 import { CardctlError } from '../../errors.js';
 import { startMock, DEFAULT_PORT, MAX_REQUEST_LOG_SIZE, type MockServer } from '../../mock/index.js';
 import { requestLine } from './request-lines.js';
@@ -199,7 +200,7 @@ export async function launchMock(opts: LaunchOptions, io: LaunchIO): Promise<voi
     }
 
     // never a profile the mock did not write: a user's mock-test is kept, the mock's saved beside it
-    const saved = opts.saveProfiles ? await saveMockProfiles(mock, dir, io.env) : null;
+    const saved = opts.saveProfiles ? await saveMockProfiles(mock, dirname(dir), io.env) : null;
     if (saved) io.stderr.write(keptNote(saved));
 
     if (opts.json) await writeWhenFlushed(io.stdout, JSON.stringify(bannerObject(mock)) + '\n');

@@ -2,7 +2,7 @@
 // mock-live, without ever replacing a profile the mock did not write. A profile of that name
 // that a user made (pointing at the real API, with its own key and secret) is kept and said so
 // on stderr; the mock's is saved under the next free name (mock-test-2, ...). The mock knows its
-// own by `mocks/saved-profiles.json` in the config folder: each name it wrote with the key id and
+// own by `mock-profiles.json` in the config folder (beside the store): each name it wrote with the key id and
 // base URL it wrote (a profile a user later put under that name differs in them). The mark is
 // kept beside the store, not in it: an older cardctl refuses a store with a field it does not
 // know, and would then refuse every command. A profile of these names from before the mark
@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { MockServer } from '../../mock/index.js';
 import type { StoredProfile } from '../../profiles/types.js';
 
-const MARKS_FILE = 'saved-profiles.json';
+const MARKS_FILE = 'mock-profiles.json';
 /** a user who made mock-test-2 to mock-test-20 too: the mock's profile is not saved */
 const MAX_SUFFIX = 20;
 
@@ -52,7 +52,7 @@ export interface SavedProfiles {
   kept: string[];
 }
 
-/** Saves the mock's two profiles; `dir` is the folder of the mocks' records. */
+/** Saves the mock's two profiles; `dir` is the config folder (the marks file goes there). */
 export async function saveMockProfiles(mock: MockServer, dir: string, env: NodeJS.ProcessEnv): Promise<SavedProfiles> {
   const { addProfile, loadStore } = await import('../../profiles/store.js');
   const marks = readMarks(dir);
