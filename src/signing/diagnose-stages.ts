@@ -201,7 +201,7 @@ function bodyVariants(body: Buffer, correct: string, declaredHash: string | unde
     }
   }
   if (body.length > 0) {
-    out.push({ value: sha(Buffer.concat([body, Buffer.from('\n')])), ids: ['body_trailing_newline_added'] });
+    out.push({ value: createHash('sha256').update(body).update('\n').digest('hex'), ids: ['body_trailing_newline_added'] });
     if (body[body.length - 1] === 0x0a) {
       const cut = body.length >= 2 && body[body.length - 2] === 0x0d ? 2 : 1;
       out.push({ value: sha(body.subarray(0, body.length - cut)), ids: ['body_trailing_newline_removed'] });

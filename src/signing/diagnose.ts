@@ -248,7 +248,7 @@ function searchPhase(req: RawRequest, v: Verified, secret: string, f: Findings, 
   let best: { mistakes: DiagnosedMistake[] } | null = null;
   let checked: MistakeId[] = [];
   for (const b of v.bodies) {
-    const fields = v.fieldsFor(b);
+    const fields = b === v.body ? v.fields : v.fieldsFor(b);
     const dims = buildDimensions({ req, fields, secret, body: b, declaredHash: v.declaredHash, reserialize });
     checked = [...new Set([...checked, ...checkedIds(dims)])];
     const m = search(fields, secret, dims, targets);

@@ -58,9 +58,10 @@ export function payloadMismatch(r: Extract<Refusal, { kind: 'payload_mismatch' }
       details: { ...details, fields },
     };
   }
+  const why = kept && kept.sha256 === r.firstSha256 && !kept.truncated ? 'the bodies are not both JSON small and shallow enough to compare field by field' : 'that body is no longer in the log';
   return {
     id: 'body_differs',
-    message: `The body differs from the first request with this Idempotency-Key${by} (SHA-256 ${r.firstSha256}; that body is no longer in the log): a retry must send the same body; a new operation needs a new key.`,
+    message: `The body differs from the first request with this Idempotency-Key${by} (SHA-256 ${r.firstSha256}; ${why}): a retry must send the same body; a new operation needs a new key.`,
     details: { ...details, first_body_sha256: r.firstSha256 },
   };
 }

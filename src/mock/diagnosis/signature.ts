@@ -53,10 +53,10 @@ function bodyTooBig(body: Buffer): string | null {
   return null;
 }
 
-export function invalidSignature(rt: Runtime, key: KeyRec, input: GatewayInput): Diagnosis {
-  let canonical: string | null = null;
+export function invalidSignature(rt: Runtime, key: KeyRec, input: GatewayInput, built?: string): Diagnosis {
+  let canonical: string | null = built ?? null;
   try {
-    canonical = canonicalString({ method: input.method, path: input.rawPath, query: input.rawQuery, keyId: key.key_id, timestamp: header(input, 'x-timestamp'), nonce: header(input, 'x-nonce'), body: input.body });
+    canonical ??= canonicalString({ method: input.method, path: input.rawPath, query: input.rawQuery, keyId: key.key_id, timestamp: header(input, 'x-timestamp'), nonce: header(input, 'x-nonce'), body: input.body });
   } catch {
     canonical = null;
   }
