@@ -103,3 +103,13 @@ it('no secret of the mock, in any place or encoding, shows in any view of the re
     for (const form of leakForms(s)) expect(all.includes(form), `the ${name} leaked as ${form.slice(0, 6)}…`).toBe(false);
   }
 });
+
+it('a secret cut by the 16 KiB the record keeps of a body: its start is not kept either', async () => {
+  const s = mock.banner.keys.test.secret;
+  const body = `{"note":"${'a'.repeat(16 * 1024 - 9 - 20)}${s}"}`; // the cut falls 20 characters into the secret
+  const res = await signedCall({ port: handle.port, method: 'POST', path: '/api/v1/customers', body, keyId: mock.banner.keys.test.key_id, secret: 'not-the-secret' });
+  const r = await control(handle, 'GET', `/_mock/requests/${res.headers['x-cardctl-mock-request'] as string}`);
+  expect(r.body.data.body.truncated).toBe(true);
+  expect(r.body.data.body.text.endsWith(`a${MARK}`)).toBe(true);
+  expect(r.raw.toString('utf8')).not.toContain(s.slice(0, 12));
+});
