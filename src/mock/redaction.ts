@@ -31,6 +31,7 @@ export function secretForms(secret: string): string[] {
     encoded.replace(/%[0-9A-F]{2}/g, (e) => e.toLowerCase()),
     secret.replace(/[+=]/g, (c) => encodeURIComponent(c)), // Python's quote(): '/' kept
     secret.replace(/\//g, '\\/'), // a JSON encoder that escapes slashes
+    JSON.stringify(secret).slice(1, -1), // inside a JSON string (a secret with quotes or backslashes)
     ...hexCases(asText.toString('hex')),
     asText.toString('base64'),
     unpadded(asText.toString('base64')),
@@ -90,6 +91,20 @@ export class SecretRedactor {
     let out = text;
     for (const { re } of this.chunks) if (out.search(re) !== -1) out = out.replace(re, NOT_RECORDED);
     return out;
+  }
+
+  /** A JSON-like value (a diagnosis) with every string in it redacted, keys included; the same value when none held a secret. */
+  redactValue<T>(value: T, depth = 0): T {
+    if (typeof value === 'string') return this.redact(value) as T;
+    if (value === null || typeof value !== 'object') return value;
+    if (depth > 16) return '(nested too deep: not shown)' as T;
+    if (Array.isArray(value)) {
+      const out = value.map((v) => this.redactValue(v, depth + 1));
+      return (out.some((v, i) => v !== value[i]) ? out : value) as T;
+    }
+    const entries = Object.entries(value as Record<string, unknown>);
+    const out = entries.map(([k, v]) => [this.redact(k), this.redactValue(v, depth + 1)] as const);
+    return (out.some(([k, v], i) => k !== entries[i]![0] || v !== entries[i]![1]) ? Object.fromEntries(out) : value) as T;
   }
 
   /** A text cut at a size: redacted, and the start of a secret's form that the cut left at its end (HEAD characters or more) removed. */

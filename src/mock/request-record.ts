@@ -4,7 +4,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Reply } from './envelope.js';
 import type { Trace } from './refusal.js';
-import { LogRecord, requestId, type Diagnosis } from './request-log.js';
+import { LogRecord, requestId } from './request-log.js';
 import type { Runtime } from './runtime.js';
 import { explain } from './diagnosis/index.js';
 
@@ -44,11 +44,7 @@ function redactRecord(rt: Runtime, rec: LogRecord): void {
   if (rec.idempotencyKey !== undefined) rec.idempotencyKey = r.redact(rec.idempotencyKey);
   if (rec.keyId !== undefined) rec.keyId = r.redact(rec.keyId);
   if (rec.codes.length) rec.codes = rec.codes.map((c) => r.redact(c));
-  if (rec.diagnosis) {
-    const json = JSON.stringify(rec.diagnosis);
-    const clean = r.redact(json);
-    if (clean !== json) rec.diagnosis = JSON.parse(clean) as Diagnosis;
-  }
+  if (rec.diagnosis) rec.diagnosis = r.redactValue(rec.diagnosis);
 }
 
 function codesOf(reply: Reply | null): readonly string[] {

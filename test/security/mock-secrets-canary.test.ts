@@ -113,3 +113,25 @@ it('a secret cut by the 16 KiB the record keeps of a body: its start is not kept
   expect(r.body.data.body.text.endsWith(`a${MARK}`)).toBe(true);
   expect(r.raw.toString('utf8')).not.toContain(s.slice(0, 12));
 });
+
+it('a secret of any characters (quotes, backslashes, slashes) is redacted and its record kept', async () => {
+  const { startMock } = await import('../../src/mock/index.js');
+  const secret = 'odd\\"secret/with\\/escapes"and-more-0123456789';
+  const keyId = '01JD2Q7N8V3K4M5P6R7S8T9ODD';
+  const m = (await startMock({ port: 0, providerLatencyMs: 0, keys: [{ keyId, secret, mode: 'test' }] })) as unknown as MockHandle;
+  try {
+    const sent = [
+      await signedCall({ port: m.port, method: 'GET', path: '/api/v1/customers', nonce: secret, keyId, secret: 'not-the-secret' }),
+      await signedCall({ port: m.port, method: 'POST', path: '/api/v1/customers', body: JSON.stringify({ s: secret, escaped: secret.replace(/\//g, '\\/') }), keyId, secret: 'not-the-secret' }),
+    ];
+    for (const res of sent) {
+      const r = await control(m, 'GET', `/_mock/requests/${res.headers['x-cardctl-mock-request'] as string}`);
+      expect(r.status).toBe(200);
+      expect(r.body.data.diagnosis.id).toBeTruthy();
+      expect(JSON.stringify(r.body.data)).not.toContain(JSON.stringify(secret).slice(1, -1));
+      expect(JSON.stringify(r.body.data)).toContain(MARK);
+    }
+  } finally {
+    await m.close();
+  }
+});
