@@ -2,21 +2,30 @@
 // a rolled one in its overlap, each merchant's webhook secret, the control token), in every form
 // a client or a user might send or paste it (as is, percent-encoded, hex, base64), is replaced
 // wherever it appears in a record, as a substring too. The secrets are learnt as they are made
-// and never forgotten (a reset does not make an old secret public); the matcher is built once
-// per change, in chunks of at most CHUNK forms: V8 compiles a regular expression of a few
-// hundred literal alternatives to native code, a bigger one falls back to a 50x slower
-// interpreter. A text shorter than the shortest form is not scanned at all.
+// and never forgotten (a reset does not make an old secret public). The matcher costs the same
+// with 8 secrets or 3,000 (a suite that makes a merchant per test): one pass over the text with
+// a rolling hash of its last MIN_FORM characters, a table lookup per character, and a comparison
+// only where the hash is the one of a form's first MIN_FORM characters. (A regular expression of
+// every form, tried first, took 150 ms on a 16 KiB body with 3,000 secrets: past a few hundred
+// alternatives V8 interprets it.) A text shorter than the shortest form is not scanned at all.
 import type { MockState } from './state.js';
 
 export const NOT_RECORDED = '(a secret: not recorded)';
-const CHUNK = 150;
 /** A form shorter than this is too short to be told from ordinary text (a secret is 32 characters or more). */
 const MIN_FORM = 16;
 /** the start of a form a truncation leaves that is still removed */
 const HEAD = 8;
-const NOTHING = /(?!)/g;
+/** the rolling hash: h = sum of c[i] * BASE^(MIN_FORM - 1 - i), modulo 2^32 */
+const BASE = 31;
+const TOP = Array.from({ length: MIN_FORM - 1 }).reduce<number>((p) => Math.imul(p, BASE), 1); // BASE^(MIN_FORM - 1)
+const FILTER_BITS = 16;
+const slot = (h: number): number => (h ^ (h >>> FILTER_BITS)) & ((1 << FILTER_BITS) - 1);
 
-const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+function hashAt(text: string, start: number): number {
+  let h = 0;
+  for (let k = start; k < start + MIN_FORM; k++) h = (Math.imul(h, BASE) + text.charCodeAt(k)) | 0;
+  return h;
+}
 const hexCases = (hex: string): string[] => [hex, hex.toUpperCase()];
 const unpadded = (b64: string): string => b64.replace(/=+$/, '');
 
@@ -57,40 +66,50 @@ export function secretsOf(state: MockState): string[] {
 
 export class SecretRedactor {
   private readonly known = new Set<string>();
-  private readonly forms = new Set<string>();
-  /** the forms of each chunk, and its matcher; only the last chunk grows (and is rebuilt) */
-  private readonly chunks: Array<{ forms: string[]; re: RegExp }> = [];
+  /** the forms by the hash of their first MIN_FORM characters, longest first */
+  private readonly byHash = new Map<number, string[]>();
+  /** 1 where some form's hash falls: most characters are passed over with this one lookup */
+  private readonly filter = new Uint8Array(1 << FILTER_BITS);
   /** the forms by their first HEAD characters (the tail check of a cut text) */
   private readonly byHead = new Map<string, string[]>();
   private longest = 0;
 
   /** Learns secrets (a key made or rolled, a merchant made, a state loaded); known ones cost a lookup. */
   add(secrets: Iterable<string | null | undefined>): void {
-    const grown = new Set<{ forms: string[]; re: RegExp }>();
     for (const secret of secrets) {
       if (!secret || this.known.has(secret)) continue;
       this.known.add(secret);
       for (const form of secretForms(secret)) {
-        if (this.forms.has(form)) continue;
-        this.forms.add(form);
+        const h = hashAt(form, 0);
+        const bucket = this.byHash.get(h) ?? [];
+        if (bucket.includes(form)) continue;
+        this.byHash.set(h, [...bucket, form].sort((a, b) => b.length - a.length));
+        this.filter[slot(h)] = 1;
         this.longest = Math.max(this.longest, form.length);
         const head = form.slice(0, HEAD);
         this.byHead.set(head, [...(this.byHead.get(head) ?? []), form]);
-        let last = this.chunks.at(-1);
-        if (!last || last.forms.length >= CHUNK) this.chunks.push((last = { forms: [], re: NOTHING }));
-        last.forms.push(form);
-        grown.add(last);
       }
     }
-    for (const c of grown) c.re = matcherOf(c.forms);
   }
 
   /** The text with every form of every secret replaced by NOT_RECORDED; the same string when there is none. */
   redact(text: string): string {
-    if (text.length < MIN_FORM) return text;
-    let out = text;
-    for (const { re } of this.chunks) if (out.search(re) !== -1) out = out.replace(re, NOT_RECORDED);
-    return out;
+    if (text.length < MIN_FORM || this.byHash.size === 0) return text;
+    let out = '';
+    let copied = 0; // text before this index is in `out` (or replaced)
+    let h = hashAt(text, 0);
+    for (let i = 0; ; i++) {
+      if (i >= copied && this.filter[slot(h)] === 1) {
+        const form = this.byHash.get(h)?.find((f) => text.startsWith(f, i));
+        if (form) {
+          out += text.slice(copied, i) + NOT_RECORDED;
+          copied = i + form.length;
+        }
+      }
+      if (i + MIN_FORM >= text.length) break;
+      h = (Math.imul(h - Math.imul(text.charCodeAt(i), TOP), BASE) + text.charCodeAt(i + MIN_FORM)) | 0;
+    }
+    return copied === 0 ? text : out + text.slice(copied);
   }
 
   /** A JSON-like value (a diagnosis) with every string in it redacted, keys included; the same value when none held a secret. */
@@ -116,9 +135,4 @@ export class SecretRedactor {
     }
     return out;
   }
-}
-
-function matcherOf(forms: string[]): RegExp {
-  // longest first: a form that is the start of another (the unpadded one) is tried after it
-  return new RegExp([...forms].sort((a, b) => b.length - a.length).map(escapeRe).join('|'), 'g');
 }
