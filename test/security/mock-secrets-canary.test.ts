@@ -124,6 +124,8 @@ it('a secret of any characters (quotes, backslashes, slashes) is redacted and it
       await signedCall({ port: m.port, method: 'GET', path: '/api/v1/customers', nonce: secret, keyId, secret: 'not-the-secret' }),
       await signedCall({ port: m.port, method: 'POST', path: '/api/v1/customers', body: JSON.stringify({ s: secret, escaped: secret.replace(/\//g, '\\/') }), keyId, secret: 'not-the-secret' }),
     ];
+    const nonceRecord = await control(m, 'GET', `/_mock/requests/${sent[0]!.headers['x-cardctl-mock-request'] as string}`);
+    expect(nonceRecord.body.data.diagnosis.details.canonical[5]).toBe(MARK); // line 6 of the canonical string, the nonce
     for (const res of sent) {
       const r = await control(m, 'GET', `/_mock/requests/${res.headers['x-cardctl-mock-request'] as string}`);
       expect(r.status).toBe(200);
