@@ -13,3 +13,7 @@ console.log('');
 await import('./mock-state.mjs');
 console.log('');
 await import('./request-log-memory.mjs');
+console.log('');
+await import('./mock-big-bodies.mjs');
+console.log('');
+await import('./redaction.mjs');

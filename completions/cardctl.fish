@@ -59,7 +59,7 @@ complete -c cardctl -n '__cardctl_is mock' -a 'snapshot' -d 'mock snapshot comma
 complete -c cardctl -n '__cardctl_is mock' -a 'start' -d 'Start the embedded mock of the Card Issuing API.'
 complete -c cardctl -n '__cardctl_is mock' -a 'state' -d 'Show counts of everything the mock holds, and its clock.'
 complete -c cardctl -n '__cardctl_is mock' -a 'transactions' -d 'mock transactions commands'
-complete -c cardctl -n '__cardctl_is mock' -a 'wallets' -d 'Show the wallet of each merchant and mode (balance, cards, fees, reserved, deposits).'
+complete -c cardctl -n '__cardctl_is mock' -a 'wallets' -d 'Show the wallet of each merchant and mode (balance, cards, fees; --json adds reserved, the initial balance and deposits).'
 complete -c cardctl -n '__cardctl_is mock' -a 'webhook-deliveries' -d 'Show the webhook delivery log, oldest first.'
 complete -c cardctl -n '__cardctl_is mock' -a 'webhook-endpoints' -d 'Show the registered webhook endpoints.'
 complete -c cardctl -n '__cardctl_is mock' -a 'withdrawals' -d 'mock withdrawals commands'

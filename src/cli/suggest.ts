@@ -98,6 +98,9 @@ function topicsOf(ids: readonly string[], topics: readonly string[]): Set<string
 
 const shown = (words: string[]): string => `cardctl ${words.join(' ')}`;
 
+/** Words for "show them all" typed after a command that already does (`mock faults list`). */
+const LIST_WORDS = new Set(['list', 'ls', 'show', 'all']);
+
 /**
  * Words people try that are not commands, answered with what to use instead. Keys are command
  * words (typed in lower case); they are public words, so echoing them is safe.
@@ -179,6 +182,15 @@ export function notFoundError(typed: readonly string[], ids: readonly string[], 
     // the first words are right, the next one is not a command of that topic
     const options = [...children(ids, r.words)].sort();
     const head = shown(r.words);
+    // `mock faults list`: the topic is a command that lists by itself (a public word, safe to echo)
+    const next = typed[r.consumed]?.toLowerCase();
+    if (r.command && next && LIST_WORDS.has(next)) {
+      return new CardctlError(`\`${head}\` has no command ${next}: \`${head}\` itself shows them.`, {
+        kind: 'usage',
+        code: 'command_not_found',
+        hint: `Run \`${head}\` (\`--json\` for JSON)${options.length ? `; its commands: ${options.join(', ')}` : ''}. See \`${head} --help\`.`,
+      });
+    }
     return new CardctlError(`\`${head}\` has no such command${typed[r.consumed] ? ' (the word after it is not shown: it could be a value)' : ''}.`, {
       kind: 'usage',
       code: 'command_not_found',

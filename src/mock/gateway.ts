@@ -97,7 +97,7 @@ export function authenticate(rt: Runtime, input: GatewayInput, seq = 0): Gateway
     // a query that does not decode to UTF-8 cannot be canonicalized (SIGNING.md)
     return deny(401, MESSAGES.unauthorized, 'invalid_signature', { kind: 'invalid_signature', key, input }, known, key);
   }
-  if (!verifyRequestSignature(canonical, signature, secrets)) return deny(401, MESSAGES.unauthorized, 'invalid_signature', { kind: 'invalid_signature', key, input }, known, key);
+  if (!verifyRequestSignature(canonical, signature, secrets)) return deny(401, MESSAGES.unauthorized, 'invalid_signature', { kind: 'invalid_signature', key, input, canonical }, known, key);
   // 5. nonce, remembered only now that the signature verified, until 600 s passed on both clocks
   const both = { sim: simNow, real: realNow };
   const seen = rt.nonces.firstUse(key.key_id, nonce, both);

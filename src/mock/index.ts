@@ -3,6 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { listen } from './server.js';
 import { Runtime } from './runtime.js';
 import { controlTokens } from './control/index.js';
+import { resolveStatePath } from './state-path.js';
 import { DurableStore, StateFileError, loadDurableState, readStateFile, type LoadedState } from './persistence.js';
 import { lockStateFile } from './state-lock.js';
 import type { SnapshotInfo } from './snapshots.js';
@@ -140,11 +141,13 @@ export async function startMock(options: StartMockOptions = {}): Promise<MockSer
     if (!verdict.ok) throw new RangeError(`startMock: webhookUrls: ${JSON.stringify(url)}: ${verdict.problem}`);
     webhookUrls.push(verdict.url);
   }
-  // the lock first: a second mock on the same file is refused before it reads anything
-  const lock = options.stateFile ? lockStateFile(options.stateFile) : null;
+  // the lock first, on the file's real path: a second mock on the same file is refused before it
+  // reads anything, however the file is named (a symlink, `x/../file`)
+  const stateFile = options.stateFile ? resolveStatePath(options.stateFile) : undefined;
+  const lock = stateFile ? lockStateFile(stateFile) : null;
   let durable: LoadedState | null = null;
   try {
-    durable = options.stateFile ? loadDurableState(options.stateFile, { recover: options.recover }) : null;
+    durable = stateFile ? loadDurableState(stateFile, { recover: options.recover }) : null;
   } catch (err) {
     lock?.release();
     throw err;
@@ -157,7 +160,7 @@ export async function startMock(options: StartMockOptions = {}): Promise<MockSer
     realNow: options.now ?? Date.now,
     rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT,
     providerLatencyMs: options.providerLatencyMs ?? DEFAULT_PROVIDER_LATENCY_MS,
-    stateFile: options.stateFile,
+    stateFile,
     preload,
     webhookUrls,
     lookup,
@@ -172,10 +175,11 @@ export async function startMock(options: StartMockOptions = {}): Promise<MockSer
       ? createHash('sha256').update(`cardctl-mock-control:${options.seed}`).digest('base64url').slice(0, 32)
       : randomBytes(24).toString('base64url');
   controlTokens.set(rt, controlToken);
+  rt.redactor.add([controlToken]);
   // the start is on disk before the first answer (a new base; older journals are folded into it)
   let running: Awaited<ReturnType<typeof listen>>;
   try {
-    if (options.stateFile) attachDurableStore(rt, options.stateFile, durable?.nextGeneration ?? 1, options.compactAfterBytes);
+    if (stateFile) attachDurableStore(rt, stateFile, durable?.nextGeneration ?? 1, options.compactAfterBytes);
     running = await listen(rt, host, options.port ?? DEFAULT_PORT);
   } catch (err) {
     await rt.closeStore().catch(() => {});

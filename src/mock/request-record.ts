@@ -4,7 +4,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Reply } from './envelope.js';
 import type { Trace } from './refusal.js';
-import { LogRecord, requestId, type Diagnosis } from './request-log.js';
+import { LogRecord, requestId } from './request-log.js';
 import type { Runtime } from './runtime.js';
 import { explain } from './diagnosis/index.js';
 
@@ -29,54 +29,22 @@ function headerText(req: IncomingMessage, name: string): string | undefined {
   return s === undefined || s === '' ? undefined : s;
 }
 
-const NOT_RECORDED = '(a secret: not recorded)';
-
-/** Every secret of this mock: each key's secret (and previous one), each merchant's webhook secret. */
-function mockSecrets(rt: Runtime): string[] {
-  const out: string[] = [];
-  for (const k of Object.values(rt.state.keys)) {
-    if (k.secret) out.push(k.secret);
-    if (k.previous_secret) out.push(k.previous_secret);
-  }
-  for (const m of Object.values(rt.state.merchants)) if (m.webhook_secret) out.push(m.webhook_secret);
-  return out;
-}
-
-/** A header value kept in the log, unless it is some key's secret (sent in the wrong header): never a secret in the log. */
-function safeValue(rt: Runtime, value: string | undefined): string | undefined {
-  if (value === undefined || value.length < 40) return value; // a UUID nonce (36) is no secret (44): no scan on the usual path
-  return mockSecrets(rt).includes(value) ? NOT_RECORDED : value;
-}
-
-/** The forms a secret takes in a path, a query or a body: as is, and percent-encoded (either case). */
-function secretForms(rt: Runtime): string[] {
-  return mockSecrets(rt).flatMap((s) => {
-    const encoded = encodeURIComponent(s);
-    return encoded === s ? [s] : [s, encoded, encoded.replace(/%[0-9A-F]{2}/g, (e) => e.toLowerCase())];
-  });
-}
-
-/** The text with every secret form in it replaced; the same string when there is none. */
-function withoutSecrets(text: string, forms: readonly string[]): string {
-  let out = text;
-  for (const f of forms) if (out.includes(f)) out = out.split(f).join(NOT_RECORDED);
-  return out;
-}
-
 /**
- * A secret sent where it does not belong (a query parameter, a path, a body: a client's own
- * mistake) is not kept either: the record's path, query, body text and diagnosis say
- * `(a secret: not recorded)` instead. Texts shorter than a secret are not scanned.
+ * Never a secret in a record (issue 29): every string of it passes once through the mock's
+ * redactor (redaction.ts), which replaces each secret the mock holds, in every form a client
+ * might send it, wherever it appears: a nonce, an idempotency key, a key id, a path, a query,
+ * the body (a secret cut by the truncation too) and the diagnosis (its canonical string).
  */
 function redactRecord(rt: Runtime, rec: LogRecord): void {
-  if (rec.path.length + rec.query.length + (rec.bodyText?.length ?? 0) < 40) return;
-  const forms = secretForms(rt);
-  const hit = (t: string | null): boolean => t !== null && forms.some((f) => t.includes(f));
-  if (!hit(rec.path) && !hit(rec.query) && !hit(rec.bodyText) && !hit(rec.diagnosis ? JSON.stringify(rec.diagnosis) : null)) return;
-  rec.path = withoutSecrets(rec.path, forms);
-  rec.query = withoutSecrets(rec.query, forms);
-  if (rec.bodyText !== null) rec.bodyText = withoutSecrets(rec.bodyText, forms);
-  if (rec.diagnosis) rec.diagnosis = JSON.parse(withoutSecrets(JSON.stringify(rec.diagnosis), forms)) as Diagnosis;
+  const r = rt.redactor;
+  rec.path = r.redact(rec.path);
+  rec.query = r.redact(rec.query);
+  if (rec.bodyText !== null) rec.bodyText = rec.bodyTruncated ? r.redactCut(rec.bodyText) : r.redact(rec.bodyText);
+  if (rec.nonce !== undefined) rec.nonce = r.redact(rec.nonce);
+  if (rec.idempotencyKey !== undefined) rec.idempotencyKey = r.redact(rec.idempotencyKey);
+  if (rec.keyId !== undefined) rec.keyId = r.redact(rec.keyId);
+  if (rec.codes.length) rec.codes = rec.codes.map((c) => r.redact(c));
+  if (rec.diagnosis) rec.diagnosis = r.redactValue(rec.diagnosis);
 }
 
 function codesOf(reply: Reply | null): readonly string[] {
@@ -102,7 +70,7 @@ export function logHeaders(rt: Runtime, req: IncomingMessage, a: Omit<Answer, 's
     return out; // the log explains what it can when the request is recorded
   }
   const d = a.trace.diagnosis;
-  if (d) out['X-Cardctl-Mock-Diagnosis'] = withoutSecrets(`${d.id}: ${d.message}`, secretForms(rt)).replace(/[^\x20-\x7e]/g, '?').slice(0, 400);
+  if (d) out['X-Cardctl-Mock-Diagnosis'] = rt.redactor.redact(`${d.id}: ${d.message}`).replace(/[^\x20-\x7e]/g, '?').slice(0, 400);
   return out;
 }
 
@@ -128,8 +96,8 @@ export function recordRequest(rt: Runtime, req: IncomingMessage, a: Answer): voi
     rec.outcome = a.outcome;
     rec.setBody(a.body);
     if (plane === 'api') {
-      rec.nonce = safeValue(rt, headerText(req, 'x-nonce'));
-      rec.idempotencyKey = safeValue(rt, headerText(req, 'idempotency-key'));
+      rec.nonce = headerText(req, 'x-nonce');
+      rec.idempotencyKey = headerText(req, 'idempotency-key');
     }
     if (a.reply && (a.reply.status >= 400 || a.trace.fault)) {
       const answered = { trace: a.trace, reply: a.reply, method, rawPath: a.rawPath, body: a.body, receivedReal: a.receivedReal, receivedSim: a.receivedSim, plane };

@@ -12,6 +12,7 @@ import { SnapshotStore, objectCount, type SnapshotInfo } from './snapshots.js';
 import type { DurableStore, Op } from './persistence.js';
 import { NO_DELIVERIES, type Deliveries } from './delivery-port.js';
 import { RequestLog } from './request-log.js';
+import { SecretRedactor, secretsOf } from './redaction.js';
 
 const KEYED = new Set<string>(KEYED_COLLECTIONS);
 
@@ -59,9 +60,12 @@ export class Runtime {
   private readonly dueTasks: ReadonlyArray<(rt: Runtime) => boolean>;
   /** webhook delivery: its log, re-enabling an endpoint, waiting for the attempts a clock advance starts */
   readonly deliveries: Deliveries;
+  /** every secret this mock ever held, kept out of the request log (a new one is added where it is made) */
+  readonly redactor = new SecretRedactor();
 
   constructor(state: MockState, readonly options: RuntimeOptions) {
     this.raw = this.tracked = state;
+    this.redactor.add(secretsOf(state));
     this.snapshots = new SnapshotStore(options.stateFile ? `${options.stateFile}.snapshots` : null);
     this.clock = new SimClock(state.clock_offset_ms);
     this.events = new EventLog(() => this.state, () => this.clock.now());
@@ -92,6 +96,7 @@ export class Runtime {
   replaceState(next: MockState, json: string | null = null): void {
     this.saveAllJson = json;
     this.raw = next;
+    this.redactor.add(secretsOf(next));
     this.tracked = this.tracker ? this.tracker.wrap(next) : next;
     this.clock.offsetMs = next.clock_offset_ms ?? 0;
     this.saveAll = true;

@@ -154,12 +154,12 @@ function sha(data: Buffer | string): string {
   return createHash('sha256').update(data).digest('hex');
 }
 
-function bodyVariants(body: Buffer, correct: string, declaredHash: string | undefined): Variant[] {
+function bodyVariants(body: Buffer, correct: string, declaredHash: string | undefined, reserialize = true): Variant[] {
   const out: Variant[] = [];
-  const text = body.toString('utf8');
+  const text = reserialize ? body.toString('utf8') : '';
   let parsed: unknown;
   let isJson = false;
-  if (body.length > 0 && Buffer.from(text, 'utf8').equals(body)) {
+  if (reserialize && body.length > 0 && Buffer.from(text, 'utf8').equals(body)) {
     try {
       parsed = JSON.parse(text);
       isJson = true;
@@ -201,7 +201,7 @@ function bodyVariants(body: Buffer, correct: string, declaredHash: string | unde
     }
   }
   if (body.length > 0) {
-    out.push({ value: sha(Buffer.concat([body, Buffer.from('\n')])), ids: ['body_trailing_newline_added'] });
+    out.push({ value: createHash('sha256').update(body).update('\n').digest('hex'), ids: ['body_trailing_newline_added'] });
     if (body[body.length - 1] === 0x0a) {
       const cut = body.length >= 2 && body[body.length - 2] === 0x0d ? 2 : 1;
       out.push({ value: sha(body.subarray(0, body.length - cut)), ids: ['body_trailing_newline_removed'] });
@@ -260,6 +260,8 @@ export interface StageContext {
   secret: string;
   body: Buffer;
   declaredHash: string | undefined;
+  /** false: the body is not parsed and re-serialized (a big or deeply nested one) */
+  reserialize?: boolean;
 }
 
 export interface Dimension {
@@ -323,7 +325,7 @@ export const STAGES: ReadonlyArray<{ stage: string; index: number; variants: (c:
   { stage: 'path', index: 1, variants: pathVariants },
   { stage: 'query', index: 2, variants: (c) => queryVariants(c.req.query, c.fields[2]!) },
   { stage: 'timestamp', index: 4, variants: timestampVariants },
-  { stage: 'body hash', index: 6, variants: (c) => bodyVariants(c.body, c.fields[6]!, c.declaredHash) },
+  { stage: 'body hash', index: 6, variants: (c) => bodyVariants(c.body, c.fields[6]!, c.declaredHash, c.reserialize) },
   { stage: 'join', index: JOIN_INDEX, variants: () => JOIN_VARIANTS },
   { stage: 'HMAC key', index: KEY_INDEX, variants: keyVariants },
 ];

@@ -37,6 +37,8 @@ export interface DiagnoseInput {
   now?: number;
   /** the key id the secret belongs to, to warn when the request names another key */
   keyId?: string;
+  /** false: the body is not parsed and re-serialized (the checks of a JSON body signed in another form are skipped) */
+  reserializeBody?: boolean;
 }
 
 export interface Diagnosis {
@@ -243,13 +245,13 @@ function verifyPhase(req: RawRequest, h: SignatureHeaders, canonQuery: string, s
 }
 
 /** Phase 6: the search for the wrong stages that reproduce the received signature. */
-function searchPhase(req: RawRequest, v: Verified, secret: string, f: Findings): { found: boolean; checked: MistakeId[] } {
+function searchPhase(req: RawRequest, v: Verified, secret: string, f: Findings, reserialize: boolean): { found: boolean; checked: MistakeId[] } {
   const targets = decodeReceived(v.received!);
   let best: { mistakes: DiagnosedMistake[] } | null = null;
   let checked: MistakeId[] = [];
   for (const b of v.bodies) {
-    const fields = v.fieldsFor(b);
-    const dims = buildDimensions({ req, fields, secret, body: b, declaredHash: v.declaredHash });
+    const fields = b === v.body ? v.fields : v.fieldsFor(b);
+    const dims = buildDimensions({ req, fields, secret, body: b, declaredHash: v.declaredHash, reserialize });
     checked = [...new Set([...checked, ...checkedIds(dims)])];
     const m = search(fields, secret, dims, targets);
     if (m && (!best || m.mistakes.length < best.mistakes.length)) best = m;
@@ -287,7 +289,7 @@ export function diagnose(input: DiagnoseInput): Diagnosis {
   let found = false;
   let checked: MistakeId[] = [];
   if (!v.matches && v.received !== null && query.ok) {
-    ({ found, checked } = searchPhase(req, v, input.secret, f));
+    ({ found, checked } = searchPhase(req, v, input.secret, f, input.reserializeBody ?? true));
     if (!found) found = declaredCanonicalPhase(req, v, input.secret, f);
   }
   const valid = v.matches && !f.blocks;
@@ -334,6 +336,6 @@ export function rawRequestOf(r: ReceivedRequest): RawRequest {
 }
 
 /** diagnose() on a request a server received (the mock's request log): same phases, same ids. */
-export function diagnoseReceived(r: ReceivedRequest, secret: string): Diagnosis {
-  return diagnose({ request: rawRequestOf(r), secret });
+export function diagnoseReceived(r: ReceivedRequest, secret: string, options: { reserializeBody?: boolean } = {}): Diagnosis {
+  return diagnose({ request: rawRequestOf(r), secret, reserializeBody: options.reserializeBody });
 }

@@ -2,13 +2,16 @@
 // line), record where its control plane is (mocks/<pid>.json, 0600: one record per running
 // mock, see registry.ts), optionally save profiles, and
 // serve until SIGINT or SIGTERM.
+import { dirname } from 'node:path';
 import { CardctlError } from '../../errors.js';
 import { startMock, DEFAULT_PORT, MAX_REQUEST_LOG_SIZE, type MockServer } from '../../mock/index.js';
 import { requestLine } from './request-lines.js';
 import { checkEndpointUrl, endpointUrlVerdict } from '../../mock/endpoint-url.js';
 import { systemLookup } from '../../mock/host-lookup.js';
 import { StateFileError } from '../../mock/persistence.js';
-import { describeMock, forgetMock, mocksDir, recordMock, runningMocks } from './registry.js';
+import { describeMock, forgetMock, mockOnSameFile, mocksDir, recordMock, runningMocks } from './registry.js';
+import { resolveStatePath } from '../../mock/state-path.js';
+import { keptNote, saveMockProfiles, type SavedProfiles } from './saved-profiles.js';
 
 export interface LaunchOptions {
   host: string;
@@ -47,7 +50,7 @@ export function bannerObject(mock: MockServer): Record<string, unknown> {
 }
 
 /** The readable banner: no secret in it (they are in the --json banner, the profiles and the mock's record only). */
-function readableBanner(mock: MockServer, mockFile: string, saved: boolean, stateFile?: string): string {
+function readableBanner(mock: MockServer, mockFile: string, saved: SavedProfiles | null, stateFile?: string): string {
   const lines = [
     `cardctl mock listening on ${mock.baseUrl}`,
     `  control plane   ${mock.controlUrl}  (token in ${mockFile || 'the --json banner'})`,
@@ -61,7 +64,7 @@ function readableBanner(mock: MockServer, mockFile: string, saved: boolean, stat
       (p) => `    ${p.id}  ${p.name}  min ${p.min_initial_load_minor}, fee ${p.issue_fee_minor}${p.default ? ', default' : ''}${p.enabled ? '' : ', not enabled'}${p.available ? '' : ', unavailable'}`,
     ),
     saved
-      ? '  profiles mock-test and mock-live saved: try `cardctl customers list -p mock-test`'
+      ? `  profiles ${saved.test} and ${saved.live} saved: try \`cardctl customers list -p ${saved.test}\``
       : '  secrets: run with --json, or --save-profiles to store them as profiles mock-test and mock-live',
     'Press Ctrl-C to stop.',
   ];
@@ -103,11 +106,27 @@ function writeWhenFlushed(stream: NodeJS.WritableStream, text: string): Promise<
   });
 }
 
+function realStatePath(file: string): string {
+  try {
+    return resolveStatePath(file);
+  } catch (err) {
+    throw err instanceof StateFileError ? new CardctlError(err.message, { kind: 'usage' }) : err;
+  }
+}
+
 /** Starts the mock and resolves once it was stopped by SIGINT or SIGTERM. */
 export async function launchMock(opts: LaunchOptions, io: LaunchIO): Promise<void> {
   check(opts);
   await checkWebhooks(opts.webhookUrls);
   const dir = await mocksDir(io.env);
+  const stateFile = opts.stateFile ? realStatePath(opts.stateFile) : undefined;
+  const sharing = stateFile ? mockOnSameFile(dir, stateFile) : undefined;
+  if (sharing) {
+    throw new CardctlError(`the state file ${opts.stateFile} is another name (a hard link) of ${sharing.state_file}, in use by a running mock (${describeMock(sharing)}): two mocks on one file would each lose the other's changes.`, {
+      kind: 'usage',
+      hint: 'Stop that mock first, or give --state another file (a copy, not a link).',
+    });
+  }
   // the profiles of a mock still running are never replaced behind its back
   const owner = opts.saveProfiles ? runningMocks(dir).find((m) => m.profiles) : undefined;
   if (owner) {
@@ -168,6 +187,7 @@ export async function launchMock(opts: LaunchOptions, io: LaunchIO): Promise<voi
         pid: process.pid,
         started_at: new Date().toISOString(),
         profiles: opts.saveProfiles,
+        ...(stateFile ? { state_file: stateFile } : {}),
       });
     } catch (err) {
       io.stderr.write(`warning: could not record this mock in ${dir} (${(err as Error).message}); control commands need CARDCTL_MOCK_URL and CARDCTL_MOCK_TOKEN.\n`);
@@ -179,18 +199,12 @@ export async function launchMock(opts: LaunchOptions, io: LaunchIO): Promise<voi
       );
     }
 
-    if (opts.saveProfiles) {
-      const { addProfile } = await import('../../profiles/store.js');
-      for (const mode of ['test', 'live'] as const) {
-        await addProfile(
-          { name: `mock-${mode}`, keyId: mock.keys[mode].keyId, secret: mock.keys[mode].secret, mode, baseUrl: mock.baseUrl, webhookSecret: mock.webhookSecret },
-          { overwrite: true, env: io.env },
-        );
-      }
-    }
+    // never a profile the mock did not write: a user's mock-test is kept, the mock's saved beside it
+    const saved = opts.saveProfiles ? await saveMockProfiles(mock, dirname(dir), io.env) : null;
+    if (saved) io.stderr.write(keptNote(saved));
 
     if (opts.json) await writeWhenFlushed(io.stdout, JSON.stringify(bannerObject(mock)) + '\n');
-    else io.stderr.write(readableBanner(mock, mockFile, opts.saveProfiles, opts.stateFile));
+    else io.stderr.write(readableBanner(mock, mockFile, saved, opts.stateFile));
     if (opts.log) mock.onRequest((record) => io.stderr.write(requestLine(record) + '\n'));
   } catch (err) {
     // the server is up: close it, or the process would keep serving after reporting the error

@@ -2,7 +2,7 @@
 // config folder, written by `cardctl mock start` and removed when that mock stops. A second mock
 // never replaces the first's record and stopping one never removes another's. The control
 // commands use the newest running mock, and say so when more than one runs.
-import { chmodSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { processRuns } from '../../process-runs.js';
 
@@ -17,6 +17,8 @@ export interface MockRecord {
   started_at: string;
   /** it wrote the mock-test and mock-live profiles */
   profiles: boolean;
+  /** the real path of its --state file */
+  state_file?: string;
 }
 
 /** The folder of records, in the config folder (the profile store computes it; loaded lazily). */
@@ -73,6 +75,26 @@ export function forgetMock(file: string, token: string): void {
     if (saved.control_token === token) rmSync(file, { force: true });
   } catch {
     // nothing to clean up
+  }
+}
+
+/**
+ * The running mock whose state file is `file` (a real path) under another real path: a hard link,
+ * same device and inode. Or undefined. Symlinks and `..` are resolved before the lock (startMock);
+ * a hard link only shows here.
+ */
+export function mockOnSameFile(dir: string, file: string): MockRecord | undefined {
+  const id = identity(file);
+  if (!id) return undefined;
+  return runningMocks(dir).find((m) => m.state_file && m.state_file !== file && identity(m.state_file) === id);
+}
+
+function identity(file: string): string | null {
+  try {
+    const st = statSync(file, { bigint: true });
+    return `${st.dev}:${st.ino}`;
+  } catch {
+    return null;
   }
 }
 

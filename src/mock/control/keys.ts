@@ -42,6 +42,7 @@ export function createKey({ rt, body }: ControlRequest): Reply {
   const now = rt.now();
   const expiresAt = expiresIn === undefined ? null : now + expiresIn * 1000;
   const key = addKey(rt.state, cryptoRandom, now, { merchant_id: merchant, mode: mode!, scopes, ip_allowlist: allow, expires_at: expiresAt });
+  rt.redactor.add([key.secret]);
   rt.markDirty();
   return ok(keyView(key), 201);
 }
@@ -52,6 +53,7 @@ export function rollKey({ rt, params }: ControlRequest): Reply {
   key.previous_secret = key.secret;
   key.previous_secret_until = rt.now() + ROLL_OVERLAP_MS;
   key.secret = newSecret(cryptoRandom);
+  rt.redactor.add([key.secret]);
   rt.markDirty();
   return ok({ key_id: key.key_id, secret: key.secret });
 }
@@ -60,6 +62,7 @@ export function rotateKey({ rt, params }: ControlRequest): Reply {
   const old = keyOf(rt, params[0]!);
   if (isReply(old)) return old;
   const key = addKey(rt.state, cryptoRandom, rt.now(), { merchant_id: old.merchant_id, mode: old.mode, scopes: old.scopes, ip_allowlist: old.ip_allowlist });
+  rt.redactor.add([key.secret]);
   rt.markDirty();
   return ok(keyView(key), 201);
 }
@@ -75,6 +78,7 @@ export function revokeKey({ rt, params }: ControlRequest): Reply {
 
 export function createMerchant({ rt }: ControlRequest): Reply {
   const { merchant, test, live } = addMerchant(rt.state, cryptoRandom, rt.now());
+  rt.redactor.add([test.secret, live.secret, merchant.webhook_secret]);
   rt.markDirty();
   return ok(
     {

@@ -3,9 +3,13 @@
 import type { Diagnosis, RequestLog } from '../request-log.js';
 import type { Refusal } from '../refusal.js';
 import { firstUseView } from './gateway.js';
+import { jsonNestingDepth } from '../json-limits.js';
+import { REWRITTEN_BODY_BYTES, REWRITTEN_BODY_DEPTH } from './signature.js';
 
+/** The JSON value of a body small and shallow enough to be compared field by field (the walk recurses), else undefined. */
 function parse(text: string | null): unknown {
-  if (text === null) return undefined;
+  if (text === null || text.length > REWRITTEN_BODY_BYTES) return undefined;
+  if (jsonNestingDepth(Buffer.from(text, 'utf8'), REWRITTEN_BODY_DEPTH) > REWRITTEN_BODY_DEPTH) return undefined;
   try {
     return JSON.parse(text);
   } catch {
@@ -38,7 +42,7 @@ export function payloadMismatch(r: Extract<Refusal, { kind: 'payload_mismatch' }
   }
   const kept = r.first ? log.bodyOf(r.first.seq) : undefined;
   const firstBody = kept && kept.sha256 === r.firstSha256 && !kept.truncated ? parse(kept.text) : undefined;
-  const thisBody = parse(body.toString('utf8'));
+  const thisBody = body.length > REWRITTEN_BODY_BYTES ? undefined : parse(body.toString('utf8'));
   if (firstBody !== undefined && thisBody !== undefined) {
     const fields = differingFields(firstBody, thisBody);
     if (fields.length === 0) {
@@ -54,9 +58,10 @@ export function payloadMismatch(r: Extract<Refusal, { kind: 'payload_mismatch' }
       details: { ...details, fields },
     };
   }
+  const why = kept && kept.sha256 === r.firstSha256 && !kept.truncated ? 'the bodies are not both JSON small and shallow enough to compare field by field' : 'that body is no longer in the log';
   return {
     id: 'body_differs',
-    message: `The body differs from the first request with this Idempotency-Key${by} (SHA-256 ${r.firstSha256}; that body is no longer in the log): a retry must send the same body; a new operation needs a new key.`,
+    message: `The body differs from the first request with this Idempotency-Key${by} (SHA-256 ${r.firstSha256}; ${why}): a retry must send the same body; a new operation needs a new key.`,
     details: { ...details, first_body_sha256: r.firstSha256 },
   };
 }

@@ -32,7 +32,7 @@ function fromRefusal(rt: Runtime, log: RequestLog, a: Answered): Diagnosis | und
     case 'invalid_api_key':
       return invalidApiKey(rt, r, rt.now());
     case 'invalid_signature':
-      return invalidSignature(rt, r.key, r.input);
+      return invalidSignature(rt, r.key, r.input, r.canonical);
     case 'replay_detected':
       return replayDetected(r, log);
     case 'rate_limited':
