@@ -5,6 +5,8 @@
 // history the pass could not hold is asked of the journal directly (ApiClient.journalAnswer).
 // Every other row (nothing journaled, unknown and still within 23 h, a damaged bucket) goes the
 // ordinary way, under its key's lock, where the journal is asked again: this never sends anything.
+// A row of a file the version before sent (its key `batch-<file hash>-ROW` or `P-ROW` journaled
+// for this very request) keeps that key: answered, or replayed, under it (legacyRows).
 import { hash } from 'node:crypto';
 import { CardctlError } from '../../errors.js';
 import type { ApiClient } from '../client.js';
