@@ -132,6 +132,7 @@ describe('a file run by the version before (keys batch-<file hash>-ROW, P-ROW)',
     expect(r.code, r.stderr).toBe(0);
     expect(sent).toBe(0);
     expect(jsonLines(r).map((x) => [x.from_journal, x.idempotency_key])).toEqual(amounts.map((_, i) => [true, `${legacy}-${i + 1}`]));
+    expect(r.stderr).toContain('3 rows already done: answered from the journal, not sent again. To send them again on purpose');
     expect(await balance(card)).toBe(1016);
   });
 
@@ -144,6 +145,7 @@ describe('a file run by the version before (keys batch-<file hash>-ROW, P-ROW)',
     expect(r.code, r.stderr).toBe(0);
     expect(sent).toBe(0);
     expect(jsonLines(r).map((x) => x.idempotency_key)).toEqual([`${prefix}-1`, `${prefix}-2`]);
+    expect(r.stderr).toContain('2 rows already done: answered from the journal, not sent again.');
     expect(await balance(card)).toBe(1010);
   });
 

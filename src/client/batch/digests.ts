@@ -6,11 +6,14 @@
 // needs). Two different requests with the same 64 bits would be refused as identical (nothing
 // sent), never the reverse.
 //
-// The table holds one entry per row: a row's own digest for its first occurrence, the digest mixed
-// with the occurrence number for the later ones (so a million identical rows, as
-// `--allow-duplicates` sends them, are a million entries, not a list to walk). 12 bytes a row at
-// most: about 24 MB for a million rows. Its arrays are SharedArrayBuffers: the rerun's second
-// thread looks keys up in the same memory.
+// Each row's digest is kept by row (two Uint32Arrays over growable SharedArrayBuffers, grown in
+// place: 8 bytes a row), with the digest mixed with the occurrence number for a row that repeats an
+// earlier one (so a million identical rows, as `--allow-duplicates` sends them, are a million
+// entries, not a list to walk). An open-addressing table of row numbers (4 bytes a slot, at most
+// half full) finds a digest's row. About 16 MB for a million rows. Shared memory, so the rerun's
+// second thread looks keys up in the same bytes; grown in place because SharedArrayBuffers
+// replaced on each doubling were freed late and put a million-row first reading at 151 MiB
+// (plain buffers: 125-129).
 
 /** A 32-bit hash of the text's UTF-16 code units (MurmurHash3's mixing). */
 function hash32(text: string, seed: number): number {
@@ -42,25 +45,26 @@ const mixLo = (lo: number, n: number): number => fmix(lo ^ Math.imul(n, 0xc2b2ae
 
 /** What another thread needs to look rows up (plain data). */
 export interface DigestShare {
+  table: SharedArrayBuffer;
   hi: SharedArrayBuffer;
   lo: SharedArrayBuffer;
-  rows: SharedArrayBuffer;
 }
 
 /** Finds the row of a (digest, occurrence): the lookup part, shared by the planner's table and another thread's view of it. */
 export class DigestLookup {
-  protected hi: Uint32Array;
-  protected lo: Uint32Array;
-  protected rows: Uint32Array;
+  protected table: Uint32Array;
+  /** by row: its digest (mixed with its occurrence past the first); length-tracking views of growable buffers */
+  protected readonly hi: Uint32Array;
+  protected readonly lo: Uint32Array;
 
   constructor(share: DigestShare) {
+    this.table = new Uint32Array(share.table);
     this.hi = new Uint32Array(share.hi);
     this.lo = new Uint32Array(share.lo);
-    this.rows = new Uint32Array(share.rows);
   }
 
   share(): DigestShare {
-    return { hi: this.hi.buffer as SharedArrayBuffer, lo: this.lo.buffer as SharedArrayBuffer, rows: this.rows.buffer as SharedArrayBuffer };
+    return { table: this.table.buffer as SharedArrayBuffer, hi: this.hi.buffer as SharedArrayBuffer, lo: this.lo.buffer as SharedArrayBuffer };
   }
 
   /** The row whose digest is (hi, lo) at occurrence n, else 0. */
@@ -73,13 +77,21 @@ export class DigestLookup {
   }
 
   protected find(hi: number, lo: number): number {
-    const mask = this.rows.length - 1;
-    for (let i = this.slot(hi, lo, mask); this.rows[i] !== 0; i = (i + 1) & mask) if (this.hi[i] === hi && this.lo[i] === lo) return this.rows[i]!;
+    const mask = this.table.length - 1;
+    for (let i = this.slot(hi, lo, mask), r = this.table[i]!; r !== 0; i = (i + 1) & mask, r = this.table[i]!) if (this.hi[r] === hi && this.lo[r] === lo) return r;
     return 0;
   }
 }
 
-const shared = (n: number): SharedArrayBuffer => new SharedArrayBuffer(4 * n);
+/** A SharedArrayBuffer that grows in place (ES2024; Node 20 has it, the TypeScript lib in use does not name it). */
+interface Growable extends SharedArrayBuffer {
+  readonly maxByteLength: number;
+  grow(bytes: number): void;
+}
+const GrowableBuffer = SharedArrayBuffer as unknown as new (bytes: number, opts: { maxByteLength: number }) => Growable;
+
+/** A growable shared buffer of `rows` + 1 Uint32 (row numbers start at 1), able to grow to `maxRows` + 1 in place. */
+const perRow = (rows: number, maxRows: number): Growable => new GrowableBuffer(4 * (rows + 1), { maxByteLength: 4 * (Math.max(rows, maxRows) + 1) });
 
 export class RowDigests extends DigestLookup {
   private size = 0;
@@ -92,21 +104,24 @@ export class RowDigests extends DigestLookup {
   lo32 = 0;
   earlier = 0;
 
-  constructor(operation: string) {
-    super({ hi: shared(1024), lo: shared(1024), rows: shared(1024) });
+  /** `maxRows`: the most rows the file can hold (its size over the shortest row): the address space the per-row arrays may grow into. */
+  constructor(operation: string, maxRows: number) {
+    super({ table: new SharedArrayBuffer(4 * 1024), hi: perRow(1024, maxRows), lo: perRow(1024, maxRows) });
     [this.seedHi, this.seedLo] = seeds(operation);
   }
 
-  /** Adds a row's request text; returns its occurrence (1 for the first row asking this). */
+  /** Adds row `row` (1, 2, 3... in order) with its request text; returns its occurrence (1 for the first row asking this). */
   add(text: string, row: number): number {
     const hi = (this.hi32 = hash32(text, this.seedHi));
     const lo = (this.lo32 = hash32(text, this.seedLo));
     const first = (this.earlier = this.find(hi, lo));
     const n = first === 0 ? 1 : (this.repeats.get(first) ?? 1) + 1;
     if (n > 1) this.repeats.set(first, n);
-    if ((this.size + 1) * 2 > this.rows.length) this.grow();
-    if (n === 1) this.put(hi, lo, row);
-    else this.put(mixHi(hi, n), mixLo(lo, n), row);
+    if ((this.size + 1) * 2 > this.table.length) this.grow();
+    this.room(row);
+    this.hi[row] = n === 1 ? hi : mixHi(hi, n);
+    this.lo[row] = n === 1 ? lo : mixLo(lo, n);
+    this.put(row);
     this.size++;
     return n;
   }
@@ -116,21 +131,25 @@ export class RowDigests extends DigestLookup {
     return this.find(hash32(text, this.seedHi), hash32(text, this.seedLo));
   }
 
-  private put(hi: number, lo: number, row: number): void {
-    const mask = this.rows.length - 1;
-    let i = this.slot(hi, lo, mask);
-    while (this.rows[i] !== 0) i = (i + 1) & mask;
-    this.hi[i] = hi;
-    this.lo[i] = lo;
-    this.rows[i] = row;
+  private room(row: number): void {
+    const buf = this.hi.buffer as Growable;
+    if (row < this.hi.length) return;
+    const bytes = Math.min(buf.maxByteLength, Math.max(4 * (row + 1), buf.byteLength * 2));
+    if (bytes < 4 * (row + 1)) throw new Error(`a batch row past the ${buf.maxByteLength / 4 - 1} its file can hold`); // a bug: the bound is the file's size
+    buf.grow(bytes);
+    (this.lo.buffer as Growable).grow(bytes);
+  }
+
+  private put(row: number): void {
+    const mask = this.table.length - 1;
+    let i = this.slot(this.hi[row]!, this.lo[row]!, mask);
+    while (this.table[i] !== 0) i = (i + 1) & mask;
+    this.table[i] = row;
   }
 
   private grow(): void {
-    const { hi, lo, rows } = this;
-    const n = rows.length * 2;
-    this.hi = new Uint32Array(shared(n));
-    this.lo = new Uint32Array(shared(n));
-    this.rows = new Uint32Array(shared(n));
-    for (let i = 0; i < rows.length; i++) if (rows[i] !== 0) this.put(hi[i]!, lo[i]!, rows[i]!);
+    const old = this.table;
+    this.table = new Uint32Array(new SharedArrayBuffer(old.byteLength * 2));
+    for (let i = 0; i < old.length; i++) if (old[i] !== 0) this.put(old[i]!);
   }
 }

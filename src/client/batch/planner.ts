@@ -2,6 +2,7 @@
 // and each row's Idempotency-Key derived from what the rows ask for (so the same file run again
 // replays the rows that went through).
 import { createHash } from 'node:crypto';
+import { fstatSync } from 'node:fs';
 import { CardctlError, usageError } from '../../errors.js';
 import { plainlyValid } from '../../contract/money-bodies.js';
 import { checkBody, checkId } from '../operations.js';
@@ -162,11 +163,14 @@ export async function planBatch(spool: Spool, operation: BatchOperation, opts: P
   }
 }
 
+/** The most rows a spooled file can hold: each takes two bytes at least (a character and a line end). */
+const maxRows = (spool: Spool): number => Math.ceil(fstatSync(spool.fd).size / 2) + 1;
+
 type FirstReading = Pick<BatchPlan, 'total' | 'amountTotal' | 'duplicates' | 'problems' | 'problemRows' | 'fileProblem'>;
 
 async function firstReading(spool: Spool, operation: BatchOperation, format: BatchFormat, checked: CheckedRows, allowDuplicates: boolean) {
   const problems = new ProblemList();
-  const digests = new RowDigests(operation);
+  const digests = new RowDigests(operation, maxRows(spool));
   let keySuffixes: string[] | undefined = [];
   const hash = createHash('sha256').update(operation); // the legacy key prefix (row-keys.ts)
   const counts = { total: 0, amountTotal: 0, duplicates: 0 };

@@ -33,7 +33,7 @@ export interface Repeats {
 /** The rows that would be sent under keys the journal does not hold (candidates), keyed by their request; and the rows that keep the version before's key. */
 async function rowsToSend(plan: BatchPlan, known: JournalAnswers['answers']) {
   const requestOf = await rowRequests(plan.operation);
-  const candidates = new RowDigests('repeat');
+  const candidates = new RowDigests('repeat', plan.total);
   const lines = new Map<number, number>();
   const legacyUsed = new Uint8Array(plan.total + 1);
   let count = 0;
@@ -77,7 +77,10 @@ function recentSegments(journal: Journal, sinceMs: number): string[] {
  */
 export async function findRepeats(plan: BatchPlan, journal: Journal, credentials: Pick<Credentials, 'keyId' | 'formerKeyIds'>, known: JournalAnswers, nowMs: number): Promise<Repeats> {
   const found: Repeats = { shown: [], rows: 0 };
+  const sinceMs = nowMs - REPEAT_WINDOW_MS;
   if (known.allKnown) return found;
+  const segments = recentSegments(journal, sinceMs);
+  if (segments.length === 0) return found; // nothing sent in the last day
   const { candidates, legacyUsed, count, lines } = await rowsToSend(plan, known.answers);
   if (count === 0) return found;
   const account = new Set([credentials.keyId, ...(credentials.formerKeyIds ?? [])]);
@@ -87,8 +90,7 @@ export async function findRepeats(plan: BatchPlan, journal: Journal, credentials
     return r > 0 || (r < 0 && legacyUsed[-r] === 1);
   };
   const flagged = new Uint8Array(plan.total + 1);
-  const sinceMs = nowMs - REPEAT_WINDOW_MS;
-  for (const file of recentSegments(journal, sinceMs)) {
+  for (const file of segments) {
     for (const e of journal.segmentEntries(file).entries) {
       if (!succeeded(e) || !account.has(e.key_id ?? '') || Date.parse(e.time) < sinceMs || own(e.idempotency_key)) continue;
       const row = candidates.firstRowOf(entryRequest(e));
