@@ -211,12 +211,13 @@ async function sendBatch(b: typeof import('../client/batch.js'), plan: BatchPlan
     (await import('../client/state-folder.js')).probeStateFolder(dirname(journal.file));
     const clientOptions = { credentials, journal, retries: flags.retries, yes: true /* confirmed once below for the whole batch */, timeoutMs };
     const { keyPrefix, legacyPrefix, total, keySuffixes } = plan;
-    const known = await b.journalAnswers(plan.operation, journal, new ApiClient(clientOptions), { keyPrefix, legacyPrefix, total, keySuffixes, digests: plan.digests.share(), threads });
+    const known = await b.journalAnswers(plan.operation, journal, new ApiClient(clientOptions), { keyPrefix, legacyPrefix, total, keySuffixes, digests: plan.digests!.share(), threads });
     try {
       if (flags.verbose && known.pass.buckets > 0) stderrLog(`* journal: ${plural(known.pass.buckets, 'key bucket')} read once for the batch's keys, in ${plural(known.pass.threads, 'thread')}`);
       if (flags.verbose && known.pass.workerFailed) stderrLog(`* journal: the pass's second thread failed (${known.pass.workerFailed}): the pass was made again, whole, in one thread`);
       // held back before anything is printed, asked or sent
       if (!flags['allow-repeat']) await holdBackRepeats(b, plan, journal, credentials, known, flags);
+      plan.digests = undefined; // no key is looked up from here on: its memory goes before the rows are sent
       if (credentials.mode === 'live') await confirmBatch(plan, flags, credentials.name);
       return await sendRows(b, plan, flags, known, (hooks) => new ApiClient({ ...clientOptions, ...hooks }));
     } finally {

@@ -11,9 +11,9 @@
 // earlier one (so a million identical rows, as `--allow-duplicates` sends them, are a million
 // entries, not a list to walk). An open-addressing table of row numbers (4 bytes a slot, at most
 // half full) finds a digest's row. About 16 MB for a million rows. Shared memory, so the rerun's
-// second thread looks keys up in the same bytes; grown in place because SharedArrayBuffers
-// replaced on each doubling were freed late and put a million-row first reading at 151 MiB
-// (plain buffers: 125-129).
+// second thread looks keys up in the same bytes; every buffer grows in place (the table is then
+// filled again from the rows' digests) because SharedArrayBuffers replaced on each doubling were
+// freed late and put a million-row first reading at 151 MiB (plain buffers: 125-129).
 
 /** A 32-bit hash of the text's UTF-16 code units (MurmurHash3's mixing). */
 function hash32(text: string, seed: number): number {
@@ -52,7 +52,7 @@ export interface DigestShare {
 
 /** Finds the row of a (digest, occurrence): the lookup part, shared by the planner's table and another thread's view of it. */
 export class DigestLookup {
-  protected table: Uint32Array;
+  protected readonly table: Uint32Array;
   /** by row: its digest (mixed with its occurrence past the first); length-tracking views of growable buffers */
   protected readonly hi: Uint32Array;
   protected readonly lo: Uint32Array;
@@ -106,7 +106,8 @@ export class RowDigests extends DigestLookup {
 
   /** `maxRows`: the most rows the file can hold (its size over the shortest row): the address space the per-row arrays may grow into. */
   constructor(operation: string, maxRows: number) {
-    super({ table: new SharedArrayBuffer(4 * 1024), hi: perRow(1024, maxRows), lo: perRow(1024, maxRows) });
+    const slots = 2 ** Math.ceil(Math.log2(Math.max(1024, 2 * maxRows + 2)));
+    super({ table: new GrowableBuffer(4 * 1024, { maxByteLength: 4 * slots }), hi: perRow(1024, maxRows), lo: perRow(1024, maxRows) });
     [this.seedHi, this.seedLo] = seeds(operation);
   }
 
@@ -147,9 +148,11 @@ export class RowDigests extends DigestLookup {
     this.table[i] = row;
   }
 
+  /** Twice the slots, in place (no second table alive meanwhile), the rows put again from their digests. */
   private grow(): void {
-    const old = this.table;
-    this.table = new Uint32Array(new SharedArrayBuffer(old.byteLength * 2));
-    for (let i = 0; i < old.length; i++) if (old[i] !== 0) this.put(old[i]!);
+    const last = this.hi.length - 1;
+    (this.table.buffer as Growable).grow(this.table.byteLength * 2);
+    this.table.fill(0);
+    for (let row = 1; row <= last; row++) if (this.hi[row] !== 0 || this.lo[row] !== 0) this.put(row); // a row never added is 0, 0 (a digest of 0, 0 is left out: its key then goes the ordinary way)
   }
 }

@@ -84,7 +84,7 @@ export async function findRepeats(plan: BatchPlan, journal: Journal, credentials
   const { candidates, legacyUsed, count, lines } = await rowsToSend(plan, known.answers);
   if (count === 0) return found;
   const account = new Set([credentials.keyId, ...(credentials.formerKeyIds ?? [])]);
-  const keyRow = rowOfAnyKey({ ...plan, digests: plan.digests.share() });
+  const keyRow = rowOfAnyKey({ ...plan, digests: plan.digests!.share() });
   const own = (key: string): boolean => {
     const r = keyRow(key);
     return r > 0 || (r < 0 && legacyUsed[-r] === 1);

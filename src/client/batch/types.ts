@@ -72,8 +72,8 @@ export interface BatchPlan {
   keyPrefix: string;
   /** the part of every key before `-ROW` in the version before (`batch-<hash of every row>`, or `--idempotency-prefix`) */
   legacyPrefix: string;
-  /** each row's digest and occurrence (a rerun's pass finds a key's row here) */
-  digests: RowDigests;
+  /** each row's digest and occurrence (a rerun's pass and the repeat check find a key's row here); dropped once they are done (16 MB at a million rows), before the rows are sent */
+  digests?: RowDigests;
   /** the keys' suffixes (`<digest>-<n>`) of a small batch (a rerun reads only the key buckets they are in); undefined past SMALL_BATCH_ROWS */
   keySuffixes?: string[];
   /** the rows as the first reading checked them, for the second (closed once it has read them, or by whoever ends the batch) */
