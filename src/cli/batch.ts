@@ -283,7 +283,7 @@ async function holdBackRepeats(b: typeof import('../client/batch.js'), plan: Bat
   const errors: Record<string, string[]> = {};
   for (const r of repeats.shown) errors[r.line > 0 ? `line ${r.line} (row ${r.row})` : `row ${r.row}`] = [repeatText(r)];
   if (repeats.rows > repeats.shown.length) errors[`and ${plural(repeats.rows - repeats.shown.length, 'more row')}`] = ['not shown'];
-  const again = `cardctl ${plan.operation === 'cards.issue' ? 'cards issue' : 'cards recharge'} --batch ${flags.batch}`;
+  const again = resumeCommand(process.argv.slice(2), { flags: ['--allow-repeat'] }); // the user's own command line, --idempotency-prefix included
   throw new CardctlError(
     `nothing was sent: ${plural(repeats.rows, 'row')} of ${plan.total} ${repeats.rows === 1 ? 'repeats' : 'repeat'} a success of the last 24 hours under another idempotency key (${flags.batch === '-' ? 'stdin' : flags.batch}).`,
     {
@@ -291,7 +291,7 @@ async function holdBackRepeats(b: typeof import('../client/batch.js'), plan: Bat
       code: 'repeat_held_back',
       hint:
         'Each is the same operation on the same card or customer with the same amount, already charged (by an earlier version of this file, another --idempotency-prefix, or a single command). ' +
-        `Remove those rows, or if each is meant to be charged again, run \`${again} --allow-repeat\`.`,
+        `Remove those rows, or if each is meant to be charged again, run \`${again}\`.`,
       errors,
     },
   );

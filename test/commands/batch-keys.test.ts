@@ -180,6 +180,7 @@ describe('rows repeating recent successes under other keys', () => {
     expect(held.stdout).toBe('');
     expect(held.stderr).toContain('nothing was sent: 2 rows of 2 repeat a success of the last 24 hours under another idempotency key');
     expect(held.stderr).toMatch(/line 3 \(row 2\): POST \/cards\/\w+\/recharge \{"amount":2\} succeeded at \S+ under key batch-[0-9a-f]{16}-1 \(op_\w+\)/);
+    expect(held.stderr).toContain(`run \`cardctl cards recharge --batch ${path} --idempotency-prefix april --allow-repeat\``);
     expect(await balance(card)).toBe(1042);
 
     const sentAnyway = await recharge(path, '--idempotency-prefix', 'april', '--allow-repeat');
