@@ -108,7 +108,7 @@ export function summaryLines(s: BatchSummary, keyPrefix: string, duplicates = 0)
   if (byApi > 0) {
     lines.push(
       `Refused ${byApi === 1 ? 'row' : 'rows'} ${rowsList(s.refusedSentRows)}: not charged (each refused row's line says what to do). Running the same command again resends those refused as temporary ` +
-        '(kyc_not_approved, 503, 429); other refusals are remembered under their keys for 24 h, so send those rows again from a new file (new keys).',
+        '(kyc_not_approved, 503, 429); other refusals are remembered under their keys: an edited row has a new key already, and to send a row again unchanged (after a deposit, say) use a new --idempotency-prefix.',
     );
   }
   lines.push(...unsentLines(s));
