@@ -49,8 +49,20 @@ function csvOf(n, name) {
   return file;
 }
 
-/** The old journal file holding the rows of a `--idempotency-prefix P` batch of n recharges of 1, each resolved 200. */
-function journalOf(n, prefix, state) {
+/**
+ * The key cardctl gives the i-th of n identical rows under `--idempotency-prefix P`
+ * (`P-<row digest>-<i>`, src/client/batch/row-keys.ts): row 1's, from the built planner, then its
+ * occurrence replaced.
+ */
+async function keysOf(prefix) {
+  const { loadBatch } = await import(join(root, 'dist', 'client', 'batch.js'));
+  const plan = await loadBatch('cards.recharge', Buffer.from(`card,amount\n${info.cardId},1\n`), { prefix });
+  const first = plan.rows[0].idempotencyKey;
+  return (i) => `${first.slice(0, -2)}-${i}`;
+}
+
+/** The old journal file holding the rows of a `--idempotency-prefix P` batch of n recharges of 1 (keys `keyOf(i)`), each resolved 200. */
+function journalOf(n, keyOf, state) {
   mkdirSync(state, { recursive: true });
   const fd = openSync(join(state, 'operations.ndjson'), 'w', 0o600);
   const body = Buffer.from('{"amount":1}');
@@ -63,7 +75,7 @@ function journalOf(n, prefix, state) {
   for (let i = 1; i <= n; i++) {
     const time = new Date(now - (n - i) * 1000).toISOString();
     const id = `op_${(Math.imul(i, 2654435761) >>> 0).toString(16).padStart(8, '0')}${(i & 0xffff).toString(16).padStart(4, '0')}`;
-    lines.push(JSON.stringify({ type: 'op', id, time, profile: null, source: 'env', mode: 'test', base_url: info.baseUrl, key_id: info.keyId, method: 'POST', path, query: '', idempotency_key: `${prefix}-${i}`, body_b64: body.toString('base64'), body_sha256: sha }));
+    lines.push(JSON.stringify({ type: 'op', id, time, profile: null, source: 'env', mode: 'test', base_url: info.baseUrl, key_id: info.keyId, method: 'POST', path, query: '', idempotency_key: keyOf(i), body_b64: body.toString('base64'), body_sha256: sha }));
     lines.push(JSON.stringify({ type: 'outcome', id, time, status: 200, outcome: 'resolved', code: null, resource_id: info.cardId, balance_minor: 1000 + i }));
     if (lines.length >= 20_000) {
       writeSync(fd, lines.join('\n') + '\n');
@@ -93,7 +105,7 @@ try {
     const checked = run(['cards', 'recharge', '--batch', big], join(work, `state-plan-${n}`), 2);
     out.push(`${n} rows read and checked, then refused (identical rows): ${fmt(checked.ms / 1000, 1)} s, ${rowsPerSecond(n, checked.ms)} rows/s; peak ${fmt(checked.mib, 0)} MiB (${fmt(checked.mib / base.mib, 2)}x)`);
     const mstate = join(work, `state-${n}`);
-    journalOf(n, `bench${n}`, mstate);
+    journalOf(n, await keysOf(`bench${n}`), mstate);
     const takeover = run(['ops', 'list', '--limit', '1'], mstate);
     out.push(`  (a journal holding the ${n} rows, taken over in ${fmt(takeover.ms / 1000, 1)} s)`);
     const rerunArgs = ['cards', 'recharge', '--batch', big, '--allow-duplicates', '--idempotency-prefix', `bench${n}`, '--json'];

@@ -31,8 +31,8 @@ _cardctl_flags() {
   case "$1" in
     'cards freeze') echo '--ca-file --jq --json --no-input --profile --retries --timeout --verbose' ;;
     'cards get') echo '--ca-file --jq --json --no-input --profile --retries --timeout --verbose' ;;
-    'cards issue') echo '--allow-duplicates --amount --batch --ca-file --concurrency --customer --idempotency-key --idempotency-prefix --jq --json --no-input --product --profile --retries --timeout --verbose --wait --wait-timeout --yes' ;;
-    'cards recharge') echo '--allow-duplicates --amount --batch --ca-file --concurrency --idempotency-key --idempotency-prefix --jq --json --no-input --profile --retries --timeout --verbose --yes' ;;
+    'cards issue') echo '--allow-duplicates --allow-repeat --amount --batch --ca-file --concurrency --customer --idempotency-key --idempotency-prefix --jq --json --no-input --product --profile --retries --timeout --verbose --wait --wait-timeout --yes' ;;
+    'cards recharge') echo '--allow-duplicates --allow-repeat --amount --batch --ca-file --concurrency --idempotency-key --idempotency-prefix --jq --json --no-input --profile --retries --timeout --verbose --yes' ;;
     'cards terminate') echo '--ca-file --idempotency-key --jq --json --no-input --profile --reason --retries --timeout --verbose --yes' ;;
     'cards transactions') echo '--all --ca-file --columns --cursor --jq --json --ndjson --no-input --output --per-page --profile --raw-cells --retries --timeout --verbose' ;;
     'cards unfreeze') echo '--ca-file --jq --json --no-input --profile --retries --timeout --verbose' ;;

@@ -32,8 +32,8 @@ _cardctl_flags() {
   case "$1" in
     'cards freeze') print -r -- '--ca-file --jq --json --no-input --profile --retries --timeout --verbose' ;;
     'cards get') print -r -- '--ca-file --jq --json --no-input --profile --retries --timeout --verbose' ;;
-    'cards issue') print -r -- '--allow-duplicates --amount --batch --ca-file --concurrency --customer --idempotency-key --idempotency-prefix --jq --json --no-input --product --profile --retries --timeout --verbose --wait --wait-timeout --yes' ;;
-    'cards recharge') print -r -- '--allow-duplicates --amount --batch --ca-file --concurrency --idempotency-key --idempotency-prefix --jq --json --no-input --profile --retries --timeout --verbose --yes' ;;
+    'cards issue') print -r -- '--allow-duplicates --allow-repeat --amount --batch --ca-file --concurrency --customer --idempotency-key --idempotency-prefix --jq --json --no-input --product --profile --retries --timeout --verbose --wait --wait-timeout --yes' ;;
+    'cards recharge') print -r -- '--allow-duplicates --allow-repeat --amount --batch --ca-file --concurrency --idempotency-key --idempotency-prefix --jq --json --no-input --profile --retries --timeout --verbose --yes' ;;
     'cards terminate') print -r -- '--ca-file --idempotency-key --jq --json --no-input --profile --reason --retries --timeout --verbose --yes' ;;
     'cards transactions') print -r -- '--all --ca-file --columns --cursor --jq --json --ndjson --no-input --output --per-page --profile --raw-cells --retries --timeout --verbose' ;;
     'cards unfreeze') print -r -- '--ca-file --jq --json --no-input --profile --retries --timeout --verbose' ;;

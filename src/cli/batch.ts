@@ -4,7 +4,11 @@
 // is a terminal, and a summary on stderr. Returns the exit code.
 import { dirname } from 'node:path';
 import { CardctlError, usageError, type ErrorKind } from '../errors.js';
-import type { BatchCounts, BatchInterruption, BatchOperation, BatchPlan, BatchSummary, RowProblem, RowResult } from '../client/batch.js';
+import type { BatchCounts, BatchInterruption, BatchOperation, BatchPlan, BatchSummary, Repeat, RowProblem, RowResult } from '../client/batch.js';
+import type { JournalAnswers } from '../client/batch/journal-check.js';
+import type { Journal } from '../client/journal.js';
+import type { Credentials } from '../profiles/types.js';
+import type { ApiClient, ClientOptions } from '../client/client.js';
 import { expected } from '../client/batch/columns.js';
 import { stderrLog } from '../client/verbose.js';
 import { interruptible, resumeCommand, type InterruptReport } from './interrupt.js';
@@ -18,6 +22,7 @@ export interface BatchFlags extends ApiFlagValues {
   concurrency?: number;
   'idempotency-prefix'?: string;
   'allow-duplicates'?: boolean;
+  'allow-repeat'?: boolean;
 }
 
 const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
@@ -83,27 +88,47 @@ function progressText(c: BatchCounts): string {
 
 const rowsList = (rows: number[]): string => (rows.length > 10 ? `${rows.slice(0, 10).join(', ')}, ...` : rows.join(', '));
 
-export function summaryLines(s: BatchSummary, keyPrefix: string, usedPrefixFlag: boolean, duplicates = 0): string[] {
+export function summaryLines(s: BatchSummary, keyPrefix: string, duplicates = 0): string[] {
   const lines = [`${plural(s.total, 'row')}: ${s.ok} ok, ${s.refused} refused, ${s.unknown} unknown.`];
   if (duplicates > 0) lines.push(`${plural(duplicates, 'row')} repeated an earlier row and ${duplicates === 1 ? 'was' : 'were'} sent anyway (--allow-duplicates): each is its own operation, with its own key.`);
   if (s.stats.throttled > 0) lines.push(`Rate limited ${plural(s.stats.throttled, 'time')} (429): every row waited for the Retry-After; the requests were sent again with the same keys.`);
+  if (s.fromJournal > 0) {
+    lines.push(
+      `${plural(s.fromJournal, 'row')} already done: answered from the journal, not sent again. ` +
+        `To send ${s.fromJournal === 1 ? 'it' : 'them'} again on purpose (next month's top-ups, say), run the command with a new --idempotency-prefix (keys are ${keyPrefix}-<row digest>-<n>: another prefix makes new keys).`,
+    );
+  }
   if (s.unknown > 0) {
     lines.push(
       `The outcome of ${s.unknown === 1 ? 'row' : 'rows'} ${rowsList(s.unknownRows)} is not known yet: run the same command again. ` +
-        `Each row's idempotency key (${keyPrefix}-ROW) replays it instead of charging twice, and the rows that went through answer the same result.`,
+        "Each row's idempotency key comes from what the row asks, not from the file: it replays the row instead of charging twice (also after other rows were added, removed or reordered), and the rows that went through answer the same result.",
     );
-    if (!usedPrefixFlag) lines.push(`Do not edit the file before that (the keys come from its bytes), or keep the keys with --idempotency-prefix ${keyPrefix}.`);
   }
   const byApi = s.refused - s.refusedUnsent;
   if (byApi > 0) {
     lines.push(
       `Refused ${byApi === 1 ? 'row' : 'rows'} ${rowsList(s.refusedSentRows)}: not charged (each refused row's line says what to do). Running the same command again resends those refused as temporary ` +
-        '(kyc_not_approved, 503, 429); other refusals are remembered under their keys for 24 h, so send those rows again from a new file (new keys).',
+        '(kyc_not_approved, 503, 429); other refusals are remembered under their keys: an edited row has a new key already, and to send a row again unchanged (after a deposit, say) use a new --idempotency-prefix.',
     );
   }
-  if (s.refusedUnsent > 0) {
+  lines.push(...unsentLines(s));
+  return lines;
+}
+
+/** The rows refused here, never sent: those whose key another process held (key_in_use), and those the journal refused. */
+function unsentLines(s: BatchSummary): string[] {
+  const lines: string[] = [];
+  if (s.keyInUse > 0) {
     lines.push(
-      `Refused here, never sent: ${s.refusedUnsent === 1 ? 'row' : 'rows'} ${rowsList(s.refusedUnsentRows)} (each line says why: a journal that could not be written or read). ` +
+      `Refused here, never sent: ${plural(s.keyInUse, 'row')} whose idempotency key another cardctl process holds right now (key_in_use: it is sending the same row, e.g. the same file run in two shells; each line names its pid). ` +
+        'Let it finish, then run the same command again: those rows are answered from the journal if it sent them, and sent once otherwise.',
+    );
+  }
+  const journalRows = s.refusedUnsent - s.keyInUse;
+  if (journalRows > 0) {
+    const which = s.keyInUse === 0 ? `${journalRows === 1 ? 'row' : 'rows'} ${rowsList(s.refusedUnsentRows)}` : plural(journalRows, 'other row');
+    lines.push(
+      `Refused here, never sent: ${which} (each line says why: a journal that could not be written or read). ` +
         'Set that right, then run the same command again: those rows are sent once, and the rows that went through come from the journal.',
     );
   }
@@ -111,7 +136,7 @@ export function summaryLines(s: BatchSummary, keyPrefix: string, usedPrefixFlag:
 }
 
 /** An interrupted batch on stderr: what finished, what is unresolved, and the command that resumes it. */
-export function interruptedLines(signal: string, s: BatchInterruption, keyPrefix: string, flags: Pick<BatchFlags, 'batch' | 'idempotency-prefix'>): string[] {
+export function interruptedLines(signal: string, s: BatchInterruption, flags: Pick<BatchFlags, 'batch'>): string[] {
   const c = s.counts;
   const lines = [`Interrupted (${signal}): ${c.done} of ${plural(c.total, 'row')} finished (${c.ok} ok, ${c.refused} refused, ${c.unknown} unknown).`];
   if (s.inFlight.length) lines.push(`Unresolved: ${s.inFlight.length === 1 ? 'row' : 'rows'} ${rowsList(s.inFlight)} in flight: sent, no answer, outcome unknown.`);
@@ -122,7 +147,6 @@ export function interruptedLines(signal: string, s: BatchInterruption, keyPrefix
     `Resume it (rows that went through come from the journal, unknown ones replay their keys, the rest are sent: nothing is charged twice):`,
     `  ${flags.batch === '-' ? `(the same rows on stdin again) ${resumeCommand(argv)}` : resumeCommand(argv)}`,
   );
-  if (flags['idempotency-prefix'] === undefined) lines.push(`Do not edit the file before that (the keys come from its rows), or keep the keys with --idempotency-prefix ${keyPrefix}.`);
   return lines;
 }
 
@@ -185,60 +209,101 @@ async function sendBatch(b: typeof import('../client/batch.js'), plan: BatchPlan
     // a state folder that cannot be written refuses the whole batch up front (exit 2), not each row
     journal.unresolvedCount(); // creates the journal's folder: a file in its way is said here
     (await import('../client/state-folder.js')).probeStateFolder(dirname(journal.file));
-    // once for the whole batch, before its first row: the key's mode as the API says it (src/client/key-mode.ts)
-    const key = await (await import('../client/key-mode.js')).checkKeyMode(client, { log: flags.verbose ? stderrLog : undefined });
-    if (key.live) await confirmBatch(plan, flags, credentials.name, key.note);
-    const out = process.stdout;
-    const err = process.stderr;
-    const tty = Boolean(err.isTTY) && !flags.verbose; // a progress line between verbose lines would only be noise
-    const rowWidth = Math.max(3, String(plan.total).length);
-    const first = b.rowKey(plan.keyPrefix, 1);
-    err.write(`${plural(plan.total, 'row')} (${plan.format.toUpperCase()}), idempotency keys ${first}${plan.total > 1 ? ` to ${b.rowKey(plan.keyPrefix, plan.total)}` : ''}.\n`);
-    const bar = progressLine(err, tty);
-    if (!flags.json) out.write(headerLine(rowWidth) + '\n');
-    const line = (r: RowResult): string => (flags.json ? JSON.stringify(rowJson(r)) : rowLine(r, rowWidth)) + '\n';
-    const stdout = bufferedWriter(out);
-    let control: { interrupt: () => BatchInterruption } | undefined;
-    const onInterrupt = (signal: NodeJS.Signals): InterruptReport => {
-      bar.clear();
-      stdout.flush();
-      const state = control!.interrupt();
-      return { stdout: state.results.map(line).join(''), stderr: interruptedLines(signal, state, plan.keyPrefix, flags).join('\n') + '\n' };
-    };
-    const clientOptions = { credentials, journal, retries: flags.retries, yes: true /* confirmed once above for the whole batch */, timeoutMs };
-    const known = await b.journalAnswers(plan.operation, journal, new ApiClient(clientOptions), { keyPrefix: plan.keyPrefix, total: plan.total, threads });
-    if (flags.verbose && known.pass.buckets > 0) stderrLog(`* journal: ${plural(known.pass.buckets, 'key bucket')} read once for the batch's keys, in ${plural(known.pass.threads, 'thread')}`);
-    if (flags.verbose && known.pass.workerFailed) stderrLog(`* journal: the pass's second thread failed (${known.pass.workerFailed}): the pass was made again, whole, in one thread`);
-    let summary: BatchSummary;
+    const clientOptions = { credentials, journal, retries: flags.retries, yes: true /* confirmed once below for the whole batch */, timeoutMs };
+    const { keyPrefix, legacyPrefix, total, keySuffixes } = plan;
+    const known = await b.journalAnswers(plan.operation, journal, new ApiClient(clientOptions), { keyPrefix, legacyPrefix, total, keySuffixes, digests: plan.digests!.share(), threads });
     try {
-      summary = await interruptible(onInterrupt, () =>
-        b.runBatch({ operation: plan.operation, total: plan.total, rows: b.planRows(plan) }, {
-          onStart: (c) => void (control = c),
-          outputRoom: stdout.room,
-          concurrency: flags.concurrency ?? b.DEFAULT_CONCURRENCY,
-          fromJournal: known.answers,
-          client: (hooks) => new ApiClient({ ...clientOptions, log: hooks.log, onAnswer: hooks.onAnswer, onSent: hooks.onSent, sleep: hooks.sleep, now: hooks.now, note: (l) => aside(bar, stdout, () => err.write(l + '\n')) }),
-          verbose: flags.verbose ? (row, l) => aside(bar, stdout, () => stderrLog(`[row ${row.row}] ${l}`)) : undefined,
-          onResult: (r) => {
-            if (tty) aside(bar, stdout, () => out.write(line(r)));
-            else stdout.write(line(r));
-          },
-          onProgress: (c) => {
-            if (!tty) return; // no progress line to draw: nothing to format (a rerun reports thousands of rows a second)
-            bar.set(progressText(c));
-            bar.draw(c.done === c.total);
-          },
-          onPause: (ms, status) => aside(bar, stdout, () => err.write(`${status === 429 ? 'Rate limited' : 'Service unavailable'} (${status}): every row waits ${Math.ceil(ms / 1000)} s (Retry-After), then the same keys go again.\n`)),
-        }),
-      );
+      if (flags.verbose && known.pass.buckets > 0) stderrLog(`* journal: ${plural(known.pass.buckets, 'key bucket')} read once for the batch's keys, in ${plural(known.pass.threads, 'thread')}`);
+      if (flags.verbose && known.pass.workerFailed) stderrLog(`* journal: the pass's second thread failed (${known.pass.workerFailed}): the pass was made again, whole, in one thread`);
+      // held back before anything is printed, asked or sent
+      if (!flags['allow-repeat']) await holdBackRepeats(b, plan, journal, credentials, known, flags);
+      plan.digests = undefined; // no key is looked up from here on: its memory goes before the rows are sent
+      // once for the whole batch, before its first row: the key's mode as the API says it (src/client/key-mode.ts)
+      const key = await (await import('../client/key-mode.js')).checkKeyMode(new ApiClient(clientOptions), { log: flags.verbose ? stderrLog : undefined });
+      if (key.live) await confirmBatch(plan, flags, credentials.name, key.note);
+      return await sendRows(b, plan, flags, known, (hooks) => new ApiClient({ ...clientOptions, ...hooks }));
     } finally {
       known.close();
-      stdout.flush(); // the rows that finished, also when something failed
     }
-    bar.clear();
-    for (const l of summaryLines(summary, plan.keyPrefix, flags['idempotency-prefix'] !== undefined, plan.duplicates)) err.write(l + '\n');
-    return batchExitCode(summary);
   });
+}
+
+type RowClientHooks = Pick<ClientOptions, 'log' | 'onAnswer' | 'onSent' | 'sleep' | 'now' | 'note'>;
+
+/** Sends the rows (those the journal answers are not sent), one result line each on stdout, a progress line and the summary on stderr. */
+async function sendRows(b: typeof import('../client/batch.js'), plan: BatchPlan, flags: BatchFlags, known: JournalAnswers, clientFor: (hooks: RowClientHooks) => ApiClient): Promise<number> {
+  const out = process.stdout;
+  const err = process.stderr;
+  const tty = Boolean(err.isTTY) && !flags.verbose; // a progress line between verbose lines would only be noise
+  const rowWidth = Math.max(3, String(plan.total).length);
+  err.write(`${plural(plan.total, 'row')} (${plan.format.toUpperCase()}), idempotency keys ${plan.keyPrefix}-<row digest>-<n> (from what each row asks).\n`);
+  const bar = progressLine(err, tty);
+  if (!flags.json) out.write(headerLine(rowWidth) + '\n');
+  const line = (r: RowResult): string => (flags.json ? JSON.stringify(rowJson(r)) : rowLine(r, rowWidth)) + '\n';
+  const stdout = bufferedWriter(out);
+  let control: { interrupt: () => BatchInterruption } | undefined;
+  const onInterrupt = (signal: NodeJS.Signals): InterruptReport => {
+    bar.clear();
+    stdout.flush();
+    const state = control!.interrupt();
+    return { stdout: state.results.map(line).join(''), stderr: interruptedLines(signal, state, flags).join('\n') + '\n' };
+  };
+  let summary: BatchSummary;
+  try {
+    summary = await interruptible(onInterrupt, () =>
+      b.runBatch({ operation: plan.operation, total: plan.total, rows: b.planRows(plan) }, {
+        onStart: (c) => void (control = c),
+        outputRoom: stdout.room,
+        concurrency: flags.concurrency ?? b.DEFAULT_CONCURRENCY,
+        fromJournal: known.answers,
+        client: (hooks) => clientFor({ log: hooks.log, onAnswer: hooks.onAnswer, onSent: hooks.onSent, sleep: hooks.sleep, now: hooks.now, note: (l) => aside(bar, stdout, () => err.write(l + '\n')) }),
+        verbose: flags.verbose ? (row, l) => aside(bar, stdout, () => stderrLog(`[row ${row.row}] ${l}`)) : undefined,
+        onResult: (r) => {
+          if (tty) aside(bar, stdout, () => out.write(line(r)));
+          else stdout.write(line(r));
+        },
+        onProgress: (c) => {
+          if (!tty) return; // no progress line to draw: nothing to format (a rerun reports thousands of rows a second)
+          bar.set(progressText(c));
+          bar.draw(c.done === c.total);
+        },
+        onPause: (ms, status) => aside(bar, stdout, () => err.write(`${status === 429 ? 'Rate limited' : 'Service unavailable'} (${status}): every row waits ${Math.ceil(ms / 1000)} s (Retry-After), then the same keys go again.\n`)),
+      }),
+    );
+  } finally {
+    stdout.flush(); // the rows that finished, also when something failed
+  }
+  bar.clear();
+  for (const l of summaryLines(summary, plan.keyPrefix, plan.duplicates)) err.write(l + '\n');
+  return batchExitCode(summary);
+}
+
+/** Refuses the batch before its first row when rows repeat recent successes under other keys (src/client/batch/repeats.ts); --allow-repeat skips this. */
+async function holdBackRepeats(b: typeof import('../client/batch.js'), plan: BatchPlan, journal: Journal, credentials: Credentials, known: JournalAnswers, flags: BatchFlags): Promise<void> {
+  const repeats = await b.findRepeats(plan, journal, credentials, known, Date.now());
+  if (repeats.rows === 0) return;
+  const errors: Record<string, string[]> = {};
+  for (const r of repeats.shown) errors[r.line > 0 ? `line ${r.line} (row ${r.row})` : `row ${r.row}`] = [repeatText(r)];
+  if (repeats.rows > repeats.shown.length) errors[`and ${plural(repeats.rows - repeats.shown.length, 'more row')}`] = ['not shown'];
+  const again = resumeCommand(process.argv.slice(2), { flags: ['--allow-repeat'] }); // the user's own command line, --idempotency-prefix included
+  throw new CardctlError(
+    `nothing was sent: ${plural(repeats.rows, 'row')} of ${plan.total} ${repeats.rows === 1 ? 'repeats' : 'repeat'} a success of the last 24 hours under another idempotency key (${flags.batch === '-' ? 'stdin' : flags.batch}).`,
+    {
+      kind: 'usage',
+      code: 'repeat_held_back',
+      hint:
+        'Each is the same operation on the same card or customer with the same amount, already charged (by an earlier version of this file, another --idempotency-prefix, or a single command). ' +
+        `Remove those rows, or if each is meant to be charged again, run \`${again}\`.`,
+      errors,
+    },
+  );
+}
+
+/** One repeat for the listing: the earlier success (its request, when, its key and journal id). */
+function repeatText(r: Repeat): string {
+  const tail = r.entry.path.slice(Math.max(0, r.entry.path.lastIndexOf('/cards')));
+  const body = r.entry.body_b64 ? Buffer.from(r.entry.body_b64, 'base64').toString('utf8').replace(/[^\x20-\x7e]/g, '?').slice(0, 200) : '';
+  return `${r.entry.method} ${tail} ${body} succeeded at ${r.entry.time} under key ${r.entry.idempotency_key} (${r.entry.id}).`.replace(/  +/g, ' ');
 }
 
 /** Writes to stderr between result lines: the result lines so far first, the progress line cleared and redrawn. */

@@ -492,6 +492,6 @@ export function journalError(r: JournalAnswer, nowMs: number): CardctlError | nu
     ...base,
     kind,
     code: r.code ?? 'failed',
-    hint: r.why === 'key_forgotten' ? 'Nothing was charged by it; to try again, use a new idempotency key.' : 'Send that row again from a new file or with another --idempotency-prefix (new keys).',
+    hint: r.why === 'key_forgotten' ? 'Nothing was charged by it; to try again, use a new idempotency key.' : 'An edited row gets a new key; to send it again unchanged, use another --idempotency-prefix (a row\'s key comes from what it asks, not from the file).',
   });
 }

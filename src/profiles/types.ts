@@ -50,6 +50,8 @@ export interface StoredCredentials extends StoredProfile {
 
 export interface Credentials extends Profile {
   source: CredentialSource;
+  /** the API key ids this profile held before (a rotation): the same account */
+  formerKeyIds?: readonly string[];
   /** with credentials from the environment: whether CARDCTL_BASE_URL gave the base URL, or the default did */
   baseUrlFromEnv?: boolean;
   /**

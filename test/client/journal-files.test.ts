@@ -9,6 +9,7 @@ import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../src/mock/index.js';
+import { batchKeys } from '../helpers/batch-files.js';
 import { activeCard, ctl, wallet, type MockHandle } from '../helpers/api.js';
 import { BIN, makeSandbox, ROOT, type CliResult, type Sandbox } from '../helpers/cli.js';
 import { filesUnder, legacyJournalText } from '../helpers/journal.js';
@@ -136,11 +137,12 @@ describe('a full disk while a --batch appends (the group-commit path)', () => {
     const s = sandbox();
     const card = await activeCard(mock, { amount: 1000 });
     const prefix = 'full-batch';
-    const key = `${prefix}-1`; // the key of the batch's row 1
+    const text = `card,amount\n${card.id},4\n`;
+    const [key] = (await batchKeys('cards.recharge', text, { prefix })) as [string]; // the key of the batch's row 1
     const { blocks, size } = await growBucketToTheEdge(s, card.id, key);
     const sentBefore = await recharges(card.id);
     const file = join(s.dir, 'rows.csv');
-    writeFileSync(file, `card,amount\n${card.id},4\n`);
+    writeFileSync(file, text);
     const batch = ['cards', 'recharge', '--batch', file, '--idempotency-prefix', prefix, '--json'];
 
     const refused = await cli(s, batch, blocks);

@@ -143,6 +143,10 @@ describe('two processes, one idempotency key', () => {
     expect(b.code, b.stdout + b.stderr).toBe(9);
     const rows = b.stdout.trim().split('\n').map((l) => JSON.parse(l));
     expect(rows.map((r) => [r.row, r.status, r.error?.code])).toEqual([[1, 'error', 'key_in_use']]);
+    // the summary says what key_in_use means and what to do, not that the journal failed (issue 29)
+    expect(b.stderr).toContain('Refused here, never sent: 1 row whose idempotency key another cardctl process holds right now (key_in_use');
+    expect(b.stderr).toContain('Let it finish, then run the same command again');
+    expect(b.stderr).not.toContain('a journal that could not be written or read');
     expect(proxy.state.n - firstN, 'B sent nothing').toBe(0);
     const fee = mock.products.find((p) => p.default)!.issue_fee_minor;
     expect((await wallet(mock)).balance_minor).toBe(before - 111 - fee);

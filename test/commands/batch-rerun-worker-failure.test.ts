@@ -12,7 +12,7 @@ import { startMock } from '../../src/mock/index.js';
 import { activeCard, apiCall, ctl, type MockHandle } from '../helpers/api.js';
 import { makeSandbox, type CliResult, type Sandbox } from '../helpers/cli.js';
 import { packageCopy, type PackageCopy } from '../helpers/package-copy.js';
-import { writeRerunJournal } from '../helpers/batch-files.js';
+import { batchKeys, writeRerunJournal } from '../helpers/batch-files.js';
 
 const WORKER = 'dist/client/batch/rerun-pass-worker.js';
 /** Rows, all in the journal: enough that the main thread is still reading buckets when the worker starts (it takes half of them). */
@@ -45,12 +45,14 @@ beforeAll(async () => {
   sb = makeSandbox();
   env = { CARDCTL_BASE_URL: mock.baseUrl, CARDCTL_API_KEY: mock.keys.test.keyId, CARDCTL_API_SECRET: mock.keys.test.secret, CARDCTL_MODE: 'test' };
   card = await activeCard(mock, { amount: 1000 });
-  // the journal of a batch sent an hour ago (in the old one-file format, taken over below)
-  writeRerunJournal(sb.stateDir, { rows: ROWS, prefix: PREFIX, baseUrl: mock.baseUrl, keyId: mock.keys.test.keyId, card: card.id });
+  const text = 'card,amount\n' + `${card.id},1\n`.repeat(ROWS);
+  // the journal of this batch sent an hour ago under its keys (in the old one-file format, taken over below)
+  const keys = await batchKeys('cards.recharge', text, { prefix: PREFIX, allowDuplicates: true });
+  writeRerunJournal(sb.stateDir, { rows: ROWS, prefix: PREFIX, baseUrl: mock.baseUrl, keyId: mock.keys.test.keyId, card: card.id, keys });
   const takeover = await sb.run(['ops', 'list', '--limit', '1'], { env, timeoutMs: 120_000 });
   expect(takeover.code, takeover.stderr).toBe(0);
   batch = join(sb.dir, 'rows.csv');
-  writeFileSync(batch, 'card,amount\n' + `${card.id},1\n`.repeat(ROWS));
+  writeFileSync(batch, text);
   // the rerun as it goes when both threads do their part: the answer every other run must give
   const sent = await sentDuring(async () => (normal = await rerun()));
   expect(normal.code, normal.stderr.slice(-2000)).toBe(5); // the refused rows

@@ -67,7 +67,7 @@ describe('a batch rerun answered from the journal', () => {
     expect([await balance(unknown!.id), await balance(done!.id)]).toEqual([1011, 1022]);
   });
 
-  it('a row edited under the same --idempotency-prefix is not answered with the old row\'s outcome: it is refused before sending (payload_mismatch)', async () => {
+  it('a row edited under the same --idempotency-prefix is a new request: sent under its own key (charged once), never answered with the old row\'s outcome', async () => {
     const cards = await Promise.all([1, 2, 3].map(() => activeCard(mock, { amount: 1000 })));
     const prefix = `edited-${Date.now()}`;
     const text = (second: number) => `card,amount\n${cards[0]!.id},5\n${cards[1]!.id},${second}\n${cards[2]!.id},7\n`;
@@ -75,22 +75,25 @@ describe('a batch rerun answered from the journal', () => {
     expect(first.code, first.stderr).toBe(0);
     let again!: CliResult;
     const sent = await sentDuring(async () => (again = await run(['cards', 'recharge', '--batch', file('after.csv', text(600)), '--idempotency-prefix', prefix, '--json'])));
+    expect(again.code, again.stderr).toBe(0);
     const [r1, r2, r3] = rows(again);
     expect([r1.from_journal, r1.balance_minor, r3.from_journal, r3.balance_minor]).toEqual([true, 1005, true, 1007]);
-    expect(r2).toMatchObject({ row: 2, status: 'error', from_journal: false, error: { code: 'payload_mismatch' } });
-    expect(r2.error.message).toContain('amount (6 then, 600 now)');
-    expect(sent).toBe(0);
-    expect(await Promise.all(cards.map((c) => balance(c.id)))).toEqual([1005, 1006, 1007]);
+    expect(r2).toMatchObject({ row: 2, status: 'ok', from_journal: false, balance_minor: 1606 });
+    expect(r2.idempotency_key).not.toBe(rows(first)[1].idempotency_key);
+    expect(sent).toBe(1);
+    expect(await Promise.all(cards.map((c) => balance(c.id)))).toEqual([1005, 1606, 1007]);
   });
 
   it('a damaged key bucket: its row is refused and says `ops repair`; the other rows come from the journal; nothing is sent', async () => {
     const cards = await Promise.all([1, 2, 3].map(() => activeCard(mock, { amount: 1000 })));
     const prefix = `damaged-${Date.now()}`;
     const path = file('damaged.csv', `card,amount\n${cards.map((c, i) => `${c.id},${i + 1}`).join('\n')}\n`);
-    expect((await run(['cards', 'recharge', '--batch', path, '--idempotency-prefix', prefix, '--json'])).code).toBe(0);
-    const bucket = keyBucketFile(join(sb.stateDir, 'cardctl', 'journal'), keyBucketName(`${prefix}-2`));
+    const first = await run(['cards', 'recharge', '--batch', path, '--idempotency-prefix', prefix, '--json']);
+    expect(first.code).toBe(0);
+    const key2 = rows(first)[1].idempotency_key as string;
+    const bucket = keyBucketFile(join(sb.stateDir, 'cardctl', 'journal'), keyBucketName(key2));
     const bytes = readFileSync(bucket);
-    const at = bytes.indexOf(`"idempotency_key":"${prefix}-2"`) + 25;
+    const at = bytes.indexOf(`"idempotency_key":"${key2}"`) + 25;
     bytes[at] = bytes[at] === 0x41 ? 0x42 : 0x41; // one byte of the key, inside the checksummed JSON
     writeFileSync(bucket, bytes);
     let again!: CliResult;
@@ -108,11 +111,14 @@ describe('a batch rerun answered from the journal', () => {
     const cards = await Promise.all([1, 2, 3].map(() => activeCard(mock, { amount: 1000 })));
     const prefix = `q"b\\s-${Date.now()}`;
     const path = file('escaped.csv', `card,amount\n${cards.map((c, i) => `${c.id},${i + 1}`).join('\n')}\n`);
-    expect((await run(['cards', 'recharge', '--batch', path, '--idempotency-prefix', prefix, '--json'])).code).toBe(0);
+    const first = await run(['cards', 'recharge', '--batch', path, '--idempotency-prefix', prefix, '--json']);
+    expect(first.code).toBe(0);
+    const keys = rows(first).map((r) => r.idempotency_key as string);
+    for (const k of keys) expect(k.startsWith(`${prefix}-`)).toBe(true);
     let again!: CliResult;
     const sent = await sentDuring(async () => (again = await run(['cards', 'recharge', '--batch', path, '--idempotency-prefix', prefix, '--json'])));
     expect(again.code, again.stderr).toBe(0);
-    expect(rows(again).map((r) => [r.row, r.from_journal, r.idempotency_key, r.balance_minor])).toEqual(cards.map((_, i) => [i + 1, true, `${prefix}-${i + 1}`, 1001 + i]));
+    expect(rows(again).map((r) => [r.row, r.from_journal, r.idempotency_key, r.balance_minor])).toEqual(cards.map((_, i) => [i + 1, true, keys[i], 1001 + i]));
     expect(sent).toBe(0);
     expect(await Promise.all(cards.map((c) => balance(c.id)))).toEqual([1001, 1002, 1003]);
   });
@@ -127,7 +133,7 @@ describe('a batch rerun answered from the journal', () => {
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it('5,000 rows across three chunks, from a journal taken over from the old file: each row with its own balance, nothing sent; the pass in two threads answers as one does', async () => {
+  it('5,000 rows across three chunks, from a journal taken over from the old file, sent by the version before (keys PREFIX-ROW): each row with its own balance, nothing sent; the pass in two threads answers as one does', async () => {
     const own = makeSandbox();
     try {
       const card = await activeCard(mock, { amount: 1000 });

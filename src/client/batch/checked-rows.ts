@@ -1,5 +1,5 @@
 // The rows of a batch as its first reading checked them (src/client/batch/planner.ts), one line
-// each (`ROW LINE CALL-JSON`), in a private file already unlinked (like the spool). The second
+// each (`ROW LINE KEY-SUFFIX CALL-JSON`), in a private file already unlinked (like the spool). The second
 // reading, which sends them, reads these lines instead of parsing the file and checking every row
 // again: the calls sent are the ones checked, byte for byte, in about a quarter of the time.
 import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
@@ -15,6 +15,8 @@ const READ_BYTES = 1 << 14;
 export interface CheckedRow {
   row: number;
   line: number;
+  /** its key after the prefix: `<digest>-<occurrence>` (src/client/batch/row-keys.ts) */
+  keySuffix: string;
   call: BatchRow['call'];
 }
 
@@ -37,9 +39,9 @@ export class CheckedRows {
     }
   }
 
-  /** A checked row: `callText` is JSON.stringify([params, json]) of its call (what the key prefix hashes). */
-  add(row: number, line: number, callText: string): void {
-    const text = `${row} ${line} ${callText}\n`;
+  /** A checked row: `callText` is JSON.stringify([params, json]) of its call (what its digest hashes). */
+  add(row: number, line: number, keySuffix: string, callText: string): void {
+    const text = `${row} ${line} ${keySuffix} ${callText}\n`;
     this.pending.push(text);
     this.pendingChars += text.length;
     if (this.pendingChars >= WRITE_BYTES) this.flush();
@@ -85,8 +87,9 @@ export class CheckedRows {
 function parse(text: string): CheckedRow {
   const a = text.indexOf(' ');
   const b = text.indexOf(' ', a + 1);
-  const [params, json] = JSON.parse(text.slice(b + 1)) as [Record<string, string>, Record<string, unknown>];
+  const c = text.indexOf(' ', b + 1);
+  const [params, json] = JSON.parse(text.slice(c + 1)) as [Record<string, string>, Record<string, unknown>];
   // the call as callOf built it: a card issue has no path parameters
   const call: BatchRow['call'] = Object.keys(params).length > 0 ? { params, json } : { json };
-  return { row: Number(text.slice(0, a)), line: Number(text.slice(a + 1, b)), call };
+  return { row: Number(text.slice(0, a)), line: Number(text.slice(a + 1, b)), keySuffix: text.slice(b + 1, c), call };
 }

@@ -76,6 +76,8 @@ export class RowLedger {
   private readonly refusedUnsentRows = new FirstRows();
   private readonly refusedSentRows = new FirstRows();
   private refusedUnsent = 0;
+  private fromJournal = 0;
+  private keyInUse = 0;
   /** room() lets `window` rows wait; workers that passed it together may each take one more */
   private readonly capacity: number;
   private readonly finished: Array<RowResult | undefined>;
@@ -129,6 +131,8 @@ export class RowLedger {
         this.refusedUnsentRows.add(result.row);
       } else this.refusedSentRows.add(result.row);
     }
+    if (result.from_journal) this.fromJournal++;
+    if (result.error?.code === 'key_in_use') this.keyInUse++;
     if (result.kind) this.kinds.add(result.kind);
     this.finished[index % this.capacity] = result;
     this.report.onProgress?.(c); // the live counts, not a copy a row: read them now, keep none
@@ -173,6 +177,6 @@ export class RowLedger {
   }
 
   summary(stats: LimiterStats): BatchSummary {
-    return { ...this.counts, kinds: [...this.kinds], unknownRows: [...this.unknownRows.rows], refusedRows: [...this.refusedRows.rows], refusedUnsent: this.refusedUnsent, refusedUnsentRows: [...this.refusedUnsentRows.rows], refusedSentRows: [...this.refusedSentRows.rows], stats: { ...stats } };
+    return { ...this.counts, kinds: [...this.kinds], unknownRows: [...this.unknownRows.rows], refusedRows: [...this.refusedRows.rows], refusedUnsent: this.refusedUnsent, refusedUnsentRows: [...this.refusedUnsentRows.rows], refusedSentRows: [...this.refusedSentRows.rows], fromJournal: this.fromJournal, keyInUse: this.keyInUse, stats: { ...stats } };
   }
 }

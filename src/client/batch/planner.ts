@@ -2,6 +2,7 @@
 // and each row's Idempotency-Key derived from what the rows ask for (so the same file run again
 // replays the rows that went through).
 import { createHash } from 'node:crypto';
+import { fstatSync } from 'node:fs';
 import { CardctlError, usageError } from '../../errors.js';
 import { plainlyValid } from '../../contract/money-bodies.js';
 import { checkBody, checkId } from '../operations.js';
@@ -9,23 +10,20 @@ import { AMOUNTS, COLUMNS, expected } from './columns.js';
 import { JsonNumber } from './ndjson.js';
 import { RowDigests } from './digests.js';
 import { readRecords, spoolFormat } from './reader.js';
-import { spoolBytes, type Spool } from './spool.js';
+import { cutShortMessage, spoolBytes, type Spool } from './spool.js';
+import { DEFAULT_KEY_PREFIX, keySuffix, legacyKey, rowKey } from './row-keys.js';
 import { CheckedRows } from './checked-rows.js';
-import { MAX_PREFIX_LENGTH, MAX_PROBLEMS_KEPT, type BatchFormat, type BatchOperation, type BatchPlan, type BatchRow, type RawRecord, type RowProblem } from './types.js';
+import { MAX_PREFIX_LENGTH, MAX_PROBLEMS_KEPT, SMALL_BATCH_ROWS, type BatchFormat, type BatchOperation, type BatchPlan, type BatchRow, type RawRecord, type RowProblem } from './types.js';
 
 /**
- * The key prefix of a file: a hash of what its rows ask for (the operation and each row's
- * checked request, in order), not of its bytes, so a file that only gained a BOM, CRLF line
- * ends, a final newline, quotes or another column order keeps its keys and replays.
+ * The key prefix the version before gave a file (`batch-<hash>`): a hash of what its rows ask for
+ * (the operation and each row's checked request, in order). Its keys were `batch-<hash>-ROW`; a
+ * rerun of the very same rows keeps them when the journal holds them (legacyKey, row-keys.ts).
  */
 export function rowsKeyPrefix(operation: BatchOperation, calls: ReadonlyArray<BatchRow['call']>): string {
   const hash = createHash('sha256').update(operation);
-  for (const c of calls) hash.update('\n' + JSON.stringify([c.params ?? {}, c.json]));
+  for (const c of calls) hash.update('\n' + callText(c));
   return `batch-${hash.digest('hex').slice(0, 16)}`;
-}
-
-export function rowKey(prefix: string, row: number): string {
-  return `${prefix}-${row}`;
 }
 
 /**
@@ -53,22 +51,30 @@ function idField(errors: Record<string, string[]>, field: string, what: string, 
   }
 }
 
+const fieldMap = <T>(): Record<string, T> => Object.create(null) as Record<string, T>;
+
 /** A record's call, built and checked field by field (ids, whole amounts, known columns), without the schemas. */
 function callOf(operation: BatchOperation, rec: RawRecord): { call: BatchRow['call']; errors: Record<string, string[]> } {
-  const errors: Record<string, string[]> = {};
+  // null-prototype maps: a row's field names are the user's (`__proto__`, `constructor` are names like any other)
+  const errors = fieldMap<string[]>();
   if (rec.error || !rec.fields) return { call: { json: {} }, errors: { row: [rec.error ?? 'unreadable.'] } };
   const names = COLUMNS[operation];
-  const values: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(rec.fields)) {
+  const values = fieldMap<unknown>();
+  /** the name each field was first given as (`card` or `card_id`): the one the user wrote */
+  const givenAs = fieldMap<string>();
+  for (const k of Object.keys(rec.fields)) {
+    const v = rec.fields[k];
     const target = Object.hasOwn(names, k) ? names[k] : undefined;
     if (!target) {
       (errors[k] ??= []).push(`"${k}" is not a field of this batch (expected ${expected(operation)}).`);
       continue;
     }
-    if (target in values) {
-      (errors[target] ??= []).push(`given twice (as ${target} and as ${k}).`);
+    const first = givenAs[target];
+    if (first !== undefined) {
+      (errors[first] ??= []).push(`given twice (as "${first}" and as "${k}", two names of one field): which one is meant cannot be known; give it once.`);
       continue;
     }
+    givenAs[target] = k;
     values[target] = v instanceof JsonNumber && !AMOUNTS.has(target) ? Number(v.literal) : v; // a number where an id goes: the schema says so
   }
   if (operation === 'cards.issue') {
@@ -108,12 +114,12 @@ export async function checkRecord(operation: BatchOperation, rec: RawRecord): Pr
   return hasErrors(errors) ? { errors } : { call };
 }
 
-/** The identity of a row's request: what the key prefix hashes, and what makes two rows identical. */
+/** The identity of a row's request: what its digest (and the legacy key prefix) hashes, and what makes two rows identical. */
 const callText = (c: BatchRow['call']): string => JSON.stringify([c.params ?? {}, c.json]);
 
 function checkPrefix(prefix: string | undefined): void {
   if (prefix !== undefined && !new RegExp(`^[\\x21-\\x7e]{1,${MAX_PREFIX_LENGTH}}$`).test(prefix)) {
-    throw usageError(`the idempotency prefix must be 1 to ${MAX_PREFIX_LENGTH} printable ASCII characters without spaces.`, 'Pass another --idempotency-prefix, or leave it out to derive the keys from the file.');
+    throw usageError(`the idempotency prefix must be 1 to ${MAX_PREFIX_LENGTH} printable ASCII characters without spaces.`, 'Pass another --idempotency-prefix, or leave it out (the keys are then batch-<row digest>-<n>).');
   }
 }
 
@@ -138,7 +144,7 @@ class ProblemList {
 }
 
 /**
- * The first reading: every row checked, identical rows found, the key prefix hashed, nothing
+ * The first reading: every row checked, identical rows found, each row's key derived, nothing
  * kept in memory but counts, the first problems and a digest per row; the checked calls go to a
  * private file for the second reading. The plan says whether anything may be sent.
  */
@@ -147,28 +153,35 @@ export async function planBatch(spool: Spool, operation: BatchOperation, opts: P
   const format = await spoolFormat(spool);
   const checked = new CheckedRows();
   try {
-    const { found, prefixHash } = await firstReading(spool, operation, format, checked, opts.allowDuplicates === true);
+    const { found, prefixHash, digests, keySuffixes } = await firstReading(spool, operation, format, checked, opts.allowDuplicates === true);
     checked.flush();
-    return { operation, format, ...found, keyPrefix: opts.prefix ?? `batch-${prefixHash}`, checked };
+    const keyPrefix = opts.prefix ?? DEFAULT_KEY_PREFIX;
+    return { operation, format, ...found, keyPrefix, legacyPrefix: opts.prefix ?? `batch-${prefixHash}`, digests, keySuffixes, checked };
   } catch (err) {
     checked.close();
     throw err;
   }
 }
 
+/** The most rows a spooled file can hold: each takes two bytes at least (a character and a line end). */
+const maxRows = (spool: Spool): number => Math.ceil(fstatSync(spool.fd).size / 2) + 1;
+
 type FirstReading = Pick<BatchPlan, 'total' | 'amountTotal' | 'duplicates' | 'problems' | 'problemRows' | 'fileProblem'>;
 
-async function firstReading(spool: Spool, operation: BatchOperation, format: BatchFormat, checked: CheckedRows, allowDuplicates: boolean): Promise<{ found: FirstReading; prefixHash: string }> {
+async function firstReading(spool: Spool, operation: BatchOperation, format: BatchFormat, checked: CheckedRows, allowDuplicates: boolean) {
   const problems = new ProblemList();
-  const digests = new RowDigests();
-  const hash = createHash('sha256').update(operation);
+  const digests = new RowDigests(operation, maxRows(spool));
+  let keySuffixes: string[] | undefined = [];
+  const hash = createHash('sha256').update(operation); // the legacy key prefix (row-keys.ts)
   const counts = { total: 0, amountTotal: 0, duplicates: 0 };
+  let last: { row: number; line: number } | undefined;
   for await (const item of readRecords(spool, operation, format)) {
     if ('problem' in item) {
       problems.add(item.problem);
       continue;
     }
     const rec = item.record;
+    last = rec;
     counts.total++;
     const result = await checkRecord(operation, rec);
     if ('errors' in result) {
@@ -177,23 +190,33 @@ async function firstReading(spool: Spool, operation: BatchOperation, format: Bat
     }
     const text = callText(result.call);
     hash.update('\n' + text);
-    if (problems.rows === 0 && !problems.file) checked.add(rec.row, rec.line, text); // a plan with a problem sends nothing
+    const occurrence = digests.add(text, rec.row);
+    const suffix = keySuffix(digests.hi32, digests.lo32, occurrence);
+    if (keySuffixes?.push(suffix) === SMALL_BATCH_ROWS + 1) keySuffixes = undefined; // a small batch's rerun reads only its keys' buckets
+    if (problems.rows === 0 && !problems.file) checked.add(rec.row, rec.line, suffix, text); // a plan with a problem sends nothing
     counts.amountTotal += Number(result.call.json.amount_minor ?? result.call.json.amount ?? 0);
-    const earlier = digests.add(text, rec.row);
+    const earlier = digests.earlier;
     if (earlier === 0) continue;
     counts.duplicates++;
     if (!allowDuplicates) {
       problems.add({ row: rec.row, line: rec.line, errors: { row: [`the same request as row ${earlier}: sent twice, it would charge twice. Remove one, or pass --allow-duplicates if both are meant.`] } });
     }
   }
-  const found = { ...counts, problems: problems.shown, problemRows: problems.rows, fileProblem: problems.file };
-  return { found, prefixHash: hash.digest('hex').slice(0, 16) };
+  // input cut short (a pipe's last row without its line end): that row may be a part of what was meant
+  if (spool.cut) problems.add(last ? { row: last.row, line: last.line, errors: { row: [cutShortMessage(spool.cut)] } } : { row: 0, line: 1, errors: { file: [cutShortMessage(spool.cut)] } });
+  const found: FirstReading = { ...counts, problems: problems.shown, problemRows: problems.rows, fileProblem: problems.file };
+  return { found, prefixHash: hash.digest('hex').slice(0, 16), digests, keySuffixes };
 }
 
-/** The second reading: the rows to send, in file order, with their keys (the plan had no problem), as the first reading checked them. */
+/** The rows as the first reading checked them, in file order, with their keys (the plan had no problem); read again at each call. */
+export function* checkedRows(plan: BatchPlan): Generator<BatchRow> {
+  for (const { row, line, keySuffix: suffix, call } of plan.checked.rows()) yield { row, line, idempotencyKey: rowKey(plan.keyPrefix, suffix), legacyKey: legacyKey(plan.legacyPrefix, row), call };
+}
+
+/** The second reading: the rows to send (checkedRows), the checked rows' file closed after. */
 export async function* planRows(plan: BatchPlan): AsyncGenerator<BatchRow> {
   try {
-    for (const { row, line, call } of plan.checked.rows()) yield { row, line, idempotencyKey: rowKey(plan.keyPrefix, row), call };
+    yield* checkedRows(plan);
   } finally {
     plan.checked.close();
   }

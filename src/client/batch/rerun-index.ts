@@ -10,6 +10,8 @@ import { availableParallelism } from 'node:os';
 import { keyBucketFile, keyBucketName } from '../journal-store/layout.js';
 import type { Journal } from '../journal.js';
 import { bucketCounter, passOver, type PassJob, type RerunTarget } from './rerun-pass.js';
+import type { DigestShare } from './digests.js';
+import { legacyKey, rowKey } from './row-keys.js';
 import { SLOT_BYTES, decodeSlot, type Slot } from './rerun-slots.js';
 import { REGION_ROWS, SlotFile } from './slot-file.js';
 
@@ -31,66 +33,107 @@ export interface PassStats {
   workerFailed?: string;
 }
 
+/** What the pass needs of the batch: its keys (found in its digests) and the version before's keys. */
+export interface RerunBatch {
+  keyPrefix: string;
+  legacyPrefix: string;
+  total: number;
+  digests: DigestShare;
+  /** the keys' suffixes of a small batch (only their buckets are read); undefined: every bucket on disk */
+  keySuffixes?: readonly string[];
+}
+
 export class RerunIndex {
   private constructor(
     private readonly slots: SlotFile | undefined,
-    private readonly keyPrefix: string,
+    /** the legacy keys' verdicts; undefined when the journal holds none of them */
+    private readonly legacy: SlotFile | undefined,
     readonly stats: PassStats = { buckets: 0, threads: 0 },
   ) {}
 
   /** An index that knows nothing (every row goes the ordinary way). */
-  static empty(keyPrefix: string): RerunIndex {
-    return new RerunIndex(undefined, keyPrefix);
+  static empty(): RerunIndex {
+    return new RerunIndex(undefined, undefined);
   }
 
   /** The pass: reads each key bucket the batch's keys can be in, once (in two threads when there are many). */
-  static async build(journal: Journal, opts: { keyPrefix: string; total: number; target: RerunTarget; nowMs: number; threads?: PassThreads }): Promise<RerunIndex> {
+  static async build(journal: Journal, opts: RerunBatch & { target: RerunTarget; nowMs: number; threads?: PassThreads }): Promise<RerunIndex> {
     const dir = journal.readyForPass();
     const existing = journal.keyBuckets();
-    if (existing.length === 0 || opts.total === 0) return RerunIndex.empty(opts.keyPrefix);
-    const buckets = bucketsOf(opts.keyPrefix, opts.total, existing);
-    const job = (): PassJob => ({ dir, buckets, next: bucketCounter(), keyPrefix: opts.keyPrefix, total: opts.total, target: opts.target, nowMs: opts.nowMs });
-    const shared = job();
-    const slots = SlotFile.create(opts.total);
+    if (existing.length === 0 || opts.total === 0) return RerunIndex.empty();
+    const buckets = bucketsOf(opts, existing);
+    const made = (): { job: PassJob; slots: SlotFile; legacy: SlotFile } => {
+      const slots = SlotFile.create(opts.total);
+      const legacy = SlotFile.create(opts.total);
+      const { keyPrefix, legacyPrefix, total, digests, target, nowMs } = opts;
+      return { slots, legacy, job: { dir, buckets, next: bucketCounter(), keyPrefix, legacyPrefix, total, digests, legacy: legacy.share(), target, nowMs } };
+    };
+    const first = made();
     const two = opts.threads === undefined ? availableParallelism() > 1 && worthAThread(dir, buckets) : opts.threads === 2;
-    const helper = two ? startPassWorker(shared, slots) : undefined;
+    const helper = two ? startPassWorker(first.job, first.slots) : undefined;
     let workerFailed: string;
     try {
-      passOver(shared, slots);
+      passOver(first.job, first.slots);
       const ended = helper ? await helper.done : true;
-      if (ended === true) return new RerunIndex(slots, opts.keyPrefix, { buckets: buckets.length, threads: helper ? 2 : 1 });
+      if (ended === true) return RerunIndex.of(first, { buckets: buckets.length, threads: helper ? 2 : 1 });
       workerFailed = ended;
     } catch (err) {
       await helper?.stop(); // never close a descriptor another thread may still write to
-      slots.close();
+      first.slots.close();
+      first.legacy.close();
       throw err;
     }
     // the worker failed: the buckets it took may be partly written, so the pass is made again, whole, here
-    slots.close();
-    const alone = SlotFile.create(opts.total);
+    first.slots.close();
+    first.legacy.close();
+    const alone = made();
     try {
-      passOver(job(), alone);
+      passOver(alone.job, alone.slots);
     } catch (err) {
-      alone.close();
+      alone.slots.close();
+      alone.legacy.close();
       throw err;
     }
-    return new RerunIndex(alone, opts.keyPrefix, { buckets: buckets.length, threads: 1, workerFailed });
+    return RerunIndex.of(alone, { buckets: buckets.length, threads: 1, workerFailed });
   }
 
-  /** The slot of each row, read at `nowMs` (rows asked in ascending order read each region of the file once). */
-  read(nowMs: number): (row: number) => Slot {
-    const none: Slot = { kind: 'none' };
-    const file = this.slots;
-    if (file === undefined) return () => none;
-    return (row) => {
-      const region = Math.floor((row - 1) / REGION_ROWS);
-      return decodeSlot(file.region(region), ((row - 1) % REGION_ROWS) * SLOT_BYTES, `${this.keyPrefix}-${row}`, nowMs);
-    };
+  private static of(made: { slots: SlotFile; legacy: SlotFile }, stats: PassStats): RerunIndex {
+    if (made.legacy.count() > 0) return new RerunIndex(made.slots, made.legacy, stats);
+    made.legacy.close();
+    return new RerunIndex(made.slots, undefined, stats);
+  }
+
+  /** Rows whose own key got a verdict (an answer, or "read its history"). */
+  verdicts(): number {
+    return this.slots?.count() ?? 0;
+  }
+
+  /** Whether the journal holds any of the version before's keys for this batch. */
+  get hasLegacy(): boolean {
+    return this.legacy !== undefined;
+  }
+
+  /** The slot of each row's key, read at `nowMs` (rows asked in ascending order read each region of the file once). */
+  read(nowMs: number): (row: number, key: string) => Slot {
+    return slotsOf(this.slots, nowMs);
+  }
+
+  /** The slot of each row's legacy key, as read(). */
+  readLegacy(nowMs: number): (row: number, key: string) => Slot {
+    return slotsOf(this.legacy, nowMs);
   }
 
   close(): void {
     this.slots?.close();
+    this.legacy?.close();
   }
+}
+
+const NONE: Slot = { kind: 'none' };
+
+function slotsOf(file: SlotFile | undefined, nowMs: number): (row: number, key: string) => Slot {
+  if (file === undefined) return () => NONE;
+  return (row, key) => decodeSlot(file.region(Math.floor((row - 1) / REGION_ROWS)), ((row - 1) % REGION_ROWS) * SLOT_BYTES, key, nowMs);
 }
 
 /**
@@ -139,10 +182,14 @@ function worthAThread(dir: string, buckets: readonly string[]): boolean {
   return false;
 }
 
-/** The buckets to read: those on disk that one of the batch's keys hashes to (every one on disk, for a batch of more rows than that takes to find). */
-function bucketsOf(keyPrefix: string, total: number, existing: readonly string[]): string[] {
-  if (total > 8 * BUCKETS) return [...existing];
+/** The buckets to read: those on disk that one of the batch's keys (or legacy keys) hashes to (every one on disk, for a batch of more rows than that takes to find). */
+function bucketsOf(batch: RerunBatch, existing: readonly string[]): string[] {
+  if (batch.keySuffixes === undefined || batch.total > 8 * BUCKETS) return [...existing];
   const needed = new Set<string>();
-  for (let row = 1; row <= total && needed.size < BUCKETS; row++) needed.add(keyBucketName(`${keyPrefix}-${row}`));
+  for (const suffix of batch.keySuffixes) {
+    if (needed.size >= BUCKETS) break;
+    needed.add(keyBucketName(rowKey(batch.keyPrefix, suffix)));
+  }
+  for (let row = 1; row <= batch.total && needed.size < BUCKETS; row++) needed.add(keyBucketName(legacyKey(batch.legacyPrefix, row)));
   return existing.filter((b) => needed.has(b));
 }

@@ -94,6 +94,13 @@ export class SlotFile {
     return this.slots;
   }
 
+  /** Slots written so far (by every thread, once each has finished). */
+  count(): number {
+    let n = 0;
+    for (let r = 0; r < this.filled.length; r++) n += Atomics.load(this.filled, r);
+    return n;
+  }
+
   /** Closes the file (its owner only: a thread that attached leaves it open). */
   close(): void {
     if (this.owner) closeSync(this.fd);

@@ -2,6 +2,7 @@
 // (reader.ts), the planner (planner.ts), the limiter (limiter.ts) and the runner (runner.ts).
 import type { ErrorKind } from '../../errors.js';
 import type { CheckedRows } from './checked-rows.js';
+import type { RowDigests } from './digests.js';
 import type { OperationCall } from '../operations.js';
 import type { Headers, VerboseLog } from '../verbose.js';
 
@@ -18,7 +19,9 @@ export const RATE_WINDOW_MS = 60_000;
 export const MAX_PAUSE_MS = 600_000;
 /** A row still refused with 429 after the client's own retries goes round again (after the pause) this many times in all. */
 export const MAX_RATE_LIMITED_ROUNDS = 5;
-/** Longest `--idempotency-prefix`: the key adds `-ROW` and must stay within 255 characters. */
+/** Up to this many rows a batch keeps its keys' suffixes in memory, so that a rerun reads only the key buckets they hash to (8 per bucket). */
+export const SMALL_BATCH_ROWS = 8 * 4096;
+/** Longest `--idempotency-prefix`: the key adds `-<16 hex>-<occurrence>` (src/client/batch/row-keys.ts) and must stay within 255 characters. */
 export const MAX_PREFIX_LENGTH = 200;
 
 /** A record of the file: its fields by (lower-cased) name, or why it could not be read. */
@@ -34,7 +37,10 @@ export interface RawRecord {
 export interface BatchRow {
   row: number;
   line: number;
+  /** `PREFIX-<digest>-<occurrence>`; a rerun of a file the version before sent keeps that version's key (legacyKey) instead */
   idempotencyKey: string;
+  /** the key the version before gave this row (`batch-<file hash>-ROW`, `P-ROW`): used when the journal holds it for this very request */
+  legacyKey: string;
   call: OperationCall & { json: Record<string, unknown> };
 }
 
@@ -62,8 +68,14 @@ export interface BatchPlan {
   duplicates: number;
   /** the sum of the amounts (a live batch's confirmation says it) */
   amountTotal: number;
-  /** the part of every key before `-ROW` */
+  /** the part of every key before `-<digest>-<occurrence>`: `batch` or `--idempotency-prefix` */
   keyPrefix: string;
+  /** the part of every key before `-ROW` in the version before (`batch-<hash of every row>`, or `--idempotency-prefix`) */
+  legacyPrefix: string;
+  /** each row's digest and occurrence (a rerun's pass and the repeat check find a key's row here); dropped once they are done (16 MB at a million rows), before the rows are sent */
+  digests?: RowDigests;
+  /** the keys' suffixes (`<digest>-<n>`) of a small batch (a rerun reads only the key buckets they are in); undefined past SMALL_BATCH_ROWS */
+  keySuffixes?: string[];
   /** the rows as the first reading checked them, for the second (closed once it has read them, or by whoever ends the batch) */
   checked: CheckedRows;
 }
@@ -113,6 +125,10 @@ export interface BatchSummary extends BatchCounts {
   refusedUnsent: number;
   refusedUnsentRows: number[];
   refusedSentRows: number[];
+  /** rows answered from the journal (already done: not sent) */
+  fromJournal: number;
+  /** rows refused because another cardctl process held their key (`key_in_use`) */
+  keyInUse: number;
   stats: LimiterStats;
 }
 

@@ -34,8 +34,9 @@ export default class CardsIssue extends BaseCommand {
       helpGroup: 'BATCH',
     }),
     concurrency: Flags.integer({ description: 'with --batch: rows sent at once (1 to 16, default 4)', min: 1, max: 16, helpGroup: 'BATCH' }),
-    'idempotency-prefix': Flags.string({ description: 'with --batch: keys are PREFIX-ROW instead of batch-<file hash>-ROW', helpGroup: 'BATCH' }),
+    'idempotency-prefix': Flags.string({ description: 'with --batch: keys are PREFIX-<row digest>-<n> instead of batch-<row digest>-<n> (a new prefix sends rows already done again)', helpGroup: 'BATCH' }),
     'allow-duplicates': Flags.boolean({ description: 'with --batch: send rows identical to an earlier row (refused otherwise: each would be charged)', helpGroup: 'BATCH' }),
+    'allow-repeat': Flags.boolean({ description: 'with --batch: send rows that repeat a success of the last 24 h under another key (held back otherwise)', helpGroup: 'BATCH' }),
   };
 
   async run(): Promise<void> {
@@ -45,8 +46,8 @@ export default class CardsIssue extends BaseCommand {
       process.exitCode = await runBatchCommand('cards.issue', { ...flags, batch: flags.batch });
       return;
     }
-    if (flags.concurrency !== undefined || flags['idempotency-prefix'] !== undefined || flags['allow-duplicates']) {
-      throw usageError('--concurrency, --idempotency-prefix and --allow-duplicates apply only with --batch FILE.', 'See `cardctl cards issue --help`.');
+    if (flags.concurrency !== undefined || flags['idempotency-prefix'] !== undefined || flags['allow-duplicates'] || flags['allow-repeat']) {
+      throw usageError('--concurrency, --idempotency-prefix, --allow-duplicates and --allow-repeat apply only with --batch FILE.', 'See `cardctl cards issue --help`.');
     }
     if (flags.customer === undefined || flags.amount === undefined) {
       throw usageError('give --customer ID and --amount MINOR to issue one card, or --batch FILE to issue one per row of a file.', 'See `cardctl cards issue --help`.');

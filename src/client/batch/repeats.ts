@@ -1,0 +1,105 @@
+// A batch held back before its first row when its rows repeat successes the journal recorded for
+// the same account in the last 24 hours under other keys (PRODUCT.md, "Bulk"; docs/batch.md): the
+// same operation, target and amount (src/client/batch/request-identity.ts). Rows answered from
+// the journal under their own keys (or the version before's) are not repeats: they are not sent.
+// What these catch: a file first run by the version before and edited since (its keys were the
+// whole file's hash), the same rows under another --idempotency-prefix, a file written anew.
+import type { Credentials } from '../../profiles/types.js';
+import type { Journal, JournalEntry } from '../journal.js';
+import { RowDigests } from './digests.js';
+import { checkedRows } from './planner.js';
+import { entryRequest, rowRequests } from './request-identity.js';
+import { rowOfAnyKey } from './rerun-pass.js';
+import type { JournalAnswers } from './journal-check.js';
+import { JOURNAL_CHUNK } from './runner.js';
+import { MAX_PROBLEMS_KEPT, type BatchPlan, type BatchRow } from './types.js';
+
+/** How far back a success counts as a repeat: the API's own memory of a key. */
+export const REPEAT_WINDOW_MS = 24 * 3_600_000;
+
+export interface Repeat {
+  row: number;
+  line: number;
+  /** the earlier success */
+  entry: Pick<JournalEntry, 'id' | 'time' | 'idempotency_key' | 'method' | 'path' | 'body_b64'>;
+}
+
+/** The first MAX_PROBLEMS_KEPT repeats, in the order found, and how many rows repeat in all. */
+export interface Repeats {
+  shown: Repeat[];
+  rows: number;
+}
+
+/** The rows that would be sent under keys the journal does not hold (candidates), keyed by their request; and the rows that keep the version before's key. */
+async function rowsToSend(plan: BatchPlan, known: JournalAnswers['answers']) {
+  const requestOf = await rowRequests(plan.operation);
+  const candidates = new RowDigests('repeat', plan.total);
+  const lines = new Map<number, number>();
+  const legacyUsed = new Uint8Array(plan.total + 1);
+  let count = 0;
+  let chunk: BatchRow[] = [];
+  const flush = async (): Promise<void> => {
+    const answers = await known(chunk);
+    for (const [i, row] of chunk.entries()) {
+      if (row.idempotencyKey === row.legacyKey) legacyUsed[row.row] = 1;
+      else if (answers[i] === undefined) {
+        candidates.add(requestOf(row), row.row);
+        if (lines.size < 1 << 16) lines.set(row.row, row.line);
+        count++;
+      }
+    }
+    chunk = [];
+  };
+  for (const row of checkedRows(plan)) {
+    chunk.push(row);
+    if (chunk.length >= JOURNAL_CHUNK) await flush();
+  }
+  await flush();
+  return { candidates, legacyUsed, count, lines };
+}
+
+const succeeded = (e: JournalEntry): boolean =>
+  e.outcome === 'resolved' && (e.resolution ? e.resolution.outcome === 'succeeded' : e.status !== null && e.status >= 200 && e.status < 300);
+
+/** The hour segments that can hold an operation sent since `sinceMs` (segments/<day>/<HH>.ndjson). */
+function recentSegments(journal: Journal, sinceMs: number): string[] {
+  const since = new Date(sinceMs - 3_600_000).toISOString();
+  return journal.segments().filter((file) => {
+    const m = /(\d{4}-\d\d-\d\d)[\\/](\d\d)\.ndjson$/.exec(file);
+    return m !== null && `${m[1]}T${m[2]}` >= since.slice(0, 13);
+  });
+}
+
+/**
+ * The batch's rows that repeat a success of the last 24 hours under another key, for the same
+ * account (the key id, or one the profile held before). Reads only when a row would be sent
+ * under a key the journal does not hold, and then only the last day's segments.
+ */
+export async function findRepeats(plan: BatchPlan, journal: Journal, credentials: Pick<Credentials, 'keyId' | 'formerKeyIds'>, known: JournalAnswers, nowMs: number): Promise<Repeats> {
+  const found: Repeats = { shown: [], rows: 0 };
+  const sinceMs = nowMs - REPEAT_WINDOW_MS;
+  if (known.allKnown) return found;
+  const segments = recentSegments(journal, sinceMs);
+  if (segments.length === 0) return found; // nothing sent in the last day
+  const { candidates, legacyUsed, count, lines } = await rowsToSend(plan, known.answers);
+  if (count === 0) return found;
+  const account = new Set([credentials.keyId, ...(credentials.formerKeyIds ?? [])]);
+  const keyRow = rowOfAnyKey({ ...plan, digests: plan.digests!.share() });
+  const own = (key: string): boolean => {
+    const r = keyRow(key);
+    return r > 0 || (r < 0 && legacyUsed[-r] === 1);
+  };
+  const flagged = new Uint8Array(plan.total + 1);
+  for (const file of segments) {
+    for (const e of journal.segmentEntries(file).entries) {
+      if (!succeeded(e) || !account.has(e.key_id ?? '') || Date.parse(e.time) < sinceMs || own(e.idempotency_key)) continue;
+      const row = candidates.firstRowOf(entryRequest(e));
+      if (row === 0 || flagged[row] === 1) continue;
+      flagged[row] = 1;
+      found.rows++;
+      if (found.shown.length < MAX_PROBLEMS_KEPT) found.shown.push({ row, line: lines.get(row) ?? 0, entry: e });
+    }
+  }
+  found.shown.sort((a, b) => a.row - b.row);
+  return found;
+}
