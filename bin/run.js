@@ -9,8 +9,8 @@
 //    (loadBundle below);
 // 3. everything else goes to oclif, which loads dist/: help, usage errors, and a command it does
 //    not know (the not-found path: oclif's command_not_found hook and suggestions live there).
-// CARDCTL_NO_BUNDLE=1 runs the fast path from dist/ instead; CARDCTL_NO_CODE_CACHE=1 compiles the
-// bundle without a cache.
+// CARDCTL_NO_BUNDLE=1 (or `node --enable-source-maps`) runs the fast path from dist/ instead;
+// CARDCTL_NO_CODE_CACHE=1 compiles the bundle without a cache.
 'use strict';
 const { readFileSync } = require('node:fs');
 const { dirname, join } = require('node:path');
@@ -30,7 +30,8 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v' || argv[0]
 
 async function main() {
   const manifestUrl = pathToFileURL(join(root, 'oclif.manifest.json'));
-  const fast = process.env.CARDCTL_NO_BUNDLE ? await import('../dist/cli/fast-path.js') : loadBundle();
+  // (Node maps no stack trace of a script compiled by vm: under --enable-source-maps, dist/ itself)
+  const fast = process.env.CARDCTL_NO_BUNDLE || process.sourceMapsEnabled ? await import('../dist/cli/fast-path.js') : loadBundle();
   fastPathRan = await fast.tryFastPath(argv, manifestUrl, fast.load);
   if (fastPathRan) return;
   // oclif: help, usage errors, unknown commands. The hook where an unknown command falls through.
@@ -55,7 +56,7 @@ function loadBundle() {
   } catch {
     // none yet
   }
-  const script = new Script(`(function (exports, require, module, __filename, __dirname, __cardctlImport) {${source}\n})`, { filename: file, cachedData });
+  const script = new Script(source, { filename: file, cachedData });
   if (cacheFile && (!cachedData || script.cachedDataRejected)) writeCacheAtExit(script, cacheFile);
   const m = { exports: {} };
   script.runInThisContext()(m.exports, require, m, file, dirname(file), importForBundle);

@@ -12,8 +12,12 @@
 //   `require` and a dynamic one `__cardctlImport()`, which bin/run.js answers with import().
 // - import.meta.url stays the module's own file in dist/ (package.json, the manifest, the
 //   completions and the worker scripts are found from it).
-// - The first line names a hash of the content: bin/run.js keys the code cache on it.
+// - The script is one function expression, its first line naming a hash of the content: bin/run.js
+//   keys the code cache on it.
 // oclif's path (help, usage errors), the package exports and the workers keep loading dist/.
+// No source map: Node applies none to a script compiled by vm; under `--enable-source-maps`
+// bin/run.js runs dist/ itself (stack traces name its files), and the bundle marks where each
+// module of dist/ begins.
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -60,9 +64,9 @@ const result = await build({
   platform: 'node',
   target: 'node20',
   packages: 'external',
-  banner: { js: `/*cardctl-bundle ${HASH}*/` },
-  // for stack traces under `node --enable-source-maps`: the files of dist/
-  sourcemap: 'linked',
+  // the script is a function of what bin/run.js gives it (as Node wraps a CommonJS module)
+  banner: { js: `/*cardctl-bundle ${HASH}*/ (function (exports, require, module, __filename, __dirname, __cardctlImport) {` },
+  footer: { js: '})' },
   legalComments: 'none',
   write: false,
   logLevel: 'warning',
