@@ -3,20 +3,21 @@
 // if a package is imported. Importing oclif costs more than starting node, so:
 // 1. `--version` needs only package.json;
 // 2. every command line the fast path fully understands runs without oclif: flags parsed from
-//    the same manifest definitions, the same command class (src/cli/fast-path.ts), all from the
-//    start-up bundle dist/bundle/cardctl.cjs (scripts/build-bundle.mjs: the fast path and every
-//    command in one script), compiled with V8's code cache of an earlier run of the same command
+//    the same manifest definitions, the same command class (src/cli/fast-path.ts), from the
+//    start-up bundles in dist/bundle/ (scripts/build-bundle.mjs: the fast path's script, and one
+//    script per topic with its commands), compiled with V8's code cache of an earlier run
 //    (loadBundle below);
 // 3. everything else goes to oclif, which loads dist/: help, usage errors, and a command it does
 //    not know (the not-found path: oclif's command_not_found hook and suggestions live there).
 // CARDCTL_NO_BUNDLE=1 (or `node --enable-source-maps`) runs the fast path from dist/ instead;
-// CARDCTL_NO_CODE_CACHE=1 compiles the bundle without a cache.
+// CARDCTL_NO_CODE_CACHE=1 compiles the bundles without a cache.
 'use strict';
 const { readFileSync } = require('node:fs');
 const { dirname, join } = require('node:path');
 const { pathToFileURL } = require('node:url');
 
 const root = join(__dirname, '..');
+const bundles = join(root, 'dist', 'bundle');
 let fastPathRan = false;
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v' || argv[0] === 'version')) {
@@ -29,10 +30,9 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v' || argv[0]
 }
 
 async function main() {
-  const manifestUrl = pathToFileURL(join(root, 'oclif.manifest.json'));
   // (Node maps no stack trace of a script compiled by vm: under --enable-source-maps, dist/ itself)
   const fast = process.env.CARDCTL_NO_BUNDLE || process.sourceMapsEnabled ? await import('../dist/cli/fast-path.js') : loadBundle();
-  fastPathRan = await fast.tryFastPath(argv, manifestUrl, fast.load);
+  fastPathRan = await fast.tryFastPath(argv, pathToFileURL(fast.manifest ?? join(root, 'oclif.manifest.json')), fast.load);
   if (fastPathRan) return;
   // oclif: help, usage errors, unknown commands. The hook where an unknown command falls through.
   // (its `dir`: where it looks up the package.json of the CLI, not bin/'s)
@@ -40,16 +40,28 @@ async function main() {
   await execute({ args: argv, dir: root });
 }
 
-/**
- * The bundle's fast path, and a loader of its commands. V8 compiles the script with the code it
- * compiled in an earlier run of the same command (the cache of the command's words, `cards get`,
- * in the user's cache folder), or, the first time, compiles it and writes that cache at exit.
- */
+/** The bundle's fast path, the manifest it reads (without texts), and a loader of the commands from their topic's script. */
 function loadBundle() {
+  const { tryFastPath } = runScript('fast-path.cjs', 'fast-path');
+  const load = async (rel) => {
+    // dist/commands/cards/get.js is in cards.cjs (the rule of scripts/build-bundle.mjs)
+    const { commands } = runScript(`${rel.split('/')[2].replace(/\.js$/, '')}.cjs`, rel.slice('dist/commands/'.length, -'.js'.length).replaceAll('/', '-'));
+    return commands[rel]();
+  };
+  return { tryFastPath, manifest: join(bundles, 'manifest.json'), load };
+}
+
+/**
+ * Runs one script of dist/bundle/ and returns its exports. V8 compiles it with the code cache of
+ * an earlier run of the same `use` (the fast path, or the command) of this build on this node, in
+ * the user's cache folder; without one, it compiles the script and writes that cache at exit.
+ */
+function runScript(name, use) {
   const { Script } = require('node:vm');
-  const file = join(root, 'dist', 'bundle', 'cardctl.cjs');
+  const file = join(bundles, name);
   const source = readFileSync(file, 'utf8');
-  const cacheFile = codeCacheFile(source);
+  const build = /^\/\*cardctl-bundle ([0-9a-f]{16})\*\//.exec(source)?.[1];
+  const cacheFile = build && !process.env.CARDCTL_NO_CODE_CACHE ? join(cacheFolder(), `${build}-${process.version}-${process.arch}-${use}.cache`) : undefined;
   let cachedData;
   try {
     if (cacheFile) cachedData = readFileSync(cacheFile);
@@ -59,40 +71,32 @@ function loadBundle() {
   const script = new Script(source, { filename: file, cachedData });
   if (cacheFile && (!cachedData || script.cachedDataRejected)) writeCacheAtExit(script, cacheFile);
   const m = { exports: {} };
-  script.runInThisContext()(m.exports, require, m, file, dirname(file), importForBundle);
-  const { tryFastPath, commands } = m.exports;
-  return { tryFastPath, load: (rel) => (commands[rel] ? commands[rel]() : import(pathToFileURL(join(root, rel)).href)) };
+  script.runInThisContext()(m.exports, require, m, file, bundles, importForBundle);
+  return m.exports;
 }
 
-/** import() for the bundle: a built-in module from require (its namespace's shape), without starting the ES module loader. */
+/** import() for the bundles: a built-in module from require (its namespace's shape), without starting the ES module loader. */
 function importForBundle(specifier) {
   if (!require('node:module').isBuiltin(specifier)) return import(specifier);
   const m = require(specifier);
   return Promise.resolve({ ...m, default: m });
 }
 
-/** The cache of this command line's words for this bundle and this node, or undefined (CARDCTL_NO_CODE_CACHE). */
-function codeCacheFile(source) {
-  const hash = /^\/\*cardctl-bundle ([0-9a-f]{16})\*\//.exec(source)?.[1];
-  if (!hash || process.env.CARDCTL_NO_CODE_CACHE) return undefined;
-  const words = [];
-  for (const a of argv) {
-    if (words.length === 2 || !/^[a-z][a-z-]*$/.test(a)) break;
-    words.push(a);
-  }
-  return join(cacheFolder(), `bundle-${hash}-${process.version}-${process.arch}-${words.join('-')}.cache`);
-}
-
+/** The caches of this install (one folder per install: two installs of different versions do not remove each other's caches). */
 function cacheFolder() {
-  if (process.env.CARDCTL_CACHE_DIR) return process.env.CARDCTL_CACHE_DIR;
-  const home = require('node:os').homedir();
-  const base = process.env.XDG_CACHE_HOME
-    || (process.platform === 'win32' ? process.env.LOCALAPPDATA || join(home, 'AppData', 'Local')
-      : process.platform === 'darwin' ? join(home, 'Library', 'Caches') : join(home, '.cache'));
-  return join(base, 'cardctl');
+  let base = process.env.CARDCTL_CACHE_DIR;
+  if (!base) {
+    const home = require('node:os').homedir();
+    base = join(process.env.XDG_CACHE_HOME
+      || (process.platform === 'win32' ? process.env.LOCALAPPDATA || join(home, 'AppData', 'Local')
+        : process.platform === 'darwin' ? join(home, 'Library', 'Caches') : join(home, '.cache')), 'cardctl');
+  }
+  let h = 0x811c9dc5; // FNV-1a of the install's folder
+  for (let i = 0; i < root.length; i++) h = Math.imul(h ^ root.charCodeAt(i), 0x01000193) >>> 0;
+  return join(base, `bundle-${h.toString(16).padStart(8, '0')}`);
 }
 
-/** At exit, the code this run of the fast path compiled, for the next run; the caches of other builds go. */
+/** At exit, the code this run of the fast path compiled, for the next run; the caches of this install's earlier builds go. */
 function writeCacheAtExit(script, file) {
   const v8 = require('node:v8');
   const tag = v8.cachedDataVersionTag();
@@ -102,13 +106,12 @@ function writeCacheAtExit(script, file) {
     if (v8.cachedDataVersionTag() !== tag) return;
     const fs = require('node:fs');
     const folder = dirname(file);
-    const name = file.slice(folder.length + 1);
+    const build = file.slice(folder.length + 1, folder.length + 18); // the build's hash and '-'
     try {
       fs.mkdirSync(folder, { recursive: true });
       fs.writeFileSync(`${file}.${process.pid}`, script.createCachedData());
       fs.renameSync(`${file}.${process.pid}`, file);
-      const build = name.slice(0, 'bundle-'.length + 17);
-      for (const f of fs.readdirSync(folder)) if (f.startsWith('bundle-') && !f.startsWith(build)) fs.rmSync(join(folder, f), { force: true });
+      for (const f of fs.readdirSync(folder)) if (!f.startsWith(build)) fs.rmSync(join(folder, f), { force: true });
     } catch {
       // a read-only or full folder: the next run compiles the bundle again
     }
