@@ -45,8 +45,14 @@ function loadBundle() {
   const { tryFastPath } = runScript('fast-path.cjs', 'fast-path');
   const load = async (rel) => {
     // dist/commands/cards/get.js is in cards.cjs (the rule of scripts/build-bundle.mjs)
-    const { commands } = runScript(`${rel.split('/')[2].replace(/\.js$/, '')}.cjs`, rel.slice('dist/commands/'.length, -'.js'.length).replaceAll('/', '-'));
-    return commands[rel]();
+    let commands;
+    try {
+      ({ commands } = runScript(`${rel.split('/')[2].replace(/\.js$/, '')}.cjs`, rel.slice('dist/commands/'.length, -'.js'.length).replaceAll('/', '-')));
+    } catch (err) {
+      if (err?.code !== 'ENOENT') throw err;
+    }
+    // a command the bundles do not have yet (dist/ built without scripts/build-bundle.mjs): dist/'s
+    return commands?.[rel] ? commands[rel]() : import(pathToFileURL(join(root, rel)).href);
   };
   return { tryFastPath, manifest: join(bundles, 'manifest.json'), load };
 }
