@@ -1,6 +1,7 @@
 // Build: compile src/ to dist/, then write oclif.manifest.json so the CLI starts without
 // scanning and importing every command file, then bundle the fast path and the commands into
-// dist/bundle/cardctl.cjs, the script bin/run.js starts them from (scripts/build-bundle.mjs).
+// dist/bundle/ (a script for the fast path, one per topic), which bin/run.js starts them from
+// (scripts/build-bundle.mjs).
 // `--lenient` keeps going past type errors (tsc still emits), for work in progress; `--clean`
 // empties dist/ first.
 import { execFileSync } from 'node:child_process';

@@ -173,8 +173,8 @@ export type CommandLoader = (relativePath: string) => Promise<unknown>;
 /**
  * Runs the command and returns true, or returns false to hand the command line to oclif
  * (before anything of the command was loaded). `CARDCTL_NO_FAST_PATH=1` always hands over.
- * `load` imports the command module: by default the file beside the manifest; the start-up
- * bundle (scripts/build-bundle.mjs) passes its own table of the bundled commands.
+ * `load` imports the command module: by default the file at its path from the manifest's folder;
+ * bin/run.js passes one that takes it from the start-up bundles (scripts/build-bundle.mjs).
  */
 export async function tryFastPath(argv: string[], manifestUrl: URL, load: CommandLoader = (rel) => import(new URL(rel, manifestUrl).href)): Promise<boolean> {
   if (!argv[0] || process.env.CARDCTL_NO_FAST_PATH) return false;
