@@ -32,7 +32,7 @@ export const UNSET_BY_DEFAULT = process.env.BENCH_KEEP_EXTRA_CA_CERTS === '1' ? 
  * Starts the bench mock and a temporary folder, adds the profile, and runs
  * `measure({ fixture, env, tmp })`: `fixture` is serve-mock's line ({baseUrl, keyId, secret,
  * customerId, cardId, minLoad}), `env` this shell's environment with no CARDCTL_* variable but
- * the temporary config and state folders, and none of `unsetEnv` (NODE_EXTRA_CA_CERTS by
+ * the temporary config, state and cache folders, and none of `unsetEnv` (NODE_EXTRA_CA_CERTS by
  * default). Stops the mock and removes the folder after.
  */
 export async function withBenchMock(measure, { tmpPrefix = 'cardctl-bench-', unsetEnv = UNSET_BY_DEFAULT } = {}) {
@@ -43,8 +43,10 @@ export async function withBenchMock(measure, { tmpPrefix = 'cardctl-bench-', uns
       createInterface({ input: mock.stdout }).once('line', resolve);
       mock.once('exit', (code) => reject(new Error(`the bench mock exited (${code})`)));
     }));
-    const env = { ...process.env, CARDCTL_CONFIG_DIR: join(tmp, 'config'), CARDCTL_STATE_DIR: join(tmp, 'state'), NO_COLOR: '1' };
-    for (const k of Object.keys(env)) if (k.startsWith('CARDCTL_') && k !== 'CARDCTL_CONFIG_DIR' && k !== 'CARDCTL_STATE_DIR') delete env[k];
+    // (the code caches of the start-up bundle too: each case's warm-up run writes its own, as a user's first run does)
+    const kept = { CARDCTL_CONFIG_DIR: join(tmp, 'config'), CARDCTL_STATE_DIR: join(tmp, 'state'), CARDCTL_CACHE_DIR: join(tmp, 'cache') };
+    const env = { ...process.env, ...kept, NO_COLOR: '1' };
+    for (const k of Object.keys(env)) if (k.startsWith('CARDCTL_') && !Object.hasOwn(kept, k)) delete env[k];
     for (const k of unsetEnv) delete env[k];
     const added = spawnSync(node, [bin, 'profiles', 'add', 'bench', '--key-id', fixture.keyId, '--mode', 'test', '--base-url', fixture.baseUrl, '--secret-stdin'], { env, input: `${fixture.secret}\n` });
     if (added.status !== 0) throw new Error(`profiles add: ${added.stderr}`);
@@ -72,6 +74,12 @@ export function timeInRounds(cases, rounds) {
 /** The median of the round-by-round ratios a / b: the two runs of a round share the machine's state, so drift cancels. */
 export function pairedRatio(times, a, b) {
   return median(times[a].map((t, i) => t / times[b][i]));
+}
+
+/** What a bench prints after a ratio: '' for information only (target null), else ok or OVER the target. */
+export function verdict(ratio, target) {
+  if (target === null || target === undefined) return '';
+  return ratio <= target ? `ok (target <= ${target}x)` : `OVER target ${target}x`;
 }
 
 /**

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { bin, extraCaCertsCase, extraCaCertsInfo, node, pairedRatio, root, timeInRounds, withBenchMock } from './cli-harness.mjs';
+import { bin, extraCaCertsCase, extraCaCertsInfo, node, pairedRatio, root, timeInRounds, verdict, withBenchMock } from './cli-harness.mjs';
 import { fmt, median, timeRun } from './lib.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
@@ -23,7 +23,7 @@ await withBenchMock(async ({ fixture, env, tmp }) => {
   console.log(`--jq, median of ${RUNS} alternating runs (node -e 0 = ${fmt(median(times['node -e 0']), 1)} ms; NODE_EXTRA_CA_CERTS ${env.NODE_EXTRA_CA_CERTS ? 'SET' : 'unset'})`);
   console.log(`  cards get ID --json / node -e 0      ratio=${fmt(ratio('cards get ID --json', 'node -e 0'))}  (the start-up benchmark's figure: unchanged by --jq)`);
   const jq = ratio('cards get ID --jq .id', 'cards get ID --json');
-  console.log(`  cards get ID --jq .id / --json       ratio=${fmt(jq)}  ${jq <= 1.5 ? 'ok' : 'OVER'} (target <= 1.5x)`);
+  console.log(`  cards get ID --jq .id / --json       ratio=${fmt(jq)}  ${verdict(jq, 1.5)}`);
   const info = extraCaCertsInfo(times, 'node -e 0', fmt);
   if (info) console.log(info);
   await bigListMemory(env, tmp);

@@ -1,5 +1,7 @@
 // Build: compile src/ to dist/, then write oclif.manifest.json so the CLI starts without
-// scanning and importing every command file.
+// scanning and importing every command file, then bundle the fast path and the commands into
+// dist/bundle/ (a script for the fast path, one per topic), which bin/run.js starts them from
+// (scripts/build-bundle.mjs).
 // `--lenient` keeps going past type errors (tsc still emits), for work in progress; `--clean`
 // empties dist/ first.
 import { execFileSync } from 'node:child_process';
@@ -64,3 +66,5 @@ run(join(dirname(require.resolve('oclif/package.json')), 'bin', 'run.js'), ['man
   }
   writeFileSync(file, JSON.stringify(manifest, null, 2));
 }
+
+run(join(root, 'scripts', 'build-bundle.mjs'), []);

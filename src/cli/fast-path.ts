@@ -167,11 +167,16 @@ interface FastCommand {
   _run(): Promise<unknown>;
 }
 
+/** Loads a command module by its path in the package (the manifest's relativePath, e.g. `dist/commands/cards/get.js`). */
+export type CommandLoader = (relativePath: string) => Promise<unknown>;
+
 /**
  * Runs the command and returns true, or returns false to hand the command line to oclif
  * (before anything of the command was loaded). `CARDCTL_NO_FAST_PATH=1` always hands over.
+ * `load` imports the command module: by default the file at its path from the manifest's folder;
+ * bin/run.js passes one that takes it from the start-up bundles (scripts/build-bundle.mjs).
  */
-export async function tryFastPath(argv: string[], manifestUrl: URL): Promise<boolean> {
+export async function tryFastPath(argv: string[], manifestUrl: URL, load: CommandLoader = (rel) => import(new URL(rel, manifestUrl).href)): Promise<boolean> {
   if (!argv[0] || process.env.CARDCTL_NO_FAST_PATH) return false;
   let manifest: Manifest;
   try {
@@ -183,7 +188,7 @@ export async function tryFastPath(argv: string[], manifestUrl: URL): Promise<boo
   const relativePath = line && manifest.commands[line.id]!.relativePath;
   if (!line || !relativePath) return false;
   (globalThis as Record<symbol, unknown>)[FAST_PATH] = true;
-  const { default: CommandClass } = (await import(new URL(relativePath.join('/'), manifestUrl).href)) as { default: new (argv: string[], config: unknown) => FastCommand };
+  const { default: CommandClass } = (await load(relativePath.join('/'))) as { default: new (argv: string[], config: unknown) => FastCommand };
   const command = new CommandClass(argv.slice(line.id.split(':').length), undefined);
   command.id = line.id;
   command.preparsed = { args: line.args, flags: line.flags, argv: line.argv };

@@ -3,7 +3,7 @@
 // demo. The README it carries links nothing outside the package. (The tarball is packed from
 // the dist/ the test run built: `npm pack --ignore-scripts`; a real `npm pack` builds on prepack.)
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,7 +22,7 @@ describe('the packed tarball, installed', () => {
   let mock: ChildProcess | undefined;
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('CARDCTL_') && !k.startsWith('npm_')) env[k] = v;
-  Object.assign(env, { NO_COLOR: '1', CARDCTL_CONFIG_DIR: join(dir, 'config'), XDG_STATE_HOME: join(dir, 'state'), NODE_ENV: 'production' });
+  Object.assign(env, { NO_COLOR: '1', CARDCTL_CONFIG_DIR: join(dir, 'config'), XDG_STATE_HOME: join(dir, 'state'), XDG_CACHE_HOME: join(dir, 'cache'), NODE_ENV: 'production' });
   const run = (args: string[], timeout = 60_000) => spawnSync(bin, args, { cwd: elsewhere, env, encoding: 'utf8', timeout });
 
   beforeAll(() => {
@@ -51,7 +51,7 @@ describe('the packed tarball, installed', () => {
   });
 
   it('holds the built CLI, the docs, the sample files and the LICENSE; no sources or tests', () => {
-    for (const f of ['LICENSE', 'README.md', 'bin/run.js', 'dist/cli/fast-path.js', 'oclif.manifest.json', 'docs/README.md', 'docs/reference.md', 'examples/customer.json', 'completions/cardctl.bash']) {
+    for (const f of ['LICENSE', 'README.md', 'bin/run.js', 'bin/package.json', 'dist/cli/fast-path.js', 'dist/bundle/fast-path.cjs', 'dist/bundle/cards.cjs', 'dist/bundle/manifest.json', 'oclif.manifest.json', 'docs/README.md', 'docs/reference.md', 'examples/customer.json', 'completions/cardctl.bash']) {
       expect(files, f).toContain(f);
     }
     expect(files.filter((f) => f.startsWith('src/') || f.startsWith('test/'))).toEqual([]);
@@ -88,6 +88,22 @@ describe('the packed tarball, installed', () => {
     expect(created.status, created.stderr).toBe(0);
     expect(JSON.parse(created.stdout)).toMatchObject({ id: expect.stringMatching(/^[0-9A-Z]{26}$/), kyc_status: 'unsubmitted' });
   }, 60_000);
+
+  it('starts a command from its bundle, with the code cache its first run left in the user\'s cache folder', () => {
+    const signArgs = ['sign', '--method', 'GET', '--path', '/api/v1/cards', '--key-id', '01JD2Q7N8V3K4M5P6R7S8T9V0W', '--timestamp', '1763800000', '--nonce', 'n-1', '--json'];
+    const sign = (extra: NodeJS.ProcessEnv = {}) => spawnSync(bin, signArgs, { cwd: elsewhere, env: { ...env, CARDCTL_API_SECRET: 'c2VjcmV0LW9mLXRoZS1wYWNrYWdlLXRlc3Q=', ...extra }, encoding: 'utf8', timeout: 60_000 });
+    const first = sign();
+    expect(first.status, first.stderr).toBe(0);
+    const cacheDir = join(dir, 'cache', 'cardctl');
+    const written = existsSync(cacheDir) ? readdirSync(cacheDir, { recursive: true, encoding: 'utf8' }) : [];
+    expect(written.filter((f) => f.endsWith('-sign-index.cache')), written.join(', ')).toHaveLength(1);
+    // the second run compiles with that cache; dist/ itself (CARDCTL_NO_BUNDLE) answers the same
+    const second = sign();
+    expect(second.status, second.stderr).toBe(0);
+    expect(second.stdout).toBe(first.stdout);
+    const unbundled = sign({ CARDCTL_NO_BUNDLE: '1' });
+    expect(unbundled.stdout).toBe(first.stdout);
+  });
 
   it('runs the demo from another folder', () => {
     const demo = run(['demo'], 150_000);
