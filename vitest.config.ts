@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -12,5 +14,7 @@ export default defineConfig({
     maxWorkers: 2,
     // kills every child process a test started, after the test (or its file), also on failure
     setupFiles: ['test/setup/children.ts'],
+    // the CLI's code cache (bin/run.js) in a temporary folder, never the user's ~/.cache/cardctl
+    env: { CARDCTL_CACHE_DIR: join(tmpdir(), 'cardctl-test-code-cache') },
   },
 });
