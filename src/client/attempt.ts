@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Credentials } from '../profiles/types.js';
 import { signRequest } from '../signing/request.js';
-import type { ApiResponse, PreparedRequest } from './client.js';
+import type { ApiResponse, PreparedRequest } from './request-types.js';
 import { wasMaybeSent, type Outcome } from './errors.js';
 import { httpRequest } from './http.js';
 import { formatCanonical, formatHeaders, type Headers, type VerboseLog } from './verbose.js';
