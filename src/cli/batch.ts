@@ -6,7 +6,8 @@ import { dirname } from 'node:path';
 import { CardctlError, usageError, type ErrorKind } from '../errors.js';
 import type { BatchCounts, BatchInterruption, BatchOperation, BatchPlan, BatchSummary, RowProblem, RowResult } from '../client/batch.js';
 import { expected } from '../client/batch/columns.js';
-import { stderrLog } from '../client/verbose.js';
+import { verboseLog } from '../client/verbose.js';
+import type { Io, OutStream } from '../io.js';
 import { interruptible, resumeCommand, type InterruptReport } from './interrupt.js';
 import { promptsForbidden } from '../no-input.js';
 import { sessionOptions, type ApiFlagValues } from './api-flags.js';
@@ -127,15 +128,15 @@ export function interruptedLines(signal: string, s: BatchInterruption, keyPrefix
 }
 
 /** The whole batch is confirmed once (src/client/confirm.ts); stdin holding the rows cannot also answer. */
-async function confirmBatch(plan: BatchPlan, flags: BatchFlags, profile: string): Promise<void> {
+async function confirmBatch(io: Io, plan: BatchPlan, flags: BatchFlags, profile: string): Promise<void> {
   const [{ confirmLive }, { askYesNo }] = await Promise.all([import('../client/confirm.js'), import('../client/session.js')]);
   const what = `a LIVE batch of ${plural(plan.total, plan.operation === 'cards.issue' ? 'card issue' : 'recharge')} (${plan.amountTotal} minor units in all) with profile "${profile}"`;
-  const canAsk = Boolean(process.stdin.isTTY && process.stderr.isTTY) && flags.batch !== '-' && !promptsForbidden();
-  await confirmLive({ what, many: true, yes: flags.yes, ask: canAsk ? askYesNo : undefined });
+  const canAsk = Boolean(process.stdin.isTTY && io.stderr.isTTY) && flags.batch !== '-' && !promptsForbidden();
+  await confirmLive({ what, many: true, yes: flags.yes, ask: canAsk ? (question) => askYesNo(question, io) : undefined });
 }
 
 /** The progress line on a terminal: redrawn at most every 100 ms, cleared before any other line. */
-function progressLine(err: NodeJS.WriteStream, tty: boolean): { set: (text: string) => void; clear: () => void; draw: (force?: boolean) => void } {
+function progressLine(err: OutStream, tty: boolean): { set: (text: string) => void; clear: () => void; draw: (force?: boolean) => void } {
   let progress = '';
   let lastDraw = 0;
   return {
@@ -161,7 +162,7 @@ function rerunThreads(env: NodeJS.ProcessEnv = process.env): 1 | 2 | undefined {
   throw usageError(`CARDCTL_RERUN_THREADS is ${JSON.stringify(v.slice(0, 20))}: it takes 1 or 2.`, 'Set it to 1 (one thread) or 2, or unset it to let cardctl choose.');
 }
 
-export async function runBatchCommand(operation: BatchOperation, flags: BatchFlags): Promise<number> {
+export async function runBatchCommand(io: Io, operation: BatchOperation, flags: BatchFlags): Promise<number> {
   const threads = rerunThreads();
   const b = await import('../client/batch.js');
   b.keepOldGenerationTight();
@@ -171,23 +172,24 @@ export async function runBatchCommand(operation: BatchOperation, flags: BatchFla
     plan = await b.planBatch(spool, operation, { prefix: flags['idempotency-prefix'], allowDuplicates: flags['allow-duplicates'] });
     if (plan.problems.length > 0) throw problemsError(plan, operation, flags);
     if (plan.total === 0) throw usageError(`nothing to send: ${flags.batch === '-' ? 'stdin' : flags.batch} holds no rows.`, `Give one row per line after the header (CSV: ${b.expected(operation)}) or one JSON object per line (NDJSON).`);
-    return await sendBatch(b, plan, flags, threads);
+    return await sendBatch(io, b, plan, flags, threads);
   } finally {
     plan?.checked.close();
     spool.close();
   }
 }
 
-async function sendBatch(b: typeof import('../client/batch.js'), plan: BatchPlan, flags: BatchFlags, threads: 1 | 2 | undefined): Promise<number> {
+async function sendBatch(io: Io, b: typeof import('../client/batch.js'), plan: BatchPlan, flags: BatchFlags, threads: 1 | 2 | undefined): Promise<number> {
   const [{ withSession }, { ApiClient }] = await Promise.all([import('../client/session.js'), import('../client/client.js')]);
-  return withSession(sessionOptions(flags), async ({ credentials, openJournal, timeoutMs }) => {
+  return withSession(sessionOptions(flags, io), async ({ credentials, openJournal, timeoutMs }) => {
     const journal = await openJournal();
     // a state folder that cannot be written refuses the whole batch up front (exit 2), not each row
     journal.unresolvedCount(); // creates the journal's folder: a file in its way is said here
     (await import('../client/state-folder.js')).probeStateFolder(dirname(journal.file));
-    if (credentials.mode === 'live') await confirmBatch(plan, flags, credentials.name);
-    const out = process.stdout;
-    const err = process.stderr;
+    if (credentials.mode === 'live') await confirmBatch(io, plan, flags, credentials.name);
+    const out = io.stdout;
+    const err = io.stderr;
+    const stderrLog = verboseLog(err);
     const tty = Boolean(err.isTTY) && !flags.verbose; // a progress line between verbose lines would only be noise
     const rowWidth = Math.max(3, String(plan.total).length);
     const first = b.rowKey(plan.keyPrefix, 1);
@@ -209,7 +211,7 @@ async function sendBatch(b: typeof import('../client/batch.js'), plan: BatchPlan
     if (flags.verbose && known.pass.workerFailed) stderrLog(`* journal: the pass's second thread failed (${known.pass.workerFailed}): the pass was made again, whole, in one thread`);
     let summary: BatchSummary;
     try {
-      summary = await interruptible(onInterrupt, () =>
+      summary = await interruptible(io, onInterrupt, () =>
         b.runBatch({ operation: plan.operation, total: plan.total, rows: b.planRows(plan) }, {
           onStart: (c) => void (control = c),
           outputRoom: stdout.room,
@@ -251,7 +253,7 @@ function aside(bar: ReturnType<typeof progressLine>, stdout: { flush: () => void
  * Result lines gathered into writes of up to 64 KiB (a rerun answers thousands of rows a second
  * from the journal), flushed at least every 100 ms and before anything goes to stderr.
  */
-function bufferedWriter(out: NodeJS.WriteStream): { write: (text: string) => void; flush: () => void; room: () => Promise<void> | undefined } {
+function bufferedWriter(out: OutStream): { write: (text: string) => void; flush: () => void; room: () => Promise<void> | undefined } {
   let pending = '';
   let timer: NodeJS.Timeout | undefined;
   let behind: Promise<void> | undefined;

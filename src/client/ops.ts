@@ -107,7 +107,7 @@ export async function replayOp(id: string, opts: SessionOptions): Promise<{ entr
     }
     const recordedWith = entry.profile ? `profile "${entry.profile}"` : 'the CARDCTL_* environment';
     if (entry.key_id === undefined) {
-      process.stderr.write(`Warning: ${entry.id} was recorded without its API key id, so cardctl cannot check that key ${credentials.keyId} is the one it was sent with (${recordedWith}).\n`);
+      opts.io.stderr.write(`Warning: ${entry.id} was recorded without its API key id, so cardctl cannot check that key ${credentials.keyId} is the one it was sent with (${recordedWith}).\n`);
     } else if (entry.key_id !== credentials.keyId) {
       // the API scopes idempotency keys to the account: another key may be another merchant, where this would be a new operation
       throw usageError(
@@ -125,7 +125,7 @@ export async function replayOp(id: string, opts: SessionOptions): Promise<{ entr
       idempotencyKey: entry.idempotency_key,
       ...(entry.compacted_at ? { answerFromJournalOnly: { bodySha256: entry.body_sha256 } } : {}),
     };
-    process.stderr.write(`Replaying ${entry.id} with Idempotency-Key: ${entry.idempotency_key}\n`);
+    opts.io.stderr.write(`Replaying ${entry.id} with Idempotency-Key: ${entry.idempotency_key}\n`);
     const response = await client.sendPrepared(prepared, entry.id);
     return { entry, response };
   });

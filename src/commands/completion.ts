@@ -19,6 +19,9 @@ export default class Completion extends BaseCommand {
       throw usageError(`unknown shell "${args.shell}".`, `Use one of: ${SHELLS.join(', ')}.`);
     }
     const file = new URL(`../../completions/cardctl.${args.shell}`, import.meta.url);
-    process.stdout.write(await readFile(file, 'utf8'));
+    const script = await readFile(file, 'utf8');
+    // --json (and --jq): one JSON value like every command, the script as a string
+    if (this.jsonOutput) return this.printJson({ shell: args.shell, script });
+    this.print(script);
   }
 }

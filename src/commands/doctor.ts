@@ -21,9 +21,9 @@ export default class Doctor extends BaseCommand {
       import('../cli/exit-codes.js'),
       import('../output/doctor.js'),
     ]);
-    const report = await doctor({ profile: flags.profile, verbose: flags.verbose, caFile: flags['ca-file'], timeout: flags.timeout });
+    const report = await doctor({ profile: flags.profile, verbose: flags.verbose, caFile: flags['ca-file'], timeout: flags.timeout, io: this.io });
     if (flags.json) this.printJson(report);
-    else process.stdout.write(await formatDoctor(report));
+    else this.print(await formatDoctor(report, this.io.stdout));
     const failed = report.checks.find((c) => c.status === 'fail');
     if (failed) process.exitCode = exitCodeForKind(failed.kind ?? 'unexpected');
   }

@@ -14,19 +14,28 @@ export abstract class MockControlCommand extends BaseCommand {
   // The token is never a flag (it would land in shell history): CARDCTL_MOCK_TOKEN or the record of `mock start`.
   protected async control(flags: { 'control-url'?: string; profile?: string; json?: boolean }, method: string, path: string, body?: unknown): Promise<unknown> {
     const { resolveControl, callControl } = await import('./control-client.js');
-    const target = await resolveControl({ controlUrl: flags['control-url'], profile: flags.profile });
+    const target = await resolveControl({ controlUrl: flags['control-url'], profile: flags.profile }, process.env, this.io.stderr);
     return callControl(target, method, path, body);
   }
 
   /** The same call, with the answer's `meta` (a list's cursor, the request log's `dropped`). */
   protected async controlPage(flags: { 'control-url'?: string; profile?: string }, method: string, path: string): Promise<{ data: unknown; meta: Record<string, unknown> }> {
     const { resolveControl, callControlPage } = await import('./control-client.js');
-    return callControlPage(await resolveControl({ controlUrl: flags['control-url'], profile: flags.profile }), method, path);
+    return callControlPage(await resolveControl({ controlUrl: flags['control-url'], profile: flags.profile }, process.env, this.io.stderr), method, path);
   }
 
+  /** One object: with --json (and --jq) the object itself, else `key value` lines. */
   protected async render(data: unknown): Promise<void> {
     if (this.jsonOutput) return this.printJson(data);
-    process.stdout.write(await readable(data));
+    this.print(await readable(data));
+  }
+
+  /** A list (docs/output.md): with --json (and --jq) the `{data, meta}` envelope every list prints, else a table. */
+  protected async renderList(page: { data: unknown; meta: Record<string, unknown> }): Promise<void> {
+    if (!Array.isArray(page.data)) return this.render(page.data);
+    if (!this.jsonOutput) return this.print(await readable(page.data));
+    const { listDocument } = await import('../../output/json.js');
+    this.printJson(listDocument(page.data, page.meta));
   }
 }
 

@@ -11,6 +11,6 @@ export default class CardsFreeze extends BaseCommand {
   async run(): Promise<void> {
     const { args, flags } = await this.parse(CardsFreeze);
     const { showOperation } = await import('../../cli/resources.js');
-    await showOperation(flags, 'cards.freeze', { params: { card: args.card } });
+    await showOperation(this.io, flags, 'cards.freeze', { params: { card: args.card } });
   }
 }

@@ -11,6 +11,6 @@ export default class CardsGet extends BaseCommand {
   async run(): Promise<void> {
     const { args, flags } = await this.parse(CardsGet);
     const { showOperation } = await import('../../cli/resources.js');
-    await showOperation(flags, 'cards.get', { params: { card: args.card } });
+    await showOperation(this.io, flags, 'cards.get', { params: { card: args.card } });
   }
 }

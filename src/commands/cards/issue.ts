@@ -42,7 +42,7 @@ export default class CardsIssue extends BaseCommand {
     const { flags } = await this.parse(CardsIssue);
     if (flags.batch !== undefined) {
       const { runBatchCommand } = await import('../../cli/batch.js');
-      process.exitCode = await runBatchCommand('cards.issue', { ...flags, batch: flags.batch });
+      process.exitCode = await runBatchCommand(this.io, 'cards.issue', { ...flags, batch: flags.batch });
       return;
     }
     if (flags.concurrency !== undefined || flags['idempotency-prefix'] !== undefined || flags['allow-duplicates']) {
@@ -57,6 +57,6 @@ export default class CardsIssue extends BaseCommand {
       amount_minor: flags.amount,
       ...(flags.product !== undefined ? { product_id: checkId('product', flags.product) } : {}),
     };
-    await showOperation(flags, 'cards.issue', { json, idempotencyKey: flags['idempotency-key'] }, { waitS: flags.wait ? flags['wait-timeout'] : undefined });
+    await showOperation(this.io, flags, 'cards.issue', { json, idempotencyKey: flags['idempotency-key'] }, { waitS: flags.wait ? flags['wait-timeout'] : undefined });
   }
 }

@@ -20,6 +20,6 @@ export default class CardsTerminate extends BaseCommand {
     const { args, flags } = await this.parse(CardsTerminate);
     const { showOperation } = await import('../../cli/resources.js');
     const json = flags.reason !== undefined ? { reason: flags.reason } : undefined;
-    await showOperation(flags, 'cards.terminate', { params: { card: args.card }, json, idempotencyKey: flags['idempotency-key'] });
+    await showOperation(this.io, flags, 'cards.terminate', { params: { card: args.card }, json, idempotencyKey: flags['idempotency-key'] });
   }
 }

@@ -11,6 +11,6 @@ export default class CardsUnfreeze extends BaseCommand {
   async run(): Promise<void> {
     const { args, flags } = await this.parse(CardsUnfreeze);
     const { showOperation } = await import('../../cli/resources.js');
-    await showOperation(flags, 'cards.unfreeze', { params: { card: args.card } });
+    await showOperation(this.io, flags, 'cards.unfreeze', { params: { card: args.card } });
   }
 }

@@ -21,6 +21,6 @@ export default class CustomersCreate extends BaseCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(CustomersCreate);
     const [{ showOperation }, { customerBody }] = await Promise.all([import('../../cli/resources.js'), import('../../cli/customer-input.js')]);
-    await showOperation(flags, 'customers.create', { json: await customerBody(flags) });
+    await showOperation(this.io, flags, 'customers.create', { json: await customerBody(flags) });
   }
 }

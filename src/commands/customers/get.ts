@@ -11,6 +11,6 @@ export default class CustomersGet extends BaseCommand {
   async run(): Promise<void> {
     const { args, flags } = await this.parse(CustomersGet);
     const { showOperation } = await import('../../cli/resources.js');
-    await showOperation(flags, 'customers.get', { params: { customer: args.customer } });
+    await showOperation(this.io, flags, 'customers.get', { params: { customer: args.customer } });
   }
 }

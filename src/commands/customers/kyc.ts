@@ -12,6 +12,6 @@ export default class CustomersKyc extends BaseCommand {
   async run(): Promise<void> {
     const { args, flags } = await this.parse(CustomersKyc);
     const { showOperation } = await import('../../cli/resources.js');
-    await showOperation(flags, 'customers.kyc', { params: { customer: args.customer } });
+    await showOperation(this.io, flags, 'customers.kyc', { params: { customer: args.customer } });
   }
 }

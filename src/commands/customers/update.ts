@@ -21,6 +21,6 @@ export default class CustomersUpdate extends BaseCommand {
     const [{ showOperation }, { customerBody }] = await Promise.all([import('../../cli/resources.js'), import('../../cli/customer-input.js')]);
     const json = await customerBody(flags);
     if (Object.keys(json).length === 0) throw usageError('nothing to update: no field was given.', 'Pass at least one field flag (see --help), --status, or --from FILE.');
-    await showOperation(flags, 'customers.update', { params: { customer: args.customer }, json });
+    await showOperation(this.io, flags, 'customers.update', { params: { customer: args.customer }, json });
   }
 }

@@ -14,6 +14,6 @@ export default class DepositAddressesCreate extends BaseCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(DepositAddressesCreate);
     const { showOperation } = await import('../../cli/resources.js');
-    await showOperation(flags, 'depositAddresses.create', { json: { network: flags.network } });
+    await showOperation(this.io, flags, 'depositAddresses.create', { json: { network: flags.network } });
   }
 }

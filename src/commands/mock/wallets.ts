@@ -6,6 +6,6 @@ export default class MockWallets extends MockControlCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(MockWallets);
-    await this.render(await this.control(flags, 'GET', '/wallets'));
+    await this.renderList(await this.controlPage(flags, 'GET', '/wallets'));
   }
 }

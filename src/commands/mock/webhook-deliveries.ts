@@ -21,6 +21,6 @@ export default class MockWebhookDeliveries extends MockControlCommand {
     for (const [flag, param] of [['event', 'event_id'], ['endpoint', 'endpoint_id'], ['merchant', 'merchant_id'], ['state', 'state']] as const) {
       if (flags[flag]) query.set(param, flags[flag]);
     }
-    await this.render(await this.control(flags, 'GET', query.size ? `/webhook-deliveries?${query}` : '/webhook-deliveries'));
+    await this.renderList(await this.controlPage(flags, 'GET', query.size ? `/webhook-deliveries?${query}` : '/webhook-deliveries'));
   }
 }

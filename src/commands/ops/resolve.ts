@@ -23,11 +23,11 @@ export default class OpsResolve extends BaseCommand {
     const [{ resolveOp, opView }, { formatKeyValue, jsonText }] = await Promise.all([import('../../client/ops.js'), import('../../output/index.js')]);
     const entry = resolveOp(args.id, { outcome: flags.outcome as 'succeeded' | 'failed', note: flags.note });
     if (flags.json) {
-      process.stdout.write(jsonText({ ...opView(entry), outcomes: entry.outcomes }));
+      this.io.stdout.write(jsonText({ ...opView(entry), outcomes: entry.outcomes }));
       return;
     }
     this.note(`Recorded: ${entry.id} ${flags.outcome} (appended to the journal; \`ops list --unresolved\` no longer lists it).`);
     const { body_b64: _b, ...view } = opView(entry);
-    process.stdout.write(await formatKeyValue(view));
+    this.io.stdout.write(await formatKeyValue(view));
   }
 }

@@ -11,10 +11,10 @@ export default class OpsShow extends BaseCommand {
     const [{ showOp, opView }, { formatKeyValue, jsonText }] = await Promise.all([import('../../client/ops.js'), import('../../output/index.js')]);
     const entry = showOp(args.id);
     if (flags.json) {
-      process.stdout.write(jsonText({ ...opView(entry), outcomes: entry.outcomes }));
+      this.io.stdout.write(jsonText({ ...opView(entry), outcomes: entry.outcomes }));
       return;
     }
     const { body_b64: _b, ...view } = opView(entry);
-    process.stdout.write(await formatKeyValue(view));
+    this.io.stdout.write(await formatKeyValue(view));
   }
 }

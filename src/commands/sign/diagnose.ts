@@ -28,7 +28,7 @@ export default class SignDiagnose extends BaseCommand {
     ]);
     const d = await runDiagnose({ request: flags.request, profile: flags.profile, now: parseUnixSeconds(flags.now, '--now') });
     if (flags.json) this.printJson(diagnosisJson(d));
-    else process.stdout.write(formatDiagnosis(d));
+    else this.io.stdout.write(formatDiagnosis(d));
     // The verdict is the output; the exit code still says "signature invalid" (3).
     if (!d.valid) process.exitCode = exitCodeForKind('signature_invalid');
   }

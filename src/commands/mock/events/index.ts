@@ -10,6 +10,6 @@ export default class MockEvents extends MockControlCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(MockEvents);
-    await this.render(await this.control(flags, 'GET', flags.merchant ? `/events?merchant_id=${encodeURIComponent(flags.merchant)}` : '/events'));
+    await this.renderList(await this.controlPage(flags, 'GET', flags.merchant ? `/events?merchant_id=${encodeURIComponent(flags.merchant)}` : '/events'));
   }
 }

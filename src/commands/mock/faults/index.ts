@@ -6,6 +6,6 @@ export default class MockFaults extends MockControlCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(MockFaults);
-    await this.render(await this.control(flags, 'GET', '/faults'));
+    await this.renderList(await this.controlPage(flags, 'GET', '/faults'));
   }
 }

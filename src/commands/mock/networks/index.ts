@@ -6,6 +6,6 @@ export default class MockNetworks extends MockControlCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(MockNetworks);
-    await this.render(await this.control(flags, 'GET', '/networks'));
+    await this.renderList(await this.controlPage(flags, 'GET', '/networks'));
   }
 }

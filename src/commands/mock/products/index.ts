@@ -6,6 +6,6 @@ export default class MockProducts extends MockControlCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(MockProducts);
-    await this.render(await this.control(flags, 'GET', '/products'));
+    await this.renderList(await this.controlPage(flags, 'GET', '/products'));
   }
 }

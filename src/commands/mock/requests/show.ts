@@ -16,6 +16,6 @@ export default class MockRequestsShow extends MockControlCommand {
     const record = await this.control(flags, 'GET', `/requests/${encodeURIComponent(args.id)}`);
     if (this.jsonOutput) return this.printJson(record);
     const { requestBlock } = await import('../../../cli/mock/request-lines.js');
-    process.stdout.write(requestBlock(record));
+    this.io.stdout.write(requestBlock(record));
   }
 }

@@ -6,6 +6,6 @@ export default class MockSnapshotList extends MockControlCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(MockSnapshotList);
-    await this.render(await this.control(flags, 'GET', '/snapshots'));
+    await this.renderList(await this.controlPage(flags, 'GET', '/snapshots'));
   }
 }

@@ -6,6 +6,6 @@ export default class MockWebhookEndpoints extends MockControlCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(MockWebhookEndpoints);
-    await this.render(await this.control(flags, 'GET', '/webhook-endpoints'));
+    await this.renderList(await this.controlPage(flags, 'GET', '/webhook-endpoints'));
   }
 }
