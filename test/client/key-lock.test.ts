@@ -75,7 +75,7 @@ afterAll(async () => {
 });
 
 interface Entry { id: string; idempotency_key: string; outcome: string; status: number | null }
-const entriesOf = async (key: string): Promise<Entry[]> => (json(await run(['ops', 'list', '--all', '--json'])) as Entry[]).filter((e) => e.idempotency_key === key);
+const entriesOf = async (key: string): Promise<Entry[]> => (json(await run(['ops', 'list', '--all', '--json'])).data as Entry[]).filter((e) => e.idempotency_key === key);
 
 describe('two processes, one idempotency key', () => {
   it('`ops replay` twice in parallel: the second refuses at once (exit 9, names the first pid), sends nothing; the journal keeps the success', async () => {
