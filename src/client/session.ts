@@ -9,6 +9,7 @@ import { closeAgent, configureTransport } from './http.js';
 import { chooseCaFile, describeRoute, readCaFile } from './network.js';
 import type { Journal } from './journal.js';
 import { verboseLog } from './verbose.js';
+import { terminalSafe, terminalSafeLine } from '../terminal-text.js';
 import type { Io } from '../io.js';
 import { chooseTimeoutMs, timeoutFromFlagOrEnv } from './timeout.js';
 
@@ -60,11 +61,11 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
   const { resolveCredentials, ignoredEnvironmentNote } = await import('../profiles/resolve.js'); // lazy: conf is heavy
   const credentials = await resolveCredentials({ profile: opts.profile, env });
   const ignored = ignoredEnvironmentNote(credentials, env);
-  if (ignored) stderr.write(ignored + '\n');
+  if (ignored) stderr.write(terminalSafe(ignored) + '\n'); // it quotes the environment
   const timeoutMs = chooseTimeoutMs(flagOrEnvTimeout, credentials.timeout);
   if (stderr.isTTY) {
     const mode = credentials.mode === 'live' ? 'LIVE' : 'test';
-    stderr.write(`profile ${credentials.name} (${mode}) ${credentials.baseUrl}\n`);
+    stderr.write(terminalSafeLine(`profile ${credentials.name} (${mode}) ${credentials.baseUrl}`) + '\n'); // the URL may come from the environment
   }
   const ca = chooseCaFile({ flag: opts.caFile, profile: credentials.caFile, profileName: credentials.name, env });
   configureTransport({ extraCa: ca ? readCaFile(ca) : undefined, env });
@@ -80,7 +81,7 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
     credentials,
     retries: opts.retries ?? DEFAULT_RETRIES,
     log: opts.verbose ? stderrLog : undefined,
-    note: (line) => stderr.write(line + '\n'),
+    note: (line) => stderr.write(terminalSafe(line) + '\n'), // notes quote answers (a replay's key, a server's words)
     openJournal,
     yes: opts.yes,
     confirm: interactive ? (question) => askYesNo(question, opts.io) : undefined,

@@ -36,6 +36,8 @@ let env: Record<string, string>;
 let receiver: Receiver;
 let backup: string;
 const fx: Record<string, string> = {};
+/** A fixture made in beforeAll (fails loudly when it is not). */
+const the = (name: string): string => fx[name] ?? (() => { throw new Error(`fixture ${name} missing`); })();
 
 interface Fixture {
   args: string[];
@@ -178,12 +180,12 @@ beforeAll(async () => {
   mkdirSync(sb.configDir, { recursive: true });
   mkdirSync(sb.stateDir, { recursive: true });
   fx.customer = (await approvedCustomer(mock)).id;
-  fx.card = (await activeCard(mock, { customerId: fx.customer })).id;
-  fx.frozenCard = (await activeCard(mock, { customerId: fx.customer })).id;
-  await sb.run(['cards', 'freeze', fx.frozenCard], { env });
+  fx.card = (await activeCard(mock, { customerId: the('customer') })).id;
+  fx.frozenCard = (await activeCard(mock, { customerId: the('customer') })).id;
+  await sb.run(['cards', 'freeze', the('frozenCard')], { env });
   await fault(mock, 'issue', 'async_202'); // a pending card: its id comes with the replay of the 202
-  await issueCard(mock, { customerId: fx.customer, idempotencyKey: 'parity-pending' });
-  fx.pendingCard = (await issueCard(mock, { customerId: fx.customer, idempotencyKey: 'parity-pending' })).body.data.id;
+  await issueCard(mock, { customerId: the('customer'), idempotencyKey: 'parity-pending' });
+  fx.pendingCard = (await issueCard(mock, { customerId: the('customer'), idempotencyKey: 'parity-pending' })).body.data.id;
   await advance(mock, 2 * 86_400); // the cards are old enough to terminate
   await fundLive(mock);
   fx.network = mock.networks[0]!;
@@ -191,18 +193,18 @@ beforeAll(async () => {
   fx.spareKey = (await newKey(mock)).keyId;
   fx.endpoint = (await ctl<{ id: string }>(mock, 'POST', '/webhook-endpoints', { url: receiver.url })).id;
   // a journal: one operation that went through, one whose outcome is unknown
-  const issued = await sb.run(['cards', 'issue', '--customer', fx.customer, '--amount', '5000', '--idempotency-key', 'parity-op', '--json'], { env });
+  const issued = await sb.run(['cards', 'issue', '--customer', the('customer'), '--amount', '5000', '--idempotency-key', 'parity-op', '--json'], { env });
   expect(issued.code, issued.stderr).toBe(0);
   await ctl(mock, 'POST', '/faults', { operation: 'issue', kind: '500_after_commit', count: 1 });
-  const unknown = await sb.run(['cards', 'issue', '--customer', fx.customer, '--amount', '5000', '--idempotency-key', 'parity-unknown', '--retries', '0'], { env });
+  const unknown = await sb.run(['cards', 'issue', '--customer', the('customer'), '--amount', '5000', '--idempotency-key', 'parity-unknown', '--retries', '0'], { env });
   expect(unknown.code, unknown.stderr).toBe(7);
-  const ops = JSON.parse((await sb.run(['ops', 'list', '--json'], { env })).stdout) as { data: Array<{ id: string; idempotency_key: string }> };
-  fx.op = ops.data.find((o) => o.idempotency_key === 'parity-op')!.id;
-  fx.unknownOp = ops.data.find((o) => o.idempotency_key === 'parity-unknown')!.id;
+  const ops = (await sb.run(['ops', 'list', '--ndjson'], { env })).stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: string; idempotency_key: string });
+  fx.op = ops.find((o) => o.idempotency_key === 'parity-op')!.id;
+  fx.unknownOp = ops.find((o) => o.idempotency_key === 'parity-unknown')!.id;
   const profile = await sb.run(['profiles', 'add', 'parity', '--key-id', mock.keys.test.keyId, '--mode', 'test', '--base-url', mock.baseUrl, '--secret-stdin'], { env, input: mock.keys.test.secret });
   expect(profile.code, profile.stderr).toBe(0);
-  const requests = JSON.parse((await sb.run(['mock', 'requests', '--path', '/api/v1/customers', '--json'], { env })).stdout) as { data: Array<{ id: string }> };
-  fx.request = requests.data[0]!.id;
+  const requests = (await sb.run(['mock', 'requests', '--path', '/api/v1/customers', '--ndjson'], { env })).stdout.trim().split('\n');
+  fx.request = (JSON.parse(requests[0]!) as { id: string }).id;
   const signed = JSON.parse((await sb.run(['sign', '--method', 'GET', '--path', '/api/v1/cards', '--timestamp', '1700000000', '--nonce', 'n-1', '--json'], { env })).stdout) as { headers: Record<string, string> };
   fx.requestFile = join(sb.dir, 'request.txt');
   writeFileSync(fx.requestFile, `GET /api/v1/cards HTTP/1.1\r\nHost: localhost\r\n${Object.entries(signed.headers).map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n`);
