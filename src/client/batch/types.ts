@@ -2,7 +2,7 @@
 // (reader.ts), the planner (planner.ts), the limiter (limiter.ts) and the runner (runner.ts).
 import type { ErrorKind } from '../../errors.js';
 import type { CheckedRows } from './checked-rows.js';
-import type { OperationCall } from '../operations.js';
+import type { BatchRow } from './row.js';
 import type { Headers, VerboseLog } from '../verbose.js';
 
 export type BatchOperation = 'cards.issue' | 'cards.recharge';
@@ -31,12 +31,7 @@ export interface RawRecord {
   error?: string;
 }
 
-export interface BatchRow {
-  row: number;
-  line: number;
-  idempotencyKey: string;
-  call: OperationCall & { json: Record<string, unknown> };
-}
+export type { BatchRow } from './row.js';
 
 export interface RowProblem {
   /** 0 for the header */
