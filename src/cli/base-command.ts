@@ -86,6 +86,8 @@ export abstract class BaseCommand extends Command {
   override async _run(): Promise<any> {
     const result = await super._run();
     try {
+      // a command returns its result; this prints it, once, in the format asked for (src/output/render.ts)
+      if (isResult(result)) await (await import('../output/render.js')).render(this.io, result, this.jsonOutput);
       this.jq?.finish();
     } catch (err) {
       process.exitCode = await showError(err, false, this.id, this.io);
@@ -115,6 +117,11 @@ export abstract class BaseCommand extends Command {
     this.jq?.abandon();
     process.exitCode = await showError(err, this.jsonErrors, this.id, this.io);
   }
+}
+
+/** Whether `run()` returned a result to print (src/output/render.ts; checked without loading it). */
+function isResult(value: unknown): value is import('../output/render.js').Result {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[Symbol.for('cardctl.result')] === true;
 }
 
 /** src/cli/render-error.ts, loaded when an error is shown: a command that succeeds does not load it (nor the usage and suggestion code behind it) */

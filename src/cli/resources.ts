@@ -9,6 +9,7 @@ import { sessionOptions, type ApiFlagValues, type ListFlagValues } from './api-f
 import { interruptible, resumeCommand } from './interrupt.js';
 import { terminalSafeLine } from '../terminal-text.js';
 import type { Io } from '../io.js';
+import type { Result } from '../output/render.js';
 
 export interface ShowFlags extends ApiFlagValues {
   json: boolean;
@@ -30,7 +31,7 @@ export async function printResource(io: Io, value: unknown, json: boolean): Prom
  * then fails with exit 7 and the key to replay. `waitS` (cards issue --wait) replays a 202
  * until the card is final or that many seconds passed.
  */
-export async function showOperation(io: Io, flags: ShowFlags, operation: OperationName, call: OperationCall, opts: { waitS?: number } = {}): Promise<void> {
+export async function showOperation(io: Io, flags: ShowFlags, operation: OperationName, call: OperationCall, opts: { waitS?: number } = {}): Promise<Result> {
   const [{ withSession }, { callOperation, issueAndWait, routeOf }, { ApiError }] = await Promise.all([
     import('../client/session.js'),
     import('../client/operations.js'),
@@ -70,7 +71,13 @@ export async function showOperation(io: Io, flags: ShowFlags, operation: Operati
     throw err;
   }
   // not sent: the journal's answer (a key the API has forgotten), marked as such
-  await printResource(io, res.fromJournal ?? dataOf(res), flags.json);
+  return resourceResult(res.fromJournal ?? dataOf(res));
+}
+
+/** A resource as a command's result (src/output/render.ts): itself with --json, `key value` lines for people. */
+async function resourceResult(value: unknown): Promise<Result> {
+  const [{ result }, { formatKeyValue, jsonText }] = await Promise.all([import('../output/render.js'), import('../output/index.js')]);
+  return result(value, () => (!value || typeof value !== 'object' ? jsonText(value) : formatKeyValue(value as Record<string, unknown>)));
 }
 
 interface MoneyWatch {

@@ -1,5 +1,6 @@
 import { Args } from '../cli/oclif.js';
 import { readFile } from 'node:fs/promises';
+import { result, type Result } from '../output/render.js';
 import { BaseCommand } from '../cli/base-command.js';
 import { usageError } from '../errors.js';
 
@@ -13,7 +14,7 @@ export default class Completion extends BaseCommand {
   static override examples = ['<%= config.bin %> completion bash >> ~/.bashrc'];
   static override args = { shell: Args.string({ description: 'bash, zsh or fish', required: true }) };
 
-  async run(): Promise<void> {
+  async run(): Promise<Result> {
     const { args } = await this.parse(Completion);
     if (!(SHELLS as readonly string[]).includes(args.shell)) {
       throw usageError(`unknown shell "${args.shell}".`, `Use one of: ${SHELLS.join(', ')}.`);
@@ -21,7 +22,6 @@ export default class Completion extends BaseCommand {
     const file = new URL(`../../completions/cardctl.${args.shell}`, import.meta.url);
     const script = await readFile(file, 'utf8');
     // --json (and --jq): one JSON value like every command, the script as a string
-    if (this.jsonOutput) return this.printJson({ shell: args.shell, script });
-    this.print(script);
+    return result({ shell: args.shell, script }, () => script);
   }
 }

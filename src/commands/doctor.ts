@@ -1,4 +1,5 @@
 import { Flags } from '../cli/oclif.js';
+import { result, type Result } from '../output/render.js';
 import { BaseCommand } from '../cli/base-command.js';
 
 export default class Doctor extends BaseCommand {
@@ -14,7 +15,7 @@ export default class Doctor extends BaseCommand {
     timeout: Flags.string({ description: 'seconds each probe may take (default: CARDCTL_TIMEOUT, then the profile\'s timeout, then 10)' }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<Result> {
     const { flags } = await this.parse(Doctor);
     const [{ doctor }, { exitCodeForKind }, { formatDoctor }] = await Promise.all([
       import('../client/doctor.js'),
@@ -22,9 +23,8 @@ export default class Doctor extends BaseCommand {
       import('../output/doctor.js'),
     ]);
     const report = await doctor({ profile: flags.profile, verbose: flags.verbose, caFile: flags['ca-file'], timeout: flags.timeout, io: this.io });
-    if (flags.json) this.printJson(report);
-    else this.print(await formatDoctor(report, this.io.stdout));
     const failed = report.checks.find((c) => c.status === 'fail');
     if (failed) process.exitCode = exitCodeForKind(failed.kind ?? 'unexpected');
+    return result(report, () => formatDoctor(report, this.io.stdout));
   }
 }

@@ -3,6 +3,8 @@
 // because nothing may import commands.
 import { Flags } from '../oclif.js';
 import { BaseCommand } from '../base-command.js';
+import type { Result } from '../../output/render.js';
+import { terminalSafeLine } from '../../terminal-text.js';
 
 export abstract class MockControlCommand extends BaseCommand {
   static override baseFlags = {
@@ -24,18 +26,18 @@ export abstract class MockControlCommand extends BaseCommand {
     return callControlPage(await resolveControl({ controlUrl: flags['control-url'], profile: flags.profile }, process.env, this.io.stderr), method, path);
   }
 
-  /** One object: with --json (and --jq) the object itself, else `key value` lines. */
-  protected async render(data: unknown): Promise<void> {
-    if (this.jsonOutput) return this.printJson(data);
-    this.print(await readable(data));
+  /** One object, as the command's result: with --json (and --jq) the object itself, else `key value` lines. */
+  protected async render(data: unknown, notes?: readonly string[]): Promise<Result> {
+    const { result } = await import('../../output/render.js');
+    return result(data, () => readable(data), notes);
   }
 
   /** A list (docs/output.md): with --json (and --jq) the `{data, meta}` envelope every list prints, else a table. */
-  protected async renderList(page: { data: unknown; meta: Record<string, unknown> }): Promise<void> {
+  protected async renderList(page: { data: unknown; meta: Record<string, unknown> }): Promise<Result> {
     if (!Array.isArray(page.data)) return this.render(page.data);
-    if (!this.jsonOutput) return this.print(await readable(page.data));
-    const { listDocument } = await import('../../output/json.js');
-    this.printJson(listDocument(page.data, page.meta));
+    const [{ result }, { listDocument }] = await Promise.all([import('../../output/render.js'), import('../../output/json.js')]);
+    const rows = page.data;
+    return result(listDocument(rows, page.meta), () => readable(rows));
   }
 }
 
@@ -45,7 +47,7 @@ const scalar = (v: unknown): string => (v === null || v === undefined ? '-' : ty
 export async function readable(data: unknown): Promise<string> {
   if (Array.isArray(data)) {
     if (data.length === 0) return '(none)\n';
-    if (!data.every((row) => row && typeof row === 'object' && !Array.isArray(row))) return data.map(scalar).join('\n') + '\n';
+    if (!data.every((row) => row && typeof row === 'object' && !Array.isArray(row))) return data.map((v) => terminalSafeLine(scalar(v))).join('\n') + '\n';
     const rows = data as Array<Record<string, unknown>>;
     const keys = [...new Set(rows.flatMap((row) => Object.keys(row)))];
     const { formatTable } = await import('../../output/text.js');
@@ -54,7 +56,8 @@ export async function readable(data: unknown): Promise<string> {
   if (data && typeof data === 'object') {
     const entries = Object.entries(data);
     const width = Math.max(...entries.map(([k]) => k.length));
-    return entries.map(([k, v]) => `${k.padEnd(width)}  ${scalar(v)}`).join('\n') + '\n';
+    // the mock's answers quote what clients sent (URLs, event data): escaped (src/terminal-text.ts)
+    return entries.map(([k, v]) => `${terminalSafeLine(k.padEnd(width))}  ${terminalSafeLine(scalar(v))}`).join('\n') + '\n';
   }
-  return scalar(data) + '\n';
+  return terminalSafeLine(scalar(data)) + '\n';
 }

@@ -38,7 +38,7 @@ export default class CardsIssue extends BaseCommand {
     'allow-duplicates': Flags.boolean({ description: 'with --batch: send rows identical to an earlier row (refused otherwise: each would be charged)', helpGroup: 'BATCH' }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { flags } = await this.parse(CardsIssue);
     if (flags.batch !== undefined) {
       const { runBatchCommand } = await import('../../cli/batch.js');
@@ -57,6 +57,6 @@ export default class CardsIssue extends BaseCommand {
       amount_minor: flags.amount,
       ...(flags.product !== undefined ? { product_id: checkId('product', flags.product) } : {}),
     };
-    await showOperation(this.io, flags, 'cards.issue', { json, idempotencyKey: flags['idempotency-key'] }, { waitS: flags.wait ? flags['wait-timeout'] : undefined });
+    return showOperation(this.io, flags, 'cards.issue', { json, idempotencyKey: flags['idempotency-key'] }, { waitS: flags.wait ? flags['wait-timeout'] : undefined });
   }
 }

@@ -33,7 +33,7 @@ export default class CardsRecharge extends BaseCommand {
     'allow-duplicates': Flags.boolean({ description: 'with --batch: send rows identical to an earlier row (refused otherwise: each would be charged)', helpGroup: 'BATCH' }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(CardsRecharge);
     if (flags.batch !== undefined) {
       if (args.card !== undefined) throw usageError('give either a CARD argument or --batch FILE, not both.', 'The batch file names the card of each row (card_id).');
@@ -48,6 +48,6 @@ export default class CardsRecharge extends BaseCommand {
       throw usageError('give CARD and --amount MINOR to recharge one card, or --batch FILE to recharge one per row of a file.', 'See `cardctl cards recharge --help`.');
     }
     const { showOperation } = await import('../../cli/resources.js');
-    await showOperation(this.io, flags, 'cards.recharge', { params: { card: args.card }, json: { amount: flags.amount }, idempotencyKey: flags['idempotency-key'] });
+    return showOperation(this.io, flags, 'cards.recharge', { params: { card: args.card }, json: { amount: flags.amount }, idempotencyKey: flags['idempotency-key'] });
   }
 }

@@ -1,4 +1,5 @@
 import { Flags } from '../../cli/oclif.js';
+import { result, type Result } from '../../output/render.js';
 import { BaseCommand } from '../../cli/base-command.js';
 
 export default class SignDiagnose extends BaseCommand {
@@ -19,7 +20,7 @@ export default class SignDiagnose extends BaseCommand {
     now: Flags.string({ description: 'Unix seconds to check the timestamp against (default: now)' }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<Result> {
     const { flags } = await this.parse(SignDiagnose);
     const [{ runDiagnose, parseUnixSeconds }, { diagnosisJson, formatDiagnosis }, { exitCodeForKind }] = await Promise.all([
       import('../../cli/signing-tools.js'),
@@ -27,9 +28,8 @@ export default class SignDiagnose extends BaseCommand {
       import('../../cli/exit-codes.js'),
     ]);
     const d = await runDiagnose({ request: flags.request, profile: flags.profile, now: parseUnixSeconds(flags.now, '--now') });
-    if (flags.json) this.printJson(diagnosisJson(d));
-    else this.io.stdout.write(formatDiagnosis(d));
     // The verdict is the output; the exit code still says "signature invalid" (3).
     if (!d.valid) process.exitCode = exitCodeForKind('signature_invalid');
+    return result(diagnosisJson(d), () => formatDiagnosis(d));
   }
 }
