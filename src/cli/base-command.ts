@@ -51,6 +51,15 @@ export abstract class BaseCommand extends Command {
    */
   protected io: Io = processIo();
 
+  /**
+   * Gives the command other streams before it runs: the seam for running commands in-process (a
+   * test runner, an embedding program). `--jq` still wraps the stdout given here.
+   */
+  useIo(io: Io): this {
+    this.io = io;
+    return this;
+  }
+
   protected override async parse<F extends Flags_, B extends Flags_, A extends Args_>(options?: Interfaces.Input<F, B, A>, argv?: string[]): Promise<Interfaces.ParserOutput<F, B, A>> {
     guardClosedStdout();
     const parsed = await super.parse(commandLineOnly(options ?? (this.ctor as unknown as Interfaces.Input<F, B, A>)), argv);
