@@ -23,7 +23,7 @@ export default class OpsCompact extends BaseCommand {
     ]);
     const days = flags['older-than'] === undefined ? undefined : parseRetention(flags['older-than'], '--older-than');
     if (flags['older-than'] !== undefined && days === undefined) throw usageError('--older-than takes a number of days, such as 30 or 30d (off is for CARDCTL_JOURNAL_RETENTION).');
-    const r = await compactOps({ retentionDays: days });
+    const r = await compactOps({ retentionDays: days, tell: (line) => this.note(line) });
     if (flags.json) {
       this.io.stdout.write(jsonText(r));
       return;

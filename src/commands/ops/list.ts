@@ -33,6 +33,7 @@ export default class OpsList extends BaseCommand {
       ...parseWindow(flags.since, flags.until),
       card: flags.card,
       key: flags.key,
+      tell: (line: string) => this.note(line),
     };
     const scan = scanOps(q);
     const shown = [];

@@ -16,7 +16,7 @@ export default class OpsRepair extends BaseCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(OpsRepair);
     const [{ repairOps }, { jsonText }] = await Promise.all([import('../../client/ops.js'), import('../../output/json.js')]);
-    const r = await repairOps({ discardUnreadable: flags['discard-unreadable'] });
+    const r = await repairOps({ discardUnreadable: flags['discard-unreadable'], tell: (line) => this.note(line) });
     if (flags.json) {
       this.io.stdout.write(jsonText(r));
       return;

@@ -22,7 +22,7 @@ export default class OpsResolve extends BaseCommand {
   async run(): Promise<Result> {
     const { args, flags } = await this.parse(OpsResolve);
     const [{ resolveOp, opView }, { formatKeyValue }] = await Promise.all([import('../../client/ops.js'), import('../../output/index.js')]);
-    const entry = resolveOp(args.id, { outcome: flags.outcome as 'succeeded' | 'failed', note: flags.note });
+    const entry = resolveOp(args.id, { outcome: flags.outcome as 'succeeded' | 'failed', note: flags.note, tell: (line) => this.note(line) });
     if (!flags.json) this.note(`Recorded: ${entry.id} ${flags.outcome} (appended to the journal; \`ops list --unresolved\` no longer lists it).`);
     const { body_b64: _b, ...view } = opView(entry);
     return result({ ...opView(entry), outcomes: entry.outcomes }, () => formatKeyValue(view));

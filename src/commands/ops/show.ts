@@ -10,7 +10,7 @@ export default class OpsShow extends BaseCommand {
   async run(): Promise<Result> {
     const { args } = await this.parse(OpsShow);
     const [{ showOp, opView }, { formatKeyValue }] = await Promise.all([import('../../client/ops.js'), import('../../output/index.js')]);
-    const entry = showOp(args.id);
+    const entry = showOp(args.id, undefined, (line) => this.note(line));
     const { body_b64: _b, ...view } = opView(entry);
     return result({ ...opView(entry), outcomes: entry.outcomes }, () => formatKeyValue(view));
   }
