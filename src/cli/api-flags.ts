@@ -1,5 +1,6 @@
 // The global flags of every API command (PRODUCT.md, "Commands"), shared by the resource
 // commands. `--json` comes from BaseCommand.
+import type { Io } from '../io.js';
 import { Flags } from './oclif.js';
 
 export const apiFlags = {
@@ -26,8 +27,8 @@ export interface ApiFlagValues {
 }
 
 /** The session options of src/client/session.ts, from parsed flags. */
-export function sessionOptions(flags: ApiFlagValues): { profile?: string; verbose: boolean; retries: number; yes: boolean; caFile?: string; timeout?: string } {
-  return { profile: flags.profile, verbose: flags.verbose, retries: flags.retries, yes: flags.yes ?? false, caFile: flags['ca-file'], timeout: flags.timeout };
+export function sessionOptions(flags: ApiFlagValues, io: Io): { profile?: string; verbose: boolean; retries: number; yes: boolean; caFile?: string; timeout?: string; io: Io } {
+  return { io, profile: flags.profile, verbose: flags.verbose, retries: flags.retries, yes: flags.yes ?? false, caFile: flags['ca-file'], timeout: flags.timeout };
 }
 
 /** List commands add these (PRODUCT.md): one page by default, `--all` follows the cursors. */

@@ -3,8 +3,9 @@
 import type { Interfaces } from '@oclif/core';
 import { Command, Flags } from './oclif.js';
 import { forbidPrompts } from '../no-input.js';
-import type { JqCapture } from './jq-output.js';
+import type { JqStream } from '../output/jq-stream.js';
 import { guardClosedStdout } from './closed-stdout.js';
+import { processIo, type Io } from '../io.js';
 
 type Flags_ = { [name: string]: any }; // oclif's FlagOutput and ArgOutput, not exported by name
 type Args_ = { [name: string]: any };
@@ -37,6 +38,28 @@ export abstract class BaseCommand extends Command {
    */
   protected jsonOutput = process.argv.includes('--json');
 
+  /**
+   * Whether an error prints as JSON on stdout: with --json, not with --jq (stdout then holds only
+   * the filter's results; the error goes to stderr as text).
+   */
+  private jsonErrors = this.jsonOutput;
+
+  /**
+   * The streams this command writes to (src/io.ts), made once: the process's, with `--jq` a
+   * stdout that filters what the command prints as JSON. Commands write only here, and hand it
+   * to what they call; nothing under src/commands or src/client reads process.stdout/stderr.
+   */
+  protected io: Io = processIo();
+
+  /**
+   * Gives the command other streams before it runs: the seam for running commands in-process (a
+   * test runner, an embedding program). `--jq` still wraps the stdout given here.
+   */
+  useIo(io: Io): this {
+    this.io = io;
+    return this;
+  }
+
   protected override async parse<F extends Flags_, B extends Flags_, A extends Args_>(options?: Interfaces.Input<F, B, A>, argv?: string[]): Promise<Interfaces.ParserOutput<F, B, A>> {
     guardClosedStdout();
     const parsed = await super.parse(commandLineOnly(options ?? (this.ctor as unknown as Interfaces.Input<F, B, A>)), argv);
@@ -45,52 +68,73 @@ export abstract class BaseCommand extends Command {
     if (flags.output === 'json') flags.json = true;
     if (flags.output === 'ndjson') flags.ndjson = true;
     this.jsonOutput = flags.json === true;
+    this.jsonErrors = this.jsonOutput;
     if (flags['no-input'] === true) forbidPrompts();
     if (flags.jq !== undefined) await this.startJq(flags);
     return parsed;
   }
 
-  /** What the command prints as JSON goes through the --jq filter (src/cli/jq-output.ts). */
-  private jqCapture: JqCapture | undefined;
+  /** What the command prints as JSON goes through the --jq filter (src/output/jq-stream.ts). */
+  private jq: JqStream | undefined;
 
-  /** `--jq`: checked before anything is sent (a bad expression is exit 2); the command then prints JSON, filtered. */
+  /**
+   * `--jq`: checked before anything is sent (a bad expression is exit 2); the command then prints
+   * exactly what --json (or --ndjson) prints, to a stdout that filters it.
+   */
   private async startJq(flags: { json?: boolean; ndjson?: boolean; jq?: string }): Promise<void> {
-    this.jsonOutput = false; // errors go to stderr: stdout holds only the filter's results
-    const [{ compileJq }, { captureStdoutForJq }] = await Promise.all([import('../output/jq.js'), import('./jq-output.js')]);
+    const [{ compileJq }, { jqStream }] = await Promise.all([import('../output/jq.js'), import('../output/jq-stream.js')]);
     const program = await compileJq(flags.jq!);
     if (!flags.ndjson) flags.json = true;
-    this.jqCapture = captureStdoutForJq(program, { perLine: flags.ndjson === true });
+    this.jsonOutput = flags.json === true;
+    this.jsonErrors = false; // errors go to stderr: stdout holds only the filter's results
+    const real = this.io;
+    this.jq = jqStream(program, real.stdout, { perLine: flags.ndjson === true });
+    this.io = { stdout: this.jq.stream, stderr: real.stderr };
   }
 
   override async _run(): Promise<any> {
     const result = await super._run();
     try {
-      this.jqCapture?.finish();
+      // a command returns its result; this prints it, once, in the format asked for (src/output/render.ts)
+      if (isResult(result)) await (await import('../output/render.js')).render(this.io, result, this.jsonOutput);
+      this.jq?.finish();
     } catch (err) {
-      process.exitCode = await showError(err, false, this.id);
+      process.exitCode = await showError(err, false, this.id, this.io);
     }
     return result;
   }
 
+  /** The one JSON document of `--json` (what `--jq` filters). */
   protected printJson(value: unknown): void {
-    process.stdout.write(JSON.stringify(value, null, 2) + '\n');
+    this.io.stdout.write(JSON.stringify(value, null, 2) + '\n');
   }
 
+  /** Human text for stdout (a block, a table, a line). */
+  protected print(text: string): void {
+    this.io.stdout.write(text);
+  }
+
+  /** One line on stderr. */
   protected note(message: string): void {
-    process.stderr.write(message + '\n');
+    this.io.stderr.write(message + '\n');
   }
 
   protected override async catch(err: Error): Promise<void> {
     // a usage error came from parsing: oclif would add "did not parse its arguments" under
     // NODE_ENV=development or test (a user's shell, a test runner), which is not true
     (this as unknown as { parsed: boolean }).parsed = true;
-    this.jqCapture?.abandon();
-    process.exitCode = await showError(err, this.jsonOutput, this.id);
+    this.jq?.abandon();
+    process.exitCode = await showError(err, this.jsonErrors, this.id, this.io);
   }
 }
 
+/** Whether `run()` returned a result to print (src/output/render.ts; checked without loading it). */
+function isResult(value: unknown): value is import('../output/render.js').Result {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[Symbol.for('cardctl.result')] === true;
+}
+
 /** src/cli/render-error.ts, loaded when an error is shown: a command that succeeds does not load it (nor the usage and suggestion code behind it) */
-async function showError(err: unknown, json: boolean, commandId: string | undefined): Promise<number> {
+async function showError(err: unknown, json: boolean, commandId: string | undefined, io: Io): Promise<number> {
   const { renderError } = await import('./render-error.js');
-  return renderError(err, json, commandId);
+  return renderError(err, json, commandId, io);
 }

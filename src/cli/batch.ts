@@ -10,7 +10,8 @@ import type { Journal } from '../client/journal.js';
 import type { Credentials } from '../profiles/types.js';
 import type { ApiClient, ClientOptions } from '../client/client.js';
 import { expected } from '../client/batch/columns.js';
-import { stderrLog } from '../client/verbose.js';
+import { verboseLog } from '../client/verbose.js';
+import type { Io, OutStream } from '../io.js';
 import { interruptible, resumeCommand, type InterruptReport } from './interrupt.js';
 import { promptsForbidden } from '../no-input.js';
 import { sessionOptions, type ApiFlagValues } from './api-flags.js';
@@ -151,15 +152,15 @@ export function interruptedLines(signal: string, s: BatchInterruption, flags: Pi
 }
 
 /** The whole batch is confirmed once (src/client/confirm.ts); stdin holding the rows cannot also answer. */
-async function confirmBatch(plan: BatchPlan, flags: BatchFlags, profile: string, why: string): Promise<void> {
+async function confirmBatch(io: Io, plan: BatchPlan, flags: BatchFlags, profile: string, why: string): Promise<void> {
   const [{ confirmLive }, { askYesNo }] = await Promise.all([import('../client/confirm.js'), import('../client/session.js')]);
   const what = `a LIVE batch of ${plural(plan.total, plan.operation === 'cards.issue' ? 'card issue' : 'recharge')} (${plan.amountTotal} minor units in all) with profile "${profile}"${why}`;
-  const canAsk = Boolean(process.stdin.isTTY && process.stderr.isTTY) && flags.batch !== '-' && !promptsForbidden();
-  await confirmLive({ what, many: true, yes: flags.yes, ask: canAsk ? askYesNo : undefined });
+  const canAsk = Boolean(process.stdin.isTTY && io.stderr.isTTY) && flags.batch !== '-' && !promptsForbidden();
+  await confirmLive({ what, many: true, yes: flags.yes, ask: canAsk ? (question) => askYesNo(question, io) : undefined });
 }
 
 /** The progress line on a terminal: redrawn at most every 100 ms, cleared before any other line. */
-function progressLine(err: NodeJS.WriteStream, tty: boolean): { set: (text: string) => void; clear: () => void; draw: (force?: boolean) => void } {
+function progressLine(err: OutStream, tty: boolean): { set: (text: string) => void; clear: () => void; draw: (force?: boolean) => void } {
   let progress = '';
   let lastDraw = 0;
   return {
@@ -185,7 +186,7 @@ function rerunThreads(env: NodeJS.ProcessEnv = process.env): 1 | 2 | undefined {
   throw usageError('CARDCTL_RERUN_THREADS takes 1 or 2.', 'Set it to 1 (one thread) or 2, or unset it to let cardctl choose.');
 }
 
-export async function runBatchCommand(operation: BatchOperation, flags: BatchFlags): Promise<number> {
+export async function runBatchCommand(io: Io, operation: BatchOperation, flags: BatchFlags): Promise<number> {
   const threads = rerunThreads();
   const b = await import('../client/batch.js');
   b.keepOldGenerationTight();
@@ -195,16 +196,16 @@ export async function runBatchCommand(operation: BatchOperation, flags: BatchFla
     plan = await b.planBatch(spool, operation, { prefix: flags['idempotency-prefix'], allowDuplicates: flags['allow-duplicates'] });
     if (plan.problems.length > 0) throw problemsError(plan, operation, flags);
     if (plan.total === 0) throw usageError(`nothing to send: ${flags.batch === '-' ? 'stdin' : flags.batch} holds no rows.`, `Give one row per line after the header (CSV: ${b.expected(operation)}) or one JSON object per line (NDJSON).`);
-    return await sendBatch(b, plan, flags, threads);
+    return await sendBatch(io, b, plan, flags, threads);
   } finally {
     plan?.checked.close();
     spool.close();
   }
 }
 
-async function sendBatch(b: typeof import('../client/batch.js'), plan: BatchPlan, flags: BatchFlags, threads: 1 | 2 | undefined): Promise<number> {
+async function sendBatch(io: Io, b: typeof import('../client/batch.js'), plan: BatchPlan, flags: BatchFlags, threads: 1 | 2 | undefined): Promise<number> {
   const [{ withSession }, { ApiClient }] = await Promise.all([import('../client/session.js'), import('../client/client.js')]);
-  return withSession(sessionOptions(flags), async ({ client, credentials, openJournal, timeoutMs }) => {
+  return withSession(sessionOptions(flags, io), async ({ credentials, openJournal, timeoutMs }) => {
     const journal = await openJournal();
     // a state folder that cannot be written refuses the whole batch up front (exit 2), not each row
     journal.unresolvedCount(); // creates the journal's folder: a file in its way is said here
@@ -212,6 +213,7 @@ async function sendBatch(b: typeof import('../client/batch.js'), plan: BatchPlan
     const clientOptions = { credentials, journal, retries: flags.retries, yes: true /* confirmed once below for the whole batch */, timeoutMs };
     const { keyPrefix, legacyPrefix, total, keySuffixes } = plan;
     const known = await b.journalAnswers(plan.operation, journal, new ApiClient(clientOptions), { keyPrefix, legacyPrefix, total, keySuffixes, digests: plan.digests!.share(), threads });
+    const stderrLog = verboseLog(io.stderr);
     try {
       if (flags.verbose && known.pass.buckets > 0) stderrLog(`* journal: ${plural(known.pass.buckets, 'key bucket')} read once for the batch's keys, in ${plural(known.pass.threads, 'thread')}`);
       if (flags.verbose && known.pass.workerFailed) stderrLog(`* journal: the pass's second thread failed (${known.pass.workerFailed}): the pass was made again, whole, in one thread`);
@@ -220,8 +222,8 @@ async function sendBatch(b: typeof import('../client/batch.js'), plan: BatchPlan
       plan.digests = undefined; // no key is looked up from here on: its memory goes before the rows are sent
       // once for the whole batch, before its first row: the key's mode as the API says it (src/client/key-mode.ts)
       const key = await (await import('../client/key-mode.js')).checkKeyMode(new ApiClient(clientOptions), { log: flags.verbose ? stderrLog : undefined });
-      if (key.live) await confirmBatch(plan, flags, credentials.name, key.note);
-      return await sendRows(b, plan, flags, known, (hooks) => new ApiClient({ ...clientOptions, ...hooks }));
+      if (key.live) await confirmBatch(io, plan, flags, credentials.name, key.note);
+      return await sendRows(io, b, plan, flags, known, (hooks) => new ApiClient({ ...clientOptions, ...hooks }));
     } finally {
       known.close();
     }
@@ -231,9 +233,10 @@ async function sendBatch(b: typeof import('../client/batch.js'), plan: BatchPlan
 type RowClientHooks = Pick<ClientOptions, 'log' | 'onAnswer' | 'onSent' | 'sleep' | 'now' | 'note'>;
 
 /** Sends the rows (those the journal answers are not sent), one result line each on stdout, a progress line and the summary on stderr. */
-async function sendRows(b: typeof import('../client/batch.js'), plan: BatchPlan, flags: BatchFlags, known: JournalAnswers, clientFor: (hooks: RowClientHooks) => ApiClient): Promise<number> {
-  const out = process.stdout;
-  const err = process.stderr;
+async function sendRows(io: Io, b: typeof import('../client/batch.js'), plan: BatchPlan, flags: BatchFlags, known: JournalAnswers, clientFor: (hooks: RowClientHooks) => ApiClient): Promise<number> {
+  const out = io.stdout;
+  const err = io.stderr;
+  const stderrLog = verboseLog(err);
   const tty = Boolean(err.isTTY) && !flags.verbose; // a progress line between verbose lines would only be noise
   const rowWidth = Math.max(3, String(plan.total).length);
   err.write(`${plural(plan.total, 'row')} (${plan.format.toUpperCase()}), idempotency keys ${plan.keyPrefix}-<row digest>-<n> (from what each row asks).\n`);
@@ -250,7 +253,7 @@ async function sendRows(b: typeof import('../client/batch.js'), plan: BatchPlan,
   };
   let summary: BatchSummary;
   try {
-    summary = await interruptible(onInterrupt, () =>
+    summary = await interruptible(io, onInterrupt, () =>
       b.runBatch({ operation: plan.operation, total: plan.total, rows: b.planRows(plan) }, {
         onStart: (c) => void (control = c),
         outputRoom: stdout.room,
@@ -318,7 +321,7 @@ function aside(bar: ReturnType<typeof progressLine>, stdout: { flush: () => void
  * Result lines gathered into writes of up to 64 KiB (a rerun answers thousands of rows a second
  * from the journal), flushed at least every 100 ms and before anything goes to stderr.
  */
-function bufferedWriter(out: NodeJS.WriteStream): { write: (text: string) => void; flush: () => void; room: () => Promise<void> | undefined } {
+function bufferedWriter(out: OutStream): { write: (text: string) => void; flush: () => void; room: () => Promise<void> | undefined } {
   let pending = '';
   let timer: NodeJS.Timeout | undefined;
   let behind: Promise<void> | undefined;

@@ -12,8 +12,9 @@ export interface CaseOutputOptions {
   /** --junit FILE */
   junit?: string;
   env: NodeJS.ProcessEnv;
-  stdout?: NodeJS.WritableStream & { isTTY?: boolean };
-  stderr?: NodeJS.WritableStream;
+  /** the command's streams (src/io.ts) */
+  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr: NodeJS.WritableStream;
   /** the readable form, when it is more than the case list */
   text?: (chalk: import('chalk').ChalkInstance) => string;
 }
@@ -30,8 +31,7 @@ export function checkJunitPath(file: string | undefined): void {
 }
 
 export async function emitCaseReport(report: CaseSuite, opts: CaseOutputOptions): Promise<void> {
-  const stdout = opts.stdout ?? process.stdout;
-  const stderr = opts.stderr ?? process.stderr;
+  const { stdout, stderr } = opts;
   const { formatCaseList, formatJunit, githubAnnotations } = await import('../output/case-report.js');
   if (opts.junit !== undefined) {
     try {

@@ -5,6 +5,7 @@
 // one in flight simply keeps an unknown outcome, which the resume command replays.
 
 import { beginMoneyWork } from './closed-stdout.js';
+import type { Io } from '../io.js';
 
 export const INTERRUPTED_EXIT = 130;
 
@@ -18,7 +19,7 @@ export interface InterruptReport {
  * Runs `work`; a SIGINT or SIGTERM meanwhile prints `report(signal)` and exits 130 at once
  * (the request in flight is abandoned: its outcome is unknown, and the journal says so).
  */
-export async function interruptible<T>(report: (signal: NodeJS.Signals) => InterruptReport, work: () => Promise<T>): Promise<T> {
+export async function interruptible<T>(io: Io, report: (signal: NodeJS.Signals) => InterruptReport, work: () => Promise<T>): Promise<T> {
   const onSignal = (signal: NodeJS.Signals): void => {
     let out: InterruptReport;
     try {
@@ -27,8 +28,8 @@ export async function interruptible<T>(report: (signal: NodeJS.Signals) => Inter
       out = { stderr: `Interrupted (${signal}); the report failed: ${(err as Error).message}. See \`cardctl ops list --unresolved\`.\n` };
     }
     // stdout and stderr are synchronous for files and pipes on POSIX: written before the exit
-    if (out.stdout) process.stdout.write(out.stdout);
-    process.stderr.write(out.stderr);
+    if (out.stdout) io.stdout.write(out.stdout);
+    io.stderr.write(out.stderr);
     process.exit(INTERRUPTED_EXIT);
   };
   process.once('SIGINT', onSignal);

@@ -32,7 +32,7 @@ export function listFormat(flags: ListFormatFlags): ListFormat {
 export function listColumns(flags: ListFormatFlags, format: ListFormat): string[] | undefined {
   if (flags.columns === undefined) return undefined;
   if (format === 'json' || format === 'ndjson') {
-    throw usageError(`--columns picks the columns of a table, CSV or TSV, not of ${flags.jq !== undefined ? '--jq' : `--${format}`}.`, 'To pick fields from JSON use --jq, e.g. --jq \'.[] | {id, email}\'.');
+    throw usageError(`--columns picks the columns of a table, CSV or TSV, not of ${flags.jq !== undefined ? '--jq' : `--${format}`}.`, 'To pick fields from JSON use --jq, e.g. --jq \'.data[] | {id, email}\'.');
   }
   const names = flags.columns.split(',').map((s) => s.trim());
   if (names.some((n) => n === '')) throw usageError(`--columns ${JSON.stringify(flags.columns)} has an empty name.`, 'Give field names separated by commas (a nested one with dots: a.b), e.g. --columns id,email,kyc_status');

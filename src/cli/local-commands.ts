@@ -2,13 +2,14 @@
 // commands call these; the start-up fast path runs those commands like every other).
 import { usageError } from '../errors.js';
 import { exitCodeFor } from './exit-codes.js';
+import type { Io } from '../io.js';
 
 export type ParsedFlags = Record<string, string | boolean | undefined>;
-export type LocalCommand = (flags: ParsedFlags) => Promise<void>;
+export type LocalCommand = (flags: ParsedFlags, io: Io) => Promise<void>;
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-const printJson = (value: unknown): void => void process.stdout.write(JSON.stringify(value, null, 2) + '\n');
-const note = (message: string): void => void process.stderr.write(message + '\n');
+const printJson = (io: Io, value: unknown): void => void io.stdout.write(JSON.stringify(value, null, 2) + '\n');
+const note = (io: Io, message: string): void => void io.stderr.write(message + '\n');
 
 function parseTolerance(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -16,7 +17,7 @@ function parseTolerance(value: string | undefined): number | undefined {
   return Number(value);
 }
 
-export const sign: LocalCommand = async (flags) => {
+export const sign: LocalCommand = async (flags, io) => {
   const { runSign, formatSign } = await import('./signing-tools.js');
   const result = await runSign({
     method: str(flags.method)!,
@@ -29,16 +30,16 @@ export const sign: LocalCommand = async (flags) => {
     idempotencyKey: str(flags['idempotency-key']),
     profile: str(flags.profile),
   });
-  for (const n of result.notes) note(n);
+  for (const n of result.notes) note(io, n);
   if (flags.json) {
     const { notes: _notes, ...json } = result;
-    printJson(json);
+    printJson(io, json);
   } else {
-    process.stdout.write(formatSign(result));
+    io.stdout.write(formatSign(result));
   }
 };
 
-export const webhooksVerify: LocalCommand = async (flags) => {
+export const webhooksVerify: LocalCommand = async (flags, io) => {
   const { runWebhookVerify, webhookVerifyError, parseUnixSeconds } = await import('./signing-tools.js');
   const r = await runWebhookVerify({
     header: str(flags.header)!,
@@ -48,22 +49,22 @@ export const webhooksVerify: LocalCommand = async (flags) => {
     profile: str(flags.profile),
   });
   if (r.valid) {
-    if (flags.json) printJson({ valid: true, reason: r.reason, timestamp: r.timestamp, age_seconds: r.now - (r.timestamp ?? r.now) });
-    else process.stdout.write(`valid: the signature matches (t=${r.timestamp}, ${r.now - (r.timestamp ?? r.now)} s before now).\n`);
+    if (flags.json) printJson(io, { valid: true, reason: r.reason, timestamp: r.timestamp, age_seconds: r.now - (r.timestamp ?? r.now) });
+    else io.stdout.write(`valid: the signature matches (t=${r.timestamp}, ${r.now - (r.timestamp ?? r.now)} s before now).\n`);
     return;
   }
   const err = webhookVerifyError(r);
   if (!flags.json) throw err;
   // --json: the verdict is the output, on stdout, with what the text says (the diagnosis of a
   // re-serialized payload included); the exit code still says invalid
-  printJson({ valid: false, reason: r.reason, message: err.message, hint: err.hint ?? null, reserialized_as: r.reserializedAs ?? null });
+  printJson(io, { valid: false, reason: r.reason, message: err.message, hint: err.hint ?? null, reserialized_as: r.reserializedAs ?? null });
   process.exitCode = exitCodeFor(err);
 };
 
-export const webhooksSign: LocalCommand = async (flags) => {
+export const webhooksSign: LocalCommand = async (flags, io) => {
   const { runWebhookSign, parseUnixSeconds } = await import('./signing-tools.js');
   const r = await runWebhookSign({ payload: str(flags.payload)!, timestamp: parseUnixSeconds(str(flags.timestamp), '--timestamp'), profile: str(flags.profile) });
-  for (const n of r.notes) note(n);
-  if (flags.json) printJson({ header: r.header, timestamp: r.timestamp, headers: r.headers });
-  else process.stdout.write(r.header + '\n');
+  for (const n of r.notes) note(io, n);
+  if (flags.json) printJson(io, { header: r.header, timestamp: r.timestamp, headers: r.headers });
+  else io.stdout.write(r.header + '\n');
 };

@@ -7,6 +7,9 @@ import type { OperationCall } from '../client/operations.js';
 import type { ResourceKind } from '../output/resources.js';
 import { sessionOptions, type ApiFlagValues, type ListFlagValues } from './api-flags.js';
 import { interruptible, resumeCommand } from './interrupt.js';
+import { terminalSafeLine } from '../terminal-text.js';
+import type { Io } from '../io.js';
+import type { Result } from '../output/render.js';
 
 export interface ShowFlags extends ApiFlagValues {
   json: boolean;
@@ -16,10 +19,10 @@ const dataOf = (res: ApiResponse | undefined): unknown => (res?.body as { data?:
 const isResource = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v) && typeof (v as { id?: unknown }).id === 'string';
 
 /** One resource: every field as `key value` lines, or with --json the resource itself. */
-export async function printResource(value: unknown, json: boolean): Promise<void> {
+export async function printResource(io: Io, value: unknown, json: boolean): Promise<void> {
   const { jsonText, formatKeyValue } = await import('../output/index.js');
-  if (json || !value || typeof value !== 'object') process.stdout.write(jsonText(value));
-  else process.stdout.write(await formatKeyValue(value as Record<string, unknown>));
+  if (json || !value || typeof value !== 'object') io.stdout.write(jsonText(value));
+  else io.stdout.write(await formatKeyValue(value as Record<string, unknown>));
 }
 
 /**
@@ -28,7 +31,7 @@ export async function printResource(value: unknown, json: boolean): Promise<void
  * then fails with exit 7 and the key to replay. `waitS` (cards issue --wait) replays a 202
  * until the card is final or that many seconds passed.
  */
-export async function showOperation(flags: ShowFlags, operation: OperationName, call: OperationCall, opts: { waitS?: number } = {}): Promise<void> {
+export async function showOperation(io: Io, flags: ShowFlags, operation: OperationName, call: OperationCall, opts: { waitS?: number } = {}): Promise<Result> {
   const [{ withSession }, { callOperation, issueAndWait, routeOf }, { ApiError }] = await Promise.all([
     import('../client/session.js'),
     import('../client/operations.js'),
@@ -37,14 +40,14 @@ export async function showOperation(flags: ShowFlags, operation: OperationName, 
   const wait = operation === 'cards.issue' && opts.waitS !== undefined;
   const watch: MoneyWatch = { operation, wait, pending: false };
   const money = routeOf(operation).money === true;
-  const send = () => withSession({ ...sessionOptions(flags), onSent: (s) => void (watch.sent = s) }, async ({ client }) => {
+  const send = () => withSession({ ...sessionOptions(flags, io), onSent: (s) => void (watch.sent = s) }, async ({ client }) => {
       try {
         return await (wait
           ? issueAndWait(client, call, {
               timeoutS: opts.waitS!,
               note: (line) => {
                 if (line.startsWith('pending')) watch.pending = true;
-                process.stderr.write(`${line}\n`);
+                io.stderr.write(`${line}\n`);
               },
             })
           : callOperation(client, operation, call));
@@ -61,14 +64,20 @@ export async function showOperation(flags: ShowFlags, operation: OperationName, 
     });
   let res: ApiResponse;
   try {
-    res = await (money ? interruptible((signal) => ({ stderr: interruptedMoney(signal, watch) }), send) : send());
+    res = await (money ? interruptible(io, (signal) => ({ stderr: interruptedMoney(signal, watch) }), send) : send());
   } catch (err) {
     // (with --json the error object is the one value printed; its idempotency_key replays)
-    if (!flags.json && err instanceof ApiError && err.status === 202 && isResource(dataOf(err.response))) await printResource(dataOf(err.response), false);
+    if (!flags.json && err instanceof ApiError && err.status === 202 && isResource(dataOf(err.response))) await printResource(io, dataOf(err.response), false);
     throw err;
   }
   // not sent: the journal's answer (a key the API has forgotten), marked as such
-  await printResource(res.fromJournal ?? dataOf(res), flags.json);
+  return resourceResult(res.fromJournal ?? dataOf(res));
+}
+
+/** A resource as a command's result (src/output/render.ts): itself with --json, `key value` lines for people. */
+async function resourceResult(value: unknown): Promise<Result> {
+  const [{ result }, { formatKeyValue, jsonText }] = await Promise.all([import('../output/render.js'), import('../output/index.js')]);
+  return result(value, () => (!value || typeof value !== 'object' ? jsonText(value) : formatKeyValue(value as Record<string, unknown>)));
 }
 
 interface MoneyWatch {
@@ -97,10 +106,10 @@ function interruptedMoney(signal: NodeJS.Signals, w: MoneyWatch): string {
 }
 
 /**
- * A list: a table (or `{data, meta}` with --json, one line per resource with --ndjson, CSV or
- * TSV with --output; the array the --jq filter gets). NDJSON, CSV and TSV stream page by page.
+ * A list: a table, or `{data, meta}` with --json (what --jq filters), one line per resource with
+ * --ndjson, CSV or TSV with --output. NDJSON, CSV and TSV stream page by page.
  */
-export async function listOperation(flags: ListFlagValues, operation: OperationName, params: Record<string, string> | undefined, kind: ResourceKind): Promise<void> {
+export async function listOperation(io: Io, flags: ListFlagValues, operation: OperationName, params: Record<string, string> | undefined, kind: ResourceKind): Promise<void> {
   const { listFormat, listColumns } = await import('./list-format.js');
   const format = listFormat(flags);
   const columns = listColumns(flags, format);
@@ -110,38 +119,34 @@ export async function listOperation(flags: ListFlagValues, operation: OperationN
     import('../output/index.js'),
     import('../output/resources.js'),
   ]);
-  const delimited = format === 'csv' || format === 'tsv' ? (await import('../output/delimited.js')).delimitedWriter(format, columns, process.stdout, { rawCells: flags['raw-cells'] }) : undefined;
-  await withSession(sessionOptions(flags), async ({ client }) => {
+  const delimited = format === 'csv' || format === 'tsv' ? (await import('../output/delimited.js')).delimitedWriter(format, columns, io.stdout, { rawCells: flags['raw-cells'] }) : undefined;
+  await withSession(sessionOptions(flags, io), async ({ client }) => {
     const rows: unknown[] = [];
     let lastMeta: Record<string, unknown> | undefined;
     let count = 0;
     for await (const page of pages(client, operation, params, { perPage: flags['per-page'], cursor: flags.cursor, all: flags.all })) {
       lastMeta = page.meta;
       count += page.data.length;
-      if (format === 'ndjson') for (const item of page.data) await out.writeNdjson(item);
+      if (format === 'ndjson') for (const item of page.data) await out.writeNdjson(item, io.stdout);
       else if (delimited) for (const item of page.data) await delimited.row(item as Record<string, unknown>);
       else rows.push(...page.data);
     }
     await delimited?.end();
     const guarded = delimited?.guarded() ?? 0;
-    if (guarded > 0) process.stderr.write(`${guarded === 1 ? '1 field begins' : `${guarded} fields begin`} with = + - @, a tab or a line break: written with a ' in front, so a spreadsheet shows ${guarded === 1 ? 'it' : 'them'} instead of running ${guarded === 1 ? 'it' : 'them'} as a formula (--raw-cells: as sent).\n`);
+    if (guarded > 0) io.stderr.write(`${guarded === 1 ? '1 field begins' : `${guarded} fields begin`} with = + - @, a tab or a line break: written with a ' in front, so a spreadsheet shows ${guarded === 1 ? 'it' : 'them'} instead of running ${guarded === 1 ? 'it' : 'them'} as a formula (--raw-cells: as sent).\n`);
     const next = lastMeta?.has_more === true ? lastMeta.next_cursor : undefined;
     const moreHint = (): void => {
-      if (!flags.all && typeof next === 'string') process.stderr.write(`More ${PLURAL[kind]}: add --cursor ${next} (or --all for every page).\n`);
+      // the cursor is the server's text: escaped like every other (src/terminal-text.ts)
+      if (!flags.all && typeof next === 'string') io.stderr.write(`More ${PLURAL[kind]}: add --cursor ${terminalSafeLine(next)} (or --all for every page).\n`);
     };
     if (format === 'ndjson') return;
-    if (flags.jq !== undefined) {
-      // --jq filters the list itself: this page's rows, or with --all every row, as one array
-      process.stdout.write(out.jsonText(rows));
-      return moreHint();
-    }
     if (format === 'json') {
-      // one page: as the API sent it; --all: every row, and no cursor left to follow
-      process.stdout.write(out.jsonText(flags.all || !lastMeta ? { data: rows } : { data: rows, meta: lastMeta }));
-      return;
+      // `{data, meta}` as the API sent it; --all: every row, with the last page's meta (no cursor left to follow)
+      io.stdout.write(out.jsonText(out.listDocument(rows, lastMeta)));
+      return; // the meta holds the cursor
     }
-    if (count === 0) process.stderr.write(`No ${PLURAL[kind]}.\n`);
-    else if (!delimited) process.stdout.write(await out.formatTable(rows as Array<Record<string, unknown>>, columns ? await namedColumns(columns, rows[0] as Record<string, unknown> | undefined) : COLUMNS[kind]));
+    if (count === 0) io.stderr.write(`No ${PLURAL[kind]}.\n`);
+    else if (!delimited) io.stdout.write(await out.formatTable(rows as Array<Record<string, unknown>>, columns ? await namedColumns(columns, rows[0] as Record<string, unknown> | undefined) : COLUMNS[kind]));
     moreHint();
   });
 }

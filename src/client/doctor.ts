@@ -2,6 +2,7 @@
 // a failure would hide the next: credentials, journal, reach, clock, key, mode, scopes. Every
 // probe is a request the API cannot act on (a read, or a write on an id that does not exist,
 // or a body it refuses), so running doctor against a live key changes nothing.
+import type { Io } from '../io.js';
 import { dirname } from 'node:path';
 import { CardctlError, type ErrorKind } from '../errors.js';
 import { probeStateFolder } from './state-folder.js';
@@ -188,9 +189,9 @@ export async function runDoctor(deps: DoctorDeps): Promise<DoctorReport> {
 }
 
 /** doctor with the real parts: the credential resolver, the journal, a client that does not retry. */
-export async function doctor(opts: { profile?: string; verbose?: boolean; caFile?: string; timeout?: string; env?: NodeJS.ProcessEnv }): Promise<DoctorReport> {
+export async function doctor(opts: { profile?: string; verbose?: boolean; caFile?: string; timeout?: string; env?: NodeJS.ProcessEnv; io: Io }): Promise<DoctorReport> {
   const env = opts.env ?? process.env;
-  const [{ resolveCredentials }, { ApiClient }, { Journal }, { sentWith }, { stderrLog }, { closeAgent, configureTransport }, { timeoutFromFlagOrEnv, chooseTimeoutMs }, net] = await Promise.all([
+  const [{ resolveCredentials }, { ApiClient }, { Journal }, { sentWith }, { verboseLog }, { closeAgent, configureTransport }, { timeoutFromFlagOrEnv, chooseTimeoutMs }, net] = await Promise.all([
     import('../profiles/resolve.js'),
     import('./client.js'),
     import('./journal.js'),
@@ -205,7 +206,7 @@ export async function doctor(opts: { profile?: string; verbose?: boolean; caFile
     return await runDoctor({
       resolve: () => resolveCredentials({ profile: opts.profile, env }),
       // no retries (doctor reports what one request meets), and 10 s per probe unless --timeout, the environment or the profile says otherwise
-      client: (credentials) => new ApiClient({ credentials, retries: 0, log: opts.verbose ? stderrLog : undefined, journal: null, timeoutMs: chooseTimeoutMs(flagOrEnvTimeout, credentials.timeout, DOCTOR_TIMEOUT_MS) }),
+      client: (credentials) => new ApiClient({ credentials, retries: 0, log: opts.verbose ? verboseLog(opts.io.stderr) : undefined, journal: null, timeoutMs: chooseTimeoutMs(flagOrEnvTimeout, credentials.timeout, DOCTOR_TIMEOUT_MS) }),
       network: (credentials) => {
         const route = net.describeRoute(credentials.baseUrl, env);
         const ca = net.chooseCaFile({ flag: opts.caFile, profile: credentials.caFile, profileName: credentials.name, env });
@@ -219,7 +220,7 @@ export async function doctor(opts: { profile?: string; verbose?: boolean; caFile
         return { name: 'network', status: 'ok', detail: `${route}${extra}` };
       },
       unresolvedOps: (credentials) => {
-        const journal = Journal.open(env);
+        const journal = Journal.open(env, (line) => opts.io.stderr.write(line + '\n'));
         const unknown = journal.unresolved(); // from the unresolved markers: not the whole journal
         const mine = unknown.filter((e) => sentWith(e, credentials)).length;
         const s = journal.stats(); // from file sizes: nothing read whole

@@ -173,9 +173,14 @@ export class Journal {
     this.store = new JournalStore(this.dir);
   }
 
-  static open(env: NodeJS.ProcessEnv = process.env): Journal {
-    return new Journal(journalDir(env));
+  /** `note`: where the one-time take-over of the old file is said (the command's stderr) */
+  static open(env: NodeJS.ProcessEnv = process.env, note: (line: string) => void = () => {}): Journal {
+    const journal = new Journal(journalDir(env));
+    journal.note = note;
+    return journal;
   }
+
+  private note: (line: string) => void = () => {};
 
   /** Takes over the old file first, once per process; the folder private (0700). */
   private prepare(): JournalStore {
@@ -184,7 +189,7 @@ export class Journal {
       const parent = join(this.dir, '..');
       mkdirSync(parent, { recursive: true, mode: 0o700 });
       chmodSync(parent, 0o700); // also when it existed with a wider mode or under umask 000
-      takeOverIfNeeded(this.legacyFile, this.dir, { unknownKey: stagedUnknownKey, note: (line) => process.stderr.write(line + '\n') });
+      takeOverIfNeeded(this.legacyFile, this.dir, { unknownKey: stagedUnknownKey, note: this.note });
       mkdirSync(this.dir, { recursive: true, mode: 0o700 });
       chmodSync(this.dir, 0o700);
     } catch (err) {

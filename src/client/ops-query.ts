@@ -16,6 +16,8 @@ export interface OpsQuery {
   untilMs?: number;
   card?: string;
   key?: string;
+  /** where the journal says what it waits for (the command's stderr) */
+  tell?: (line: string) => void;
 }
 
 const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
@@ -95,7 +97,7 @@ function* candidates(journal: Journal, q: OpsQuery, damaged: OpsScan['damaged'])
 }
 
 /** The matching operations, newest first (lazily: stop reading when you have enough). */
-export function scanOps(q: OpsQuery, journal = Journal.open()): OpsScan {
+export function scanOps(q: OpsQuery, journal = Journal.open(undefined, q.tell)): OpsScan {
   const damaged: OpsScan['damaged'] = [];
   function* entries(): Generator<JournalEntry> {
     for (const e of candidates(journal, q, damaged)) if (matches(e, q)) yield e;
@@ -104,7 +106,7 @@ export function scanOps(q: OpsQuery, journal = Journal.open()): OpsScan {
 }
 
 /** What is left past the limit: an exact count where it costs nothing to know, else whether there is more. */
-export function moreAfter(q: OpsQuery, shown: number, rest: Generator<JournalEntry>, journal = Journal.open()): number | 'some' | 0 {
+export function moreAfter(q: OpsQuery, shown: number, rest: Generator<JournalEntry>, journal = Journal.open(undefined, q.tell)): number | 'some' | 0 {
   const unfiltered = !q.unresolved && q.key === undefined && q.card === undefined && q.sinceMs === undefined && q.untilMs === undefined;
   if (unfiltered) return Math.max(0, journal.stats().ops - shown);
   if (q.unresolved && q.key === undefined && q.card === undefined && q.sinceMs === undefined && q.untilMs === undefined) return Math.max(0, journal.unresolvedCount() - shown);

@@ -12,8 +12,8 @@ import { lockKey } from './key-lock.js';
 import { inAccount, normalBase } from './identity.js';
 import { withSession, type SessionOptions } from './session.js';
 
-export function listOps(opts: { unresolved?: boolean; env?: NodeJS.ProcessEnv } = {}): JournalEntry[] {
-  const journal = Journal.open(opts.env);
+export function listOps(opts: { unresolved?: boolean; env?: NodeJS.ProcessEnv; tell?: (line: string) => void } = {}): JournalEntry[] {
+  const journal = Journal.open(opts.env, opts.tell);
   return opts.unresolved ? journal.unresolved() : journal.entries();
 }
 
@@ -28,8 +28,9 @@ export function damageNotes(damaged: ReadonlyArray<{ file: string; line: Damaged
   return notes;
 }
 
-export function showOp(id: string, env?: NodeJS.ProcessEnv): JournalEntry {
-  const journal = Journal.open(env);
+/** `tell`: where the journal says what it waits for (the command's stderr) */
+export function showOp(id: string, env?: NodeJS.ProcessEnv, tell?: (line: string) => void): JournalEntry {
+  const journal = Journal.open(env, tell);
   const found = journal.find(id);
   if (!found) {
     throw new CardctlError(`no operation "${id}" in the journal ${journal.file}.`, { kind: 'not_found', hint: 'List them with `cardctl ops list`; `cardctl ops repair` restores one that an interrupted command left out of the index.' });
@@ -59,15 +60,15 @@ export const MAX_NOTE_LENGTH = 1000;
  * `cards get`, the portal, support). Appended to the journal, never deleting: `ops show` keeps
  * every earlier record. An operation the API's answer resolved is not overridden by hand.
  */
-export function resolveOp(id: string, opts: { outcome: 'succeeded' | 'failed'; note?: string; env?: NodeJS.ProcessEnv }): JournalEntry {
-  const entry = showOp(id, opts.env);
+export function resolveOp(id: string, opts: { outcome: 'succeeded' | 'failed'; note?: string; env?: NodeJS.ProcessEnv; tell?: (line: string) => void }): JournalEntry {
+  const entry = showOp(id, opts.env, opts.tell);
   refuseIfAnswered(entry);
   const note = opts.note?.trim();
   if (note !== undefined && (note.length > MAX_NOTE_LENGTH || /[\u0000-\u001f\u007f]/u.test(note))) {
     throw usageError(`the note must be one line of at most ${MAX_NOTE_LENGTH} characters.`, 'Shorten it, e.g. --note "card 01J... seen active in the portal".');
   }
   // not while a send of the key is under way: its answer may be about to resolve the entry
-  const journal = Journal.open(opts.env);
+  const journal = Journal.open(opts.env, opts.tell);
   const release = lockKey(journal.file, { keyId: entry.key_id ?? `${normalBase(entry.base_url)} ${entry.mode}`, idempotencyKey: entry.idempotency_key });
   try {
     refuseIfAnswered(showOp(entry.id, opts.env)); // an answer may have come while the lock was awaited
@@ -96,7 +97,7 @@ export function opView(e: JournalEntry): Record<string, unknown> {
 
 /** Resends the same bytes with the same key and records the new outcome under the same id. */
 export async function replayOp(id: string, opts: SessionOptions): Promise<{ entry: JournalEntry; response: ApiResponse }> {
-  const entry = showOp(id, opts.env);
+  const entry = showOp(id, opts.env, (line) => opts.io.stderr.write(line + '\n'));
   const profile = opts.profile ?? entry.profile ?? undefined;
   return withSession({ ...opts, profile }, async ({ client, credentials }) => {
     const recordedWith = entry.profile ? `profile "${entry.profile}"` : 'the CARDCTL_* environment';
@@ -110,7 +111,7 @@ export async function replayOp(id: string, opts: SessionOptions): Promise<{ entr
       );
     }
     if (entry.key_id === undefined) {
-      process.stderr.write(`Warning: ${entry.id} was recorded without its API key id, so cardctl cannot check that key ${credentials.keyId} is the one it was sent with (${recordedWith}).\n`);
+      opts.io.stderr.write(`Warning: ${entry.id} was recorded without its API key id, so cardctl cannot check that key ${credentials.keyId} is the one it was sent with (${recordedWith}).\n`);
     }
     const prepared: PreparedRequest = {
       method: entry.method,
@@ -122,23 +123,23 @@ export async function replayOp(id: string, opts: SessionOptions): Promise<{ entr
       idempotencyKey: entry.idempotency_key,
       ...(entry.compacted_at ? { answerFromJournalOnly: { bodySha256: entry.body_sha256 } } : {}),
     };
-    process.stderr.write(`Replaying ${entry.id} with Idempotency-Key: ${entry.idempotency_key}\n`);
+    opts.io.stderr.write(`Replaying ${entry.id} with Idempotency-Key: ${entry.idempotency_key}\n`);
     const response = await client.sendPrepared(prepared, entry.id);
     return { entry, response };
   });
 }
 
 /** `ops compact`: compacts the resolved operations older than the retention (docs/journal.md, "Retention"). */
-export async function compactOps(opts: { retentionDays?: number; env?: NodeJS.ProcessEnv } = {}): Promise<CompactionReport & { dir: string }> {
-  const journal = Journal.open(opts.env);
+export async function compactOps(opts: { retentionDays?: number; env?: NodeJS.ProcessEnv; tell?: (line: string) => void } = {}): Promise<CompactionReport & { dir: string }> {
+  const journal = Journal.open(opts.env, opts.tell);
   journal.stats(); // takes over an old file first
   const { compactJournal } = await import('./journal-store/compaction.js');
   return { dir: journal.dir, ...compactJournal(journal.dir, { retentionDays: opts.retentionDays ?? retentionDays(opts.env) }) };
 }
 
 /** `ops repair`: rebuilds damaged journal files from their second copy; lines of an old file that could not be read are shown (and set aside with `discardUnreadable`). */
-export async function repairOps(opts: { discardUnreadable?: boolean; env?: NodeJS.ProcessEnv } = {}): Promise<RepairReport & { dir: string }> {
-  const journal = Journal.open(opts.env);
+export async function repairOps(opts: { discardUnreadable?: boolean; env?: NodeJS.ProcessEnv; tell?: (line: string) => void } = {}): Promise<RepairReport & { dir: string }> {
+  const journal = Journal.open(opts.env, opts.tell);
   journal.stats(); // takes over an old file first
   const { repairJournal } = await import('./journal-store/repair.js');
   try {

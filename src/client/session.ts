@@ -8,7 +8,9 @@ import { ApiClient, DEFAULT_RETRIES } from './client.js';
 import { closeAgent, configureTransport } from './http.js';
 import { caFileNamed, chooseCaFile, describeRoute, readCaFile } from './network.js';
 import type { Journal } from './journal.js';
-import { stderrLog } from './verbose.js';
+import { verboseLog } from './verbose.js';
+import { terminalSafe, terminalSafeLine } from '../terminal-text.js';
+import type { Io } from '../io.js';
 import { chooseTimeoutMs, timeoutFromFlagOrEnv } from './timeout.js';
 
 export interface SessionOptions {
@@ -23,6 +25,8 @@ export interface SessionOptions {
   /** `--timeout` as typed (seconds), checked here: src/client/timeout.ts */
   timeout?: string;
   env?: NodeJS.ProcessEnv;
+  /** where notes, the profile line, --verbose and prompts go (the command's streams: src/io.ts) */
+  io: Io;
   /** a money operation was journaled and is going out (what an interruption reports as unresolved) */
   onSent?: (sent: { idempotencyKey?: string; journalId?: string }) => void;
 }
@@ -39,9 +43,9 @@ export interface Session {
 }
 
 /** Asks on the terminal; only offered when both stdin and stderr are terminals. */
-export async function askYesNo(question: string): Promise<boolean> {
+export async function askYesNo(question: string, io: Io): Promise<boolean> {
   const { createInterface } = await import('node:readline/promises');
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  const rl = createInterface({ input: process.stdin, output: io.stderr });
   try {
     return /^y(es)?$/i.test((await rl.question(question)).trim());
   } finally {
@@ -49,17 +53,19 @@ export async function askYesNo(question: string): Promise<boolean> {
   }
 }
 
-export async function openSession(opts: SessionOptions = {}): Promise<Session> {
+export async function openSession(opts: SessionOptions): Promise<Session> {
+  const { stderr } = opts.io;
+  const stderrLog = verboseLog(stderr);
   const env = opts.env ?? process.env;
   const flagOrEnvTimeout = timeoutFromFlagOrEnv(opts.timeout, env); // a bad value is exit 2 before anything else
   const { resolveCredentials, ignoredEnvironmentNote } = await import('../profiles/resolve.js'); // lazy: conf is heavy
   const credentials = await resolveCredentials({ profile: opts.profile, env });
   const ignored = ignoredEnvironmentNote(credentials, env);
-  if (ignored) process.stderr.write(ignored + '\n');
+  if (ignored) stderr.write(terminalSafe(ignored) + '\n'); // it quotes the environment
   const timeoutMs = chooseTimeoutMs(flagOrEnvTimeout, credentials.timeout);
-  if (process.stderr.isTTY) {
+  if (stderr.isTTY) {
     const mode = credentials.mode === 'live' ? 'LIVE' : 'test';
-    process.stderr.write(`profile ${credentials.name} (${mode}) ${credentials.baseUrl}\n`);
+    stderr.write(terminalSafeLine(`profile ${credentials.name} (${mode}) ${credentials.baseUrl}`) + '\n'); // the URL may come from the environment
   }
   const ca = chooseCaFile({ flag: opts.caFile, profile: credentials.caFile, profileName: credentials.name, env });
   configureTransport({ extraCa: ca ? readCaFile(ca) : undefined, env });
@@ -69,16 +75,16 @@ export async function openSession(opts: SessionOptions = {}): Promise<Session> {
   }
   let journal: Promise<Journal> | undefined;
   let opened: Journal | undefined;
-  const openJournal = (): Promise<Journal> => (journal ??= import('./journal.js').then(({ Journal }) => (opened = Journal.open(env))));
-  const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY) && !promptsForbidden(env);
+  const openJournal = (): Promise<Journal> => (journal ??= import('./journal.js').then(({ Journal }) => (opened = Journal.open(env, (line) => stderr.write(line + '\n')))));
+  const interactive = Boolean(process.stdin.isTTY && stderr.isTTY) && !promptsForbidden(env);
   const client = new ApiClient({
     credentials,
     retries: opts.retries ?? DEFAULT_RETRIES,
     log: opts.verbose ? stderrLog : undefined,
-    note: (line) => process.stderr.write(line + '\n'),
+    note: (line) => stderr.write(terminalSafe(line) + '\n'), // notes quote answers (a replay's key, a server's words)
     openJournal,
     yes: opts.yes,
-    confirm: interactive ? askYesNo : undefined,
+    confirm: interactive ? (question) => askYesNo(question, opts.io) : undefined,
     timeoutMs,
     onSent: opts.onSent,
     env,

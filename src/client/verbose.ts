@@ -1,7 +1,7 @@
 // `--verbose` output (PRODUCT.md, "Debugging signatures"): what was signed and sent, what
 // came back, and why a retry happened. Written to stderr; the secret is never an input here.
 import { describeCanonical, visible } from '../signing/visible.js';
-import { terminalSafe } from '../output/terminal-safe.js';
+import { terminalSafe } from '../terminal-text.js';
 
 /** The canonical string, one numbered field per line, each value between `|` marks. */
 export function formatCanonical(canonical: string): string[] {
@@ -23,7 +23,7 @@ export interface VerboseLog {
   (line: string): void;
 }
 
-/** Every line escaped once more on its way out: an error message can quote a server (a TLS certificate's names). */
-export const stderrLog: VerboseLog = (line) => {
-  process.stderr.write(terminalSafe(line) + '\n');
-};
+/** The log written to the command's stderr, every line escaped once more on its way out: an error message can quote a server (a TLS certificate's names). */
+export function verboseLog(stderr: NodeJS.WritableStream): VerboseLog {
+  return (line) => void stderr.write(terminalSafe(line) + '\n');
+}

@@ -1,5 +1,6 @@
 import { Args } from '../cli/oclif.js';
 import { readFile } from 'node:fs/promises';
+import { result, type Result } from '../output/render.js';
 import { BaseCommand } from '../cli/base-command.js';
 import { usageError } from '../errors.js';
 
@@ -13,12 +14,14 @@ export default class Completion extends BaseCommand {
   static override examples = ['<%= config.bin %> completion bash >> ~/.bashrc'];
   static override args = { shell: Args.string({ description: 'bash, zsh or fish', required: true }) };
 
-  async run(): Promise<void> {
+  async run(): Promise<Result> {
     const { args } = await this.parse(Completion);
     if (!(SHELLS as readonly string[]).includes(args.shell)) {
       throw usageError(`unknown shell "${args.shell}".`, `Use one of: ${SHELLS.join(', ')}.`);
     }
     const file = new URL(`../../completions/cardctl.${args.shell}`, import.meta.url);
-    process.stdout.write(await readFile(file, 'utf8'));
+    const script = await readFile(file, 'utf8');
+    // --json (and --jq): one JSON value like every command, the script as a string
+    return result({ shell: args.shell, script }, () => script);
   }
 }

@@ -19,7 +19,7 @@ export default class Demo extends BaseCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(Demo);
     const { runDemo } = await import('../demo/index.js');
-    const summary = await runDemo({ keep: flags.keep, seed: flags.seed, out: flags.json ? process.stderr : process.stdout });
+    const summary = await runDemo({ keep: flags.keep, seed: flags.seed, out: flags.json ? this.io.stderr : this.io.stdout });
     if (summary.ok) {
       if (flags.json) this.printJson(summary);
       return;

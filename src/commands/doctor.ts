@@ -1,4 +1,5 @@
 import { Flags } from '../cli/oclif.js';
+import { result, type Result } from '../output/render.js';
 import { BaseCommand } from '../cli/base-command.js';
 
 export default class Doctor extends BaseCommand {
@@ -14,17 +15,16 @@ export default class Doctor extends BaseCommand {
     timeout: Flags.string({ description: 'seconds each probe may take (default: CARDCTL_TIMEOUT, then the profile\'s timeout, then 10)' }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<Result> {
     const { flags } = await this.parse(Doctor);
     const [{ doctor }, { exitCodeForKind }, { formatDoctor }] = await Promise.all([
       import('../client/doctor.js'),
       import('../cli/exit-codes.js'),
       import('../output/doctor.js'),
     ]);
-    const report = await doctor({ profile: flags.profile, verbose: flags.verbose, caFile: flags['ca-file'], timeout: flags.timeout });
-    if (flags.json) this.printJson(report);
-    else process.stdout.write(await formatDoctor(report));
+    const report = await doctor({ profile: flags.profile, verbose: flags.verbose, caFile: flags['ca-file'], timeout: flags.timeout, io: this.io });
     const failed = report.checks.find((c) => c.status === 'fail');
     if (failed) process.exitCode = exitCodeForKind(failed.kind ?? 'unexpected');
+    return result(report, () => formatDoctor(report, this.io.stdout));
   }
 }

@@ -36,18 +36,18 @@ export default class Request extends BaseCommand {
     ]);
     try {
       const res = await runRawRequest({
-        ...sessionOptions(flags),
+        ...sessionOptions(flags, this.io),
         method: args.method,
         path: args.path,
         data: flags.data,
         query: flags.query,
         idempotencyKey: flags['idempotency-key'],
       });
-      process.stdout.write(flags.json ? jsonText(res.body ?? res.text) : formatResponse(res, flags.include));
+      this.io.stdout.write(flags.json ? jsonText(res.body ?? res.text) : formatResponse(res, flags.include));
     } catch (err) {
       // Without --json the answer's body goes to stdout as for a success (like `gh api`),
       // the error and what to do next to stderr.
-      if (!flags.json && err instanceof ApiError && err.response) process.stdout.write(formatResponse(err.response, flags.include));
+      if (!flags.json && err instanceof ApiError && err.response) this.io.stdout.write(formatResponse(err.response, flags.include));
       throw err;
     }
   }

@@ -39,7 +39,7 @@ export default class Smoke extends BaseCommand {
     const report = flags.mock
       ? await (await import('../cli/smoke-mock.js')).smokeAgainstMock({ amount: flags.amount, timeout: flags.timeout }, { note: (l) => this.note(l) })
       : await (await import('../client/smoke/index.js')).smoke({ profile: flags.profile, amount: flags.amount, timeout: flags.timeout });
-    await emitCaseReport(report, { json: flags.json, junit: flags.junit, env: process.env, text: (chalk) => formatSmoke(report, chalk) });
+    await emitCaseReport(report, { ...this.io, json: flags.json, junit: flags.junit, env: process.env, text: (chalk) => formatSmoke(report, chalk) });
     const failed = report.cases.find((c) => c.status === 'failed');
     process.exitCode = failed ? exitCodeForKind(failed.kind ?? 'unexpected') : EXIT.ok;
   }

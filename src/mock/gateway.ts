@@ -7,18 +7,11 @@ import { fail, type Reply } from './envelope.js';
 import { isAllowed } from './allowlist.js';
 import type { Runtime } from './runtime.js';
 import type { KeyRec } from './state.js';
-import type { FirstUse, Refusal } from './refusal.js';
+import type { FirstUse, GatewayInput, Refusal } from './refusal.js';
 
 export const TIMESTAMP_WINDOW_S = 300;
 
-export interface GatewayInput {
-  method: string;
-  rawPath: string;
-  rawQuery: string;
-  headers: Record<string, string | string[] | undefined>;
-  body: Buffer;
-  remoteAddress: string | undefined;
-}
+export type { GatewayInput } from './refusal.js';
 
 export type GatewayResult = { ok: true; key: KeyRec; rateHeaders: Record<string, string> } | { ok: false; reply: Reply; why: Refusal; key?: KeyRec };
 

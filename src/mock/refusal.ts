@@ -4,8 +4,17 @@
 // answered; it is never stored: only the diagnosis made from it is.
 import type { Diagnosis } from './request-log.js';
 import type { RouteDef } from '../contract/routes.js';
-import type { GatewayInput } from './gateway.js';
 import type { KeyRec } from './state.js';
+
+/** What the gateway checks of a request (here, beside the refusals that quote it, so gateway.ts and this module do not import each other). */
+export interface GatewayInput {
+  method: string;
+  rawPath: string;
+  rawQuery: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+  remoteAddress: string | undefined;
+}
 
 /** A request the log remembers: its id (sequence number) and real time. */
 export interface FirstUse {

@@ -2,7 +2,7 @@
 // people, JUnit XML for CI servers (GitHub Actions, GitLab, Jenkins), and GitHub Actions
 // `::error::` annotations. Each renderer takes the report as data; nothing here sends anything.
 import type { ChalkInstance } from 'chalk';
-import { terminalSafe } from './terminal-safe.js';
+import { terminalSafe } from '../terminal-text.js';
 
 export type CaseStatus = 'passed' | 'failed' | 'info' | 'skipped';
 

@@ -2,6 +2,7 @@
 // hint under a check that did not pass.
 import type { DoctorReport } from '../client/doctor.js';
 import { chalkFor, colorEnabled } from './color.js';
+import { terminalSafe, terminalSafeLine } from '../terminal-text.js';
 
 export async function formatDoctor(report: DoctorReport, stream: { isTTY?: boolean } = process.stdout): Promise<string> {
   const chalk = colorEnabled(stream) ? await chalkFor(stream) : undefined; // chalk only for colour
@@ -9,8 +10,8 @@ export async function formatDoctor(report: DoctorReport, stream: { isTTY?: boole
   const width = Math.max(...report.checks.map((c) => c.name.length));
   let out = '';
   for (const c of report.checks) {
-    out += `${mark[c.status]} ${c.name.padEnd(width)}  ${c.detail}\n`;
-    if (c.hint && c.status !== 'ok') out += `  ${' '.repeat(width)}  ${c.hint}\n`;
+    out += `${mark[c.status]} ${c.name.padEnd(width)}  ${terminalSafeLine(c.detail)}\n`; // details quote the server's messages
+    if (c.hint && c.status !== 'ok') out += `  ${' '.repeat(width)}  ${terminalSafe(c.hint)}\n`;
   }
   return out;
 }

@@ -1,7 +1,7 @@
 // An API answer as `cardctl request` prints it: optionally the status line and headers first
 // (like `curl -i` / `gh api -i`), then the body, pretty-printed when it is JSON. A server's
 // control characters are escaped (issue 22 item 5); in JSON as \u escapes, so it is the same JSON.
-import { terminalSafe, terminalSafeJson, terminalSafeLine } from './terminal-safe.js';
+import { terminalSafe, terminalSafeJson, terminalSafeLine } from '../terminal-text.js';
 
 export interface PrintableResponse {
   status: number;

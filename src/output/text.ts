@@ -1,6 +1,6 @@
 // Output for people: key-value blocks and tables. Data goes to stdout, notes to stderr.
 import { chalkFor, colorEnabled } from './color.js';
-import { terminalSafeLine } from './terminal-safe.js';
+import { terminalSafeLine } from '../terminal-text.js';
 
 export function displayValue(value: unknown): string {
   if (value === null || value === undefined || value === '') return '-'; // a blank cell would shift `awk` columns

@@ -36,6 +36,15 @@ describe('architecture: the imports of src/', () => {
     expect(edges.filter((e) => part(e.to) === 'commands' && part(e.from) !== 'commands')).toEqual([]);
   });
 
+  it('client never imports upward (output, cli): escaping and the streams sit below both (src/terminal-text.ts, src/io.ts)', () => {
+    expect(edges.filter((e) => part(e.from) === 'client' && e.local && ['output', 'cli', 'demo'].includes(part(e.to)))).toEqual([]);
+    expect(edges.filter((e) => part(e.from) === 'client' && e.to === 'terminal-text.js')).not.toEqual([]);
+  });
+
+  it('src/terminal-text.ts and src/io.ts import nothing of the project', () => {
+    expect(edges.filter((e) => ['terminal-text.ts', 'io.ts'].includes(e.from) && e.local)).toEqual([]);
+  });
+
   it('commands take Args, Flags and Command from src/cli/oclif.ts, never from @oclif/core', () => {
     expect(edges.filter((e) => part(e.from) === 'commands' && e.to === '@oclif/core')).toEqual([]);
   });

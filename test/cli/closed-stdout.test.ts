@@ -70,7 +70,7 @@ describe('stdout closed by its reader', () => {
       c.stdout.on('data', (d: Buffer) => (out += d.toString()));
       c.on('close', () => resolve(out));
     });
-    expect(JSON.parse(ops)).toEqual([]);
+    expect(JSON.parse(ops).data).toEqual([]);
   });
 });
 

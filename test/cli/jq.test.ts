@@ -44,20 +44,19 @@ describe('--jq', () => {
     expect(many.stdout).toBe(`${card.id}\n${card.status}\nnull\n`);
   });
 
-  it('runs over the whole list as one array with --all (length counts every row), and per row with --ndjson', async () => {
-    const all = await run(['customers', 'list', '--all', '--per-page', '1', '--jq', 'length']);
+  it('runs over the {data, meta} document --json prints (with --all every row), and per row with --ndjson', async () => {
+    const all = await run(['customers', 'list', '--all', '--per-page', '1', '--jq', '.data | length']);
     expect(all.code, all.stderr).toBe(0);
     const total = Number(all.stdout);
     expect(total).toBeGreaterThanOrEqual(5); // 4 here and the card's holder
-    const onePage = await run(['customers', 'list', '--per-page', '2', '--jq', 'length']);
-    expect(onePage.stdout).toBe('2\n');
-    expect(onePage.stderr).toContain('--cursor'); // the next page is still offered
+    const onePage = await run(['customers', 'list', '--per-page', '2', '--jq', '(.data | length), .meta.has_more, (.meta.next_cursor | type)']);
+    expect(onePage.stdout).toBe('2\ntrue\nstring\n'); // the next page is offered in the document, as --json has it
     const perRow = await run(['customers', 'list', '--all', '--per-page', '2', '--ndjson', '--jq', '.email']);
     expect(perRow.code, perRow.stderr).toBe(0);
     const lines = perRow.stdout.trimEnd().split('\n');
     expect(lines).toHaveLength(total);
     expect(lines).toEqual(expect.arrayContaining(emails));
-    const selected = await run(['customers', 'list', '--all', '--jq', '.[] | select(.email == "jq2@example.com") | .email']);
+    const selected = await run(['customers', 'list', '--all', '--jq', '.data[] | select(.email == "jq2@example.com") | .email']);
     expect(selected.stdout).toBe('jq2@example.com\n');
   });
 
@@ -65,7 +64,7 @@ describe('--jq', () => {
     const sign = await run(['sign', '--method', 'GET', '--path', '/api/v1/cards', '--key-id', mock.keys.test.keyId, '--timestamp', '1763800000', '--nonce', 'n-1', '--jq', 'keys | length > 0']);
     expect(sign.code, sign.stderr).toBe(0);
     expect(sign.stdout).toBe('true\n');
-    expect((await run(['profiles', 'list', '--jq', 'length'])).stdout).toBe('0\n');
+    expect((await run(['profiles', 'list', '--jq', '.data | length'])).stdout).toBe('0\n');
   });
 
   it('a bad expression is exit 2 with jq\'s own message, before anything is sent', async () => {

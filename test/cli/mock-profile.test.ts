@@ -103,7 +103,7 @@ describe('webhooks trigger takes the mode of the profile that found the mock', (
     const live = await emitted(['-p', 'mock-live']);
     expect(live.mode).toBe('live');
     const onFirst = await sb.run(['mock', 'events', '-p', 'mock-live', '--json']);
-    expect(JSON.parse(onFirst.stdout)).toContainEqual(expect.objectContaining({ id: live.id, mode: 'live' }));
+    expect(JSON.parse(onFirst.stdout).data).toContainEqual(expect.objectContaining({ id: live.id, mode: 'live' }));
     expect((await emitted(['-p', 'mock-live', '--mode', 'test'])).mode).toBe('test');
     expect((await emitted(['-p', 'mock-test'])).mode).toBe('test');
     expect((await emitted([], { CARDCTL_PROFILE: 'mock-live' })).mode).toBe('live');
@@ -120,10 +120,10 @@ describe('webhooks listen --mock with a profile, while a newer mock runs', () =>
       const l = listen(args, env);
       const ready = await l.ready;
       const mine = await sb.run(['mock', 'webhook-endpoints', '-p', 'mock-test', '--json']);
-      expect(JSON.parse(mine.stdout).map((e: { id: string }) => e.id)).toContain(ready.endpoint_id);
+      expect(JSON.parse(mine.stdout).data.map((e: { id: string }) => e.id)).toContain(ready.endpoint_id);
       const newest = await sb.run(['mock', 'webhook-endpoints', '--json']); // no -p: the newest mock
       expect(newest.stderr).toContain(newer.base_url);
-      expect(JSON.parse(newest.stdout)).toEqual([]);
+      expect(JSON.parse(newest.stdout).data).toEqual([]);
       const trig = await sb.run(['webhooks', 'trigger', 'card.issued', '-p', 'mock-test', '--json']);
       expect(trig.code, trig.stderr).toBe(0);
       expect(await l.exited, l.out().stderr).toBe(0);

@@ -84,7 +84,7 @@ describe('ops ids', () => {
       const r = await sb.run(['request', 'POST', '/cards/01JD2QA1B2C3D4E5F6G7H8J9KM/recharge', '--data', '{"amount":5}', '--idempotency-key', `ids-${k}`], { env: srv.env() });
       expect(r.code, r.stderr).toBe(0);
     }
-    const ids = (JSON.parse((await sb.run(['ops', 'list', '--all', '--json'])).stdout) as Array<{ id: string }>).map((e) => e.id);
+    const ids = (JSON.parse((await sb.run(['ops', 'list', '--all', '--json'])).stdout).data as Array<{ id: string }>).map((e) => e.id);
     expect(ids).toHaveLength(3);
     const prefixes = ids.map((id) => id.slice(0, 'op_'.length + 5));
     expect(new Set(prefixes).size).toBe(3);

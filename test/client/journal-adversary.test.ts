@@ -163,7 +163,7 @@ describe('a damaged record is never skipped silently', () => {
       damage();
       const listed = await s.cli(['ops', 'list', '--unresolved', '--json']);
       expect(listed.code, listed.stderr).toBe(0);
-      expect(json(listed)).toMatchObject([{ id, idempotency_key: 'marker-unknown', outcome: 'unknown' }]);
+      expect(json(listed).data).toMatchObject([{ id, idempotency_key: 'marker-unknown', outcome: 'unknown' }]);
       const doctor = await s.cli(['doctor']);
       expect(doctor.stdout).toMatch(/1 money operation with an unknown outcome for these credentials/);
     }
@@ -199,7 +199,7 @@ describe('an interrupted takeover of operations.ndjson', () => {
     expect(list.stderr).toContain('299 more operations');
     expect(existsSync(old)).toBe(false);
     expect((await s.cli(['doctor'])).stdout).toMatch(/\(300 operations, 43 unresolved/);
-    expect(json(await s.cli(['ops', 'list', '--unresolved', '--all', '--json']))).toHaveLength(43);
+    expect(json(await s.cli(['ops', 'list', '--unresolved', '--all', '--json'])).data).toHaveLength(43);
   });
 
   it('a damaged byte in its checkpoint (a digit of the offset) loses no record: the takeover starts over, and the old recharge is not charged again', async () => {
@@ -274,7 +274,7 @@ describe('a command killed between the appends of one record', () => {
     expect(repair.code, repair.stderr).toBe(0);
     expect(repair.stdout).toMatch(/completed segments\/.*: 1 record it lacked/);
     const listed = await s.cli(['ops', 'list', '--unresolved', '--json']);
-    expect(json(listed)).toMatchObject([{ id, idempotency_key: 'cut-short', outcome: 'unknown' }]);
+    expect(json(listed).data).toMatchObject([{ id, idempotency_key: 'cut-short', outcome: 'unknown' }]);
     const resolved = await s.cli(['ops', 'resolve', id!, '--outcome', 'failed']);
     expect(resolved.code, resolved.stderr).toBe(0);
     expect((await s.cli(['ops', 'repair'])).stderr).toMatch(/is sound/);

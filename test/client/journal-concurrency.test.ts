@@ -37,12 +37,12 @@ describe('concurrent writers', () => {
     const listed = await run(['ops', 'list', '--all', '--json']);
     expect(listed.code, listed.stderr).toBe(0);
     expect(listed.stderr).not.toContain('damaged');
-    const entries = JSON.parse(listed.stdout) as Array<{ idempotency_key: string; outcome: string; status: number }>;
+    const entries = JSON.parse(listed.stdout).data as Array<{ idempotency_key: string; outcome: string; status: number }>;
     for (let i = 0; i < 8; i++) expect(entries.filter((e) => e.idempotency_key === `conc-${i}`)).toMatchObject([{ outcome: 'resolved', status: 200 }]);
     const sharedSends = entries.filter((e) => e.idempotency_key === 'conc-shared');
     expect(sharedSends).toHaveLength(contested[1] === 9 ? 1 : 2);
     for (const e of sharedSends) expect(e.outcome).toBe('resolved');
-    const unresolved = JSON.parse((await run(['ops', 'list', '--unresolved', '--all', '--json'])).stdout);
+    const unresolved = JSON.parse((await run(['ops', 'list', '--unresolved', '--all', '--json'])).stdout).data;
     expect(unresolved).toEqual([]);
     const check = await run(['ops', 'repair', '--json']);
     expect(JSON.parse(check.stdout)).toMatchObject({ repaired: [], unreadable: [] });

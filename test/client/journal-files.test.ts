@@ -122,7 +122,7 @@ describe('a full disk (a file size limit) while the op record is written', () =>
     const list = await cli(s, ['ops', 'list', '--all', '--json']);
     expect(list.code, list.stderr).toBe(0);
     expect(list.stderr).toBe('');
-    expect((JSON.parse(list.stdout) as Array<{ idempotency_key: string; outcome: string }>).filter((e) => e.idempotency_key === key).map((e) => e.outcome)).toEqual(['resolved']);
+    expect((JSON.parse(list.stdout).data as Array<{ idempotency_key: string; outcome: string }>).filter((e) => e.idempotency_key === key).map((e) => e.outcome)).toEqual(['resolved']);
     const doctor = await cli(s, ['doctor', '--json']);
     const journalCheck = (JSON.parse(doctor.stdout).checks as Array<{ name: string; status: string }>).find((c) => c.name === 'journal');
     expect(journalCheck?.status, doctor.stdout).toBe('ok');

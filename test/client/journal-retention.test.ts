@@ -87,7 +87,7 @@ describe('ops compact', () => {
     const shown = json(await s.cli(['ops', 'show', 'old-resolved', '--json']));
     expect(shown).toMatchObject({ idempotency_key: 'old-resolved', outcome: 'resolved', status: 200, resource_id: card.id, balance_minor: expect.any(Number), body: null, compacted_at: expect.any(String) });
     expect(json(await s.cli(['ops', 'show', 'old-unknown', '--json']))).toMatchObject({ outcome: 'unknown', body: '{"amount":4}' });
-    expect(json(await s.cli(['ops', 'list', '--unresolved', '--all', '--json'])).map((e: { idempotency_key: string }) => e.idempotency_key)).toContain('old-unknown');
+    expect(json(await s.cli(['ops', 'list', '--unresolved', '--all', '--json'])).data.map((e: { idempotency_key: string }) => e.idempotency_key)).toContain('old-unknown');
 
     const fromJournal = await s.cli(resolved);
     expect(fromJournal.code, fromJournal.stderr).toBe(0);

@@ -29,22 +29,22 @@ describe('ops list', () => {
     const s = withOldJournal(50, { stepMs: HOUR, unknownEvery: 10 });
     const first = await s.cli(['ops', 'list', '--json']);
     expect(first.code, first.stderr).toBe(0);
-    const page = json(first) as Array<{ idempotency_key: string }>;
+    const page = json(first).data as Array<{ idempotency_key: string }>;
     expect(page.map((e) => e.idempotency_key)).toEqual(Array.from({ length: 20 }, (_, i) => `gen-${49 - i}`));
     expect(first.stderr).toContain('30 more operations: --limit N or --all shows them.');
     expect(existsSync(join(state(s), 'operations.ndjson'))).toBe(false); // taken over, every record kept:
     const all = ndjsonLines(await s.cli(['ops', 'list', '--all', '--ndjson']));
     expect(all.map((e) => e.idempotency_key)).toEqual(Array.from({ length: 50 }, (_, i) => `gen-${49 - i}`));
-    expect(json(await s.cli(['ops', 'list', '--limit', '3', '--json'])).length).toBe(3);
-    const recent = json(await s.cli(['ops', 'list', '--since', '150m', '--json'])) as Array<{ idempotency_key: string }>;
+    expect(json(await s.cli(['ops', 'list', '--limit', '3', '--json'])).data.length).toBe(3);
+    const recent = json(await s.cli(['ops', 'list', '--since', '150m', '--json'])).data as Array<{ idempotency_key: string }>;
     expect(recent.map((e) => e.idempotency_key)).toEqual(['gen-49', 'gen-48', 'gen-47']);
-    const older = json(await s.cli(['ops', 'list', '--until', '47h', '--since', new Date(Date.now() - 49.5 * HOUR).toISOString(), '--json'])) as Array<{ idempotency_key: string }>;
+    const older = json(await s.cli(['ops', 'list', '--until', '47h', '--since', new Date(Date.now() - 49.5 * HOUR).toISOString(), '--json'])).data as Array<{ idempotency_key: string }>;
     expect(older.map((e) => e.idempotency_key)).toEqual(['gen-2', 'gen-1', 'gen-0']);
-    const unknown = json(await s.cli(['ops', 'list', '--unresolved', '--all', '--json'])) as Array<{ idempotency_key: string }>;
+    const unknown = json(await s.cli(['ops', 'list', '--unresolved', '--all', '--json'])).data as Array<{ idempotency_key: string }>;
     expect(unknown.map((e) => e.idempotency_key)).toEqual(['gen-40', 'gen-30', 'gen-20', 'gen-10', 'gen-0']);
-    expect((json(await s.cli(['ops', 'list', '--key', 'gen-7', '--json'])) as unknown[]).length).toBe(1);
-    expect((json(await s.cli(['ops', 'list', '--card', '01JD2QA1B2C3D4E5F6G7H8J9KM', '--all', '--json'])) as unknown[]).length).toBe(50);
-    expect((json(await s.cli(['ops', 'list', '--card', '01JD2QZZZZZZZZZZZZZZZZZZZZ', '--json'])) as unknown[]).length).toBe(0);
+    expect((json(await s.cli(['ops', 'list', '--key', 'gen-7', '--json'])).data as unknown[]).length).toBe(1);
+    expect((json(await s.cli(['ops', 'list', '--card', '01JD2QA1B2C3D4E5F6G7H8J9KM', '--all', '--json'])).data as unknown[]).length).toBe(50);
+    expect((json(await s.cli(['ops', 'list', '--card', '01JD2QZZZZZZZZZZZZZZZZZZZZ', '--json'])).data as unknown[]).length).toBe(0);
     const bad = await s.cli(['ops', 'list', '--since', 'yesterday-ish']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('neither a duration nor a date');
@@ -74,7 +74,7 @@ describe('taking over operations.ndjson', () => {
     expect(existsSync(join(state(s), 'operations.ndjson'))).toBe(false);
     expect(existsSync(join(state(s), 'journal.importing'))).toBe(false);
     const doctorish = await s.cli(['ops', 'list', '--unresolved', '--all', '--json']);
-    expect((json(doctorish) as unknown[]).length).toBe(Math.ceil(60_000 / 997));
+    expect((json(doctorish).data as unknown[]).length).toBe(Math.ceil(60_000 / 997));
   }, 120_000);
 
   it('a record of the wrong shape and a damaged byte at the start of an op line: reported with `ops repair`, money commands refuse, never an internal error', async () => {

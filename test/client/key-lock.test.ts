@@ -75,7 +75,7 @@ afterAll(async () => {
 });
 
 interface Entry { id: string; idempotency_key: string; outcome: string; status: number | null }
-const entriesOf = async (key: string): Promise<Entry[]> => (json(await run(['ops', 'list', '--all', '--json'])) as Entry[]).filter((e) => e.idempotency_key === key);
+const entriesOf = async (key: string): Promise<Entry[]> => (json(await run(['ops', 'list', '--all', '--json'])).data as Entry[]).filter((e) => e.idempotency_key === key);
 
 describe('two processes, one idempotency key', () => {
   it('`ops replay` twice in parallel: the second refuses at once (exit 9, names the first pid), sends nothing; the journal keeps the success', async () => {
@@ -104,7 +104,7 @@ describe('two processes, one idempotency key', () => {
     // the journal says what A learned: resolved, not listed as unresolved (without the lock, B's
     // in_flight answer came after A's success and was recorded on the same entry: unknown again)
     expect((await entriesOf('twice-1')).map((e) => [e.outcome, e.status])).toEqual([['resolved', 200]]);
-    expect(json(await run(['ops', 'list', '--unresolved', '--all', '--json'])).filter((e: Entry) => e.idempotency_key === 'twice-1')).toEqual([]);
+    expect(json(await run(['ops', 'list', '--unresolved', '--all', '--json'])).data.filter((e: Entry) => e.idempotency_key === 'twice-1')).toEqual([]);
     expect(b.code, b.stdout + b.stderr).toBe(9);
     expect(json(b).error).toMatchObject({ code: 'key_in_use', idempotency_key: 'twice-1' });
     expect(json(b).error.message).toMatch(/another cardctl process \(pid \d+, since .*\) is sending Idempotency-Key twice-1 right now: this one sent nothing/);

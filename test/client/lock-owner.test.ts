@@ -126,7 +126,7 @@ describe('the takeover lock', () => {
     writeFileSync(takeoverLockFile(s), JSON.stringify({ pid: stranger.pid, process_start: 'another-boot:12' }));
     const r = await s.cli(['ops', 'list', '--all', '--json']);
     expect(r.code, r.stderr).toBe(0);
-    expect(json(r)).toHaveLength(5);
+    expect(json(r).data).toHaveLength(5);
     expect(existsSync(join(s.stateDir, 'cardctl', 'operations.ndjson'))).toBe(false);
     expect(existsSync(takeoverLockFile(s))).toBe(false);
   });
@@ -140,7 +140,7 @@ describe('the takeover lock', () => {
     utimesSync(takeoverLockFile(s), hourAgo, hourAgo);
     const r = await s.cli(['ops', 'list', '--all', '--json']);
     expect(r.code, r.stderr).toBe(0);
-    expect(json(r)).toHaveLength(5);
+    expect(json(r).data).toHaveLength(5);
   });
 
   it('naming a live process with its very start: the command waits for it (says so), and goes ahead once that process is gone', async () => {
@@ -159,7 +159,7 @@ describe('the takeover lock', () => {
     expect(child.exitCode, 'still waiting').toBe(null);
     holder.kill('SIGKILL');
     expect(await exited, stderr).toBe(0);
-    expect(JSON.parse(stdout)).toHaveLength(5);
+    expect(JSON.parse(stdout).data).toHaveLength(5);
   });
 });
 

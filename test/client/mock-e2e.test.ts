@@ -48,7 +48,7 @@ describe('request against the mock', () => {
     const r = await run(['request', 'POST', `/cards/${card.id}/recharge`, '--data', '{"amount":250}', '--retries', '0']);
     expect(r.code, r.stderr).toBe(7);
     const key = /Idempotency-Key: (\S+)/.exec(r.stderr)![1]!;
-    const unresolved = JSON.parse((await run(['ops', 'list', '--unresolved', '--all', '--json'])).stdout) as Array<{ id: string; idempotency_key: string }>;
+    const unresolved = JSON.parse((await run(['ops', 'list', '--unresolved', '--all', '--json'])).stdout).data as Array<{ id: string; idempotency_key: string }>;
     const op = unresolved.find((e) => e.idempotency_key === key)!;
     expect(op).toBeDefined();
 
@@ -74,14 +74,14 @@ describe('request against the mock', () => {
 
     // a replay the gateway refuses (a secret that does not belong to the key) tells nothing
     expect((await run(['ops', 'replay', id!], { CARDCTL_API_SECRET: mock.keys.live.secret })).code).toBe(3);
-    const stillUnknown = JSON.parse((await run(['ops', 'list', '--unresolved', '--all', '--json'])).stdout) as Array<{ id: string }>;
+    const stillUnknown = JSON.parse((await run(['ops', 'list', '--unresolved', '--all', '--json'])).stdout).data as Array<{ id: string }>;
     expect(stillUnknown.map((e) => e.id)).toContain(id);
 
     const resent = await run([...command, '--json']);
     expect(resent.code, resent.stderr).toBe(0);
     expect(JSON.parse(resent.stdout).data.balance_minor).toBe(card.balance_minor + 300);
     expect((await wallet(mock, 'test')).balance_minor).toBe(before.balance_minor - 300);
-    const after = JSON.parse((await run(['ops', 'list', '--unresolved', '--all', '--json'])).stdout) as Array<{ idempotency_key: string }>;
+    const after = JSON.parse((await run(['ops', 'list', '--unresolved', '--all', '--json'])).stdout).data as Array<{ idempotency_key: string }>;
     expect(after.map((e) => e.idempotency_key)).not.toContain('e2e-resend-1');
     expect(JSON.parse((await run(['ops', 'show', id!, '--json'])).stdout)).toMatchObject({ outcome: 'resolved', status: 200 });
   });

@@ -39,7 +39,7 @@ async function books(): Promise<{ balance: number; cards: number }> {
 }
 
 interface Entry { id: string; idempotency_key: string; outcome: string; resolution?: { outcome: string; note: string | null } }
-const entriesOf = async (key: string): Promise<Entry[]> => (json(await run(['ops', 'list', '--all', '--json'])) as Entry[]).filter((e) => e.idempotency_key === key);
+const entriesOf = async (key: string): Promise<Entry[]> => (json(await run(['ops', 'list', '--all', '--json'])).data as Entry[]).filter((e) => e.idempotency_key === key);
 
 beforeAll(async () => {
   mock = (await startMock({ port: 0, seed: 24, providerLatencyMs: 0 })) as unknown as MockHandle;

@@ -30,7 +30,7 @@ interface Entry {
   key_id?: string;
   resolved_by?: string;
 }
-const entries = async (): Promise<Entry[]> => JSON.parse((await run(['ops', 'list', '--all', '--json'])).stdout) as Entry[];
+const entries = async (): Promise<Entry[]> => JSON.parse((await run(['ops', 'list', '--all', '--json'])).stdout).data as Entry[];
 const entryOf = async (key: string): Promise<Entry> => (await entries()).filter((e) => e.idempotency_key === key).at(-1)!;
 const show = async (idOrKey: string): Promise<Entry> => JSON.parse((await run(['ops', 'show', idOrKey, '--json'])).stdout) as Entry;
 
@@ -92,7 +92,7 @@ describe('the journal says "resolved" only when an answer reveals the outcome', 
     expect(refused.code).toBe(7);
     expect(refused.stderr).toMatch(/ECONNREFUSED.*An earlier attempt may have gone through/);
     expect(await show(id)).toMatchObject({ outcome: 'unknown', status: null });
-    const unresolved = JSON.parse((await run(['ops', 'list', '--unresolved', '--all', '--json'])).stdout) as Entry[];
+    const unresolved = JSON.parse((await run(['ops', 'list', '--unresolved', '--all', '--json'])).stdout).data as Entry[];
     expect(unresolved.map((e) => e.id)).toContain(id);
   });
 
@@ -134,7 +134,7 @@ describe('resending with the same --idempotency-key (the hint) resolves the earl
     const newest = sends[0]!; // ops list is newest first
     expect(await show(firstId!)).toMatchObject({ outcome: 'resolved', status: 200, resolved_by: newest.id });
     expect(await show('k-resend')).toMatchObject({ id: newest.id, outcome: 'resolved', status: 200 });
-    const unresolved = JSON.parse((await run(['ops', 'list', '--unresolved', '--all', '--json'])).stdout) as Entry[];
+    const unresolved = JSON.parse((await run(['ops', 'list', '--unresolved', '--all', '--json'])).stdout).data as Entry[];
     expect(unresolved.map((e) => e.idempotency_key)).not.toContain('k-resend');
   });
 });

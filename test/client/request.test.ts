@@ -223,7 +223,7 @@ describe('money operations', () => {
     expect(JSON.parse(r.stdout).error).toMatchObject({ status: 500, idempotency_key: 'k-500' });
     expect(srv.requests).toHaveLength(2);
     const list = await run(['ops', 'list', '--unresolved', '--all', '--json']);
-    expect(JSON.parse(list.stdout).map((e: { idempotency_key: string }) => e.idempotency_key)).toContain('k-500');
+    expect(JSON.parse(list.stdout).data.map((e: { idempotency_key: string }) => e.idempotency_key)).toContain('k-500');
   });
 
   it('journals before sending: a dropped connection leaves it unknown, and `ops replay` resolves it with the same bytes and key', async () => {
@@ -231,7 +231,7 @@ describe('money operations', () => {
     const r = await run(['request', 'POST', `/cards/${CARD}/recharge`, '--data', '{"amount":77}', '--idempotency-key', 'k-drop', '--retries', '1']);
     expect(r.code, r.stderr).toBe(7);
     expect(r.stderr).toMatch(/k-drop/);
-    const unresolved = JSON.parse((await run(['ops', 'list', '--unresolved', '--all', '--json'])).stdout) as Array<{ id: string; idempotency_key: string; body: string }>;
+    const unresolved = JSON.parse((await run(['ops', 'list', '--unresolved', '--all', '--json'])).stdout).data as Array<{ id: string; idempotency_key: string; body: string }>;
     const op = unresolved.find((e) => e.idempotency_key === 'k-drop')!;
     expect(op.body).toBe('{"amount":77}');
     const raw = journalBytes(join(sb.stateDir, 'cardctl'));
@@ -245,7 +245,7 @@ describe('money operations', () => {
     expect(JSON.parse(replay.stdout).data.id).toBe(CARD);
     expect(srv.requests[0]!.headers['idempotency-key']).toBe('k-drop');
     expect(srv.requests[0]!.body.toString('utf8')).toBe('{"amount":77}');
-    const after = JSON.parse((await run(['ops', 'list', '--unresolved', '--all', '--json'])).stdout) as Array<{ id: string }>;
+    const after = JSON.parse((await run(['ops', 'list', '--unresolved', '--all', '--json'])).stdout).data as Array<{ id: string }>;
     expect(after.map((e) => e.id)).not.toContain(op.id);
     const shown = JSON.parse((await run(['ops', 'show', op.id, '--json'])).stdout);
     expect(shown).toMatchObject({ outcome: 'resolved', status: 200, resource_id: CARD });

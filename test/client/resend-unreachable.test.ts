@@ -45,11 +45,11 @@ describe('an unknown money operation sent again while the API cannot be reached'
   });
 
   it('`ops replay` exits 7 too, and the operation stays listed as unresolved', async () => {
-    const list = json(await run(['ops', 'list', '--all', '--json'])) as Array<{ id: string; idempotency_key: string }>;
+    const list = json(await run(['ops', 'list', '--all', '--json'])).data as Array<{ id: string; idempotency_key: string }>;
     const first = list.find((e) => e.idempotency_key === 'lost-answer')!;
     const replay = await run(['ops', 'replay', first.id]);
     expect(replay.code, replay.stderr).toBe(7);
-    const unresolved = json(await run(['ops', 'list', '--unresolved', '--all', '--json'])) as Array<{ idempotency_key: string }>;
+    const unresolved = json(await run(['ops', 'list', '--unresolved', '--all', '--json'])).data as Array<{ idempotency_key: string }>;
     expect(unresolved.map((e) => e.idempotency_key)).toContain('lost-answer');
   });
 
@@ -59,7 +59,7 @@ describe('an unknown money operation sent again while the API cannot be reached'
     expect(fresh.stderr).not.toContain('may have gone through');
     const known = await run(['cards', 'recharge', card.id, '--amount', '5', '--idempotency-key', 'known-success', '--retries', '0']);
     expect(known.code, known.stderr).toBe(8);
-    const unresolved = json(await run(['ops', 'list', '--unresolved', '--all', '--json'])) as Array<{ idempotency_key: string }>;
+    const unresolved = json(await run(['ops', 'list', '--unresolved', '--all', '--json'])).data as Array<{ idempotency_key: string }>;
     expect(unresolved.map((e) => e.idempotency_key)).not.toContain('never-sent');
     expect(unresolved.map((e) => e.idempotency_key)).not.toContain('known-success');
   });

@@ -82,7 +82,7 @@ describe('a --batch whose rows overlap (--concurrency 8)', () => {
       expect(ops.map((o) => o.inBucket)).toEqual([true]);
       expect(journalRecords(journal()).filter((x) => x.type === 'outcome' && x.id === ops[0]!.op.id && x.status === 200)).toHaveLength(1);
     }
-    expect(JSON.parse((await sb.run(['ops', 'list', '--unresolved', '--json'], { env })).stdout)).toEqual([]);
+    expect(JSON.parse((await sb.run(['ops', 'list', '--unresolved', '--json'], { env })).stdout).data).toEqual([]);
     expect(JSON.parse((await sb.run(['ops', 'repair', '--json'], { env })).stdout)).toMatchObject({ repaired: [], unreadable: [] });
     // the same file again: every row from the journal, nothing sent
     const again = await sb.run(['cards', 'recharge', '--batch', path, '--concurrency', '8', '--json'], { env });

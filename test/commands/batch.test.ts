@@ -92,7 +92,7 @@ describe('cards issue --batch', () => {
     expect(await counts()).toEqual(stateAfter);
 
     // every row is in the journal once (the reruns sent nothing), resolved with its card
-    const journal = JSON.parse((await run(['ops', 'list', '--all', '--json'])).stdout) as Array<{ idempotency_key: string; outcome: string; resource_id: string }>;
+    const journal = JSON.parse((await run(['ops', 'list', '--all', '--json'])).stdout).data as Array<{ idempotency_key: string; outcome: string; resource_id: string }>;
     for (const r of rows) {
       const entries = journal.filter((e) => e.idempotency_key === r.idempotency_key);
       expect(entries).toHaveLength(1);
@@ -196,7 +196,7 @@ describe('cards issue --batch', () => {
     expect(first.stderr).toContain("Each row's idempotency key comes from what the row asks, not from the file: it replays the row instead of charging twice");
     const charged = 3 * (900 + fee); // the 500 came after the commit: all three are charged
     expect(before.balance_minor - (await wallet(mock, 'test')).balance_minor).toBe(charged);
-    const unresolved = JSON.parse((await run(['ops', 'list', '--unresolved', '--all', '--json'])).stdout) as Array<{ idempotency_key: string }>;
+    const unresolved = JSON.parse((await run(['ops', 'list', '--unresolved', '--all', '--json'])).stdout).data as Array<{ idempotency_key: string }>;
     expect(unresolved.map((e) => e.idempotency_key)).toContain(rows[0].idempotency_key);
 
     const again = await run(['cards', 'issue', '--batch', path, '--retries', '0']);
@@ -206,7 +206,7 @@ describe('cards issue --batch', () => {
     expect(table.slice(1).map((l) => l.split(/\s+/).slice(0, 3).join(' '))).toEqual(['1 ok 201', '2 ok 201', '3 ok 201']);
     expect(table[2]).toContain(rows[1].id);
     expect(before.balance_minor - (await wallet(mock, 'test')).balance_minor).toBe(charged);
-    expect(JSON.parse((await run(['ops', 'list', '--unresolved', '--all', '--json'])).stdout)).toEqual([]);
+    expect(JSON.parse((await run(['ops', 'list', '--unresolved', '--all', '--json'])).stdout).data).toEqual([]);
   });
 });
 

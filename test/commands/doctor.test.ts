@@ -157,11 +157,11 @@ describe('cardctl doctor', () => {
       expect(check(theirs, 'journal')).toMatchObject({ status: 'warn' });
       expect(check(theirs, 'journal').hint).toContain('cardctl ops resolve');
 
-      const id = (JSON.parse((await own.run(['ops', 'list', '--unresolved', '--all', '--json'])).stdout) as Array<{ id: string }>)[0]!.id;
+      const id = (JSON.parse((await own.run(['ops', 'list', '--unresolved', '--all', '--json'])).stdout).data as Array<{ id: string }>)[0]!.id;
       const resolved = await own.run(['ops', 'resolve', id, '--outcome', 'failed', '--note', 'no such card in the portal']);
       expect(resolved.code, resolved.stderr).toBe(0);
       expect(resolved.stderr).toContain(`Recorded: ${id} failed`);
-      expect(JSON.parse((await own.run(['ops', 'list', '--unresolved', '--all', '--json'])).stdout)).toEqual([]);
+      expect(JSON.parse((await own.run(['ops', 'list', '--unresolved', '--all', '--json'])).stdout).data).toEqual([]);
       const shown = JSON.parse((await own.run(['ops', 'show', id, '--json'])).stdout);
       expect(shown.resolution).toMatchObject({ outcome: 'failed', note: 'no such card in the portal' });
       expect(shown.outcomes.map((o: { type: string }) => o.type)).toEqual(['outcome', 'outcome', 'resolution']); // appended: the 202 and the failed replay stay

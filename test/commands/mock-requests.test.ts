@@ -37,7 +37,7 @@ describe('mock requests', () => {
   it('--failed --limit N keeps the newest N refusals; --json and --ndjson give the records', async () => {
     const json = await sandbox.run(['mock', 'requests', '--failed', '--limit', '1', '--json'], { env });
     expect(json.code, json.stderr).toBe(0);
-    const records = JSON.parse(json.stdout);
+    const records = JSON.parse(json.stdout).data; // the {data, meta} of every list
     expect(records.map((x: any) => x.id)).toEqual(['req_3']);
     const nd = await sandbox.run(['mock', 'requests', '--failed', '--ndjson'], { env });
     expect(nd.stdout.trim().split('\n').map((l) => JSON.parse(l).id)).toEqual(['req_2', 'req_3']);

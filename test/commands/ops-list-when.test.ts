@@ -32,7 +32,7 @@ describe('ops list --since/--until', () => {
   it.each([['2d'], ['2026-11-24'], ['2026-11-24T10:00:00Z'], ['2026-11-24T10:00:00+05:30'], ['2024-02-29']])('--since %s is accepted', async (since) => {
     const r = await sb.run(['ops', 'list', '--since', since, '--json']);
     expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual([]);
+    expect(JSON.parse(r.stdout).data).toEqual([]);
     const text = await sb.run(['ops', 'list', '--since', since]);
     expect(text.stderr).toContain('No operation matches.');
   });
@@ -58,11 +58,11 @@ describe('ops list --card', () => {
       const issued = await own.run(['cards', 'issue', '--customer', customer, '--amount', '1000', '--jq', '.id'], { env });
       expect(issued.code, issued.stderr).toBe(0);
       const card = issued.stdout.trim();
-      const upper = JSON.parse((await own.run(['ops', 'list', '--card', card, '--json'])).stdout) as unknown[];
+      const upper = JSON.parse((await own.run(['ops', 'list', '--card', card, '--json'])).stdout).data as unknown[];
       expect(upper).toHaveLength(1);
       const lower = await own.run(['ops', 'list', '--card', card.toLowerCase(), '--json']);
       expect(lower.code, lower.stderr).toBe(0);
-      expect(JSON.parse(lower.stdout)).toEqual(upper);
+      expect(JSON.parse(lower.stdout).data).toEqual(upper);
     } finally {
       own.cleanup();
       await mock.close();

@@ -102,7 +102,7 @@ describe('customers', () => {
     expect(page.data).toHaveLength(1);
     expect(page.meta).toMatchObject({ per_page: 1, has_more: true });
     const all = json(await run(['customers', 'list', '--all', '--per-page', '2', '--json']));
-    expect(all.meta).toBeUndefined();
+    expect(all.meta).toMatchObject({ has_more: false, next_cursor: null }); // the last page's: no cursor left to follow
     const state = (await ctl(mock, 'GET', '/state')) as { customers: number };
     expect(all.data).toHaveLength(state.customers);
     expect(all.data[0].id).toBe(page.data[0].id);
@@ -126,7 +126,7 @@ describe('cards', () => {
     expect(json(await run(args)).id).toBe(card.id);
     const fee = mock.products.find((p) => p.default)!.issue_fee_minor;
     expect(before.balance_minor - (await wallet(mock, 'test')).balance_minor).toBe(4000 + fee);
-    const journal = json(await run(['ops', 'list', '--all', '--json'])) as Array<{ idempotency_key: string; outcome: string; resource_id: string }>;
+    const journal = json(await run(['ops', 'list', '--all', '--json'])).data as Array<{ idempotency_key: string; outcome: string; resource_id: string }>;
     expect(journal.filter((e) => e.idempotency_key === 'res-issue-1').every((e) => e.outcome === 'resolved' && e.resource_id === card.id)).toBe(true);
   });
 
@@ -215,7 +215,7 @@ describe('cards', () => {
     const fee = mock.products.find((p) => p.default)!.issue_fee_minor;
     expect(before.balance_minor - (await wallet(mock, 'test')).balance_minor).toBe(800 + fee);
     // one journal entry for the issue and its replays, resolved with the card
-    const entries = (json(await run(['ops', 'list', '--all', '--json'])) as Array<{ idempotency_key: string; outcome: string; resource_id: string | null; status: number }>).filter((e) => e.idempotency_key === 'res-wait-1');
+    const entries = (json(await run(['ops', 'list', '--all', '--json'])).data as Array<{ idempotency_key: string; outcome: string; resource_id: string | null; status: number }>).filter((e) => e.idempotency_key === 'res-wait-1');
     expect(entries).toEqual([expect.objectContaining({ outcome: 'resolved', resource_id: pendingId, status: 201 })]);
 
     await ctl(mock, 'POST', '/faults', { operation: 'issue', kind: 'async_202', count: 1 });
@@ -224,7 +224,7 @@ describe('cards', () => {
     expect(timedOut.stderr).toContain('still pending after 1 s');
     expect(timedOut.stderr).toContain('res-wait-2');
     expect(timedOut.stdout).toMatch(/^status\s+pending$/m);
-    const unresolved = json(await run(['ops', 'list', '--unresolved', '--all', '--json'])) as Array<{ idempotency_key: string }>;
+    const unresolved = json(await run(['ops', 'list', '--unresolved', '--all', '--json'])).data as Array<{ idempotency_key: string }>;
     expect(unresolved.map((e) => e.idempotency_key)).toContain('res-wait-2');
   });
 
@@ -250,7 +250,7 @@ describe('funding (live keys only)', () => {
     expect(first).toMatchObject({ network: 'trc20' });
     expect(json(await live(['deposit-addresses', 'create', '--network', 'trc20', '--json'])).id).toBe(first.id);
     const listed = json(await live(['deposit-addresses', 'list', '--json']));
-    expect(listed).toEqual({ data: [expect.objectContaining({ id: first.id, network: 'trc20' })] });
+    expect(listed).toEqual({ data: [expect.objectContaining({ id: first.id, network: 'trc20' })], meta: { has_more: false, next_cursor: null } });
     const offNetwork = await live(['deposit-addresses', 'create', '--network', 'sol']);
     expect(offNetwork.code).toBe(2);
   });

@@ -97,7 +97,7 @@ describe('work that falls due, after the state was replaced', () => {
       expect(JSON.stringify(wrong.body)).toContain('pending, succeeded, dead');
       const cli = await runCli(['mock', 'webhook-deliveries', '--state', 'dead', '--json', '--control-url', mock.controlUrl], { env: { CARDCTL_MOCK_TOKEN: mock.controlToken } });
       expect(cli.code, cli.stderr).toBe(0);
-      expect((JSON.parse(cli.stdout) as Delivery[]).map((d) => [d.endpoint_id, d.state])).toEqual([[dead.id, 'dead']]);
+      expect((JSON.parse(cli.stdout).data as Delivery[]).map((d) => [d.endpoint_id, d.state])).toEqual([[dead.id, 'dead']]);
 
       await advance(mock, 20 * DAY + HOUR); // day 30 + 1 h: the first one's history ran out
       expect(await deliveryCount(mock)).toBe(2);

@@ -331,7 +331,7 @@ async function runCliSequence(sb: Sandbox, ops: CliOp[]): Promise<void> {
     }
     expect(unresolved.has(key), `${key} resolved by ops replay (last exit ${r?.code}): ${r?.stderr}`).toBe(false);
   }
-  const left = JSON.parse((await cli(['ops', 'list', '--unresolved', '--all', '--json'])).stdout) as Array<{ idempotency_key: string }>;
+  const left = JSON.parse((await cli(['ops', 'list', '--unresolved', '--all', '--json'])).stdout).data as Array<{ idempotency_key: string }>;
   expect(left.filter((e) => sends.some((s) => s.key === e.idempotency_key))).toEqual([]);
 
   // and the books balance, as in the property above

@@ -69,7 +69,7 @@ describe('cardctl mock snapshot', () => {
     ({ child, mock } = await startCliMock(stateFile));
     const list = await sandbox.run(['mock', 'snapshot', 'list', '--json']);
     expect(list.code, list.stderr).toBe(0);
-    expect(JSON.parse(list.stdout).map((s: { name: string }) => s.name)).toEqual(['prepared']);
+    expect(JSON.parse(list.stdout).data.map((s: { name: string }) => s.name)).toEqual(['prepared']);
     expect((await sandbox.run(['mock', 'snapshot', 'restore', 'prepared'])).code).toBe(0);
     expect(expectOk(await apiCall(mock, { method: 'GET', path: `/cards/${card.id}` })).balance_minor).toBe(1000);
     await stop(child);

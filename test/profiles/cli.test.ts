@@ -85,7 +85,7 @@ describe('profiles add / list / show / use / remove', () => {
     expect(rows.find((r) => r.includes('prod.eu'))).toMatch(/^\s+prod\.eu\s+live\s+01JD2Q7N8V3K4M5P6R7S8T9V0X\s+https:\/\/api\.example\.com\/api\/v1\s+stored$/);
 
     const listJson = keep(await s.run(['profiles', 'list', '--json']));
-    const listed = JSON.parse(listJson.stdout) as Array<Record<string, unknown>>;
+    const listed = JSON.parse(listJson.stdout).data as Array<Record<string, unknown>>;
     expect(listed.map((p) => [p.name, p.default])).toEqual([['ci', true], ['prod.eu', false]]);
     expect(Object.keys(listed[0]!).sort()).toEqual(['base_url', 'default', 'key_id', 'mode', 'name', 'secret_command', 'secret_fingerprint', 'webhook_secret_command', 'webhook_secret_fingerprint']);
 
@@ -107,13 +107,13 @@ describe('profiles add / list / show / use / remove', () => {
 
     const use = keep(await s.run(['profiles', 'use', 'prod.eu']));
     expect(use.code).toBe(0);
-    expect(JSON.parse((await s.run(['profiles', 'list', '--json'])).stdout).map((p: { default: boolean }) => p.default)).toEqual([false, true]);
+    expect(JSON.parse((await s.run(['profiles', 'list', '--json'])).stdout).data.map((p: { default: boolean }) => p.default)).toEqual([false, true]);
 
     // removing the default leaves one profile, which becomes the default
     const rm = keep(await s.run(['profiles', 'remove', 'prod.eu']));
     expect(rm.code).toBe(0);
     expect(rm.stderr).toContain('Default profile: ci');
-    const after = JSON.parse((await s.run(['profiles', 'list', '--json'])).stdout);
+    const after = JSON.parse((await s.run(['profiles', 'list', '--json'])).stdout).data;
     expect(after).toEqual([expect.objectContaining({ name: 'ci', default: true })]);
 
     expectNoSecret(outputs.join('\n'), secretA, secretB, webhook);
@@ -159,7 +159,7 @@ describe('profiles add / list / show / use / remove', () => {
     const json = await s.run(['profiles', 'show', 'nope', '--json']);
     expect(JSON.parse(json.stdout).error).toMatchObject({ code: 'profile_not_found' });
     const empty = await s.run(['profiles', 'list', '--json']);
-    expect(JSON.parse(empty.stdout)).toEqual([]);
+    expect(JSON.parse(empty.stdout).data).toEqual([]);
   });
 });
 
@@ -338,9 +338,9 @@ describe('a corrupted or hand-edited store', () => {
     writeFileSync(storeFile(s), JSON.stringify(valid(secret)));
     const r = await s.run(['profiles', 'list', '--json']);
     expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual([expect.objectContaining({ name: 'ci', default: true })]);
+    expect(JSON.parse(r.stdout).data).toEqual([expect.objectContaining({ name: 'ci', default: true })]);
     writeFileSync(storeFile(s), '');
     const empty = await s.run(['profiles', 'list', '--json']);
-    expect(JSON.parse(empty.stdout)).toEqual([]);
+    expect(JSON.parse(empty.stdout).data).toEqual([]);
   });
 });

@@ -211,7 +211,7 @@ describe('a secret from a command', () => {
     expect((await cli(addArgs('blank', ['--secret-command', '  ']))).code).toBe(2);
     expect((await cli(addArgs('twolines', ['--secret-command', 'echo a\necho b']))).code).toBe(2);
     expect((await cli(addArgs('timeout', ['--secret-stdin', '--secret-command-timeout', '5']), { input: `${CANARY}\n` })).code).toBe(2);
-    const names = (JSON.parse((await cli(['profiles', 'list', '--json'])).stdout) as Array<{ name: string }>).map((p) => p.name);
+    const names = (JSON.parse((await cli(['profiles', 'list', '--json'])).stdout).data as Array<{ name: string }>).map((p) => p.name);
     expect(names).not.toContain('both');
     expect(names).not.toContain('blank');
     // the webhook secret alone from stdin (stored: not the canary) when a command gives the API secret

@@ -128,7 +128,7 @@ describe('the canary secret goes through every command', () => {
     await cli(['ops', 'list', '--unresolved']);
     await cli(['ops', 'list', '--all', '--ndjson']);
     await cli(['ops', 'repair', '--json']);
-    const opId = (JSON.parse(ops.stdout || '[]') as Array<{ id: string }>)[0]?.id;
+    const opId = ((JSON.parse(ops.stdout || '{"data":[]}') as { data: Array<{ id: string }> }).data)[0]?.id;
     expect(opId).toBeTruthy();
     await cli(['ops', 'show', opId!, '--json']);
     await cli(['ops', 'replay', opId!, '--verbose']);

@@ -3,6 +3,8 @@
 // because nothing may import commands.
 import { Flags } from '../oclif.js';
 import { BaseCommand } from '../base-command.js';
+import type { Result } from '../../output/render.js';
+import { terminalSafeLine } from '../../terminal-text.js';
 
 export abstract class MockControlCommand extends BaseCommand {
   static override baseFlags = {
@@ -14,19 +16,29 @@ export abstract class MockControlCommand extends BaseCommand {
   // The token is never a flag (it would land in shell history): CARDCTL_MOCK_TOKEN or the record of `mock start`.
   protected async control(flags: { 'control-url'?: string; profile?: string; json?: boolean }, method: string, path: string, body?: unknown): Promise<unknown> {
     const { resolveControl, callControl } = await import('./control-client.js');
-    const target = await resolveControl({ controlUrl: flags['control-url'], profile: flags.profile });
+    const target = await resolveControl({ controlUrl: flags['control-url'], profile: flags.profile }, process.env, this.io.stderr);
     return callControl(target, method, path, body);
   }
 
   /** The same call, with the answer's `meta` (a list's cursor, the request log's `dropped`). */
   protected async controlPage(flags: { 'control-url'?: string; profile?: string }, method: string, path: string): Promise<{ data: unknown; meta: Record<string, unknown> }> {
     const { resolveControl, callControlPage } = await import('./control-client.js');
-    return callControlPage(await resolveControl({ controlUrl: flags['control-url'], profile: flags.profile }), method, path);
+    return callControlPage(await resolveControl({ controlUrl: flags['control-url'], profile: flags.profile }, process.env, this.io.stderr), method, path);
   }
 
-  protected async render(data: unknown): Promise<void> {
-    if (this.jsonOutput) return this.printJson(data);
-    process.stdout.write(await readable(data));
+  /** One object, as the command's result: with --json (and --jq) the object itself, else `key value` lines. */
+  protected async render(data: unknown, notes?: readonly string[]): Promise<Result> {
+    const { result } = await import('../../output/render.js');
+    return result(data, () => readable(data), notes);
+  }
+
+  /** A list (docs/output.md): with --json (and --jq) the `{data, meta}` envelope every list prints, else a table. */
+  protected async renderList(page: { data: unknown; meta: Record<string, unknown> }, columns?: (row: Record<string, unknown>) => Record<string, unknown>): Promise<Result> {
+    if (!Array.isArray(page.data)) return this.render(page.data);
+    const [{ result }, { listDocument }] = await Promise.all([import('../../output/render.js'), import('../../output/json.js')]);
+    const rows = page.data;
+    // `columns`: the text table's view of a row (the JSON keeps every field)
+    return result(listDocument(rows, page.meta), () => readable(columns ? (rows as Record<string, unknown>[]).map(columns) : rows));
   }
 }
 
@@ -36,7 +48,7 @@ const scalar = (v: unknown): string => (v === null || v === undefined ? '-' : ty
 export async function readable(data: unknown): Promise<string> {
   if (Array.isArray(data)) {
     if (data.length === 0) return '(none)\n';
-    if (!data.every((row) => row && typeof row === 'object' && !Array.isArray(row))) return data.map(scalar).join('\n') + '\n';
+    if (!data.every((row) => row && typeof row === 'object' && !Array.isArray(row))) return data.map((v) => terminalSafeLine(scalar(v))).join('\n') + '\n';
     const rows = data as Array<Record<string, unknown>>;
     const keys = [...new Set(rows.flatMap((row) => Object.keys(row)))];
     const { formatTable } = await import('../../output/text.js');
@@ -45,7 +57,8 @@ export async function readable(data: unknown): Promise<string> {
   if (data && typeof data === 'object') {
     const entries = Object.entries(data);
     const width = Math.max(...entries.map(([k]) => k.length));
-    return entries.map(([k, v]) => `${k.padEnd(width)}  ${scalar(v)}`).join('\n') + '\n';
+    // the mock's answers quote what clients sent (URLs, event data): escaped (src/terminal-text.ts)
+    return entries.map(([k, v]) => `${terminalSafeLine(k.padEnd(width))}  ${terminalSafeLine(scalar(v))}`).join('\n') + '\n';
   }
-  return scalar(data) + '\n';
+  return terminalSafeLine(scalar(data)) + '\n';
 }

@@ -1,6 +1,8 @@
 // How `cardctl mock requests` and `mock start --log` show a record of the mock's request log:
 // one line per request, like a log tail, with the diagnosis of a refusal; and the whole record
 // for `mock requests show`.
+import { terminalSafe, terminalSafeLine } from '../../terminal-text.js';
+
 interface RecordLike {
   id?: unknown;
   plane?: unknown;
@@ -28,7 +30,7 @@ export function requestLine(record: unknown): string {
   const parts = [time, str(r.id), `${str(r.method)} ${target}${plane}`, `${status}${codes}`, `${typeof r.duration_ms === 'number' ? r.duration_ms.toFixed(1) : '-'} ms`];
   const d = r.diagnosis;
   if (d && typeof d === 'object') parts.push(`${str(d.id)}: ${str(d.message)}`);
-  return parts.join('  ');
+  return terminalSafeLine(parts.join('  ')); // a path or a diagnosis quotes what the client sent
 }
 
 /** The whole record: key-value lines, the body and the diagnosis's details indented. */
@@ -60,5 +62,6 @@ export function requestBlock(record: unknown): string {
       }
     }
   }
-  return lines.join('\n') + '\n';
+  // the body and every field are what a client sent, unauthenticated: escaped (src/terminal-text.ts)
+  return terminalSafe(lines.join('\n')) + '\n';
 }

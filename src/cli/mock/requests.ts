@@ -1,6 +1,8 @@
 // `cardctl mock requests`: the newest N records of the mock's request log, printed oldest first
 // (a log tail); with --follow, then every new one as it is answered, until Ctrl-C.
 import { requestLine } from './request-lines.js';
+import { listDocument } from '../../output/json.js';
+import type { Io } from '../../io.js';
 
 export interface RequestsFlags {
   failed: boolean;
@@ -53,11 +55,13 @@ export function gapLine(d: Dropped, flags: RequestsFlags): string {
 
 const seq = (record: unknown): number => Number(String((record as { id?: unknown }).id ?? '').replace(/^req_/, '')) || 0;
 
-export async function showRequests(flags: RequestsFlags, call: Call, format: RequestsFormat, out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Promise<void> {
-  const newest = (await call('GET', queryOf(flags, { limit: String(flags.limit) }))).data as unknown[];
-  const shown = [...newest].reverse();
+export async function showRequests(flags: RequestsFlags, call: Call, format: RequestsFormat, io: Io): Promise<void> {
+  const { stdout: out, stderr: err } = io;
+  const page = await call('GET', queryOf(flags, { limit: String(flags.limit) }));
+  const shown = [...(page.data as unknown[])].reverse();
   if (format === 'json' && !flags.follow) {
-    out.write(JSON.stringify(shown, null, 2) + '\n');
+    // the list shape of every list (docs/output.md); the mock's meta as it sent it
+    out.write(JSON.stringify(listDocument(shown, page.meta), null, 2) + '\n');
     return;
   }
   const print = (record: unknown): void => {

@@ -4,6 +4,7 @@
 import type { DeliveryLine, ListenReason } from './delivery.js';
 import { MAX_BODY_BYTES } from './delivery.js';
 import type { ListenIO } from './options.js';
+import { terminalSafeLine } from '../../terminal-text.js';
 
 const scalarText = (v: unknown): string => (v === null || v === undefined ? '-' : typeof v === 'object' ? JSON.stringify(v) : String(v));
 const deliveries = (n: number): string => `deliver${n === 1 ? 'y' : 'ies'}`;
@@ -22,7 +23,8 @@ export function formatDeliveryLine(line: DeliveryLine): string {
   } else {
     parts.push(`-> ${line.status}`);
   }
-  return parts.join('  ');
+  // every part but the verdict is what the sender chose (headers, the payload): escaped (src/terminal-text.ts)
+  return terminalSafeLine(parts.join('  '));
 }
 
 function reasonHint(reason: ListenReason, secretFrom: string): string {

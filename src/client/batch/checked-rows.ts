@@ -6,7 +6,7 @@ import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
-import type { BatchRow } from './types.js';
+import type { BatchRow } from './row.js';
 
 /** Written 64 KiB at a time; read back 16 KiB at a time (a chunk's rows are alive together: see spool.ts). */
 const WRITE_BYTES = 1 << 16;

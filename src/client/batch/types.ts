@@ -3,7 +3,7 @@
 import type { ErrorKind } from '../../errors.js';
 import type { CheckedRows } from './checked-rows.js';
 import type { RowDigests } from './digests.js';
-import type { OperationCall } from '../operations.js';
+import type { BatchRow } from './row.js';
 import type { Headers, VerboseLog } from '../verbose.js';
 
 export type BatchOperation = 'cards.issue' | 'cards.recharge';
@@ -34,15 +34,7 @@ export interface RawRecord {
   error?: string;
 }
 
-export interface BatchRow {
-  row: number;
-  line: number;
-  /** `PREFIX-<digest>-<occurrence>`; a rerun of a file the version before sent keeps that version's key (legacyKey) instead */
-  idempotencyKey: string;
-  /** the key the version before gave this row (`batch-<file hash>-ROW`, `P-ROW`): used when the journal holds it for this very request */
-  legacyKey: string;
-  call: OperationCall & { json: Record<string, unknown> };
-}
+export type { BatchRow } from './row.js';
 
 export interface RowProblem {
   /** 0 for the header */

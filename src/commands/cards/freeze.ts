@@ -8,9 +8,9 @@ export default class CardsFreeze extends BaseCommand {
   static override args = { card: Args.string({ description: 'card id', required: true }) };
   static override flags = { ...apiFlags };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(CardsFreeze);
     const { showOperation } = await import('../../cli/resources.js');
-    await showOperation(flags, 'cards.freeze', { params: { card: args.card } });
+    return showOperation(this.io, flags, 'cards.freeze', { params: { card: args.card } });
   }
 }

@@ -39,11 +39,11 @@ export default class CardsIssue extends BaseCommand {
     'allow-repeat': Flags.boolean({ description: 'with --batch: send rows that repeat a success of the last 24 h under another key (held back otherwise)', helpGroup: 'BATCH' }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { flags } = await this.parse(CardsIssue);
     if (flags.batch !== undefined) {
       const { runBatchCommand } = await import('../../cli/batch.js');
-      process.exitCode = await runBatchCommand('cards.issue', { ...flags, batch: flags.batch });
+      process.exitCode = await runBatchCommand(this.io, 'cards.issue', { ...flags, batch: flags.batch });
       return;
     }
     if (flags.concurrency !== undefined || flags['idempotency-prefix'] !== undefined || flags['allow-duplicates'] || flags['allow-repeat']) {
@@ -58,6 +58,6 @@ export default class CardsIssue extends BaseCommand {
       amount_minor: flags.amount,
       ...(flags.product !== undefined ? { product_id: checkId('product', flags.product) } : {}),
     };
-    await showOperation(flags, 'cards.issue', { json, idempotencyKey: flags['idempotency-key'] }, { waitS: flags.wait ? flags['wait-timeout'] : undefined });
+    return showOperation(this.io, flags, 'cards.issue', { json, idempotencyKey: flags['idempotency-key'] }, { waitS: flags.wait ? flags['wait-timeout'] : undefined });
   }
 }

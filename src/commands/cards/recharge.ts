@@ -34,12 +34,12 @@ export default class CardsRecharge extends BaseCommand {
     'allow-repeat': Flags.boolean({ description: 'with --batch: send rows that repeat a success of the last 24 h under another key (held back otherwise)', helpGroup: 'BATCH' }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(CardsRecharge);
     if (flags.batch !== undefined) {
       if (args.card !== undefined) throw usageError('give either a CARD argument or --batch FILE, not both.', 'The batch file names the card of each row (card_id).');
       const { runBatchCommand } = await import('../../cli/batch.js');
-      process.exitCode = await runBatchCommand('cards.recharge', { ...flags, batch: flags.batch });
+      process.exitCode = await runBatchCommand(this.io, 'cards.recharge', { ...flags, batch: flags.batch });
       return;
     }
     if (flags.concurrency !== undefined || flags['idempotency-prefix'] !== undefined || flags['allow-duplicates'] || flags['allow-repeat']) {
@@ -49,6 +49,6 @@ export default class CardsRecharge extends BaseCommand {
       throw usageError('give CARD and --amount MINOR to recharge one card, or --batch FILE to recharge one per row of a file.', 'See `cardctl cards recharge --help`.');
     }
     const { showOperation } = await import('../../cli/resources.js');
-    await showOperation(flags, 'cards.recharge', { params: { card: args.card }, json: { amount: flags.amount }, idempotencyKey: flags['idempotency-key'] });
+    return showOperation(this.io, flags, 'cards.recharge', { params: { card: args.card }, json: { amount: flags.amount }, idempotencyKey: flags['idempotency-key'] });
   }
 }

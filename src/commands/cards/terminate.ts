@@ -16,10 +16,10 @@ export default class CardsTerminate extends BaseCommand {
     'idempotency-key': Flags.string({ description: 'Idempotency-Key (generated otherwise); reuse it to replay' }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(CardsTerminate);
     const { showOperation } = await import('../../cli/resources.js');
     const json = flags.reason !== undefined ? { reason: flags.reason } : undefined;
-    await showOperation(flags, 'cards.terminate', { params: { card: args.card }, json, idempotencyKey: flags['idempotency-key'] });
+    return showOperation(this.io, flags, 'cards.terminate', { params: { card: args.card }, json, idempotencyKey: flags['idempotency-key'] });
   }
 }

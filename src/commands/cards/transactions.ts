@@ -14,6 +14,6 @@ export default class CardsTransactions extends BaseCommand {
   async run(): Promise<void> {
     const { args, flags } = await this.parse(CardsTransactions);
     const { listOperation } = await import('../../cli/resources.js');
-    await listOperation(flags, 'cards.transactions', { card: args.card }, 'transaction');
+    await listOperation(this.io, flags, 'cards.transactions', { card: args.card }, 'transaction');
   }
 }

@@ -8,9 +8,9 @@ export default class CardsUnfreeze extends BaseCommand {
   static override args = { card: Args.string({ description: 'card id', required: true }) };
   static override flags = { ...apiFlags };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(CardsUnfreeze);
     const { showOperation } = await import('../../cli/resources.js');
-    await showOperation(flags, 'cards.unfreeze', { params: { card: args.card } });
+    return showOperation(this.io, flags, 'cards.unfreeze', { params: { card: args.card } });
   }
 }

@@ -18,9 +18,9 @@ export default class CustomersCreate extends BaseCommand {
   ];
   static override flags = { ...apiFlags, ...customerFieldFlags(false) };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { flags } = await this.parse(CustomersCreate);
     const [{ showOperation }, { customerBody }] = await Promise.all([import('../../cli/resources.js'), import('../../cli/customer-input.js')]);
-    await showOperation(flags, 'customers.create', { json: await customerBody(flags) });
+    return showOperation(this.io, flags, 'customers.create', { json: await customerBody(flags) });
   }
 }

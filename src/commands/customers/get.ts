@@ -8,9 +8,9 @@ export default class CustomersGet extends BaseCommand {
   static override args = { customer: Args.string({ description: 'customer id', required: true }) };
   static override flags = { ...apiFlags };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(CustomersGet);
     const { showOperation } = await import('../../cli/resources.js');
-    await showOperation(flags, 'customers.get', { params: { customer: args.customer } });
+    return showOperation(this.io, flags, 'customers.get', { params: { customer: args.customer } });
   }
 }

@@ -9,9 +9,9 @@ export default class CustomersKyc extends BaseCommand {
   static override args = { customer: Args.string({ description: 'customer id', required: true }) };
   static override flags = { ...apiFlags };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(CustomersKyc);
     const { showOperation } = await import('../../cli/resources.js');
-    await showOperation(flags, 'customers.kyc', { params: { customer: args.customer } });
+    return showOperation(this.io, flags, 'customers.kyc', { params: { customer: args.customer } });
   }
 }

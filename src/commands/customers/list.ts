@@ -12,6 +12,6 @@ export default class CustomersList extends BaseCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(CustomersList);
     const { listOperation } = await import('../../cli/resources.js');
-    await listOperation(flags, 'customers.list', undefined, 'customer');
+    await listOperation(this.io, flags, 'customers.list', undefined, 'customer');
   }
 }

@@ -16,11 +16,11 @@ export default class CustomersUpdate extends BaseCommand {
   static override args = { customer: Args.string({ description: 'customer id', required: true }) };
   static override flags = { ...apiFlags, ...customerFieldFlags(true) };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(CustomersUpdate);
     const [{ showOperation }, { customerBody }] = await Promise.all([import('../../cli/resources.js'), import('../../cli/customer-input.js')]);
     const json = await customerBody(flags);
     if (Object.keys(json).length === 0) throw usageError('nothing to update: no field was given.', 'Pass at least one field flag (see --help), --status, or --from FILE.');
-    await showOperation(flags, 'customers.update', { params: { customer: args.customer }, json });
+    return showOperation(this.io, flags, 'customers.update', { params: { customer: args.customer }, json });
   }
 }

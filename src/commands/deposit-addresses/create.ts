@@ -11,9 +11,9 @@ export default class DepositAddressesCreate extends BaseCommand {
     network: Flags.string({ description: 'an enabled network, e.g. trc20, erc20, bep20', required: true }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { flags } = await this.parse(DepositAddressesCreate);
     const { showOperation } = await import('../../cli/resources.js');
-    await showOperation(flags, 'depositAddresses.create', { json: { network: flags.network } });
+    return showOperation(this.io, flags, 'depositAddresses.create', { json: { network: flags.network } });
   }
 }

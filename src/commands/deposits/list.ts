@@ -9,6 +9,6 @@ export default class DepositsList extends BaseCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(DepositsList);
     const { listOperation } = await import('../../cli/resources.js');
-    await listOperation(flags, 'deposits.list', undefined, 'deposit');
+    await listOperation(this.io, flags, 'deposits.list', undefined, 'deposit');
   }
 }

@@ -1,4 +1,5 @@
 import { Args, Flags } from '../../cli/oclif.js';
+import type { Result } from '../../output/render.js';
 import { MockControlCommand } from '../../cli/mock/control-command.js';
 
 export default class MockKyc extends MockControlCommand {
@@ -12,8 +13,8 @@ export default class MockKyc extends MockControlCommand {
     reason: Flags.string({ description: 'rejection label, e.g. document_unreadable' }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<Result> {
     const { args, flags } = await this.parse(MockKyc);
-    await this.render(await this.control(flags, 'POST', `/customers/${encodeURIComponent(args.customer)}/kyc`, { verdict: flags.verdict, reason: flags.reason }));
+    return this.render(await this.control(flags, 'POST', `/customers/${encodeURIComponent(args.customer)}/kyc`, { verdict: flags.verdict, reason: flags.reason }));
   }
 }

@@ -1,4 +1,5 @@
 import { Args, Flags } from '../../cli/oclif.js';
+import type { Result } from '../../output/render.js';
 import { MockControlCommand } from '../../cli/mock/control-command.js';
 
 export default class MockProvision extends MockControlCommand {
@@ -11,8 +12,8 @@ export default class MockProvision extends MockControlCommand {
     outcome: Flags.string({ description: 'active or failed', options: ['active', 'failed'], default: 'active' }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<Result> {
     const { args, flags } = await this.parse(MockProvision);
-    await this.render(await this.control(flags, 'POST', `/cards/${encodeURIComponent(args.card)}/provision`, { outcome: flags.outcome }));
+    return this.render(await this.control(flags, 'POST', `/cards/${encodeURIComponent(args.card)}/provision`, { outcome: flags.outcome }));
   }
 }

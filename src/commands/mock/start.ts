@@ -47,7 +47,7 @@ export default class MockStart extends BaseCommand {
         requestLog: flags['request-log'],
         log: flags.log,
       },
-      { stdout: process.stdout, stderr: process.stderr, env: process.env },
+      { ...this.io, env: process.env },
     );
   }
 }

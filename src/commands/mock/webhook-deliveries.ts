@@ -1,4 +1,5 @@
 import { Flags } from '../../cli/oclif.js';
+import type { Result } from '../../output/render.js';
 import { MockControlCommand } from '../../cli/mock/control-command.js';
 
 export default class MockWebhookDeliveries extends MockControlCommand {
@@ -15,12 +16,12 @@ export default class MockWebhookDeliveries extends MockControlCommand {
     state: Flags.string({ description: 'only deliveries in this state', options: ['pending', 'succeeded', 'dead'] }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<Result> {
     const { flags } = await this.parse(MockWebhookDeliveries);
     const query = new URLSearchParams();
     for (const [flag, param] of [['event', 'event_id'], ['endpoint', 'endpoint_id'], ['merchant', 'merchant_id'], ['state', 'state']] as const) {
       if (flags[flag]) query.set(param, flags[flag]);
     }
-    await this.render(await this.control(flags, 'GET', query.size ? `/webhook-deliveries?${query}` : '/webhook-deliveries'));
+    return this.renderList(await this.controlPage(flags, 'GET', query.size ? `/webhook-deliveries?${query}` : '/webhook-deliveries'));
   }
 }

@@ -23,9 +23,9 @@ export default class OpsCompact extends BaseCommand {
     ]);
     const days = flags['older-than'] === undefined ? undefined : parseRetention(flags['older-than'], '--older-than');
     if (flags['older-than'] !== undefined && days === undefined) throw usageError('--older-than takes a number of days, such as 30 or 30d (off is for CARDCTL_JOURNAL_RETENTION).');
-    const r = await compactOps({ retentionDays: days });
+    const r = await compactOps({ retentionDays: days, tell: (line) => this.note(line) });
     if (flags.json) {
-      process.stdout.write(jsonText(r));
+      this.io.stdout.write(jsonText(r));
       return;
     }
     if (r.skipped) {
@@ -33,11 +33,11 @@ export default class OpsCompact extends BaseCommand {
       return;
     }
     const mib = (n: number) => (n / 1048576).toFixed(1);
-    process.stdout.write(
+    this.io.stdout.write(
       `compacted ${r.compacted} operation${r.compacted === 1 ? '' : 's'} first sent before ${r.cutoff} (${r.retention_days} days), in ${r.days.length} day${r.days.length === 1 ? '' : 's'} of the journal; ` +
         `${r.files_rewritten} files rewritten, ${mib(r.bytes_before)} MiB -> ${mib(r.bytes_after)} MiB\n`,
     );
-    if (r.kept_unknown) process.stdout.write(`kept whole: ${r.kept_unknown} operation${r.kept_unknown === 1 ? '' : 's'} whose outcome is unknown (\`cardctl ops list --unresolved\`)\n`);
+    if (r.kept_unknown) this.io.stdout.write(`kept whole: ${r.kept_unknown} operation${r.kept_unknown === 1 ? '' : 's'} whose outcome is unknown (\`cardctl ops list --unresolved\`)\n`);
     for (const f of r.damaged) this.note(`Left as it is: ${f} holds a damaged line. Run \`cardctl ops repair\`, then \`cardctl ops compact\` again.`);
   }
 }

@@ -22,7 +22,7 @@ export default class OpsList extends BaseCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(OpsList);
-    const [{ scanOps, moreAfter, parseWindow, DEFAULT_OPS_LIMIT }, { opView }, { jsonText }] = await Promise.all([
+    const [{ scanOps, moreAfter, parseWindow, DEFAULT_OPS_LIMIT }, { opView }, { listDocument }] = await Promise.all([
       import('../../client/ops-query.js'),
       import('../../client/ops.js'),
       import('../../output/json.js'),
@@ -33,6 +33,7 @@ export default class OpsList extends BaseCommand {
       ...parseWindow(flags.since, flags.until),
       card: flags.card,
       key: flags.key,
+      tell: (line: string) => this.note(line),
     };
     const scan = scanOps(q);
     const shown = [];
@@ -42,16 +43,15 @@ export default class OpsList extends BaseCommand {
       if (next.done) break;
       n++;
       if (!flags.ndjson) shown.push(next.value);
-      else if (!process.stdout.write(JSON.stringify(opView(next.value)) + '\n')) await once(process.stdout, 'drain');
+      else if (!this.io.stdout.write(JSON.stringify(opView(next.value)) + '\n')) await once(this.io.stdout, 'drain');
     }
-    if (flags.json) process.stdout.write(jsonText(shown.map(opView)));
+    const more = q.limit !== undefined && n === q.limit ? moreAfter(q, n, scan.entries) : 0;
+    // the list shape of every list (docs/output.md): the journal has no cursor, --limit N or --all shows more
+    if (flags.json) this.printJson(listDocument(shown.map(opView), { has_more: more !== 0 }));
     else if (!flags.ndjson && n === 0) this.note(flags.unresolved ? 'No operation with an unknown outcome.' : filtered(flags) ? 'No operation matches.' : 'No money operation recorded yet.');
-    else if (!flags.ndjson) process.stdout.write(await (await import('../../output/ops.js')).formatOps(shown));
-    if (q.limit !== undefined && n === q.limit) {
-      const more = moreAfter(q, n, scan.entries);
-      if (more === 'some') this.note(`More operations match: --limit N or --all shows them.`);
-      else if (more > 0) this.note(`${more} more operation${more === 1 ? '' : 's'}: --limit N or --all shows them.`);
-    }
+    else if (!flags.ndjson) this.print(await (await import('../../output/ops.js')).formatOps(shown));
+    if (more === 'some') this.note(`More operations match: --limit N or --all shows them.`);
+    else if (more > 0) this.note(`${more} more operation${more === 1 ? '' : 's'}: --limit N or --all shows them.`);
     const { damageNotes } = await import('../../client/ops.js');
     for (const line of damageNotes(scan.damaged)) this.note(line);
   }

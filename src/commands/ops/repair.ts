@@ -1,3 +1,4 @@
+import { terminalSafeLine } from '../../terminal-text.js';
 import { Flags } from '../../cli/oclif.js';
 import { BaseCommand } from '../../cli/base-command.js';
 
@@ -15,17 +16,17 @@ export default class OpsRepair extends BaseCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(OpsRepair);
     const [{ repairOps }, { jsonText }] = await Promise.all([import('../../client/ops.js'), import('../../output/json.js')]);
-    const r = await repairOps({ discardUnreadable: flags['discard-unreadable'] });
+    const r = await repairOps({ discardUnreadable: flags['discard-unreadable'], tell: (line) => this.note(line) });
     if (flags.json) {
-      process.stdout.write(jsonText(r));
+      this.io.stdout.write(jsonText(r));
       return;
     }
-    for (const f of r.repaired) process.stdout.write(`repaired ${f.file}: ${f.damaged} damaged line${f.damaged === 1 ? '' : 's'}, ${f.restored} record${f.restored === 1 ? '' : 's'} restored from the other copy${f.lost ? `, ${f.lost} not found in it` : ''}\n`);
-    for (const u of r.unreadable) process.stdout.write(`unreadable line of the old file (byte ${u.offset}, ${u.why}): ${u.text}\n`);
+    for (const f of r.repaired) this.io.stdout.write(`repaired ${f.file}: ${f.damaged} damaged line${f.damaged === 1 ? '' : 's'}, ${f.restored} record${f.restored === 1 ? '' : 's'} restored from the other copy${f.lost ? `, ${f.lost} not found in it` : ''}\n`);
+    for (const u of r.unreadable) this.io.stdout.write(`unreadable line of the old file (byte ${u.offset}, ${u.why}): ${terminalSafeLine(u.text)}\n`);
     if (r.unreadable.length && !r.discarded) this.note(`These ${r.unreadable.length} lines cannot be read: an operation in them could be charged again if sent with its key. Check them (\`cardctl cards get ID\`, the portal), then run \`cardctl ops repair --discard-unreadable\`.`);
     if (r.discarded) this.note(`Set aside ${r.discarded} unreadable line${r.discarded === 1 ? '' : 's'}; money commands go again.`);
-    for (const f of r.completed) process.stdout.write(`completed ${f.file}: ${f.restored} record${f.restored === 1 ? '' : 's'} it lacked, restored from the other copy\n`);
-    if (r.markers) process.stdout.write(`set right ${r.markers} unresolved marker${r.markers === 1 ? '' : 's'} (unresolved/)\n`);
+    for (const f of r.completed) this.io.stdout.write(`completed ${f.file}: ${f.restored} record${f.restored === 1 ? '' : 's'} it lacked, restored from the other copy\n`);
+    if (r.markers) this.io.stdout.write(`set right ${r.markers} unresolved marker${r.markers === 1 ? '' : 's'} (unresolved/)\n`);
     this.note(r.repaired.length || r.unreadable.length || r.completed.length || r.markers ? `Checked ${r.checked} files in ${r.dir}.` : `The journal ${r.dir} is sound: ${r.checked} files checked, every line's checksum matches.`);
   }
 }

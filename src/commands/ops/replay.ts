@@ -22,10 +22,10 @@ export default class OpsReplay extends BaseCommand {
       import('../../output/index.js'),
     ]);
     try {
-      const { response } = await replayOp(args.id, sessionOptions(flags));
-      process.stdout.write(flags.json ? jsonText(response.body ?? response.text) : formatResponse(response, flags.include));
+      const { response } = await replayOp(args.id, sessionOptions(flags, this.io));
+      this.io.stdout.write(flags.json ? jsonText(response.body ?? response.text) : formatResponse(response, flags.include));
     } catch (err) {
-      if (!flags.json && err instanceof ApiError && err.response) process.stdout.write(formatResponse(err.response, flags.include));
+      if (!flags.json && err instanceof ApiError && err.response) this.io.stdout.write(formatResponse(err.response, flags.include));
       throw err;
     }
   }

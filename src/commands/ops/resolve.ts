@@ -1,4 +1,5 @@
 import { Args, Flags } from '../../cli/oclif.js';
+import { result, type Result } from '../../output/render.js';
 import { BaseCommand } from '../../cli/base-command.js';
 
 export default class OpsResolve extends BaseCommand {
@@ -18,16 +19,12 @@ export default class OpsResolve extends BaseCommand {
     note: Flags.string({ description: 'how you know (kept in the journal, shown by `ops show`)' }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<Result> {
     const { args, flags } = await this.parse(OpsResolve);
-    const [{ resolveOp, opView }, { formatKeyValue, jsonText }] = await Promise.all([import('../../client/ops.js'), import('../../output/index.js')]);
-    const entry = resolveOp(args.id, { outcome: flags.outcome as 'succeeded' | 'failed', note: flags.note });
-    if (flags.json) {
-      process.stdout.write(jsonText({ ...opView(entry), outcomes: entry.outcomes }));
-      return;
-    }
-    this.note(`Recorded: ${entry.id} ${flags.outcome} (appended to the journal; \`ops list --unresolved\` no longer lists it).`);
+    const [{ resolveOp, opView }, { formatKeyValue }] = await Promise.all([import('../../client/ops.js'), import('../../output/index.js')]);
+    const entry = resolveOp(args.id, { outcome: flags.outcome as 'succeeded' | 'failed', note: flags.note, tell: (line) => this.note(line) });
+    if (!flags.json) this.note(`Recorded: ${entry.id} ${flags.outcome} (appended to the journal; \`ops list --unresolved\` no longer lists it).`);
     const { body_b64: _b, ...view } = opView(entry);
-    process.stdout.write(await formatKeyValue(view));
+    return result({ ...opView(entry), outcomes: entry.outcomes }, () => formatKeyValue(view));
   }
 }

@@ -1,4 +1,5 @@
 import { Args } from '../../cli/oclif.js';
+import { result, type Result } from '../../output/render.js';
 import { BaseCommand } from '../../cli/base-command.js';
 
 export default class OpsShow extends BaseCommand {
@@ -6,15 +7,11 @@ export default class OpsShow extends BaseCommand {
   static override examples = ['<%= config.bin %> ops show op_lx2k3abc12345678'];
   static override args = { id: Args.string({ description: 'operation id (a unique prefix is enough) or its idempotency key', required: true }) };
 
-  async run(): Promise<void> {
-    const { args, flags } = await this.parse(OpsShow);
-    const [{ showOp, opView }, { formatKeyValue, jsonText }] = await Promise.all([import('../../client/ops.js'), import('../../output/index.js')]);
-    const entry = showOp(args.id);
-    if (flags.json) {
-      process.stdout.write(jsonText({ ...opView(entry), outcomes: entry.outcomes }));
-      return;
-    }
+  async run(): Promise<Result> {
+    const { args } = await this.parse(OpsShow);
+    const [{ showOp, opView }, { formatKeyValue }] = await Promise.all([import('../../client/ops.js'), import('../../output/index.js')]);
+    const entry = showOp(args.id, undefined, (line) => this.note(line));
     const { body_b64: _b, ...view } = opView(entry);
-    process.stdout.write(await formatKeyValue(view));
+    return result({ ...opView(entry), outcomes: entry.outcomes }, () => formatKeyValue(view));
   }
 }

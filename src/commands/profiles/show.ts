@@ -15,7 +15,7 @@ export default class ProfilesShow extends BaseCommand {
     const { path, profile: p } = await showSummary(args.name);
     if (flags.json) return this.printJson(p);
     const { formatKeyValue } = await import('../../output/text.js');
-    process.stdout.write(
+    this.io.stdout.write(
       await formatKeyValue({
         name: p.name,
         mode: p.mode,

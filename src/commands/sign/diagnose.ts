@@ -1,4 +1,5 @@
 import { Flags } from '../../cli/oclif.js';
+import { result, type Result } from '../../output/render.js';
 import { BaseCommand } from '../../cli/base-command.js';
 
 export default class SignDiagnose extends BaseCommand {
@@ -25,7 +26,7 @@ export default class SignDiagnose extends BaseCommand {
     'try-secret-commands': Flags.boolean({ description: "when nothing else explains the signature, also run the other profiles' secret commands (they may prompt) to try their secrets" }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<Result> {
     const { flags } = await this.parse(SignDiagnose);
     const [{ runDiagnose, parseUnixSeconds }, { diagnosisJson, formatDiagnosis }, { exitCodeForKind }] = await Promise.all([
       import('../../cli/signing-tools.js'),
@@ -34,9 +35,8 @@ export default class SignDiagnose extends BaseCommand {
     ]);
     const d = await runDiagnose({ request: flags.request, profile: flags.profile, now: parseUnixSeconds(flags.now, '--now'), trySecretCommands: flags['try-secret-commands'] });
     const show = { showValid: flags['show-valid-signature'] };
-    if (flags.json) this.printJson(diagnosisJson(d, show));
-    else process.stdout.write(formatDiagnosis(d, show));
     // The verdict is the output; the exit code still says "signature invalid" (3).
     if (!d.valid) process.exitCode = exitCodeForKind('signature_invalid');
+    return result(diagnosisJson(d, show), () => formatDiagnosis(d, show));
   }
 }

@@ -28,6 +28,6 @@ export default class Sign extends BaseCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(Sign);
     const { sign } = await import('../../cli/local-commands.js');
-    await sign(flags);
+    await sign(flags, this.io);
   }
 }

@@ -44,7 +44,7 @@ export default class WebhooksListen extends BaseCommand {
         profile: flags.profile,
         tolerance: flags.tolerance,
       },
-      { stdout: process.stdout, stderr: process.stderr, env: process.env },
+      { ...this.io, env: process.env },
     );
   }
 }

@@ -16,6 +16,6 @@ export default class WebhooksSign extends BaseCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(WebhooksSign);
     const { webhooksSign } = await import('../../cli/local-commands.js');
-    await webhooksSign(flags);
+    await webhooksSign(flags, this.io);
   }
 }

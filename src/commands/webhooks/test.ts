@@ -35,7 +35,7 @@ export default class WebhooksTest extends BaseCommand {
     ]);
     checkJunitPath(flags.junit);
     const report = await runWebhookTest({ url: args.url, timeout: flags.timeout, profile: flags.profile }, { env: process.env });
-    await emitCaseReport(report, { json: flags.json, junit: flags.junit, env: process.env, text: (chalk) => formatWebhookTest(report, chalk) });
+    await emitCaseReport(report, { ...this.io, json: flags.json, junit: flags.junit, env: process.env, text: (chalk) => formatWebhookTest(report, chalk) });
     process.exitCode = report.ok ? EXIT.ok : exitCodeForKind('signature_invalid'); // 3: a receiver that verifies wrongly
   }
 }

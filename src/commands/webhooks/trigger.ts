@@ -1,4 +1,5 @@
 import { Args, Flags } from '../../cli/oclif.js';
+import type { Result } from '../../output/render.js';
 import { MockControlCommand } from '../../cli/mock/control-command.js';
 
 export default class WebhooksTrigger extends MockControlCommand {
@@ -25,12 +26,11 @@ export default class WebhooksTrigger extends MockControlCommand {
     merchant: Flags.string({ description: 'merchant id (default: the banner merchant)' }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<Result> {
     const { args, flags } = await this.parse(WebhooksTrigger);
     const { runTrigger, triggerNote } = await import('../../cli/webhook-trigger.js');
     const result = await runTrigger({ type: args.type, data: flags.data, mode: flags.mode as 'test' | 'live' | undefined, merchant: flags.merchant, controlUrl: flags['control-url'], profile: flags.profile });
-    await this.render(result.event);
     const note = triggerNote(result);
-    if (note) this.note(note);
+    return this.render(result.event, note ? [note] : []);
   }
 }

@@ -22,6 +22,6 @@ export default class WebhooksVerify extends BaseCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(WebhooksVerify);
     const { webhooksVerify } = await import('../../cli/local-commands.js');
-    await webhooksVerify(flags);
+    await webhooksVerify(flags, this.io);
   }
 }

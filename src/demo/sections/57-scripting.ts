@@ -17,8 +17,8 @@ export const section: Section = {
     let count = 0;
     await r.step({
       name: 'scripting: --jq over every page',
-      title: 'With --all the filter runs over the whole list as one array: length counts every customer',
-      argv: ['customers', 'list', '--all', '--per-page', '2', '--jq', 'length'],
+      title: 'The filter runs over what --json prints, {data, meta}; with --all every row: .data | length counts every customer',
+      argv: ['customers', 'list', '--all', '--per-page', '2', '--jq', '.data | length'],
       check: ({ stdout }) => {
         count = Number(stdout.trim());
         expect(Number.isInteger(count) && count >= 1, `expected a count, got ${JSON.stringify(stdout)}`);

@@ -81,7 +81,7 @@ export const section: Section = {
       argv: ['mock', 'webhook-deliveries', '--event', eventId, '--json'],
       maxLines: 24,
       check: ({ stdout }) => {
-        const log = JSON.parse(stdout) as Delivery[];
+        const log = (JSON.parse(stdout) as { data: Delivery[] }).data; // the {data, meta} of every list
         expect(log.length >= 1 && log.every((d) => d.event_id === eventId), `expected only the deliveries of event ${eventId}`);
         expect(log.some((d) => d.state === 'succeeded'), 'expected the delivery the receiver verified, succeeded');
         return `${log.length} deliver${log.length === 1 ? 'y' : 'ies'} of event ${eventId}, ${log.filter((d) => d.state === 'succeeded').length} succeeded`;

@@ -1,4 +1,5 @@
 import { Args } from '../../../cli/oclif.js';
+import type { Result } from '../../../output/render.js';
 import { MockControlCommand } from '../../../cli/mock/control-command.js';
 import { usageError } from '../../../errors.js';
 
@@ -9,10 +10,10 @@ export default class MockClockAdvance extends MockControlCommand {
     seconds: Args.string({ description: 'seconds to move forward', required: true }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<Result> {
     const { args, flags } = await this.parse(MockClockAdvance);
     const seconds = Number(args.seconds);
     if (!Number.isFinite(seconds) || seconds < 0) throw usageError('SECONDS must be a number of seconds, 0 or more (e.g. 3600).', 'See `cardctl mock clock advance --help`.');
-    await this.render(await this.control(flags, 'POST', '/clock/advance', { seconds }));
+    return this.render(await this.control(flags, 'POST', '/clock/advance', { seconds }));
   }
 }

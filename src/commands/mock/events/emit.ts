@@ -1,4 +1,5 @@
 import { Args, Flags } from '../../../cli/oclif.js';
+import type { Result } from '../../../output/render.js';
 import { MockControlCommand } from '../../../cli/mock/control-command.js';
 import { usageError } from '../../../errors.js';
 
@@ -14,7 +15,7 @@ export default class MockEventsEmit extends MockControlCommand {
     merchant: Flags.string({ description: 'merchant id (default: the banner merchant)' }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<Result> {
     const { args, flags } = await this.parse(MockEventsEmit);
     let data: unknown;
     if (flags.data !== undefined) {
@@ -24,6 +25,6 @@ export default class MockEventsEmit extends MockControlCommand {
         throw usageError('--data must be a JSON object, e.g. \'{"card_id":"01J..."}\'.', 'See `cardctl mock events emit --help`.');
       }
     }
-    await this.render(await this.control(flags, 'POST', '/events', { type: args.type, data, mode: flags.mode, merchant_id: flags.merchant }));
+    return this.render(await this.control(flags, 'POST', '/events', { type: args.type, data, mode: flags.mode, merchant_id: flags.merchant }));
   }
 }

@@ -1,4 +1,5 @@
 import { Flags } from '../../../cli/oclif.js';
+import type { Result } from '../../../output/render.js';
 import { MockControlCommand } from '../../../cli/mock/control-command.js';
 
 export default class MockEvents extends MockControlCommand {
@@ -8,8 +9,8 @@ export default class MockEvents extends MockControlCommand {
     merchant: Flags.string({ description: 'only this merchant' }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<Result> {
     const { flags } = await this.parse(MockEvents);
-    await this.render(await this.control(flags, 'GET', flags.merchant ? `/events?merchant_id=${encodeURIComponent(flags.merchant)}` : '/events'));
+    return this.renderList(await this.controlPage(flags, 'GET', flags.merchant ? `/events?merchant_id=${encodeURIComponent(flags.merchant)}` : '/events'));
   }
 }

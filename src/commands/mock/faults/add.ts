@@ -1,4 +1,5 @@
 import { Flags } from '../../../cli/oclif.js';
+import type { Result } from '../../../output/render.js';
 import { MockControlCommand } from '../../../cli/mock/control-command.js';
 import { ROUTES } from '../../../contract/routes.js';
 
@@ -22,8 +23,8 @@ export default class MockFaultsAdd extends MockControlCommand {
     merchant: Flags.string({ description: 'only this merchant (default: any)' }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<Result> {
     const { flags } = await this.parse(MockFaultsAdd);
-    await this.render(await this.control(flags, 'POST', '/faults', { operation: flags.operation, kind: flags.kind, count: flags.count, ms: flags.ms, merchant_id: flags.merchant }));
+    return this.render(await this.control(flags, 'POST', '/faults', { operation: flags.operation, kind: flags.kind, count: flags.count, ms: flags.ms, merchant_id: flags.merchant }));
   }
 }

@@ -1,4 +1,5 @@
 import { Flags } from '../../../cli/oclif.js';
+import type { Result } from '../../../output/render.js';
 import { MockControlCommand } from '../../../cli/mock/control-command.js';
 
 export default class MockKeysCreate extends MockControlCommand {
@@ -12,8 +13,8 @@ export default class MockKeysCreate extends MockControlCommand {
     'expires-in': Flags.integer({ description: 'the key expires this many seconds from now on the simulated clock (401 invalid_api_key after)', min: 1 }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<Result> {
     const { flags } = await this.parse(MockKeysCreate);
-    await this.render(await this.control(flags, 'POST', '/keys', { mode: flags.mode, merchant_id: flags.merchant, scopes: flags.scope, ip_allowlist: flags.ip, expires_in_seconds: flags['expires-in'] }));
+    return this.render(await this.control(flags, 'POST', '/keys', { mode: flags.mode, merchant_id: flags.merchant, scopes: flags.scope, ip_allowlist: flags.ip, expires_in_seconds: flags['expires-in'] }));
   }
 }

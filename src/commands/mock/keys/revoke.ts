@@ -1,4 +1,5 @@
 import { Args } from '../../../cli/oclif.js';
+import type { Result } from '../../../output/render.js';
 import { MockControlCommand } from '../../../cli/mock/control-command.js';
 
 export default class MockKeysRevoke extends MockControlCommand {
@@ -8,8 +9,8 @@ export default class MockKeysRevoke extends MockControlCommand {
     key: Args.string({ description: 'key id', required: true }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<Result> {
     const { args, flags } = await this.parse(MockKeysRevoke);
-    await this.render(await this.control(flags, 'POST', `/keys/${encodeURIComponent(args.key)}/revoke`));
+    return this.render(await this.control(flags, 'POST', `/keys/${encodeURIComponent(args.key)}/revoke`));
   }
 }

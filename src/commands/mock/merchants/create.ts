@@ -1,11 +1,12 @@
+import type { Result } from '../../../output/render.js';
 import { MockControlCommand } from '../../../cli/mock/control-command.js';
 
 export default class MockMerchantsCreate extends MockControlCommand {
   static override summary = 'Create another merchant with its own test and live keys and webhook secret.';
   static override examples = ['<%= config.bin %> mock merchants create --json'];
 
-  async run(): Promise<void> {
+  async run(): Promise<Result> {
     const { flags } = await this.parse(MockMerchantsCreate);
-    await this.render(await this.control(flags, 'POST', '/merchants', {}));
+    return this.render(await this.control(flags, 'POST', '/merchants', {}));
   }
 }

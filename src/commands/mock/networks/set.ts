@@ -1,4 +1,5 @@
 import { Args } from '../../../cli/oclif.js';
+import type { Result } from '../../../output/render.js';
 import { MockControlCommand } from '../../../cli/mock/control-command.js';
 
 export default class MockNetworksSet extends MockControlCommand {
@@ -8,9 +9,9 @@ export default class MockNetworksSet extends MockControlCommand {
   static override strict = false;
   static override args = { networks: Args.string({ description: 'the networks to enable, e.g. bep20 erc20 trc20 (none: all off)' }) };
 
-  async run(): Promise<void> {
+  async run(): Promise<Result> {
     const { argv, flags } = await this.parse(MockNetworksSet);
     const enabled = argv.map(String);
-    await this.render(await this.control(flags, 'PUT', '/networks', { enabled }));
+    return this.render(await this.control(flags, 'PUT', '/networks', { enabled }));
   }
 }

@@ -1,4 +1,5 @@
 import { Args, Flags } from '../../../cli/oclif.js';
+import type { Result } from '../../../output/render.js';
 import { MockControlCommand } from '../../../cli/mock/control-command.js';
 import { switchArgv } from '../../../cli/mock/switches.js';
 import { usageError } from '../../../errors.js';
@@ -22,11 +23,11 @@ export default class MockProductsSet extends MockControlCommand {
     available: Flags.boolean({ allowNo: true, description: 'has a route to an issuer (live issue: 422 product: [unavailable] when not)' }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<Result> {
     const { args, flags } = await this.parse(MockProductsSet, switchArgv(this.argv, SWITCHES));
     const body: Record<string, boolean> = {};
     for (const k of SWITCHES) if (flags[k] !== undefined) body[k] = flags[k];
     if (Object.keys(body).length === 0) throw usageError('nothing to change.', 'Pass --default, --enabled or --available (or --no-default, --no-enabled, --no-available).');
-    await this.render(await this.control(flags, 'PATCH', `/products/${encodeURIComponent(args.product)}`, body));
+    return this.render(await this.control(flags, 'PATCH', `/products/${encodeURIComponent(args.product)}`, body));
   }
 }

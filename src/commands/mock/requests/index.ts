@@ -24,6 +24,6 @@ export default class MockRequests extends MockControlCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(MockRequests);
     const { showRequests } = await import('../../../cli/mock/requests.js');
-    await showRequests(flags, (method, path) => this.controlPage(flags, method, path), this.jsonOutput ? 'json' : flags.ndjson ? 'ndjson' : 'text');
+    await showRequests(flags, (method, path) => this.controlPage(flags, method, path), this.jsonOutput ? 'json' : flags.ndjson ? 'ndjson' : 'text', this.io);
   }
 }

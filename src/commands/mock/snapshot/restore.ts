@@ -1,4 +1,5 @@
 import { Args } from '../../../cli/oclif.js';
+import type { Result } from '../../../output/render.js';
 import { MockControlCommand } from '../../../cli/mock/control-command.js';
 
 export default class MockSnapshotRestore extends MockControlCommand {
@@ -8,8 +9,8 @@ export default class MockSnapshotRestore extends MockControlCommand {
     name: Args.string({ description: 'name of a saved snapshot (see mock snapshot list)', required: true }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<Result> {
     const { args, flags } = await this.parse(MockSnapshotRestore);
-    await this.render(await this.control(flags, 'POST', `/snapshots/${encodeURIComponent(args.name)}/restore`));
+    return this.render(await this.control(flags, 'POST', `/snapshots/${encodeURIComponent(args.name)}/restore`));
   }
 }

@@ -1,4 +1,5 @@
 import { Args } from '../../../cli/oclif.js';
+import type { Result } from '../../../output/render.js';
 import { MockControlCommand } from '../../../cli/mock/control-command.js';
 
 export default class MockSnapshotSave extends MockControlCommand {
@@ -10,8 +11,8 @@ export default class MockSnapshotSave extends MockControlCommand {
     name: Args.string({ description: 'snapshot name: 1 to 64 letters, digits, dots, underscores or dashes', required: true }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<Result> {
     const { args, flags } = await this.parse(MockSnapshotSave);
-    await this.render(await this.control(flags, 'POST', '/snapshots', { name: args.name }));
+    return this.render(await this.control(flags, 'POST', '/snapshots', { name: args.name }));
   }
 }

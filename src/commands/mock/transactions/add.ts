@@ -1,4 +1,5 @@
 import { Args, Flags } from '../../../cli/oclif.js';
+import type { Result } from '../../../output/render.js';
 import { MockControlCommand } from '../../../cli/mock/control-command.js';
 
 export default class MockTransactionsAdd extends MockControlCommand {
@@ -15,8 +16,8 @@ export default class MockTransactionsAdd extends MockControlCommand {
     currency: Flags.string({ description: 'ISO 4217 code (default: the card currency)' }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<Result> {
     const { args, flags } = await this.parse(MockTransactionsAdd);
-    await this.render(await this.control(flags, 'POST', `/cards/${encodeURIComponent(args.card)}/transactions`, { type: flags.type, status: flags.status, amount_minor: flags.amount, occurred_at: flags['occurred-at'], currency: flags.currency }));
+    return this.render(await this.control(flags, 'POST', `/cards/${encodeURIComponent(args.card)}/transactions`, { type: flags.type, status: flags.status, amount_minor: flags.amount, occurred_at: flags['occurred-at'], currency: flags.currency }));
   }
 }

@@ -1,4 +1,5 @@
 import { Args, Flags } from '../../../cli/oclif.js';
+import type { Result } from '../../../output/render.js';
 import { MockControlCommand } from '../../../cli/mock/control-command.js';
 
 export default class MockWebhookEndpointsAdd extends MockControlCommand {
@@ -11,8 +12,8 @@ export default class MockWebhookEndpointsAdd extends MockControlCommand {
     merchant: Flags.string({ description: 'merchant id (default: the banner merchant)' }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<Result> {
     const { args, flags } = await this.parse(MockWebhookEndpointsAdd);
-    await this.render(await this.control(flags, 'POST', '/webhook-endpoints', { url: args.url, merchant_id: flags.merchant }));
+    return this.render(await this.control(flags, 'POST', '/webhook-endpoints', { url: args.url, merchant_id: flags.merchant }));
   }
 }

@@ -1,11 +1,12 @@
+import type { Result } from '../../../output/render.js';
 import { MockControlCommand } from '../../../cli/mock/control-command.js';
 
 export default class MockWebhookEndpoints extends MockControlCommand {
   static override summary = 'Show the registered webhook endpoints.';
   static override examples = ['<%= config.bin %> mock webhook-endpoints'];
 
-  async run(): Promise<void> {
+  async run(): Promise<Result> {
     const { flags } = await this.parse(MockWebhookEndpoints);
-    await this.render(await this.control(flags, 'GET', '/webhook-endpoints'));
+    return this.renderList(await this.controlPage(flags, 'GET', '/webhook-endpoints'));
   }
 }

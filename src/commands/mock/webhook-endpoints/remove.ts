@@ -1,4 +1,5 @@
 import { Args } from '../../../cli/oclif.js';
+import type { Result } from '../../../output/render.js';
 import { MockControlCommand } from '../../../cli/mock/control-command.js';
 
 export default class MockWebhookEndpointsRemove extends MockControlCommand {
@@ -8,8 +9,8 @@ export default class MockWebhookEndpointsRemove extends MockControlCommand {
     endpoint: Args.string({ description: 'endpoint id (see `cardctl mock webhook-endpoints`)', required: true }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<Result> {
     const { args, flags } = await this.parse(MockWebhookEndpointsRemove);
-    await this.render(await this.control(flags, 'DELETE', `/webhook-endpoints/${encodeURIComponent(args.endpoint)}`));
+    return this.render(await this.control(flags, 'DELETE', `/webhook-endpoints/${encodeURIComponent(args.endpoint)}`));
   }
 }

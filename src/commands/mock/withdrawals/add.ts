@@ -1,4 +1,5 @@
 import { Flags } from '../../../cli/oclif.js';
+import type { Result } from '../../../output/render.js';
 import { MockControlCommand } from '../../../cli/mock/control-command.js';
 
 export default class MockWithdrawalsAdd extends MockControlCommand {
@@ -11,8 +12,8 @@ export default class MockWithdrawalsAdd extends MockControlCommand {
     merchant: Flags.string({ description: 'merchant id (default: the banner merchant)' }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<Result> {
     const { flags } = await this.parse(MockWithdrawalsAdd);
-    await this.render(await this.control(flags, 'POST', '/withdrawals', { amount_minor: flags.amount, fee_minor: flags.fee, outcome: flags.outcome, merchant_id: flags.merchant }));
+    return this.render(await this.control(flags, 'POST', '/withdrawals', { amount_minor: flags.amount, fee_minor: flags.fee, outcome: flags.outcome, merchant_id: flags.merchant }));
   }
 }

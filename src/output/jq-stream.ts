@@ -1,9 +1,13 @@
-// `--jq` on every command that prints JSON: the command prints its JSON as with --json, and
-// this takes what it writes on stdout and prints the filter's results instead. One JSON
-// document (or several) is filtered when the command ends, or as soon as it is whole and the
-// command waits (a banner of `mock start`); with --ndjson each line is one input and results
-// stream, a page at a time, so `--all --ndjson --jq` runs in constant memory.
-import type { JqProgram } from '../output/jq.js';
+// `--jq`: the stdout a command gets (src/io.ts) when --jq is given. The command prints its JSON
+// exactly as with --json, to this stream; the filter runs over that text and its results go to
+// the real stdout. So `--jq` filters exactly the document `--json` prints, on every command,
+// without touching process.stdout. One JSON document (or several) is filtered when the command
+// ends, or as soon as it is whole and the command waits (the banner of `mock start`); with
+// --ndjson each line is one input and results stream, a page at a time, so `--all --ndjson --jq`
+// runs in constant memory.
+import { Writable } from 'node:stream';
+import type { OutStream } from '../io.js';
+import type { JqProgram } from './jq.js';
 
 /** Lines of NDJSON handed to jq at once (one jq run each; the filter still runs per line). */
 const LINES_PER_RUN = 200;
@@ -16,19 +20,16 @@ const LINES_PER_RUN = 200;
  */
 const IDLE_DOCUMENT_MAX = 64 * 1024;
 
-type Write = typeof process.stdout.write;
-
-export interface JqCapture {
-  /** the command finished: filter what it printed and print the results */
+export interface JqStream {
+  /** what the command writes its JSON to */
+  stream: OutStream;
+  /** the command finished: filter what it printed and print the results (throws jq's failure as a usage error) */
   finish(): void;
   /** the command failed: drop what it printed (the error is shown instead) */
   abandon(): void;
 }
 
-export function captureStdoutForJq(program: JqProgram, opts: { perLine: boolean }): JqCapture {
-  const stdout = process.stdout;
-  const original = stdout.write;
-  const realWrite = (text: string): boolean => original.call(stdout, text);
+export function jqStream(program: JqProgram, target: NodeJS.WritableStream, opts: { perLine: boolean }): JqStream {
   let pending = '';
   let lines = 0;
   let done = false;
@@ -38,7 +39,7 @@ export function captureStdoutForJq(program: JqProgram, opts: { perLine: boolean 
     pending = pending.slice(upTo);
     lines = 0;
     const out = program.run(text);
-    return out === '' ? true : realWrite(out);
+    return out === '' ? true : target.write(out);
   };
 
   // a failure here leaves the text pending: finish() runs it again and reports the error as before
@@ -58,49 +59,47 @@ export function captureStdoutForJq(program: JqProgram, opts: { perLine: boolean 
     }
     pending = pending.slice(upTo);
     lines = 0;
-    if (out !== '') realWrite(out);
+    if (out !== '') target.write(out);
   };
 
-  const capture = function (this: unknown, chunk: unknown, encoding?: unknown, cb?: unknown): boolean {
-    const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString(typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
-    pending += text;
-    if (!idleScheduled && !idleBroken) {
-      idleScheduled = true;
-      setImmediate(idleFlush).unref();
-    }
-    let ok = true;
-    if (opts.perLine) {
-      for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) lines++;
-      if (lines >= LINES_PER_RUN) {
-        try {
-          ok = flushLines(pending.lastIndexOf('\n') + 1);
-        } catch (err) {
-          restore();
-          throw err;
+  let failure: unknown;
+  const stream = new Writable({
+    decodeStrings: false,
+    write(chunk: string | Buffer, _encoding, callback) {
+      if (done) return callback();
+      const text = typeof chunk === 'string' ? chunk : chunk.toString('utf8');
+      pending += text;
+      if (!idleScheduled && !idleBroken) {
+        idleScheduled = true;
+        setImmediate(idleFlush).unref();
+      }
+      if (opts.perLine && failure === undefined) {
+        for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) lines++;
+        if (lines >= LINES_PER_RUN) {
+          let ok: boolean;
+          try {
+            ok = flushLines(pending.lastIndexOf('\n') + 1);
+          } catch (err) {
+            failure = err; // reported by finish(), where the command ends
+            return callback();
+          }
+          if (!ok) return void target.once('drain', () => callback());
         }
       }
-    }
-    const callback = typeof encoding === 'function' ? encoding : cb;
-    if (typeof callback === 'function') process.nextTick(callback as () => void);
-    return ok;
-  } as Write;
-
-  const restore = (): void => {
-    if (stdout.write === capture) stdout.write = original;
-  };
-  stdout.write = capture;
+      callback();
+    },
+  });
 
   return {
+    stream,
     finish() {
       if (done) return;
       done = true;
-      restore();
+      if (failure !== undefined) throw failure;
       flushLines(pending.length);
     },
     abandon() {
-      if (done) return;
       done = true;
-      restore();
       pending = '';
     },
   };
