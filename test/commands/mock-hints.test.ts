@@ -39,7 +39,7 @@ it('mock wallets fits 80 columns; --json keeps every field', async () => {
   expect(lines).toHaveLength(3);
   for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(80);
   const json = await sandbox.run(['mock', 'wallets', '--json']);
-  expect(Object.keys(JSON.parse(json.stdout)[0]).sort()).toEqual(
+  expect(Object.keys(JSON.parse(json.stdout).data[0]).sort()).toEqual(
     ['balance_minor', 'cards_balance_minor', 'currency', 'deposits_credited_minor', 'fees_collected_minor', 'initial_balance_minor', 'merchant_id', 'mode', 'reserved_minor'].sort(),
   );
 });

@@ -20,7 +20,7 @@ const USER_SECRET = randomBytes(32).toString('base64');
 async function profiles(): Promise<Record<string, { key_id: string; base_url: string; secret_fingerprint: string }>> {
   const r = await sandbox.run(['profiles', 'list', '--json']);
   expect(r.code, r.stderr).toBe(0);
-  return Object.fromEntries((JSON.parse(r.stdout) as Array<{ name: string; key_id: string; base_url: string; secret_fingerprint: string }>).map((p) => [p.name, p]));
+  return Object.fromEntries((JSON.parse(r.stdout).data as Array<{ name: string; key_id: string; base_url: string; secret_fingerprint: string }>).map((p) => [p.name, p]));
 }
 
 it("keeps the user's mock-test, saves the mock's as mock-test-2, and updates its own profiles on the next start", async () => {
