@@ -17,7 +17,9 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const ROWS = Number(process.env.BENCH_ORDER_ROWS ?? 16);
 const work = mkdtempSync(join(tmpdir(), 'cardctl-bench-order-'));
 const server = spawn(process.execPath, [join(root, 'bench', 'serve-mock.mjs')], { stdio: ['pipe', 'pipe', 'inherit'] });
-const info = JSON.parse(await new Promise((resolve) => createInterface({ input: server.stdout }).once('line', resolve)));
+const info = JSON.parse(
+  await new Promise((resolve) => createInterface({ input: server.stdout }).once('line', resolve)),
+);
 
 /** Checks the trace; returns the report lines and whether every row held. */
 function check(trace) {
@@ -33,7 +35,11 @@ function check(trace) {
   const syncDone = ({ path, covers }) => {
     syncs++;
     if (new Set(covers.map((r) => r.id)).size > 1) shared++;
-    const where = path.includes('/journal/keys/') ? 'keys' : path.includes('/journal/segments/') ? 'segments' : undefined;
+    const where = path.includes('/journal/keys/')
+      ? 'keys'
+      : path.includes('/journal/segments/')
+        ? 'segments'
+        : undefined;
     if (!where) return;
     for (const r of covers) {
       const k = `${r.type} ${r.id}`;
@@ -80,7 +86,9 @@ function check(trace) {
       const both = id ? synced.get(`op ${id}`) : undefined;
       const held = both?.has('keys') && both?.has('segments');
       if (!held) ok = false;
-      report.push(`${key}: op ${id ?? '(none written)'} ${held ? 'synced in its key bucket and its segment before its request was written to the socket' : 'NOT synced in both copies before its request left'}`);
+      report.push(
+        `${key}: op ${id ?? '(none written)'} ${held ? 'synced in its key bucket and its segment before its request was written to the socket' : 'NOT synced in both copies before its request left'}`,
+      );
     }
   }
   for (const [key, id] of ops) {
@@ -91,8 +99,12 @@ function check(trace) {
     }
   }
   if (sent.size !== ROWS) ok = false;
-  report.push(`${syncs} fdatasync calls for ${ROWS} rows (folders of new files included), ${shared} of them covering several rows' records (group commit)`);
-  report.push(`${sent.size} of ${ROWS} requests seen; ${ok ? 'every op record was synced (fdatasync returned) in both copies before its request left, and every outcome before the process exited' : 'THE ORDER WAS BROKEN'}`);
+  report.push(
+    `${syncs} fdatasync calls for ${ROWS} rows (folders of new files included), ${shared} of them covering several rows' records (group commit)`,
+  );
+  report.push(
+    `${sent.size} of ${ROWS} requests seen; ${ok ? 'every op record was synced (fdatasync returned) in both copies before its request left, and every outcome before the process exited' : 'THE ORDER WAS BROKEN'}`,
+  );
   return { ok, report };
 }
 
@@ -103,8 +115,36 @@ try {
   writeSync(fd, 'card,amount\n' + `${info.cardId},1\n`.repeat(ROWS));
   closeSync(fd);
   const out = join(work, 'trace.txt');
-  const env = { ...process.env, CARDCTL_BASE_URL: info.baseUrl, CARDCTL_API_KEY: info.keyId, CARDCTL_API_SECRET: info.secret, CARDCTL_MODE: 'test', CARDCTL_STATE_DIR: join(work, 'state'), CARDCTL_JOURNAL_RETENTION: 'off' };
-  const args = ['-f', '-y', '-tt', '-s', '65536', '-e', 'trace=write,writev,fdatasync', '-o', out, process.execPath, join(root, 'bin', 'run.js'), 'cards', 'recharge', '--batch', csv, '--allow-duplicates', '--concurrency', '8', '--json'];
+  const env = {
+    ...process.env,
+    CARDCTL_BASE_URL: info.baseUrl,
+    CARDCTL_API_KEY: info.keyId,
+    CARDCTL_API_SECRET: info.secret,
+    CARDCTL_MODE: 'test',
+    CARDCTL_STATE_DIR: join(work, 'state'),
+    CARDCTL_JOURNAL_RETENTION: 'off',
+  };
+  const args = [
+    '-f',
+    '-y',
+    '-tt',
+    '-s',
+    '65536',
+    '-e',
+    'trace=write,writev,fdatasync',
+    '-o',
+    out,
+    process.execPath,
+    join(root, 'bin', 'run.js'),
+    'cards',
+    'recharge',
+    '--batch',
+    csv,
+    '--allow-duplicates',
+    '--concurrency',
+    '8',
+    '--json',
+  ];
   const r = spawnSync('strace', args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
   if (r.error) throw new Error(`strace: ${r.error.message} (this check needs strace, on Linux)`);
   if (r.status !== 0) throw new Error(`the batch exited ${r.status}: ${String(r.stderr).slice(-2000)}`);

@@ -28,8 +28,17 @@ const LEVELS = (process.env.BENCH_SEND_CONCURRENCY ?? '1,8').split(',').map(Numb
 const work = mkdtempSync(join(tmpdir(), 'cardctl-bench-send-'));
 
 const server = spawn(node, [join(root, 'bench', 'serve-mock.mjs')], { stdio: ['pipe', 'pipe', 'inherit'] });
-const info = JSON.parse(await new Promise((resolve) => createInterface({ input: server.stdout }).once('line', resolve)));
-const env = { ...process.env, CARDCTL_BASE_URL: info.baseUrl, CARDCTL_API_KEY: info.keyId, CARDCTL_API_SECRET: info.secret, CARDCTL_MODE: 'test', CARDCTL_JOURNAL_RETENTION: 'off' };
+const info = JSON.parse(
+  await new Promise((resolve) => createInterface({ input: server.stdout }).once('line', resolve)),
+);
+const env = {
+  ...process.env,
+  CARDCTL_BASE_URL: info.baseUrl,
+  CARDCTL_API_KEY: info.keyId,
+  CARDCTL_API_SECRET: info.secret,
+  CARDCTL_MODE: 'test',
+  CARDCTL_JOURNAL_RETENTION: 'off',
+};
 
 const csv = join(work, 'rows.csv');
 const fd = openSync(csv, 'w');
@@ -44,12 +53,37 @@ function send(bin, concurrency, label) {
   const cpuFile = join(work, 'cpu');
   rmSync(cpuFile, { force: true });
   const t0 = process.hrtime.bigint();
-  const r = spawnSync(node, ['--require', join(root, 'bench', 'report-cpu.cjs'), bin, 'cards', 'recharge', '--batch', csv, '--allow-duplicates', '--concurrency', String(concurrency), '--json'], { env: { ...env, CARDCTL_STATE_DIR: state, BENCH_CPU_FILE: cpuFile }, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 28 });
+  const r = spawnSync(
+    node,
+    [
+      '--require',
+      join(root, 'bench', 'report-cpu.cjs'),
+      bin,
+      'cards',
+      'recharge',
+      '--batch',
+      csv,
+      '--allow-duplicates',
+      '--concurrency',
+      String(concurrency),
+      '--json',
+    ],
+    {
+      env: { ...env, CARDCTL_STATE_DIR: state, BENCH_CPU_FILE: cpuFile },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      maxBuffer: 1 << 28,
+    },
+  );
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   if (!cpuTimes.has(label)) cpuTimes.set(label, []);
   cpuTimes.get(label).push(Number(readFileSync(cpuFile, 'utf8').trim()) / 1000);
-  const ok = String(r.stdout).split('\n').filter((l) => l.includes('"status":"ok"')).length;
-  if (r.status !== 0 || ok !== ROWS) throw new Error(`--concurrency ${concurrency}: exit ${r.status}, ${ok} of ${ROWS} rows ok: ${String(r.stderr).slice(-2000)}`);
+  const ok = String(r.stdout)
+    .split('\n')
+    .filter((l) => l.includes('"status":"ok"')).length;
+  if (r.status !== 0 || ok !== ROWS)
+    throw new Error(
+      `--concurrency ${concurrency}: exit ${r.status}, ${ok} of ${ROWS} rows ok: ${String(r.stderr).slice(-2000)}`,
+    );
   rmSync(state, { recursive: true, force: true });
   return ms;
 }
@@ -57,17 +91,26 @@ function send(bin, concurrency, label) {
 const out = [];
 try {
   const times = new Map(builds.flatMap(([name]) => LEVELS.map((c) => [`${name} ${c}`, []])));
-  for (let round = 0; round < ROUNDS; round++) for (const c of LEVELS) for (const [name, bin] of builds) times.get(`${name} ${c}`).push(send(bin, c, `${name} ${c}`));
+  for (let round = 0; round < ROUNDS; round++)
+    for (const c of LEVELS)
+      for (const [name, bin] of builds) times.get(`${name} ${c}`).push(send(bin, c, `${name} ${c}`));
   const rate = (name, c) => ROWS / (median(times.get(`${name} ${c}`)) / 1000);
   const [lo, hi] = [LEVELS[0], LEVELS.at(-1)];
   for (const [name] of builds) {
     for (const c of LEVELS) {
       const t = times.get(`${name} ${c}`);
-      const vsBase = builds.length > 1 && name !== 'baseline' ? `, ${fmt(rate(name, c) / rate('baseline', c), 2)}x the baseline's` : '';
+      const vsBase =
+        builds.length > 1 && name !== 'baseline'
+          ? `, ${fmt(rate(name, c) / rate('baseline', c), 2)}x the baseline's`
+          : '';
       const cpu = median(cpuTimes.get(`${name} ${c}`));
-      out.push(`${name}, --concurrency ${c}: ${ROWS} rows in ${fmt(median(t) / 1000, 2)} s (median of ${t.map((ms) => fmt(ms / 1000, 2)).join(', ')} s): ${fmt(rate(name, c), 0)} rows/s${vsBase} (best run ${fmt(ROWS / (Math.min(...t) / 1000), 0)} rows/s); its CPU ${fmt(cpu / 1000, 2)} s (${fmt(cpu / ROWS, 2)} ms a row)`);
+      out.push(
+        `${name}, --concurrency ${c}: ${ROWS} rows in ${fmt(median(t) / 1000, 2)} s (median of ${t.map((ms) => fmt(ms / 1000, 2)).join(', ')} s): ${fmt(rate(name, c), 0)} rows/s${vsBase} (best run ${fmt(ROWS / (Math.min(...t) / 1000), 0)} rows/s); its CPU ${fmt(cpu / 1000, 2)} s (${fmt(cpu / ROWS, 2)} ms a row)`,
+      );
     }
-    out.push(`${name}: ratio --concurrency ${hi} / --concurrency ${lo}: ${fmt(rate(name, hi) / rate(name, lo), 2)}x rows/s`);
+    out.push(
+      `${name}: ratio --concurrency ${hi} / --concurrency ${lo}: ${fmt(rate(name, hi) / rate(name, lo), 2)}x rows/s`,
+    );
   }
 } finally {
   server.stdin.end();

@@ -24,17 +24,30 @@ const SIZES = (process.env.BENCH_BATCH_SIZES ?? '100000,1000000').split(',').map
 const work = mkdtempSync(join(tmpdir(), 'cardctl-bench-batch-'));
 
 const server = spawn(node, [join(root, 'bench', 'serve-mock.mjs')], { stdio: ['pipe', 'pipe', 'inherit'] });
-const info = JSON.parse(await new Promise((resolve) => createInterface({ input: server.stdout }).once('line', resolve)));
-const env = { ...process.env, CARDCTL_BASE_URL: info.baseUrl, CARDCTL_API_KEY: info.keyId, CARDCTL_API_SECRET: info.secret, CARDCTL_MODE: 'test' };
+const info = JSON.parse(
+  await new Promise((resolve) => createInterface({ input: server.stdout }).once('line', resolve)),
+);
+const env = {
+  ...process.env,
+  CARDCTL_BASE_URL: info.baseUrl,
+  CARDCTL_API_KEY: info.keyId,
+  CARDCTL_API_SECRET: info.secret,
+  CARDCTL_MODE: 'test',
+};
 
 /** One run of the CLI: wall time (ms), peak RSS (MiB), exit code. stdout goes to /dev/null. */
 function run(args, state, expectCode = 0, extraEnv = {}, stdout = 'ignore') {
   const rss = join(work, 'peak.rss');
   rmSync(rss, { force: true });
   const t0 = process.hrtime.bigint();
-  const r = spawnSync(node, ['--require', join(root, 'bench', 'report-rss.cjs'), bin, ...args], { env: { ...env, CARDCTL_STATE_DIR: state, BENCH_RSS_FILE: rss, ...extraEnv }, stdio: ['ignore', stdout, 'pipe'], maxBuffer: 1 << 29 });
+  const r = spawnSync(node, ['--require', join(root, 'bench', 'report-rss.cjs'), bin, ...args], {
+    env: { ...env, CARDCTL_STATE_DIR: state, BENCH_RSS_FILE: rss, ...extraEnv },
+    stdio: ['ignore', stdout, 'pipe'],
+    maxBuffer: 1 << 29,
+  });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-  if (r.status !== expectCode) throw new Error(`${args.join(' ')} exited ${r.status}: ${String(r.stderr).slice(-2000)}`);
+  if (r.status !== expectCode)
+    throw new Error(`${args.join(' ')} exited ${r.status}: ${String(r.stderr).slice(-2000)}`);
   return { ms, mib: Number(readFileSync(rss, 'utf8').trim()) / 1024 };
 }
 
@@ -75,8 +88,36 @@ function journalOf(n, keyOf, state) {
   for (let i = 1; i <= n; i++) {
     const time = new Date(now - (n - i) * 1000).toISOString();
     const id = `op_${(Math.imul(i, 2654435761) >>> 0).toString(16).padStart(8, '0')}${(i & 0xffff).toString(16).padStart(4, '0')}`;
-    lines.push(JSON.stringify({ type: 'op', id, time, profile: null, source: 'env', mode: 'test', base_url: info.baseUrl, key_id: info.keyId, method: 'POST', path, query: '', idempotency_key: keyOf(i), body_b64: body.toString('base64'), body_sha256: sha }));
-    lines.push(JSON.stringify({ type: 'outcome', id, time, status: 200, outcome: 'resolved', code: null, resource_id: info.cardId, balance_minor: 1000 + i }));
+    lines.push(
+      JSON.stringify({
+        type: 'op',
+        id,
+        time,
+        profile: null,
+        source: 'env',
+        mode: 'test',
+        base_url: info.baseUrl,
+        key_id: info.keyId,
+        method: 'POST',
+        path,
+        query: '',
+        idempotency_key: keyOf(i),
+        body_b64: body.toString('base64'),
+        body_sha256: sha,
+      }),
+    );
+    lines.push(
+      JSON.stringify({
+        type: 'outcome',
+        id,
+        time,
+        status: 200,
+        outcome: 'resolved',
+        code: null,
+        resource_id: info.cardId,
+        balance_minor: 1000 + i,
+      }),
+    );
     if (lines.length >= 20_000) {
       writeSync(fd, lines.join('\n') + '\n');
       lines = [];
@@ -94,27 +135,55 @@ try {
 
   // sent for real: the pace is the journal's (each row synced before it leaves) and the mock's
   const state = join(work, 'state-sent');
-  const args = ['cards', 'recharge', '--batch', csvOf(SENT, 'sent.csv'), '--allow-duplicates', '--concurrency', '16', '--json'];
+  const args = [
+    'cards',
+    'recharge',
+    '--batch',
+    csvOf(SENT, 'sent.csv'),
+    '--allow-duplicates',
+    '--concurrency',
+    '16',
+    '--json',
+  ];
   const first = run(args, state);
-  out.push(`${SENT} rows sent: ${fmt(first.ms / 1000, 1)} s (${rowsPerSecond(SENT, first.ms)} rows/s); peak ${fmt(first.mib, 0)} MiB (${fmt(first.mib / base.mib, 2)}x)`);
+  out.push(
+    `${SENT} rows sent: ${fmt(first.ms / 1000, 1)} s (${rowsPerSecond(SENT, first.ms)} rows/s); peak ${fmt(first.mib, 0)} MiB (${fmt(first.mib / base.mib, 2)}x)`,
+  );
   const again = run(args, state);
-  out.push(`${SENT} rows rerun (nothing sent): ${fmt(again.ms / 1000, 1)} s, ${rowsPerSecond(SENT, again.ms)} rows/s; peak ${fmt(again.mib, 0)} MiB (${fmt(again.mib / base.mib, 2)}x)`);
+  out.push(
+    `${SENT} rows rerun (nothing sent): ${fmt(again.ms / 1000, 1)} s, ${rowsPerSecond(SENT, again.ms)} rows/s; peak ${fmt(again.mib, 0)} MiB (${fmt(again.mib / base.mib, 2)}x)`,
+  );
 
   for (const n of SIZES) {
     const big = csvOf(n, `rows-${n}.csv`);
     const checked = run(['cards', 'recharge', '--batch', big], join(work, `state-plan-${n}`), 2);
-    out.push(`${n} rows read and checked, then refused (identical rows): ${fmt(checked.ms / 1000, 1)} s, ${rowsPerSecond(n, checked.ms)} rows/s; peak ${fmt(checked.mib, 0)} MiB (${fmt(checked.mib / base.mib, 2)}x)`);
+    out.push(
+      `${n} rows read and checked, then refused (identical rows): ${fmt(checked.ms / 1000, 1)} s, ${rowsPerSecond(n, checked.ms)} rows/s; peak ${fmt(checked.mib, 0)} MiB (${fmt(checked.mib / base.mib, 2)}x)`,
+    );
     const mstate = join(work, `state-${n}`);
     journalOf(n, await keysOf(`bench${n}`), mstate);
     const takeover = run(['ops', 'list', '--limit', '1'], mstate);
     out.push(`  (a journal holding the ${n} rows, taken over in ${fmt(takeover.ms / 1000, 1)} s)`);
-    const rerunArgs = ['cards', 'recharge', '--batch', big, '--allow-duplicates', '--idempotency-prefix', `bench${n}`, '--json'];
+    const rerunArgs = [
+      'cards',
+      'recharge',
+      '--batch',
+      big,
+      '--allow-duplicates',
+      '--idempotency-prefix',
+      `bench${n}`,
+      '--json',
+    ];
     // its results through a pipe, as `| jq` reads them (the reader here is this process, which keeps up)
     const rerun = run(rerunArgs, mstate, 0, {}, 'pipe');
-    out.push(`${n} rows rerun (all from the journal, nothing sent): ${fmt(rerun.ms / 1000, 1)} s, ${rowsPerSecond(n, rerun.ms)} rows/s; peak ${fmt(rerun.mib, 0)} MiB (${fmt(rerun.mib / base.mib, 2)}x)`);
+    out.push(
+      `${n} rows rerun (all from the journal, nothing sent): ${fmt(rerun.ms / 1000, 1)} s, ${rowsPerSecond(n, rerun.ms)} rows/s; peak ${fmt(rerun.mib, 0)} MiB (${fmt(rerun.mib / base.mib, 2)}x)`,
+    );
     // the same rerun with the pass over the journal in one thread (CARDCTL_RERUN_THREADS=1): what the second thread gives
     const alone = run(rerunArgs, mstate, 0, { CARDCTL_RERUN_THREADS: '1' }, 'pipe');
-    out.push(`  the same, the pass in one thread: ${fmt(alone.ms / 1000, 1)} s, ${rowsPerSecond(n, alone.ms)} rows/s; peak ${fmt(alone.mib, 0)} MiB; two threads take ${fmt(rerun.ms / alone.ms, 2)}x its time`);
+    out.push(
+      `  the same, the pass in one thread: ${fmt(alone.ms / 1000, 1)} s, ${rowsPerSecond(n, alone.ms)} rows/s; peak ${fmt(alone.mib, 0)} MiB; two threads take ${fmt(rerun.ms / alone.ms, 2)}x its time`,
+    );
     rmSync(mstate, { recursive: true, force: true });
   }
 } finally {

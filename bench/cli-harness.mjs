@@ -39,16 +39,38 @@ export async function withBenchMock(measure, { tmpPrefix = 'cardctl-bench-', uns
   const tmp = mkdtempSync(join(tmpdir(), tmpPrefix));
   const mock = spawn(node, [join(root, 'bench', 'serve-mock.mjs')], { stdio: ['pipe', 'pipe', 'inherit'] });
   try {
-    const fixture = JSON.parse(await new Promise((resolve, reject) => {
-      createInterface({ input: mock.stdout }).once('line', resolve);
-      mock.once('exit', (code) => reject(new Error(`the bench mock exited (${code})`)));
-    }));
+    const fixture = JSON.parse(
+      await new Promise((resolve, reject) => {
+        createInterface({ input: mock.stdout }).once('line', resolve);
+        mock.once('exit', (code) => reject(new Error(`the bench mock exited (${code})`)));
+      }),
+    );
     // (the code caches of the start-up bundle too: each case's warm-up run writes its own, as a user's first run does)
-    const kept = { CARDCTL_CONFIG_DIR: join(tmp, 'config'), CARDCTL_STATE_DIR: join(tmp, 'state'), CARDCTL_CACHE_DIR: join(tmp, 'cache') };
+    const kept = {
+      CARDCTL_CONFIG_DIR: join(tmp, 'config'),
+      CARDCTL_STATE_DIR: join(tmp, 'state'),
+      CARDCTL_CACHE_DIR: join(tmp, 'cache'),
+    };
     const env = { ...process.env, ...kept, NO_COLOR: '1' };
     for (const k of Object.keys(env)) if (k.startsWith('CARDCTL_') && !Object.hasOwn(kept, k)) delete env[k];
     for (const k of unsetEnv) delete env[k];
-    const added = spawnSync(node, [bin, 'profiles', 'add', 'bench', '--key-id', fixture.keyId, '--mode', 'test', '--base-url', fixture.baseUrl, '--secret-stdin'], { env, input: `${fixture.secret}\n` });
+    const added = spawnSync(
+      node,
+      [
+        bin,
+        'profiles',
+        'add',
+        'bench',
+        '--key-id',
+        fixture.keyId,
+        '--mode',
+        'test',
+        '--base-url',
+        fixture.baseUrl,
+        '--secret-stdin',
+      ],
+      { env, input: `${fixture.secret}\n` },
+    );
     if (added.status !== 0) throw new Error(`profiles add: ${added.stderr}`);
     return await measure({ fixture, env, tmp });
   } finally {
@@ -88,7 +110,11 @@ export function verdict(ratio, target) {
  * info line saying what the variable costs every process start here. {} when it is not set.
  */
 export function extraCaCertsCase(env) {
-  return extraCaCerts && !env.NODE_EXTRA_CA_CERTS ? { 'node -e 0 with NODE_EXTRA_CA_CERTS (info)': [node, ['-e', '0'], { ...env, NODE_EXTRA_CA_CERTS: extraCaCerts }] } : {};
+  return extraCaCerts && !env.NODE_EXTRA_CA_CERTS
+    ? {
+        'node -e 0 with NODE_EXTRA_CA_CERTS (info)': [node, ['-e', '0'], { ...env, NODE_EXTRA_CA_CERTS: extraCaCerts }],
+      }
+    : {};
 }
 
 /** The info line for extraCaCertsCase's runs against `baseName`'s (both in `times`), or '' when not set. */

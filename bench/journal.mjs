@@ -69,9 +69,19 @@ function journalOf(n) {
   const rss = join(cache, `takeover-${n}.rss`);
   rmSync(rss, { force: true });
   const t1 = Date.now();
-  const r = spawnSync(node, ['--require', join(root, 'bench', 'report-rss.cjs'), bin, 'ops', 'list', '--limit', '1'], { env: { ...process.env, CARDCTL_STATE_DIR: dir, BENCH_RSS_FILE: rss }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const r = spawnSync(node, ['--require', join(root, 'bench', 'report-rss.cjs'), bin, 'ops', 'list', '--limit', '1'], {
+    env: { ...process.env, CARDCTL_STATE_DIR: dir, BENCH_RSS_FILE: rss },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   if (r.status !== 0) throw new Error(`takeover of ${n} ops failed (${r.status})`);
-  const info = { n, generatedMs, oldBytes, takeoverMs: Date.now() - t1, takeoverRssKiB: Number(readFileSync(rss, 'utf8').trim()), check };
+  const info = {
+    n,
+    generatedMs,
+    oldBytes,
+    takeoverMs: Date.now() - t1,
+    takeoverRssKiB: Number(readFileSync(rss, 'utf8').trim()),
+    check,
+  };
   writeFileSync(done, JSON.stringify(info));
   return { dir, ...info };
 }
@@ -79,7 +89,10 @@ function journalOf(n) {
 const peakMiB = (args, env) => {
   const file = join(cache, 'peak.rss');
   rmSync(file, { force: true });
-  const r = spawnSync(node, ['--require', join(root, 'bench', 'report-rss.cjs'), ...args], { env: { ...env, BENCH_RSS_FILE: file }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const r = spawnSync(node, ['--require', join(root, 'bench', 'report-rss.cjs'), ...args], {
+    env: { ...env, BENCH_RSS_FILE: file },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   if (r.status !== 0) throw new Error(`${args.join(' ')}: ${r.stderr}`);
   return Number(readFileSync(file, 'utf8').trim()) / 1024;
 };
@@ -109,20 +122,37 @@ async function twoDaysBack(journals, baseEnv) {
   try {
     ({ mock } = await startMockWithCard({ port: check.port }));
   } catch (err) {
-    throw new Error(`the 24-hour check needs port ${check.port} (in the base URL of its operations, kept with the fixtures): ${err.message}; free it, or rebuild the fixtures with BENCH_FRESH=1`);
+    throw new Error(
+      `the 24-hour check needs port ${check.port} (in the base URL of its operations, kept with the fixtures): ${err.message}; free it, or rebuild the fixtures with BENCH_FRESH=1`,
+    );
   }
   let requests = 0;
   mock.onRequest(() => requests++);
   const lines = [];
   let exact = mock.keys.test.keyId === check.keyId;
-  if (!exact) lines.push(`WRONG: the check's mock has key ${mock.keys.test.keyId}, the fixtures' operations ${check.keyId}: rebuild them with BENCH_FRESH=1`);
+  if (!exact)
+    lines.push(
+      `WRONG: the check's mock has key ${mock.keys.test.keyId}, the fixtures' operations ${check.keyId}: rebuild them with BENCH_FRESH=1`,
+    );
   try {
     for (const j of journals.filter((x) => x.n > 0)) {
-      const env = { ...baseEnv, CARDCTL_STATE_DIR: j.dir, CARDCTL_BASE_URL: mock.baseUrl, CARDCTL_API_KEY: mock.keys.test.keyId, CARDCTL_API_SECRET: mock.keys.test.secret };
+      const env = {
+        ...baseEnv,
+        CARDCTL_STATE_DIR: j.dir,
+        CARDCTL_BASE_URL: mock.baseUrl,
+        CARDCTL_API_KEY: mock.keys.test.keyId,
+        CARDCTL_API_SECRET: mock.keys.test.secret,
+      };
       const said = [];
-      for (const [key, want] of [[CHECK.resolvedKey, 0], [CHECK.unknownKey, 7]]) {
+      for (const [key, want] of [
+        [CHECK.resolvedKey, 0],
+        [CHECK.unknownKey, 7],
+      ]) {
         const before = requests;
-        const r = await runAsync([bin, 'cards', 'recharge', check.cardId, '--amount', '1', '--idempotency-key', key, '--json'], env);
+        const r = await runAsync(
+          [bin, 'cards', 'recharge', check.cardId, '--amount', '1', '--idempotency-key', key, '--json'],
+          env,
+        );
         const sent = requests - before;
         let body;
         try {
@@ -130,11 +160,23 @@ async function twoDaysBack(journals, baseEnv) {
         } catch {
           body = {};
         }
-        const fromJournal = want === 0 ? body.from_journal === true && body.outcome === 'succeeded' : body.error?.code === 'key_forgotten' && body.error?.data?.outcome === 'unknown';
+        const fromJournal =
+          want === 0
+            ? body.from_journal === true && body.outcome === 'succeeded'
+            : body.error?.code === 'key_forgotten' && body.error?.data?.outcome === 'unknown';
         const ok = r.code === want && sent === 0 && fromJournal;
         exact &&= ok;
-        const what = want === 0 ? (fromJournal ? 'reported from the journal' : 'NOT reported from the journal') : fromJournal ? 'outcome unknown, from the journal' : 'NOT refused from the journal';
-        said.push(`${want === 0 ? 'resolved' : 'unknown'} -> exit ${r.code} (want ${want}), ${what}, ${sent} requests${ok ? '' : ` WRONG: ${(r.stderr || r.stdout).trim().split('\n').slice(-2).join(' / ').slice(0, 300)}`}`);
+        const what =
+          want === 0
+            ? fromJournal
+              ? 'reported from the journal'
+              : 'NOT reported from the journal'
+            : fromJournal
+              ? 'outcome unknown, from the journal'
+              : 'NOT refused from the journal';
+        said.push(
+          `${want === 0 ? 'resolved' : 'unknown'} -> exit ${r.code} (want ${want}), ${what}, ${sent} requests${ok ? '' : ` WRONG: ${(r.stderr || r.stdout).trim().split('\n').slice(-2).join(' / ').slice(0, 300)}`}`,
+        );
       }
       lines.push(`${j.n.toLocaleString('en')} ops: ${said.join('; ')}`);
     }
@@ -162,14 +204,42 @@ async function startBenchMock() {
 const { child: mock, fixture } = await startBenchMock();
 const tmp = mkdtempSync(join(tmpdir(), 'cardctl-bench-'));
 try {
-  const baseEnv = { ...process.env, CARDCTL_CONFIG_DIR: join(tmp, 'config'), NO_COLOR: '1', CARDCTL_API_KEY: fixture.keyId, CARDCTL_API_SECRET: fixture.secret, CARDCTL_BASE_URL: fixture.baseUrl, CARDCTL_MODE: 'test', CARDCTL_JOURNAL_RETENTION: 'off' }; // no background compaction during the measurements
+  const baseEnv = {
+    ...process.env,
+    CARDCTL_CONFIG_DIR: join(tmp, 'config'),
+    NO_COLOR: '1',
+    CARDCTL_API_KEY: fixture.keyId,
+    CARDCTL_API_SECRET: fixture.secret,
+    CARDCTL_BASE_URL: fixture.baseUrl,
+    CARDCTL_MODE: 'test',
+    CARDCTL_JOURNAL_RETENTION: 'off',
+  }; // no background compaction during the measurements
   let k = 0;
   // [name, argv for a journal of n ops, target ratio, target MiB]
   const cases = [
-    ['cards recharge (money)', () => [bin, 'cards', 'recharge', fixture.cardId, '--amount', '1', '--idempotency-key', `bench-run-${process.pid}-${k++}`], 1.2, 70],
+    [
+      'cards recharge (money)',
+      () => [
+        bin,
+        'cards',
+        'recharge',
+        fixture.cardId,
+        '--amount',
+        '1',
+        '--idempotency-key',
+        `bench-run-${process.pid}-${k++}`,
+      ],
+      1.2,
+      70,
+    ],
     ['ops list --unresolved', () => [bin, 'ops', 'list', '--unresolved'], 1.5, 100],
     // a key in the middle of the journal (on the empty one: the first key the money command recorded there)
-    ['ops show KEY', (n) => [bin, 'ops', 'show', n > 0 ? `bench-${Math.floor(n / 2)}` : `bench-run-${process.pid}-0`], null, null],
+    [
+      'ops show KEY',
+      (n) => [bin, 'ops', 'show', n > 0 ? `bench-${Math.floor(n / 2)}` : `bench-run-${process.pid}-0`],
+      null,
+      null,
+    ],
   ];
   const times = new Map();
   for (const j of journals) {
@@ -189,7 +259,9 @@ try {
       }
     }
   }
-  console.log(`journal (median of ${RUNS} runs; ratio to the same command on an empty journal in this run; peak RSS of one more run)`);
+  console.log(
+    `journal (median of ${RUNS} runs; ratio to the same command on an empty journal in this run; peak RSS of one more run)`,
+  );
   console.log(`| command | ${SIZES.map((n) => `${n.toLocaleString('en')} ops`).join(' | ')} | target at 1M |`);
   console.log(`|---|${SIZES.map(() => '---').join('|')}|---|`);
   for (const [name, argv, ratio, mib] of cases) {
@@ -202,20 +274,26 @@ try {
     console.log(`| ${name} | ${cells.join(' | ')} | ${ratio ? `<= ${ratio}x, <= ${mib} MiB` : '-'} |`);
   }
   // the export of everything, once per size (it reads every segment; BENCH_NO_EXPORT=1 skips it)
-  const exportCells = process.env.BENCH_NO_EXPORT ? journals.map(() => 'skipped') : journals.map((j) => {
-    const env = { ...baseEnv, CARDCTL_STATE_DIR: j.dir };
-    const ms = timeRun(node, [bin, 'ops', 'list', '--all', '--ndjson'], { env });
-    return `${fmt(ms / 1000, 1)} s, ${fmt(peakMiB([bin, 'ops', 'list', '--all', '--ndjson'], env), 0)} MiB`;
-  });
+  const exportCells = process.env.BENCH_NO_EXPORT
+    ? journals.map(() => 'skipped')
+    : journals.map((j) => {
+        const env = { ...baseEnv, CARDCTL_STATE_DIR: j.dir };
+        const ms = timeRun(node, [bin, 'ops', 'list', '--all', '--ndjson'], { env });
+        return `${fmt(ms / 1000, 1)} s, ${fmt(peakMiB([bin, 'ops', 'list', '--all', '--ndjson'], env), 0)} MiB`;
+      });
   console.log(`| ops list --all --ndjson (once) | ${exportCells.join(' | ')} | <= 150 MiB |`);
   console.log('');
   const rule = await twoDaysBack(journals, baseEnv);
-  console.log(`24-hour rule, recharges first sent two days ago in the middle of the journal (same command, same key): ${rule.exact ? 'exact' : 'WRONG'}`);
+  console.log(
+    `24-hour rule, recharges first sent two days ago in the middle of the journal (same command, same key): ${rule.exact ? 'exact' : 'WRONG'}`,
+  );
   for (const l of rule.lines) console.log(`  ${l}`);
   if (!rule.exact) process.exitCode = 1;
   console.log('');
   for (const j of journals.filter((x) => x.n > 0)) {
-    console.log(`takeover of ${j.n.toLocaleString('en')} ops (${fmt(j.oldBytes / 1048576, 0)} MiB old file, generated in ${fmt(j.generatedMs / 1000, 1)} s): ${fmt(j.takeoverMs / 1000, 1)} s, peak ${fmt(j.takeoverRssKiB / 1024, 0)} MiB (target at 1M: <= 60 s)`);
+    console.log(
+      `takeover of ${j.n.toLocaleString('en')} ops (${fmt(j.oldBytes / 1048576, 0)} MiB old file, generated in ${fmt(j.generatedMs / 1000, 1)} s): ${fmt(j.takeoverMs / 1000, 1)} s, peak ${fmt(j.takeoverRssKiB / 1024, 0)} MiB (target at 1M: <= 60 s)`,
+    );
   }
   // what the sync of an op record costs: the same appends with and without fdatasync, in this process
   const { appendLines } = await import(new URL('../dist/client/journal-store/files.js', import.meta.url).href);
@@ -228,7 +306,9 @@ try {
   };
   const unsynced = perAppend(false);
   const synced = perAppend(true);
-  console.log(`fdatasync of a 600-byte record: ${fmt(synced, 3)} ms per append synced, ${fmt(unsynced, 3)} ms unsynced; an op record is synced in 3 files (key bucket, segment, id index) and its outcome in 2: about ${fmt(5 * (synced - unsynced), 2)} ms per money operation`);
+  console.log(
+    `fdatasync of a 600-byte record: ${fmt(synced, 3)} ms per append synced, ${fmt(unsynced, 3)} ms unsynced; an op record is synced in 3 files (key bucket, segment, id index) and its outcome in 2: about ${fmt(5 * (synced - unsynced), 2)} ms per money operation`,
+  );
 } finally {
   mock.stdin.end();
   rmSync(tmp, { recursive: true, force: true });

@@ -12,7 +12,9 @@ const http = require('node:http');
 const store = JSON.parse(readFileSync(`${process.env.CARDCTL_CONFIG_DIR}/profiles.json`, 'utf8'));
 const profile = Object.values(store.profiles ?? store)[0] ?? {};
 const url = new URL(`${profile.baseUrl ?? 'http://127.0.0.1:9/api/v1'}/cards/${process.argv[2]}`);
-const signature = createHmac('sha256', String(profile.secret ?? 'x')).update(`GET\n${url.pathname}\n${Date.now()}`).digest('base64');
+const signature = createHmac('sha256', String(profile.secret ?? 'x'))
+  .update(`GET\n${url.pathname}\n${Date.now()}`)
+  .digest('base64');
 http.get(url, { headers: { authorization: `Signature ${signature}`, 'x-request-id': randomUUID() } }, (res) => {
   const chunks = [];
   res.on('data', (c) => chunks.push(c));

@@ -22,7 +22,14 @@ const MB = arg('mb', 5);
 const CONCURRENCY = 4;
 const { signRequest } = await import(new URL('../dist/signing/index.js', import.meta.url).href);
 
-const child = spawn(process.execPath, [...(process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/mf/prof'] : []), new URL('./serve-mock.mjs', import.meta.url).pathname], { stdio: ['pipe', 'pipe', 'inherit'] });
+const child = spawn(
+  process.execPath,
+  [
+    ...(process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/mf/prof'] : []),
+    new URL('./serve-mock.mjs', import.meta.url).pathname,
+  ],
+  { stdio: ['pipe', 'pipe', 'inherit'] },
+);
 // the mock stops with this process, whatever happens
 process.on('exit', () => child.kill('SIGKILL'));
 const info = JSON.parse(await new Promise((resolve) => createInterface({ input: child.stdout }).once('line', resolve)));
@@ -32,29 +39,58 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
 
 function send(method, path, body, headers) {
   return new Promise((resolve, reject) => {
-    const req = http.request(origin + path, { method, headers: { ...headers, ...(body ? { 'Content-Type': 'application/json', 'Content-Length': body.length } : {}) }, agent }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode));
-    });
+    const req = http.request(
+      origin + path,
+      {
+        method,
+        headers: { ...headers, ...(body ? { 'Content-Type': 'application/json', 'Content-Length': body.length } : {}) },
+        agent,
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
 }
 
 // a JSON object of about MB megabytes: the kind of body the diagnosis used to re-serialize
-const item = { id: 'x'.repeat(24), note: 'a customer note with some words in it', amount_minor: 123456, tags: ['a', 'b', 'c'], nested: { k: 'v', n: 1 } };
+const item = {
+  id: 'x'.repeat(24),
+  note: 'a customer note with some words in it',
+  amount_minor: 123456,
+  tags: ['a', 'b', 'c'],
+  nested: { k: 'v', n: 1 },
+};
 const count = Math.ceil((MB * 1024 * 1024) / JSON.stringify(item).length);
 const big = Buffer.from(JSON.stringify({ first_name: 'Big', items: Array.from({ length: count }, () => item) }));
 
 function badlySigned() {
-  const s = signRequest({ method: 'POST', path: `${prefix}/customers`, keyId: info.keyId, secret: 'not-the-secret', timestamp: Math.floor(Date.now() / 1000), nonce: randomUUID(), body: big });
+  const s = signRequest({
+    method: 'POST',
+    path: `${prefix}/customers`,
+    keyId: info.keyId,
+    secret: 'not-the-secret',
+    timestamp: Math.floor(Date.now() / 1000),
+    nonce: randomUUID(),
+    body: big,
+  });
   // a connection the mock reset (a mock too busy to read the body in time) counts as an answer of its own
   return send('POST', `${prefix}/customers`, big, s.headers).catch((err) => err.code ?? 'error');
 }
 
 function smallGet() {
   const path = `${prefix}/cards/${info.cardId}`;
-  const s = signRequest({ method: 'GET', path, keyId: info.keyId, secret: info.secret, timestamp: Math.floor(Date.now() / 1000), nonce: randomUUID() });
+  const s = signRequest({
+    method: 'GET',
+    path,
+    keyId: info.keyId,
+    secret: info.secret,
+    timestamp: Math.floor(Date.now() / 1000),
+    nonce: randomUUID(),
+  });
   return send('GET', path, undefined, s.headers);
 }
 
@@ -104,7 +140,11 @@ await poller;
 child.stdin.end();
 agent.destroy();
 
-console.log(`big bodies with a bad signature: ${REQUESTS} x ${fmt(big.length / 1048576, 1)} MB, ${CONCURRENCY} at a time (answers ${[...statuses].join(',')})`);
+console.log(
+  `big bodies with a bad signature: ${REQUESTS} x ${fmt(big.length / 1048576, 1)} MB, ${CONCURRENCY} at a time (answers ${[...statuses].join(',')})`,
+);
 console.log(`  all ${REQUESTS} in ${fmt(total, 2)} s (target <= 10 s)`);
-console.log(`  small GET meanwhile: ${latencies.length} sent (answers ${[...smallStatuses].join(',')}), median ${fmt(median(latencies), 1)} ms, worst ${fmt(Math.max(...latencies), 1)} ms (target <= 1000 ms); alone before: median ${fmt(median(alone), 1)} ms, worst ${fmt(Math.max(...alone), 1)} ms`);
+console.log(
+  `  small GET meanwhile: ${latencies.length} sent (answers ${[...smallStatuses].join(',')}), median ${fmt(median(latencies), 1)} ms, worst ${fmt(Math.max(...latencies), 1)} ms (target <= 1000 ms); alone before: median ${fmt(median(alone), 1)} ms, worst ${fmt(Math.max(...alone), 1)} ms`,
+);
 console.log(`  mock peak RSS ${fmt(peakRss(), 0)} MiB (${fmt(rssBefore, 0)} MiB before)`);

@@ -46,10 +46,26 @@ function grownState(cards, hookUrl) {
   const { state, testKey } = buildSeededState(7, now);
   const merchant = state.default_merchant_id;
   const customers = Array.from({ length: Math.max(1, Math.ceil(cards / 10)) }, () => ({
-    id: newId(rand, now), seq: nextSeq(state), merchant_id: merchant,
-    fields: { first_name: 'Bench', last_name: 'Mark', email: 'bench@example.com', id_type: 'bvn', id_number: '22212345678', country: 'NGA' },
-    status: 'active', kyc_status: 'approved', kyc_failure_reason: null, kyc_submitted_at: now, kyc_resolved_at: now,
-    kyc_submit_due: null, kyc_verdict_due: null, kyc_mode: 'test', created_at: now,
+    id: newId(rand, now),
+    seq: nextSeq(state),
+    merchant_id: merchant,
+    fields: {
+      first_name: 'Bench',
+      last_name: 'Mark',
+      email: 'bench@example.com',
+      id_type: 'bvn',
+      id_number: '22212345678',
+      country: 'NGA',
+    },
+    status: 'active',
+    kyc_status: 'approved',
+    kyc_failure_reason: null,
+    kyc_submitted_at: now,
+    kyc_resolved_at: now,
+    kyc_submit_due: null,
+    kyc_verdict_due: null,
+    kyc_mode: 'test',
+    created_at: now,
   }));
   for (const c of customers) state.customers[c.id] = c;
   const endpoint = { id: newId(rand, now), merchant_id: merchant, url: hookUrl, created_at: now };
@@ -63,34 +79,74 @@ function grownState(cards, hookUrl) {
     const customer = customers[i % customers.length];
     const last4 = String(i % 10_000).padStart(4, '0');
     state.cards[id] = {
-      id, seq: nextSeq(state), merchant_id: merchant, mode: 'test', product_id: product.id, customer_id: customer.id,
-      status: 'active', masked_pan: `400000******${last4}`, last4, expiry: '12/29', expires_at: now + 3 * 365 * 86_400_000,
-      currency: 'USD', balance_minor: 1000, pending_load_minor: 0, pending_fee_minor: 0, created_at: now,
+      id,
+      seq: nextSeq(state),
+      merchant_id: merchant,
+      mode: 'test',
+      product_id: product.id,
+      customer_id: customer.id,
+      status: 'active',
+      masked_pan: `400000******${last4}`,
+      last4,
+      expiry: '12/29',
+      expires_at: now + 3 * 365 * 86_400_000,
+      currency: 'USD',
+      balance_minor: 1000,
+      pending_load_minor: 0,
+      pending_fee_minor: 0,
+      created_at: now,
     };
     state.transactions[id] = [];
     wallet.balance_minor -= 1000 + product.issue_fee_minor;
     wallet.fees_collected_minor += product.issue_fee_minor;
-    const event = { id: newId(rand, now), seq: nextSeq(state), merchant_id: merchant, mode: 'test', type: 'card.issued', occurred_at: now, data: { card_id: id } };
+    const event = {
+      id: newId(rand, now),
+      seq: nextSeq(state),
+      merchant_id: merchant,
+      mode: 'test',
+      type: 'card.issued',
+      occurred_at: now,
+      data: { card_id: id },
+    };
     state.events.push(event);
     const delivery = {
-      id: newId(rand, now), seq: nextSeq(state), event_id: event.id, endpoint_id: endpoint.id, merchant_id: merchant, type: event.type,
+      id: newId(rand, now),
+      seq: nextSeq(state),
+      event_id: event.id,
+      endpoint_id: endpoint.id,
+      merchant_id: merchant,
+      type: event.type,
       body: JSON.stringify({ type: event.type, occurred_at: new Date(now).toISOString(), data: event.data }),
-      attempts: [{ at: now, sent_at: now, status: 200, error: null, duration_ms: 1 }], state: 'succeeded', next_attempt_at: null, created_at: now,
+      attempts: [{ at: now, sent_at: now, status: 200, error: null, duration_ms: 1 }],
+      state: 'succeeded',
+      next_attempt_at: null,
+      created_at: now,
     };
     state.deliveries[delivery.id] = delivery;
   }
-  return { state, key: { keyId: testKey.key_id, secret: testKey.secret }, cardIds: Object.keys(state.cards), customerId: customers[0].id };
+  return {
+    state,
+    key: { keyId: testKey.key_id, secret: testKey.secret },
+    cardIds: Object.keys(state.cards),
+    customerId: customers[0].id,
+  };
 }
 
 /** The webhook receiver of the grown states' endpoint: answers every delivery 204. */
 async function startReceiver() {
   let received = 0;
-  const server = http.createServer((req, res) => req.resume().on('end', () => {
-    received++;
-    res.writeHead(204).end();
-  }));
+  const server = http.createServer((req, res) =>
+    req.resume().on('end', () => {
+      received++;
+      res.writeHead(204).end();
+    }),
+  );
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${server.address().port}/hooks`, received: () => received, close: () => new Promise((r) => server.close(r)) };
+  return {
+    url: `http://127.0.0.1:${server.address().port}/hooks`,
+    received: () => received,
+    close: () => new Promise((r) => server.close(r)),
+  };
 }
 
 /** Starts the mock in a child process; resolves with its origin once it listens. */
@@ -131,7 +187,10 @@ if (floorFile) {
 const m = await startMock(options);
 process.stdout.write(JSON.stringify({ origin: new URL(m.baseUrl).origin }) + '\\n');
 process.on('SIGTERM', () => m.close().then(() => process.exit(0)));`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', code, JSON.stringify(options)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--input-type=module', '-e', code, JSON.stringify(options)], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (d) => {
@@ -154,11 +213,30 @@ function stopChild(child) {
 
 function send(agent, origin, method, path, key, body, extra = {}) {
   const raw = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-  const s = signRequest({ method, path, keyId: key.keyId, secret: key.secret, timestamp: Math.floor(Date.now() / 1000), nonce: randomUUID(), body: raw });
+  const s = signRequest({
+    method,
+    path,
+    keyId: key.keyId,
+    secret: key.secret,
+    timestamp: Math.floor(Date.now() / 1000),
+    nonce: randomUUID(),
+    body: raw,
+  });
   const u = new URL(origin);
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: u.hostname, port: u.port, path, method, agent, headers: { ...s.headers, ...(raw ? { 'Content-Type': 'application/json', 'Content-Length': raw.length } : {}), ...extra } },
+      {
+        host: u.hostname,
+        port: u.port,
+        path,
+        method,
+        agent,
+        headers: {
+          ...s.headers,
+          ...(raw ? { 'Content-Type': 'application/json', 'Content-Length': raw.length } : {}),
+          ...extra,
+        },
+      },
       (res) => {
         res.on('data', () => {});
         res.on('end', () => resolve(res.statusCode));
@@ -172,7 +250,12 @@ function send(agent, origin, method, path, key, body, extra = {}) {
 
 /** The two writes measured: a recharge of a random card (no event), and a card issue (an event and its webhook delivery). */
 const WRITE_OPS = {
-  recharge: (grown) => ['POST', `/api/v1/cards/${grown.cardIds[Math.floor(Math.random() * grown.cardIds.length)]}/recharge`, { amount: 1 }, 200],
+  recharge: (grown) => [
+    'POST',
+    `/api/v1/cards/${grown.cardIds[Math.floor(Math.random() * grown.cardIds.length)]}/recharge`,
+    { amount: 1 },
+    200,
+  ],
   issue: (grown) => ['POST', '/api/v1/cards', { customer_id: grown.customerId, amount_minor: 1000 }, 201],
   // and a read that looks at every customer of the merchant: the first page of the list
   list: () => ['GET', '/api/v1/customers?per_page=20', undefined, 200],
@@ -201,7 +284,15 @@ async function writeLoad(origin, grown, total, reader, op = 'recharge') {
         issued++;
         const [method, path, body, expected] = WRITE_OPS[op](grown);
         const t = performance.now();
-        const st = await send(agent, origin, method, path, key, body, method === 'POST' ? { 'Idempotency-Key': randomUUID() } : {});
+        const st = await send(
+          agent,
+          origin,
+          method,
+          path,
+          key,
+          body,
+          method === 'POST' ? { 'Idempotency-Key': randomUUID() } : {},
+        );
         writes.push(performance.now() - t);
         statuses.set(st === expected ? 'ok' : st, (statuses.get(st === expected ? 'ok' : st) ?? 0) + 1);
       }
@@ -210,7 +301,12 @@ async function writeLoad(origin, grown, total, reader, op = 'recharge') {
   running = false;
   await readLoop;
   agent.destroy();
-  return { writeMs: writes.reduce((a, b) => a + b, 0) / writes.length, readP99: reads.length ? percentile(reads, 99) : 0, reads: reads.length, statuses };
+  return {
+    writeMs: writes.reduce((a, b) => a + b, 0) / writes.length,
+    readP99: reads.length ? percentile(reads, 99) : 0,
+    reads: reads.length,
+    statuses,
+  };
 }
 
 const ROUNDS = opt('rounds', 3);
@@ -275,7 +371,11 @@ try {
           reads[mode] = r;
         }
         // and while a compaction writes a new base of the whole state (forced by a small threshold)
-        const compacting = await startChild({ ...common, stateFile: join(dir, 'compacting', 'state.json'), compactAfterBytes: 200 * 1024 });
+        const compacting = await startChild({
+          ...common,
+          stateFile: join(dir, 'compacting', 'state.json'),
+          compactAfterBytes: 200 * 1024,
+        });
         try {
           // three times the writes: about 450 reads, so the p99 is not the second-worst read of 150
           const r = await writeLoad(compacting.origin, grown, 3 * WRITES, true);
@@ -286,8 +386,24 @@ try {
         }
       }
       results.push({ cards, mode: 'floor', writeMs: best.floor, issueMs: bestIssue.floor });
-      for (const mode of ['memory', 'state']) results.push({ cards, mode, writeMs: best[mode], issueMs: bestIssue[mode], listMs: bestList[mode], readP99: reads[mode]?.readP99, reads: reads[mode]?.reads });
-      if (reads.compacting) results.push({ cards, mode: 'compacting', writeMs: reads.compacting.writeMs, readP99: reads.compacting.readP99, reads: reads.compacting.reads });
+      for (const mode of ['memory', 'state'])
+        results.push({
+          cards,
+          mode,
+          writeMs: best[mode],
+          issueMs: bestIssue[mode],
+          listMs: bestList[mode],
+          readP99: reads[mode]?.readP99,
+          reads: reads[mode]?.reads,
+        });
+      if (reads.compacting)
+        results.push({
+          cards,
+          mode: 'compacting',
+          writeMs: reads.compacting.writeMs,
+          readP99: reads.compacting.readP99,
+          reads: reads.compacting.reads,
+        });
     } finally {
       await Promise.all(Object.values(started).map((s) => stopChild(s.child)));
     }
@@ -300,7 +416,11 @@ try {
   const text = JSON.stringify(state);
   writeFileSync(seedFile, text);
   for (const mode of ['memory', 'state']) {
-    const m = await startMock({ port: 0, snapshot: seedFile, ...(mode === 'state' ? { stateFile: join(dir, 'restore', 'state.json') } : {}) });
+    const m = await startMock({
+      port: 0,
+      snapshot: seedFile,
+      ...(mode === 'state' ? { stateFile: join(dir, 'restore', 'state.json') } : {}),
+    });
     try {
       const info = await m.saveSnapshot('bench');
       // baseline: JSON.parse of the same text, alternating with the restores
@@ -314,7 +434,12 @@ try {
         JSON.parse(text);
         parses.push(performance.now() - t);
       }
-      results.push({ mode: `restore-${mode}`, objects: info.objects, restoreMs: percentile(times, 50), parseMs: percentile(parses, 50) });
+      results.push({
+        mode: `restore-${mode}`,
+        objects: info.objects,
+        restoreMs: percentile(times, 50),
+        parseMs: percentile(parses, 50),
+      });
     } finally {
       await m.close();
     }
@@ -326,37 +451,72 @@ try {
 
 const at = (cards, mode) => results.find((r) => r.cards === cards && r.mode === mode);
 const writeTable = (field) => {
-  console.log('| cards | in memory | floor (memory + fdatasync) | --state | --state / memory | floor / memory | --state / floor | --state / --state at 100 |');
+  console.log(
+    '| cards | in memory | floor (memory + fdatasync) | --state | --state / memory | floor / memory | --state / floor | --state / --state at 100 |',
+  );
   console.log('|---|---|---|---|---|---|---|---|');
   for (const cards of SIZES) {
     const [m, f, s] = ['memory', 'floor', 'state'].map((mode) => at(cards, mode)[field]);
-    console.log(`| ${cards.toLocaleString('en-US')} | ${fmt(m)} ms | ${fmt(f)} ms | ${fmt(s)} ms | ${fmt(s / m)}x | ${fmt(f / m)}x | ${fmt(s / f)}x | ${fmt(s / at(SIZES[0], 'state')[field])}x |`);
+    console.log(
+      `| ${cards.toLocaleString('en-US')} | ${fmt(m)} ms | ${fmt(f)} ms | ${fmt(s)} ms | ${fmt(s / m)}x | ${fmt(f / m)}x | ${fmt(s / f)}x | ${fmt(s / at(SIZES[0], 'state')[field])}x |`,
+    );
   }
 };
-console.log(`mock --state: ${WRITES} recharges by ${CLIENTS} concurrent clients, mean ms per write, best of ${ROUNDS} alternating rounds (states grown through the internal state API)`);
+console.log(
+  `mock --state: ${WRITES} recharges by ${CLIENTS} concurrent clients, mean ms per write, best of ${ROUNDS} alternating rounds (states grown through the internal state API)`,
+);
 writeTable('writeMs');
-console.log(`card issue (an event, and its webhook delivered to a receiver; ${SIZES.at(-1).toLocaleString('en-US')} cards hold as many deliveries in their history): ${ISSUES} issues, mean ms per write, best of ${ROUNDS}`);
+console.log(
+  `card issue (an event, and its webhook delivered to a receiver; ${SIZES.at(-1).toLocaleString('en-US')} cards hold as many deliveries in their history): ${ISSUES} issues, mean ms per write, best of ${ROUNDS}`,
+);
 writeTable('issueMs');
-console.log(`GET /customers?per_page=20 (the first page of the merchant's customers, one per 10 cards): ${ISSUES} requests, mean ms, best of ${ROUNDS}`);
+console.log(
+  `GET /customers?per_page=20 (the first page of the merchant's customers, one per 10 cards): ${ISSUES} requests, mean ms, best of ${ROUNDS}`,
+);
 console.log('| cards | customers | in memory | --state | in memory / in memory at 100 |');
 console.log('|---|---|---|---|---|');
 for (const cards of SIZES) {
   const m = at(cards, 'memory');
   const s = at(cards, 'state');
-  console.log(`| ${cards.toLocaleString('en-US')} | ${Math.ceil(cards / 10).toLocaleString('en-US')} | ${fmt(m.listMs)} ms | ${fmt(s.listMs)} ms | ${fmt(m.listMs / at(SIZES[0], 'memory').listMs)}x |`);
+  console.log(
+    `| ${cards.toLocaleString('en-US')} | ${Math.ceil(cards / 10).toLocaleString('en-US')} | ${fmt(m.listMs)} ms | ${fmt(s.listMs)} ms | ${fmt(m.listMs / at(SIZES[0], 'memory').listMs)}x |`,
+  );
 }
 const big = at(SIZES.at(-1), 'state');
 const growth = Math.max(big.writeMs / at(SIZES[0], 'state').writeMs, big.issueMs / at(SIZES[0], 'state').issueMs);
-const vsMemory = Math.max(...SIZES.flatMap((c) => [at(c, 'state').writeMs / at(c, 'memory').writeMs, at(c, 'state').issueMs / at(c, 'memory').issueMs]));
-console.log(`GET /cards/{id} p99 while ${CLIENTS} clients write, ${SIZES.at(-1).toLocaleString('en-US')} cards: --state ${fmt(big.readP99)} ms over ${big.reads} reads (in memory ${fmt(at(SIZES.at(-1), 'memory').readP99)} ms)`);
+const vsMemory = Math.max(
+  ...SIZES.flatMap((c) => [
+    at(c, 'state').writeMs / at(c, 'memory').writeMs,
+    at(c, 'state').issueMs / at(c, 'memory').issueMs,
+  ]),
+);
+console.log(
+  `GET /cards/{id} p99 while ${CLIENTS} clients write, ${SIZES.at(-1).toLocaleString('en-US')} cards: --state ${fmt(big.readP99)} ms over ${big.reads} reads (in memory ${fmt(at(SIZES.at(-1), 'memory').readP99)} ms)`,
+);
 const comp = at(SIZES.at(-1), 'compacting');
-console.log(`the same with compactions running (journal folded into a new base every 200 KiB, about every 150 writes, in a worker thread): GET p99 ${fmt(comp.readP99)} ms over ${comp.reads} reads, ${fmt(comp.writeMs)} ms per write`);
-const floorVsMemory = Math.max(...SIZES.flatMap((c) => [at(c, 'floor').writeMs / at(c, 'memory').writeMs, at(c, 'floor').issueMs / at(c, 'memory').issueMs]));
-const vsFloor = Math.max(...SIZES.flatMap((c) => [at(c, 'state').writeMs / at(c, 'floor').writeMs, at(c, 'state').issueMs / at(c, 'floor').issueMs]));
-console.log(`growth=${fmt(growth)}x (target <= 1.3x)  state/memory=${fmt(vsMemory)}x (target <= 2x; the fsync floor alone is floor/memory=${fmt(floorVsMemory)}x)  state/floor=${fmt(vsFloor)}x  get_p99=${fmt(Math.max(big.readP99, comp.readP99))} ms (target < 20 ms)`);
+console.log(
+  `the same with compactions running (journal folded into a new base every 200 KiB, about every 150 writes, in a worker thread): GET p99 ${fmt(comp.readP99)} ms over ${comp.reads} reads, ${fmt(comp.writeMs)} ms per write`,
+);
+const floorVsMemory = Math.max(
+  ...SIZES.flatMap((c) => [
+    at(c, 'floor').writeMs / at(c, 'memory').writeMs,
+    at(c, 'floor').issueMs / at(c, 'memory').issueMs,
+  ]),
+);
+const vsFloor = Math.max(
+  ...SIZES.flatMap((c) => [
+    at(c, 'state').writeMs / at(c, 'floor').writeMs,
+    at(c, 'state').issueMs / at(c, 'floor').issueMs,
+  ]),
+);
+console.log(
+  `growth=${fmt(growth)}x (target <= 1.3x)  state/memory=${fmt(vsMemory)}x (target <= 2x; the fsync floor alone is floor/memory=${fmt(floorVsMemory)}x)  state/floor=${fmt(vsFloor)}x  get_p99=${fmt(Math.max(big.readP99, comp.readP99))} ms (target < 20 ms)`,
+);
 for (const mode of ['memory', 'state']) {
   const r = results.find((x) => x.mode === `restore-${mode}`);
-  console.log(`snapshot restore, ${r.objects.toLocaleString('en-US')} objects, ${mode === 'state' ? 'with --state (journaled and fsynced)' : 'in memory'}: median ${fmt(r.restoreMs)} ms of 15 (${fmt(r.restoreMs / r.parseMs)}x a JSON.parse of the same state, ${fmt(r.parseMs)} ms)`);
+  console.log(
+    `snapshot restore, ${r.objects.toLocaleString('en-US')} objects, ${mode === 'state' ? 'with --state (journaled and fsynced)' : 'in memory'}: median ${fmt(r.restoreMs)} ms of 15 (${fmt(r.restoreMs / r.parseMs)}x a JSON.parse of the same state, ${fmt(r.parseMs)} ms)`,
+  );
 }
 console.log(`webhook deliveries received by the endpoint during the run: ${receiver.received()}`);
 if (failed) process.exitCode = 1;

@@ -46,7 +46,14 @@ async function load(port, path, key, total) {
       while (issued < total) {
         issued++;
         const start = performance.now();
-        const signed = signRequest({ method: 'GET', path, keyId: key.keyId, secret: key.secret, timestamp: Math.floor(Date.now() / 1000), nonce: randomUUID() });
+        const signed = signRequest({
+          method: 'GET',
+          path,
+          keyId: key.keyId,
+          secret: key.secret,
+          timestamp: Math.floor(Date.now() / 1000),
+          nonce: randomUUID(),
+        });
         const status = await send(agent, port, path, signed.headers);
         latencies.push(performance.now() - start);
         statuses.set(status, (statuses.get(status) ?? 0) + 1);
@@ -108,4 +115,6 @@ if (okMock !== REQUESTS) {
 }
 console.log(`mock, log off:  ${o.rps.toFixed(0)} req/s, p99 ${o.p99.toFixed(2)} ms (requestLog: 0)`);
 console.log(`ratio=${(m.rps / b.rps).toFixed(2)} (target >= 0.35)`);
-console.log(`request log: log on / log off = ${(m.rps / o.rps).toFixed(2)} (target >= 0.90: the log costs at most 10 %)`);
+console.log(
+  `request log: log on / log off = ${(m.rps / o.rps).toFixed(2)} (target >= 0.90: the log costs at most 10 %)`,
+);

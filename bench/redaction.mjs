@@ -25,5 +25,7 @@ for (const n of [8, 300, 3000]) {
   t = performance.now();
   for (let i = 0; i < 300; i++) r.redactCut(body);
   const big = (performance.now() - t) / 300;
-  console.log(`redaction, ${n} secrets: learnt in ${learn.toFixed(1)} ms; a GET record ${small.toFixed(2)} us; a 16 KiB base64 body ${big.toFixed(3)} ms`);
+  console.log(
+    `redaction, ${n} secrets: learnt in ${learn.toFixed(1)} ms; a GET record ${small.toFixed(2)} us; a 16 KiB base64 body ${big.toFixed(3)} ms`,
+  );
 }

@@ -13,7 +13,9 @@ import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 
 if (typeof globalThis.gc !== 'function') {
-  const r = spawnSync(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
+  const r = spawnSync(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
+    stdio: 'inherit',
+  });
   process.exit(r.status ?? 1);
 }
 
@@ -35,12 +37,30 @@ async function send(mock, agent, n) {
   await Promise.all(
     Array.from({ length: 8 }, async () => {
       while (issued++ < n) {
-        const s = signRequest({ method: 'POST', path, keyId: mock.keys.test.keyId, secret: mock.keys.test.secret, timestamp: Math.floor(Date.now() / 1000), nonce: randomUUID(), body });
+        const s = signRequest({
+          method: 'POST',
+          path,
+          keyId: mock.keys.test.keyId,
+          secret: mock.keys.test.secret,
+          timestamp: Math.floor(Date.now() / 1000),
+          nonce: randomUUID(),
+          body,
+        });
         await new Promise((resolve, reject) => {
-          const req = http.request({ host: '127.0.0.1', port: mock.port, method: 'POST', path, headers: { ...s.headers, 'Content-Type': 'application/json', 'Content-Length': body.length }, agent }, (res) => {
-            res.resume();
-            res.on('end', resolve);
-          });
+          const req = http.request(
+            {
+              host: '127.0.0.1',
+              port: mock.port,
+              method: 'POST',
+              path,
+              headers: { ...s.headers, 'Content-Type': 'application/json', 'Content-Length': body.length },
+              agent,
+            },
+            (res) => {
+              res.resume();
+              res.on('end', resolve);
+            },
+          );
           req.on('error', reject);
           req.end(body);
         });
@@ -68,7 +88,13 @@ const on = await measure(CAP);
 const mib = (b) => (b / 1048576).toFixed(1);
 const growFirst = on.h1 - on.h0 - (off.h1 - off.h0);
 const growAfter = on.h3 - on.h1 - (off.h3 - off.h1);
-console.log(`request log memory: capacity ${CAP}, POST bodies of ~1 KiB refused 422 (each record: the body and a diagnosis)`);
-console.log(`log off: heap ${mib(off.h0)} -> ${mib(off.h1)} -> ${mib(off.h3)} MiB (after 0, ${CAP}, ${3 * CAP} requests)`);
+console.log(
+  `request log memory: capacity ${CAP}, POST bodies of ~1 KiB refused 422 (each record: the body and a diagnosis)`,
+);
+console.log(
+  `log off: heap ${mib(off.h0)} -> ${mib(off.h1)} -> ${mib(off.h3)} MiB (after 0, ${CAP}, ${3 * CAP} requests)`,
+);
 console.log(`log on:  heap ${mib(on.h0)} -> ${mib(on.h1)} -> ${mib(on.h3)} MiB`);
-console.log(`the log's own growth: first ${CAP} requests ${mib(growFirst)} MiB (${Math.round(growFirst / CAP)} bytes a record); next ${2 * CAP}: ${mib(growAfter)} MiB (bounded: ~0)`);
+console.log(
+  `the log's own growth: first ${CAP} requests ${mib(growFirst)} MiB (${Math.round(growFirst / CAP)} bytes a record); next ${2 * CAP}: ${mib(growAfter)} MiB (bounded: ~0)`,
+);

@@ -7,21 +7,38 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { bin, extraCaCertsCase, extraCaCertsInfo, node, pairedRatio, root, timeInRounds, verdict, withBenchMock } from './cli-harness.mjs';
+import {
+  bin,
+  extraCaCertsCase,
+  extraCaCertsInfo,
+  node,
+  pairedRatio,
+  root,
+  timeInRounds,
+  verdict,
+  withBenchMock,
+} from './cli-harness.mjs';
 import { fmt, median, timeRun } from './lib.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 
 await withBenchMock(async ({ fixture, env, tmp }) => {
-  const times = timeInRounds({
-    'node -e 0': [node, ['-e', '0'], env],
-    'cards get ID --json': [node, [bin, 'cards', 'get', fixture.cardId, '--json'], env],
-    'cards get ID --jq .id': [node, [bin, 'cards', 'get', fixture.cardId, '--jq', '.id'], env],
-    ...extraCaCertsCase(env),
-  }, RUNS);
+  const times = timeInRounds(
+    {
+      'node -e 0': [node, ['-e', '0'], env],
+      'cards get ID --json': [node, [bin, 'cards', 'get', fixture.cardId, '--json'], env],
+      'cards get ID --jq .id': [node, [bin, 'cards', 'get', fixture.cardId, '--jq', '.id'], env],
+      ...extraCaCertsCase(env),
+    },
+    RUNS,
+  );
   const ratio = (a, b) => pairedRatio(times, a, b);
-  console.log(`--jq, median of ${RUNS} alternating runs (node -e 0 = ${fmt(median(times['node -e 0']), 1)} ms; NODE_EXTRA_CA_CERTS ${env.NODE_EXTRA_CA_CERTS ? 'SET' : 'unset'})`);
-  console.log(`  cards get ID --json / node -e 0      ratio=${fmt(ratio('cards get ID --json', 'node -e 0'))}  (the start-up benchmark's figure: unchanged by --jq)`);
+  console.log(
+    `--jq, median of ${RUNS} alternating runs (node -e 0 = ${fmt(median(times['node -e 0']), 1)} ms; NODE_EXTRA_CA_CERTS ${env.NODE_EXTRA_CA_CERTS ? 'SET' : 'unset'})`,
+  );
+  console.log(
+    `  cards get ID --json / node -e 0      ratio=${fmt(ratio('cards get ID --json', 'node -e 0'))}  (the start-up benchmark's figure: unchanged by --jq)`,
+  );
   const jq = ratio('cards get ID --jq .id', 'cards get ID --json');
   console.log(`  cards get ID --jq .id / --json       ratio=${fmt(jq)}  ${verdict(jq, 1.5)}`);
   const info = extraCaCertsInfo(times, 'node -e 0', fmt);
@@ -44,10 +61,27 @@ async function bigListMemory(baseEnv, tmp) {
   for (let i = 0; i < ROWS; i++) {
     const id = newId(rand, now);
     state.customers[id] = {
-      id, seq: ++state.seq, merchant_id: state.default_merchant_id,
-      fields: { first_name: 'Bench', last_name: `Mark ${i}`, email: `bench${i}@example.com`, id_type: 'bvn', id_number: '22212345678', country: 'NGA', line1: '1 "Quoted", Road' },
-      status: 'active', kyc_status: 'approved', kyc_failure_reason: null, kyc_submitted_at: now, kyc_resolved_at: now,
-      kyc_submit_due: null, kyc_verdict_due: null, kyc_mode: 'test', created_at: now,
+      id,
+      seq: ++state.seq,
+      merchant_id: state.default_merchant_id,
+      fields: {
+        first_name: 'Bench',
+        last_name: `Mark ${i}`,
+        email: `bench${i}@example.com`,
+        id_type: 'bvn',
+        id_number: '22212345678',
+        country: 'NGA',
+        line1: '1 "Quoted", Road',
+      },
+      status: 'active',
+      kyc_status: 'approved',
+      kyc_failure_reason: null,
+      kyc_submitted_at: now,
+      kyc_resolved_at: now,
+      kyc_submit_due: null,
+      kyc_verdict_due: null,
+      kyc_mode: 'test',
+      created_at: now,
     };
   }
   const seedFile = join(tmp, 'customers.json');
@@ -61,7 +95,13 @@ process.stdout.write(m.baseUrl + '\\n'); process.stdin.resume(); process.stdin.o
       createInterface({ input: big.stdout }).once('line', resolve);
       big.once('exit', (c) => reject(new Error(`the big mock exited (${c})`)));
     });
-    const env = { ...baseEnv, CARDCTL_BASE_URL: baseUrl, CARDCTL_API_KEY: testKey.key_id, CARDCTL_API_SECRET: testKey.secret, CARDCTL_MODE: 'test' };
+    const env = {
+      ...baseEnv,
+      CARDCTL_BASE_URL: baseUrl,
+      CARDCTL_API_KEY: testKey.key_id,
+      CARDCTL_API_SECRET: testKey.secret,
+      CARDCTL_MODE: 'test',
+    };
     const kinds = { '--ndjson': ['--ndjson'], '--output csv': ['--output', 'csv'], '--json': ['--json'] };
     const rss = Object.fromEntries(Object.keys(kinds).map((k) => [k, []]));
     const wall = Object.fromEntries(Object.keys(kinds).map((k) => [k, []]));
@@ -70,7 +110,20 @@ process.stdout.write(m.baseUrl + '\\n'); process.stdin.resume(); process.stdin.o
       for (const [name, extra] of Object.entries(kinds)) {
         writeFileSync(rssFile, '');
         const out = join(tmp, 'list.out');
-        wall[name].push(timeRun('sh', ['-c', `exec "$0" --require "$1" "$2" customers list --all --per-page 100 ${extra.join(' ')} > "$3"`, node, join(root, 'bench', 'report-rss.cjs'), bin, out], { env: { ...env, BENCH_RSS_FILE: rssFile } }));
+        wall[name].push(
+          timeRun(
+            'sh',
+            [
+              '-c',
+              `exec "$0" --require "$1" "$2" customers list --all --per-page 100 ${extra.join(' ')} > "$3"`,
+              node,
+              join(root, 'bench', 'report-rss.cjs'),
+              bin,
+              out,
+            ],
+            { env: { ...env, BENCH_RSS_FILE: rssFile } },
+          ),
+        );
         rss[name].push(Number(readFileSync(rssFile, 'utf8').trim()) / 1024);
         if (i === 0) {
           const lines = readFileSync(out, 'utf8').split('\n').filter(Boolean).length;
@@ -78,10 +131,17 @@ process.stdout.write(m.baseUrl + '\\n'); process.stdin.resume(); process.stdin.o
         }
       }
     }
-    console.log(`customers list --all --per-page 100, ${ROWS.toLocaleString('en-US')} rows, median of 3 (peak RSS of the whole process):`);
-    for (const name of Object.keys(kinds)) console.log(`  ${name.padEnd(14)} ${fmt(median(rss[name]), 1).padStart(7)} MiB  ${fmt(median(wall[name]) / 1000, 1)} s`);
+    console.log(
+      `customers list --all --per-page 100, ${ROWS.toLocaleString('en-US')} rows, median of 3 (peak RSS of the whole process):`,
+    );
+    for (const name of Object.keys(kinds))
+      console.log(
+        `  ${name.padEnd(14)} ${fmt(median(rss[name]), 1).padStart(7)} MiB  ${fmt(median(wall[name]) / 1000, 1)} s`,
+      );
     const r = median(rss['--output csv']) / median(rss['--ndjson']);
-    console.log(`  csv / ndjson peak RSS ratio=${fmt(r)}  ${r <= 1.1 ? 'ok' : 'OVER'} (target: the same memory, <= 1.1x)`);
+    console.log(
+      `  csv / ndjson peak RSS ratio=${fmt(r)}  ${r <= 1.1 ? 'ok' : 'OVER'} (target: the same memory, <= 1.1x)`,
+    );
   } finally {
     big.stdin.end();
   }

@@ -8,7 +8,9 @@ const { mock, customerId, cardId } = await startMockWithCard();
 const key = mock.keys.test;
 const minLoad = Math.max(1, ...mock.products.filter((p) => p.default).map((p) => p.min_initial_load_minor));
 
-process.stdout.write(JSON.stringify({ baseUrl: mock.baseUrl, keyId: key.keyId, secret: key.secret, customerId, cardId, minLoad }) + '\n');
+process.stdout.write(
+  JSON.stringify({ baseUrl: mock.baseUrl, keyId: key.keyId, secret: key.secret, customerId, cardId, minLoad }) + '\n',
+);
 process.stdin.resume();
 process.stdin.on('end', () => void mock.close().then(() => process.exit(0)));
 process.on('SIGTERM', () => void mock.close().then(() => process.exit(0)));

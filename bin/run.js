@@ -31,8 +31,15 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v' || argv[0]
 
 async function main() {
   // (Node maps no stack trace of a script compiled by vm: under --enable-source-maps, dist/ itself)
-  const fast = process.env.CARDCTL_NO_BUNDLE || process.sourceMapsEnabled ? await import('../dist/cli/fast-path.js') : loadBundle();
-  fastPathRan = await fast.tryFastPath(argv, pathToFileURL(fast.manifest ?? join(root, 'oclif.manifest.json')), fast.load);
+  const fast =
+    process.env.CARDCTL_NO_BUNDLE || process.sourceMapsEnabled
+      ? await import('../dist/cli/fast-path.js')
+      : loadBundle();
+  fastPathRan = await fast.tryFastPath(
+    argv,
+    pathToFileURL(fast.manifest ?? join(root, 'oclif.manifest.json')),
+    fast.load,
+  );
   if (fastPathRan) return;
   // oclif: help, usage errors, unknown commands. The hook where an unknown command falls through.
   // (its `dir`: where it looks up the package.json of the CLI, not bin/'s)
@@ -47,7 +54,10 @@ function loadBundle() {
     // dist/commands/cards/get.js is in cards.cjs (the rule of scripts/build-bundle.mjs)
     let commands;
     try {
-      ({ commands } = runScript(`${rel.split('/')[2].replace(/\.js$/, '')}.cjs`, rel.slice('dist/commands/'.length, -'.js'.length).replaceAll('/', '-')));
+      ({ commands } = runScript(
+        `${rel.split('/')[2].replace(/\.js$/, '')}.cjs`,
+        rel.slice('dist/commands/'.length, -'.js'.length).replaceAll('/', '-'),
+      ));
     } catch (err) {
       if (err?.code !== 'ENOENT') throw err;
     }
@@ -67,7 +77,10 @@ function runScript(name, use) {
   const file = join(bundles, name);
   const source = readFileSync(file, 'utf8');
   const build = /^\/\*cardctl-bundle ([0-9a-f]{16})\*\//.exec(source)?.[1];
-  const cacheFile = build && !process.env.CARDCTL_NO_CODE_CACHE ? join(cacheFolder(), `${build}-${process.version}-${process.arch}-${use}.cache`) : undefined;
+  const cacheFile =
+    build && !process.env.CARDCTL_NO_CODE_CACHE
+      ? join(cacheFolder(), `${build}-${process.version}-${process.arch}-${use}.cache`)
+      : undefined;
   let cachedData;
   try {
     if (cacheFile) cachedData = readFileSync(cacheFile);
@@ -98,9 +111,15 @@ function cacheFolder() {
   let base = process.env.CARDCTL_CACHE_DIR;
   if (!base) {
     const home = require('node:os').homedir();
-    base = join(process.env.XDG_CACHE_HOME
-      || (process.platform === 'win32' ? process.env.LOCALAPPDATA || join(home, 'AppData', 'Local')
-        : process.platform === 'darwin' ? join(home, 'Library', 'Caches') : join(home, '.cache')), 'cardctl');
+    base = join(
+      process.env.XDG_CACHE_HOME ||
+        (process.platform === 'win32'
+          ? process.env.LOCALAPPDATA || join(home, 'AppData', 'Local')
+          : process.platform === 'darwin'
+            ? join(home, 'Library', 'Caches')
+            : join(home, '.cache')),
+      'cardctl',
+    );
   }
   let h = 0x811c9dc5; // FNV-1a of the install's folder
   for (let i = 0; i < root.length; i++) h = Math.imul(h ^ root.charCodeAt(i), 0x01000193) >>> 0;

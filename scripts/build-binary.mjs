@@ -8,7 +8,18 @@
 // `--node PATH` builds on that node instead. Trade-offs and figures: docs/binary.md.
 // Run `npm run build` first.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -34,7 +45,9 @@ const t0 = Date.now();
 const step = (what) => console.log(`build:binary: ${what} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
 
 if (!existsSync(join(ROOT, 'oclif.manifest.json')) || !existsSync(join(ROOT, 'dist', 'cli', 'fast-path.js'))) {
-  console.error('build:binary: dist/ or oclif.manifest.json is missing: run `npm run build` first (`npm run build:binary` does).');
+  console.error(
+    'build:binary: dist/ or oclif.manifest.json is missing: run `npm run build` first (`npm run build:binary` does).',
+  );
   process.exit(1);
 }
 rmSync(WORK, { recursive: true, force: true });
@@ -60,18 +73,30 @@ for (const f of readdirSync(join(ROOT, 'completions'))) {
 // The modules loaded by path: every command of the manifest, oclif's help class and hooks.
 const byPath = new Set(Object.values(manifest.commands).map((c) => c.relativePath.join('/')));
 byPath.add(pjson.oclif.helpClass.replace(/^\.\//, ''));
-for (const hook of Object.values(pjson.oclif.hooks ?? {})) for (const h of [hook].flat()) byPath.add(h.replace(/^\.\//, ''));
-const moduleTable = [...byPath].sort().map((rel) => `  ${JSON.stringify(rel)}: () => import(${JSON.stringify(join(ROOT, rel))}),`).join('\n');
+for (const hook of Object.values(pjson.oclif.hooks ?? {}))
+  for (const h of [hook].flat()) byPath.add(h.replace(/^\.\//, ''));
+const moduleTable = [...byPath]
+  .sort()
+  .map((rel) => `  ${JSON.stringify(rel)}: () => import(${JSON.stringify(join(ROOT, rel))}),`)
+  .join('\n');
 
 // The workers (the mock's compaction, a batch rerun's second pass thread), each bundled on its
 // own: a Worker runs it from this text (eval).
 const workerText = async (rel) =>
-  (await build({
-    entryPoints: [join(ROOT, 'dist', ...rel.split('/'))],
-    bundle: true, platform: 'node', format: 'cjs', target: `node${NODE_VERSION.slice(1).split('.')[0]}`, write: false, minify: true, logLevel: 'warning',
-    // a CommonJS bundle has no import.meta: the modules that ask (createRequire) get the worker's own path under VROOT
-    define: { 'import.meta.url': JSON.stringify(pathToFileURL(`${VROOT}/${rel}`).href) },
-  })).outputFiles[0].text;
+  (
+    await build({
+      entryPoints: [join(ROOT, 'dist', ...rel.split('/'))],
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: `node${NODE_VERSION.slice(1).split('.')[0]}`,
+      write: false,
+      minify: true,
+      logLevel: 'warning',
+      // a CommonJS bundle has no import.meta: the modules that ask (createRequire) get the worker's own path under VROOT
+      define: { 'import.meta.url': JSON.stringify(pathToFileURL(`${VROOT}/${rel}`).href) },
+    })
+  ).outputFiles[0].text;
 const workerCode = await workerText('mock/compaction-worker.js');
 const passWorkerCode = await workerText('client/batch/rerun-pass-worker.js');
 
@@ -81,7 +106,10 @@ const cardctlPlugin = {
   setup(b) {
     b.onResolve({ filter: /^cardctl-binary:embedded$/ }, () => ({ path: 'embedded', namespace: 'cardctl-binary' }));
     // fs/promises for dist/: readFile asks the entry for an embedded file first
-    b.onResolve({ filter: /^cardctl-binary:fs-promises$/ }, () => ({ path: 'fs-promises', namespace: 'cardctl-binary' }));
+    b.onResolve({ filter: /^cardctl-binary:fs-promises$/ }, () => ({
+      path: 'fs-promises',
+      namespace: 'cardctl-binary',
+    }));
     b.onLoad({ filter: /^fs-promises$/, namespace: 'cardctl-binary' }, () => ({
       resolveDir: ROOT,
       loader: 'js',
@@ -104,21 +132,36 @@ const cardctlPlugin = {
     b.onLoad({ filter: /\.(m?js)$/ }, (args) => {
       let text = readFileSync(args.path, 'utf8');
       const rel = relative(ROOT, args.path);
-      if (text.includes('import.meta')) text = text.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(`${VROOT}/${rel}`).href));
+      if (text.includes('import.meta'))
+        text = text.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(`${VROOT}/${rel}`).href));
       if (rel === join('dist', 'cli', 'oclif.js')) {
         // no top-level await in a CommonJS script: the same choice, synchronously
         text = text.replace(/await import\(('[^']+')\)/g, 'require($1)');
       } else if (rel === join('dist', 'mock', 'persistence.js')) {
-        text = text.replace(/new Worker\(compactionWorkerUrl\(\), \{/, `new Worker(${JSON.stringify(workerCode)}, { eval: true,`);
+        text = text.replace(
+          /new Worker\(compactionWorkerUrl\(\), \{/,
+          `new Worker(${JSON.stringify(workerCode)}, { eval: true,`,
+        );
       }
       if (rel === join('dist', 'client', 'batch', 'rerun-index.js')) {
         const before = text;
-        text = text.replace(/new Worker\(passWorkerUrl\(\), \{/, `new Worker(${JSON.stringify(passWorkerCode)}, { eval: true,`);
-        if (text === before) throw new Error('build-binary: the rerun pass worker is no longer started as `new Worker(passWorkerUrl(), {`: update this script');
+        text = text.replace(
+          /new Worker\(passWorkerUrl\(\), \{/,
+          `new Worker(${JSON.stringify(passWorkerCode)}, { eval: true,`,
+        );
+        if (text === before)
+          throw new Error(
+            'build-binary: the rerun pass worker is no longer started as `new Worker(passWorkerUrl(), {`: update this script',
+          );
       }
       // --jq: jq-web bundled, its WebAssembly from the SEA's asset jq.wasm instead of a file beside it
-      if (rel === join('dist', 'output', 'jq.js')) text = text.replace(/createRequire\([^)]*\)\('jq-web'\)/, "require('jq-web')");
-      if (/jq-web[\\/]jq\.js$/.test(args.path)) text = text.replace('jq = jq().then(', "jq = jq({ wasmBinary: new Uint8Array(require('node:sea').getAsset('jq.wasm')) }).then(");
+      if (rel === join('dist', 'output', 'jq.js'))
+        text = text.replace(/createRequire\([^)]*\)\('jq-web'\)/, "require('jq-web')");
+      if (/jq-web[\\/]jq\.js$/.test(args.path))
+        text = text.replace(
+          'jq = jq().then(',
+          "jq = jq({ wasmBinary: new Uint8Array(require('node:sea').getAsset('jq.wasm')) }).then(",
+        );
       if (rel.startsWith(`dist${sep}`)) {
         text = text.replace(/\bimport\((?![\s'"`])/g, `${IMPORT}(`);
         text = text.replaceAll("from 'node:fs/promises'", "from 'cardctl-binary:fs-promises'");
@@ -126,7 +169,9 @@ const cardctlPlugin = {
       // oclif's module loader imports the commands, the help class and the hooks by path (the
       // require.resolve it tries first would only warn that a SEA's require has no files)
       if (/@oclif[\\/]core[\\/]lib[\\/]module-loader\.js$/.test(args.path)) {
-        text = text.replace(/await import\(/g, `await ${IMPORT}(`).replace('filePath = require.resolve(modulePath);', 'throw new Error("not a package");');
+        text = text
+          .replace(/await import\(/g, `await ${IMPORT}(`)
+          .replace('filePath = require.resolve(modulePath);', 'throw new Error("not a package");');
       }
       // oclif's check of the Node version reads its package.json from disk: give it the engines
       if (/@oclif[\\/]core[\\/]lib[\\/]index\.js$/.test(args.path)) {
@@ -161,12 +206,27 @@ const common = {
 // (docs/binary.md).
 const { plugin: packagesLeftOut, names: packageNames } = leavePackagesOut(ROOT);
 const app = join(WORK, 'cardctl.cjs');
-const appResult = await build({ ...common, entryPoints: [join(ROOT, 'scripts', 'binary', 'entry.mjs')], outfile: app, plugins: [cardctlPlugin, packagesLeftOut] });
-const packagesEntry = `module.exports = {\n${[...packageNames].sort().map((n) => `  ${JSON.stringify(n)}: () => require(${JSON.stringify(n)}),`).join('\n')}\n};\n`;
+const appResult = await build({
+  ...common,
+  entryPoints: [join(ROOT, 'scripts', 'binary', 'entry.mjs')],
+  outfile: app,
+  plugins: [cardctlPlugin, packagesLeftOut],
+});
+const packagesEntry = `module.exports = {\n${[...packageNames]
+  .sort()
+  .map((n) => `  ${JSON.stringify(n)}: () => require(${JSON.stringify(n)}),`)
+  .join('\n')}\n};\n`;
 const packages = join(WORK, 'packages.cjs');
-const packagesResult = await build({ ...common, stdin: { contents: packagesEntry, resolveDir: ROOT, sourcefile: 'packages-entry.cjs', loader: 'js' }, outfile: packages, plugins: [cardctlPlugin] });
+const packagesResult = await build({
+  ...common,
+  stdin: { contents: packagesEntry, resolveDir: ROOT, sourcefile: 'packages-entry.cjs', loader: 'js' },
+  outfile: packages,
+  plugins: [cardctlPlugin],
+});
 writeFileSync(join(WORK, 'meta.json'), JSON.stringify({ app: appResult.metafile, packages: packagesResult.metafile }));
-step(`bundled: the app ${(statSync(app).size / 1024).toFixed(0)} KiB, its packages (${[...packageNames].sort().join(', ')}) ${(statSync(packages).size / 1024).toFixed(0)} KiB`);
+step(
+  `bundled: the app ${(statSync(app).size / 1024).toFixed(0)} KiB, its packages (${[...packageNames].sort().join(', ')}) ${(statSync(packages).size / 1024).toFixed(0)} KiB`,
+);
 
 // Each script as a function of require, module, exports, __filename, __dirname (what the
 // prelude calls), and V8's code cache of each after a warm-up run: the app's after a
@@ -182,13 +242,23 @@ const warmHome = join(WORK, 'warm');
 const warmUp = (which, args) => {
   const out = join(WORK, `warm-${which}`);
   // (its exit code is the command's: 8, nothing listens there; 2 for the usage error)
-  spawnSync(NODE, [join(ROOT, 'scripts', 'binary', 'make-cache.cjs'), wrapped.app, wrapped.packages, out, '--', ...args], {
-    stdio: 'ignore',
-    env: {
-      PATH: process.env.PATH, HOME: warmHome, NO_COLOR: '1', CARDCTL_CONFIG_DIR: join(warmHome, 'config'), XDG_STATE_HOME: join(warmHome, 'state'),
-      CARDCTL_API_KEY: '01JD2Q7N8V3K4M5P6R7S8T9V0W', CARDCTL_API_SECRET: 'd2FybS11cC1vbmx5LW5vdC1hLXNlY3JldC0wMDAwMDA=', CARDCTL_BASE_URL: 'http://127.0.0.1:9/api/v1',
+  spawnSync(
+    NODE,
+    [join(ROOT, 'scripts', 'binary', 'make-cache.cjs'), wrapped.app, wrapped.packages, out, '--', ...args],
+    {
+      stdio: 'ignore',
+      env: {
+        PATH: process.env.PATH,
+        HOME: warmHome,
+        NO_COLOR: '1',
+        CARDCTL_CONFIG_DIR: join(warmHome, 'config'),
+        XDG_STATE_HOME: join(warmHome, 'state'),
+        CARDCTL_API_KEY: '01JD2Q7N8V3K4M5P6R7S8T9V0W',
+        CARDCTL_API_SECRET: 'd2FybS11cC1vbmx5LW5vdC1hLXNlY3JldC0wMDAwMDA=',
+        CARDCTL_BASE_URL: 'http://127.0.0.1:9/api/v1',
+      },
     },
-  });
+  );
   const cache = `${out}.${which}.cache`;
   if (!existsSync(cache)) throw new Error(`the warm-up run (${args.join(' ')}) wrote no code cache of the ${which}`);
   renameSync(cache, caches[which]);
@@ -196,14 +266,39 @@ const warmUp = (which, args) => {
 warmUp('app', ['cards', 'get', '01JD2Q9ZZZZZZZZZZZZZZZZZZZ']);
 warmUp('packages', ['cards', 'get']);
 const prelude = join(WORK, 'prelude.cjs');
-writeFileSync(prelude, readFileSync(join(ROOT, 'scripts', 'binary', 'prelude.cjs'), 'utf8').replaceAll('__CARDCTL_VERSION__', pjson.version));
-step(`code caches after warm-up runs: the app's ${(statSync(caches.app).size / 1024).toFixed(0)} KiB, the packages' ${(statSync(caches.packages).size / 1024).toFixed(0)} KiB`);
+writeFileSync(
+  prelude,
+  readFileSync(join(ROOT, 'scripts', 'binary', 'prelude.cjs'), 'utf8').replaceAll('__CARDCTL_VERSION__', pjson.version),
+);
+step(
+  `code caches after warm-up runs: the app's ${(statSync(caches.app).size / 1024).toFixed(0)} KiB, the packages' ${(statSync(caches.packages).size / 1024).toFixed(0)} KiB`,
+);
 
 const completions = join(WORK, 'completions.json');
 writeFileSync(completions, JSON.stringify(COMPLETIONS));
 const seaConfig = join(WORK, 'sea-config.json');
 const blob = join(WORK, 'sea.blob');
-writeFileSync(seaConfig, JSON.stringify({ main: prelude, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, assets: { 'cardctl.cjs': wrapped.app, 'cardctl.cache': caches.app, 'packages.cjs': wrapped.packages, 'packages.cache': caches.packages, 'completions.json': completions, 'jq.wasm': require.resolve('jq-web/jq.wasm') } }, null, 2));
+writeFileSync(
+  seaConfig,
+  JSON.stringify(
+    {
+      main: prelude,
+      output: blob,
+      disableExperimentalSEAWarning: true,
+      useCodeCache: true,
+      assets: {
+        'cardctl.cjs': wrapped.app,
+        'cardctl.cache': caches.app,
+        'packages.cjs': wrapped.packages,
+        'packages.cache': caches.packages,
+        'completions.json': completions,
+        'jq.wasm': require.resolve('jq-web/jq.wasm'),
+      },
+    },
+    null,
+    2,
+  ),
+);
 execFileSync(NODE, ['--experimental-sea-config', seaConfig], { stdio: 'pipe' });
 step(`SEA blob ${(statSync(blob).size / 1024).toFixed(0)} KiB`);
 
@@ -213,10 +308,16 @@ chmodSync(exe, 0o755);
 const postject = join(dirname(require.resolve('postject/package.json')), 'dist', 'cli.js');
 // postject's own warnings about the ELF notes of node are noise: kept only when it fails
 try {
-  execFileSync(process.execPath, [postject, exe, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2'], { stdio: 'pipe' });
+  execFileSync(
+    process.execPath,
+    [postject, exe, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2'],
+    { stdio: 'pipe' },
+  );
 } catch (err) {
   process.stderr.write(String(err.stderr ?? err));
   process.exit(1);
 }
 if (!process.argv.includes('--keep-work')) rmSync(WORK, { recursive: true, force: true });
-step(`wrote ${relative(ROOT, exe)}, ${(statSync(exe).size / 1024 / 1024).toFixed(1)} MiB (node ${NODE_VERSION} ${process.platform}-${process.arch})`);
+step(
+  `wrote ${relative(ROOT, exe)}, ${(statSync(exe).size / 1024 / 1024).toFixed(1)} MiB (node ${NODE_VERSION} ${process.platform}-${process.arch})`,
+);

@@ -41,18 +41,32 @@ for (const p of new Set(Object.values(manifest.commands).map((c) => c.relativePa
 }
 const entries = { 'fast-path': "export { tryFastPath } from './dist/cli/fast-path.js';" };
 for (const [topic, paths] of Object.entries(topics)) {
-  entries[topic] = ['export const commands = {', ...paths.sort().map((p) => `  ${JSON.stringify(p)}: () => import(${JSON.stringify(`./${p}`)}),`), '};'].join('\n');
+  entries[topic] = [
+    'export const commands = {',
+    ...paths.sort().map((p) => `  ${JSON.stringify(p)}: () => import(${JSON.stringify(`./${p}`)}),`),
+    '};',
+  ].join('\n');
 }
 
 const plugin = {
   name: 'cardctl-bundle',
   setup(b) {
-    b.onResolve({ filter: /^cardctl-bundle:/ }, (args) => ({ path: args.path.slice('cardctl-bundle:'.length), namespace: 'cardctl-bundle' }));
-    b.onLoad({ filter: /.*/, namespace: 'cardctl-bundle' }, (args) => ({ contents: entries[args.path], resolveDir: root, loader: 'js' }));
+    b.onResolve({ filter: /^cardctl-bundle:/ }, (args) => ({
+      path: args.path.slice('cardctl-bundle:'.length),
+      namespace: 'cardctl-bundle',
+    }));
+    b.onLoad({ filter: /.*/, namespace: 'cardctl-bundle' }, (args) => ({
+      contents: entries[args.path],
+      resolveDir: root,
+      loader: 'js',
+    }));
     b.onLoad({ filter: /\.js$/ }, (args) => {
       let text = readFileSync(args.path, 'utf8');
       const rel = relative(outdir, args.path).split('\\').join('/');
-      text = text.replaceAll('import.meta.url', `new URL(${JSON.stringify(rel)}, require("node:url").pathToFileURL(__filename)).href`);
+      text = text.replaceAll(
+        'import.meta.url',
+        `new URL(${JSON.stringify(rel)}, require("node:url").pathToFileURL(__filename)).href`,
+      );
       // a script has no top-level await: src/cli/oclif.ts picks lite-oclif or oclif synchronously
       if (rel === '../cli/oclif.js') text = text.replace(/await import\(('[^']+')\)/g, 'require($1)');
       // import() of a package, a built-in or a computed path: bin/run.js's (a script compiled by vm has none)
@@ -73,7 +87,9 @@ const result = await build({
   target: 'node20',
   packages: 'external',
   // the script is a function of what bin/run.js gives it (as Node wraps a CommonJS module)
-  banner: { js: `/*cardctl-bundle ${HASH}*/ (function (exports, require, module, __filename, __dirname, __cardctlImport) {` },
+  banner: {
+    js: `/*cardctl-bundle ${HASH}*/ (function (exports, require, module, __filename, __dirname, __cardctlImport) {`,
+  },
   footer: { js: '})' },
   legalComments: 'none',
   write: false,
@@ -89,13 +105,24 @@ for (const { path, text } of result.outputFiles) writeFileSync(path, text.replac
 
 // The manifest the fast path reads at every start (src/cli/fast-path.ts): oclif's, without its
 // texts (help and usage errors read oclif.manifest.json itself), and without indentation.
-const texts = { command: ['description', 'summary', 'examples'], flag: ['description', 'summary', 'helpGroup'], arg: ['description'] };
+const texts = {
+  command: ['description', 'summary', 'examples'],
+  flag: ['description', 'summary', 'helpGroup'],
+  arg: ['description'],
+};
 const omit = (o, keys) => Object.fromEntries(Object.entries(o).filter(([k]) => !keys.includes(k)));
-const commands = Object.fromEntries(Object.entries(manifest.commands).map(([id, c]) => [id, {
-  ...omit(c, texts.command),
-  flags: Object.fromEntries(Object.entries(c.flags ?? {}).map(([n, f]) => [n, omit(f, texts.flag)])),
-  args: Object.fromEntries(Object.entries(c.args ?? {}).map(([n, a]) => [n, omit(a, texts.arg)])),
-}]));
+const commands = Object.fromEntries(
+  Object.entries(manifest.commands).map(([id, c]) => [
+    id,
+    {
+      ...omit(c, texts.command),
+      flags: Object.fromEntries(Object.entries(c.flags ?? {}).map(([n, f]) => [n, omit(f, texts.flag)])),
+      args: Object.fromEntries(Object.entries(c.args ?? {}).map(([n, a]) => [n, omit(a, texts.arg)])),
+    },
+  ]),
+);
 writeFileSync(join(outdir, 'manifest.json'), JSON.stringify({ ...manifest, commands }));
 const size = result.outputFiles.reduce((n, f) => n + f.contents.length, 0);
-console.log(`build-bundle: dist/bundle/, the fast path and ${Object.keys(topics).length} topics' scripts, ${(size / 1024).toFixed(0)} KiB (${Date.now() - t0} ms)`);
+console.log(
+  `build-bundle: dist/bundle/, the fast path and ${Object.keys(topics).length} topics' scripts, ${(size / 1024).toFixed(0)} KiB (${Date.now() - t0} ms)`,
+);

@@ -54,7 +54,8 @@ run(join(dirname(require.resolve('oclif/package.json')), 'bin', 'run.js'), ['man
       if (!m) continue;
       m.kind = kindOf(def);
       // oclif's manifest leaves out a `false` default; its parser still sets it
-      if (m.default === undefined && ['boolean', 'number', 'string'].includes(typeof def.default)) m.default = def.default;
+      if (m.default === undefined && ['boolean', 'number', 'string'].includes(typeof def.default))
+        m.default = def.default;
       if (m.kind === 'integer') {
         if (def.min !== undefined) m.min = def.min;
         if (def.max !== undefined) m.max = def.max;

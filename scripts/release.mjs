@@ -17,7 +17,8 @@ const args = process.argv.slice(2);
 const outAt = args.indexOf('--out');
 const OUT = outAt >= 0 ? resolve(args[outAt + 1]) : join(ROOT, 'release');
 const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
-const node = (script, ...rest) => execFileSync(process.execPath, [join(ROOT, script), ...rest], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+const node = (script, ...rest) =>
+  execFileSync(process.execPath, [join(ROOT, script), ...rest], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
 
 mkdirSync(OUT, { recursive: true });
 if (!args.includes('--no-build')) node('scripts/build.mjs', '--clean');
@@ -36,7 +37,10 @@ if (!printed.startsWith(`cardctl/${version} `)) {
 
 // the npm tarball, of the build above (prepack would build again)
 const before = new Set(readdirSync(OUT));
-execFileSync('npm', ['pack', '--ignore-scripts', '--pack-destination', OUT, '--silent'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+execFileSync('npm', ['pack', '--ignore-scripts', '--pack-destination', OUT, '--silent'], {
+  cwd: ROOT,
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
 const tarball = readdirSync(OUT).find((f) => f.endsWith('.tgz') && (!before.has(f) || f === `cardctl-${version}.tgz`));
 if (!tarball) throw new Error('npm pack wrote no tarball');
 

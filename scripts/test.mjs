@@ -25,14 +25,27 @@ const BACKGROUND_FILES = ['test/build/binary.test.ts'];
 const picked = process.env.NODE_LINES;
 /** test files or name filters given: a focused run (options alone, like --bail=1, are not) */
 const focused = process.argv.slice(2).some((a) => !a.startsWith('-'));
-const majors = picked === 'none' || (focused && !picked) ? [] : picked ? picked.split(',').map((s) => s.trim()) : Object.keys(LINES);
+const majors =
+  picked === 'none' || (focused && !picked) ? [] : picked ? picked.split(',').map((s) => s.trim()) : Object.keys(LINES);
 const jobs = [
-  ...(focused ? [] : [{ label: `${BACKGROUND_FILES.join(', ')} on Node ${process.version.slice(1)}`, node: () => process.execPath, files: BACKGROUND_FILES }]),
+  ...(focused
+    ? []
+    : [
+        {
+          label: `${BACKGROUND_FILES.join(', ')} on Node ${process.version.slice(1)}`,
+          node: () => process.execPath,
+          files: BACKGROUND_FILES,
+        },
+      ]),
   ...majors.map((m) => ({ label: `Node ${LINES[m] ?? m}`, node: () => nodeBinary(m), files: LINE_TESTS })),
 ];
 
 const children = [];
-for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) process.once(signal, () => (children.forEach(stopLine), process.exit(code)));
+for (const [signal, code] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+])
+  process.once(signal, () => (children.forEach(stopLine), process.exit(code)));
 
 const t0 = Date.now();
 const seconds = (since) => ((Date.now() - since) / 1000).toFixed(0);
@@ -41,11 +54,15 @@ const skipsDir = mkdtempSync(join(tmpdir(), 'cardctl-test-skips-'));
 const skipsFile = join(skipsDir, 'skips.tsv');
 const suite = new Promise((resolve) => {
   const exclude = focused ? [] : BACKGROUND_FILES.flatMap((f) => ['--exclude', f]);
-  const vitest = spawn(process.execPath, [join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', ...exclude, ...process.argv.slice(2)], {
-    cwd: ROOT,
-    stdio: 'inherit',
-    env: { ...process.env, CARDCTL_TEST_SKIPS: skipsFile },
-  });
+  const vitest = spawn(
+    process.execPath,
+    [join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', ...exclude, ...process.argv.slice(2)],
+    {
+      cwd: ROOT,
+      stdio: 'inherit',
+      env: { ...process.env, CARDCTL_TEST_SKIPS: skipsFile },
+    },
+  );
   vitest.on('close', (code) => resolve(code ?? 1));
   vitest.on('error', () => resolve(1));
 });
@@ -54,7 +71,11 @@ const background = (async () => {
   for (const job of jobs) {
     const t = Date.now();
     try {
-      results.push({ ...job, ...(await runVitest(job.node(), job.files, { started: (c) => children.push(c) })), seconds: seconds(t) });
+      results.push({
+        ...job,
+        ...(await runVitest(job.node(), job.files, { started: (c) => children.push(c) })),
+        seconds: seconds(t),
+      });
     } catch (err) {
       results.push({ ...job, code: 1, output: `could not run: ${err.message}\n`, seconds: seconds(t) });
     }
@@ -63,11 +84,21 @@ const background = (async () => {
 })();
 
 const suiteCode = await suite;
-if (jobs.length) process.stdout.write(`\nthe suite took ${seconds(t0)} s; in the background: ${jobs.map((j) => j.label).join('; ')}\n`);
+if (jobs.length)
+  process.stdout.write(
+    `\nthe suite took ${seconds(t0)} s; in the background: ${jobs.map((j) => j.label).join('; ')}\n`,
+  );
 const results = await background;
 for (const r of results) {
   process.stdout.write(`━━ ${r.label}: ${r.code === 0 ? 'passed' : `FAILED (exit ${r.code})`} in ${r.seconds} s ━━\n`);
-  process.stdout.write(r.code === 0 ? r.output.split('\n').filter((l) => /^ *(Test Files|Tests) /.test(l)).join('\n') + '\n' : r.output);
+  process.stdout.write(
+    r.code === 0
+      ? r.output
+          .split('\n')
+          .filter((l) => /^ *(Test Files|Tests) /.test(l))
+          .join('\n') + '\n'
+      : r.output,
+  );
 }
 if (jobs.length) process.stdout.write(`npm test: ${seconds(t0)} s in all\n`);
 process.stdout.write(skipSummary());
@@ -90,7 +121,10 @@ function skipSummary() {
     entry.files.add(file);
     byProgram.set(program, entry);
   }
-  return [...byProgram].map(([program, { count, files }]) =>
-    `skipped: ${count} test${count === 1 ? '' : 's'} need ${program}, which is not installed (${[...files].sort().join(', ')}); install ${program} to run them (CI does, .ci/run)\n`,
-  ).join('');
+  return [...byProgram]
+    .map(
+      ([program, { count, files }]) =>
+        `skipped: ${count} test${count === 1 ? '' : 's'} need ${program}, which is not installed (${[...files].sort().join(', ')}); install ${program} to run them (CI does, .ci/run)\n`,
+    )
+    .join('');
 }

@@ -28,8 +28,15 @@ function embedded(target) {
   return { rel, text: Object.hasOwn(FILES, rel) ? (FILES[rel] ?? fromAsset(rel)) : undefined };
 }
 
-const notFound = (path) => Object.assign(new Error(`ENOENT: no such file or directory, open '${path}'`), { code: 'ENOENT', errno: -2, syscall: 'open', path: String(path) });
-const asEncoded = (text, options) => ((typeof options === 'string' ? options : options?.encoding) ? text : Buffer.from(text, 'utf8'));
+const notFound = (path) =>
+  Object.assign(new Error(`ENOENT: no such file or directory, open '${path}'`), {
+    code: 'ENOENT',
+    errno: -2,
+    syscall: 'open',
+    path: String(path),
+  });
+const asEncoded = (text, options) =>
+  (typeof options === 'string' ? options : options?.encoding) ? text : Buffer.from(text, 'utf8');
 
 // Reads of the package's own files (new URL('../../package.json', import.meta.url) and the like)
 const { readFileSync, existsSync } = fs;
@@ -67,7 +74,10 @@ function embedPromisesReadFile() {
 globalThis[IMPORT] = async (specifier) => {
   const e = embedded(specifier);
   const load = e && MODULES[e.rel];
-  if (!load) throw Object.assign(new Error(`Cannot find module '${specifier}' in the cardctl binary`), { code: 'ERR_MODULE_NOT_FOUND' });
+  if (!load)
+    throw Object.assign(new Error(`Cannot find module '${specifier}' in the cardctl binary`), {
+      code: 'ERR_MODULE_NOT_FOUND',
+    });
   return load();
 };
 globalThis[BINARY] = true;

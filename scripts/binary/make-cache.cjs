@@ -14,7 +14,8 @@ const { Script } = require('node:vm');
 const [appFile, packagesFile, out, sep, ...args] = process.argv.slice(2);
 if (sep !== '--') throw new Error('usage: make-cache.cjs APP PACKAGES OUT -- ARGS...');
 const scripts = {};
-const compile = (which, file, name) => (scripts[which] = new Script(readFileSync(file, 'utf8'), { filename: `/$cardctl/${name}.cjs` })).runInThisContext();
+const compile = (which, file, name) =>
+  (scripts[which] = new Script(readFileSync(file, 'utf8'), { filename: `/$cardctl/${name}.cjs` })).runInThisContext();
 let packages;
 const appRequire = (id) => {
   if (isBuiltin(id)) return require(id);
@@ -27,6 +28,7 @@ const appRequire = (id) => {
 };
 process.argv = [process.argv[0], process.argv[0], ...args];
 process.once('exit', () => {
-  for (const [which, script] of Object.entries(scripts)) writeFileSync(`${out}.${which}.cache`, script.createCachedData());
+  for (const [which, script] of Object.entries(scripts))
+    writeFileSync(`${out}.${which}.cache`, script.createCachedData());
 });
 compile('app', appFile, 'cardctl')(appRequire, module, exports, '/$cardctl/cardctl.cjs', '/$cardctl');

@@ -32,7 +32,11 @@ export function leavePackagesOut(root) {
         if (commonjs) return { contents: `module.exports = ${req};`, loader: 'js', resolveDir: root };
         const named = Object.keys(ns).filter((k) => k !== 'default' && /^[A-Za-z_$][\w$]*$/.test(k));
         return {
-          contents: [`const ns = ${req};`, 'default' in ns ? 'export default ns.default;' : '', named.length ? `export const { ${named.join(', ')} } = ns;` : ''].join('\n'),
+          contents: [
+            `const ns = ${req};`,
+            'default' in ns ? 'export default ns.default;' : '',
+            named.length ? `export const { ${named.join(', ')} } = ns;` : '',
+          ].join('\n'),
           loader: 'js',
           resolveDir: root,
         };

@@ -13,7 +13,11 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v' || argv[0]
   const { Script } = require('node:vm');
   const { isBuiltin } = require('node:module');
   /** an asset's script (a function of require, module, exports, __filename, __dirname), compiled with its cache */
-  const compile = (name) => new Script(getAsset(`${name}.cjs`, 'utf8'), { filename: `/$cardctl/${name}.cjs`, cachedData: new Uint8Array(getAsset(`${name}.cache`)) }).runInThisContext();
+  const compile = (name) =>
+    new Script(getAsset(`${name}.cjs`, 'utf8'), {
+      filename: `/$cardctl/${name}.cjs`,
+      cachedData: new Uint8Array(getAsset(`${name}.cache`)),
+    }).runInThisContext();
   let packages;
   const appRequire = (id) => {
     if (isBuiltin(id)) return require(id);
@@ -22,7 +26,8 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v' || argv[0]
       compile('packages')(require, m, m.exports, '/$cardctl/packages.cjs', '/$cardctl');
       packages = m.exports;
     }
-    if (!Object.hasOwn(packages, id)) throw Object.assign(new Error(`Cannot find module '${id}' in the cardctl binary`), { code: 'MODULE_NOT_FOUND' });
+    if (!Object.hasOwn(packages, id))
+      throw Object.assign(new Error(`Cannot find module '${id}' in the cardctl binary`), { code: 'MODULE_NOT_FOUND' });
     return packages[id]();
   };
   compile('cardctl')(appRequire, typeof module === 'undefined' ? {} : module, {}, '/$cardctl/cardctl.cjs', '/$cardctl');

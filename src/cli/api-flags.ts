@@ -4,17 +4,44 @@ import type { Io } from '../io.js';
 import { Flags } from './oclif.js';
 
 export const apiFlags = {
-  profile: Flags.string({ char: 'p', description: 'profile to use (default: CARDCTL_API_KEY/SECRET, CARDCTL_PROFILE, then the default profile)', helpGroup: 'API' }),
-  verbose: Flags.boolean({ char: 'v', description: 'print each attempt on stderr: canonical string, headers, answer, retry decisions (never the secret)', default: false, helpGroup: 'API' }),
-  'ca-file': Flags.string({ description: 'PEM file of CA certificates to trust in addition to the system\'s (default: CARDCTL_CA_FILE, then the profile\'s ca_file)', helpGroup: 'API' }),
-  timeout: Flags.string({ description: 'seconds each attempt may take, connect to the last byte of the answer (default: CARDCTL_TIMEOUT, then the profile\'s timeout, then 30)', helpGroup: 'API' }),
-  retries: Flags.integer({ description: 'retries for connection errors, 409 in_flight, 429, 503 (and any other 5xx on money operations)', default: 3, min: 0, max: 10, helpGroup: 'API' }),
+  profile: Flags.string({
+    char: 'p',
+    description: 'profile to use (default: CARDCTL_API_KEY/SECRET, CARDCTL_PROFILE, then the default profile)',
+    helpGroup: 'API',
+  }),
+  verbose: Flags.boolean({
+    char: 'v',
+    description: 'print each attempt on stderr: canonical string, headers, answer, retry decisions (never the secret)',
+    default: false,
+    helpGroup: 'API',
+  }),
+  'ca-file': Flags.string({
+    description:
+      "PEM file of CA certificates to trust in addition to the system's (default: CARDCTL_CA_FILE, then the profile's ca_file)",
+    helpGroup: 'API',
+  }),
+  timeout: Flags.string({
+    description:
+      "seconds each attempt may take, connect to the last byte of the answer (default: CARDCTL_TIMEOUT, then the profile's timeout, then 30)",
+    helpGroup: 'API',
+  }),
+  retries: Flags.integer({
+    description: 'retries for connection errors, 409 in_flight, 429, 503 (and any other 5xx on money operations)',
+    default: 3,
+    min: 0,
+    max: 10,
+    helpGroup: 'API',
+  }),
 };
 
 /** Commands that can send a money operation (issue, recharge, terminate, request, ops replay) add `--yes`. */
 export const moneyFlags = {
   ...apiFlags,
-  yes: Flags.boolean({ description: 'confirm a live money operation without asking', default: false, helpGroup: 'API' }),
+  yes: Flags.boolean({
+    description: 'confirm a live money operation without asking',
+    default: false,
+    helpGroup: 'API',
+  }),
 };
 
 export interface ApiFlagValues {
@@ -27,19 +54,57 @@ export interface ApiFlagValues {
 }
 
 /** The session options of src/client/session.ts, from parsed flags. */
-export function sessionOptions(flags: ApiFlagValues, io: Io): { profile?: string; verbose: boolean; retries: number; yes: boolean; caFile?: string; timeout?: string; io: Io } {
-  return { io, profile: flags.profile, verbose: flags.verbose, retries: flags.retries, yes: flags.yes ?? false, caFile: flags['ca-file'], timeout: flags.timeout };
+export function sessionOptions(
+  flags: ApiFlagValues,
+  io: Io,
+): { profile?: string; verbose: boolean; retries: number; yes: boolean; caFile?: string; timeout?: string; io: Io } {
+  return {
+    io,
+    profile: flags.profile,
+    verbose: flags.verbose,
+    retries: flags.retries,
+    yes: flags.yes ?? false,
+    caFile: flags['ca-file'],
+    timeout: flags.timeout,
+  };
 }
 
 /** List commands add these (PRODUCT.md): one page by default, `--all` follows the cursors. */
 export const listFlags = {
-  'per-page': Flags.integer({ description: 'rows per page, 1 to 100 (the API default is 20)', min: 1, max: 100, helpGroup: 'LIST' }),
-  cursor: Flags.string({ description: 'start at this cursor (meta.next_cursor of an earlier page)', helpGroup: 'LIST' }),
+  'per-page': Flags.integer({
+    description: 'rows per page, 1 to 100 (the API default is 20)',
+    min: 1,
+    max: 100,
+    helpGroup: 'LIST',
+  }),
+  cursor: Flags.string({
+    description: 'start at this cursor (meta.next_cursor of an earlier page)',
+    helpGroup: 'LIST',
+  }),
   all: Flags.boolean({ description: 'follow meta.next_cursor to the last page', default: false, helpGroup: 'LIST' }),
-  ndjson: Flags.boolean({ description: 'one JSON resource per line, streamed (constant memory with --all)', default: false, exclusive: ['json'], helpGroup: 'LIST' }),
-  output: Flags.string({ description: "table (the default), json, ndjson, csv (RFC 4180) or tsv; csv and tsv stream with --all, and put a ' before a text field a spreadsheet would run as a formula (= + - @ first; see --raw-cells)", options: ['table', 'json', 'ndjson', 'csv', 'tsv'], helpGroup: 'LIST' }),
-  'raw-cells': Flags.boolean({ description: "csv and tsv: every field exactly as the API sent it, also one that begins with = + - @, a tab or a line break (default: such a text field gets a ' in front, so a spreadsheet opening the file shows it instead of running it; numbers are never changed)", default: false, helpGroup: 'LIST' }),
-  columns: Flags.string({ description: 'the columns of a table, csv or tsv, in order: field names separated by commas, nested ones with dots (address.city)', helpGroup: 'LIST' }),
+  ndjson: Flags.boolean({
+    description: 'one JSON resource per line, streamed (constant memory with --all)',
+    default: false,
+    exclusive: ['json'],
+    helpGroup: 'LIST',
+  }),
+  output: Flags.string({
+    description:
+      "table (the default), json, ndjson, csv (RFC 4180) or tsv; csv and tsv stream with --all, and put a ' before a text field a spreadsheet would run as a formula (= + - @ first; see --raw-cells)",
+    options: ['table', 'json', 'ndjson', 'csv', 'tsv'],
+    helpGroup: 'LIST',
+  }),
+  'raw-cells': Flags.boolean({
+    description:
+      "csv and tsv: every field exactly as the API sent it, also one that begins with = + - @, a tab or a line break (default: such a text field gets a ' in front, so a spreadsheet opening the file shows it instead of running it; numbers are never changed)",
+    default: false,
+    helpGroup: 'LIST',
+  }),
+  columns: Flags.string({
+    description:
+      'the columns of a table, csv or tsv, in order: field names separated by commas, nested ones with dots (address.city)',
+    helpGroup: 'LIST',
+  }),
 };
 
 export interface ListFlagValues extends ApiFlagValues {

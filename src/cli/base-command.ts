@@ -19,17 +19,39 @@ type Args_ = { [name: string]: any };
  * `flags`, `baseFlags` and `enableJsonFlag` (Command.parse), so those are carried over explicitly.
  */
 export function commandLineOnly<T extends Interfaces.Input<any, any, any>>(input: T): T {
-  const args = Object.fromEntries(Object.entries(input.args ?? {}).map(([name, arg]) => [name, { ...arg, ignoreStdin: true }]));
+  const args = Object.fromEntries(
+    Object.entries(input.args ?? {}).map(([name, arg]) => [name, { ...arg, ignoreStdin: true }]),
+  );
   const noStdin = (flags: Record<string, any> | undefined) =>
-    flags && Object.fromEntries(Object.entries(flags).map(([name, flag]) => [name, flag.type === 'option' ? { ...flag, allowStdin: false } : flag]));
-  return { ...input, args, flags: noStdin(input.flags), baseFlags: noStdin(input.baseFlags), enableJsonFlag: input.enableJsonFlag } as T;
+    flags &&
+    Object.fromEntries(
+      Object.entries(flags).map(([name, flag]) => [
+        name,
+        flag.type === 'option' ? { ...flag, allowStdin: false } : flag,
+      ]),
+    );
+  return {
+    ...input,
+    args,
+    flags: noStdin(input.flags),
+    baseFlags: noStdin(input.baseFlags),
+    enableJsonFlag: input.enableJsonFlag,
+  } as T;
 }
 
 export abstract class BaseCommand extends Command {
   static override baseFlags = {
     json: Flags.boolean({ description: 'print one JSON value on stdout (errors too)', default: false }),
-    'no-input': Flags.boolean({ description: 'never prompt: where a prompt would be needed, fail at once naming the flag to pass (also CI=true)', default: false, helpGroup: 'GLOBAL' }),
-    jq: Flags.string({ description: 'filter the JSON output with this jq expression (implies --json): strings print raw, other values as JSON, one per line', helpGroup: 'GLOBAL' }),
+    'no-input': Flags.boolean({
+      description: 'never prompt: where a prompt would be needed, fail at once naming the flag to pass (also CI=true)',
+      default: false,
+      helpGroup: 'GLOBAL',
+    }),
+    jq: Flags.string({
+      description:
+        'filter the JSON output with this jq expression (implies --json): strings print raw, other values as JSON, one per line',
+      helpGroup: 'GLOBAL',
+    }),
   };
 
   /**
@@ -60,10 +82,22 @@ export abstract class BaseCommand extends Command {
     return this;
   }
 
-  protected override async parse<F extends Flags_, B extends Flags_, A extends Args_>(options?: Interfaces.Input<F, B, A>, argv?: string[]): Promise<Interfaces.ParserOutput<F, B, A>> {
+  protected override async parse<F extends Flags_, B extends Flags_, A extends Args_>(
+    options?: Interfaces.Input<F, B, A>,
+    argv?: string[],
+  ): Promise<Interfaces.ParserOutput<F, B, A>> {
     guardClosedStdout();
-    const parsed = await super.parse(commandLineOnly(options ?? (this.ctor as unknown as Interfaces.Input<F, B, A>)), argv);
-    const flags = parsed.flags as { json?: boolean; ndjson?: boolean; output?: string; jq?: string; 'no-input'?: boolean };
+    const parsed = await super.parse(
+      commandLineOnly(options ?? (this.ctor as unknown as Interfaces.Input<F, B, A>)),
+      argv,
+    );
+    const flags = parsed.flags as {
+      json?: boolean;
+      ndjson?: boolean;
+      output?: string;
+      jq?: string;
+      'no-input'?: boolean;
+    };
     // `--output json|ndjson` (list commands) is `--json`/`--ndjson` said the long way
     if (flags.output === 'json') flags.json = true;
     if (flags.output === 'ndjson') flags.ndjson = true;
@@ -82,7 +116,10 @@ export abstract class BaseCommand extends Command {
    * exactly what --json (or --ndjson) prints, to a stdout that filters it.
    */
   private async startJq(flags: { json?: boolean; ndjson?: boolean; jq?: string }): Promise<void> {
-    const [{ compileJq }, { jqStream }] = await Promise.all([import('../output/jq.js'), import('../output/jq-stream.js')]);
+    const [{ compileJq }, { jqStream }] = await Promise.all([
+      import('../output/jq.js'),
+      import('../output/jq-stream.js'),
+    ]);
     const program = await compileJq(flags.jq!);
     if (!flags.ndjson) flags.json = true;
     this.jsonOutput = flags.json === true;
@@ -130,7 +167,11 @@ export abstract class BaseCommand extends Command {
 
 /** Whether `run()` returned a result to print (src/output/render.ts; checked without loading it). */
 function isResult(value: unknown): value is import('../output/render.js').Result {
-  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[Symbol.for('cardctl.result')] === true;
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as Record<symbol, unknown>)[Symbol.for('cardctl.result')] === true
+  );
 }
 
 /** src/cli/render-error.ts, loaded when an error is shown: a command that succeeds does not load it (nor the usage and suggestion code behind it) */

@@ -4,7 +4,16 @@
 // is a terminal, and a summary on stderr. Returns the exit code.
 import { dirname } from 'node:path';
 import { CardctlError, usageError, type ErrorKind } from '../errors.js';
-import type { BatchCounts, BatchInterruption, BatchOperation, BatchPlan, BatchSummary, Repeat, RowProblem, RowResult } from '../client/batch.js';
+import type {
+  BatchCounts,
+  BatchInterruption,
+  BatchOperation,
+  BatchPlan,
+  BatchSummary,
+  Repeat,
+  RowProblem,
+  RowResult,
+} from '../client/batch.js';
 import type { JournalAnswers } from '../client/batch/journal-check.js';
 import type { Journal } from '../client/journal.js';
 import type { Credentials } from '../profiles/types.js';
@@ -30,10 +39,13 @@ const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n =
 
 function problemsError(plan: BatchPlan, operation: BatchOperation, flags: BatchFlags): CardctlError {
   const errors: Record<string, string[]> = {};
-  for (const p of plan.problems) errors[problemLabel(p)] = Object.entries(p.errors).flatMap(([field, list]) => list.map((m) => `${field}: ${m}`));
+  for (const p of plan.problems)
+    errors[problemLabel(p)] = Object.entries(p.errors).flatMap(([field, list]) => list.map((m) => `${field}: ${m}`));
   const more = plan.problemRows + (plan.fileProblem ? 1 : 0) - plan.problems.length;
   if (more > 0) errors[`and ${plural(more, 'more row')}`] = ['not shown'];
-  const what = plan.fileProblem ? `the ${plan.problems.some((p) => p.errors.header) ? 'header of the batch' : 'batch file'} is not valid` : `${plural(plan.problemRows, 'row')} of ${plan.total} ${plan.problemRows === 1 ? 'is' : 'are'} not valid`;
+  const what = plan.fileProblem
+    ? `the ${plan.problems.some((p) => p.errors.header) ? 'header of the batch' : 'batch file'} is not valid`
+    : `${plural(plan.problemRows, 'row')} of ${plan.total} ${plan.problemRows === 1 ? 'is' : 'are'} not valid`;
   const onlyDuplicates = !plan.fileProblem && plan.duplicates === plan.problemRows;
   const again = `cardctl ${operation === 'cards.issue' ? 'cards issue' : 'cards recharge'} --batch ${flags.batch}`;
   return new CardctlError(`nothing was sent: ${what} (${flags.batch === '-' ? 'stdin' : flags.batch}).`, {
@@ -46,7 +58,8 @@ function problemsError(plan: BatchPlan, operation: BatchOperation, flags: BatchF
   });
 }
 
-const problemLabel = (p: RowProblem): string => (p.row === 0 ? `line ${p.line} (${p.errors.header ? 'header' : 'file'})` : `line ${p.line} (row ${p.row})`);
+const problemLabel = (p: RowProblem): string =>
+  p.row === 0 ? `line ${p.line} (${p.errors.header ? 'header' : 'file'})` : `line ${p.line} (row ${p.row})`;
 
 /** 7 if any outcome is unknown; otherwise the highest exit code among the refused rows; 0 when all went through. */
 export function batchExitCode(summary: Pick<BatchSummary, 'kinds' | 'unknown'>): number {
@@ -67,7 +80,11 @@ export function rowLine(r: RowResult, rowWidth: number): string {
   ];
   let detail = '';
   // a refused row says what to do, as the single command does (for kyc_not_approved: by the customer's state)
-  if (r.error) detail = r.status === 'unknown' ? `${r.error.message} (key ${r.idempotency_key})` : [r.error.message, r.error.hint].filter(Boolean).join(' ');
+  if (r.error)
+    detail =
+      r.status === 'unknown'
+        ? `${r.error.message} (key ${r.idempotency_key})`
+        : [r.error.message, r.error.hint].filter(Boolean).join(' ');
   else if (r.from_journal) detail = 'from the journal: already done, not sent again';
   return `${cells.join('  ')}  ${detail}`.trimEnd();
 }
@@ -78,7 +95,16 @@ export function headerLine(rowWidth: number): string {
 
 /** The `--json` line of a row. */
 export function rowJson(r: RowResult): Record<string, unknown> {
-  return { row: r.row, idempotency_key: r.idempotency_key, status: r.status, http_status: r.http_status, id: r.id, balance_minor: r.balance_minor, error: r.error, from_journal: r.from_journal };
+  return {
+    row: r.row,
+    idempotency_key: r.idempotency_key,
+    status: r.status,
+    http_status: r.http_status,
+    id: r.id,
+    balance_minor: r.balance_minor,
+    error: r.error,
+    from_journal: r.from_journal,
+  };
 }
 
 function progressText(c: BatchCounts): string {
@@ -87,12 +113,19 @@ function progressText(c: BatchCounts): string {
   return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${c.done}/${c.total}  ok ${c.ok}  refused ${c.refused}  unknown ${c.unknown}`;
 }
 
-const rowsList = (rows: number[]): string => (rows.length > 10 ? `${rows.slice(0, 10).join(', ')}, ...` : rows.join(', '));
+const rowsList = (rows: number[]): string =>
+  rows.length > 10 ? `${rows.slice(0, 10).join(', ')}, ...` : rows.join(', ');
 
 export function summaryLines(s: BatchSummary, keyPrefix: string, duplicates = 0): string[] {
   const lines = [`${plural(s.total, 'row')}: ${s.ok} ok, ${s.refused} refused, ${s.unknown} unknown.`];
-  if (duplicates > 0) lines.push(`${plural(duplicates, 'row')} repeated an earlier row and ${duplicates === 1 ? 'was' : 'were'} sent anyway (--allow-duplicates): each is its own operation, with its own key.`);
-  if (s.stats.throttled > 0) lines.push(`Rate limited ${plural(s.stats.throttled, 'time')} (429): every row waited for the Retry-After; the requests were sent again with the same keys.`);
+  if (duplicates > 0)
+    lines.push(
+      `${plural(duplicates, 'row')} repeated an earlier row and ${duplicates === 1 ? 'was' : 'were'} sent anyway (--allow-duplicates): each is its own operation, with its own key.`,
+    );
+  if (s.stats.throttled > 0)
+    lines.push(
+      `Rate limited ${plural(s.stats.throttled, 'time')} (429): every row waited for the Retry-After; the requests were sent again with the same keys.`,
+    );
   if (s.fromJournal > 0) {
     lines.push(
       `${plural(s.fromJournal, 'row')} already done: answered from the journal, not sent again. ` +
@@ -127,7 +160,10 @@ function unsentLines(s: BatchSummary): string[] {
   }
   const journalRows = s.refusedUnsent - s.keyInUse;
   if (journalRows > 0) {
-    const which = s.keyInUse === 0 ? `${journalRows === 1 ? 'row' : 'rows'} ${rowsList(s.refusedUnsentRows)}` : plural(journalRows, 'other row');
+    const which =
+      s.keyInUse === 0
+        ? `${journalRows === 1 ? 'row' : 'rows'} ${rowsList(s.refusedUnsentRows)}`
+        : plural(journalRows, 'other row');
     lines.push(
       `Refused here, never sent: ${which} (each line says why: a journal that could not be written or read). ` +
         'Set that right, then run the same command again: those rows are sent once, and the rows that went through come from the journal.',
@@ -139,10 +175,17 @@ function unsentLines(s: BatchSummary): string[] {
 /** An interrupted batch on stderr: what finished, what is unresolved, and the command that resumes it. */
 export function interruptedLines(signal: string, s: BatchInterruption, flags: Pick<BatchFlags, 'batch'>): string[] {
   const c = s.counts;
-  const lines = [`Interrupted (${signal}): ${c.done} of ${plural(c.total, 'row')} finished (${c.ok} ok, ${c.refused} refused, ${c.unknown} unknown).`];
-  if (s.inFlight.length) lines.push(`Unresolved: ${s.inFlight.length === 1 ? 'row' : 'rows'} ${rowsList(s.inFlight)} in flight: sent, no answer, outcome unknown.`);
-  if (c.unknown) lines.push(`Unresolved: the outcome of ${plural(c.unknown, 'finished row')} is unknown (see the lines above).`);
-  if (s.notSentCount) lines.push(`Not sent: ${s.notSentCount === 1 ? 'row' : `${s.notSentCount} rows`} ${rowsList(s.notSent)}.`);
+  const lines = [
+    `Interrupted (${signal}): ${c.done} of ${plural(c.total, 'row')} finished (${c.ok} ok, ${c.refused} refused, ${c.unknown} unknown).`,
+  ];
+  if (s.inFlight.length)
+    lines.push(
+      `Unresolved: ${s.inFlight.length === 1 ? 'row' : 'rows'} ${rowsList(s.inFlight)} in flight: sent, no answer, outcome unknown.`,
+    );
+  if (c.unknown)
+    lines.push(`Unresolved: the outcome of ${plural(c.unknown, 'finished row')} is unknown (see the lines above).`);
+  if (s.notSentCount)
+    lines.push(`Not sent: ${s.notSentCount === 1 ? 'row' : `${s.notSentCount} rows`} ${rowsList(s.notSent)}.`);
   const argv = process.argv.slice(2);
   lines.push(
     `Resume it (rows that went through come from the journal, unknown ones replay their keys, the rest are sent: nothing is charged twice):`,
@@ -153,14 +196,25 @@ export function interruptedLines(signal: string, s: BatchInterruption, flags: Pi
 
 /** The whole batch is confirmed once (src/client/confirm.ts); stdin holding the rows cannot also answer. */
 async function confirmBatch(io: Io, plan: BatchPlan, flags: BatchFlags, profile: string, why: string): Promise<void> {
-  const [{ confirmLive }, { askYesNo }] = await Promise.all([import('../client/confirm.js'), import('../client/session.js')]);
+  const [{ confirmLive }, { askYesNo }] = await Promise.all([
+    import('../client/confirm.js'),
+    import('../client/session.js'),
+  ]);
   const what = `a LIVE batch of ${plural(plan.total, plan.operation === 'cards.issue' ? 'card issue' : 'recharge')} (${plan.amountTotal} minor units in all) with profile "${profile}"${why}`;
   const canAsk = Boolean(process.stdin.isTTY && io.stderr.isTTY) && flags.batch !== '-' && !promptsForbidden();
-  await confirmLive({ what, many: true, yes: flags.yes, ask: canAsk ? (question) => askYesNo(question, io) : undefined });
+  await confirmLive({
+    what,
+    many: true,
+    yes: flags.yes,
+    ask: canAsk ? (question) => askYesNo(question, io) : undefined,
+  });
 }
 
 /** The progress line on a terminal: redrawn at most every 100 ms, cleared before any other line. */
-function progressLine(err: OutStream, tty: boolean): { set: (text: string) => void; clear: () => void; draw: (force?: boolean) => void } {
+function progressLine(
+  err: OutStream,
+  tty: boolean,
+): { set: (text: string) => void; clear: () => void; draw: (force?: boolean) => void } {
   let progress = '';
   let lastDraw = 0;
   return {
@@ -183,7 +237,10 @@ function rerunThreads(env: NodeJS.ProcessEnv = process.env): 1 | 2 | undefined {
   const v = env.CARDCTL_RERUN_THREADS?.trim();
   if (v === undefined || v === '') return undefined;
   if (v === '1' || v === '2') return Number(v) as 1 | 2;
-  throw usageError('CARDCTL_RERUN_THREADS takes 1 or 2.', 'Set it to 1 (one thread) or 2, or unset it to let cardctl choose.');
+  throw usageError(
+    'CARDCTL_RERUN_THREADS takes 1 or 2.',
+    'Set it to 1 (one thread) or 2, or unset it to let cardctl choose.',
+  );
 }
 
 export async function runBatchCommand(io: Io, operation: BatchOperation, flags: BatchFlags): Promise<number> {
@@ -193,9 +250,16 @@ export async function runBatchCommand(io: Io, operation: BatchOperation, flags: 
   const spool = await b.openSpool(flags.batch);
   let plan: BatchPlan | undefined;
   try {
-    plan = await b.planBatch(spool, operation, { prefix: flags['idempotency-prefix'], allowDuplicates: flags['allow-duplicates'] });
+    plan = await b.planBatch(spool, operation, {
+      prefix: flags['idempotency-prefix'],
+      allowDuplicates: flags['allow-duplicates'],
+    });
     if (plan.problems.length > 0) throw problemsError(plan, operation, flags);
-    if (plan.total === 0) throw usageError(`nothing to send: ${flags.batch === '-' ? 'stdin' : flags.batch} holds no rows.`, `Give one row per line after the header (CSV: ${b.expected(operation)}) or one JSON object per line (NDJSON).`);
+    if (plan.total === 0)
+      throw usageError(
+        `nothing to send: ${flags.batch === '-' ? 'stdin' : flags.batch} holds no rows.`,
+        `Give one row per line after the header (CSV: ${b.expected(operation)}) or one JSON object per line (NDJSON).`,
+      );
     return await sendBatch(io, b, plan, flags, threads);
   } finally {
     plan?.checked.close();
@@ -203,25 +267,55 @@ export async function runBatchCommand(io: Io, operation: BatchOperation, flags: 
   }
 }
 
-async function sendBatch(io: Io, b: typeof import('../client/batch.js'), plan: BatchPlan, flags: BatchFlags, threads: 1 | 2 | undefined): Promise<number> {
-  const [{ withSession }, { ApiClient }] = await Promise.all([import('../client/session.js'), import('../client/client.js')]);
+async function sendBatch(
+  io: Io,
+  b: typeof import('../client/batch.js'),
+  plan: BatchPlan,
+  flags: BatchFlags,
+  threads: 1 | 2 | undefined,
+): Promise<number> {
+  const [{ withSession }, { ApiClient }] = await Promise.all([
+    import('../client/session.js'),
+    import('../client/client.js'),
+  ]);
   return withSession(sessionOptions(flags, io), async ({ credentials, openJournal, timeoutMs }) => {
     const journal = await openJournal();
     // a state folder that cannot be written refuses the whole batch up front (exit 2), not each row
     journal.unresolvedCount(); // creates the journal's folder: a file in its way is said here
     (await import('../client/state-folder.js')).probeStateFolder(dirname(journal.file));
-    const clientOptions = { credentials, journal, retries: flags.retries, yes: true /* confirmed once below for the whole batch */, timeoutMs };
+    const clientOptions = {
+      credentials,
+      journal,
+      retries: flags.retries,
+      yes: true /* confirmed once below for the whole batch */,
+      timeoutMs,
+    };
     const { keyPrefix, legacyPrefix, total, keySuffixes } = plan;
-    const known = await b.journalAnswers(plan.operation, journal, new ApiClient(clientOptions), { keyPrefix, legacyPrefix, total, keySuffixes, digests: plan.digests!.share(), threads });
+    const known = await b.journalAnswers(plan.operation, journal, new ApiClient(clientOptions), {
+      keyPrefix,
+      legacyPrefix,
+      total,
+      keySuffixes,
+      digests: plan.digests!.share(),
+      threads,
+    });
     const stderrLog = verboseLog(io.stderr);
     try {
-      if (flags.verbose && known.pass.buckets > 0) stderrLog(`* journal: ${plural(known.pass.buckets, 'key bucket')} read once for the batch's keys, in ${plural(known.pass.threads, 'thread')}`);
-      if (flags.verbose && known.pass.workerFailed) stderrLog(`* journal: the pass's second thread failed (${known.pass.workerFailed}): the pass was made again, whole, in one thread`);
+      if (flags.verbose && known.pass.buckets > 0)
+        stderrLog(
+          `* journal: ${plural(known.pass.buckets, 'key bucket')} read once for the batch's keys, in ${plural(known.pass.threads, 'thread')}`,
+        );
+      if (flags.verbose && known.pass.workerFailed)
+        stderrLog(
+          `* journal: the pass's second thread failed (${known.pass.workerFailed}): the pass was made again, whole, in one thread`,
+        );
       // held back before anything is printed, asked or sent
       if (!flags['allow-repeat']) await holdBackRepeats(b, plan, journal, credentials, known, flags);
       plan.digests = undefined; // no key is looked up from here on: its memory goes before the rows are sent
       // once for the whole batch, before its first row: the key's mode as the API says it (src/client/key-mode.ts)
-      const key = await (await import('../client/key-mode.js')).checkKeyMode(new ApiClient(clientOptions), { log: flags.verbose ? stderrLog : undefined });
+      const key = await (await import('../client/key-mode.js')).checkKeyMode(new ApiClient(clientOptions), {
+        log: flags.verbose ? stderrLog : undefined,
+      });
       if (key.live) await confirmBatch(io, plan, flags, credentials.name, key.note);
       return await sendRows(io, b, plan, flags, known, (hooks) => new ApiClient({ ...clientOptions, ...hooks }));
     } finally {
@@ -233,13 +327,22 @@ async function sendBatch(io: Io, b: typeof import('../client/batch.js'), plan: B
 type RowClientHooks = Pick<ClientOptions, 'log' | 'onAnswer' | 'onSent' | 'sleep' | 'now' | 'note'>;
 
 /** Sends the rows (those the journal answers are not sent), one result line each on stdout, a progress line and the summary on stderr. */
-async function sendRows(io: Io, b: typeof import('../client/batch.js'), plan: BatchPlan, flags: BatchFlags, known: JournalAnswers, clientFor: (hooks: RowClientHooks) => ApiClient): Promise<number> {
+async function sendRows(
+  io: Io,
+  b: typeof import('../client/batch.js'),
+  plan: BatchPlan,
+  flags: BatchFlags,
+  known: JournalAnswers,
+  clientFor: (hooks: RowClientHooks) => ApiClient,
+): Promise<number> {
   const out = io.stdout;
   const err = io.stderr;
   const stderrLog = verboseLog(err);
   const tty = Boolean(err.isTTY) && !flags.verbose; // a progress line between verbose lines would only be noise
   const rowWidth = Math.max(3, String(plan.total).length);
-  err.write(`${plural(plan.total, 'row')} (${plan.format.toUpperCase()}), idempotency keys ${plan.keyPrefix}-<row digest>-<n> (from what each row asks).\n`);
+  err.write(
+    `${plural(plan.total, 'row')} (${plan.format.toUpperCase()}), idempotency keys ${plan.keyPrefix}-<row digest>-<n> (from what each row asks).\n`,
+  );
   const bar = progressLine(err, tty);
   if (!flags.json) out.write(headerLine(rowWidth) + '\n');
   const line = (r: RowResult): string => (flags.json ? JSON.stringify(rowJson(r)) : rowLine(r, rowWidth)) + '\n';
@@ -249,29 +352,48 @@ async function sendRows(io: Io, b: typeof import('../client/batch.js'), plan: Ba
     bar.clear();
     stdout.flush();
     const state = control!.interrupt();
-    return { stdout: state.results.map(line).join(''), stderr: interruptedLines(signal, state, flags).join('\n') + '\n' };
+    return {
+      stdout: state.results.map(line).join(''),
+      stderr: interruptedLines(signal, state, flags).join('\n') + '\n',
+    };
   };
   let summary: BatchSummary;
   try {
     summary = await interruptible(io, onInterrupt, () =>
-      b.runBatch({ operation: plan.operation, total: plan.total, rows: b.planRows(plan) }, {
-        onStart: (c) => void (control = c),
-        outputRoom: stdout.room,
-        concurrency: flags.concurrency ?? b.DEFAULT_CONCURRENCY,
-        fromJournal: known.answers,
-        client: (hooks) => clientFor({ log: hooks.log, onAnswer: hooks.onAnswer, onSent: hooks.onSent, sleep: hooks.sleep, now: hooks.now, note: (l) => aside(bar, stdout, () => err.write(l + '\n')) }),
-        verbose: flags.verbose ? (row, l) => aside(bar, stdout, () => stderrLog(`[row ${row.row}] ${l}`)) : undefined,
-        onResult: (r) => {
-          if (tty) aside(bar, stdout, () => out.write(line(r)));
-          else stdout.write(line(r));
+      b.runBatch(
+        { operation: plan.operation, total: plan.total, rows: b.planRows(plan) },
+        {
+          onStart: (c) => void (control = c),
+          outputRoom: stdout.room,
+          concurrency: flags.concurrency ?? b.DEFAULT_CONCURRENCY,
+          fromJournal: known.answers,
+          client: (hooks) =>
+            clientFor({
+              log: hooks.log,
+              onAnswer: hooks.onAnswer,
+              onSent: hooks.onSent,
+              sleep: hooks.sleep,
+              now: hooks.now,
+              note: (l) => aside(bar, stdout, () => err.write(l + '\n')),
+            }),
+          verbose: flags.verbose ? (row, l) => aside(bar, stdout, () => stderrLog(`[row ${row.row}] ${l}`)) : undefined,
+          onResult: (r) => {
+            if (tty) aside(bar, stdout, () => out.write(line(r)));
+            else stdout.write(line(r));
+          },
+          onProgress: (c) => {
+            if (!tty) return; // no progress line to draw: nothing to format (a rerun reports thousands of rows a second)
+            bar.set(progressText(c));
+            bar.draw(c.done === c.total);
+          },
+          onPause: (ms, status) =>
+            aside(bar, stdout, () =>
+              err.write(
+                `${status === 429 ? 'Rate limited' : 'Service unavailable'} (${status}): every row waits ${Math.ceil(ms / 1000)} s (Retry-After), then the same keys go again.\n`,
+              ),
+            ),
         },
-        onProgress: (c) => {
-          if (!tty) return; // no progress line to draw: nothing to format (a rerun reports thousands of rows a second)
-          bar.set(progressText(c));
-          bar.draw(c.done === c.total);
-        },
-        onPause: (ms, status) => aside(bar, stdout, () => err.write(`${status === 429 ? 'Rate limited' : 'Service unavailable'} (${status}): every row waits ${Math.ceil(ms / 1000)} s (Retry-After), then the same keys go again.\n`)),
-      }),
+      ),
     );
   } finally {
     stdout.flush(); // the rows that finished, also when something failed
@@ -282,12 +404,21 @@ async function sendRows(io: Io, b: typeof import('../client/batch.js'), plan: Ba
 }
 
 /** Refuses the batch before its first row when rows repeat recent successes under other keys (src/client/batch/repeats.ts); --allow-repeat skips this. */
-async function holdBackRepeats(b: typeof import('../client/batch.js'), plan: BatchPlan, journal: Journal, credentials: Credentials, known: JournalAnswers, flags: BatchFlags): Promise<void> {
+async function holdBackRepeats(
+  b: typeof import('../client/batch.js'),
+  plan: BatchPlan,
+  journal: Journal,
+  credentials: Credentials,
+  known: JournalAnswers,
+  flags: BatchFlags,
+): Promise<void> {
   const repeats = await b.findRepeats(plan, journal, credentials, known, Date.now());
   if (repeats.rows === 0) return;
   const errors: Record<string, string[]> = {};
-  for (const r of repeats.shown) errors[r.line > 0 ? `line ${r.line} (row ${r.row})` : `row ${r.row}`] = [repeatText(r)];
-  if (repeats.rows > repeats.shown.length) errors[`and ${plural(repeats.rows - repeats.shown.length, 'more row')}`] = ['not shown'];
+  for (const r of repeats.shown)
+    errors[r.line > 0 ? `line ${r.line} (row ${r.row})` : `row ${r.row}`] = [repeatText(r)];
+  if (repeats.rows > repeats.shown.length)
+    errors[`and ${plural(repeats.rows - repeats.shown.length, 'more row')}`] = ['not shown'];
   const again = resumeCommand(process.argv.slice(2), { flags: ['--allow-repeat'] }); // the user's own command line, --idempotency-prefix included
   throw new CardctlError(
     `nothing was sent: ${plural(repeats.rows, 'row')} of ${plan.total} ${repeats.rows === 1 ? 'repeats' : 'repeat'} a success of the last 24 hours under another idempotency key (${flags.batch === '-' ? 'stdin' : flags.batch}).`,
@@ -305,8 +436,16 @@ async function holdBackRepeats(b: typeof import('../client/batch.js'), plan: Bat
 /** One repeat for the listing: the earlier success (its request, when, its key and journal id). */
 function repeatText(r: Repeat): string {
   const tail = r.entry.path.slice(Math.max(0, r.entry.path.lastIndexOf('/cards')));
-  const body = r.entry.body_b64 ? Buffer.from(r.entry.body_b64, 'base64').toString('utf8').replace(/[^\x20-\x7e]/g, '?').slice(0, 200) : '';
-  return `${r.entry.method} ${tail} ${body} succeeded at ${r.entry.time} under key ${r.entry.idempotency_key} (${r.entry.id}).`.replace(/  +/g, ' ');
+  const body = r.entry.body_b64
+    ? Buffer.from(r.entry.body_b64, 'base64')
+        .toString('utf8')
+        .replace(/[^\x20-\x7e]/g, '?')
+        .slice(0, 200)
+    : '';
+  return `${r.entry.method} ${tail} ${body} succeeded at ${r.entry.time} under key ${r.entry.idempotency_key} (${r.entry.id}).`.replace(
+    /  +/g,
+    ' ',
+  );
 }
 
 /** Writes to stderr between result lines: the result lines so far first, the progress line cleared and redrawn. */
@@ -321,7 +460,11 @@ function aside(bar: ReturnType<typeof progressLine>, stdout: { flush: () => void
  * Result lines gathered into writes of up to 64 KiB (a rerun answers thousands of rows a second
  * from the journal), flushed at least every 100 ms and before anything goes to stderr.
  */
-function bufferedWriter(out: OutStream): { write: (text: string) => void; flush: () => void; room: () => Promise<void> | undefined } {
+function bufferedWriter(out: OutStream): {
+  write: (text: string) => void;
+  flush: () => void;
+  room: () => Promise<void> | undefined;
+} {
   let pending = '';
   let timer: NodeJS.Timeout | undefined;
   let behind: Promise<void> | undefined;

@@ -22,11 +22,15 @@ export interface CaseOutputOptions {
 /** Refuses a --junit path that cannot be written, before anything is sent. */
 export function checkJunitPath(file: string | undefined): void {
   if (file === undefined) return;
-  if (file === '' || file.endsWith('/')) throw usageError(`--junit needs a file name, not "${file}".`, 'For example --junit reports/cardctl.xml.');
+  if (file === '' || file.endsWith('/'))
+    throw usageError(`--junit needs a file name, not "${file}".`, 'For example --junit reports/cardctl.xml.');
   try {
     mkdirSync(dirname(resolve(file)), { recursive: true });
   } catch (err) {
-    throw usageError(`--junit ${file}: cannot create its folder (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}).`, 'Pick a writable path.');
+    throw usageError(
+      `--junit ${file}: cannot create its folder (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}).`,
+      'Pick a writable path.',
+    );
   }
 }
 
@@ -38,7 +42,9 @@ export async function emitCaseReport(report: CaseSuite, opts: CaseOutputOptions)
       mkdirSync(dirname(resolve(opts.junit)), { recursive: true });
       writeFileSync(opts.junit, formatJunit(report));
     } catch (err) {
-      stderr.write(`Error: cannot write the JUnit report ${opts.junit}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}\n`);
+      stderr.write(
+        `Error: cannot write the JUnit report ${opts.junit}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}\n`,
+      );
     }
   }
   if (opts.env.GITHUB_ACTIONS === 'true') stderr.write(githubAnnotations(report));

@@ -8,7 +8,11 @@ import { readInputFile, readInputStream } from '../client/bounded-read.js';
 
 const kebab = (field: string): string => field.replace(/_/g, '-');
 
-const ENUMS: Partial<Record<string, readonly string[]>> = { customer_type: CUSTOMER_TYPES, id_type: ID_TYPES, status: CUSTOMER_STATUSES };
+const ENUMS: Partial<Record<string, readonly string[]>> = {
+  customer_type: CUSTOMER_TYPES,
+  id_type: ID_TYPES,
+  status: CUSTOMER_STATUSES,
+};
 const HELP: Partial<Record<string, string>> = {
   id_front_image: 'document front: base64 text, or @FILE (the image, base64-encoded here)',
   terms_of_service_accepted: 'the cardholder accepted the terms of service (must be true)',
@@ -27,7 +31,11 @@ export function customerFieldFlags(forUpdate: boolean) {
       flags[kebab(f)] = Flags.boolean({ description: HELP[f]!, allowNo: forUpdate, helpGroup: 'CUSTOMER' });
       continue;
     }
-    flags[kebab(f)] = Flags.string({ description: HELP[f] ?? f.replace(/_/g, ' '), options: ENUMS[f] ? [...ENUMS[f]!] : undefined, helpGroup: 'CUSTOMER' });
+    flags[kebab(f)] = Flags.string({
+      description: HELP[f] ?? f.replace(/_/g, ' '),
+      options: ENUMS[f] ? [...ENUMS[f]!] : undefined,
+      helpGroup: 'CUSTOMER',
+    });
   }
   return {
     ...flags,
@@ -38,18 +46,29 @@ export function customerFieldFlags(forUpdate: boolean) {
 async function readFrom(from: string): Promise<Record<string, unknown>> {
   let text: string;
   try {
-    text = (from === '-' ? await readInputStream(process.stdin, '--from') : readInputFile(from, '--from')).toString('utf8');
+    text = (from === '-' ? await readInputStream(process.stdin, '--from') : readInputFile(from, '--from')).toString(
+      'utf8',
+    );
   } catch (err) {
     if (err instanceof CardctlError) throw err;
-    throw usageError(`cannot read --from "${from}": ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`, 'Check the path, or use --from - to read stdin.');
+    throw usageError(
+      `cannot read --from "${from}": ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`,
+      'Check the path, or use --from - to read stdin.',
+    );
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw usageError(`--from ${from} is not valid JSON: ${(err as Error).message}.`, 'It must hold one JSON object of CustomerInput fields, e.g. {"first_name": "Ada", ...}.');
+    throw usageError(
+      `--from ${from} is not valid JSON: ${(err as Error).message}.`,
+      'It must hold one JSON object of CustomerInput fields, e.g. {"first_name": "Ada", ...}.',
+    );
   }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw usageError(`--from ${from} must hold a JSON object, not ${Array.isArray(value) ? 'an array' : typeof value}.`);
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    throw usageError(
+      `--from ${from} must hold a JSON object, not ${Array.isArray(value) ? 'an array' : typeof value}.`,
+    );
   return value as Record<string, unknown>;
 }
 
@@ -60,7 +79,9 @@ async function imageValue(value: string): Promise<string> {
     return readInputFile(file, '--id-front-image').toString('base64');
   } catch (err) {
     if (err instanceof CardctlError) throw err;
-    throw usageError(`cannot read --id-front-image file "${file}": ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`);
+    throw usageError(
+      `cannot read --id-front-image file "${file}": ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`,
+    );
   }
 }
 

@@ -52,9 +52,16 @@ export function exitCodeFor(err: unknown): number {
  */
 export function redactParseMessage(message: string): string {
   return message
-    .replace(/^(Nonexistent flags?: )(.*)$/gm, (_, head: string, list: string) =>
-      head + list.replace(/(--[\w-]+)=\S*/g, '$1=…').replace(/(^|[\s,])-(\w)[^\s,]+/g, '$1-$2…'))
-    .replace(/^(Unexpected arguments?: )(.*)$/gm, (_, head: string, list: string) => `${head}${list.split(', ').length} (not shown: a value typed here could be a secret)`);
+    .replace(
+      /^(Nonexistent flags?: )(.*)$/gm,
+      (_, head: string, list: string) =>
+        head + list.replace(/(--[\w-]+)=\S*/g, '$1=…').replace(/(^|[\s,])-(\w)[^\s,]+/g, '$1-$2…'),
+    )
+    .replace(
+      /^(Unexpected arguments?: )(.*)$/gm,
+      (_, head: string, list: string) =>
+        `${head}${list.split(', ').length} (not shown: a value typed here could be a secret)`,
+    );
 }
 
 /**
@@ -72,7 +79,15 @@ export function cleanParseMessage(message: string): string {
 
 /** The `--json` error object: `{"error": {status, message, errors, code}}`. */
 export function errorJson(err: unknown): {
-  error: { status: number | null; message: string; hint: string | null; errors: Record<string, unknown>; code: string | null; idempotency_key?: string; data?: unknown };
+  error: {
+    status: number | null;
+    message: string;
+    hint: string | null;
+    errors: Record<string, unknown>;
+    code: string | null;
+    idempotency_key?: string;
+    data?: unknown;
+  };
 } {
   if (err instanceof CardctlError) {
     return {

@@ -49,7 +49,25 @@ export interface FastCommandLine {
 }
 
 /** Keys of a flag or argument definition this parser understands; any other key sends the line to oclif. */
-const FLAG_KEYS = new Set(['name', 'char', 'type', 'kind', 'required', 'multiple', 'options', 'default', 'exclusive', 'min', 'max', 'description', 'summary', 'helpGroup', 'hasDynamicHelp', 'allowNo', 'hidden']);
+const FLAG_KEYS = new Set([
+  'name',
+  'char',
+  'type',
+  'kind',
+  'required',
+  'multiple',
+  'options',
+  'default',
+  'exclusive',
+  'min',
+  'max',
+  'description',
+  'summary',
+  'helpGroup',
+  'hasDynamicHelp',
+  'allowNo',
+  'hidden',
+]);
 const ARG_KEYS = new Set(['name', 'required', 'kind', 'description', 'hidden']);
 
 /** The longest run of leading words that names a command: `mock clock advance 60` -> mock:clock:advance. */
@@ -74,7 +92,15 @@ export function parseFast(argv: readonly string[], manifest: Manifest): FastComm
   if (cmd.strict === false) return null;
   const flagDefs = Object.values(cmd.flags ?? {});
   const argDefs = Object.values(cmd.args ?? {});
-  if (flagDefs.some((f) => Object.keys(f).some((k) => !FLAG_KEYS.has(k)) || f.hasDynamicHelp || (f.kind !== 'boolean' && f.kind !== 'string' && f.kind !== 'integer'))) return null;
+  if (
+    flagDefs.some(
+      (f) =>
+        Object.keys(f).some((k) => !FLAG_KEYS.has(k)) ||
+        f.hasDynamicHelp ||
+        (f.kind !== 'boolean' && f.kind !== 'string' && f.kind !== 'integer'),
+    )
+  )
+    return null;
   if (argDefs.some((a) => Object.keys(a).some((k) => !ARG_KEYS.has(k)) || a.kind !== 'string')) return null;
 
   const rest = argv.slice(id.split(':').length);
@@ -130,7 +156,8 @@ export function parseFast(argv: readonly string[], manifest: Manifest): FastComm
     if (v === undefined) {
       if (f.required) return null;
       if (f.default !== undefined) {
-        if (typeof f.default !== 'string' && typeof f.default !== 'boolean' && typeof f.default !== 'number') return null;
+        if (typeof f.default !== 'string' && typeof f.default !== 'boolean' && typeof f.default !== 'number')
+          return null;
         flags[f.name] = f.multiple ? [f.default] : f.default;
       }
       continue;
@@ -176,7 +203,11 @@ export type CommandLoader = (relativePath: string) => Promise<unknown>;
  * `load` imports the command module: by default the file at its path from the manifest's folder;
  * bin/run.js passes one that takes it from the start-up bundles (scripts/build-bundle.mjs).
  */
-export async function tryFastPath(argv: string[], manifestUrl: URL, load: CommandLoader = (rel) => import(new URL(rel, manifestUrl).href)): Promise<boolean> {
+export async function tryFastPath(
+  argv: string[],
+  manifestUrl: URL,
+  load: CommandLoader = (rel) => import(new URL(rel, manifestUrl).href),
+): Promise<boolean> {
   if (!argv[0] || process.env.CARDCTL_NO_FAST_PATH) return false;
   let manifest: Manifest;
   try {
@@ -188,7 +219,9 @@ export async function tryFastPath(argv: string[], manifestUrl: URL, load: Comman
   const relativePath = line && manifest.commands[line.id]!.relativePath;
   if (!line || !relativePath) return false;
   (globalThis as Record<symbol, unknown>)[FAST_PATH] = true;
-  const { default: CommandClass } = (await load(relativePath.join('/'))) as { default: new (argv: string[], config: unknown) => FastCommand };
+  const { default: CommandClass } = (await load(relativePath.join('/'))) as {
+    default: new (argv: string[], config: unknown) => FastCommand;
+  };
   const command = new CommandClass(argv.slice(line.id.split(':').length), undefined);
   command.id = line.id;
   command.preparsed = { args: line.args, flags: line.flags, argv: line.argv };

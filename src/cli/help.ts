@@ -7,7 +7,9 @@ import { usageLines, type ManifestCommand } from './usage.js';
 export default class CardctlHelp extends Help {
   protected override getCommandHelpClass(command: Command.Loadable): CommandHelp {
     // a no-break space keeps the placeholder `[API FLAGS]` on one line when oclif wraps a long usage
-    const usage = usageLines(command as unknown as ManifestCommand).map((l) => l.replaceAll('[API FLAGS]', '[API\u00a0FLAGS]'));
+    const usage = usageLines(command as unknown as ManifestCommand).map((l) =>
+      l.replaceAll('[API FLAGS]', '[API\u00a0FLAGS]'),
+    );
     return super.getCommandHelpClass({ ...command, usage } as Command.Loadable);
   }
 }

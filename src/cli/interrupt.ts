@@ -19,13 +19,19 @@ export interface InterruptReport {
  * Runs `work`; a SIGINT or SIGTERM meanwhile prints `report(signal)` and exits 130 at once
  * (the request in flight is abandoned: its outcome is unknown, and the journal says so).
  */
-export async function interruptible<T>(io: Io, report: (signal: NodeJS.Signals) => InterruptReport, work: () => Promise<T>): Promise<T> {
+export async function interruptible<T>(
+  io: Io,
+  report: (signal: NodeJS.Signals) => InterruptReport,
+  work: () => Promise<T>,
+): Promise<T> {
   const onSignal = (signal: NodeJS.Signals): void => {
     let out: InterruptReport;
     try {
       out = report(signal);
     } catch (err) {
-      out = { stderr: `Interrupted (${signal}); the report failed: ${(err as Error).message}. See \`cardctl ops list --unresolved\`.\n` };
+      out = {
+        stderr: `Interrupted (${signal}); the report failed: ${(err as Error).message}. See \`cardctl ops list --unresolved\`.\n`,
+      };
     }
     // stdout and stderr are synchronous for files and pipes on POSIX: written before the exit
     if (out.stdout) io.stdout.write(out.stdout);
@@ -49,15 +55,20 @@ export function shellWord(s: string): string {
   return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
-const hasFlag = (argv: readonly string[], flag: string): boolean => argv.some((a) => a === flag || a.startsWith(`${flag}=`));
+const hasFlag = (argv: readonly string[], flag: string): boolean =>
+  argv.some((a) => a === flag || a.startsWith(`${flag}=`));
 
 /**
  * The command line that resumes this one: the user's own words (never a secret: those do not
  * come as flags), with `--idempotency-key KEY` and the given flags added when missing.
  */
-export function resumeCommand(argv: readonly string[], add: { idempotencyKey?: string; flags?: string[] } = {}): string {
+export function resumeCommand(
+  argv: readonly string[],
+  add: { idempotencyKey?: string; flags?: string[] } = {},
+): string {
   const words = [...argv];
-  if (add.idempotencyKey !== undefined && !hasFlag(words, '--idempotency-key')) words.push('--idempotency-key', add.idempotencyKey);
+  if (add.idempotencyKey !== undefined && !hasFlag(words, '--idempotency-key'))
+    words.push('--idempotency-key', add.idempotencyKey);
   for (const f of add.flags ?? []) if (!hasFlag(words, f)) words.push(f);
   return ['cardctl', ...words].map(shellWord).join(' ');
 }

@@ -5,10 +5,21 @@
 
 type Definition = Record<string, unknown>;
 
-const option = (defaults: Definition = {}) => (options: Definition = {}): Definition => ({ ...defaults, ...options, type: 'option', multiple: Boolean(options.multiple ?? defaults.multiple) });
+const option =
+  (defaults: Definition = {}) =>
+  (options: Definition = {}): Definition => ({
+    ...defaults,
+    ...options,
+    type: 'option',
+    multiple: Boolean(options.multiple ?? defaults.multiple),
+  });
 
 export const Flags = {
-  boolean: (options: Definition = {}): Definition => ({ ...options, allowNo: Boolean(options.allowNo), type: 'boolean' }),
+  boolean: (options: Definition = {}): Definition => ({
+    ...options,
+    allowNo: Boolean(options.allowNo),
+    type: 'boolean',
+  }),
   string: option(),
   integer: option({ kind: 'integer' }),
   option: (options: Definition = {}): Definition => option()(options),
@@ -18,8 +29,18 @@ export const Flags = {
   url: option(),
 };
 
-const arg = (defaults: Definition = {}) => (options: Definition = {}): Definition => ({ ...defaults, ...options });
-export const Args = { string: arg(), integer: arg({ kind: 'integer' }), boolean: arg(), custom: (defaults: Definition = {}) => arg(defaults), directory: arg(), file: arg(), url: arg() };
+const arg =
+  (defaults: Definition = {}) =>
+  (options: Definition = {}): Definition => ({ ...defaults, ...options });
+export const Args = {
+  string: arg(),
+  integer: arg({ kind: 'integer' }),
+  boolean: arg(),
+  custom: (defaults: Definition = {}) => arg(defaults),
+  directory: arg(),
+  file: arg(),
+  url: arg(),
+};
 
 /** What `parse` returns in the fast path: set by the fast path before `_run`. */
 export interface Preparsed {
@@ -59,8 +80,11 @@ export abstract class Command {
     }
   }
 
-  protected async parse(): Promise<Preparsed & { raw: []; metadata: { flags: Record<string, never> }; nonExistentFlags: [] }> {
-    if (!this.preparsed) throw new Error(`${this.id ?? 'this command'}: run through the fast path without parsed flags`);
+  protected async parse(): Promise<
+    Preparsed & { raw: []; metadata: { flags: Record<string, never> }; nonExistentFlags: [] }
+  > {
+    if (!this.preparsed)
+      throw new Error(`${this.id ?? 'this command'}: run through the fast path without parsed flags`);
     return { ...this.preparsed, raw: [], metadata: { flags: {} }, nonExistentFlags: [] };
   }
 

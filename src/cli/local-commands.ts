@@ -13,7 +13,8 @@ const note = (io: Io, message: string): void => void io.stderr.write(message + '
 
 function parseTolerance(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^\d{1,9}$/.test(value)) throw usageError(`--tolerance must be a whole number of seconds, not "${value}".`, 'For example --tolerance 300.');
+  if (!/^\d{1,9}$/.test(value))
+    throw usageError(`--tolerance must be a whole number of seconds, not "${value}".`, 'For example --tolerance 300.');
   return Number(value);
 }
 
@@ -49,21 +50,40 @@ export const webhooksVerify: LocalCommand = async (flags, io) => {
     profile: str(flags.profile),
   });
   if (r.valid) {
-    if (flags.json) printJson(io, { valid: true, reason: r.reason, timestamp: r.timestamp, age_seconds: r.now - (r.timestamp ?? r.now) });
-    else io.stdout.write(`valid: the signature matches (t=${r.timestamp}, ${r.now - (r.timestamp ?? r.now)} s before now).\n`);
+    if (flags.json)
+      printJson(io, {
+        valid: true,
+        reason: r.reason,
+        timestamp: r.timestamp,
+        age_seconds: r.now - (r.timestamp ?? r.now),
+      });
+    else
+      io.stdout.write(
+        `valid: the signature matches (t=${r.timestamp}, ${r.now - (r.timestamp ?? r.now)} s before now).\n`,
+      );
     return;
   }
   const err = webhookVerifyError(r);
   if (!flags.json) throw err;
   // --json: the verdict is the output, on stdout, with what the text says (the diagnosis of a
   // re-serialized payload included); the exit code still says invalid
-  printJson(io, { valid: false, reason: r.reason, message: err.message, hint: err.hint ?? null, reserialized_as: r.reserializedAs ?? null });
+  printJson(io, {
+    valid: false,
+    reason: r.reason,
+    message: err.message,
+    hint: err.hint ?? null,
+    reserialized_as: r.reserializedAs ?? null,
+  });
   process.exitCode = exitCodeFor(err);
 };
 
 export const webhooksSign: LocalCommand = async (flags, io) => {
   const { runWebhookSign, parseUnixSeconds } = await import('./signing-tools.js');
-  const r = await runWebhookSign({ payload: str(flags.payload)!, timestamp: parseUnixSeconds(str(flags.timestamp), '--timestamp'), profile: str(flags.profile) });
+  const r = await runWebhookSign({
+    payload: str(flags.payload)!,
+    timestamp: parseUnixSeconds(str(flags.timestamp), '--timestamp'),
+    profile: str(flags.profile),
+  });
   for (const n of r.notes) note(io, n);
   if (flags.json) printJson(io, { header: r.header, timestamp: r.timestamp, headers: r.headers });
   else io.stdout.write(r.header + '\n');

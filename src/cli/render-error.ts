@@ -20,13 +20,16 @@ export function renderError(err: unknown, json: boolean, commandId?: string, io:
   } else if (err instanceof CardctlError) {
     stderr.write(`Error: ${terminalSafe(err.message)}\n`);
     for (const [field, messages] of Object.entries(err.errors)) {
-      if (Array.isArray(messages)) for (const m of messages) stderr.write(terminalSafe(`  ${field}: ${String(m)}`) + '\n');
+      if (Array.isArray(messages))
+        for (const m of messages) stderr.write(terminalSafe(`  ${field}: ${String(m)}`) + '\n');
     }
     if (err.hint) stderr.write(`${terminalSafe(err.hint)}\n`);
   } else if (code === 2) {
     // oclif parse errors carry a usable message; show it without a stack
     // oclif's own "See more help with --help" goes: the line below names the command
-    stderr.write(`Error: ${terminalSafe(cleanParseMessage(e.message))}\nSee \`cardctl ${commandId ? commandId.replaceAll(':', ' ') + ' ' : ''}--help\`.\n`);
+    stderr.write(
+      `Error: ${terminalSafe(cleanParseMessage(e.message))}\nSee \`cardctl ${commandId ? commandId.replaceAll(':', ' ') + ' ' : ''}--help\`.\n`,
+    );
   } else {
     stderr.write(`Error: ${terminalSafe(e.message)}\n`);
     if (process.env.CARDCTL_DEBUG) stderr.write(`${e.stack ?? ''}\n`);

@@ -16,7 +16,8 @@ export interface ShowFlags extends ApiFlagValues {
 }
 
 const dataOf = (res: ApiResponse | undefined): unknown => (res?.body as { data?: unknown } | undefined)?.data;
-const isResource = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v) && typeof (v as { id?: unknown }).id === 'string';
+const isResource = (v: unknown): v is Record<string, unknown> =>
+  !!v && typeof v === 'object' && !Array.isArray(v) && typeof (v as { id?: unknown }).id === 'string';
 
 /** One resource: every field as `key value` lines, or with --json the resource itself. */
 export async function printResource(io: Io, value: unknown, json: boolean): Promise<void> {
@@ -31,7 +32,13 @@ export async function printResource(io: Io, value: unknown, json: boolean): Prom
  * then fails with exit 7 and the key to replay. `waitS` (cards issue --wait) replays a 202
  * until the card is final or that many seconds passed.
  */
-export async function showOperation(io: Io, flags: ShowFlags, operation: OperationName, call: OperationCall, opts: { waitS?: number } = {}): Promise<Result> {
+export async function showOperation(
+  io: Io,
+  flags: ShowFlags,
+  operation: OperationName,
+  call: OperationCall,
+  opts: { waitS?: number } = {},
+): Promise<Result> {
   const [{ withSession }, { callOperation, issueAndWait, routeOf }, { ApiError }] = await Promise.all([
     import('../client/session.js'),
     import('../client/operations.js'),
@@ -40,7 +47,8 @@ export async function showOperation(io: Io, flags: ShowFlags, operation: Operati
   const wait = operation === 'cards.issue' && opts.waitS !== undefined;
   const watch: MoneyWatch = { operation, wait, pending: false };
   const money = routeOf(operation).money === true;
-  const send = () => withSession({ ...sessionOptions(flags, io), onSent: (s) => void (watch.sent = s) }, async ({ client }) => {
+  const send = () =>
+    withSession({ ...sessionOptions(flags, io), onSent: (s) => void (watch.sent = s) }, async ({ client }) => {
       try {
         return await (wait
           ? issueAndWait(client, call, {
@@ -67,7 +75,8 @@ export async function showOperation(io: Io, flags: ShowFlags, operation: Operati
     res = await (money ? interruptible(io, (signal) => ({ stderr: interruptedMoney(signal, watch) }), send) : send());
   } catch (err) {
     // (with --json the error object is the one value printed; its idempotency_key replays)
-    if (!flags.json && err instanceof ApiError && err.status === 202 && isResource(dataOf(err.response))) await printResource(io, dataOf(err.response), false);
+    if (!flags.json && err instanceof ApiError && err.status === 202 && isResource(dataOf(err.response)))
+      await printResource(io, dataOf(err.response), false);
     throw err;
   }
   // not sent: the journal's answer (a key the API has forgotten), marked as such
@@ -76,8 +85,13 @@ export async function showOperation(io: Io, flags: ShowFlags, operation: Operati
 
 /** A resource as a command's result (src/output/render.ts): itself with --json, `key value` lines for people. */
 async function resourceResult(value: unknown): Promise<Result> {
-  const [{ result }, { formatKeyValue, jsonText }] = await Promise.all([import('../output/render.js'), import('../output/index.js')]);
-  return result(value, () => (!value || typeof value !== 'object' ? jsonText(value) : formatKeyValue(value as Record<string, unknown>)));
+  const [{ result }, { formatKeyValue, jsonText }] = await Promise.all([
+    import('../output/render.js'),
+    import('../output/index.js'),
+  ]);
+  return result(value, () =>
+    !value || typeof value !== 'object' ? jsonText(value) : formatKeyValue(value as Record<string, unknown>),
+  );
 }
 
 interface MoneyWatch {
@@ -92,7 +106,8 @@ interface MoneyWatch {
 function interruptedMoney(signal: NodeJS.Signals, w: MoneyWatch): string {
   const what = w.operation.replace('.', ' ');
   const argv = process.argv.slice(2);
-  if (!w.sent) return `Interrupted (${signal}) before anything was sent: nothing was charged. Run it again:\n  ${resumeCommand(argv)}\n`;
+  if (!w.sent)
+    return `Interrupted (${signal}) before anything was sent: nothing was charged. Run it again:\n  ${resumeCommand(argv)}\n`;
   const key = w.sent.idempotencyKey!;
   const state = w.pending
     ? 'accepted (202), the card still pending: not final yet'
@@ -109,7 +124,13 @@ function interruptedMoney(signal: NodeJS.Signals, w: MoneyWatch): string {
  * A list: a table, or `{data, meta}` with --json (what --jq filters), one line per resource with
  * --ndjson, CSV or TSV with --output. NDJSON, CSV and TSV stream page by page.
  */
-export async function listOperation(io: Io, flags: ListFlagValues, operation: OperationName, params: Record<string, string> | undefined, kind: ResourceKind): Promise<void> {
+export async function listOperation(
+  io: Io,
+  flags: ListFlagValues,
+  operation: OperationName,
+  params: Record<string, string> | undefined,
+  kind: ResourceKind,
+): Promise<void> {
   const { listFormat, listColumns } = await import('./list-format.js');
   const format = listFormat(flags);
   const columns = listColumns(flags, format);
@@ -119,12 +140,21 @@ export async function listOperation(io: Io, flags: ListFlagValues, operation: Op
     import('../output/index.js'),
     import('../output/resources.js'),
   ]);
-  const delimited = format === 'csv' || format === 'tsv' ? (await import('../output/delimited.js')).delimitedWriter(format, columns, io.stdout, { rawCells: flags['raw-cells'] }) : undefined;
+  const delimited =
+    format === 'csv' || format === 'tsv'
+      ? (await import('../output/delimited.js')).delimitedWriter(format, columns, io.stdout, {
+          rawCells: flags['raw-cells'],
+        })
+      : undefined;
   await withSession(sessionOptions(flags, io), async ({ client }) => {
     const rows: unknown[] = [];
     let lastMeta: Record<string, unknown> | undefined;
     let count = 0;
-    for await (const page of pages(client, operation, params, { perPage: flags['per-page'], cursor: flags.cursor, all: flags.all })) {
+    for await (const page of pages(client, operation, params, {
+      perPage: flags['per-page'],
+      cursor: flags.cursor,
+      all: flags.all,
+    })) {
       lastMeta = page.meta;
       count += page.data.length;
       if (format === 'ndjson') for (const item of page.data) await out.writeNdjson(item, io.stdout);
@@ -133,11 +163,15 @@ export async function listOperation(io: Io, flags: ListFlagValues, operation: Op
     }
     await delimited?.end();
     const guarded = delimited?.guarded() ?? 0;
-    if (guarded > 0) io.stderr.write(`${guarded === 1 ? '1 field begins' : `${guarded} fields begin`} with = + - @, a tab or a line break: written with a ' in front, so a spreadsheet shows ${guarded === 1 ? 'it' : 'them'} instead of running ${guarded === 1 ? 'it' : 'them'} as a formula (--raw-cells: as sent).\n`);
+    if (guarded > 0)
+      io.stderr.write(
+        `${guarded === 1 ? '1 field begins' : `${guarded} fields begin`} with = + - @, a tab or a line break: written with a ' in front, so a spreadsheet shows ${guarded === 1 ? 'it' : 'them'} instead of running ${guarded === 1 ? 'it' : 'them'} as a formula (--raw-cells: as sent).\n`,
+      );
     const next = lastMeta?.has_more === true ? lastMeta.next_cursor : undefined;
     const moreHint = (): void => {
       // the cursor is the server's text: escaped like every other (src/terminal-text.ts)
-      if (!flags.all && typeof next === 'string') io.stderr.write(`More ${PLURAL[kind]}: add --cursor ${terminalSafeLine(next)} (or --all for every page).\n`);
+      if (!flags.all && typeof next === 'string')
+        io.stderr.write(`More ${PLURAL[kind]}: add --cursor ${terminalSafeLine(next)} (or --all for every page).\n`);
     };
     if (format === 'ndjson') return;
     if (format === 'json') {
@@ -146,13 +180,22 @@ export async function listOperation(io: Io, flags: ListFlagValues, operation: Op
       return; // the meta holds the cursor
     }
     if (count === 0) io.stderr.write(`No ${PLURAL[kind]}.\n`);
-    else if (!delimited) io.stdout.write(await out.formatTable(rows as Array<Record<string, unknown>>, columns ? await namedColumns(columns, rows[0] as Record<string, unknown> | undefined) : COLUMNS[kind]));
+    else if (!delimited)
+      io.stdout.write(
+        await out.formatTable(
+          rows as Array<Record<string, unknown>>,
+          columns ? await namedColumns(columns, rows[0] as Record<string, unknown> | undefined) : COLUMNS[kind],
+        ),
+      );
     moreHint();
   });
 }
 
 /** Table columns from `--columns` names: the header is the name as typed. */
-async function namedColumns(names: readonly string[], first: Record<string, unknown> | undefined): Promise<Array<{ header: string; get: (r: Record<string, unknown>) => unknown }>> {
+async function namedColumns(
+  names: readonly string[],
+  first: Record<string, unknown> | undefined,
+): Promise<Array<{ header: string; get: (r: Record<string, unknown>) => unknown }>> {
   const { valueAt, checkColumns } = await import('../output/delimited.js');
   if (first) checkColumns(first, names);
   return names.map((name) => ({ header: name, get: (r) => valueAt(r, name) }));

@@ -11,8 +11,16 @@ import { DEFAULT_BASE_URL } from '../profiles/types.js';
 import type { Diagnosis } from '../signing/diagnose.js';
 import { describeCanonical } from '../signing/visible.js';
 import { parseRawRequest, splitTarget, type RawRequest } from '../signing/raw-request.js';
-import { QueryEncodingError, canonicalQuery, signRequest, signWebhook, verifyWebhook, webhookSignature, type SignedRequest, type WebhookVerdict } from '../signing/index.js';
-
+import {
+  QueryEncodingError,
+  canonicalQuery,
+  signRequest,
+  signWebhook,
+  verifyWebhook,
+  webhookSignature,
+  type SignedRequest,
+  type WebhookVerdict,
+} from '../signing/index.js';
 
 // ---------------------------------------------------------------------------------------
 // Secrets: src/profiles/resolve.ts decides the precedence (loaded lazily: it pulls in conf
@@ -48,11 +56,18 @@ export async function readFileOrStdin(source: string, flag: string): Promise<Buf
   } catch (err) {
     if (err instanceof CardctlError) throw err;
     const code = (err as { code?: string }).code;
-    throw usageError(`cannot read ${flag} ${source}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : String((err as Error).message)}.`, `Pass a readable file, or - to read stdin.`);
+    throw usageError(
+      `cannot read ${flag} ${source}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : String((err as Error).message)}.`,
+      `Pass a readable file, or - to read stdin.`,
+    );
   }
 }
 
-export type DataSource = { kind: 'none' } | { kind: 'inline'; text: string } | { kind: 'file'; file: string } | { kind: 'stdin' };
+export type DataSource =
+  | { kind: 'none' }
+  | { kind: 'inline'; text: string }
+  | { kind: 'file'; file: string }
+  | { kind: 'stdin' };
 
 /** `--data JSON|@FILE|-`: the bytes and where they came from (for the curl command). */
 export async function readData(data: string | undefined): Promise<{ body?: Buffer; source: DataSource }> {
@@ -69,7 +84,11 @@ export async function readData(data: string | undefined): Promise<{ body?: Buffe
 /** Unix seconds from a flag: digits only. */
 export function parseUnixSeconds(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^\d{1,12}$/.test(value)) throw usageError(`${flag} must be Unix seconds (digits only), not "${value}".`, `For example ${flag} ${Math.floor(Date.now() / 1000)}.`);
+  if (!/^\d{1,12}$/.test(value))
+    throw usageError(
+      `${flag} must be Unix seconds (digits only), not "${value}".`,
+      `For example ${flag} ${Math.floor(Date.now() / 1000)}.`,
+    );
   return Number(value);
 }
 
@@ -86,7 +105,13 @@ function isPlainText(body: Buffer): boolean {
   return Buffer.from(body.toString('utf8'), 'utf8').equals(body) && !body.includes(0);
 }
 
-export function curlCommand(opts: { method: string; url: string; headers: Record<string, string>; body?: Buffer; source: DataSource }): { command: string; notes: string[] } {
+export function curlCommand(opts: {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body?: Buffer;
+  source: DataSource;
+}): { command: string; notes: string[] } {
   const notes: string[] = [];
   // one option (with its value) per line
   const first = ['curl'];
@@ -139,11 +164,18 @@ export interface SignResult extends SignedRequest {
 export async function runSign(opts: SignOptions): Promise<SignResult> {
   const env = opts.env ?? process.env;
   const notes: string[] = [];
-  if (!/^[A-Za-z]+$/.test(opts.method)) throw usageError(`--method must be an HTTP method like GET or POST, not "${opts.method}".`);
+  if (!/^[A-Za-z]+$/.test(opts.method))
+    throw usageError(`--method must be an HTTP method like GET or POST, not "${opts.method}".`);
   const method = opts.method.toUpperCase();
-  if (method !== opts.method) notes.push(`note: the method is uppercased to ${method} in the canonical string and the request.`);
+  if (method !== opts.method)
+    notes.push(`note: the method is uppercased to ${method} in the canonical string and the request.`);
 
-  const { secret, keyId: profileKeyId, baseUrl: profileBaseUrl, warning } = await loadSigningSecret({ profile: opts.profile, env });
+  const {
+    secret,
+    keyId: profileKeyId,
+    baseUrl: profileBaseUrl,
+    warning,
+  } = await loadSigningSecret({ profile: opts.profile, env });
   if (warning) notes.push(`note: ${warning}`);
   const keyId = opts.keyId ?? profileKeyId ?? (env.CARDCTL_API_KEY || undefined);
   if (!keyId) throw usageError('no key id: pass --key-id ID, or use a profile (--profile NAME) or CARDCTL_API_KEY.');
@@ -153,7 +185,10 @@ export async function runSign(opts: SignOptions): Promise<SignResult> {
     base = new URL(baseText);
   } catch {
     // not quoted: it came from the environment or the store, not from this command line
-    throw usageError('the base URL is not a URL.', 'Fix CARDCTL_BASE_URL or the profile (`cardctl profiles show NAME`).');
+    throw usageError(
+      'the base URL is not a URL.',
+      'Fix CARDCTL_BASE_URL or the profile (`cardctl profiles show NAME`).',
+    );
   }
 
   // --path: relative to the base URL, starting with /api/v1, or a full URL; may carry ?query
@@ -178,20 +213,26 @@ export async function runSign(opts: SignOptions): Promise<SignResult> {
   const under = (p: string, pre: string): boolean => pre !== '' && (p === pre || p.startsWith(pre + '/'));
   if (!under(path, API_PREFIX) && !under(path, prefix)) {
     path = prefix + path;
-    notes.push(`note: signing ${path}: --path is taken relative to the base URL ${base.origin}${prefix} (the signature covers the full path).`);
+    notes.push(
+      `note: signing ${path}: --path is taken relative to the base URL ${base.origin}${prefix} (the signature covers the full path).`,
+    );
   }
   try {
     canonicalQuery(query);
   } catch (err) {
     if (err instanceof QueryEncodingError) {
-      throw usageError(`--query cannot be signed: ${err.message}.`, 'Percent-encode non-ASCII text as UTF-8 bytes (é is %C3%A9) and write a literal % as %25.');
+      throw usageError(
+        `--query cannot be signed: ${err.message}.`,
+        'Percent-encode non-ASCII text as UTF-8 bytes (é is %C3%A9) and write a literal % as %25.',
+      );
     }
     throw err;
   }
 
   const timestamp = opts.timestamp ?? String(Math.floor((opts.now ?? Date.now)() / 1000));
   if (!/^\d+$/.test(timestamp)) throw usageError(`--timestamp must be Unix seconds (digits only), not "${timestamp}".`);
-  if (timestamp.length > 10) notes.push('note: --timestamp has more than 10 digits; the gateway expects Unix seconds and will refuse it.');
+  if (timestamp.length > 10)
+    notes.push('note: --timestamp has more than 10 digits; the gateway expects Unix seconds and will refuse it.');
   const nonce = opts.nonce ?? randomUUID();
   if (nonce === '') throw usageError('--nonce must not be empty.');
 
@@ -205,25 +246,45 @@ export async function runSign(opts: SignOptions): Promise<SignResult> {
   const idempotencyKey = idempotencyKeyFor(method, path, opts.idempotencyKey, notes);
   if (idempotencyKey !== undefined) headers['Idempotency-Key'] = idempotencyKey;
   const curl = curlCommand({ method, url, headers, body, source });
-  const shownHeaders = idempotencyKey !== undefined ? { ...signed.headers, 'Idempotency-Key': idempotencyKey } : signed.headers;
-  return { ...signed, headers: shownHeaders, method, path, query, url, curl: curl.command, notes: [...notes, ...curl.notes] };
+  const shownHeaders =
+    idempotencyKey !== undefined ? { ...signed.headers, 'Idempotency-Key': idempotencyKey } : signed.headers;
+  return {
+    ...signed,
+    headers: shownHeaders,
+    method,
+    path,
+    query,
+    url,
+    curl: curl.command,
+    notes: [...notes, ...curl.notes],
+  };
 }
 
 /**
  * The Idempotency-Key for the curl command: the one given, else a generated one on a money route
  * (issue, recharge, terminate), which the API refuses without one. Not part of the signature.
  */
-function idempotencyKeyFor(method: string, path: string, given: string | undefined, notes: string[]): string | undefined {
+function idempotencyKeyFor(
+  method: string,
+  path: string,
+  given: string | undefined,
+  notes: string[],
+): string | undefined {
   if (given !== undefined) {
     if (given === '' || given.length > 255 || /[^\u0020-\u007e]/u.test(given)) {
-      throw usageError('--idempotency-key must be 1 to 255 printable ASCII characters.', 'Pass another key, or leave it out on a money route to get a generated one.');
+      throw usageError(
+        '--idempotency-key must be 1 to 255 printable ASCII characters.',
+        'Pass another key, or leave it out on a money route to get a generated one.',
+      );
     }
     return given;
   }
   const match = path.startsWith(API_PREFIX + '/') ? matchRoute(method, path.slice(API_PREFIX.length)) : null;
   if (!match?.route.money) return undefined;
   const key = randomUUID();
-  notes.push(`note: ${method} ${path} moves money and needs an Idempotency-Key: generated ${key} (not signed; send the same key to replay, or pass --idempotency-key K).`);
+  notes.push(
+    `note: ${method} ${path} moves money and needs an Idempotency-Key: generated ${key} (not signed; send the same key to replay, or pass --idempotency-key K).`,
+  );
   return key;
 }
 
@@ -272,23 +333,36 @@ export async function runDiagnose(opts: DiagnoseOptions): Promise<Diagnosis> {
   const { diagnose } = await import('../signing/diagnose.js'); // only here: `sign` does not load the diagnosis (4 modules)
   let d = diagnose({ request: parsed, secret, keyId, now: opts.now ?? Math.floor(Date.now() / 1000) });
   if (warning) d.warnings.push(warning);
-  if (!d.valid && !d.found && d.received_signature !== null) d = await tryOtherProfiles(d, parsed, secret, opts.trySecretCommands === true, env);
+  if (!d.valid && !d.found && d.received_signature !== null)
+    d = await tryOtherProfiles(d, parsed, secret, opts.trySecretCommands === true, env);
   return d;
 }
 
 /** When nothing else explains the signature: the secrets of the other stored profiles (named, never shown). */
-async function tryOtherProfiles(d: Diagnosis, request: RawRequest, used: string, runCommands: boolean, env: NodeJS.ProcessEnv): Promise<Diagnosis> {
-  const [{ otherProfileSecrets }, { explainWithOtherSecrets }] = await Promise.all([import('../profiles/resolve.js'), import('../signing/diagnose-other-secret.js')]);
+async function tryOtherProfiles(
+  d: Diagnosis,
+  request: RawRequest,
+  used: string,
+  runCommands: boolean,
+  env: NodeJS.ProcessEnv,
+): Promise<Diagnosis> {
+  const [{ otherProfileSecrets }, { explainWithOtherSecrets }] = await Promise.all([
+    import('../profiles/resolve.js'),
+    import('../signing/diagnose-other-secret.js'),
+  ]);
   let others;
   try {
     others = await otherProfileSecrets(used, runCommands, env);
   } catch {
-    d.warnings.push('the secrets of the other profiles were not tried: the profile store cannot be read (`cardctl profiles list` says why).');
+    d.warnings.push(
+      'the secrets of the other profiles were not tried: the profile store cannot be read (`cardctl profiles list` says why).',
+    );
     return d;
   }
   const { candidates, notTried } = others;
   const explained = explainWithOtherSecrets(d, request, candidates);
-  if (!explained.found && notTried.length > 0) explained.warnings.push(`the secrets of other profiles were tried, except ${notTried.join(', ')}.`);
+  if (!explained.found && notTried.length > 0)
+    explained.warnings.push(`the secrets of other profiles were tried, except ${notTried.join(', ')}.`);
   return explained;
 }
 
@@ -324,13 +398,21 @@ function findReserialization(secret: string, header: string, payload: Buffer): s
   for (const [label, text] of candidates) {
     for (const variant of [text, text + '\n']) {
       if (Buffer.from(variant, 'utf8').equals(payload)) continue;
-      if (sigs.includes(webhookSignature(secret, variant, t))) return label + (variant.endsWith('\n') ? ' with a final newline' : '');
+      if (sigs.includes(webhookSignature(secret, variant, t)))
+        return label + (variant.endsWith('\n') ? ' with a final newline' : '');
     }
   }
   return undefined;
 }
 
-export async function runWebhookVerify(opts: { header: string; payload: string; tolerance?: number; now?: number; profile?: string; env?: NodeJS.ProcessEnv }): Promise<WebhookVerifyResult> {
+export async function runWebhookVerify(opts: {
+  header: string;
+  payload: string;
+  tolerance?: number;
+  now?: number;
+  profile?: string;
+  env?: NodeJS.ProcessEnv;
+}): Promise<WebhookVerifyResult> {
   const payload = await readFileOrStdin(opts.payload, '--payload');
   const secret = await loadWebhookSecret({ profile: opts.profile, env: opts.env });
   const now = opts.now ?? Math.floor(Date.now() / 1000);
@@ -345,16 +427,23 @@ export async function runWebhookVerify(opts: { header: string; payload: string; 
 export function webhookVerifyError(r: WebhookVerifyResult): CardctlError {
   switch (r.reason) {
     case 'malformed_header':
-      return new CardctlError('the signature header is malformed: expected "t=<unix seconds>, v1=<hex>" with a numeric t and at least one v1.', {
-        kind: 'signature_invalid',
-        code: r.reason,
-        hint: "Pass the X-Service-Signature header value exactly as received, quoted: --header 't=1763800000, v1=...'.",
-      });
+      return new CardctlError(
+        'the signature header is malformed: expected "t=<unix seconds>, v1=<hex>" with a numeric t and at least one v1.',
+        {
+          kind: 'signature_invalid',
+          code: r.reason,
+          hint: "Pass the X-Service-Signature header value exactly as received, quoted: --header 't=1763800000, v1=...'.",
+        },
+      );
     case 'timestamp_out_of_tolerance': {
       const age = r.now - (r.timestamp ?? 0);
       return new CardctlError(
         `the signature matches but its timestamp is ${Math.abs(age)} s ${age >= 0 ? 'old' : 'in the future'} (tolerance ${r.tolerance} s).`,
-        { kind: 'signature_invalid', code: r.reason, hint: 'A replayed or delayed delivery, or a wrong clock. To check an old delivery pass --now with the time it arrived, or raise --tolerance.' },
+        {
+          kind: 'signature_invalid',
+          code: r.reason,
+          hint: 'A replayed or delayed delivery, or a wrong clock. To check an old delivery pass --now with the time it arrived, or raise --tolerance.',
+        },
       );
     }
     default:
@@ -376,7 +465,12 @@ export interface WebhookSignResult {
   notes: string[];
 }
 
-export async function runWebhookSign(opts: { payload: string; timestamp?: number; profile?: string; env?: NodeJS.ProcessEnv }): Promise<WebhookSignResult> {
+export async function runWebhookSign(opts: {
+  payload: string;
+  timestamp?: number;
+  profile?: string;
+  env?: NodeJS.ProcessEnv;
+}): Promise<WebhookSignResult> {
   const payload = await readFileOrStdin(opts.payload, '--payload');
   const secret = await loadWebhookSecret({ profile: opts.profile, env: opts.env });
   const timestamp = opts.timestamp ?? Math.floor(Date.now() / 1000);
@@ -391,7 +485,8 @@ export async function runWebhookSign(opts: { payload: string; timestamp?: number
   } catch {
     /* not JSON: no event header */
   }
-  if (type === undefined) notes.push('note: the payload has no JSON "type" field, so there is no X-Service-Event header.');
+  if (type === undefined)
+    notes.push('note: the payload has no JSON "type" field, so there is no X-Service-Event header.');
   const { ulid } = await import('ulid');
   const headers: Record<string, string> = { 'Content-Type': 'application/json' };
   if (type !== undefined) headers['X-Service-Event'] = type;

@@ -9,11 +9,21 @@ export interface MockSmokeIO {
 }
 
 export async function smokeAgainstMock(opts: SmokeOptions, io: MockSmokeIO): Promise<SmokeReport> {
-  const [{ startMock }, { smoke }] = await Promise.all([import('../mock/index.js'), import('../client/smoke/index.js')]);
+  const [{ startMock }, { smoke }] = await Promise.all([
+    import('../mock/index.js'),
+    import('../client/smoke/index.js'),
+  ]);
   const mock = await startMock({ port: 0 });
   try {
     const min = mock.products.find((p) => p.default)?.min_initial_load_minor;
-    const credentials = { name: 'mock', source: 'flag' as const, keyId: mock.keys.test.keyId, secret: mock.keys.test.secret, mode: 'test' as const, baseUrl: mock.baseUrl };
+    const credentials = {
+      name: 'mock',
+      source: 'flag' as const,
+      keyId: mock.keys.test.keyId,
+      secret: mock.keys.test.secret,
+      mode: 'test' as const,
+      baseUrl: mock.baseUrl,
+    };
     // A customer registered beforehand (outside the smoke test's requests): a fresh mock would
     // otherwise hold only the smoke test's own, and `list` would have no next page to follow.
     await registerCustomer(credentials);
@@ -25,6 +35,13 @@ export async function smokeAgainstMock(opts: SmokeOptions, io: MockSmokeIO): Pro
 }
 
 async function registerCustomer(credentials: import('../profiles/types.js').Credentials): Promise<void> {
-  const [{ ApiClient }, { smokeCustomer }] = await Promise.all([import('../client/client.js'), import('../client/smoke/customer.js')]);
-  await new ApiClient({ credentials, retries: 0, journal: null }).send({ method: 'POST', path: '/customers', json: smokeCustomer('mock-seed') });
+  const [{ ApiClient }, { smokeCustomer }] = await Promise.all([
+    import('../client/client.js'),
+    import('../client/smoke/customer.js'),
+  ]);
+  await new ApiClient({ credentials, retries: 0, journal: null }).send({
+    method: 'POST',
+    path: '/customers',
+    json: smokeCustomer('mock-seed'),
+  });
 }

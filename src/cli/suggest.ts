@@ -42,7 +42,8 @@ export function closest(word: string, candidates: Iterable<string>): string | un
 function children(ids: readonly string[], path: string[]): Set<string> {
   const prefix = path.length ? path.join(':') + ':' : '';
   const out = new Set<string>();
-  for (const id of ids) if (id.startsWith(prefix) && id.length > prefix.length) out.add(id.slice(prefix.length).split(':')[0]!);
+  for (const id of ids)
+    if (id.startsWith(prefix) && id.length > prefix.length) out.add(id.slice(prefix.length).split(':')[0]!);
   return out;
 }
 
@@ -110,9 +111,12 @@ const INSTEAD: Record<string, string> = {
     'The API has no card listing: a card is read by its id (`cardctl cards get CARD`). The cards you issued are in your journal (`cardctl ops list`), and their ids come back from `cardctl cards issue` (`--json | jq -r .id`).',
   'cards:create': 'To issue a card: `cardctl cards issue --customer ID --amount MINOR`.',
   'cards:new': 'To issue a card: `cardctl cards issue --customer ID --amount MINOR`.',
-  'cards:delete': 'A card is not deleted, it is terminated (its balance goes back to the wallet): `cardctl cards terminate CARD`.',
-  'cards:cancel': 'To end a card: `cardctl cards terminate CARD` (its balance goes back to the wallet); to pause it: `cardctl cards freeze CARD`.',
-  'cards:close': 'To end a card: `cardctl cards terminate CARD` (its balance goes back to the wallet); to pause it: `cardctl cards freeze CARD`.',
+  'cards:delete':
+    'A card is not deleted, it is terminated (its balance goes back to the wallet): `cardctl cards terminate CARD`.',
+  'cards:cancel':
+    'To end a card: `cardctl cards terminate CARD` (its balance goes back to the wallet); to pause it: `cardctl cards freeze CARD`.',
+  'cards:close':
+    'To end a card: `cardctl cards terminate CARD` (its balance goes back to the wallet); to pause it: `cardctl cards freeze CARD`.',
   'cards:block': 'To block spending on a card: `cardctl cards freeze CARD` (`cards unfreeze` undoes it).',
   'cards:lock': 'To block spending on a card: `cardctl cards freeze CARD` (`cards unfreeze` undoes it).',
   'cards:unblock': 'To allow spending again: `cardctl cards unfreeze CARD`.',
@@ -121,24 +125,31 @@ const INSTEAD: Record<string, string> = {
   'cards:top-up': 'To add money to a card: `cardctl cards recharge CARD --amount MINOR`.',
   'cards:load': 'To add money to a card: `cardctl cards recharge CARD --amount MINOR`.',
   'cards:fund': 'To add money to a card: `cardctl cards recharge CARD --amount MINOR`.',
-  'cards:ls': 'The API has no card listing: a card is read by its id (`cardctl cards get CARD`). The cards you issued are in your journal (`cardctl ops list`).',
+  'cards:ls':
+    'The API has no card listing: a card is read by its id (`cardctl cards get CARD`). The cards you issued are in your journal (`cardctl ops list`).',
   'cards:show': 'To show a card: `cardctl cards get CARD`.',
-  'cards:balance': 'A card\'s balance is its `balance_minor`: `cardctl cards get CARD` (`--json | jq .balance_minor`).',
-  'customers:delete': 'The API does not delete customers: disable one with `cardctl customers update CUSTOMER --status disabled`.',
-  'customers:remove': 'The API does not delete customers: disable one with `cardctl customers update CUSTOMER --status disabled`.',
+  'cards:balance': "A card's balance is its `balance_minor`: `cardctl cards get CARD` (`--json | jq .balance_minor`).",
+  'customers:delete':
+    'The API does not delete customers: disable one with `cardctl customers update CUSTOMER --status disabled`.',
+  'customers:remove':
+    'The API does not delete customers: disable one with `cardctl customers update CUSTOMER --status disabled`.',
   'customers:show': 'To show a customer: `cardctl customers get CUSTOMER`.',
   'customers:verify': 'To submit (or resubmit) a customer for verification: `cardctl customers kyc CUSTOMER`.',
   'customers:edit': 'To change a customer: `cardctl customers update CUSTOMER --FIELD VALUE`.',
   transactions: 'Transactions are per card: `cardctl cards transactions CARD`.',
-  login: 'cardctl has no login: save an API key in a profile (`cardctl profiles add NAME --key-id KEY_ID --mode test --secret-stdin`), or try everything on the mock (`cardctl mock start --save-profiles`).',
+  login:
+    'cardctl has no login: save an API key in a profile (`cardctl profiles add NAME --key-id KEY_ID --mode test --secret-stdin`), or try everything on the mock (`cardctl mock start --save-profiles`).',
   auth: 'cardctl has no login: save an API key in a profile (`cardctl profiles add NAME --key-id KEY_ID --mode test --secret-stdin`), or try everything on the mock (`cardctl mock start --save-profiles`).',
   init: 'To set up: save an API key in a profile (`cardctl profiles add NAME --key-id KEY_ID --mode test --secret-stdin`), or start the mock with profiles for it (`cardctl mock start --save-profiles`); then `cardctl doctor`.',
-  setup: 'To set up: save an API key in a profile (`cardctl profiles add NAME --key-id KEY_ID --mode test --secret-stdin`), or start the mock with profiles for it (`cardctl mock start --save-profiles`); then `cardctl doctor`.',
-  configure: 'To set up: save an API key in a profile (`cardctl profiles add NAME --key-id KEY_ID --mode test --secret-stdin`), or start the mock with profiles for it (`cardctl mock start --save-profiles`); then `cardctl doctor`.',
+  setup:
+    'To set up: save an API key in a profile (`cardctl profiles add NAME --key-id KEY_ID --mode test --secret-stdin`), or start the mock with profiles for it (`cardctl mock start --save-profiles`); then `cardctl doctor`.',
+  configure:
+    'To set up: save an API key in a profile (`cardctl profiles add NAME --key-id KEY_ID --mode test --secret-stdin`), or start the mock with profiles for it (`cardctl mock start --save-profiles`); then `cardctl doctor`.',
   status: 'To check a setup (credentials, reach, clock, key, mode, scopes): `cardctl doctor`.',
   ping: 'To check a setup (credentials, reach, clock, key, mode, scopes): `cardctl doctor`.',
   health: 'To check a setup (credentials, reach, clock, key, mode, scopes): `cardctl doctor`.',
-  config: 'Settings live in profiles: `cardctl profiles list`, `cardctl profiles add NAME ...`, `cardctl profiles use NAME`.',
+  config:
+    'Settings live in profiles: `cardctl profiles list`, `cardctl profiles add NAME ...`, `cardctl profiles use NAME`.',
   'mock:stop': 'A mock runs until you stop it: Ctrl-C in its terminal (or `kill` the pid it printed).',
   'webhooks:receive': 'To receive webhooks locally: `cardctl webhooks listen` (`--mock` registers it on the mock).',
 };
@@ -157,15 +168,27 @@ export function insteadOf(typed: readonly string[]): { words: string; hint: stri
  * The error for a command line that names no command. Repeats only the command words (typed
  * words that are command words or typos of one), never the rest.
  */
-export function notFoundError(typed: readonly string[], ids: readonly string[], topics: readonly string[]): CardctlError {
+export function notFoundError(
+  typed: readonly string[],
+  ids: readonly string[],
+  topics: readonly string[],
+): CardctlError {
   const instead = insteadOf(typed);
   if (instead && !ids.includes(instead.words.replaceAll(' ', ':'))) {
-    return new CardctlError(`\`cardctl ${instead.words}\` is not a command.`, { kind: 'usage', code: 'command_not_found', hint: instead.hint });
+    return new CardctlError(`\`cardctl ${instead.words}\` is not a command.`, {
+      kind: 'usage',
+      code: 'command_not_found',
+      hint: instead.hint,
+    });
   }
   const r = resolveWords(typed, ids);
   const correctedInstead = r.corrected ? insteadOf([...r.words, ...typed.slice(r.consumed)]) : undefined;
   if (correctedInstead && !ids.includes(correctedInstead.words.replaceAll(' ', ':'))) {
-    return new CardctlError(`"${typed.slice(0, r.consumed).join(' ')}" is not a cardctl command.`, { kind: 'usage', code: 'command_not_found', hint: correctedInstead.hint });
+    return new CardctlError(`"${typed.slice(0, r.consumed).join(' ')}" is not a cardctl command.`, {
+      kind: 'usage',
+      code: 'command_not_found',
+      hint: correctedInstead.hint,
+    });
   }
   const topicSet = topicsOf(ids, topics);
   const rest = typed.length > r.consumed;
@@ -191,11 +214,16 @@ export function notFoundError(typed: readonly string[], ids: readonly string[], 
         hint: `Run \`${head}\` (\`--json\` for JSON)${options.length ? `; its commands: ${options.join(', ')}` : ''}. See \`${head} --help\`.`,
       });
     }
-    return new CardctlError(`\`${head}\` has no such command${typed[r.consumed] ? ' (the word after it is not shown: it could be a value)' : ''}.`, {
-      kind: 'usage',
-      code: 'command_not_found',
-      hint: options.length ? `Its commands: ${options.join(', ')}. See \`${head} --help\`.` : `See \`${head} --help\`.`,
-    });
+    return new CardctlError(
+      `\`${head}\` has no such command${typed[r.consumed] ? ' (the word after it is not shown: it could be a value)' : ''}.`,
+      {
+        kind: 'usage',
+        code: 'command_not_found',
+        hint: options.length
+          ? `Its commands: ${options.join(', ')}. See \`${head} --help\`.`
+          : `See \`${head} --help\`.`,
+      },
+    );
   }
   return new CardctlError('no such command (the word typed is not shown: it could be a value).', {
     kind: 'usage',
@@ -208,11 +236,16 @@ export function notFoundError(typed: readonly string[], ids: readonly string[], 
  * `cardctl help cards issue` -> the words to show help for (`['cards', 'issue']`), corrected
  * when they are a typo of a command or topic; an error when they name nothing.
  */
-export function helpTarget(typed: readonly string[], ids: readonly string[], topics: readonly string[]): { words: string[]; corrected: boolean } | CardctlError {
+export function helpTarget(
+  typed: readonly string[],
+  ids: readonly string[],
+  topics: readonly string[],
+): { words: string[]; corrected: boolean } | CardctlError {
   const words = typed.filter((w) => !w.startsWith('-'));
   if (words.length === 0) return { words: [], corrected: false };
   const r = resolveWords(words, ids);
   const topicSet = topicsOf(ids, topics);
-  if (r.consumed === words.length && (r.command || topicSet.has(r.words.join(':')))) return { words: r.words, corrected: r.corrected };
+  if (r.consumed === words.length && (r.command || topicSet.has(r.words.join(':'))))
+    return { words: r.words, corrected: r.corrected };
   return notFoundError(words, ids, topics);
 }

@@ -9,10 +9,15 @@ import { closest } from './suggest.js';
 import { usageLines, valueName, type ManifestCommand } from './usage.js';
 
 /** The command's entry in oclif.manifest.json (read only on this error path). */
-export function manifestCommand(id: string | undefined, manifestUrl = new URL('../../oclif.manifest.json', import.meta.url)): ManifestCommand | undefined {
+export function manifestCommand(
+  id: string | undefined,
+  manifestUrl = new URL('../../oclif.manifest.json', import.meta.url),
+): ManifestCommand | undefined {
   if (!id) return undefined;
   try {
-    return (JSON.parse(readFileSync(manifestUrl, 'utf8')) as { commands: Record<string, ManifestCommand> }).commands[id];
+    return (JSON.parse(readFileSync(manifestUrl, 'utf8')) as { commands: Record<string, ManifestCommand> }).commands[
+      id
+    ];
   } catch {
     return undefined;
   }
@@ -34,20 +39,33 @@ function usageHint(c: ManifestCommand | undefined, id: string | undefined): stri
 export function closestFlag(typed: string, c: ManifestCommand | undefined): string | undefined {
   if (!c) return undefined;
   const name = typed.replace(/^-+/, '').split('=')[0]!;
-  return closest(name, Object.values(c.flags).filter((f) => !f.hidden).map((f) => f.name));
+  return closest(
+    name,
+    Object.values(c.flags)
+      .filter((f) => !f.hidden)
+      .map((f) => f.name),
+  );
 }
 
 /**
  * A CardctlError (usage, exit 2) for an oclif parse error; undefined when the message is not one
  * of oclif's parse errors.
  */
-export function explainParseError(message: string, id: string | undefined, c: ManifestCommand | undefined = manifestCommand(id)): CardctlError | undefined {
+export function explainParseError(
+  message: string,
+  id: string | undefined,
+  c: ManifestCommand | undefined = manifestCommand(id),
+): CardctlError | undefined {
   const hint = usageHint(c, id);
-  const usage = (text: string, code: string, extra?: string): CardctlError => new CardctlError(text, { kind: 'usage', code, hint: extra ? `${extra}\n${hint}` : hint });
+  const usage = (text: string, code: string, extra?: string): CardctlError =>
+    new CardctlError(text, { kind: 'usage', code, hint: extra ? `${extra}\n${hint}` : hint });
 
   const missingArgs = /^Missing \d+ required args?:\n([\s\S]*?)(?:\nSee more help|$)/.exec(message);
   if (missingArgs) {
-    const names = missingArgs[1]!.split('\n').map((l) => l.trim().split(/\s+/)[0]!).filter(Boolean);
+    const names = missingArgs[1]!
+      .split('\n')
+      .map((l) => l.trim().split(/\s+/)[0]!)
+      .filter(Boolean);
     const described = names.map((n) => {
       const d = c?.args?.[n] && (c.args[n] as { description?: string }).description;
       return d ? `${n.toUpperCase()} (${d})` : n.toUpperCase();
@@ -64,23 +82,40 @@ export function explainParseError(message: string, id: string | undefined, c: Ma
     const shown = typed.filter(flagLike);
     const what = [
       ...(shown.length ? [`unknown flag${shown.length === 1 ? '' : 's'} ${shown.join(', ')}`] : []),
-      ...(hidden ? [`${shown.length ? '' : 'an '}unknown flag${hidden === 1 ? '' : `s (${hidden})`} not shown (it could be a value)`] : []),
+      ...(hidden
+        ? [
+            `${shown.length ? '' : 'an '}unknown flag${hidden === 1 ? '' : `s (${hidden})`} not shown (it could be a value)`,
+          ]
+        : []),
     ].join(' and ');
     const suggestions = typed.map((t) => closestFlag(t, c)).filter((s): s is string => Boolean(s));
-    const didYouMean = suggestions.length ? `Did you mean ${suggestions.map((s) => `\`${flagWord(c, s)}\``).join(', ')}?` : undefined;
+    const didYouMean = suggestions.length
+      ? `Did you mean ${suggestions.map((s) => `\`${flagWord(c, s)}\``).join(', ')}?`
+      : undefined;
     return usage(`${what}${id ? ` for \`cardctl ${id.replaceAll(':', ' ')}\`` : ''}.`, 'unknown_flag', didYouMean);
   }
 
   const failed = /^The following errors? occurred:\s*\n([\s\S]*?)(?:\nSee more help|$)/.exec(message);
   if (failed) {
-    const lines = failed[1]!.split('\n').map((l) => l.trim()).filter(Boolean);
-    const missing = lines.map((l) => /^Missing required flag:? ?(\S+)$/.exec(l)?.[1]).filter((x): x is string => Boolean(x));
-    if (missing.length === lines.length) return usage(`missing ${missing.map((m) => flagWord(c, m)).join(' and ')} (required).`, 'missing_flag');
-    const conflicts = lines.map((l) => /^--([\w-]+)=.* cannot also be provided when using --([\w-]+)$/.exec(l)).filter((x): x is RegExpExecArray => Boolean(x));
+    const lines = failed[1]!
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean);
+    const missing = lines
+      .map((l) => /^Missing required flag:? ?(\S+)$/.exec(l)?.[1])
+      .filter((x): x is string => Boolean(x));
+    if (missing.length === lines.length)
+      return usage(`missing ${missing.map((m) => flagWord(c, m)).join(' and ')} (required).`, 'missing_flag');
+    const conflicts = lines
+      .map((l) => /^--([\w-]+)=.* cannot also be provided when using --([\w-]+)$/.exec(l))
+      .filter((x): x is RegExpExecArray => Boolean(x));
     if (conflicts.length === lines.length) {
       const other = conflicts[0]![2]!;
       const given = [...new Set(conflicts.map((m) => `--${m[1]}`))].join(', ');
-      return usage(`${given} cannot be used with --${other}: they are the two ways to run this command, pick one.`, 'conflicting_flags');
+      return usage(
+        `${given} cannot be used with --${other}: they are the two ways to run this command, pick one.`,
+        'conflicting_flags',
+      );
     }
     return usage(lines.map((l) => redactParseMessage(l)).join('; ') + '.', 'invalid_flags');
   }
@@ -89,7 +124,11 @@ export function explainParseError(message: string, id: string | undefined, c: Ma
   if (option) {
     const options = option[3]!.split(', ');
     const near = closest(option[2]!, options);
-    return usage(`--${option[1]} must be one of: ${options.join(', ')}.`, 'invalid_value', near ? `Did you mean \`--${option[1]} ${near}\`?` : undefined);
+    return usage(
+      `--${option[1]} must be one of: ${options.join(', ')}.`,
+      'invalid_value',
+      near ? `Did you mean \`--${option[1]} ${near}\`?` : undefined,
+    );
   }
 
   const parsing = /^Parsing --([\w-]+)\s*\n\s*(.*)/.exec(message);
@@ -97,11 +136,19 @@ export function explainParseError(message: string, id: string | undefined, c: Ma
     const name = parsing[1]!;
     const inner = parsing[2]!.trim();
     const f = c?.flags[name] as { min?: number; max?: number } | undefined;
-    const range = f?.min !== undefined && f?.max !== undefined ? ` from ${f.min} to ${f.max}` : f?.min !== undefined ? ` of at least ${f.min}` : f?.max !== undefined ? ` of at most ${f.max}` : '';
+    const range =
+      f?.min !== undefined && f?.max !== undefined
+        ? ` from ${f.min} to ${f.max}`
+        : f?.min !== undefined
+          ? ` of at least ${f.min}`
+          : f?.max !== undefined
+            ? ` of at most ${f.max}`
+            : '';
     if (/^Expected an integer/.test(inner)) return usage(`--${name} expects a whole number${range}.`, 'invalid_value');
     return usage(`--${name}: ${inner.replace(/\.$/, '')}.`, 'invalid_value');
   }
 
-  if (/^Unexpected arguments?: /m.test(message)) return usage(`${redactParseMessage(message.split('\n')[0]!)}.`, 'unexpected_argument');
+  if (/^Unexpected arguments?: /m.test(message))
+    return usage(`${redactParseMessage(message.split('\n')[0]!)}.`, 'unexpected_argument');
   return undefined;
 }

@@ -80,9 +80,12 @@ export function usageLines(c: ManifestCommand): string[] {
     ...(shared.length ? ['[API FLAGS]'] : flags.some((f) => f.name === 'json') ? ['[--json]'] : []),
   ];
   const needs = new Set(requiredUnlessOther(c));
-  const argWord = (a: ManifestArg): string => (a.required || needs.has(a.name.toUpperCase()) ? a.name.toUpperCase() : `[${a.name.toUpperCase()}]`);
+  const argWord = (a: ManifestArg): string =>
+    a.required || needs.has(a.name.toUpperCase()) ? a.name.toUpperCase() : `[${a.name.toUpperCase()}]`;
   // a command that is not strict takes any number of its last argument
-  const args = Object.values(c.args ?? {}).map((a, i, all) => c.strict === false && i === all.length - 1 ? argWord(a).replace(/^(\[?)(\w+)(\]?)$/, '$1$2...$3') : argWord(a));
+  const args = Object.values(c.args ?? {}).map((a, i, all) =>
+    c.strict === false && i === all.length - 1 ? argWord(a).replace(/^(\[?)(\w+)(\]?)$/, '$1$2...$3') : argWord(a),
+  );
   // the other way: a flag exclusive of at least two others, with the flags of its own help group
   const other = own.find((f) => (f.exclusive?.length ?? 0) >= 2 && f.type === 'option');
   const otherGroup = other ? own.filter((f) => f !== other && f.helpGroup && f.helpGroup === other.helpGroup) : [];
@@ -93,10 +96,27 @@ export function usageLines(c: ManifestCommand): string[] {
   ];
   const single = own.filter((f) => f !== other && !otherGroup.includes(f));
   // on the single-operation line, a flag the command needs unless the other way is taken is required
-  const first = [commandWords(c), ...args, ...words(single, (f) => Boolean(f.required) || needs.has(f.name)), ...tail].join(' ');
+  const first = [
+    commandWords(c),
+    ...args,
+    ...words(single, (f) => Boolean(f.required) || needs.has(f.name)),
+    ...tail,
+  ].join(' ');
   if (!other) return [first];
-  const otherArgs = Object.values(c.args ?? {}).filter((a) => a.required).map(argWord);
-  const second = [commandWords(c), ...otherArgs, `--${other.name} ${valueName(other)}`, ...words(otherGroup, (f) => Boolean(f.required)), ...words(single.filter((f) => !excluded.has(f.name)), (f) => Boolean(f.required)), ...tail].join(' ');
+  const otherArgs = Object.values(c.args ?? {})
+    .filter((a) => a.required)
+    .map(argWord);
+  const second = [
+    commandWords(c),
+    ...otherArgs,
+    `--${other.name} ${valueName(other)}`,
+    ...words(otherGroup, (f) => Boolean(f.required)),
+    ...words(
+      single.filter((f) => !excluded.has(f.name)),
+      (f) => Boolean(f.required),
+    ),
+    ...tail,
+  ].join(' ');
   return [first, second];
 }
 

@@ -42,19 +42,34 @@ export async function runTrigger(opts: TriggerOptions): Promise<TriggerResult> {
       data = undefined;
     }
     if (!data || typeof data !== 'object' || Array.isArray(data)) {
-      throw usageError('--data must be a JSON object.', `For example --data '{"card_id":"01JD2QA1B2C3D4E5F6G7H8J9KM"}' (without --data the mock makes sample data).`);
+      throw usageError(
+        '--data must be a JSON object.',
+        `For example --data '{"card_id":"01JD2QA1B2C3D4E5F6G7H8J9KM"}' (without --data the mock makes sample data).`,
+      );
     }
   }
   const { resolveControl, callControl } = await import('./mock/control-client.js');
-  const target = await resolveControl({ controlUrl: opts.controlUrl, profile: opts.profile, envProfile: true }, opts.env ?? process.env);
+  const target = await resolveControl(
+    { controlUrl: opts.controlUrl, profile: opts.profile, envProfile: true },
+    opts.env ?? process.env,
+  );
   // `-p mock-live` means live: the event is in the mode of the key the profile holds
   const mode = opts.mode ?? target.profile?.mode ?? 'test';
-  const event = (await callControl(target, 'POST', '/events', { type: opts.type, data, mode, merchant_id: opts.merchant })) as Record<string, unknown>;
+  const event = (await callControl(target, 'POST', '/events', {
+    type: opts.type,
+    data,
+    mode,
+    merchant_id: opts.merchant,
+  })) as Record<string, unknown>;
   // The deliveries the mock queued for this event, one per enabled endpoint when it was recorded
   // (the log keeps them, even if a listener got it and removed its endpoint meanwhile).
   let enabledEndpoints: number | undefined;
   try {
-    const deliveries = (await callControl(target, 'GET', `/webhook-deliveries?event_id=${encodeURIComponent(String(event.id))}`)) as Array<{ event_id?: string }>;
+    const deliveries = (await callControl(
+      target,
+      'GET',
+      `/webhook-deliveries?event_id=${encodeURIComponent(String(event.id))}`,
+    )) as Array<{ event_id?: string }>;
     enabledEndpoints = deliveries.filter((d) => d.event_id === event.id).length; // a mock without the filter sends all
   } catch {
     // only for the note

@@ -34,7 +34,10 @@ export interface AttemptResult {
   response?: ApiResponse;
 }
 
-function signedHeaders(p: PreparedRequest, ctx: AttemptContext): { headers: Record<string, string>; canonical: string; bodySha256: string } {
+function signedHeaders(
+  p: PreparedRequest,
+  ctx: AttemptContext,
+): { headers: Record<string, string>; canonical: string; bodySha256: string } {
   const signed = signRequest({
     method: p.method,
     path: p.path,
@@ -73,7 +76,14 @@ export async function sendAttempt(p: PreparedRequest, ctx: AttemptContext): Prom
   }
   const started = process.hrtime.bigint(); // not performance.now(): node:perf_hooks costs every command's start-up ~2 ms
   try {
-    const res = await httpRequest({ origin: p.origin, target: ctx.target, method: p.method, headers, body: p.body.length > 0 ? p.body : undefined, timeoutMs: ctx.timeoutMs });
+    const res = await httpRequest({
+      origin: p.origin,
+      target: ctx.target,
+      method: p.method,
+      headers,
+      body: p.body.length > 0 ? p.body : undefined,
+      timeoutMs: ctx.timeoutMs,
+    });
     const durationMs = msSince(started);
     const body = parseJson(res.text);
     ctx.onAnswer?.(res.status, res.headers);
@@ -102,7 +112,9 @@ export async function sendAttempt(p: PreparedRequest, ctx: AttemptContext): Prom
   } catch (error) {
     const durationMs = msSince(started);
     const maybeSent = wasMaybeSent(error);
-    log?.(`< no answer after ${durationMs} ms: ${(error as { code?: string }).code ?? ''} ${(error as Error).message}${maybeSent ? ' (the request may have reached the server)' : ''}`);
+    log?.(
+      `< no answer after ${durationMs} ms: ${(error as { code?: string }).code ?? ''} ${(error as Error).message}${maybeSent ? ' (the request may have reached the server)' : ''}`,
+    );
     return { outcome: { type: 'transport', error, maybeSent } };
   }
 }

@@ -4,7 +4,10 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { type CardctlError, usageError } from '../errors.js';
 
 export class FileTooLargeError extends Error {
-  constructor(readonly file: string, readonly limit: number) {
+  constructor(
+    readonly file: string,
+    readonly limit: number,
+  ) {
     super(`${file} is larger than ${limit} bytes`);
   }
 }
@@ -36,7 +39,10 @@ const mib = (n: number): string => `${n / 1024 / 1024} MiB`;
 
 /** The usage error (exit 2) for an input past its limit: the flag, the file and the limit. */
 export function inputTooLarge(flag: string, source: string, limit: number = MAX_INPUT_BYTES): CardctlError {
-  return usageError(`${flag} ${source} is larger than ${mib(limit)}: not read (cardctl reads at most ${mib(limit)} from a file or stdin).`, `Check that ${source === 'stdin' ? 'the right data is piped in' : 'the path names the file you mean'}: no request body, payload or request dump is that large.`);
+  return usageError(
+    `${flag} ${source} is larger than ${mib(limit)}: not read (cardctl reads at most ${mib(limit)} from a file or stdin).`,
+    `Check that ${source === 'stdin' ? 'the right data is piped in' : 'the path names the file you mean'}: no request body, payload or request dump is that large.`,
+  );
 }
 
 /**
@@ -54,7 +60,11 @@ export function readInputFile(file: string, flag: string, limit: number = MAX_IN
 }
 
 /** stdin (`-`) for a flag, read to its end up to `limit` bytes; past it, the same usage error. */
-export async function readInputStream(stream: NodeJS.ReadableStream, flag: string, limit: number = MAX_INPUT_BYTES): Promise<Buffer> {
+export async function readInputStream(
+  stream: NodeJS.ReadableStream,
+  flag: string,
+  limit: number = MAX_INPUT_BYTES,
+): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of stream) {

@@ -11,37 +11,71 @@ const CARD_OPERATIONS = new Set(['cards.freeze', 'cards.unfreeze', 'cards.rechar
 /** The card a refused card operation names when the refusal is `invalid_state`; undefined otherwise. */
 export function invalidStateCard(operation: string, call: OperationCall, err: unknown): string | undefined {
   const card = (call.params as { card?: unknown } | undefined)?.card;
-  return err instanceof CardctlError && err.code === 'invalid_state' && CARD_OPERATIONS.has(operation) && typeof card === 'string' ? card : undefined;
+  return err instanceof CardctlError &&
+    err.code === 'invalid_state' &&
+    CARD_OPERATIONS.has(operation) &&
+    typeof card === 'string'
+    ? card
+    : undefined;
 }
 
 /** What the refusal means for a card in `status`: the message and what to do; undefined for a state we do not know. */
-export function cardStateExplained(operation: string, id: string, status: unknown): { message: string; hint: string } | undefined {
+export function cardStateExplained(
+  operation: string,
+  id: string,
+  status: unknown,
+): { message: string; hint: string } | undefined {
   const action = operation.replace('cards.', '');
   switch (status) {
     case 'frozen':
-      if (action === 'freeze') return { message: `card ${id} is already frozen: nothing was changed.`, hint: `To let it spend again: \`cardctl cards unfreeze ${id}\`.` };
+      if (action === 'freeze')
+        return {
+          message: `card ${id} is already frozen: nothing was changed.`,
+          hint: `To let it spend again: \`cardctl cards unfreeze ${id}\`.`,
+        };
       return undefined;
     case 'active':
-      if (action === 'unfreeze') return { message: `card ${id} is already active (not frozen): nothing was changed.`, hint: `To block spending: \`cardctl cards freeze ${id}\`.` };
+      if (action === 'unfreeze')
+        return {
+          message: `card ${id} is already active (not frozen): nothing was changed.`,
+          hint: `To block spending: \`cardctl cards freeze ${id}\`.`,
+        };
       return undefined;
     case 'terminated':
       return {
         message: `card ${id} is ${action === 'terminate' ? 'already ' : ''}terminated: nothing was changed.`,
-        hint: action === 'terminate' ? 'Its balance went back to the wallet when it was terminated.' : 'A terminated card cannot be used again: issue a new one (`cardctl cards issue --customer ID --amount MINOR`).',
+        hint:
+          action === 'terminate'
+            ? 'Its balance went back to the wallet when it was terminated.'
+            : 'A terminated card cannot be used again: issue a new one (`cardctl cards issue --customer ID --amount MINOR`).',
       };
     case 'expired':
-      return { message: `card ${id} has expired: nothing was changed.`, hint: 'An expired card cannot be used again: issue a new one (`cardctl cards issue --customer ID --amount MINOR`).' };
+      return {
+        message: `card ${id} has expired: nothing was changed.`,
+        hint: 'An expired card cannot be used again: issue a new one (`cardctl cards issue --customer ID --amount MINOR`).',
+      };
     case 'pending':
-      return { message: `card ${id} is still pending (being provisioned): nothing was changed.`, hint: `Wait until it is active (\`cardctl cards get ${id}\`, or the card.issued webhook), then send the same command again.` };
+      return {
+        message: `card ${id} is still pending (being provisioned): nothing was changed.`,
+        hint: `Wait until it is active (\`cardctl cards get ${id}\`, or the card.issued webhook), then send the same command again.`,
+      };
     case 'failed':
-      return { message: `card ${id} failed to provision: nothing was changed.`, hint: 'Nothing was charged for it: issue a new card (`cardctl cards issue --customer ID --amount MINOR`, with a NEW idempotency key).' };
+      return {
+        message: `card ${id} failed to provision: nothing was changed.`,
+        hint: 'Nothing was charged for it: issue a new card (`cardctl cards issue --customer ID --amount MINOR`, with a NEW idempotency key).',
+      };
     default:
       return undefined;
   }
 }
 
 /** The same refusal, said from the card's state; the original when the read fails or the state says nothing more. */
-export async function explainCardState(client: ApiClient, operation: string, id: string, err: CardctlError): Promise<CardctlError> {
+export async function explainCardState(
+  client: ApiClient,
+  operation: string,
+  id: string,
+  err: CardctlError,
+): Promise<CardctlError> {
   let status: unknown;
   try {
     const res = await callOperation(client, 'cards.get', { params: { card: id } });
@@ -51,5 +85,14 @@ export async function explainCardState(client: ApiClient, operation: string, id:
   }
   const said = cardStateExplained(operation, id, status);
   if (!said) return err;
-  return new CardctlError(said.message, { kind: err.kind, hint: said.hint, status: err.status, errors: err.errors, code: err.code, idempotencyKey: err.idempotencyKey, data: err.data, cause: err });
+  return new CardctlError(said.message, {
+    kind: err.kind,
+    hint: said.hint,
+    status: err.status,
+    errors: err.errors,
+    code: err.code,
+    idempotencyKey: err.idempotencyKey,
+    data: err.data,
+    cause: err,
+  });
 }

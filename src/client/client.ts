@@ -13,7 +13,17 @@ import { header, toCardctlError, type ErrorContext } from './errors.js';
 import type { Journal } from './journal.js';
 import type { JournalEntry, JournalReport } from './journal-types.js';
 import { keyStillRemembered } from './money-rules.js';
-import { ApiError, sha256Hex, toApiError, urlOf, type ApiRequest, type ApiResponse, type AttemptsRun, type ClientOptions, type PreparedRequest } from './request-types.js';
+import {
+  ApiError,
+  sha256Hex,
+  toApiError,
+  urlOf,
+  type ApiRequest,
+  type ApiResponse,
+  type AttemptsRun,
+  type ClientOptions,
+  type PreparedRequest,
+} from './request-types.js';
 import { learnKeyMode } from './key-mode.js';
 import { DEFAULT_RETRY_POLICY, retryDecision } from './retry.js';
 import { serializeMoneyBody } from './serialize.js';
@@ -49,15 +59,23 @@ export class ApiClient {
   /** Resolves the URL, the route, the body bytes and the key; refuses bad input before anything is sent. */
   async prepare(req: ApiRequest): Promise<PreparedRequest> {
     const method = req.method.toUpperCase();
-    if (!/^[A-Z]+$/.test(method)) throw usageError(`"${req.method}" is not an HTTP method.`, 'Use GET, POST, PATCH, PUT or DELETE.');
+    if (!/^[A-Z]+$/.test(method))
+      throw usageError(`"${req.method}" is not an HTTP method.`, 'Use GET, POST, PATCH, PUT or DELETE.');
     let base: URL;
     try {
       base = this.baseUrl ??= new URL(this.credentials.baseUrl); // parsed once: a --batch prepares a million requests
     } catch {
-      throw usageError(`the base URL "${this.credentials.baseUrl}" is not a URL.`, 'Fix it in the profile (`cardctl profiles add`) or in CARDCTL_BASE_URL.');
+      throw usageError(
+        `the base URL "${this.credentials.baseUrl}" is not a URL.`,
+        'Fix it in the profile (`cardctl profiles add`) or in CARDCTL_BASE_URL.',
+      );
     }
     const basePath = base.pathname.replace(/\/+$/, '') || API_PREFIX;
-    if (/^[a-z]+:\/\//i.test(req.path)) throw usageError(`give a path, not a URL: "${req.path}".`, `For example /cards/ID; the base URL ${this.credentials.baseUrl} comes from the profile.`);
+    if (/^[a-z]+:\/\//i.test(req.path))
+      throw usageError(
+        `give a path, not a URL: "${req.path}".`,
+        `For example /cards/ID; the base URL ${this.credentials.baseUrl} comes from the profile.`,
+      );
     let rawPath = req.path.startsWith('/') ? req.path : `/${req.path}`;
     let pathQuery = '';
     const q = rawPath.indexOf('?');
@@ -65,8 +83,15 @@ export class ApiClient {
       pathQuery = rawPath.slice(q + 1);
       rawPath = rawPath.slice(0, q);
     }
-    if (/[^\u0021-\u007e]/u.test(rawPath)) throw usageError(`the path "${visible(rawPath)}" contains spaces or non-ASCII characters.`, 'Percent-encode them.');
-    const full = rawPath === basePath || rawPath.startsWith(`${basePath}/`) ? rawPath : `${basePath}${rawPath === '/' ? '' : rawPath}`;
+    if (/[^\u0021-\u007e]/u.test(rawPath))
+      throw usageError(
+        `the path "${visible(rawPath)}" contains spaces or non-ASCII characters.`,
+        'Percent-encode them.',
+      );
+    const full =
+      rawPath === basePath || rawPath.startsWith(`${basePath}/`)
+        ? rawPath
+        : `${basePath}${rawPath === '/' ? '' : rawPath}`;
     const relative = full.slice(basePath.length) || '/';
     const match = matchRoute(method, relative);
     const route = match?.route;
@@ -79,25 +104,41 @@ export class ApiClient {
     try {
       canonicalQuery(query);
     } catch (err) {
-      throw usageError(`the query cannot be signed: ${(err as Error).message}.`, 'Percent-encode it as UTF-8, or pass it as --query key=value pairs.');
+      throw usageError(
+        `the query cannot be signed: ${(err as Error).message}.`,
+        'Percent-encode it as UTF-8, or pass it as --query key=value pairs.',
+      );
     }
 
     let body: Buffer;
     if (req.json !== undefined) {
-      body = money ? await serializeMoneyBody(route?.operation, req.json) : Buffer.from(JSON.stringify(req.json), 'utf8');
+      body = money
+        ? await serializeMoneyBody(route?.operation, req.json)
+        : Buffer.from(JSON.stringify(req.json), 'utf8');
     } else {
-      body = req.body === undefined ? Buffer.alloc(0) : Buffer.isBuffer(req.body) ? req.body : Buffer.from(req.body, 'utf8');
+      body =
+        req.body === undefined ? Buffer.alloc(0) : Buffer.isBuffer(req.body) ? req.body : Buffer.from(req.body, 'utf8');
     }
 
     let idempotencyKey = req.idempotencyKey;
     let generatedKey = false;
     if (idempotencyKey !== undefined) {
-      if (idempotencyKey === '' || idempotencyKey.length > MAX_IDEMPOTENCY_KEY_LENGTH || /[^\u0020-\u007e]/u.test(idempotencyKey)) {
-        throw usageError('the idempotency key must be 1 to 255 printable ASCII characters.', 'Pass another --idempotency-key, or leave it out to get a generated one.');
+      if (
+        idempotencyKey === '' ||
+        idempotencyKey.length > MAX_IDEMPOTENCY_KEY_LENGTH ||
+        /[^\u0020-\u007e]/u.test(idempotencyKey)
+      ) {
+        throw usageError(
+          'the idempotency key must be 1 to 255 printable ASCII characters.',
+          'Pass another --idempotency-key, or leave it out to get a generated one.',
+        );
       }
       // HTTP drops a header value's surrounding spaces: the API would see another key than the journal holds (and the 24-hour rule reads)
       if (idempotencyKey.startsWith(' ') || idempotencyKey.endsWith(' ')) {
-        throw usageError(`the idempotency key "${idempotencyKey}" begins or ends with a space, which HTTP drops: the API would take it for "${idempotencyKey.trim()}".`, 'Pass the key without the surrounding spaces.');
+        throw usageError(
+          `the idempotency key "${idempotencyKey}" begins or ends with a space, which HTTP drops: the API would take it for "${idempotencyKey.trim()}".`,
+          'Pass the key without the surrounding spaces.',
+        );
       }
     } else if (money) {
       idempotencyKey = randomUUID();
@@ -125,7 +166,11 @@ export class ApiClient {
     const url = urlOf(p);
     const run = await this.attempts(p, url, { firstSentMs: this.now() });
     const err = toCardctlError(run.outcome, this.errorContext(p, url));
-    learnKeyMode(this.credentials.keyId, { route: p.route, status: run.response?.status, body: run.response?.body, code: err?.code }, this.opts.env); // a card's `mode`, a live-only route's answer
+    learnKeyMode(
+      this.credentials.keyId,
+      { route: p.route, status: run.response?.status, body: run.response?.body, code: err?.code },
+      this.opts.env,
+    ); // a card's `mode`, a live-only route's answer
     if (err) throw toApiError(err, run.response, run.outcome);
     return run.response!;
   }
@@ -138,33 +183,73 @@ export class ApiClient {
   /** What the error mapping needs to know of this request (src/client/errors.ts). */
   errorContext(p: PreparedRequest, url: string, journalId?: string): ErrorContext {
     const c = this.credentials;
-    return { method: p.method, url, money: p.money, idempotencyKey: p.idempotencyKey, localNowMs: this.now(), profileName: c.source === 'env' ? undefined : c.name, baseUrlFrom: baseUrlOrigin(c), keyId: c.keyId, journalId, body: p.body };
+    return {
+      method: p.method,
+      url,
+      money: p.money,
+      idempotencyKey: p.idempotencyKey,
+      localNowMs: this.now(),
+      profileName: c.source === 'env' ? undefined : c.name,
+      baseUrlFrom: baseUrlOrigin(c),
+      keyId: c.keyId,
+      journalId,
+      body: p.body,
+    };
   }
 
   /**
    * The attempts of one send, each signed afresh: retried as src/client/retry.ts decides, and a
    * money operation never past its key's 23 hours (counted from `firstSentMs`).
    */
-  async attempts(p: PreparedRequest, url: string, o: { journalId?: string; firstSentMs: number }): Promise<AttemptsRun> {
+  async attempts(
+    p: PreparedRequest,
+    url: string,
+    o: { journalId?: string; firstSentMs: number },
+  ): Promise<AttemptsRun> {
     const log = this.opts.log;
     const attemptsAllowed = this.retries + 1;
-    const policy = { ...DEFAULT_RETRY_POLICY, backoffBaseMs: this.opts.backoffBaseMs ?? DEFAULT_RETRY_POLICY.backoffBaseMs, maxRetryAfterS: MAX_RETRY_AFTER_S };
+    const policy = {
+      ...DEFAULT_RETRY_POLICY,
+      backoffBaseMs: this.opts.backoffBaseMs ?? DEFAULT_RETRY_POLICY.backoffBaseMs,
+      maxRetryAfterS: MAX_RETRY_AFTER_S,
+    };
     const target = `${p.path}${p.query ? `?${wireQuery(p.query)}` : ''}`;
     let ambiguous = false; // an earlier attempt may have been processed
     for (let attempt = 1; ; attempt++) {
-      const ctx = { credentials: this.credentials, url, target, now: this.now, nonce: this.opts.nonce, timeoutMs: this.opts.timeoutMs ?? 30_000, log, onAnswer: this.opts.onAnswer, attempt, attemptsAllowed, journalId: o.journalId };
+      const ctx = {
+        credentials: this.credentials,
+        url,
+        target,
+        now: this.now,
+        nonce: this.opts.nonce,
+        timeoutMs: this.opts.timeoutMs ?? 30_000,
+        log,
+        onAnswer: this.opts.onAnswer,
+        attempt,
+        attemptsAllowed,
+        journalId: o.journalId,
+      };
       const { outcome, response } = await sendAttempt(p, ctx);
-      const decision = retryDecision({ outcome, method: p.method, money: p.money, attemptIndex: attempt - 1, nowMs: this.now() }, policy);
+      const decision = retryDecision(
+        { outcome, method: p.method, money: p.money, attemptIndex: attempt - 1, nowMs: this.now() },
+        policy,
+      );
       if (decision.ambiguous) ambiguous = true;
       const expired = p.money && decision.retry && !keyStillRemembered(o.firstSentMs, this.now() + decision.delayMs);
       if (!decision.retry || attempt >= attemptsAllowed || expired) {
         if (decision.reason && log) {
-          const why = expired ? `${decision.reason}, but the key was first sent over 23 h ago by then (the API forgets it after 24 h)` : decision.retry ? `${decision.reason}, and the ${this.retries} allowed retries are used` : decision.reason;
+          const why = expired
+            ? `${decision.reason}, but the key was first sent over 23 h ago by then (the API forgets it after 24 h)`
+            : decision.retry
+              ? `${decision.reason}, and the ${this.retries} allowed retries are used`
+              : decision.reason;
           log(`* not retried: ${why}`);
         }
         return { outcome, response, ambiguous, expired };
       }
-      log?.(`* retry ${attempt} of ${this.retries} in ${decision.delayMs} ms: ${decision.reason}; ${p.idempotencyKey !== undefined ? 'same idempotency key and body, ' : ''}fresh timestamp, nonce and signature`);
+      log?.(
+        `* retry ${attempt} of ${this.retries} in ${decision.delayMs} ms: ${decision.reason}; ${p.idempotencyKey !== undefined ? 'same idempotency key and body, ' : ''}fresh timestamp, nonce and signature`,
+      );
       await (this.opts.sleep ?? defaultSleep)(decision.delayMs);
     }
   }
@@ -186,7 +271,11 @@ export class ApiClient {
    * src/client/batch/rerun-index.ts), for a request whose body is the one it was reached for
    * (the first bytes of its SHA-256); undefined for another body (then ask journalAnswer).
    */
-  async journalReportAnswer(req: ApiRequest, report: JournalReport, bodySha256Prefix: string): Promise<ApiResponse | undefined> {
+  async journalReportAnswer(
+    req: ApiRequest,
+    report: JournalReport,
+    bodySha256Prefix: string,
+  ): Promise<ApiResponse | undefined> {
     const p = await this.prepare(req);
     if (!p.money || p.idempotencyKey !== report.idempotency_key) return undefined;
     if (!sha256Hex(p.body).startsWith(bodySha256Prefix)) return undefined;

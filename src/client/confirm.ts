@@ -17,7 +17,15 @@ export interface LiveConfirmation {
 
 export async function confirmLive(c: LiveConfirmation): Promise<void> {
   if (c.yes) return;
-  if (!c.ask) throw usageError(`refusing to send ${c.what} without confirmation.`, `Pass --yes to confirm it (${whyNoPrompt()}).`);
+  if (!c.ask)
+    throw usageError(
+      `refusing to send ${c.what} without confirmation.`,
+      `Pass --yes to confirm it (${whyNoPrompt()}).`,
+    );
   const ok = await c.ask(`This is ${c.what}. Send ${c.many ? 'them' : 'it'}? [y/N] `);
-  if (!ok) throw usageError(`nothing was sent: ${c.many ? 'the live batch was' : 'the live operation was'} not confirmed.`, 'Run it again and answer "y", or pass --yes.');
+  if (!ok)
+    throw usageError(
+      `nothing was sent: ${c.many ? 'the live batch was' : 'the live operation was'} not confirmed.`,
+      'Run it again and answer "y", or pass --yes.',
+    );
 }

@@ -25,7 +25,14 @@ export interface Check {
 
 export interface DoctorReport {
   ok: boolean;
-  profile: { name: string; source: string; mode: string; key_id: string; base_url: string; secret_source: 'environment' | 'profile' | 'command' } | null;
+  profile: {
+    name: string;
+    source: string;
+    mode: string;
+    key_id: string;
+    base_url: string;
+    secret_source: 'environment' | 'profile' | 'command';
+  } | null;
   checks: Check[];
 }
 
@@ -60,7 +67,8 @@ interface ProbeResult {
 }
 
 const gatewayCode = (r: ProbeResult): string | undefined => r.err?.code;
-const answered = (r: ProbeResult): ApiResponse | undefined => r.res ?? (r.err instanceof ApiError ? r.err.response : undefined);
+const answered = (r: ProbeResult): ApiResponse | undefined =>
+  r.res ?? (r.err instanceof ApiError ? r.err.response : undefined);
 
 async function send(client: ApiClient, probe: Probe): Promise<ProbeResult> {
   try {
@@ -72,7 +80,8 @@ async function send(client: ApiClient, probe: Probe): Promise<ProbeResult> {
 }
 
 /** 403 without a gateway code on a funding route: the live-only refusal a test key gets there. */
-const liveOnlyRefusal = (r: ProbeResult): boolean => r.probe.scope.startsWith('deposits.') && r.err?.status === 403 && !r.err.code;
+const liveOnlyRefusal = (r: ProbeResult): boolean =>
+  r.probe.scope.startsWith('deposits.') && r.err?.status === 403 && !r.err.code;
 
 export interface DoctorDeps {
   resolve: () => Promise<Credentials>;
@@ -86,23 +95,47 @@ export interface DoctorDeps {
 
 export async function runDoctor(deps: DoctorDeps): Promise<DoctorReport> {
   const checks: Check[] = [];
-  const skip = (...names: string[]) => names.forEach((name) => checks.push({ name, status: 'skipped', detail: 'not checked: an earlier check failed' }));
+  const skip = (...names: string[]) =>
+    names.forEach((name) => checks.push({ name, status: 'skipped', detail: 'not checked: an earlier check failed' }));
   const now = deps.now ?? Date.now;
 
   let creds: Credentials;
   try {
     creds = await deps.resolve();
   } catch (err) {
-    const e = err instanceof CardctlError ? err : new CardctlError(String((err as Error).message ?? err), { kind: 'unexpected' });
+    const e =
+      err instanceof CardctlError
+        ? err
+        : new CardctlError(String((err as Error).message ?? err), { kind: 'unexpected' });
     checks.push({ name: 'credentials', status: 'fail', detail: e.message, hint: e.hint, kind: e.kind });
     skip('journal', 'reach', 'clock', 'key', 'mode', 'scopes');
     return { ok: false, profile: null, checks };
   }
-  const secretSource = creds.source === 'env' ? 'environment' : creds.secretCommand !== undefined ? 'command' : 'profile';
-  const profile = { name: creds.name, source: creds.source, mode: creds.mode, key_id: creds.keyId, base_url: creds.baseUrl, secret_source: secretSource } as const;
-  const from = creds.source === 'env' ? 'CARDCTL_API_KEY/CARDCTL_API_SECRET' : `profile "${creds.name}"${creds.source === 'default' ? ' (the default)' : creds.source === 'env-profile' ? ' (CARDCTL_PROFILE)' : ''}`;
-  const secretFrom = creds.source === 'env' ? '' : creds.secretCommand !== undefined ? `; the secret from the command \`${creds.secretCommand}\`` : '; the secret stored in the profile';
-  checks.push({ name: 'credentials', status: 'ok', detail: `${from}: ${creds.mode} key ${creds.keyId} at ${creds.baseUrl}${secretFrom}` });
+  const secretSource =
+    creds.source === 'env' ? 'environment' : creds.secretCommand !== undefined ? 'command' : 'profile';
+  const profile = {
+    name: creds.name,
+    source: creds.source,
+    mode: creds.mode,
+    key_id: creds.keyId,
+    base_url: creds.baseUrl,
+    secret_source: secretSource,
+  } as const;
+  const from =
+    creds.source === 'env'
+      ? 'CARDCTL_API_KEY/CARDCTL_API_SECRET'
+      : `profile "${creds.name}"${creds.source === 'default' ? ' (the default)' : creds.source === 'env-profile' ? ' (CARDCTL_PROFILE)' : ''}`;
+  const secretFrom =
+    creds.source === 'env'
+      ? ''
+      : creds.secretCommand !== undefined
+        ? `; the secret from the command \`${creds.secretCommand}\``
+        : '; the secret stored in the profile';
+  checks.push({
+    name: 'credentials',
+    status: 'ok',
+    detail: `${from}: ${creds.mode} key ${creds.keyId} at ${creds.baseUrl}${secretFrom}`,
+  });
   if (deps.network) checks.push(deps.network(creds));
 
   try {
@@ -110,13 +143,35 @@ export async function runDoctor(deps: DoctorDeps): Promise<DoctorReport> {
     const { file: dir, mine, others, size } = deps.unresolvedOps(creds);
     const file = size ? `${dir} (${size})` : dir;
     const n = (k: number) => `${k} money operation${k === 1 ? '' : 's'}`;
-    const elsewhere = others > 0 ? `; ${n(others)} with an unknown outcome sent with other credentials (not these: see \`cardctl ops list --unresolved\`)` : '';
-    checks.push(mine === 0
-      ? { name: 'journal', status: 'ok', detail: `${file}: no money operation with an unknown outcome for these credentials${elsewhere}` }
-      : { name: 'journal', status: 'warn', detail: `${file}: ${n(mine)} with an unknown outcome for these credentials${elsewhere}`, hint: 'See them with `cardctl ops list --unresolved`; learn their outcome with `cardctl ops replay ID`, or record what you learned with `cardctl ops resolve ID --outcome succeeded|failed`.' });
+    const elsewhere =
+      others > 0
+        ? `; ${n(others)} with an unknown outcome sent with other credentials (not these: see \`cardctl ops list --unresolved\`)`
+        : '';
+    checks.push(
+      mine === 0
+        ? {
+            name: 'journal',
+            status: 'ok',
+            detail: `${file}: no money operation with an unknown outcome for these credentials${elsewhere}`,
+          }
+        : {
+            name: 'journal',
+            status: 'warn',
+            detail: `${file}: ${n(mine)} with an unknown outcome for these credentials${elsewhere}`,
+            hint: 'See them with `cardctl ops list --unresolved`; learn their outcome with `cardctl ops replay ID`, or record what you learned with `cardctl ops resolve ID --outcome succeeded|failed`.',
+          },
+    );
   } catch (err) {
     const e = err instanceof CardctlError ? err : null;
-    checks.push({ name: 'journal', status: 'fail', detail: e?.message ?? `the journal cannot be read: ${(err as Error).message}`, hint: e?.hint ?? 'Money operations are refused until it can be written: point CARDCTL_STATE_DIR to a writable folder.', kind: e?.kind ?? 'unexpected' });
+    checks.push({
+      name: 'journal',
+      status: 'fail',
+      detail: e?.message ?? `the journal cannot be read: ${(err as Error).message}`,
+      hint:
+        e?.hint ??
+        'Money operations are refused until it can be written: point CARDCTL_STATE_DIR to a writable folder.',
+      kind: e?.kind ?? 'unexpected',
+    });
   }
 
   const client = deps.client(creds);
@@ -126,41 +181,97 @@ export async function runDoctor(deps: DoctorDeps): Promise<DoctorReport> {
   const firstAt = now();
   const firstAnswer = answered(first);
   if (!firstAnswer) {
-    checks.push({ name: 'reach', status: 'fail', detail: first.err?.message ?? 'no answer', hint: first.err?.hint, kind: first.err?.kind ?? 'unavailable' });
+    checks.push({
+      name: 'reach',
+      status: 'fail',
+      detail: first.err?.message ?? 'no answer',
+      hint: first.err?.hint,
+      kind: first.err?.kind ?? 'unavailable',
+    });
     skip('clock', 'key', 'mode', 'scopes');
     return { ok: false, profile, checks };
   }
   const results: ProbeResult[] = [first];
   for (const probe of PROBES.slice(1)) results.push(await send(client, probe)); // one at a time: latency is per request
-  const times = results.map(answered).filter((r): r is ApiResponse => !!r).map((r) => r.durationMs).sort((a, b) => a - b);
+  const times = results
+    .map(answered)
+    .filter((r): r is ApiResponse => !!r)
+    .map((r) => r.durationMs)
+    .sort((a, b) => a - b);
   const median = times[Math.floor(times.length / 2)]!;
-  checks.push({ name: 'reach', status: 'ok', detail: `${creds.baseUrl} answered ${times.length} requests, median ${median} ms (slowest ${times[times.length - 1]} ms)` });
+  checks.push({
+    name: 'reach',
+    status: 'ok',
+    detail: `${creds.baseUrl} answered ${times.length} requests, median ${median} ms (slowest ${times[times.length - 1]} ms)`,
+  });
 
   // The Date header has whole seconds: a skew of 1 s is noise. The gateway allows 300 s.
   const skew = clockSkewSeconds(header(firstAnswer.headers, 'date'), firstAt);
-  if (skew === undefined) checks.push({ name: 'clock', status: 'warn', detail: 'the server sent no Date header: the clock could not be compared', hint: 'Keep the clock synchronized (NTP): requests must be signed within 300 s of the server time.' });
-  else if (Math.abs(skew) > 300) checks.push({ name: 'clock', status: 'fail', detail: `the local clock is ${Math.abs(skew)} s ${skew > 0 ? 'ahead of' : 'behind'} the server: every request is refused (timestamp_out_of_window)`, hint: 'Fix the clock (e.g. `timedatectl set-ntp true`).', kind: 'auth' });
-  else if (Math.abs(skew) > 60) checks.push({ name: 'clock', status: 'warn', detail: `the local clock is ${Math.abs(skew)} s ${skew > 0 ? 'ahead of' : 'behind'} the server (the limit is 300 s)`, hint: 'Synchronize it (NTP) before it drifts past 300 s.' });
-  else checks.push({ name: 'clock', status: 'ok', detail: `within ${Math.max(1, Math.abs(skew))} s of the server (the limit is 300 s)` });
+  if (skew === undefined)
+    checks.push({
+      name: 'clock',
+      status: 'warn',
+      detail: 'the server sent no Date header: the clock could not be compared',
+      hint: 'Keep the clock synchronized (NTP): requests must be signed within 300 s of the server time.',
+    });
+  else if (Math.abs(skew) > 300)
+    checks.push({
+      name: 'clock',
+      status: 'fail',
+      detail: `the local clock is ${Math.abs(skew)} s ${skew > 0 ? 'ahead of' : 'behind'} the server: every request is refused (timestamp_out_of_window)`,
+      hint: 'Fix the clock (e.g. `timedatectl set-ntp true`).',
+      kind: 'auth',
+    });
+  else if (Math.abs(skew) > 60)
+    checks.push({
+      name: 'clock',
+      status: 'warn',
+      detail: `the local clock is ${Math.abs(skew)} s ${skew > 0 ? 'ahead of' : 'behind'} the server (the limit is 300 s)`,
+      hint: 'Synchronize it (NTP) before it drifts past 300 s.',
+    });
+  else
+    checks.push({
+      name: 'clock',
+      status: 'ok',
+      detail: `within ${Math.max(1, Math.abs(skew))} s of the server (the limit is 300 s)`,
+    });
   if (checks[checks.length - 1]!.status === 'fail') {
     skip('key', 'mode', 'scopes');
     return { ok: false, profile, checks };
   }
 
-  const authFailure = results.find((r) => r.err?.kind === 'auth' && r.err.code !== 'out_of_scope' && !liveOnlyRefusal(r));
+  const authFailure = results.find(
+    (r) => r.err?.kind === 'auth' && r.err.code !== 'out_of_scope' && !liveOnlyRefusal(r),
+  );
   if (authFailure?.err && authFailure.err.code !== 'ip_not_allowed') {
-    checks.push({ name: 'key', status: 'fail', detail: authFailure.err.message, hint: authFailure.err.hint, kind: 'auth' });
+    checks.push({
+      name: 'key',
+      status: 'fail',
+      detail: authFailure.err.message,
+      hint: authFailure.err.hint,
+      kind: 'auth',
+    });
     skip('mode', 'scopes');
     return { ok: false, profile, checks };
   }
   if (authFailure?.err) {
-    checks.push({ name: 'key', status: 'fail', detail: `key ${creds.keyId} is valid, but this machine's address is not on its IP allowlist (ip_not_allowed)`, hint: authFailure.err.hint, kind: 'auth' });
+    checks.push({
+      name: 'key',
+      status: 'fail',
+      detail: `key ${creds.keyId} is valid, but this machine's address is not on its IP allowlist (ip_not_allowed)`,
+      hint: authFailure.err.hint,
+      kind: 'auth',
+    });
     skip('mode', 'scopes');
     return { ok: false, profile, checks };
   }
   const remaining = header(firstAnswer.headers, 'x-ratelimit-remaining');
   const limit = header(firstAnswer.headers, 'x-ratelimit-limit');
-  checks.push({ name: 'key', status: 'ok', detail: `key ${creds.keyId} accepted: signature verified${limit ? `; rate limit ${remaining ?? '?'} of ${limit} left this minute` : ''}` });
+  checks.push({
+    name: 'key',
+    status: 'ok',
+    detail: `key ${creds.keyId} accepted: signature verified${limit ? `; rate limit ${remaining ?? '?'} of ${limit} left this minute` : ''}`,
+  });
 
   // A test key is refused the live-only funding routes; a live key is not (either funding
   // probe tells, as long as the key holds its scope).
@@ -168,20 +279,55 @@ export async function runDoctor(deps: DoctorDeps): Promise<DoctorReport> {
     liveOnlyRefusal(r) ? 'test' : r.res || (r.err && r.err.kind === 'usage') ? 'live' : undefined;
   const funding = results.filter((r) => r.probe.scope.startsWith('deposits.'));
   const serverMode = funding.map(modeOf).find((m) => m !== undefined);
-  if (!serverMode) checks.push({ name: 'mode', status: 'warn', detail: `the key's mode could not be told: ${funding.map((r) => `${r.probe.scope} ${r.err?.message ?? answered(r)?.status}`).join('; ')}`, hint: 'Only a key holding deposits.read or deposits.write shows its mode here.' });
+  if (!serverMode)
+    checks.push({
+      name: 'mode',
+      status: 'warn',
+      detail: `the key's mode could not be told: ${funding.map((r) => `${r.probe.scope} ${r.err?.message ?? answered(r)?.status}`).join('; ')}`,
+      hint: 'Only a key holding deposits.read or deposits.write shows its mode here.',
+    });
   else if (serverMode !== creds.mode) {
-    const fix = creds.source === 'env' ? `set CARDCTL_MODE=${serverMode}` : `\`cardctl profiles add ${creds.name} --mode ${serverMode} --force ...\``;
-    checks.push({ name: 'mode', status: 'fail', detail: `the ${creds.source === 'env' ? 'environment' : 'profile'} says ${creds.mode} but the key is a ${serverMode} key`, hint: `Fix the mode: ${fix} (live money operations ask for confirmation only when the mode is right).`, kind: 'usage' });
-  }
-  else checks.push({ name: 'mode', status: 'ok', detail: `a ${serverMode} key, as the ${creds.source === 'env' ? 'environment' : 'profile'} says` });
+    const fix =
+      creds.source === 'env'
+        ? `set CARDCTL_MODE=${serverMode}`
+        : `\`cardctl profiles add ${creds.name} --mode ${serverMode} --force ...\``;
+    checks.push({
+      name: 'mode',
+      status: 'fail',
+      detail: `the ${creds.source === 'env' ? 'environment' : 'profile'} says ${creds.mode} but the key is a ${serverMode} key`,
+      hint: `Fix the mode: ${fix} (live money operations ask for confirmation only when the mode is right).`,
+      kind: 'usage',
+    });
+  } else
+    checks.push({
+      name: 'mode',
+      status: 'ok',
+      detail: `a ${serverMode} key, as the ${creds.source === 'env' ? 'environment' : 'profile'} says`,
+    });
 
   const missing = results.filter((r) => gatewayCode(r) === 'out_of_scope').map((r) => r.probe.scope);
-  const unexpected = results.filter((r) => r.err && r.err.code !== 'out_of_scope' && !liveOnlyRefusal(r) && r.err.kind !== 'not_found' && r.err.kind !== 'usage');
+  const unexpected = results.filter(
+    (r) =>
+      r.err &&
+      r.err.code !== 'out_of_scope' &&
+      !liveOnlyRefusal(r) &&
+      r.err.kind !== 'not_found' &&
+      r.err.kind !== 'usage',
+  );
   const held = PROBES.map((p) => p.scope).filter((s) => !missing.includes(s));
   if (unexpected.length) {
-    checks.push({ name: 'scopes', status: 'warn', detail: `held: ${held.join(' ')}; unexpected answers: ${unexpected.map((r) => `${r.probe.scope} ${r.err!.message}`).join('; ')}` });
+    checks.push({
+      name: 'scopes',
+      status: 'warn',
+      detail: `held: ${held.join(' ')}; unexpected answers: ${unexpected.map((r) => `${r.probe.scope} ${r.err!.message}`).join('; ')}`,
+    });
   } else if (missing.length) {
-    checks.push({ name: 'scopes', status: 'warn', detail: `held: ${held.join(' ') || 'none'}; missing: ${missing.join(' ')}`, hint: 'Commands needing a missing scope answer 403 out_of_scope: use a key with those scopes (a key without scopes has all).' });
+    checks.push({
+      name: 'scopes',
+      status: 'warn',
+      detail: `held: ${held.join(' ') || 'none'}; missing: ${missing.join(' ')}`,
+      hint: 'Commands needing a missing scope answer 403 out_of_scope: use a key with those scopes (a key without scopes has all).',
+    });
   } else {
     checks.push({ name: 'scopes', status: 'ok', detail: `all six: ${held.join(' ')}` });
   }
@@ -189,9 +335,25 @@ export async function runDoctor(deps: DoctorDeps): Promise<DoctorReport> {
 }
 
 /** doctor with the real parts: the credential resolver, the journal, a client that does not retry. */
-export async function doctor(opts: { profile?: string; verbose?: boolean; caFile?: string; timeout?: string; env?: NodeJS.ProcessEnv; io: Io }): Promise<DoctorReport> {
+export async function doctor(opts: {
+  profile?: string;
+  verbose?: boolean;
+  caFile?: string;
+  timeout?: string;
+  env?: NodeJS.ProcessEnv;
+  io: Io;
+}): Promise<DoctorReport> {
   const env = opts.env ?? process.env;
-  const [{ resolveCredentials }, { ApiClient }, { Journal }, { sentWith }, { verboseLog }, { closeAgent, configureTransport }, { timeoutFromFlagOrEnv, chooseTimeoutMs }, net] = await Promise.all([
+  const [
+    { resolveCredentials },
+    { ApiClient },
+    { Journal },
+    { sentWith },
+    { verboseLog },
+    { closeAgent, configureTransport },
+    { timeoutFromFlagOrEnv, chooseTimeoutMs },
+    net,
+  ] = await Promise.all([
     import('../profiles/resolve.js'),
     import('./client.js'),
     import('./journal.js'),
@@ -206,17 +368,33 @@ export async function doctor(opts: { profile?: string; verbose?: boolean; caFile
     return await runDoctor({
       resolve: () => resolveCredentials({ profile: opts.profile, env }),
       // no retries (doctor reports what one request meets), and 10 s per probe unless --timeout, the environment or the profile says otherwise
-      client: (credentials) => new ApiClient({ credentials, retries: 0, log: opts.verbose ? verboseLog(opts.io.stderr) : undefined, journal: null, timeoutMs: chooseTimeoutMs(flagOrEnvTimeout, credentials.timeout, DOCTOR_TIMEOUT_MS) }),
+      client: (credentials) =>
+        new ApiClient({
+          credentials,
+          retries: 0,
+          log: opts.verbose ? verboseLog(opts.io.stderr) : undefined,
+          journal: null,
+          timeoutMs: chooseTimeoutMs(flagOrEnvTimeout, credentials.timeout, DOCTOR_TIMEOUT_MS),
+        }),
       network: (credentials) => {
         const route = net.describeRoute(credentials.baseUrl, env);
-        const ca = net.chooseCaFile({ flag: opts.caFile, profile: credentials.caFile, profileName: credentials.name, env });
+        const ca = net.chooseCaFile({
+          flag: opts.caFile,
+          profile: credentials.caFile,
+          profileName: credentials.name,
+          env,
+        });
         try {
           configureTransport({ extraCa: ca ? net.readCaFile(ca) : undefined, env });
         } catch (err) {
           const e = err as CardctlError;
           return { name: 'network', status: 'fail', detail: `${route}; ${e.message}`, hint: e.hint, kind: 'usage' };
         }
-        const extra = ca ? `; extra CA certificates from ${net.caFileNamed(ca)}` : env.NODE_EXTRA_CA_CERTS ? '; extra CA certificates from the file NODE_EXTRA_CA_CERTS names' : '';
+        const extra = ca
+          ? `; extra CA certificates from ${net.caFileNamed(ca)}`
+          : env.NODE_EXTRA_CA_CERTS
+            ? '; extra CA certificates from the file NODE_EXTRA_CA_CERTS names'
+            : '';
         return { name: 'network', status: 'ok', detail: `${route}${extra}` };
       },
       unresolvedOps: (credentials) => {

@@ -38,7 +38,12 @@ export interface ErrorContext {
 }
 
 const ID_FIELDS: Record<string, string> = { customer_id: 'customer', product_id: 'product', card_id: 'card' };
-const PATH_IDS: Record<string, string> = { cards: 'card', customers: 'customer', 'deposit-addresses': 'deposit address', deposits: 'deposit' };
+const PATH_IDS: Record<string, string> = {
+  cards: 'card',
+  customers: 'customer',
+  'deposit-addresses': 'deposit address',
+  deposits: 'deposit',
+};
 
 /** The ids a request carried, in the path (`/cards/ID`) and in a JSON body (`customer_id`, ...). */
 export function idsCarried(url: string, body?: Buffer | string): Array<{ what: string; id: string }> {
@@ -80,14 +85,33 @@ function notFoundHint(message: string | undefined, ctx: ErrorContext): string {
   if (ids.length === 0) return `Check the id and the path; ${elsewhere}`;
   if (ids.length === 1) return `Check the ${ids[0]!.what} id ${ids[0]!.id}: ${elsewhere}`;
   const list = ids.map((i) => `${i.what} ${i.id}`).join(', ');
-  const checks = ids.map((i) =>
-    i.what === 'customer' ? `\`cardctl customers get ${i.id}\`` : i.what === 'card' ? `\`cardctl cards get ${i.id}\`` : i.what === 'product' ? 'a product id must be one of your account\'s products (the mock lists its own: `cardctl mock products`)' : undefined,
-  ).filter(Boolean);
+  const checks = ids
+    .map((i) =>
+      i.what === 'customer'
+        ? `\`cardctl customers get ${i.id}\``
+        : i.what === 'card'
+          ? `\`cardctl cards get ${i.id}\``
+          : i.what === 'product'
+            ? "a product id must be one of your account's products (the mock lists its own: `cardctl mock products`)"
+            : undefined,
+    )
+    .filter(Boolean);
   return `The request carried ${ids.length} ids (${list}); at least one does not exist for this key. Check them: ${checks.join('; ')}. ${elsewhere[0]!.toUpperCase()}${elsewhere.slice(1)}`;
 }
 
 /** Transport error codes that mean the request never left this machine. */
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'PROXY_REFUSED', 'PROXY_TUNNEL_FAILED', 'PROXY_URL_INVALID']);
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'CONNECT_TIMEOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'PROXY_REFUSED',
+  'PROXY_TUNNEL_FAILED',
+  'PROXY_URL_INVALID',
+]);
 
 /** The proxy a transport failure belongs to (src/client/http.ts names it without credentials). */
 function failedProxy(error: unknown): string | undefined {
@@ -113,7 +137,8 @@ export function header(headers: Record<string, string | string[] | undefined>, n
 function envelopeParts(body: unknown): { message?: string; errors: Record<string, unknown> } {
   if (body && typeof body === 'object' && !Array.isArray(body)) {
     const b = body as { message?: unknown; errors?: unknown };
-    const errors = b.errors && typeof b.errors === 'object' && !Array.isArray(b.errors) ? (b.errors as Record<string, unknown>) : {};
+    const errors =
+      b.errors && typeof b.errors === 'object' && !Array.isArray(b.errors) ? (b.errors as Record<string, unknown>) : {};
     return { message: typeof b.message === 'string' ? b.message : undefined, errors };
   }
   return { errors: {} };
@@ -136,7 +161,10 @@ export function clockSkewSeconds(dateHeader: string | undefined, localNowMs: num
 }
 
 /** `Retry-After` in seconds (delta-seconds or an HTTP date), or undefined. */
-export function retryAfterSeconds(headers: Record<string, string | string[] | undefined>, localNowMs: number): number | undefined {
+export function retryAfterSeconds(
+  headers: Record<string, string | string[] | undefined>,
+  localNowMs: number,
+): number | undefined {
   const v = header(headers, 'retry-after');
   if (v === undefined) return undefined;
   if (/^\s*\d+\s*$/.test(v)) return Number(v);
@@ -170,8 +198,19 @@ function withMockExplanation(err: CardctlError, headers: Record<string, string |
   const id = header(headers, 'x-cardctl-mock-request');
   if (!id || !/^req_\d{1,15}$/.test(id)) return err;
   const said = header(headers, 'x-cardctl-mock-diagnosis');
-  const explanation = said ? `The mock explains it (${said.slice(0, 400)}); the whole record: \`cardctl mock requests show ${id}\`.` : `The mock's record of this request: \`cardctl mock requests show ${id}\`.`;
-  const copy = new CardctlError(err.message, { kind: err.kind, hint: err.hint ? `${err.hint} ${explanation}` : explanation, status: err.status, errors: err.errors, code: err.code, idempotencyKey: err.idempotencyKey, data: err.data, cause: err.cause });
+  const explanation = said
+    ? `The mock explains it (${said.slice(0, 400)}); the whole record: \`cardctl mock requests show ${id}\`.`
+    : `The mock's record of this request: \`cardctl mock requests show ${id}\`.`;
+  const copy = new CardctlError(err.message, {
+    kind: err.kind,
+    hint: err.hint ? `${err.hint} ${explanation}` : explanation,
+    status: err.status,
+    errors: err.errors,
+    code: err.code,
+    idempotencyKey: err.idempotencyKey,
+    data: err.data,
+    cause: err.cause,
+  });
   return Object.assign(copy, { mockRequest: id });
 }
 
@@ -198,23 +237,29 @@ interface TransportFacts {
 
 const moneyConnectionLost = (f: TransportFacts, ctx: ErrorContext): CardctlError => {
   const key = ctx.idempotencyKey;
-  return new CardctlError(`the connection ended before an answer to ${ctx.method} ${ctx.url} (${f.code ?? f.detail}).`, {
-    kind: 'outcome_unknown',
-    hint: replayHint(key, ctx.journalId),
-    code: f.code ?? 'connection_lost',
-    idempotencyKey: key,
-    cause: f.cause,
-  });
+  return new CardctlError(
+    `the connection ended before an answer to ${ctx.method} ${ctx.url} (${f.code ?? f.detail}).`,
+    {
+      kind: 'outcome_unknown',
+      hint: replayHint(key, ctx.journalId),
+      code: f.code ?? 'connection_lost',
+      idempotencyKey: key,
+      cause: f.cause,
+    },
+  );
 };
 
 // the write left this machine: the server may have applied it, and it has no key to replay
 const writeConnectionLost = (f: TransportFacts, ctx: ErrorContext): CardctlError =>
-  new CardctlError(`no answer to ${ctx.method} ${ctx.url} (${f.code ?? f.detail}), but the request was sent: it may have been processed.`, {
-    kind: 'outcome_unknown',
-    hint: 'Check before resending (e.g. GET the resource or the list): sending it again may apply it twice.',
-    code: f.code ?? 'connection_lost',
-    cause: f.cause,
-  });
+  new CardctlError(
+    `no answer to ${ctx.method} ${ctx.url} (${f.code ?? f.detail}), but the request was sent: it may have been processed.`,
+    {
+      kind: 'outcome_unknown',
+      hint: 'Check before resending (e.g. GET the resource or the list): sending it again may apply it twice.',
+      code: f.code ?? 'connection_lost',
+      cause: f.cause,
+    },
+  );
 
 // nothing was sent: the proxy variable could not be read (its value is never shown: it may hold a password)
 const proxyUrlInvalid = (f: TransportFacts, ctx: ErrorContext): CardctlError => {
@@ -238,7 +283,7 @@ const proxyFailed = (f: TransportFacts, ctx: ErrorContext): CardctlError =>
 const tlsUntrusted = (f: TransportFacts & { code: string }, ctx: ErrorContext): CardctlError =>
   new CardctlError(`cannot reach ${ctx.url}: its TLS certificate is not trusted (${f.code}).`, {
     kind: 'unavailable',
-    hint: 'If a private CA or a company proxy signs it, trust that CA with --ca-file FILE, CARDCTL_CA_FILE or the profile\'s ca_file (`cardctl profiles add ... --ca-file FILE`).',
+    hint: "If a private CA or a company proxy signs it, trust that CA with --ca-file FILE, CARDCTL_CA_FILE or the profile's ca_file (`cardctl profiles add ... --ca-file FILE`).",
     code: f.code,
     cause: f.cause,
   });
@@ -246,12 +291,17 @@ const tlsUntrusted = (f: TransportFacts & { code: string }, ctx: ErrorContext): 
 const TIMEOUT_CODES = new Set(['HEADERS_TIMEOUT', 'BODY_TIMEOUT', 'CONNECT_TIMEOUT']);
 
 const unreachable = (f: TransportFacts, ctx: ErrorContext): CardctlError =>
-  new CardctlError(f.code && TIMEOUT_CODES.has(f.code) ? `no answer from ${ctx.url} in time.` : `cannot reach ${ctx.url} (${f.code ?? f.detail}).`, {
-    kind: 'unavailable',
-    hint: `Check ${ctx.baseUrlFrom ?? 'the base URL in use'} and that the service is up, then try again. For the mock: \`cardctl mock start\`; a mock restarted on another port updates the mock-test and mock-live profiles with \`--save-profiles\`.`,
-    code: f.code ?? 'unreachable',
-    cause: f.cause,
-  });
+  new CardctlError(
+    f.code && TIMEOUT_CODES.has(f.code)
+      ? `no answer from ${ctx.url} in time.`
+      : `cannot reach ${ctx.url} (${f.code ?? f.detail}).`,
+    {
+      kind: 'unavailable',
+      hint: `Check ${ctx.baseUrlFrom ?? 'the base URL in use'} and that the service is up, then try again. For the mock: \`cardctl mock start\`; a mock restarted on another port updates the mock-test and mock-live profiles with \`--save-profiles\`.`,
+      code: f.code ?? 'unreachable',
+      cause: f.cause,
+    },
+  );
 
 // ---- answers: one row per status class --------------------------------------------------------
 
@@ -266,7 +316,12 @@ interface AnswerParts {
   /** ` (message)` or '' */
   said: string;
   /** the fields every answer error carries */
-  base: { status: number; errors: Record<string, unknown>; code: string | undefined; idempotencyKey: string | undefined };
+  base: {
+    status: number;
+    errors: Record<string, unknown>;
+    code: string | undefined;
+    idempotencyKey: string | undefined;
+  };
 }
 
 function answerParts(outcome: AnswerOutcome, ctx: ErrorContext): AnswerParts {
@@ -274,7 +329,16 @@ function answerParts(outcome: AnswerOutcome, ctx: ErrorContext): AnswerParts {
   const { message, errors } = envelopeParts(body);
   const code = firstCode(errors);
   const key = ctx.money ? ctx.idempotencyKey : undefined;
-  return { status, body, headers, message, errors, code, said: message ? ` (${message})` : '', base: { status, errors, code, idempotencyKey: key } };
+  return {
+    status,
+    body,
+    headers,
+    message,
+    errors,
+    code,
+    said: message ? ` (${message})` : '',
+    base: { status, errors, code, idempotencyKey: key },
+  };
 }
 
 interface StatusRule {
@@ -290,14 +354,47 @@ const STATUS_TABLE: readonly StatusRule[] = [
   { when: (a) => a.status === 202, error: accepted },
   { when: (a) => a.status >= 200 && a.status < 300, error: () => null },
   { when: (a) => a.status === 401 || a.status === 403, error: refusedByGateway },
-  { when: (a) => a.status === 404, error: (a, ctx) => new CardctlError(`not found: ${ctx.method} ${ctx.url}${a.said}.`, { ...a.base, kind: 'not_found', hint: notFoundHint(a.message, ctx) }) },
+  {
+    when: (a) => a.status === 404,
+    error: (a, ctx) =>
+      new CardctlError(`not found: ${ctx.method} ${ctx.url}${a.said}.`, {
+        ...a.base,
+        kind: 'not_found',
+        hint: notFoundHint(a.message, ctx),
+      }),
+  },
   // the list items are human messages, not codes: `code` says what kind of refusal this is
-  { when: (a) => a.status === 422 && a.message === 'Validation failed.', error: (a) => new CardctlError('the API refused the request: Validation failed.', { ...a.base, code: 'validation_failed', kind: 'usage', hint: 'Fix each item listed (body fields, or query parameters such as per_page and cursor) and send again.' }) },
+  {
+    when: (a) => a.status === 422 && a.message === 'Validation failed.',
+    error: (a) =>
+      new CardctlError('the API refused the request: Validation failed.', {
+        ...a.base,
+        code: 'validation_failed',
+        kind: 'usage',
+        hint: 'Fix each item listed (body fields, or query parameters such as per_page and cursor) and send again.',
+      }),
+  },
   { when: (a) => a.status === 409 || a.status === 422, error: refusedByRule },
   { when: (a) => a.status === 429, error: rateLimited },
-  { when: (a) => a.status === 503, error: (a) => new CardctlError(`service unavailable (503)${a.said}.`, { ...a.base, kind: 'unavailable', hint: 'Nothing was charged: try again shortly.' }) },
+  {
+    when: (a) => a.status === 503,
+    error: (a) =>
+      new CardctlError(`service unavailable (503)${a.said}.`, {
+        ...a.base,
+        kind: 'unavailable',
+        hint: 'Nothing was charged: try again shortly.',
+      }),
+  },
   { when: (a) => is5xx(a.status), error: serverFailed },
-  { when: (a) => a.status === 400, error: (a) => new CardctlError(`bad request (400)${a.said}.`, { ...a.base, kind: 'usage', hint: 'Check the path, query and body.' }) },
+  {
+    when: (a) => a.status === 400,
+    error: (a) =>
+      new CardctlError(`bad request (400)${a.said}.`, {
+        ...a.base,
+        kind: 'usage',
+        hint: 'Check the path, query and body.',
+      }),
+  },
   { when: (a) => a.status >= 300 && a.status < 400, error: redirected },
   { when: (a) => a.status === 431 || a.status === 414, error: tooLarge },
 ];
@@ -314,12 +411,15 @@ function tooLarge(a: AnswerParts, ctx: ErrorContext): CardctlError {
   } catch {
     /* not a URL: its whole length */
   }
-  return new CardctlError(`request too large: the path${target.includes('?') ? ' and query are' : ' is'} ${target.length} characters; the server refused it (${a.status}).`, {
-    ...a.base,
-    kind: 'usage',
-    code: 'request_too_large',
-    hint: 'Servers take a request line of a few kilobytes at most: check the id in the path, and send long data in the body or as several requests.',
-  });
+  return new CardctlError(
+    `request too large: the path${target.includes('?') ? ' and query are' : ' is'} ${target.length} characters; the server refused it (${a.status}).`,
+    {
+      ...a.base,
+      kind: 'usage',
+      code: 'request_too_large',
+      hint: 'Servers take a request line of a few kilobytes at most: check the id in the path, and send long data in the body or as several requests.',
+    },
+  );
 }
 
 /** The host a `Location` header points to (never its userinfo, path or query), or undefined. */
@@ -335,12 +435,15 @@ function locationHost(location: string | undefined, requestUrl: string): string 
 /** The API never redirects: a 3xx means the base URL points somewhere else (a portal, http->https). */
 function redirected(a: AnswerParts, ctx: ErrorContext): CardctlError {
   const to = locationHost(header(a.headers, 'location'), ctx.url);
-  return new CardctlError(`${ctx.method} ${ctx.url} was answered with a redirect (${a.status})${to ? ` to ${to}` : ''}: the API does not redirect: check the base URL.`, {
-    ...a.base,
-    kind: 'unavailable',
-    code: 'redirect',
-    hint: `Check ${ctx.baseUrlFrom ?? 'the base URL in use'}: it must be the API's own address, with https:// and the /api/v1 prefix (\`cardctl doctor\` shows it). The redirect was not followed.`,
-  });
+  return new CardctlError(
+    `${ctx.method} ${ctx.url} was answered with a redirect (${a.status})${to ? ` to ${to}` : ''}: the API does not redirect: check the base URL.`,
+    {
+      ...a.base,
+      kind: 'unavailable',
+      code: 'redirect',
+      hint: `Check ${ctx.baseUrlFrom ?? 'the base URL in use'}: it must be the API's own address, with https:// and the /api/v1 prefix (\`cardctl doctor\` shows it). The redirect was not followed.`,
+    },
+  );
 }
 
 function accepted(a: AnswerParts, ctx: ErrorContext): CardctlError | null {
@@ -348,15 +451,24 @@ function accepted(a: AnswerParts, ctx: ErrorContext): CardctlError | null {
   // the pending card, when the API sent one, carries the id to poll
   const data = (a.body as { data?: { id?: unknown } } | undefined)?.data;
   const pending = data && typeof data === 'object' && typeof data.id === 'string' ? data : undefined;
-  return new CardctlError('accepted, but not final yet (202).', { ...a.base, kind: 'outcome_unknown', hint: replayHint(a.base.idempotencyKey, ctx.journalId), data: pending });
+  return new CardctlError('accepted, but not final yet (202).', {
+    ...a.base,
+    kind: 'outcome_unknown',
+    hint: replayHint(a.base.idempotencyKey, ctx.journalId),
+    data: pending,
+  });
 }
 
 /** The hint for each gateway code of a 401/403 (SIGNING.md's refusals). */
 const GATEWAY_HINTS: Record<string, (ctx: ErrorContext, who: string) => string> = {
-  invalid_signature: (ctx, who) => `The server computed a different signature: check that the secret of ${who} belongs to key ${ctx.keyId ?? '(unknown)'}; run with --verbose to see the canonical string, or \`cardctl sign diagnose\`.`,
-  invalid_api_key: (ctx) => `Key ${ctx.keyId ?? ''} is unknown, revoked or expired: ${ctx.profileName ? `give profile "${ctx.profileName}" a current key (\`cardctl profiles add ${ctx.profileName} --force ...\`)` : 'set CARDCTL_API_KEY and CARDCTL_API_SECRET to a current key'}.`,
-  missing_signature_headers: () => 'A signing header did not reach the server: check for a proxy that strips X-Api-Key, X-Timestamp, X-Nonce or X-Signature.',
-  ip_not_allowed: () => "This machine's address is not on the key's IP allowlist: add it in the portal or use another key.",
+  invalid_signature: (ctx, who) =>
+    `The server computed a different signature: check that the secret of ${who} belongs to key ${ctx.keyId ?? '(unknown)'}; run with --verbose to see the canonical string, or \`cardctl sign diagnose\`.`,
+  invalid_api_key: (ctx) =>
+    `Key ${ctx.keyId ?? ''} is unknown, revoked or expired: ${ctx.profileName ? `give profile "${ctx.profileName}" a current key (\`cardctl profiles add ${ctx.profileName} --force ...\`)` : 'set CARDCTL_API_KEY and CARDCTL_API_SECRET to a current key'}.`,
+  missing_signature_headers: () =>
+    'A signing header did not reach the server: check for a proxy that strips X-Api-Key, X-Timestamp, X-Nonce or X-Signature.',
+  ip_not_allowed: () =>
+    "This machine's address is not on the key's IP allowlist: add it in the portal or use another key.",
   out_of_scope: () => "The key lacks this route's scope: use a key with the scope (see `cardctl doctor`).",
 };
 
@@ -365,7 +477,13 @@ function refusedByGateway(a: AnswerParts, ctx: ErrorContext): CardctlError {
   if (a.code === 'timestamp_out_of_window') {
     const skew = clockSkewSeconds(header(a.headers, 'date'), ctx.localNowMs);
     if (skew !== undefined && skew !== 0) {
-      return new CardctlError(`clock is ${Math.abs(skew)} s ${skew > 0 ? 'ahead of' : 'behind'} the server: fix the clock.`, { ...base, hint: 'Requests must be signed within 300 s of the server time; enable NTP (e.g. `timedatectl set-ntp true`).' });
+      return new CardctlError(
+        `clock is ${Math.abs(skew)} s ${skew > 0 ? 'ahead of' : 'behind'} the server: fix the clock.`,
+        {
+          ...base,
+          hint: 'Requests must be signed within 300 s of the server time; enable NTP (e.g. `timedatectl set-ntp true`).',
+        },
+      );
     }
   }
   const text = `${a.status === 401 ? 'unauthorized' : 'forbidden'}${a.code ? `: ${a.code}` : ''}.`;
@@ -373,11 +491,16 @@ function refusedByGateway(a: AnswerParts, ctx: ErrorContext): CardctlError {
   const who = ctx.profileName ? `profile "${ctx.profileName}"` : 'CARDCTL_API_SECRET';
   const byCode = a.code ? GATEWAY_HINTS[a.code] : undefined;
   let hint: string;
-  if (a.code === 'timestamp_out_of_window') hint = 'The signature timestamp is more than 300 s from the server time: fix the local clock (NTP).';
+  if (a.code === 'timestamp_out_of_window')
+    hint = 'The signature timestamp is more than 300 s from the server time: fix the local clock (NTP).';
   else if (byCode) hint = byCode(ctx, who);
   // a 403 without a gateway code is the live-only refusal of the funding routes
-  else if (a.status === 403 && a.message) hint = `${a.message.replace(/\.?$/, '.')} Use a live key (\`-p LIVE_PROFILE\`).`;
-  else hint = ctx.profileName ? `Check profile "${ctx.profileName}" (\`cardctl profiles show ${ctx.profileName}\`).` : 'Check CARDCTL_API_KEY and CARDCTL_API_SECRET.';
+  else if (a.status === 403 && a.message)
+    hint = `${a.message.replace(/\.?$/, '.')} Use a live key (\`-p LIVE_PROFILE\`).`;
+  else
+    hint = ctx.profileName
+      ? `Check profile "${ctx.profileName}" (\`cardctl profiles show ${ctx.profileName}\`).`
+      : 'Check CARDCTL_API_KEY and CARDCTL_API_SECRET.';
   return new CardctlError(text, { ...base, hint });
 }
 
@@ -391,22 +514,30 @@ const BUSINESS_HINTS: Record<string, string> = {
   invalid_state: 'The operation does not apply in the card’s current state: check it with `cardctl cards get`.',
   replay_detected: 'A nonce was reused: send the request again (every attempt gets a fresh nonce).',
   in_flight: 'The same idempotency key is still being processed: try again shortly.',
-  no_default: 'There is no default product: name one with --product ID (product ids come from your account; the mock lists its own).',
+  no_default:
+    'There is no default product: name one with --product ID (product ids come from your account; the mock lists its own).',
   unavailable: 'This product has no route to an issuer now: use another product, or try later.',
   not_enabled: 'This deposit network is turned off: use an enabled one (the 422 for an unknown network lists them).',
   below_minimum: 'The initial load is under the product minimum: raise --amount.',
   invalid: 'The customer cannot be issued a card (e.g. disabled): check it with `cardctl customers get`.',
-  kyc_incomplete: 'Fields the verification needs are missing: add them with `cardctl customers update`, then submit again.',
+  kyc_incomplete:
+    'Fields the verification needs are missing: add them with `cardctl customers update`, then submit again.',
 };
 
 function refusedByRule(a: AnswerParts, ctx: ErrorContext): CardctlError {
   if (a.code === 'in_flight' && ctx.money) {
-    return new CardctlError('the same idempotency key is still being processed (in_flight).', { ...a.base, kind: 'outcome_unknown', hint: replayHint(a.base.idempotencyKey, ctx.journalId) });
+    return new CardctlError('the same idempotency key is still being processed (in_flight).', {
+      ...a.base,
+      kind: 'outcome_unknown',
+      hint: replayHint(a.base.idempotencyKey, ctx.journalId),
+    });
   }
   return new CardctlError(`refused${a.code ? `: ${a.code}` : ''}${a.said}.`, {
     ...a.base,
     kind: 'business',
-    hint: (a.code && BUSINESS_HINTS[a.code]) ?? (hasCode(a.errors, 'idempotency_key') ? 'Send an Idempotency-Key header.' : undefined),
+    hint:
+      (a.code && BUSINESS_HINTS[a.code]) ??
+      (hasCode(a.errors, 'idempotency_key') ? 'Send an Idempotency-Key header.' : undefined),
   });
 }
 
@@ -424,7 +555,11 @@ function serverFailed(a: AnswerParts, ctx: ErrorContext): CardctlError {
   if (ctx.money) {
     // 503 is its own row; a 502/504 may come from a proxy that did forward the request
     const via = a.status === 500 ? '' : ' (a gateway or proxy may have forwarded it)';
-    return new CardctlError(`server error (${a.status}) on a money operation${via}: it may have succeeded.`, { ...a.base, kind: 'outcome_unknown', hint: replayHint(a.base.idempotencyKey, ctx.journalId) });
+    return new CardctlError(`server error (${a.status}) on a money operation${via}: it may have succeeded.`, {
+      ...a.base,
+      kind: 'outcome_unknown',
+      hint: replayHint(a.base.idempotencyKey, ctx.journalId),
+    });
   }
   // nothing moves money here: the service failed, which a retry later may fix (exit 8)
   const write = !SAFE_METHODS.has(ctx.method.toUpperCase());
@@ -449,7 +584,9 @@ type JournalAnswer = JournalReport;
 
 const hoursAgo = (iso: string, nowMs: number): string => {
   const h = (nowMs - Date.parse(iso)) / 3_600_000;
-  return Number.isFinite(h) && h >= 0 ? `${h < 100 ? h.toFixed(1) : Math.round(h)} h ago` : 'at a time the clock is now behind';
+  return Number.isFinite(h) && h >= 0
+    ? `${h < 100 ? h.toFixed(1) : Math.round(h)} h ago`
+    : 'at a time the clock is now behind';
 };
 
 /** Why the journal answers instead of the API, for people. */
@@ -479,19 +616,31 @@ export function journalError(r: JournalAnswer, nowMs: number): CardctlError | nu
     });
   }
   if (r.outcome === 'reused') {
-    return new CardctlError(`${journalReason(r, nowMs)} It was sent then with another body or another API key (${r.journal_id}).`, {
-      ...base,
-      kind: 'business',
-      code: 'key_reused',
-      hint: 'Use a new idempotency key for a new operation; `cardctl ops show ' + r.journal_id + '` shows the earlier one.',
-    });
+    return new CardctlError(
+      `${journalReason(r, nowMs)} It was sent then with another body or another API key (${r.journal_id}).`,
+      {
+        ...base,
+        kind: 'business',
+        code: 'key_reused',
+        hint:
+          'Use a new idempotency key for a new operation; `cardctl ops show ' +
+          r.journal_id +
+          '` shows the earlier one.',
+      },
+    );
   }
-  const what = r.recorded_by === 'ops resolve' ? `recorded as failed with \`ops resolve\`${r.note ? ` ("${r.note}")` : ''}` : `refused (${r.status}${r.code ? ` ${r.code}` : ''})`;
+  const what =
+    r.recorded_by === 'ops resolve'
+      ? `recorded as failed with \`ops resolve\`${r.note ? ` ("${r.note}")` : ''}`
+      : `refused (${r.status}${r.code ? ` ${r.code}` : ''})`;
   const kind = r.status === 404 ? 'not_found' : r.code === 'validation_failed' ? 'usage' : 'business';
   return new CardctlError(`${journalReason(r, nowMs)} The journal holds its outcome: ${what}.`, {
     ...base,
     kind,
     code: r.code ?? 'failed',
-    hint: r.why === 'key_forgotten' ? 'Nothing was charged by it; to try again, use a new idempotency key.' : 'An edited row gets a new key; to send it again unchanged, use another --idempotency-prefix (a row\'s key comes from what it asks, not from the file).',
+    hint:
+      r.why === 'key_forgotten'
+        ? 'Nothing was charged by it; to try again, use a new idempotency key.'
+        : "An edited row gets a new key; to send it again unchanged, use another --idempotency-prefix (a row's key comes from what it asks, not from the file).",
   });
 }

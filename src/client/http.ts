@@ -9,7 +9,13 @@
 // Transport failures carry a `code`: the system's (ECONNREFUSED, ENOTFOUND, ECONNRESET...), or
 // CONNECT_TIMEOUT, HEADERS_TIMEOUT, BODY_TIMEOUT, PROXY_REFUSED, PROXY_TUNNEL_FAILED; and
 // `proxy` (shown without credentials) when the failure was the proxy's.
-import type { Agent as HttpAgent, ClientRequest, IncomingMessage, OutgoingHttpHeaders, RequestOptions } from 'node:http';
+import type {
+  Agent as HttpAgent,
+  ClientRequest,
+  IncomingMessage,
+  OutgoingHttpHeaders,
+  RequestOptions,
+} from 'node:http';
 import type { Agent as HttpsAgent } from 'node:https';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -91,7 +97,15 @@ export interface HttpAnswer {
 /** Sends one request; rejects with the transport's error (its `code` tells whether it left this machine). */
 export async function httpRequest(x: HttpExchange): Promise<HttpAnswer> {
   const t = await getAgent();
-  const res = await t.request({ origin: x.origin, path: x.target, method: x.method, headers: x.headers, body: x.body, headersTimeout: x.timeoutMs, bodyTimeout: x.timeoutMs });
+  const res = await t.request({
+    origin: x.origin,
+    path: x.target,
+    method: x.method,
+    headers: x.headers,
+    body: x.body,
+    headersTimeout: x.timeoutMs,
+    bodyTimeout: x.timeoutMs,
+  });
   return { status: res.statusCode, headers: res.headers, text: await res.body.text() };
 }
 
@@ -155,9 +169,20 @@ class NodeTransport implements Transport {
       headers.Host = target.host;
       const auth = proxyAuthorization(proxy);
       if (auth) headers['Proxy-Authorization'] = auth;
-      options = { host: proxy.url.hostname.replace(/^\[|\]$/g, ''), port: Number(proxy.url.port), path: `${target.origin}${req.path}`, agent: await this.agent('proxy-http', proxy) };
+      options = {
+        host: proxy.url.hostname.replace(/^\[|\]$/g, ''),
+        port: Number(proxy.url.port),
+        path: `${target.origin}${req.path}`,
+        agent: await this.agent('proxy-http', proxy),
+      };
     } else {
-      options = { host, port, path: req.path, servername: https && !/^[\d.]+$|:/.test(host) ? host : undefined, agent: await this.agent(https ? 'https' : 'http', proxy ?? undefined) };
+      options = {
+        host,
+        port,
+        path: req.path,
+        servername: https && !/^[\d.]+$|:/.test(host) ? host : undefined,
+        agent: await this.agent(https ? 'https' : 'http', proxy ?? undefined),
+      };
     }
     options.method = req.method;
     options.headers = headers;
@@ -165,14 +190,19 @@ class NodeTransport implements Transport {
     return send(mod.request, options, body, req, proxy && !https ? proxy : undefined);
   }
 
-  private async agent(kind: 'http' | 'https' | 'proxy-http', proxy: ProxyChoice | undefined): Promise<HttpAgent | HttpsAgent> {
+  private async agent(
+    kind: 'http' | 'https' | 'proxy-http',
+    proxy: ProxyChoice | undefined,
+  ): Promise<HttpAgent | HttpsAgent> {
     const key = `${kind} ${proxy?.url.href ?? ''}`;
     const existing = this.agents.get(key);
     if (existing) return existing;
     let made: HttpAgent | HttpsAgent;
     if (kind === 'https') {
       const { Agent } = await import('node:https');
-      made = proxy ? await tunnelAgent(Agent, proxy, this.ca) : new Agent({ ...KEEP_ALIVE, ...(this.ca ? { ca: this.ca } : {}) });
+      made = proxy
+        ? await tunnelAgent(Agent, proxy, this.ca)
+        : new Agent({ ...KEEP_ALIVE, ...(this.ca ? { ca: this.ca } : {}) });
     } else {
       const { Agent } = await import('node:http');
       made = new Agent(KEEP_ALIVE);
@@ -194,29 +224,63 @@ function proxyAuthorization(proxy: ProxyChoice): string | undefined {
  * inside the tunnel, so the proxy sees `CONNECT host:port` and ciphertext, never the signing
  * headers. Tunnels are kept alive like direct connections.
  */
-async function tunnelAgent(Agent: typeof HttpsAgent, proxy: ProxyChoice, ca: string[] | undefined): Promise<HttpsAgent> {
+async function tunnelAgent(
+  Agent: typeof HttpsAgent,
+  proxy: ProxyChoice,
+  ca: string[] | undefined,
+): Promise<HttpsAgent> {
   const [http, tls] = await Promise.all([import('node:http'), import('node:tls')]);
   const shown = showProxy(proxy.url);
   class TunnelAgent extends Agent {
-    override createConnection(options: RequestOptions & { servername?: string }, callback?: (err: Error | null, socket: Duplex) => void): undefined {
+    override createConnection(
+      options: RequestOptions & { servername?: string },
+      callback?: (err: Error | null, socket: Duplex) => void,
+    ): undefined {
       const done = callback!; // node's Agent always passes it: the connection may come later
       const target = `${options.host}:${options.port}`;
       const headers: OutgoingHttpHeaders = { Host: target };
       const auth = proxyAuthorization(proxy);
       if (auth) headers['Proxy-Authorization'] = auth;
-      const connect = http.request({ host: proxy.url.hostname.replace(/^\[|\]$/g, ''), port: Number(proxy.url.port), method: 'CONNECT', path: target, headers, agent: false });
+      const connect = http.request({
+        host: proxy.url.hostname.replace(/^\[|\]$/g, ''),
+        port: Number(proxy.url.port),
+        method: 'CONNECT',
+        path: target,
+        headers,
+        agent: false,
+      });
       connect.once('connect', (res: IncomingMessage, socket: Socket) => {
         if (res.statusCode !== 200) {
           socket.destroy();
-          done(new TransportError(`the proxy ${shown} refused the tunnel to ${target} (${res.statusCode} ${res.statusMessage ?? ''})`.trim(), 'PROXY_REFUSED', shown), socket);
+          done(
+            new TransportError(
+              `the proxy ${shown} refused the tunnel to ${target} (${res.statusCode} ${res.statusMessage ?? ''})`.trim(),
+              'PROXY_REFUSED',
+              shown,
+            ),
+            socket,
+          );
           return;
         }
-        const secure = tls.connect({ socket, servername: options.servername ?? (options.host as string), ...(ca ? { ca } : {}) });
+        const secure = tls.connect({
+          socket,
+          servername: options.servername ?? (options.host as string),
+          ...(ca ? { ca } : {}),
+        });
         done(null, secure);
       });
       connect.once('error', (err: NodeJS.ErrnoException) => {
-        const code = err.code && /^E[A-Z]+$/.test(err.code) && err.code !== 'ECONNRESET' ? err.code : 'PROXY_TUNNEL_FAILED';
-        done(new TransportError(`cannot open a tunnel through the proxy ${shown} (${err.code ?? err.message})`, code, shown, err), connect.socket!);
+        const code =
+          err.code && /^E[A-Z]+$/.test(err.code) && err.code !== 'ECONNRESET' ? err.code : 'PROXY_TUNNEL_FAILED';
+        done(
+          new TransportError(
+            `cannot open a tunnel through the proxy ${shown} (${err.code ?? err.message})`,
+            code,
+            shown,
+            err,
+          ),
+          connect.socket!,
+        );
       });
       connect.end();
       return undefined;
@@ -232,7 +296,13 @@ type RequestFn = (options: RequestOptions, callback: (res: IncomingMessage) => v
  * TLS, headers and the whole body): a body trickled a byte at a time cannot extend it. Resolves
  * once the whole body is read. `bodyTimeout` also bounds the silence between chunks.
  */
-function send(request: RequestFn, options: RequestOptions, body: Buffer | undefined, req: TransportRequest, absoluteFormProxy: ProxyChoice | undefined): Promise<TransportAnswer> {
+function send(
+  request: RequestFn,
+  options: RequestOptions,
+  body: Buffer | undefined,
+  req: TransportRequest,
+  absoluteFormProxy: ProxyChoice | undefined,
+): Promise<TransportAnswer> {
   return new Promise((resolve, reject) => {
     let connected = false;
     let settled = false;
@@ -248,15 +318,27 @@ function send(request: RequestFn, options: RequestOptions, body: Buffer | undefi
       answering = res;
       if (absoluteFormProxy && res.statusCode === 407) {
         res.resume();
-        fail(new TransportError(`the proxy ${shownProxy} refused the request (407 Proxy Authentication Required)`, 'PROXY_REFUSED', shownProxy));
+        fail(
+          new TransportError(
+            `the proxy ${shownProxy} refused the request (407 Proxy Authentication Required)`,
+            'PROXY_REFUSED',
+            shownProxy,
+          ),
+        );
         return;
       }
       const chunks: Buffer[] = [];
-      let bodyTimer = setTimeout(() => res.destroy(new TransportError(`no data for ${req.bodyTimeout} ms`, 'BODY_TIMEOUT')), req.bodyTimeout);
+      let bodyTimer = setTimeout(
+        () => res.destroy(new TransportError(`no data for ${req.bodyTimeout} ms`, 'BODY_TIMEOUT')),
+        req.bodyTimeout,
+      );
       res.on('data', (c: Buffer) => {
         chunks.push(c);
         clearTimeout(bodyTimer);
-        bodyTimer = setTimeout(() => res.destroy(new TransportError(`no data for ${req.bodyTimeout} ms`, 'BODY_TIMEOUT')), req.bodyTimeout);
+        bodyTimer = setTimeout(
+          () => res.destroy(new TransportError(`no data for ${req.bodyTimeout} ms`, 'BODY_TIMEOUT')),
+          req.bodyTimeout,
+        );
       });
       res.once('error', (err) => {
         clearTimeout(bodyTimer);
@@ -278,7 +360,13 @@ function send(request: RequestFn, options: RequestOptions, body: Buffer | undefi
         return;
       }
       const code = connected ? 'HEADERS_TIMEOUT' : 'CONNECT_TIMEOUT';
-      r.destroy(new TransportError(connected ? `no answer in ${req.headersTimeout} ms` : `could not connect in ${req.headersTimeout} ms`, code, connected ? undefined : shownProxy));
+      r.destroy(
+        new TransportError(
+          connected ? `no answer in ${req.headersTimeout} ms` : `could not connect in ${req.headersTimeout} ms`,
+          code,
+          connected ? undefined : shownProxy,
+        ),
+      );
     }, req.headersTimeout);
     r.once('socket', (socket: Socket) => {
       if (!socket.connecting && !(socket as { pending?: boolean }).pending) {
@@ -292,7 +380,14 @@ function send(request: RequestFn, options: RequestOptions, body: Buffer | undefi
     r.once('error', (err: NodeJS.ErrnoException) => {
       // the proxy of an absolute-form request is the first hop: a failed connect is the proxy's
       if (shownProxy && !connected && !(err instanceof TransportError)) {
-        fail(new TransportError(`cannot reach the proxy ${shownProxy} (${err.code ?? err.message})`, err.code ?? 'PROXY_TUNNEL_FAILED', shownProxy, err));
+        fail(
+          new TransportError(
+            `cannot reach the proxy ${shownProxy} (${err.code ?? err.message})`,
+            err.code ?? 'PROXY_TUNNEL_FAILED',
+            shownProxy,
+            err,
+          ),
+        );
         return;
       }
       fail(err);

@@ -9,7 +9,14 @@ import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { CardctlError } from '../errors.js';
 import { operationIdentity } from './identity.js';
-import type { JournalCompact, JournalEntry, JournalOp, JournalOutcome, JournalResolution, OutcomeState } from './journal-types.js';
+import type {
+  JournalCompact,
+  JournalEntry,
+  JournalOp,
+  JournalOutcome,
+  JournalResolution,
+  OutcomeState,
+} from './journal-types.js';
 import { isStateFolderProblem, stateDir, stateFolderError } from './state-folder.js';
 import { keyBucketName } from './journal-store/layout.js';
 import { isDamaged, type DamagedLine, type RawRecord } from './journal-store/lines.js';
@@ -17,7 +24,15 @@ import { fewKeysRecords } from './journal-store/key-spans.js';
 import { JournalStore, type OpPlace } from './journal-store/store.js';
 import { takeOverIfNeeded } from './journal-store/takeover.js';
 
-export type { JournalCompact, JournalEntry, JournalOp, JournalOutcome, JournalRecord, JournalResolution, OutcomeState } from './journal-types.js';
+export type {
+  JournalCompact,
+  JournalEntry,
+  JournalOp,
+  JournalOutcome,
+  JournalRecord,
+  JournalResolution,
+  OutcomeState,
+} from './journal-types.js';
 
 /** Sends that the API treats as one operation: it answers the same key and bytes, under one account, with the same outcome. */
 const sameOperation = (e: JournalOp): string => operationIdentity(e);
@@ -43,13 +58,25 @@ function newId(): string {
   return `op_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
 }
 
-const apiSuccess = (e: JournalEntry): boolean => e.outcome === 'resolved' && !e.resolution && e.status !== null && e.status >= 200 && e.status < 300 && e.status !== 202;
+const apiSuccess = (e: JournalEntry): boolean =>
+  e.outcome === 'resolved' &&
+  !e.resolution &&
+  e.status !== null &&
+  e.status >= 200 &&
+  e.status < 300 &&
+  e.status !== 202;
 
 /** An entry from its records, in the order they were written: the latest record decides (a success of the API stays). */
 function fold(op: JournalOp, records: ReadonlyArray<JournalOutcome | JournalResolution>): JournalEntry {
   // Object.assign, not a spread followed by more fields: V8 builds that one many times slower (40 us
   // against 2 us an entry, measured), and a --batch rerun folds a million of them
-  const entry: JournalEntry = Object.assign({}, op, { outcome: 'unknown' as OutcomeState, status: null, code: null, resource_id: null, outcomes: [...records] });
+  const entry: JournalEntry = Object.assign({}, op, {
+    outcome: 'unknown' as OutcomeState,
+    status: null,
+    code: null,
+    resource_id: null,
+    outcomes: [...records],
+  });
   for (const rec of records) {
     entry.outcome = 'resolved';
     if (rec.type === 'resolution') {
@@ -80,10 +107,20 @@ function propagate(all: JournalEntry[]): JournalEntry[] {
     const k = sameOperation(e);
     const later = revealed.get(k);
     if (e.outcome === 'unknown' && later) {
-      Object.assign(e, { outcome: 'resolved', status: later.status, code: later.code, resource_id: later.resource_id, resolved_by: later.resolved_by ?? later.id });
+      Object.assign(e, {
+        outcome: 'resolved',
+        status: later.status,
+        code: later.code,
+        resource_id: later.resource_id,
+        resolved_by: later.resolved_by ?? later.id,
+      });
       if (later.balance_minor !== undefined) e.balance_minor = later.balance_minor;
       if (later.resolution) e.resolution = later.resolution;
-    } else if (e.outcome === 'resolved' && !(e.outcomes.at(-1) as JournalOutcome | undefined)?.not_processed && !later) {
+    } else if (
+      e.outcome === 'resolved' &&
+      !(e.outcomes.at(-1) as JournalOutcome | undefined)?.not_processed &&
+      !later
+    ) {
       revealed.set(k, e);
     }
   }
@@ -92,9 +129,33 @@ function propagate(all: JournalEntry[]): JournalEntry[] {
 
 /** The entry a compacted record stands for (no body, no attempts; its outcome as it was folded). */
 function fromCompact(c: JournalCompact): JournalEntry {
-  const { type: _t, outcome, status, code, resource_id, resolved_by, resolution, compacted_at, not_processed, ...identity } = c;
-  const outcomes: JournalOutcome[] = not_processed ? [{ type: 'outcome', id: c.id, time: c.time, status, outcome, code, not_processed }] : [];
-  const entry: JournalEntry = Object.assign({ type: 'op' as const }, identity, { profile: null, source: 'compacted', query: '', body_b64: '', outcome, status, code, resource_id, outcomes, compacted_at });
+  const {
+    type: _t,
+    outcome,
+    status,
+    code,
+    resource_id,
+    resolved_by,
+    resolution,
+    compacted_at,
+    not_processed,
+    ...identity
+  } = c;
+  const outcomes: JournalOutcome[] = not_processed
+    ? [{ type: 'outcome', id: c.id, time: c.time, status, outcome, code, not_processed }]
+    : [];
+  const entry: JournalEntry = Object.assign({ type: 'op' as const }, identity, {
+    profile: null,
+    source: 'compacted',
+    query: '',
+    body_b64: '',
+    outcome,
+    status,
+    code,
+    resource_id,
+    outcomes,
+    compacted_at,
+  });
   if (resolved_by) entry.resolved_by = resolved_by;
   if (resolution) entry.resolution = resolution;
   return entry;
@@ -103,8 +164,20 @@ function fromCompact(c: JournalCompact): JournalEntry {
 /** The compacted record of a resolved entry (what retention keeps of it). */
 export function compactOf(e: JournalEntry, now: string): JournalCompact {
   const c: JournalCompact = {
-    type: 'compact', id: e.id, time: e.time, mode: e.mode, base_url: e.base_url, method: e.method, path: e.path, idempotency_key: e.idempotency_key,
-    body_sha256: e.body_sha256, outcome: 'resolved', status: e.status, code: e.code, resource_id: e.resource_id, compacted_at: e.compacted_at ?? now,
+    type: 'compact',
+    id: e.id,
+    time: e.time,
+    mode: e.mode,
+    base_url: e.base_url,
+    method: e.method,
+    path: e.path,
+    idempotency_key: e.idempotency_key,
+    body_sha256: e.body_sha256,
+    outcome: 'resolved',
+    status: e.status,
+    code: e.code,
+    resource_id: e.resource_id,
+    compacted_at: e.compacted_at ?? now,
   };
   if (e.key_id !== undefined) c.key_id = e.key_id;
   if (e.resolved_by) c.resolved_by = e.resolved_by;
@@ -134,11 +207,21 @@ export function entriesOf(records: readonly RawRecord[]): JournalEntry[] {
 }
 
 /** Damaged records where the 24-hour rule would read: the money operation is refused, not risked. */
-export function damagedJournalError(dir: string, where: string, lines: readonly DamagedLine[], key?: string): CardctlError {
+export function damagedJournalError(
+  dir: string,
+  where: string,
+  lines: readonly DamagedLine[],
+  key?: string,
+): CardctlError {
   const what = `${lines.length} damaged record${lines.length === 1 ? '' : 's'} (${lines[0]?.why ?? 'unreadable'})`;
   return new CardctlError(
     `the operations journal ${dir} holds ${what} in ${where}${key ? `, where the history of Idempotency-Key ${key} is kept` : ''}: whether this key was sent before cannot be known, so the money operation was not sent.`,
-    { kind: 'unexpected', code: 'journal_damaged', idempotencyKey: key, hint: 'Run `cardctl ops repair`: it restores what the journal holds twice and says what it cannot; then run the command again.' },
+    {
+      kind: 'unexpected',
+      code: 'journal_damaged',
+      idempotencyKey: key,
+      hint: 'Run `cardctl ops repair`: it restores what the journal holds twice and says what it cannot; then run the command again.',
+    },
   );
 }
 
@@ -194,7 +277,9 @@ export class Journal {
       chmodSync(this.dir, 0o700);
     } catch (err) {
       // XDG_STATE_HOME on a file or a read-only folder: the user's to fix (exit 2), not a bug
-      throw isStateFolderProblem(err) ? stateFolderError(err, join(this.dir, '..'), 'money operations are refused until it can be written') : err;
+      throw isStateFolderProblem(err)
+        ? stateFolderError(err, join(this.dir, '..'), 'money operations are refused until it can be written')
+        : err;
     }
     this.ready = true;
     return this.store;
@@ -245,7 +330,11 @@ export class Journal {
   private placeFor(id: string): OpPlace {
     this.prepare();
     const place = this.placeOf(id);
-    if (!place) throw new CardctlError(`no operation ${id} in the journal ${this.dir}.`, { kind: 'not_found', hint: 'List them with `cardctl ops list`.' });
+    if (!place)
+      throw new CardctlError(`no operation ${id} in the journal ${this.dir}.`, {
+        kind: 'not_found',
+        hint: 'List them with `cardctl ops list`.',
+      });
     return place;
   }
 
@@ -271,7 +360,11 @@ export class Journal {
   private checkUnattributed(): void {
     const file = join(this.dir, 'damaged.ndjson');
     if (existsSync(file) && statSync(file).size > 0) {
-      const lines = this.store.segmentRecords(file).map((r) => ({ damaged: true as const, why: 'unreadable in the old operations.ndjson', text: JSON.stringify(r) }));
+      const lines = this.store.segmentRecords(file).map((r) => ({
+        damaged: true as const,
+        why: 'unreadable in the old operations.ndjson',
+        text: JSON.stringify(r),
+      }));
       throw damagedJournalError(this.dir, 'damaged.ndjson (taken over from operations.ndjson)', lines);
     }
   }
@@ -306,7 +399,12 @@ export class Journal {
     if (placed === 0) return;
     throw new CardctlError(
       `the operations journal ${this.dir} has lost keys/${bucket}.ndjson (missing or empty), where the id index places ${placed} operation${placed === 1 ? '' : 's'}${key ? `, and where the history of Idempotency-Key ${key} is kept` : ''}: whether this key was sent before cannot be known, so the money operation was not sent.`,
-      { kind: 'unexpected', code: 'journal_damaged', idempotencyKey: key, hint: 'Run `cardctl ops repair`: it rebuilds the key bucket from the second copy (the hourly segments); then run the command again.' },
+      {
+        kind: 'unexpected',
+        code: 'journal_damaged',
+        idempotencyKey: key,
+        hint: 'Run `cardctl ops repair`: it rebuilds the key bucket from the second copy (the hourly segments); then run the command again.',
+      },
     );
   }
 
@@ -345,7 +443,12 @@ export class Journal {
     this.prepare();
     this.checkUnattributed();
     const out = new Map<string, JournalEntry[]>();
-    for (const [bucket, wanted] of keysByBucket(keys)) this.scanBucket(bucket, (k) => wanted.has(k), (k, sends) => out.set(k, sends));
+    for (const [bucket, wanted] of keysByBucket(keys))
+      this.scanBucket(
+        bucket,
+        (k) => wanted.has(k),
+        (k, sends) => out.set(k, sends),
+      );
     return out;
   }
 
@@ -361,7 +464,11 @@ export class Journal {
     return this.prepare().bucketNames();
   }
 
-  private scanBucket(bucket: string, wanted: (key: string) => boolean, onKey: (key: string, sends: JournalEntry[]) => void): void {
+  private scanBucket(
+    bucket: string,
+    wanted: (key: string) => boolean,
+    onKey: (key: string, sends: JournalEntry[]) => void,
+  ): void {
     const found = this.store.bucketLinesFor(bucket, wanted);
     if (!found) return; // damaged: the ordinary path reports it
     for (const [k, records] of found) onKey(k, entriesOf(records));
@@ -369,7 +476,9 @@ export class Journal {
 
   /** An operation by its full id, or undefined. */
   private byId(id: string): JournalEntry | undefined {
-    const hit = this.prepare().idLookup(id).found.find((r) => r.id === id);
+    const hit = this.prepare()
+      .idLookup(id)
+      .found.find((r) => r.id === id);
     if (!hit) return undefined;
     const { records } = this.store.bucketByName(hit.key_bucket);
     const op = records.find((r) => (r.type === 'op' || r.type === 'compact') && r.id === id);
@@ -390,11 +499,14 @@ export class Journal {
     if (found.length > 1) return { ambiguous: found.map((m) => m.id) };
     if (damaged.length) {
       // a lookup, not a send: the id may be on the damaged line
-      throw new CardctlError(`the operations journal ${this.dir} holds ${damaged.length} damaged record${damaged.length === 1 ? '' : 's'} (${damaged[0]!.why}) in the id index (ids/): operation "${idOrPrefix}" may be on ${damaged.length === 1 ? 'it' : 'one of them'}.`, {
-        kind: 'unexpected',
-        code: 'journal_damaged',
-        hint: 'Run `cardctl ops repair`: it rebuilds the index from the key buckets; or give the idempotency key instead of the id.',
-      });
+      throw new CardctlError(
+        `the operations journal ${this.dir} holds ${damaged.length} damaged record${damaged.length === 1 ? '' : 's'} (${damaged[0]!.why}) in the id index (ids/): operation "${idOrPrefix}" may be on ${damaged.length === 1 ? 'it' : 'one of them'}.`,
+        {
+          kind: 'unexpected',
+          code: 'journal_damaged',
+          hint: 'Run `cardctl ops repair`: it rebuilds the index from the key buckets; or give the idempotency key instead of the id.',
+        },
+      );
     }
     return undefined;
   }
@@ -422,7 +534,8 @@ export class Journal {
       const ids = new Set(group.map((m) => m.id));
       const keys = new Set(group.map((m) => m.key).filter((k): k is string => k !== null));
       const found: JournalEntry[] = [];
-      for (const sends of this.historiesForListing(keys).values()) found.push(...sends.filter((e) => ids.has(e.id) && e.outcome === 'unknown'));
+      for (const sends of this.historiesForListing(keys).values())
+        found.push(...sends.filter((e) => ids.has(e.id) && e.outcome === 'unknown'));
       yield* found.sort((a, b) => Date.parse(b.time) - Date.parse(a.time));
     }
   }
@@ -445,7 +558,9 @@ export class Journal {
     const records: RawRecord[] = [];
     const damaged: DamagedLine[] = [];
     for (const r of this.store.segmentRecords(file)) (isDamaged(r) ? damaged : records).push(r as never);
-    const entries = entriesOf(records).map((e) => (e.outcome === 'unknown' ? (this.tryHistory(e.idempotency_key).find((h) => h.id === e.id) ?? e) : e));
+    const entries = entriesOf(records).map((e) =>
+      e.outcome === 'unknown' ? (this.tryHistory(e.idempotency_key).find((h) => h.id === e.id) ?? e) : e,
+    );
     return { entries, damaged };
   }
 
@@ -482,7 +597,13 @@ export class Journal {
   stats(): JournalStats {
     const store = this.prepare();
     const damaged = join(this.dir, 'damaged.ndjson');
-    return { dir: this.dir, bytes: store.bytes(), ops: store.opCount(), unresolved: store.markerCount(), unattributed: existsSync(damaged) ? store.segmentRecords(damaged).length : 0 };
+    return {
+      dir: this.dir,
+      bytes: store.bytes(),
+      ops: store.opCount(),
+      unresolved: store.markerCount(),
+      unattributed: existsSync(damaged) ? store.segmentRecords(damaged).length : 0,
+    };
   }
 }
 
@@ -505,7 +626,9 @@ function opRecordOf(op: NewOp, now: number) {
 /** Each wanted key's records among a key bucket's: an op or compact record names its key; every other record follows its op's id, wherever it lies. */
 export function recordsByKey(records: readonly RawRecord[], wanted: ReadonlySet<string>): Map<string, RawRecord[]> {
   const ids = new Map<string, string>();
-  for (const r of records) if ((r.type === 'op' || r.type === 'compact') && wanted.has(r.idempotency_key as string)) ids.set(r.id, r.idempotency_key as string);
+  for (const r of records)
+    if ((r.type === 'op' || r.type === 'compact') && wanted.has(r.idempotency_key as string))
+      ids.set(r.id, r.idempotency_key as string);
   const out = new Map<string, RawRecord[]>();
   for (const k of wanted) out.set(k, []);
   for (const r of records) {

@@ -10,7 +10,15 @@ import { createHash } from 'node:crypto';
 import { chmodSync, mkdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { CardctlError } from '../errors.js';
-import { createLockFile, isMine, ownIdentity, readLockFile, stillHeld, touchLockFile, TOUCH_EVERY_MS } from './lock-owner.js';
+import {
+  createLockFile,
+  isMine,
+  ownIdentity,
+  readLockFile,
+  stillHeld,
+  touchLockFile,
+  TOUCH_EVERY_MS,
+} from './lock-owner.js';
 import { isStateFolderProblem, stateFolderError } from './state-folder.js';
 
 /** An idempotency key within an account: the API key id sending it (src/client/identity.ts); whatever base URL spelling or profile. */
@@ -34,7 +42,9 @@ const held = new Set<string>();
 let exitHook = false;
 
 export function lockPath(journalFile: string, s: KeyScope): string {
-  const digest = createHash('sha256').update(JSON.stringify([s.keyId, s.idempotencyKey])).digest('hex');
+  const digest = createHash('sha256')
+    .update(JSON.stringify([s.keyId, s.idempotencyKey]))
+    .digest('hex');
   return join(journalFile, '..', 'locks', `${digest.slice(0, 32)}.lock`);
 }
 
@@ -91,11 +101,15 @@ export function lockKey(journalFile: string, s: KeyScope): () => void {
     }
   } catch (err) {
     if (err instanceof CardctlError) throw err;
-    if (isStateFolderProblem(err)) throw stateFolderError(err, join(journalFile, '..'), 'the money operation was not sent');
-    throw new CardctlError(`cannot write the operations journal ${journalFile} (its lock file ${file}): ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}; the money operation was not sent.`, {
-      kind: 'unexpected',
-      hint: 'Make the folder writable, or point CARDCTL_STATE_DIR to a writable folder.',
-    });
+    if (isStateFolderProblem(err))
+      throw stateFolderError(err, join(journalFile, '..'), 'the money operation was not sent');
+    throw new CardctlError(
+      `cannot write the operations journal ${journalFile} (its lock file ${file}): ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}; the money operation was not sent.`,
+      {
+        kind: 'unexpected',
+        hint: 'Make the folder writable, or point CARDCTL_STATE_DIR to a writable folder.',
+      },
+    );
   }
   held.add(file);
   keepTouching();

@@ -68,7 +68,8 @@ function readEntries(file: string): Map<string, Entry> {
   if (!stored || typeof stored !== 'object' || Array.isArray(stored)) return keys;
   for (const [keyId, e] of Object.entries(stored as Record<string, unknown>)) {
     const { mode, learned_at, from } = (e ?? {}) as Partial<Entry>;
-    if ((mode === 'test' || mode === 'live') && typeof learned_at === 'string') keys.set(keyId, { mode, learned_at, from: typeof from === 'string' ? from : 'unknown' });
+    if ((mode === 'test' || mode === 'live') && typeof learned_at === 'string')
+      keys.set(keyId, { mode, learned_at, from: typeof from === 'string' ? from : 'unknown' });
   }
   return keys;
 }
@@ -109,7 +110,12 @@ export function rememberMode(keyId: string, mode: Mode, from: string, env: NodeJ
 }
 
 /** What an answer tells of its key's mode: a resource's `mode` (card answers), or a live-only route's answer. */
-export function modeOfAnswer(a: { route?: RouteDef; status?: number; body?: unknown; code?: string }): Mode | undefined {
+export function modeOfAnswer(a: {
+  route?: RouteDef;
+  status?: number;
+  body?: unknown;
+  code?: string;
+}): Mode | undefined {
   if (!a.route) return undefined; // only the API's own routes (`request` may reach anything behind the base URL)
   const data = (a.body as { data?: unknown } | null | undefined)?.data;
   const resource = Array.isArray(data) ? data[0] : data; // a list page: its items share the key's mode
@@ -122,18 +128,34 @@ export function modeOfAnswer(a: { route?: RouteDef; status?: number; body?: unkn
 }
 
 /** Passive learning: called with every answer (src/client/client.ts). Costs a map lookup when nothing is new. */
-export function learnKeyMode(keyId: string, answer: Parameters<typeof modeOfAnswer>[0], env: NodeJS.ProcessEnv = process.env): void {
+export function learnKeyMode(
+  keyId: string,
+  answer: Parameters<typeof modeOfAnswer>[0],
+  env: NodeJS.ProcessEnv = process.env,
+): void {
   const mode = modeOfAnswer(answer);
-  if (mode) rememberMode(keyId, mode, answer.route?.liveOnly ? `answer of ${answer.route.method} ${answer.route.path}` : 'answer', env);
+  if (mode)
+    rememberMode(
+      keyId,
+      mode,
+      answer.route?.liveOnly ? `answer of ${answer.route.method} ${answer.route.path}` : 'answer',
+      env,
+    );
 }
 
 /** Asks the API once per key id and process: a live-only route answers a live key and refuses a test key. */
-function askApi(client: ProbingClient, env: NodeJS.ProcessEnv, log?: (line: string) => void): Promise<{ mode?: Mode; why?: string }> {
+function askApi(
+  client: ProbingClient,
+  env: NodeJS.ProcessEnv,
+  log?: (line: string) => void,
+): Promise<{ mode?: Mode; why?: string }> {
   const keyId = client.credentials.keyId;
   let pending = asked.get(keyId);
   if (!pending) {
     pending = (async () => {
-      log?.(`* key ${keyId}: its mode is not known on this machine; asking the API (GET ${PROBE_PATH} answers live keys only)`);
+      log?.(
+        `* key ${keyId}: its mode is not known on this machine; asking the API (GET ${PROBE_PATH} answers live keys only)`,
+      );
       try {
         await client.send({ method: 'GET', path: PROBE_PATH });
         rememberMode(keyId, 'live', 'probe', env);
@@ -157,7 +179,10 @@ function askApi(client: ProbingClient, env: NodeJS.ProcessEnv, log?: (line: stri
 }
 
 function keyRefused(keyId: string, err: CardctlError): CardctlError {
-  return new CardctlError(`nothing was sent: asked about key ${keyId}'s mode, the API refused the key: ${err.message}`, { kind: err.kind, hint: err.hint, status: err.status, code: err.code, errors: err.errors, cause: err });
+  return new CardctlError(
+    `nothing was sent: asked about key ${keyId}'s mode, the API refused the key: ${err.message}`,
+    { kind: err.kind, hint: err.hint, status: err.status, code: err.code, errors: err.errors, cause: err },
+  );
 }
 
 /** Who claimed the mode, for messages: the profile, or the environment. */
@@ -168,7 +193,10 @@ function mismatch(c: Credentials, actual: Mode): CardctlError {
     c.source === 'env'
       ? `Set CARDCTL_MODE=${actual} (or unset it: the mode is then the key's, as the API says)${actual === 'live' ? '; live money operations then ask for confirmation, or need --yes' : ''}.`
       : `Fix the profile: \`cardctl profiles add ${c.name} --key-id ${c.keyId} --mode ${actual} --base-url ${c.baseUrl} --force\`, with its secret as before (--secret-stdin, or --secret-command CMD)${actual === 'live' ? '; live money operations then ask for confirmation, or need --yes' : ''}.`;
-  return new CardctlError(`nothing was sent: ${claimant(c)} says ${c.mode}, but key ${c.keyId} is a ${actual} key (the API says so).`, { kind: 'usage', code: 'mode_mismatch', hint: fix });
+  return new CardctlError(
+    `nothing was sent: ${claimant(c)} says ${c.mode}, but key ${c.keyId} is a ${actual} key (the API says so).`,
+    { kind: 'usage', code: 'mode_mismatch', hint: fix },
+  );
 }
 
 /**
@@ -176,7 +204,10 @@ function mismatch(c: Credentials, actual: Mode): CardctlError {
  * live. Refuses a stated mode that contradicts the API's (exit 2); asks the API when the key's
  * mode is not known; a mode it cannot tell counts as live.
  */
-export async function checkKeyMode(client: ProbingClient, opts: { env?: NodeJS.ProcessEnv; log?: (line: string) => void } = {}): Promise<KeyModeVerdict> {
+export async function checkKeyMode(
+  client: ProbingClient,
+  opts: { env?: NodeJS.ProcessEnv; log?: (line: string) => void } = {},
+): Promise<KeyModeVerdict> {
   const env = opts.env ?? process.env;
   const c = client.credentials;
   let why: string | undefined;
@@ -184,6 +215,13 @@ export async function checkKeyMode(client: ProbingClient, opts: { env?: NodeJS.P
   if (!mode) ({ mode, why } = await askApi(client, env, opts.log));
   if (mode && !c.modeDefaulted && mode !== c.mode) throw mismatch(c, mode);
   if (mode === 'test') return { live: false, note: '' };
-  if (mode === 'live') return { live: true, note: c.modeDefaulted ? ` (key ${c.keyId} is a live key, as the API says; CARDCTL_MODE is not set)` : '' };
-  return { live: true, note: ` (the API could not tell key ${c.keyId}'s mode: ${why}; an unknown mode is treated as live)` };
+  if (mode === 'live')
+    return {
+      live: true,
+      note: c.modeDefaulted ? ` (key ${c.keyId} is a live key, as the API says; CARDCTL_MODE is not set)` : '',
+    };
+  return {
+    live: true,
+    note: ` (the API could not tell key ${c.keyId}'s mode: ${why}; an unknown mode is treated as live)`,
+  };
 }

@@ -18,7 +18,10 @@ export function kycHint(id: string, c: CustomerState): string | undefined {
     case 'pending':
       return `Customer ${id} is pending verification: wait for the verdict (watch \`cardctl customers get ${id}\`, or the customer.kyc.approved webhook), then send the same command again (same idempotency key: nothing was charged).`;
     case 'rejected': {
-      const reason = typeof c.kyc_failure_reason === 'string' && /^[\w.-]{1,64}$/.test(c.kyc_failure_reason) ? c.kyc_failure_reason : 'no reason given';
+      const reason =
+        typeof c.kyc_failure_reason === 'string' && /^[\w.-]{1,64}$/.test(c.kyc_failure_reason)
+          ? c.kyc_failure_reason
+          : 'no reason given';
       return `Customer ${id}'s verification was rejected (${reason}): waiting will not help. Correct the identity details with \`cardctl customers update ${id} ...\`, resubmit with \`cardctl customers kyc ${id}\`, and issue once it is approved.`;
     }
     case 'unsubmitted':
@@ -36,7 +39,9 @@ export function kycHint(id: string, c: CustomerState): string | undefined {
  */
 export function kycRefusedCustomer(call: { json?: unknown }, err: unknown): string | undefined {
   const customer = (call.json as { customer_id?: unknown } | undefined)?.customer_id;
-  return err instanceof CardctlError && err.code === 'kyc_not_approved' && typeof customer === 'string' ? customer : undefined;
+  return err instanceof CardctlError && err.code === 'kyc_not_approved' && typeof customer === 'string'
+    ? customer
+    : undefined;
 }
 
 /** Reads the customer once with this client and returns the hint for its state; undefined when the read fails or the state is unknown. */
@@ -66,6 +71,10 @@ export function withKycHint(err: CardctlError, hint: string | undefined): Cardct
 }
 
 /** The same refusal with a hint for the customer's state; the original when the read fails. */
-export async function explainKycRefusal(client: ApiClient, customerId: string, err: CardctlError): Promise<CardctlError> {
+export async function explainKycRefusal(
+  client: ApiClient,
+  customerId: string,
+  err: CardctlError,
+): Promise<CardctlError> {
   return withKycHint(err, await readKycHint(client, customerId));
 }

@@ -75,14 +75,19 @@ export function ownIdentity(): LockOwner {
 }
 
 /** Whether the lock names this very process. */
-export const isMine = (owner: LockOwner | undefined): boolean => owner?.pid === process.pid && owner.process_start === ownIdentity().process_start;
+export const isMine = (owner: LockOwner | undefined): boolean =>
+  owner?.pid === process.pid && owner.process_start === ownIdentity().process_start;
 
 /**
  * Whether the lock's holder still holds it: its process runs and is the same process (its start
  * matches; for an older cardctl's lock without a start, the process was running when the lock was
  * last written); where a start cannot be read, the lock was touched within STALE_AFTER_MS.
  */
-export function stillHeld(owner: LockOwner, lockMtimeMs: number, opts: { proc?: string; nowMs?: number } = {}): boolean {
+export function stillHeld(
+  owner: LockOwner,
+  lockMtimeMs: number,
+  opts: { proc?: string; nowMs?: number } = {},
+): boolean {
   if (!Number.isInteger(owner.pid) || owner.pid <= 0 || !processRuns(owner.pid)) return false;
   const live = processStart(owner.pid, opts.proc);
   if (live && owner.process_start !== undefined) return live.token === owner.process_start;
@@ -106,7 +111,12 @@ export function createLockFile(file: string, body: string): boolean {
     const bytes = Buffer.from(body);
     for (let done = 0; done < bytes.length; ) {
       const n = writeSync(fd, bytes, done, bytes.length - done);
-      if (n <= 0) throw Object.assign(new Error(`write cut short after ${done} of ${bytes.length} bytes`), { code: 'ENOSPC', syscall: 'write', path: file });
+      if (n <= 0)
+        throw Object.assign(new Error(`write cut short after ${done} of ${bytes.length} bytes`), {
+          code: 'ENOSPC',
+          syscall: 'write',
+          path: file,
+        });
       done += n;
     }
   } catch (err) {

@@ -10,8 +10,25 @@ import { checkKeyMode, learnKeyMode, rememberedMode } from './key-mode.js';
 import { normalBase } from './identity.js';
 import type { Journal } from './journal.js';
 import type { JournalEntry, JournalReport } from './journal-types.js';
-import { cardIdInPath, finalError, journalOutcome, keyConflictError, resultOf, sendVerdict, stoppedAtLimit, type SendVerdict } from './money-rules.js';
-import { sha256Hex, toApiError, urlOf, type ApiResponse, type AttemptsRun, type ClientOptions, type PreparedRequest } from './request-types.js';
+import {
+  cardIdInPath,
+  finalError,
+  journalOutcome,
+  keyConflictError,
+  resultOf,
+  sendVerdict,
+  stoppedAtLimit,
+  type SendVerdict,
+} from './money-rules.js';
+import {
+  sha256Hex,
+  toApiError,
+  urlOf,
+  type ApiResponse,
+  type AttemptsRun,
+  type ClientOptions,
+  type PreparedRequest,
+} from './request-types.js';
 import type { ErrorContext } from './errors.js';
 import type { Credentials } from '../profiles/types.js';
 import { isStateFolderProblem, stateFolderError } from './state-folder.js';
@@ -47,7 +64,10 @@ export class MoneyOperation {
     if (!journal || this.p.idempotencyKey === undefined) return this.send(null, { send: true });
     // one process at a time per key, from the journal check to the recorded outcome
     const { lockKey } = await import('./key-lock.js');
-    const release = lockKey(journal.file, { keyId: this.client.credentials.keyId, idempotencyKey: this.p.idempotencyKey });
+    const release = lockKey(journal.file, {
+      keyId: this.client.credentials.keyId,
+      idempotencyKey: this.p.idempotencyKey,
+    });
     try {
       return await this.send(journal, this.verdict(journal));
     } finally {
@@ -61,17 +81,27 @@ export class MoneyOperation {
       if ('conflict' in verdict) throw toApiError(keyConflictError(verdict.conflict, p), undefined, undefined);
       return journalResponse(this.client, p, verdict.report);
     }
-    if (p.answerFromJournalOnly) throw new CardctlError(`the journal holds only the identity and outcome of this operation (its body was compacted): it cannot be sent again.`, { kind: 'usage', hint: 'See what it did with `cardctl ops show KEY`.' });
+    if (p.answerFromJournalOnly)
+      throw new CardctlError(
+        `the journal holds only the identity and outcome of this operation (its body was compacted): it cannot be sent again.`,
+        { kind: 'usage', hint: 'See what it did with `cardctl ops show KEY`.' },
+      );
     await this.confirm();
     // told once, when it is about to be used: a refused confirmation sends nothing to replay
     if (p.generatedKey) {
-      this.client.opts.note?.(`Idempotency-Key: ${p.idempotencyKey} (generated; to replay this operation: --idempotency-key ${p.idempotencyKey})`);
+      this.client.opts.note?.(
+        `Idempotency-Key: ${p.idempotencyKey} (generated; to replay this operation: --idempotency-key ${p.idempotencyKey})`,
+      );
       p.generatedKey = false;
     }
     const journalId = this.o.replayOf ?? (journal ? await this.record(journal) : undefined);
     this.client.opts.onSent?.({ idempotencyKey: p.idempotencyKey, journalId });
-    const run = await this.client.attempts(p, this.url, { journalId, firstSentMs: verdict.firstSentMs ?? this.client.clock() });
-    if (verdict.earlier && run.response && answersForTheKey(run.response.status)) this.client.opts.note?.(replayNote(verdict.earlier, this.client, run.response.status));
+    const run = await this.client.attempts(p, this.url, {
+      journalId,
+      firstSentMs: verdict.firstSentMs ?? this.client.clock(),
+    });
+    if (verdict.earlier && run.response && answersForTheKey(run.response.status))
+      this.client.opts.note?.(replayNote(verdict.earlier, this.client, run.response.status));
     return this.outcome(journal, journalId, run, verdict.earlierUnknown ?? false);
   }
 
@@ -82,10 +112,24 @@ export class MoneyOperation {
     const bodySha256 = p.answerFromJournalOnly?.bodySha256 ?? sha256Hex(p.body);
     try {
       const history = journal.history(p.idempotencyKey!);
-      return sendVerdict(history, { ...accountOf(c), idempotencyKey: p.idempotencyKey!, method: p.method, path: p.path, bodySha256, batch: this.o.batch }, this.client.clock());
+      return sendVerdict(
+        history,
+        {
+          ...accountOf(c),
+          idempotencyKey: p.idempotencyKey!,
+          method: p.method,
+          path: p.path,
+          bodySha256,
+          batch: this.o.batch,
+        },
+        this.client.clock(),
+      );
     } catch (err) {
       if (err instanceof CardctlError) throw err; // a damaged journal says what and how to repair it
-      throw new CardctlError(`cannot read the operations journal ${journal.file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}; the money operation was not sent.`, { kind: 'unexpected', hint: 'Make it readable, or point CARDCTL_STATE_DIR to another folder.' });
+      throw new CardctlError(
+        `cannot read the operations journal ${journal.file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}; the money operation was not sent.`,
+        { kind: 'unexpected', hint: 'Make it readable, or point CARDCTL_STATE_DIR to another folder.' },
+      );
     }
   }
 
@@ -101,7 +145,11 @@ export class MoneyOperation {
     const key = await checkKeyMode(this.client, { env: this.client.opts.env, log: this.client.opts.log });
     if (key.live) {
       const what = `a LIVE money operation: ${p.method} ${this.url} with profile "${c.name}"${key.note}`;
-      await (await import('./confirm.js')).confirmLive({ what, yes: this.client.opts.yes, ask: this.client.opts.confirm });
+      await (await import('./confirm.js')).confirmLive({
+        what,
+        yes: this.client.opts.yes,
+        ask: this.client.opts.confirm,
+      });
     }
     p.confirmed = true;
   }
@@ -112,25 +160,70 @@ export class MoneyOperation {
     const c = this.client.credentials;
     // the mode the API says of the key when known (an unset CARDCTL_MODE is no claim), else the profile's
     const mode = rememberedMode(c.keyId, this.client.opts.env) ?? c.mode;
-    const op = { profile: c.source === 'env' ? null : c.name, source: c.source, mode, base_url: c.baseUrl, key_id: c.keyId, method: p.method, path: p.path, query: p.query, idempotency_key: p.idempotencyKey!, body: p.body };
+    const op = {
+      profile: c.source === 'env' ? null : c.name,
+      source: c.source,
+      mode,
+      base_url: c.baseUrl,
+      key_id: c.keyId,
+      method: p.method,
+      path: p.path,
+      query: p.query,
+      idempotency_key: p.idempotencyKey!,
+      body: p.body,
+    };
     const now = this.client.clock();
-    return journalWrite(this.client, journal, () => (this.o.batch ? journal.recordOpDurably(op, now) : journal.recordOp(op, now)), true);
+    return journalWrite(
+      this.client,
+      journal,
+      () => (this.o.batch ? journal.recordOpDurably(op, now) : journal.recordOp(op, now)),
+      true,
+    );
   }
 
   /** The final error or answer (rule 1: an earlier send with no known outcome keeps a send that reached nothing unknown), recorded in the journal. */
-  private async outcome(journal: Journal | null, journalId: string | undefined, run: AttemptsRun, earlierUnknown: boolean): Promise<ApiResponse> {
+  private async outcome(
+    journal: Journal | null,
+    journalId: string | undefined,
+    run: AttemptsRun,
+    earlierUnknown: boolean,
+  ): Promise<ApiResponse> {
     const p = this.p;
     const ambiguous = run.ambiguous || earlierUnknown;
     const data = (run.response?.body as { data?: { id?: unknown; balance_minor?: unknown } } | undefined)?.data;
     const resourceId = data && typeof data.id === 'string' ? data.id : null;
     const balance = data?.balance_minor;
-    let err = finalError(toCardctlError(run.outcome, this.client.errorContext(p, this.url, journalId)), { money: true, ambiguous, idempotencyKey: p.idempotencyKey, journalId });
+    let err = finalError(toCardctlError(run.outcome, this.client.errorContext(p, this.url, journalId)), {
+      money: true,
+      ambiguous,
+      idempotencyKey: p.idempotencyKey,
+      journalId,
+    });
     if (err && run.expired) err = stoppedAtLimit(err, { journalId, cardId: resourceId ?? cardIdInPath(p.path) });
-    learnKeyMode(this.client.credentials.keyId, { route: p.route, status: run.response?.status, body: run.response?.body, code: err?.code }, this.client.opts.env); // a card's `mode`
+    learnKeyMode(
+      this.client.credentials.keyId,
+      { route: p.route, status: run.response?.status, body: run.response?.body, code: err?.code },
+      this.client.opts.env,
+    ); // a card's `mode`
     if (journal && journalId) {
-      const record = journalOutcome({ err, replay: this.o.replayOf !== undefined, ambiguous, status: run.response?.status ?? null, resourceId, balanceMinor: Number.isSafeInteger(balance) ? (balance as number) : null });
+      const record = journalOutcome({
+        err,
+        replay: this.o.replayOf !== undefined,
+        ambiguous,
+        status: run.response?.status ?? null,
+        resourceId,
+        balanceMinor: Number.isSafeInteger(balance) ? (balance as number) : null,
+      });
       const now = this.client.clock();
-      await journalWrite(this.client, journal, () => (this.o.batch ? journal.recordOutcomeDurably({ id: journalId, ...record }, now) : journal.recordOutcome({ id: journalId, ...record }, now)), false);
+      await journalWrite(
+        this.client,
+        journal,
+        () =>
+          this.o.batch
+            ? journal.recordOutcomeDurably({ id: journalId, ...record }, now)
+            : journal.recordOutcome({ id: journalId, ...record }, now),
+        false,
+      );
     }
     if (err) throw toApiError(err, run.response, run.outcome);
     return run.response!;
@@ -141,7 +234,12 @@ export class MoneyOperation {
 const answersForTheKey = (status: number): boolean => status < 500 && status !== 409 && status !== 429;
 
 /** The account the client sends for (src/client/identity.ts). */
-export const accountOf = (c: ApiClient['credentials']) => ({ keyId: c.keyId, formerKeyIds: c.formerKeyIds, baseUrl: c.baseUrl, mode: c.mode });
+export const accountOf = (c: ApiClient['credentials']) => ({
+  keyId: c.keyId,
+  formerKeyIds: c.formerKeyIds,
+  baseUrl: c.baseUrl,
+  mode: c.mode,
+});
 
 /**
  * One line on stderr for a send of an operation the journal saw sent before in the account: the
@@ -151,26 +249,68 @@ export const accountOf = (c: ApiClient['credentials']) => ({ keyId: c.keyId, for
 export function replayNote(earlier: JournalEntry, client: ApiClient, status: number): string {
   const c = client.credentials;
   const via: string[] = [];
-  if (earlier.profile !== (c.source === 'env' ? null : c.name)) via.push(earlier.profile ? `profile "${earlier.profile}"` : 'the CARDCTL_* environment');
+  if (earlier.profile !== (c.source === 'env' ? null : c.name))
+    via.push(earlier.profile ? `profile "${earlier.profile}"` : 'the CARDCTL_* environment');
   if (normalBase(earlier.base_url) !== normalBase(c.baseUrl)) via.push(earlier.base_url);
   const where = via.length ? ` through ${via.join(', ')}` : '';
-  const what = resultOf(earlier) === 'unknown' ? 'its outcome was unknown; this answer is that one operation\'s, charged at most once' : `the API answered ${status} from its memory of the key: not charged again`;
+  const what =
+    resultOf(earlier) === 'unknown'
+      ? "its outcome was unknown; this answer is that one operation's, charged at most once"
+      : `the API answered ${status} from its memory of the key: not charged again`;
   return `Replay: Idempotency-Key ${earlier.idempotency_key} was first sent ${earlier.time}${where} (${earlier.id}); ${what}.`;
 }
 
 /** The journal's answer instead of a request: a success resolves (marked `from_journal`), anything else throws. `tell`: say so on stderr (a batch row's summary says it instead). */
-export function journalResponse(client: ApiClient, p: PreparedRequest, report: JournalReport, tell = true): ApiResponse {
+export function journalResponse(
+  client: ApiClient,
+  p: PreparedRequest,
+  report: JournalReport,
+  tell = true,
+): ApiResponse {
   const now = client.clock();
   const err = journalError(report, now);
   if (err) throw toApiError(err, undefined, undefined);
-  if (tell) client.opts.note?.(`From the journal: ${journalReason(report, now)} Not charged again: it succeeded${report.id ? ` (card ${report.id})` : ''}.`);
+  if (tell)
+    client.opts.note?.(
+      `From the journal: ${journalReason(report, now)} Not charged again: it succeeded${report.id ? ` (card ${report.id})` : ''}.`,
+    );
   const text = JSON.stringify(report);
-  return { method: p.method, url: urlOf(p), status: report.status ?? 200, statusText: 'from the journal', headers: {}, text, body: report, durationMs: 0, attempts: 0, money: true, idempotencyKey: p.idempotencyKey, journalId: report.journal_id, route: p.route, fromJournal: report };
+  return {
+    method: p.method,
+    url: urlOf(p),
+    status: report.status ?? 200,
+    statusText: 'from the journal',
+    headers: {},
+    text,
+    body: report,
+    durationMs: 0,
+    attempts: 0,
+    money: true,
+    idempotencyKey: p.idempotencyKey,
+    journalId: report.journal_id,
+    route: p.route,
+    fromJournal: report,
+  };
 }
 
 /** A --batch row's answer from its key's sends alone, or undefined when it must be sent (which asks again under the key's lock). */
-export function answerFromHistory(client: ApiClient, p: PreparedRequest, history: readonly JournalEntry[]): ApiResponse | undefined {
-  const verdict = sendVerdict(history, { ...accountOf(client.credentials), idempotencyKey: p.idempotencyKey!, method: p.method, path: p.path, bodySha256: sha256Hex(p.body), batch: true }, client.clock());
+export function answerFromHistory(
+  client: ApiClient,
+  p: PreparedRequest,
+  history: readonly JournalEntry[],
+): ApiResponse | undefined {
+  const verdict = sendVerdict(
+    history,
+    {
+      ...accountOf(client.credentials),
+      idempotencyKey: p.idempotencyKey!,
+      method: p.method,
+      path: p.path,
+      bodySha256: sha256Hex(p.body),
+      batch: true,
+    },
+    client.clock(),
+  );
   if (verdict.send) return undefined;
   if ('conflict' in verdict) throw toApiError(keyConflictError(verdict.conflict, p), undefined, undefined);
   return journalResponse(client, p, verdict.report, false);
@@ -181,15 +321,30 @@ export function answerFromHistory(client: ApiClient, p: PreparedRequest, history
  * outcome afterwards is only a warning (the answer itself must not be lost).
  */
 function journalWrite<T>(client: ApiClient, journal: Journal, write: () => T | Promise<T>, before: true): Promise<T>;
-function journalWrite<T>(client: ApiClient, journal: Journal, write: () => T | Promise<T>, before: false): Promise<T | undefined>;
-async function journalWrite<T>(client: ApiClient, journal: Journal, write: () => T | Promise<T>, before: boolean): Promise<T | undefined> {
+function journalWrite<T>(
+  client: ApiClient,
+  journal: Journal,
+  write: () => T | Promise<T>,
+  before: false,
+): Promise<T | undefined>;
+async function journalWrite<T>(
+  client: ApiClient,
+  journal: Journal,
+  write: () => T | Promise<T>,
+  before: boolean,
+): Promise<T | undefined> {
   try {
     return await write();
   } catch (err) {
     const why = `cannot write the operations journal ${journal.file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`;
     if (before && err instanceof CardctlError && err.code === 'state_folder_unwritable') throw err; // said by the journal already
-    if (before && isStateFolderProblem(err)) throw stateFolderError(err, dirname(journal.file), 'the money operation was not sent');
-    if (before) throw new CardctlError(`${why}; the money operation was not sent.`, { kind: 'unexpected', hint: 'Make the folder writable, or point CARDCTL_STATE_DIR to a writable folder.' });
+    if (before && isStateFolderProblem(err))
+      throw stateFolderError(err, dirname(journal.file), 'the money operation was not sent');
+    if (before)
+      throw new CardctlError(`${why}; the money operation was not sent.`, {
+        kind: 'unexpected',
+        hint: 'Make the folder writable, or point CARDCTL_STATE_DIR to a writable folder.',
+      });
     client.opts.note?.(`Warning: ${why}; the outcome below is not recorded.`);
     return undefined;
   }

@@ -49,7 +49,10 @@ export function resultOf(e: JournalEntry): OperationResult {
 // Rules 1 and 2: after the attempts
 
 /** Rule 1: an error that follows an attempt which may have gone through says the outcome is unknown. */
-export function finalError(err: CardctlError | null, f: { money: boolean; ambiguous: boolean; idempotencyKey?: string; journalId?: string }): CardctlError | null {
+export function finalError(
+  err: CardctlError | null,
+  f: { money: boolean; ambiguous: boolean; idempotencyKey?: string; journalId?: string },
+): CardctlError | null {
   if (!err || !f.money || !f.ambiguous || (err.kind !== 'unavailable' && err.kind !== 'rate_limited')) return err;
   return new CardctlError(`${err.message} An earlier attempt may have gone through.`, {
     kind: 'outcome_unknown',
@@ -69,18 +72,39 @@ export function finalError(err: CardctlError | null, f: { money: boolean; ambigu
 export function stoppedAtLimit(err: CardctlError, f: { journalId?: string; cardId: string | null }): CardctlError {
   if (err.kind !== 'outcome_unknown') return err;
   const how = f.cardId ? `\`cardctl cards get ${f.cardId}\`` : 'the portal';
-  const record = f.journalId ? `, then record it: \`cardctl ops resolve ${f.journalId} --outcome succeeded|failed\`` : '';
+  const record = f.journalId
+    ? `, then record it: \`cardctl ops resolve ${f.journalId} --outcome succeeded|failed\``
+    : '';
   return new CardctlError(
     `${err.message} Retries stopped: the key was first sent 23 h ago, and the API forgets a key after 24 h (sent again, it could be a new charge).`,
-    { kind: err.kind, status: err.status, errors: err.errors, code: err.code, idempotencyKey: err.idempotencyKey, data: err.data, hint: `Find out with ${how}${record}. Do not send it with a new key unless you know it failed.` },
+    {
+      kind: err.kind,
+      status: err.status,
+      errors: err.errors,
+      code: err.code,
+      idempotencyKey: err.idempotencyKey,
+      data: err.data,
+      hint: `Find out with ${how}${record}. Do not send it with a new key unless you know it failed.`,
+    },
   );
 }
 
 /** Rule 2: the outcome record of one send (first send or replay). */
-export function journalOutcome(f: { err: CardctlError | null; replay: boolean; ambiguous: boolean; status: number | null; resourceId: string | null; balanceMinor?: number | null }): Omit<JournalOutcome, 'type' | 'time' | 'id'> {
+export function journalOutcome(f: {
+  err: CardctlError | null;
+  replay: boolean;
+  ambiguous: boolean;
+  status: number | null;
+  resourceId: string | null;
+  balanceMinor?: number | null;
+}): Omit<JournalOutcome, 'type' | 'time' | 'id'> {
   const { err } = f;
   const reveals = !err || err.kind === 'business' || err.kind === 'usage' || err.kind === 'not_found';
-  const notProcessed = !reveals && !f.replay && !f.ambiguous && (err.kind === 'auth' || err.kind === 'unavailable' || err.kind === 'rate_limited');
+  const notProcessed =
+    !reveals &&
+    !f.replay &&
+    !f.ambiguous &&
+    (err.kind === 'auth' || err.kind === 'unavailable' || err.kind === 'rate_limited');
   return {
     status: f.status,
     outcome: reveals || notProcessed ? 'resolved' : 'unknown',
@@ -125,14 +149,20 @@ export function keyStillRemembered(firstSentMs: number, atMs: number): boolean {
 }
 
 /** The card in a money operation's path (recharge, terminate), or null (issue). */
-export const cardIdInPath = (path: string): string | null => /\/cards\/([0-9A-HJKMNP-TV-Z]{26})(?:\/|$)/i.exec(path)?.[1] ?? null;
+export const cardIdInPath = (path: string): string | null =>
+  /\/cards\/([0-9A-HJKMNP-TV-Z]{26})(?:\/|$)/i.exec(path)?.[1] ?? null;
 
 /** The card an entry concerns: the one its answer named (a pending card too), else the one in its path. */
 export function cardIdOf(e: JournalEntry): string | null {
   return e.resource_id ?? cardIdInPath(e.path);
 }
 
-function report(e: JournalEntry, outcome: JournalReport['outcome'], why: JournalReport['why'], firstSentMs: number): JournalReport {
+function report(
+  e: JournalEntry,
+  outcome: JournalReport['outcome'],
+  why: JournalReport['why'],
+  firstSentMs: number,
+): JournalReport {
   // built as two literals, not with a conditional spread: V8 builds that many times slower, and a
   // --batch rerun reports a million rows
   const id = cardIdOf(e);
@@ -143,8 +173,33 @@ function report(e: JournalEntry, outcome: JournalReport['outcome'], why: Journal
   const note = e.resolution?.note ?? null;
   const { idempotency_key, id: journal_id, balance_minor } = e;
   return outcome === 'succeeded' && typeof balance_minor === 'number'
-    ? { from_journal: true, outcome, id, balance_minor, status, code, idempotency_key, journal_id, first_sent_at, why, recorded_by, note }
-    : { from_journal: true, outcome, id, status, code, idempotency_key, journal_id, first_sent_at, why, recorded_by, note };
+    ? {
+        from_journal: true,
+        outcome,
+        id,
+        balance_minor,
+        status,
+        code,
+        idempotency_key,
+        journal_id,
+        first_sent_at,
+        why,
+        recorded_by,
+        note,
+      }
+    : {
+        from_journal: true,
+        outcome,
+        id,
+        status,
+        code,
+        idempotency_key,
+        journal_id,
+        first_sent_at,
+        why,
+        recorded_by,
+        note,
+      };
 }
 
 /** The operation's result over every send of it: a success anywhere wins, then a refusal, else unknown (the newest entry of each). */
@@ -158,7 +213,8 @@ function operationResult(sends: JournalEntry[]): { result: 'succeeded' | 'failed
 }
 
 /** The same request: method, path and body bytes. */
-const sameRequest = (e: JournalEntry, t: SendTarget): boolean => e.body_sha256 === t.bodySha256 && e.method === t.method && e.path === t.path;
+const sameRequest = (e: JournalEntry, t: SendTarget): boolean =>
+  e.body_sha256 === t.bodySha256 && e.method === t.method && e.path === t.path;
 
 /**
  * Rules 3, 4 and 5 over every journaled send of the key (`history`, oldest first). Only the
@@ -186,14 +242,18 @@ export function sendVerdict(history: readonly JournalEntry[], t: SendTarget, now
 }
 
 /** What differs between an earlier request under the key and this one, for people: `card`, `amount`, ... */
-export function requestDifferences(e: Pick<JournalEntry, 'method' | 'path' | 'body_b64' | 'compacted_at'>, t: { method: string; path: string; body: Buffer }): string[] {
+export function requestDifferences(
+  e: Pick<JournalEntry, 'method' | 'path' | 'body_b64' | 'compacted_at'>,
+  t: { method: string; path: string; body: Buffer },
+): string[] {
   const out: string[] = [];
   if (e.method !== t.method) out.push(`method (${e.method} then, ${t.method} now)`);
   if (e.path !== t.path) {
     const [a, b] = [cardIdInPath(e.path), cardIdInPath(t.path)];
     out.push(a && b && a !== b ? `card (${a} then, ${b} now)` : `path (${e.path} then, ${t.path} now)`);
   }
-  if (e.compacted_at) return out.length ? out : ['body (the journal keeps only its hash: the operation is older than the retention)'];
+  if (e.compacted_at)
+    return out.length ? out : ['body (the journal keeps only its hash: the operation is older than the retention)'];
   const before = jsonObject(Buffer.from(e.body_b64, 'base64'));
   const now = jsonObject(t.body);
   if (!before || !now) return out.length || before === now ? out : [...out, 'body'];
@@ -204,13 +264,16 @@ export function requestDifferences(e: Pick<JournalEntry, 'method' | 'path' | 'bo
   return out.length ? out : ['body (the same fields in other bytes)'];
 }
 
-const short = (json: string | undefined): string => (json === undefined ? 'absent' : json.length > 40 ? `${json.slice(0, 37)}...` : json);
+const short = (json: string | undefined): string =>
+  json === undefined ? 'absent' : json.length > 40 ? `${json.slice(0, 37)}...` : json;
 
 function jsonObject(body: Buffer): Record<string, unknown> | undefined {
   if (body.length === 0) return {};
   try {
     const v = JSON.parse(body.toString('utf8')) as unknown;
-    return v && typeof v === 'object' && !Array.isArray(v) ? Object.assign(Object.create(null) as Record<string, unknown>, v) : undefined;
+    return v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.assign(Object.create(null) as Record<string, unknown>, v)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -229,4 +292,3 @@ export function keyConflictError(e: JournalEntry, t: { method: string; path: str
     },
   );
 }
-

@@ -27,12 +27,20 @@ export function checkId(what: string, value: string): string {
   const id = value.trim().toUpperCase();
   if (!ULID_PATTERN.test(id)) {
     const where =
-      what === 'customer' ? '`cardctl customers list` shows them'
-      : what === 'product' ? 'product ids come from your account manager; the mock lists its own in its banner'
-      : 'copy it from the answer that created it, e.g. `--json | jq -r .id`';
+      what === 'customer'
+        ? '`cardctl customers list` shows them'
+        : what === 'product'
+          ? 'product ids come from your account manager; the mock lists its own in its banner'
+          : 'copy it from the answer that created it, e.g. `--json | jq -r .id`';
     // quoted only when it looks like a mistyped id, never a long value (a secret pasted by mistake)
-    const shown = value.length <= 32 && /^[\w.-]*$/.test(value) ? `"${value}"` : `the value given (${value.length} characters, not shown)`;
-    throw usageError(`${shown} is not a ${what} id: ids are 26-character ULIDs (Crockford base32, e.g. 01JD2Q7N8V3K4M5P6R7S8T9V0W).`, `Check the id (${where}).`);
+    const shown =
+      value.length <= 32 && /^[\w.-]*$/.test(value)
+        ? `"${value}"`
+        : `the value given (${value.length} characters, not shown)`;
+    throw usageError(
+      `${shown} is not a ${what} id: ids are 26-character ULIDs (Crockford base32, e.g. 01JD2Q7N8V3K4M5P6R7S8T9V0W).`,
+      `Check the id (${where}).`,
+    );
   }
   return id;
 }
@@ -59,13 +67,19 @@ export async function checkBody(operation: OperationName, json: unknown): Promis
   };
   const customer = (r: { ok: true } | { ok: false; errors: Record<string, string[]> }) => (r.ok ? null : r.errors);
   const errors: Record<string, string[]> | null =
-    operation === 'cards.issue' ? zod(c.IssueCardSchema)
-    : operation === 'cards.recharge' ? zod(c.RechargeSchema)
-    : operation === 'cards.terminate' ? zod(c.TerminateSchema)
-    : operation === 'customers.create' ? customer(c.parseCustomerCreate(json, new Date()))
-    : operation === 'customers.update' ? customer(c.parseCustomerUpdate(json, new Date()))
-    : operation === 'depositAddresses.create' ? zod(c.DepositAddressCreateSchema)
-    : null;
+    operation === 'cards.issue'
+      ? zod(c.IssueCardSchema)
+      : operation === 'cards.recharge'
+        ? zod(c.RechargeSchema)
+        : operation === 'cards.terminate'
+          ? zod(c.TerminateSchema)
+          : operation === 'customers.create'
+            ? customer(c.parseCustomerCreate(json, new Date()))
+            : operation === 'customers.update'
+              ? customer(c.parseCustomerUpdate(json, new Date()))
+              : operation === 'depositAddresses.create'
+                ? zod(c.DepositAddressCreateSchema)
+                : null;
   if (errors) {
     const n = Object.keys(errors).length;
     throw new CardctlError(`nothing was sent: ${n} field${n === 1 ? ' is' : 's are'} not valid.`, {
@@ -77,7 +91,11 @@ export async function checkBody(operation: OperationName, json: unknown): Promis
   }
 }
 
-export async function callOperation(client: ApiClient, operation: OperationName, call: OperationCall = {}): Promise<ApiResponse> {
+export async function callOperation(
+  client: ApiClient,
+  operation: OperationName,
+  call: OperationCall = {},
+): Promise<ApiResponse> {
   const route = routeOf(operation);
   if (call.json !== undefined) await checkBody(operation, call.json);
   return client.send({
@@ -105,7 +123,11 @@ export interface PageOptions {
 function pageOf(res: ApiResponse): Page {
   const body = res.body as { data?: unknown; meta?: unknown } | undefined;
   if (!body || !Array.isArray(body.data)) {
-    throw new CardctlError(`the answer to ${res.method} ${res.url} is not a list (status ${res.status}).`, { kind: 'unexpected', status: res.status, hint: 'Run it again with --verbose to see the answer.' });
+    throw new CardctlError(`the answer to ${res.method} ${res.url} is not a list (status ${res.status}).`, {
+      kind: 'unexpected',
+      status: res.status,
+      hint: 'Run it again with --verbose to see the answer.',
+    });
   }
   const meta = body.meta && typeof body.meta === 'object' ? (body.meta as Record<string, unknown>) : undefined;
   return { data: body.data, meta };
@@ -115,7 +137,12 @@ function pageOf(res: ApiResponse): Page {
  * The pages of a list operation, one request at a time (so `--all --ndjson` streams in
  * constant memory). Lists without pagination (deposit addresses) give one page.
  */
-export async function* pages(client: ApiClient, operation: OperationName, params: Record<string, string> | undefined, opts: PageOptions): AsyncGenerator<Page> {
+export async function* pages(
+  client: ApiClient,
+  operation: OperationName,
+  params: Record<string, string> | undefined,
+  opts: PageOptions,
+): AsyncGenerator<Page> {
   const route = routeOf(operation);
   let cursor = opts.cursor;
   const seen = new Set<string>();
@@ -125,10 +152,15 @@ export async function* pages(client: ApiClient, operation: OperationName, params
     if (route.paginated && cursor !== undefined) query.push(['cursor', cursor]);
     const page = pageOf(await callOperation(client, operation, { params, query }));
     yield page;
-    const next = page.meta?.has_more === true && typeof page.meta.next_cursor === 'string' ? page.meta.next_cursor : undefined;
+    const next =
+      page.meta?.has_more === true && typeof page.meta.next_cursor === 'string' ? page.meta.next_cursor : undefined;
     if (!opts.all || !route.paginated || next === undefined) return;
     // a server that hands back a cursor it already gave would loop forever
-    if (seen.has(next)) throw new CardctlError(`the API returned the cursor "${next}" twice; stopped following pages.`, { kind: 'unexpected', hint: 'Report it; list page by page with --cursor meanwhile.' });
+    if (seen.has(next))
+      throw new CardctlError(`the API returned the cursor "${next}" twice; stopped following pages.`, {
+        kind: 'unexpected',
+        hint: 'Report it; list page by page with --cursor meanwhile.',
+      });
     seen.add(next);
     cursor = next;
   }
@@ -143,7 +175,8 @@ export interface WaitOptions {
 }
 
 /** A 202 the API just sent (not the journal's report of an old one, which has no status). */
-const isPending = (err: unknown): err is ApiError => err instanceof ApiError && err.kind === 'outcome_unknown' && err.status === 202 && err.response?.status === 202;
+const isPending = (err: unknown): err is ApiError =>
+  err instanceof ApiError && err.kind === 'outcome_unknown' && err.status === 202 && err.response?.status === 202;
 
 /**
  * `cards issue --wait`: a 202 may carry no card id, so the only safe way to learn the outcome
@@ -154,7 +187,12 @@ const isPending = (err: unknown): err is ApiError => err instanceof ApiError && 
 export async function issueAndWait(client: ApiClient, call: OperationCall, opts: WaitOptions): Promise<ApiResponse> {
   const route = routeOf('cards.issue');
   await checkBody('cards.issue', call.json);
-  const prepared = await client.prepare({ method: route.method, path: route.path, json: call.json, idempotencyKey: call.idempotencyKey });
+  const prepared = await client.prepare({
+    method: route.method,
+    path: route.path,
+    json: call.json,
+    idempotencyKey: call.idempotencyKey,
+  });
   const now = opts.now ?? Date.now;
   const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const deadline = now() + opts.timeoutS * 1000;
@@ -179,7 +217,9 @@ export async function issueAndWait(client: ApiClient, call: OperationCall, opts:
         throw timedOut;
       }
       const pendingId = (err.response?.body as { data?: { id?: unknown } } | undefined)?.data?.id;
-      opts.note?.(`pending${typeof pendingId === 'string' ? ` (card ${pendingId})` : ''}: replaying Idempotency-Key ${prepared.idempotencyKey} in ${Math.round(Math.min(delayMs, left) / 100) / 10} s`);
+      opts.note?.(
+        `pending${typeof pendingId === 'string' ? ` (card ${pendingId})` : ''}: replaying Idempotency-Key ${prepared.idempotencyKey} in ${Math.round(Math.min(delayMs, left) / 100) / 10} s`,
+      );
       await sleep(Math.min(delayMs, left));
       delayMs = Math.min(delayMs * 2, 5_000);
     }

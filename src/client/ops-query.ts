@@ -26,7 +26,9 @@ const DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1
 
 /** Whether the fields of an ISO 8601 date are a real time (no February 30, no 25:00, no +25:00). */
 function realTime(m: RegExpExecArray): boolean {
-  const [year, month, day, hour = 0, minute = 0, second = 0] = [m[1], m[2], m[3], m[4], m[5], m[6]].map((x) => (x === undefined ? undefined : Number(x))) as number[];
+  const [year, month, day, hour = 0, minute = 0, second = 0] = [m[1], m[2], m[3], m[4], m[5], m[6]].map((x) =>
+    x === undefined ? undefined : Number(x),
+  ) as number[];
   const zone = m[7] && m[7].toUpperCase() !== 'Z' ? /^[+-](\d{2}):?(\d{2})$/.exec(m[7]) : null;
   if (zone && (Number(zone[1]) > 23 || Number(zone[2]) > 59)) return false;
   const daysInMonth = new Date(Date.UTC(year!, month!, 0)).getUTCDate();
@@ -43,7 +45,11 @@ export function parseWhen(flag: string, value: string, nowMs = Date.now()): numb
   const d = /^(\d{1,9})([smhdw])$/.exec(text);
   if (d) return nowMs - Number(d[1]) * UNITS[d[2]!]!;
   const hint = `For example --${flag} 2h, --${flag} 3d, or --${flag} 2026-11-24T10:00:00Z.`;
-  if (/^\d+$/.test(text)) throw usageError(`--${flag} "${value}" has no unit: a duration is a number and one of s, m, h, d, w (--${flag} ${text}d: ${text} day${text === '1' ? '' : 's'}).`, hint);
+  if (/^\d+$/.test(text))
+    throw usageError(
+      `--${flag} "${value}" has no unit: a duration is a number and one of s, m, h, d, w (--${flag} ${text}d: ${text} day${text === '1' ? '' : 's'}).`,
+      hint,
+    );
   const m = DATE.exec(text);
   const ms = m && realTime(m) ? Date.parse(text.replace(' ', 'T')) : NaN;
   if (Number.isNaN(ms)) throw usageError(`--${flag} "${value}" is neither a duration nor a date.`, hint);
@@ -51,11 +57,18 @@ export function parseWhen(flag: string, value: string, nowMs = Date.now()): numb
 }
 
 /** `--since` and `--until` together: a window that cannot hold anything is a usage error, not an empty list. */
-export function parseWindow(since: string | undefined, until: string | undefined, nowMs = Date.now()): { sinceMs?: number; untilMs?: number } {
+export function parseWindow(
+  since: string | undefined,
+  until: string | undefined,
+  nowMs = Date.now(),
+): { sinceMs?: number; untilMs?: number } {
   const sinceMs = since === undefined ? undefined : parseWhen('since', since, nowMs);
   const untilMs = until === undefined ? undefined : parseWhen('until', until, nowMs);
   if (sinceMs !== undefined && untilMs !== undefined && sinceMs > untilMs) {
-    throw usageError(`--since "${since}" is after --until "${until}": no operation can match.`, 'A duration counts back from now: --since 3d --until 1d is from three days ago to one day ago.');
+    throw usageError(
+      `--since "${since}" is after --until "${until}": no operation can match.`,
+      'A duration counts back from now: --since 3d --until 1d is from three days ago to one day ago.',
+    );
   }
   return { sinceMs, untilMs };
 }
@@ -106,9 +119,16 @@ export function scanOps(q: OpsQuery, journal = Journal.open(undefined, q.tell)):
 }
 
 /** What is left past the limit: an exact count where it costs nothing to know, else whether there is more. */
-export function moreAfter(q: OpsQuery, shown: number, rest: Generator<JournalEntry>, journal = Journal.open(undefined, q.tell)): number | 'some' | 0 {
-  const unfiltered = !q.unresolved && q.key === undefined && q.card === undefined && q.sinceMs === undefined && q.untilMs === undefined;
+export function moreAfter(
+  q: OpsQuery,
+  shown: number,
+  rest: Generator<JournalEntry>,
+  journal = Journal.open(undefined, q.tell),
+): number | 'some' | 0 {
+  const unfiltered =
+    !q.unresolved && q.key === undefined && q.card === undefined && q.sinceMs === undefined && q.untilMs === undefined;
   if (unfiltered) return Math.max(0, journal.stats().ops - shown);
-  if (q.unresolved && q.key === undefined && q.card === undefined && q.sinceMs === undefined && q.untilMs === undefined) return Math.max(0, journal.unresolvedCount() - shown);
+  if (q.unresolved && q.key === undefined && q.card === undefined && q.sinceMs === undefined && q.untilMs === undefined)
+    return Math.max(0, journal.unresolvedCount() - shown);
   return rest.next().done ? 0 : 'some';
 }

@@ -12,19 +12,30 @@ import { lockKey } from './key-lock.js';
 import { inAccount, normalBase } from './identity.js';
 import { withSession, type SessionOptions } from './session.js';
 
-export function listOps(opts: { unresolved?: boolean; env?: NodeJS.ProcessEnv; tell?: (line: string) => void } = {}): JournalEntry[] {
+export function listOps(
+  opts: { unresolved?: boolean; env?: NodeJS.ProcessEnv; tell?: (line: string) => void } = {},
+): JournalEntry[] {
   const journal = Journal.open(opts.env, opts.tell);
   return opts.unresolved ? journal.unresolved() : journal.entries();
 }
 
 /** Warnings for damaged records met while listing, and for unreadable lines of a taken-over file, with the command that repairs them. */
-export function damageNotes(damaged: ReadonlyArray<{ file: string; line: DamagedLine }>, env?: NodeJS.ProcessEnv): string[] {
+export function damageNotes(
+  damaged: ReadonlyArray<{ file: string; line: DamagedLine }>,
+  env?: NodeJS.ProcessEnv,
+): string[] {
   const journal = Journal.open(env);
   const byFile = new Map<string, DamagedLine[]>();
   for (const d of damaged) byFile.set(d.file, [...(byFile.get(d.file) ?? []), d.line]);
-  const notes = [...byFile].map(([file, lines]) => `Warning: ${lines.length} damaged record${lines.length === 1 ? '' : 's'} in ${file} (${lines[0]!.why}), not listed: run \`cardctl ops repair\` to restore ${lines.length === 1 ? 'it' : 'them'} from the second copy.`);
+  const notes = [...byFile].map(
+    ([file, lines]) =>
+      `Warning: ${lines.length} damaged record${lines.length === 1 ? '' : 's'} in ${file} (${lines[0]!.why}), not listed: run \`cardctl ops repair\` to restore ${lines.length === 1 ? 'it' : 'them'} from the second copy.`,
+  );
   const unreadable = journal.unreadable();
-  if (unreadable) notes.push(`Warning: ${unreadable} line${unreadable === 1 ? '' : 's'} of the old operations.ndjson could not be read when it was taken over; money commands refuse until you have looked: \`cardctl ops repair\`.`);
+  if (unreadable)
+    notes.push(
+      `Warning: ${unreadable} line${unreadable === 1 ? '' : 's'} of the old operations.ndjson could not be read when it was taken over; money commands refuse until you have looked: \`cardctl ops repair\`.`,
+    );
   return notes;
 }
 
@@ -33,12 +44,18 @@ export function showOp(id: string, env?: NodeJS.ProcessEnv, tell?: (line: string
   const journal = Journal.open(env, tell);
   const found = journal.find(id);
   if (!found) {
-    throw new CardctlError(`no operation "${id}" in the journal ${journal.file}.`, { kind: 'not_found', hint: 'List them with `cardctl ops list`; `cardctl ops repair` restores one that an interrupted command left out of the index.' });
+    throw new CardctlError(`no operation "${id}" in the journal ${journal.file}.`, {
+      kind: 'not_found',
+      hint: 'List them with `cardctl ops list`; `cardctl ops repair` restores one that an interrupted command left out of the index.',
+    });
   }
   if ('ambiguous' in found) {
     const n = found.ambiguous.length;
     const shown = found.ambiguous.slice(0, 10).join(', ') + (n > 10 ? `, and ${n - 10} more` : '');
-    throw usageError(`the prefix "${id}" is ambiguous: it matches ${n} operations (${shown}).`, 'Give more characters of the id (`cardctl ops list` shows them whole), or the idempotency key.');
+    throw usageError(
+      `the prefix "${id}" is ambiguous: it matches ${n} operations (${shown}).`,
+      'Give more characters of the id (`cardctl ops list` shows them whole), or the idempotency key.',
+    );
   }
   return found;
 }
@@ -60,16 +77,25 @@ export const MAX_NOTE_LENGTH = 1000;
  * `cards get`, the portal, support). Appended to the journal, never deleting: `ops show` keeps
  * every earlier record. An operation the API's answer resolved is not overridden by hand.
  */
-export function resolveOp(id: string, opts: { outcome: 'succeeded' | 'failed'; note?: string; env?: NodeJS.ProcessEnv; tell?: (line: string) => void }): JournalEntry {
+export function resolveOp(
+  id: string,
+  opts: { outcome: 'succeeded' | 'failed'; note?: string; env?: NodeJS.ProcessEnv; tell?: (line: string) => void },
+): JournalEntry {
   const entry = showOp(id, opts.env, opts.tell);
   refuseIfAnswered(entry);
   const note = opts.note?.trim();
   if (note !== undefined && (note.length > MAX_NOTE_LENGTH || /[\u0000-\u001f\u007f]/u.test(note))) {
-    throw usageError(`the note must be one line of at most ${MAX_NOTE_LENGTH} characters.`, 'Shorten it, e.g. --note "card 01J... seen active in the portal".');
+    throw usageError(
+      `the note must be one line of at most ${MAX_NOTE_LENGTH} characters.`,
+      'Shorten it, e.g. --note "card 01J... seen active in the portal".',
+    );
   }
   // not while a send of the key is under way: its answer may be about to resolve the entry
   const journal = Journal.open(opts.env, opts.tell);
-  const release = lockKey(journal.file, { keyId: entry.key_id ?? `${normalBase(entry.base_url)} ${entry.mode}`, idempotencyKey: entry.idempotency_key });
+  const release = lockKey(journal.file, {
+    keyId: entry.key_id ?? `${normalBase(entry.base_url)} ${entry.mode}`,
+    idempotencyKey: entry.idempotency_key,
+  });
   try {
     refuseIfAnswered(showOp(entry.id, opts.env)); // an answer may have come while the lock was awaited
     journal.recordResolution({ id: entry.id, outcome: opts.outcome, note: note || null });
@@ -80,7 +106,10 @@ export function resolveOp(id: string, opts: { outcome: 'succeeded' | 'failed'; n
 }
 
 /** Whether an entry was sent for the account of these credentials (src/client/identity.ts). */
-export function sentWith(e: JournalEntry, c: { baseUrl: string; mode: string; keyId: string; formerKeyIds?: readonly string[] }): boolean {
+export function sentWith(
+  e: JournalEntry,
+  c: { baseUrl: string; mode: string; keyId: string; formerKeyIds?: readonly string[] },
+): boolean {
   return inAccount(e, c);
 }
 
@@ -92,26 +121,40 @@ export function opView(e: JournalEntry): Record<string, unknown> {
     const { profile: _p, source: _s, query: _q, ...kept } = rest;
     return { ...kept, body: null, body_b64: null, attempts_recorded: null };
   }
-  return { ...rest, body: Buffer.from(body_b64, 'base64').toString('utf8'), body_b64, attempts_recorded: outcomes.length };
+  return {
+    ...rest,
+    body: Buffer.from(body_b64, 'base64').toString('utf8'),
+    body_b64,
+    attempts_recorded: outcomes.length,
+  };
 }
 
 /** Resends the same bytes with the same key and records the new outcome under the same id. */
-export async function replayOp(id: string, opts: SessionOptions): Promise<{ entry: JournalEntry; response: ApiResponse }> {
+export async function replayOp(
+  id: string,
+  opts: SessionOptions,
+): Promise<{ entry: JournalEntry; response: ApiResponse }> {
   const entry = showOp(id, opts.env, (line) => opts.io.stderr.write(line + '\n'));
   const profile = opts.profile ?? entry.profile ?? undefined;
   return withSession({ ...opts, profile }, async ({ client, credentials }) => {
     const recordedWith = entry.profile ? `profile "${entry.profile}"` : 'the CARDCTL_* environment';
     if (!inAccount(entry, credentials)) {
       // the API scopes idempotency keys to the account: another key may be another merchant, where this would be a new operation
-      const sentBy = entry.key_id === undefined ? `to ${entry.base_url} (${entry.mode})` : `with API key ${entry.key_id}`;
-      const inUse = entry.key_id === undefined ? `point to ${credentials.baseUrl} (${credentials.mode})` : `have key ${credentials.keyId}`;
+      const sentBy =
+        entry.key_id === undefined ? `to ${entry.base_url} (${entry.mode})` : `with API key ${entry.key_id}`;
+      const inUse =
+        entry.key_id === undefined
+          ? `point to ${credentials.baseUrl} (${credentials.mode})`
+          : `have key ${credentials.keyId}`;
       throw usageError(
         `operation ${entry.id} was sent ${sentBy} (${recordedWith}); the credentials in use ${inUse}.`,
         `Replay it with the key it was sent with${entry.profile ? ` (--profile ${entry.profile})` : ' (the same CARDCTL_API_KEY)'}.`,
       );
     }
     if (entry.key_id === undefined) {
-      opts.io.stderr.write(`Warning: ${entry.id} was recorded without its API key id, so cardctl cannot check that key ${credentials.keyId} is the one it was sent with (${recordedWith}).\n`);
+      opts.io.stderr.write(
+        `Warning: ${entry.id} was recorded without its API key id, so cardctl cannot check that key ${credentials.keyId} is the one it was sent with (${recordedWith}).\n`,
+      );
     }
     const prepared: PreparedRequest = {
       method: entry.method,
@@ -130,15 +173,22 @@ export async function replayOp(id: string, opts: SessionOptions): Promise<{ entr
 }
 
 /** `ops compact`: compacts the resolved operations older than the retention (docs/journal.md, "Retention"). */
-export async function compactOps(opts: { retentionDays?: number; env?: NodeJS.ProcessEnv; tell?: (line: string) => void } = {}): Promise<CompactionReport & { dir: string }> {
+export async function compactOps(
+  opts: { retentionDays?: number; env?: NodeJS.ProcessEnv; tell?: (line: string) => void } = {},
+): Promise<CompactionReport & { dir: string }> {
   const journal = Journal.open(opts.env, opts.tell);
   journal.stats(); // takes over an old file first
   const { compactJournal } = await import('./journal-store/compaction.js');
-  return { dir: journal.dir, ...compactJournal(journal.dir, { retentionDays: opts.retentionDays ?? retentionDays(opts.env) }) };
+  return {
+    dir: journal.dir,
+    ...compactJournal(journal.dir, { retentionDays: opts.retentionDays ?? retentionDays(opts.env) }),
+  };
 }
 
 /** `ops repair`: rebuilds damaged journal files from their second copy; lines of an old file that could not be read are shown (and set aside with `discardUnreadable`). */
-export async function repairOps(opts: { discardUnreadable?: boolean; env?: NodeJS.ProcessEnv; tell?: (line: string) => void } = {}): Promise<RepairReport & { dir: string }> {
+export async function repairOps(
+  opts: { discardUnreadable?: boolean; env?: NodeJS.ProcessEnv; tell?: (line: string) => void } = {},
+): Promise<RepairReport & { dir: string }> {
   const journal = Journal.open(opts.env, opts.tell);
   journal.stats(); // takes over an old file first
   const { repairJournal } = await import('./journal-store/repair.js');
@@ -146,6 +196,8 @@ export async function repairOps(opts: { discardUnreadable?: boolean; env?: NodeJ
     return { dir: journal.dir, ...repairJournal(journal.dir, opts) };
   } catch (err) {
     // a full disk: the file whose rebuilt copy could not be written whole is as it was (files.ts)
-    throw isStateFolderProblem(err) ? stateFolderError(err, join(journal.dir, '..'), 'the repair stopped; the file it was rebuilding is as it was') : err;
+    throw isStateFolderProblem(err)
+      ? stateFolderError(err, join(journal.dir, '..'), 'the repair stopped; the file it was rebuilding is as it was')
+      : err;
   }
 }

@@ -20,9 +20,7 @@ export interface ProxyChoice {
   variable: string;
 }
 
-export type ProxyDecision =
-  | { proxy: ProxyChoice }
-  | { proxy: null; reason: string };
+export type ProxyDecision = { proxy: ProxyChoice } | { proxy: null; reason: string };
 
 function envFirst(env: NodeJS.ProcessEnv, lower: string): { name: string; value: string } | undefined {
   for (const name of [lower, lower.toUpperCase()]) {
@@ -95,13 +93,17 @@ export function proxyFor(target: URL, env: NodeJS.ProcessEnv = process.env): Pro
   const chosen = envFirst(env, scheme) ?? envFirst(env, 'all_proxy');
   if (!chosen) return { proxy: null, reason: 'no proxy variable is set' };
   const noProxy = envFirst(env, 'no_proxy');
-  if (noProxy && noProxyMatches(target.hostname, noProxy.value)) return { proxy: null, reason: `${noProxy.name} matches ${unbracket(target.hostname)}` };
+  if (noProxy && noProxyMatches(target.hostname, noProxy.value))
+    return { proxy: null, reason: `${noProxy.name} matches ${unbracket(target.hostname)}` };
   let url: URL;
   try {
     url = parseProxyUrl(chosen.value);
   } catch (err) {
     // the value is never shown: it may hold a password
-    throw Object.assign(new Error(`${chosen.name} is not a usable proxy URL: ${(err as Error).message}`), { variable: chosen.name, code: 'PROXY_URL_INVALID' });
+    throw Object.assign(new Error(`${chosen.name} is not a usable proxy URL: ${(err as Error).message}`), {
+      variable: chosen.name,
+      code: 'PROXY_URL_INVALID',
+    });
   }
   return { proxy: { url, variable: chosen.name } };
 }

@@ -17,7 +17,10 @@ export interface RawRequestOptions extends SessionOptions {
 }
 
 /** The body bytes, whether they may be re-serialized (inline only), and the parsed value. */
-export async function readData(data: string | undefined, readStdin?: () => Promise<Buffer>): Promise<{ bytes: Buffer; inline: boolean; value: unknown } | undefined> {
+export async function readData(
+  data: string | undefined,
+  readStdin?: () => Promise<Buffer>,
+): Promise<{ bytes: Buffer; inline: boolean; value: unknown } | undefined> {
   if (data === undefined) return undefined;
   let bytes: Buffer;
   let inline = false;
@@ -31,7 +34,10 @@ export async function readData(data: string | undefined, readStdin?: () => Promi
       bytes = readInputFile(file, '--data');
     } catch (err) {
       if (err instanceof CardctlError) throw err;
-      throw usageError(`cannot read --data file "${file}": ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`, 'Check the path after @.');
+      throw usageError(
+        `cannot read --data file "${file}": ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`,
+        'Check the path after @.',
+      );
     }
     source = `file ${file}`;
   } else {
@@ -44,7 +50,10 @@ export async function readData(data: string | undefined, readStdin?: () => Promi
   try {
     value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
   } catch (err) {
-    throw usageError(`the body from ${source} is not valid JSON: ${(err as Error).message}.`, `The API takes JSON bodies, e.g. --data '{"amount":100}', --data @body.json or --data - (stdin).`);
+    throw usageError(
+      `the body from ${source} is not valid JSON: ${(err as Error).message}.`,
+      `The API takes JSON bodies, e.g. --data '{"amount":100}', --data @body.json or --data - (stdin).`,
+    );
   }
   return { bytes, inline, value };
 }
@@ -57,7 +66,13 @@ export async function runRawRequest(opts: RawRequestOptions): Promise<ApiRespons
     return eq < 0 ? [pair, ''] : [pair.slice(0, eq), pair.slice(eq + 1)];
   });
   return withSession(opts, async ({ client }) => {
-    const prepared = await client.prepare({ method: opts.method, path: opts.path, query, body: body?.bytes, idempotencyKey: opts.idempotencyKey });
+    const prepared = await client.prepare({
+      method: opts.method,
+      path: opts.path,
+      query,
+      body: body?.bytes,
+      idempotencyKey: opts.idempotencyKey,
+    });
     // Typed inline on a money route: deterministic bytes, so retyping the command replays.
     // A file or stdin is sent byte for byte.
     if (body?.inline && prepared.money) {

@@ -120,7 +120,11 @@ export const urlOf = (p: PreparedRequest): string => `${p.origin}${p.path}${p.qu
 /** A body's SHA-256 in hex (the one-shot hash: a --batch rerun checks a million bodies). */
 export const sha256Hex = (body: Buffer): string => hash('sha256', body, 'hex');
 
-export function toApiError(err: CardctlError, response: ApiResponse | undefined, outcome: Outcome | undefined): ApiError {
+export function toApiError(
+  err: CardctlError,
+  response: ApiResponse | undefined,
+  outcome: Outcome | undefined,
+): ApiError {
   const apiErr = new ApiError(err.message, {
     kind: err.kind,
     hint: err.hint,

@@ -17,8 +17,15 @@ export function parseRetention(text: string, from: string): number | undefined {
   if (!Number.isInteger(days) || days < 1 || days > 36_500) {
     // a flag takes days only (off is the variable's: no compaction in the background); the
     // variable's value is never quoted back (docs/profiles.md)
-    if (from.startsWith('--')) throw usageError(`${from} must be a number of days from 1 to 36500 (such as 90 or 90d); got ${JSON.stringify(text.slice(0, 40))}.`, `For example ${from} 30 keeps 30 days whole.`);
-    throw usageError(`${from} must be a number of days from 1 to 36500 (such as 90 or 90d), or off.`, `Set it to e.g. 90 (the default), or off to compact only with \`cardctl ops compact\`.`);
+    if (from.startsWith('--'))
+      throw usageError(
+        `${from} must be a number of days from 1 to 36500 (such as 90 or 90d); got ${JSON.stringify(text.slice(0, 40))}.`,
+        `For example ${from} 30 keeps 30 days whole.`,
+      );
+    throw usageError(
+      `${from} must be a number of days from 1 to 36500 (such as 90 or 90d), or off.`,
+      `Set it to e.g. 90 (the default), or off to compact only with \`cardctl ops compact\`.`,
+    );
   }
   return days;
 }
@@ -35,7 +42,9 @@ export function compactionDue(root: string, days: number, nowMs = Date.now()): b
   if (state.last_run && nowMs - Date.parse(state.last_run) < DAY_MS) return false;
   const dir = join(root, 'segments');
   if (!existsSync(dir)) return false;
-  const oldest = readdirSync(dir).filter((d) => /^\d{4}-\d\d-\d\d$/.test(d) && (!state.compacted_through || d > state.compacted_through)).sort()[0];
+  const oldest = readdirSync(dir)
+    .filter((d) => /^\d{4}-\d\d-\d\d$/.test(d) && (!state.compacted_through || d > state.compacted_through))
+    .sort()[0];
   return oldest !== undefined && Date.parse(`${oldest}T00:00:00Z`) + DAY_MS <= nowMs - days * DAY_MS;
 }
 
@@ -49,9 +58,14 @@ export function compactInBackground(root: string, env: NodeJS.ProcessEnv = proce
     const days = retentionDays(env);
     if (days === undefined || !compactionDue(root, days)) return false;
     const script = process.argv[1];
-    const args = script && /\.[cm]?js$/.test(script) ? [script, 'ops', 'compact', '--auto'] : ['ops', 'compact', '--auto'];
+    const args =
+      script && /\.[cm]?js$/.test(script) ? [script, 'ops', 'compact', '--auto'] : ['ops', 'compact', '--auto'];
     // only what compaction needs: never a secret of the caller's environment
-    const childEnv: NodeJS.ProcessEnv = { CARDCTL_STATE_DIR: join(root, '..'), CARDCTL_JOURNAL_RETENTION: String(days), CARDCTL_NO_UPDATE_NOTIFIER: '1' };
+    const childEnv: NodeJS.ProcessEnv = {
+      CARDCTL_STATE_DIR: join(root, '..'),
+      CARDCTL_JOURNAL_RETENTION: String(days),
+      CARDCTL_NO_UPDATE_NOTIFIER: '1',
+    };
     for (const k of ['PATH', 'HOME', 'LANG', 'TMPDIR', 'SYSTEMROOT']) if (env[k] !== undefined) childEnv[k] = env[k];
     const child = spawn(process.execPath, args, { detached: true, stdio: 'ignore', env: childEnv });
     child.on('error', () => {});

@@ -19,7 +19,12 @@ export interface RetryPolicy {
   random: () => number;
 }
 
-export const DEFAULT_RETRY_POLICY: RetryPolicy = { backoffBaseMs: 200, maxBackoffMs: 2_000, maxRetryAfterS: 60, random: Math.random };
+export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+  backoffBaseMs: 200,
+  maxBackoffMs: 2_000,
+  maxRetryAfterS: 60,
+  random: Math.random,
+};
 
 export interface AttemptFacts {
   outcome: Outcome;
@@ -47,7 +52,12 @@ export function backoffMs(attemptIndex: number, policy: RetryPolicy): number {
   return Math.round(step / 2 + policy.random() * (step / 2));
 }
 
-const again = (reason: string, delayMs: number, ambiguous = false): RetryDecision => ({ retry: true, reason, delayMs, ambiguous });
+const again = (reason: string, delayMs: number, ambiguous = false): RetryDecision => ({
+  retry: true,
+  reason,
+  delayMs,
+  ambiguous,
+});
 const stop = (reason: string, ambiguous = false): RetryDecision => ({ retry: false, reason, delayMs: 0, ambiguous });
 
 function errorCodes(body: unknown): unknown[] {
@@ -56,11 +66,19 @@ function errorCodes(body: unknown): unknown[] {
 }
 
 /** No answer: retried when the request never left, or when repeating it is harmless (a key, or a GET). */
-function afterTransportFailure(facts: AttemptFacts & { outcome: { type: 'transport' } }, policy: RetryPolicy): RetryDecision {
+function afterTransportFailure(
+  facts: AttemptFacts & { outcome: { type: 'transport' } },
+  policy: RetryPolicy,
+): RetryDecision {
   const code = (facts.outcome.error as { code?: string }).code ?? 'connection error';
   const wait = backoffMs(facts.attemptIndex, policy);
   if (!facts.outcome.maybeSent) return again(`${code}: the request did not leave this machine`, wait);
-  if (facts.money) return again(`${code}: the connection ended; a money operation replays safely under its idempotency key`, wait, true);
+  if (facts.money)
+    return again(
+      `${code}: the connection ended; a money operation replays safely under its idempotency key`,
+      wait,
+      true,
+    );
   if (facts.method === 'GET') return again(`${code}: a GET is safe to repeat`, wait);
   return stop(`${code}: a ${facts.method} without an idempotency key may have been processed`);
 }
@@ -75,11 +93,15 @@ export function retryDecision(facts: AttemptFacts, policy: RetryPolicy = DEFAULT
   if (status === 202) return stop(facts.money ? '202: accepted, not final (never retried as a failure)' : '');
   if (status < 400) return stop('');
   // 409 in_flight: the same key is still running; asking again later reveals its outcome
-  if (status === 409 && errorCodes(body).includes('in_flight')) return again('409 in_flight: the same key is still running', wait, true);
+  if (status === 409 && errorCodes(body).includes('in_flight'))
+    return again('409 in_flight: the same key is still running', wait, true);
   // 429, and 503 ("nothing charged; retry shortly"): wait as long as Retry-After says
   if (status === 429 || status === 503) {
     const after = retryAfterSeconds(headers, facts.nowMs);
-    if (after !== undefined && after > policy.maxRetryAfterS) return stop(`${status} with Retry-After ${after} s, longer than the ${policy.maxRetryAfterS} s this command waits`);
+    if (after !== undefined && after > policy.maxRetryAfterS)
+      return stop(
+        `${status} with Retry-After ${after} s, longer than the ${policy.maxRetryAfterS} s this command waits`,
+      );
     const delayMs = after !== undefined ? after * 1000 + Math.round(policy.random() * 100) : wait;
     return again(`${status}${after !== undefined ? ` (Retry-After ${after} s)` : ''}`, delayMs);
   }
@@ -87,6 +109,7 @@ export function retryDecision(facts: AttemptFacts, policy: RetryPolicy = DEFAULT
   if (status < 500) return stop(`${status}: a 4xx other than 409 in_flight and 429 is not retried`);
   // "a money operation that 500s may still have succeeded; replaying the same key reveals the
   // outcome": any 5xx but 503 (a proxy's 502/504 may have forwarded it)
-  if (facts.money && status < 600) return again(`${status} on a money operation: replaying the key reveals the outcome`, wait, true);
+  if (facts.money && status < 600)
+    return again(`${status} on a money operation: replaying the key reveals the outcome`, wait, true);
   return stop(`${status}: not retried (not a money operation)`);
 }

@@ -75,7 +75,10 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
   }
   let journal: Promise<Journal> | undefined;
   let opened: Journal | undefined;
-  const openJournal = (): Promise<Journal> => (journal ??= import('./journal.js').then(({ Journal }) => (opened = Journal.open(env, (line) => stderr.write(line + '\n')))));
+  const openJournal = (): Promise<Journal> =>
+    (journal ??= import('./journal.js').then(
+      ({ Journal }) => (opened = Journal.open(env, (line) => stderr.write(line + '\n'))),
+    ));
   const interactive = Boolean(process.stdin.isTTY && stderr.isTTY) && !promptsForbidden(env);
   const client = new ApiClient({
     credentials,

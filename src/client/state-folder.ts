@@ -14,7 +14,8 @@ export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
   if (env.CARDCTL_STATE_DIR) return env.CARDCTL_STATE_DIR;
   if (env.XDG_STATE_HOME) return join(env.XDG_STATE_HOME, 'cardctl');
   if (process.platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'cardctl');
-  if (process.platform === 'win32') return join(env.LOCALAPPDATA ?? join(homedir(), 'AppData', 'Local'), 'cardctl', 'state');
+  if (process.platform === 'win32')
+    return join(env.LOCALAPPDATA ?? join(homedir(), 'AppData', 'Local'), 'cardctl', 'state');
   return join(homedir(), '.local', 'state', 'cardctl');
 }
 
@@ -54,7 +55,8 @@ export function isStateFolderProblem(err: unknown): err is NodeJS.ErrnoException
 }
 
 /** A path under CARDCTL_STATE_DIR or XDG_STATE_HOME, named from the variable (`$XDG_STATE_HOME/cardctl`). */
-const shown = (path: string, env: NodeJS.ProcessEnv): string => pathShown(path, env, ['CARDCTL_STATE_DIR', 'XDG_STATE_HOME']);
+const shown = (path: string, env: NodeJS.ProcessEnv): string =>
+  pathShown(path, env, ['CARDCTL_STATE_DIR', 'XDG_STATE_HOME']);
 
 /** Where the state folder's path comes from, for the hint. */
 function origin(env: NodeJS.ProcessEnv): string {
@@ -67,19 +69,30 @@ function origin(env: NodeJS.ProcessEnv): string {
  * The error for a state folder that cannot be written. `folder`: cardctl's state folder (the journal's parent);
  * `consequence`: what did not happen (`the money operation was not sent`).
  */
-export function stateFolderError(err: NodeJS.ErrnoException, folder: string, consequence: string, env: NodeJS.ProcessEnv = process.env): CardctlError {
+export function stateFolderError(
+  err: NodeJS.ErrnoException,
+  folder: string,
+  consequence: string,
+  env: NodeJS.ProcessEnv = process.env,
+): CardctlError {
   const variable = env.CARDCTL_STATE_DIR ? 'CARDCTL_STATE_DIR' : 'XDG_STATE_HOME (or CARDCTL_STATE_DIR)';
   const dangling = err.code === 'ENOENT' ? danglingLink(err.path) : undefined;
   if (dangling) {
-    return new CardctlError(`cannot write the operations journal in ${shown(folder, env)}: ${shown(dangling.link, env)} is a symbolic link to ${dangling.target}, which does not exist; ${consequence}.`, {
-      kind: 'usage',
-      code: 'state_folder_unwritable',
-      hint: `Create the folder the link points to, remove the link (cardctl then creates a folder there), or set ${variable} to a folder you can write; then run the command again.`,
-      cause: err,
-    });
+    return new CardctlError(
+      `cannot write the operations journal in ${shown(folder, env)}: ${shown(dangling.link, env)} is a symbolic link to ${dangling.target}, which does not exist; ${consequence}.`,
+      {
+        kind: 'usage',
+        code: 'state_folder_unwritable',
+        hint: `Create the folder the link points to, remove the link (cardctl then creates a folder there), or set ${variable} to a folder you can write; then run the command again.`,
+        cause: err,
+      },
+    );
   }
   const code = err.code ?? 'error';
-  const at = err.path && err.syscall ? ` (${err.syscall} ${shown(err.path, env)}: ${code}, ${ENVIRONMENT_CODES[code] ?? err.message})` : ` (${code}: ${ENVIRONMENT_CODES[code] ?? err.message})`;
+  const at =
+    err.path && err.syscall
+      ? ` (${err.syscall} ${shown(err.path, env)}: ${code}, ${ENVIRONMENT_CODES[code] ?? err.message})`
+      : ` (${code}: ${ENVIRONMENT_CODES[code] ?? err.message})`;
   return new CardctlError(`cannot write the operations journal in ${shown(folder, env)}${at}; ${consequence}.`, {
     kind: 'usage',
     code: 'state_folder_unwritable',
@@ -100,6 +113,8 @@ export function probeStateFolder(folder: string /* the state folder */, env: Nod
     closeSync(openSync(probe, 'wx', 0o600));
     unlinkSync(probe);
   } catch (err) {
-    throw isStateFolderProblem(err) ? stateFolderError(err, folder, 'money operations are refused until it can be written', env) : err;
+    throw isStateFolderProblem(err)
+      ? stateFolderError(err, folder, 'money operations are refused until it can be written', env)
+      : err;
   }
 }

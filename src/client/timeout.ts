@@ -18,7 +18,11 @@ export function parseTimeoutSeconds(text: string, where: string): number {
   // a value typed on this command line is quoted back; one from the environment only named (docs/profiles.md)
   const said = (value: string): string => (where.startsWith('--') ? `${where} ${value}` : where);
   if (!Number.isFinite(n)) throw usageError(`${said(JSON.stringify(text))} is not a number of seconds.`, HINT);
-  if (n <= 0 || n > MAX_TIMEOUT_S) throw usageError(`${said(s)} is out of range: the deadline of an attempt is above 0 and at most ${MAX_TIMEOUT_S} seconds.`, HINT);
+  if (n <= 0 || n > MAX_TIMEOUT_S)
+    throw usageError(
+      `${said(s)} is out of range: the deadline of an attempt is above 0 and at most ${MAX_TIMEOUT_S} seconds.`,
+      HINT,
+    );
   return Math.max(1, Math.round(n * 1000));
 }
 
@@ -33,13 +37,21 @@ export function timeoutFromFlagOrEnv(flag: string | undefined, env: NodeJS.Proce
   if (given(env.CARDCTL_TIMEOUT)) return parseTimeoutSeconds(env.CARDCTL_TIMEOUT, 'CARDCTL_TIMEOUT');
   if (given(env.CARDCTL_TIMEOUT_MS)) {
     const ms = Number(env.CARDCTL_TIMEOUT_MS);
-    if (!Number.isInteger(ms) || ms <= 0 || ms > MAX_TIMEOUT_S * 1000) throw usageError(`CARDCTL_TIMEOUT_MS is not a whole number of milliseconds above 0.`, 'Prefer CARDCTL_TIMEOUT in seconds, e.g. CARDCTL_TIMEOUT=30.');
+    if (!Number.isInteger(ms) || ms <= 0 || ms > MAX_TIMEOUT_S * 1000)
+      throw usageError(
+        `CARDCTL_TIMEOUT_MS is not a whole number of milliseconds above 0.`,
+        'Prefer CARDCTL_TIMEOUT in seconds, e.g. CARDCTL_TIMEOUT=30.',
+      );
     return ms;
   }
   return undefined;
 }
 
 /** The deadline of each attempt: the flag or environment's (timeoutFromFlagOrEnv) > the profile's `timeout` (seconds) > `fallbackMs`. */
-export function chooseTimeoutMs(flagOrEnvMs: number | undefined, profileTimeoutS: number | undefined, fallbackMs = DEFAULT_TIMEOUT_MS): number {
+export function chooseTimeoutMs(
+  flagOrEnvMs: number | undefined,
+  profileTimeoutS: number | undefined,
+  fallbackMs = DEFAULT_TIMEOUT_MS,
+): number {
   return flagOrEnvMs ?? (profileTimeoutS !== undefined ? Math.round(profileTimeoutS * 1000) : fallbackMs);
 }

@@ -6,7 +6,10 @@ let cached: string | undefined;
 export function cliVersion(): string {
   if (cached === undefined) {
     try {
-      cached = String((JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string }).version ?? '0.0.0');
+      cached = String(
+        (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string })
+          .version ?? '0.0.0',
+      );
     } catch {
       cached = '0.0.0';
     }

@@ -10,23 +10,39 @@ export default class Demo extends BaseCommand {
     'and runs each command as you would type it, showing the command line and its output. Every step checks its exit code and the value it promises; ' +
     'the demo exits 1 naming the first step that deviates.\n' +
     '--json prints the tour on stderr and one summary on stdout: {ok, failed_step, steps: [{name, command, exit_code, ok}], ...}.';
-  static override examples = ['<%= config.bin %> demo', '<%= config.bin %> demo --keep', '<%= config.bin %> demo --json --seed 42 2>/dev/null | jq .steps'];
+  static override examples = [
+    '<%= config.bin %> demo',
+    '<%= config.bin %> demo --keep',
+    '<%= config.bin %> demo --json --seed 42 2>/dev/null | jq .steps',
+  ];
   static override flags = {
-    keep: Flags.boolean({ description: 'keep the temporary folder (profiles, journal, data files) and print its path', default: false }),
-    seed: Flags.integer({ description: "seed of the mock: the same seed gives the same ids and secrets", min: 0 }),
+    keep: Flags.boolean({
+      description: 'keep the temporary folder (profiles, journal, data files) and print its path',
+      default: false,
+    }),
+    seed: Flags.integer({ description: 'seed of the mock: the same seed gives the same ids and secrets', min: 0 }),
   };
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Demo);
     const { runDemo } = await import('../demo/index.js');
-    const summary = await runDemo({ keep: flags.keep, seed: flags.seed, out: flags.json ? this.io.stderr : this.io.stdout });
+    const summary = await runDemo({
+      keep: flags.keep,
+      seed: flags.seed,
+      out: flags.json ? this.io.stderr : this.io.stdout,
+    });
     if (summary.ok) {
       if (flags.json) this.printJson(summary);
       return;
     }
     const err = new CardctlError(
-      summary.failed_step ? `the demo failed at step "${summary.failed_step}": ${summary.message}.` : `the demo stopped: ${summary.message}.`,
-      { kind: 'unexpected', hint: 'The step above shows the command, its output and what was expected. Rebuild (`npm run build`) if the code changed.' },
+      summary.failed_step
+        ? `the demo failed at step "${summary.failed_step}": ${summary.message}.`
+        : `the demo stopped: ${summary.message}.`,
+      {
+        kind: 'unexpected',
+        hint: 'The step above shows the command, its output and what was expected. Rebuild (`npm run build`) if the code changed.',
+      },
     );
     if (!flags.json) throw err;
     // one JSON value on stdout: the summary says what failed

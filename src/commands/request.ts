@@ -11,20 +11,30 @@ export default class Request extends BaseCommand {
     'so retyping the command replays it; --data @FILE and --data - are sent byte for byte.';
   static override examples = [
     '<%= config.bin %> request GET /cards/01J0000000000000000000000A',
-    "<%= config.bin %> request POST /cards/01J0000000000000000000000A/recharge --data '{\"amount\":500}'",
+    '<%= config.bin %> request POST /cards/01J0000000000000000000000A/recharge --data \'{"amount":500}\'',
     '<%= config.bin %> request GET /customers --query per_page=5 --include',
     '<%= config.bin %> request POST /customers --data @customer.json',
   ];
   static override args = {
     method: Args.string({ description: 'HTTP method: GET, POST, PATCH, ...', required: true }),
-    path: Args.string({ description: 'path relative to the base URL, or starting with /api/v1; may include ?query', required: true }),
+    path: Args.string({
+      description: 'path relative to the base URL, or starting with /api/v1; may include ?query',
+      required: true,
+    }),
   };
   static override flags = {
     ...moneyFlags,
     data: Flags.string({ char: 'd', description: 'JSON body: inline, @FILE (bytes unchanged) or - (stdin)' }),
     query: Flags.string({ char: 'q', description: 'query parameter k=v (repeatable)', multiple: true }),
-    'idempotency-key': Flags.string({ description: 'Idempotency-Key header (money operations get a generated one otherwise)' }),
-    include: Flags.boolean({ char: 'i', description: 'print the status line and headers before the body (not with --json, which prints the body alone)', default: false, exclusive: ['json'] }),
+    'idempotency-key': Flags.string({
+      description: 'Idempotency-Key header (money operations get a generated one otherwise)',
+    }),
+    include: Flags.boolean({
+      char: 'i',
+      description: 'print the status line and headers before the body (not with --json, which prints the body alone)',
+      default: false,
+      exclusive: ['json'],
+    }),
   };
 
   async run(): Promise<void> {
@@ -47,7 +57,8 @@ export default class Request extends BaseCommand {
     } catch (err) {
       // Without --json the answer's body goes to stdout as for a success (like `gh api`),
       // the error and what to do next to stderr.
-      if (!flags.json && err instanceof ApiError && err.response) this.io.stdout.write(formatResponse(err.response, flags.include));
+      if (!flags.json && err instanceof ApiError && err.response)
+        this.io.stdout.write(formatResponse(err.response, flags.include));
       throw err;
     }
   }

@@ -3,12 +3,28 @@
 // Every problem is reported at once, one list per field, and no input ever makes these throw.
 import { z } from 'zod';
 
-export const ID_TYPES = ['bvn', 'nin', 'passport', 'drivers_license', 'national_id', 'vnin', 'voters_card', 'ghana_card'] as const;
+export const ID_TYPES = [
+  'bvn',
+  'nin',
+  'passport',
+  'drivers_license',
+  'national_id',
+  'vnin',
+  'voters_card',
+  'ghana_card',
+] as const;
 export type IdType = (typeof ID_TYPES)[number];
 /** Checked against a national database: no image, country must be NGA (conditional rule 1). */
 export const DATABASE_ID_TYPES = ['bvn', 'nin'] as const satisfies readonly IdType[];
 /** Every other id type is a document and needs `id_front_image` (conditional rule 2). */
-export const DOCUMENT_ID_TYPES = ['passport', 'drivers_license', 'national_id', 'vnin', 'voters_card', 'ghana_card'] as const satisfies readonly IdType[];
+export const DOCUMENT_ID_TYPES = [
+  'passport',
+  'drivers_license',
+  'national_id',
+  'vnin',
+  'voters_card',
+  'ghana_card',
+] as const satisfies readonly IdType[];
 export const CUSTOMER_TYPES = ['individual', 'business'] as const;
 export const CUSTOMER_STATUSES = ['active', 'disabled'] as const;
 export const MAX_ID_FRONT_IMAGE_LENGTH = 4_200_000;
@@ -19,14 +35,37 @@ export const MAX_ID_FRONT_IMAGE_LENGTH = 4_200_000;
  * drops it like any unknown key. CUSTOMER_CREATE_FIELDS is the same list without it.
  */
 export const CUSTOMER_FIELDS = [
-  'customer_type', 'business_name', 'registration_number', 'first_name', 'last_name', 'email',
-  'phone_number', 'dial_code', 'date_of_birth', 'id_type', 'id_number', 'id_front_image',
-  'line1', 'city', 'state', 'postal_code', 'country', 'occupation', 'employment_status',
-  'account_purpose', 'annual_salary', 'expected_monthly_volume', 'place_of_birth',
-  'terms_of_service_accepted', 'status',
+  'customer_type',
+  'business_name',
+  'registration_number',
+  'first_name',
+  'last_name',
+  'email',
+  'phone_number',
+  'dial_code',
+  'date_of_birth',
+  'id_type',
+  'id_number',
+  'id_front_image',
+  'line1',
+  'city',
+  'state',
+  'postal_code',
+  'country',
+  'occupation',
+  'employment_status',
+  'account_purpose',
+  'annual_salary',
+  'expected_monthly_volume',
+  'place_of_birth',
+  'terms_of_service_accepted',
+  'status',
 ] as const;
 export type CustomerField = (typeof CUSTOMER_FIELDS)[number];
-export const CUSTOMER_CREATE_FIELDS = CUSTOMER_FIELDS.filter((f) => f !== 'status') as Exclude<CustomerField, 'status'>[];
+export const CUSTOMER_CREATE_FIELDS = CUSTOMER_FIELDS.filter((f) => f !== 'status') as Exclude<
+  CustomerField,
+  'status'
+>[];
 
 /**
  * Fields whose change by PATCH sends an approved customer back to `pending` (spec, kyc_status:
@@ -37,10 +76,26 @@ export const CUSTOMER_CREATE_FIELDS = CUSTOMER_FIELDS.filter((f) => f !== 'statu
  * (spec: changing status alone does not affect verification).
  */
 export const IDENTITY_FIELDS = [
-  'customer_type', 'business_name', 'registration_number', 'first_name', 'last_name',
-  'date_of_birth', 'id_type', 'id_number', 'id_front_image', 'line1', 'city', 'state',
-  'postal_code', 'country', 'occupation', 'employment_status', 'account_purpose',
-  'annual_salary', 'expected_monthly_volume', 'place_of_birth',
+  'customer_type',
+  'business_name',
+  'registration_number',
+  'first_name',
+  'last_name',
+  'date_of_birth',
+  'id_type',
+  'id_number',
+  'id_front_image',
+  'line1',
+  'city',
+  'state',
+  'postal_code',
+  'country',
+  'occupation',
+  'employment_status',
+  'account_purpose',
+  'annual_salary',
+  'expected_monthly_volume',
+  'place_of_birth',
 ] as const satisfies readonly CustomerField[];
 
 /**
@@ -50,22 +105,53 @@ export const IDENTITY_FIELDS = [
  * added by missingVerificationFields.
  */
 export const VERIFICATION_REQUIRED_FIELDS = [
-  'first_name', 'last_name', 'email', 'phone_number', 'dial_code', 'date_of_birth', 'id_type',
-  'id_number', 'line1', 'city', 'state', 'postal_code', 'country', 'occupation',
-  'employment_status', 'account_purpose', 'annual_salary', 'expected_monthly_volume',
+  'first_name',
+  'last_name',
+  'email',
+  'phone_number',
+  'dial_code',
+  'date_of_birth',
+  'id_type',
+  'id_number',
+  'line1',
+  'city',
+  'state',
+  'postal_code',
+  'country',
+  'occupation',
+  'employment_status',
+  'account_purpose',
+  'annual_salary',
+  'expected_monthly_volume',
   'terms_of_service_accepted',
 ] as const satisfies readonly CustomerField[];
 
 type StringField = Exclude<CustomerField, 'terms_of_service_accepted'>;
 export type CustomerCreateBody = { [K in Exclude<StringField, 'status'>]?: string } & {
   customer_type: (typeof CUSTOMER_TYPES)[number];
-  first_name: string; last_name: string; email: string; phone_number: string; dial_code: string;
-  date_of_birth: string; id_type: IdType; id_number: string; line1: string; city: string;
-  state: string; postal_code: string; country: string; occupation: string; employment_status: string;
-  account_purpose: string; annual_salary: string; expected_monthly_volume: string;
+  first_name: string;
+  last_name: string;
+  email: string;
+  phone_number: string;
+  dial_code: string;
+  date_of_birth: string;
+  id_type: IdType;
+  id_number: string;
+  line1: string;
+  city: string;
+  state: string;
+  postal_code: string;
+  country: string;
+  occupation: string;
+  employment_status: string;
+  account_purpose: string;
+  annual_salary: string;
+  expected_monthly_volume: string;
   terms_of_service_accepted: true;
 };
-export type CustomerUpdateBody = Partial<Omit<CustomerCreateBody, 'status'>> & { status?: (typeof CUSTOMER_STATUSES)[number] };
+export type CustomerUpdateBody = Partial<Omit<CustomerCreateBody, 'status'>> & {
+  status?: (typeof CUSTOMER_STATUSES)[number];
+};
 export type CustomerErrors = Record<string, string[]>;
 export type CustomerParseResult<T> = { ok: true; value: T } | { ok: false; errors: CustomerErrors };
 
@@ -76,19 +162,26 @@ const DIGITS_15 = 'must contain only digits, 1 to 15 of them (whole units, not m
 const BASE64 = /^(?:data:image\/[a-z0-9.+-]+;base64,)?[A-Za-z0-9+/]+={0,2}$/;
 
 const STRING_RULES: Record<Exclude<StringField, 'date_of_birth'>, z.ZodType<string>> = {
-  customer_type: z.string().refine((v) => (CUSTOMER_TYPES as readonly string[]).includes(v), 'must be individual or business.'),
+  customer_type: z
+    .string()
+    .refine((v) => (CUSTOMER_TYPES as readonly string[]).includes(v), 'must be individual or business.'),
   business_name: maxLen(150),
   registration_number: maxLen(64),
   first_name: maxLen(100),
   last_name: maxLen(100),
   // The e-mail regex is only run on bounded input: it is quadratic on long strings.
-  email: z.string().max(254, 'must not be longer than 254 characters.')
+  email: z
+    .string()
+    .max(254, 'must not be longer than 254 characters.')
     .refine((v) => v.length > 254 || z.regexes.email.test(v), 'must be a valid e-mail address.'),
   phone_number: z.string().regex(/^\d{4,15}$/, 'must contain only digits, 4 to 15 of them, without the country code.'),
   dial_code: z.string().regex(/^\+\d{1,4}$/, 'must be a plus sign followed by 1 to 4 digits (for example +234).'),
-  id_type: z.string().refine((v) => (ID_TYPES as readonly string[]).includes(v), `must be one of ${ID_TYPES.join(', ')}.`),
+  id_type: z
+    .string()
+    .refine((v) => (ID_TYPES as readonly string[]).includes(v), `must be one of ${ID_TYPES.join(', ')}.`),
   id_number: maxLen(64),
-  id_front_image: z.string()
+  id_front_image: z
+    .string()
     .max(MAX_ID_FRONT_IMAGE_LENGTH, `must not be longer than ${MAX_ID_FRONT_IMAGE_LENGTH} characters.`)
     .refine((v) => v.length > MAX_ID_FRONT_IMAGE_LENGTH || BASE64.test(v), 'must be a base64-encoded image.'),
   line1: maxLen(120),
@@ -96,7 +189,10 @@ const STRING_RULES: Record<Exclude<StringField, 'date_of_birth'>, z.ZodType<stri
   state: maxLen(120),
   postal_code: maxLen(20),
   country: z.string().regex(/^[A-Za-z]{3}$/, 'must be exactly 3 letters (an ISO 3166-1 alpha-3 code such as NGA).'),
-  occupation: maxLen(100).regex(/^[a-z][a-z_]*$/, 'must be lowercase letters and underscores, starting with a letter (for example software_engineer).'),
+  occupation: maxLen(100).regex(
+    /^[a-z][a-z_]*$/,
+    'must be lowercase letters and underscores, starting with a letter (for example software_engineer).',
+  ),
   employment_status: maxLen(50),
   account_purpose: maxLen(100),
   annual_salary: z.string().regex(/^\d{1,15}$/, DIGITS_15),
@@ -139,12 +235,20 @@ type Mode = 'create' | 'update';
 
 function required(field: StringField | 'terms_of_service_accepted', mode: Mode): boolean {
   if (mode === 'update') return false;
-  return !['customer_type', 'place_of_birth', 'business_name', 'registration_number', 'id_front_image', 'status'].includes(field);
+  return ![
+    'customer_type',
+    'place_of_birth',
+    'business_name',
+    'registration_number',
+    'id_front_image',
+    'status',
+  ].includes(field);
 }
 
 /** Per-field rules for one sent value; bare rules are returned unprefixed. */
 function fieldProblems(field: CustomerField, value: unknown, today: Date): string[] {
-  if (field === 'terms_of_service_accepted') return value === true ? [] : ['The terms of service accepted must be true.'];
+  if (field === 'terms_of_service_accepted')
+    return value === true ? [] : ['The terms of service accepted must be true.'];
   if (typeof value !== 'string') return ['must be a string.'];
   if (value.trim() === '') return ['must not be empty.'];
   if (field === 'date_of_birth') return dateOfBirthProblems(value, today);
@@ -152,7 +256,12 @@ function fieldProblems(field: CustomerField, value: unknown, today: Date): strin
   return result.success ? [] : result.error.issues.map((i) => i.message);
 }
 
-function validate(body: unknown, today: Date, mode: Mode, current?: object): CustomerParseResult<Record<string, unknown>> {
+function validate(
+  body: unknown,
+  today: Date,
+  mode: Mode,
+  current?: object,
+): CustomerParseResult<Record<string, unknown>> {
   if (!isRecord(body)) return { ok: false, errors: { body: ['The request body must be a JSON object.'] } };
   const fields: readonly CustomerField[] = mode === 'create' ? CUSTOMER_CREATE_FIELDS : CUSTOMER_FIELDS;
   const errors: CustomerErrors = {};
@@ -164,7 +273,8 @@ function validate(body: unknown, today: Date, mode: Mode, current?: object): Cus
 
   for (const field of fields) {
     if (!sent(field)) {
-      if (required(field, mode)) add(field, field === 'terms_of_service_accepted' ? 'is required and must be true.' : 'is required.');
+      if (required(field, mode))
+        add(field, field === 'terms_of_service_accepted' ? 'is required and must be true.' : 'is required.');
       continue;
     }
     const problems = fieldProblems(field, body[field], today);
@@ -212,7 +322,8 @@ function validate(body: unknown, today: Date, mode: Mode, current?: object): Cus
   if (touched('customer_type', 'business_name', 'registration_number') && type.known && type.value === 'business') {
     for (const field of ['business_name', 'registration_number'] as const) {
       const v = known(field);
-      if (v.known && !present(v.value) && !errors[field]?.length) add(field, `The ${words(field)} is required for business customers.`);
+      if (v.known && !present(v.value) && !errors[field]?.length)
+        add(field, `The ${words(field)} is required for business customers.`);
     }
   }
 
@@ -252,7 +363,11 @@ export function parseCustomerCreate(body: unknown, today: Date): CustomerParseRe
  * record (the mock's, which knows whether an id image is held); conditional rules then see the
  * merged record. Without it (the CLI) only what the body itself shows is checked.
  */
-export function parseCustomerUpdate(body: unknown, today: Date, current?: object): CustomerParseResult<CustomerUpdateBody> {
+export function parseCustomerUpdate(
+  body: unknown,
+  today: Date,
+  current?: object,
+): CustomerParseResult<CustomerUpdateBody> {
   return guarded(() => validate(body, today, 'update', current));
 }
 
@@ -264,9 +379,14 @@ export function parseCustomerUpdate(body: unknown, today: Date, current?: object
 export function missingVerificationFields(record: object): CustomerField[] {
   const r = (isRecord(record) ? record : {}) as Record<string, unknown>;
   const need = new Set<CustomerField>(VERIFICATION_REQUIRED_FIELDS);
-  if (r.customer_type === 'business') { need.add('business_name'); need.add('registration_number'); }
+  if (r.customer_type === 'business') {
+    need.add('business_name');
+    need.add('registration_number');
+  }
   if (isDocumentIdType(r.id_type)) need.add('id_front_image');
-  return CUSTOMER_FIELDS.filter((f) => need.has(f) && (f === 'terms_of_service_accepted' ? r[f] !== true : !present(r[f])));
+  return CUSTOMER_FIELDS.filter(
+    (f) => need.has(f) && (f === 'terms_of_service_accepted' ? r[f] !== true : !present(r[f])),
+  );
 }
 
 /** Identity fields an update actually changes (country compared case-insensitively). */

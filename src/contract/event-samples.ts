@@ -7,7 +7,11 @@ import type { EventType } from './resources.js';
 export function sampleEventData(type: EventType | string, newId: () => string): Record<string, unknown> {
   if (type.startsWith('customer.kyc.')) {
     const status = type.slice('customer.kyc.'.length);
-    return { customer_id: newId(), kyc_status: status, ...(status === 'rejected' ? { reason: 'identity_mismatch' } : {}) };
+    return {
+      customer_id: newId(),
+      kyc_status: status,
+      ...(status === 'rejected' ? { reason: 'identity_mismatch' } : {}),
+    };
   }
   if (type === 'card.issued') return { card_id: newId() };
   if (type === 'card.terminated') return { card_id: newId(), refunded_amount_minor: 0 };

@@ -44,7 +44,9 @@ export function inexactNumbers(jsonText: string): Array<{ literal: string; becom
  * Like inexactNumbers, with the top-level member each literal sits in (`field`; null for a
  * literal that is not inside a member of a top-level object). For a text that JSON.parse accepts.
  */
-export function inexactNumberFields(jsonText: string): Array<{ field: string | null; literal: string; becomes: string }> {
+export function inexactNumberFields(
+  jsonText: string,
+): Array<{ field: string | null; literal: string; becomes: string }> {
   const found: Array<{ field: string | null; literal: string; becomes: string }> = [];
   let depth = 0;
   let field: string | null = null;

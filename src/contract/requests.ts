@@ -8,14 +8,17 @@ export { MAX_IDEMPOTENCY_KEY_LENGTH, MAX_INITIAL_LOAD_MINOR, TERMINATION_REASONS
 
 const MINOR_UNITS = 'must be an integer number of minor units.';
 /** A missing value is "is required."; a present one of another type "must be ...". */
-const requiredOr = (message: string) => (issue: { input: unknown }) => (issue.input === undefined ? 'is required.' : message);
+const requiredOr = (message: string) => (issue: { input: unknown }) =>
+  issue.input === undefined ? 'is required.' : message;
 
 const int64 = z.number({ error: requiredOr(MINOR_UNITS) }).int(MINOR_UNITS);
 
 export const IssueCardSchema = z.object({
   product_id: z.string({ error: 'must be a string.' }).length(26, 'must be exactly 26 characters.').optional(),
   customer_id: z.string({ error: requiredOr('must be a string.') }).length(26, 'must be exactly 26 characters.'),
-  amount_minor: int64.min(0, 'must be at least 0.').max(MAX_INITIAL_LOAD_MINOR, `must be at most ${MAX_INITIAL_LOAD_MINOR}.`),
+  amount_minor: int64
+    .min(0, 'must be at least 0.')
+    .max(MAX_INITIAL_LOAD_MINOR, `must be at most ${MAX_INITIAL_LOAD_MINOR}.`),
 });
 export type IssueCardBody = z.infer<typeof IssueCardSchema>;
 

@@ -100,7 +100,13 @@ export function card(run: { stdout: string }): Card {
 }
 
 /** The NDJSON lines of `webhooks listen --json` after its `{"listening"}` line. */
-export function deliveries(run: CliRun): Array<{ delivery_id: string; valid: boolean; reason: string; type: string | null; data: Record<string, unknown> | null }> {
+export function deliveries(run: CliRun): Array<{
+  delivery_id: string;
+  valid: boolean;
+  reason: string;
+  type: string | null;
+  data: Record<string, unknown> | null;
+}> {
   return run.stdout
     .split('\n')
     .filter((l) => l.startsWith('{') && !l.startsWith('{"listening"'))

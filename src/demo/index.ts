@@ -31,12 +31,15 @@ export interface DemoSummary {
 }
 
 /** The CLI entry next to this build: dist/demo/index.js -> bin/run.js; none in the single-file binary, which runs itself (docs/binary.md). */
-const BIN = (globalThis as Record<symbol, unknown>)[Symbol.for('cardctl.binary')] ? undefined : fileURLToPath(new URL('../../bin/run.js', import.meta.url));
+const BIN = (globalThis as Record<symbol, unknown>)[Symbol.for('cardctl.binary')]
+  ? undefined
+  : fileURLToPath(new URL('../../bin/run.js', import.meta.url));
 
 function childEnv(base: NodeJS.ProcessEnv, extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   // the user's own credentials, profile choice and mock must not leak into the tour
-  for (const [k, v] of Object.entries(base)) if (v !== undefined && !k.startsWith('CARDCTL_') && k !== 'FORCE_COLOR') env[k] = v;
+  for (const [k, v] of Object.entries(base))
+    if (v !== undefined && !k.startsWith('CARDCTL_') && k !== 'FORCE_COLOR') env[k] = v;
   return { ...env, NO_COLOR: '1', ...extra };
 }
 
@@ -73,7 +76,10 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoSummary> {
     const control = async (method: string, path: string, body?: unknown): Promise<any> => {
       const res = await fetch(m.controlUrl + path, {
         method,
-        headers: { Authorization: `Bearer ${m.controlToken}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+        headers: {
+          Authorization: `Bearer ${m.controlToken}`,
+          ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       const parsed = (await res.json()) as { success?: boolean; data?: unknown; message?: string };
@@ -118,7 +124,14 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoSummary> {
   const ok = !failed && message === null && steps.every((s) => s.ok);
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   if (ok) write('\n' + chalk.green.bold(`✓ all ${steps.length} steps passed in ${seconds} s`) + '\n');
-  else write('\n' + chalk.red.bold(`✗ ${failed ? `step "${failed.step}" failed: ${failed.message}` : `the demo stopped: ${message}`}`) + '\n');
+  else
+    write(
+      '\n' +
+        chalk.red.bold(
+          `✗ ${failed ? `step "${failed.step}" failed: ${failed.message}` : `the demo stopped: ${message}`}`,
+        ) +
+        '\n',
+    );
   if (options.keep) write(`kept: ${folder}\n`);
   return {
     ok,

@@ -68,7 +68,10 @@ export class DemoCheckError extends Error {}
 
 /** Thrown by `step` after a failure has been printed and recorded; ends the tour. */
 export class StepFailed extends Error {
-  constructor(readonly step: string, message: string) {
+  constructor(
+    readonly step: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -99,7 +102,10 @@ export function trimLines(text: string, max: number, quiet = false): string {
   if (text.trim() === '') return '';
   const lines = text.replace(/\n+$/, '').split('\n');
   if (lines.length <= max) return lines.join('\n') + '\n';
-  const shown = lines.slice(0, max).map((l) => l + '\n').join('');
+  const shown = lines
+    .slice(0, max)
+    .map((l) => l + '\n')
+    .join('');
   return quiet ? shown : shown + `… (${lines.length - max} ${max === 0 ? '' : 'more '}lines)\n`;
 }
 
@@ -131,7 +137,9 @@ export function tableRows(stdout: string): Array<Record<string, string>> {
   const head = lines.shift();
   if (!head || !/^[A-Z_]+( +[A-Z_]+)*$/.test(head.trim())) return [];
   const cols = [...head.matchAll(/[A-Z_]+/g)].map((m) => ({ name: m[0], at: m.index }));
-  return lines.map((line) => Object.fromEntries(cols.map((c, i) => [c.name, line.slice(c.at, cols[i + 1]?.at ?? line.length).trim()])));
+  return lines.map((line) =>
+    Object.fromEntries(cols.map((c, i) => [c.name, line.slice(c.at, cols[i + 1]?.at ?? line.length).trim()])),
+  );
 }
 
 export function expect(condition: unknown, message: string): asserts condition {
@@ -167,9 +175,18 @@ export class Runner {
   }
 
   private launch(spec: StepSpec): Job {
-    const child = spawn(this.o.node, [...(this.o.bin ? [this.o.bin] : []), ...spec.argv], { cwd: this.o.cwd, env: { ...this.o.env, ...spec.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(this.o.node, [...(this.o.bin ? [this.o.bin] : []), ...spec.argv], {
+      cwd: this.o.cwd,
+      env: { ...this.o.env, ...spec.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     const limit = this.o.timeoutMs ?? 30_000;
-    const job: Job = { child, run: { code: 1, stdout: '', stderr: '', ended: false }, done: undefined as unknown as Promise<CliRun>, onChange: new Set() };
+    const job: Job = {
+      child,
+      run: { code: 1, stdout: '', stderr: '', ended: false },
+      done: undefined as unknown as Promise<CliRun>,
+      onChange: new Set(),
+    };
     const changed = (): void => job.onChange.forEach((f) => f());
     child.stdout!.setEncoding('utf8').on('data', (d: string) => ((job.run.stdout += d), changed()));
     child.stderr!.setEncoding('utf8').on('data', (d: string) => ((job.run.stderr += d), changed()));
@@ -220,15 +237,31 @@ export class Runner {
   }
 
   private commandLine(spec: StepSpec): string {
-    const vars = Object.entries(spec.env ?? {}).map(([k, v]) => `${k}=${shellQuote(v)} `).join('');
-    return spec.display ?? vars + ['cardctl', ...spec.argv.map(shellQuote)].join(' ') + (spec.grep ? ` | grep -E ${shellQuote(spec.grep)}` : '');
+    const vars = Object.entries(spec.env ?? {})
+      .map(([k, v]) => `${k}=${shellQuote(v)} `)
+      .join('');
+    return (
+      spec.display ??
+      vars +
+        ['cardctl', ...spec.argv.map(shellQuote)].join(' ') +
+        (spec.grep ? ` | grep -E ${shellQuote(spec.grep)}` : '')
+    );
   }
 
   /** Opens a step: heading, command line, record. */
-  private open(spec: { name: string; title: string; expectExit?: number }, command: string): { record: StepRecord; fail: (message: string) => never } {
+  private open(
+    spec: { name: string; title: string; expectExit?: number },
+    command: string,
+  ): { record: StepRecord; fail: (message: string) => never } {
     const { chalk, write } = this.o;
     this.stepCount += 1;
-    const record: StepRecord = { name: spec.name, command: this.redact(command).text, exit_code: null, expected_exit_code: spec.expectExit ?? 0, ok: false };
+    const record: StepRecord = {
+      name: spec.name,
+      command: this.redact(command).text,
+      exit_code: null,
+      expected_exit_code: spec.expectExit ?? 0,
+      ok: false,
+    };
     this.records.push(record);
     write(`\n${chalk.bold(`▸ ${spec.title}`)}\n${chalk.yellow('$ ' + record.command)}\n`);
     const fail = (message: string): never => {
@@ -248,7 +281,12 @@ export class Runner {
     const err = this.redact(run.stderr);
     const pattern = spec.grep ? new RegExp(spec.grep) : null;
     const fresh = out.text.slice(from.out);
-    const shown = pattern ? fresh.split('\n').filter((l) => pattern.test(l)).join('\n') : fresh;
+    const shown = pattern
+      ? fresh
+          .split('\n')
+          .filter((l) => pattern.test(l))
+          .join('\n')
+      : fresh;
     write(trimLines(shown, max, spec.quietTrim));
     const errShown = trimLines(err.text.slice(from.err), max);
     if (errShown) write(chalk.dim(errShown.replace(/\n$/, '')) + '\n');
@@ -256,7 +294,12 @@ export class Runner {
   }
 
   /** Runs the step's check; answers its note, or fails the step. */
-  private async verify(spec: StepSpec, run: CliRun, leaked: boolean, fail: (message: string) => never): Promise<string | void> {
+  private async verify(
+    spec: StepSpec,
+    run: CliRun,
+    leaked: boolean,
+    fail: (message: string) => never,
+  ): Promise<string | void> {
     if (leaked) fail('a secret appeared in the output');
     if (run.code !== (spec.expectExit ?? 0)) fail(`exit code ${run.code}, expected ${spec.expectExit ?? 0}`);
     try {
@@ -325,7 +368,13 @@ export class Runner {
     record.ok = true;
     const note = spec.readyNote?.(job.run);
     write(chalk.green(`✓ running in the background${note ? ` · ${note}` : ''}`) + '\n');
-    const handle: BackgroundJob & { job: Job; shown: { out: number; err: number } } = { spec, record, run: job.run, job, shown };
+    const handle: BackgroundJob & { job: Job; shown: { out: number; err: number } } = {
+      spec,
+      record,
+      run: job.run,
+      job,
+      shown,
+    };
     return handle;
   }
 

@@ -37,7 +37,8 @@ export function expireCards(rt: Runtime): boolean {
   let earliest = Infinity;
   for (const card of Object.values(plain.cards)) {
     if (card.expires_at === null || (card.status !== 'active' && card.status !== 'frozen')) continue;
-    if (card.status === 'active' && now >= card.expires_at) changed = settleCard(rt, rt.state.cards[card.id]!) || changed;
+    if (card.status === 'active' && now >= card.expires_at)
+      changed = settleCard(rt, rt.state.cards[card.id]!) || changed;
     else earliest = Math.min(earliest, card.expires_at);
   }
   nextExpiry.set(plain, earliest);
@@ -81,7 +82,8 @@ export function replayAsyncIssue(rt: Runtime, cardId: string): Reply {
   if (!card) return notFound();
   settleCard(rt, card);
   // the pending card itself (not the bare Processing envelope): it carries the id to poll
-  if (card.status === 'pending') return { status: 202, body: { success: true, message: MESSAGES.processing, data: cardView(card) } };
+  if (card.status === 'pending')
+    return { status: 202, body: { success: true, message: MESSAGES.processing, data: cardView(card) } };
   if (card.status === 'failed') return codeError('issue_failed');
   return ok(cardView(card), 201);
 }

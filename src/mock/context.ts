@@ -39,7 +39,9 @@ export function parseJsonObject(headers: RequestContext['headers'], raw: Buffer)
   const type = headers['content-type'];
   const contentType = Array.isArray(type) ? type[0] : type;
   if (!contentType || !JSON_TYPE.test(contentType.trim())) {
-    return validation({ content_type: ['The Content-Type header must be application/json for a request with a body.'] });
+    return validation({
+      content_type: ['The Content-Type header must be application/json for a request with a body.'],
+    });
   }
   let text: string;
   try {

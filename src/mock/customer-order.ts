@@ -16,7 +16,8 @@ function build(plain: MockState): Map<string, CustomerRec[]> {
     if (!list) byMerchant.set(c.merchant_id, (list = []));
     list.push(c);
   }
-  for (const list of byMerchant.values()) list.sort((a, b) => (newer(customerPosition(b), customerPosition(a)) ? -1 : 1));
+  for (const list of byMerchant.values())
+    list.sort((a, b) => (newer(customerPosition(b), customerPosition(a)) ? -1 : 1));
   return byMerchant;
 }
 

@@ -72,7 +72,10 @@ const inV6 = (n: bigint, b: Block<bigint>): boolean => n >> BigInt(128 - b.bits)
 // ---- the registries ----
 
 /** IPv4 entries whose "Globally Reachable" is True although a larger block is not. */
-const V4_REACHABLE = [v4Block('192.0.0.9/32', 'Port Control Protocol Anycast'), v4Block('192.0.0.10/32', 'TURN Anycast')];
+const V4_REACHABLE = [
+  v4Block('192.0.0.9/32', 'Port Control Protocol Anycast'),
+  v4Block('192.0.0.10/32', 'TURN Anycast'),
+];
 
 const V4_REFUSED = [
   v4Block('0.0.0.0/8', '"this network"'),
@@ -166,7 +169,11 @@ export function isLoopbackAddress(ip: string): boolean {
   return n === 1n || (n >> 32n === 0xffffn && Number(n & 0xffff_ffffn) >>> 24 === 127); // ::1, ::ffff:127.x.x.x
 }
 
-const bare = (host: string) => host.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+const bare = (host: string) =>
+  host
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '');
 const isAddress = (h: string) => parseV4(h) !== null || parseV6(h) !== null;
 
 /** `localhost` or a loopback address; an IPv6 host may come in URL brackets (`[::1]`). */
@@ -195,10 +202,13 @@ function nameProblem(host: string): string | null {
   const h = host.replace(/\.$/, '');
   for (const label of h.split('.')) {
     if (label.length === 0) return "The url's host name has an empty label (two dots in a row, or a leading dot).";
-    if (label.length > MAX_LABEL_LENGTH) return `The url's host name has a label of ${label.length} characters: a DNS label holds at most ${MAX_LABEL_LENGTH}.`;
-    if (!/^[a-z0-9_-]+$/.test(label)) return "The url's host name holds a character a DNS name cannot: use letters, digits and hyphens.";
+    if (label.length > MAX_LABEL_LENGTH)
+      return `The url's host name has a label of ${label.length} characters: a DNS label holds at most ${MAX_LABEL_LENGTH}.`;
+    if (!/^[a-z0-9_-]+$/.test(label))
+      return "The url's host name holds a character a DNS name cannot: use letters, digits and hyphens.";
   }
-  if (h.length > MAX_HOSTNAME_LENGTH) return `The url's host name is ${h.length} characters long: a DNS name holds at most ${MAX_HOSTNAME_LENGTH}.`;
+  if (h.length > MAX_HOSTNAME_LENGTH)
+    return `The url's host name is ${h.length} characters long: a DNS name holds at most ${MAX_HOSTNAME_LENGTH}.`;
   return null;
 }
 
@@ -208,16 +218,20 @@ function nameProblem(host: string): string | null {
  * globally reachable. The URL given back is the normalized one (WHATWG), the one stored and listed.
  */
 export function checkEndpointUrl(raw: unknown): UrlCheck {
-  if (typeof raw !== 'string' || raw === '') return refuse('The url is required: an https URL (or http on a loopback address).');
-  if (raw.length > MAX_URL_LENGTH) return refuse(`The url is ${raw.length} characters long: at most ${MAX_URL_LENGTH}.`);
-  if (/[\p{Cc}\u2028\u2029]/u.test(raw)) return refuse('The url must not contain control characters (a line break, tab or other invisible character).');
+  if (typeof raw !== 'string' || raw === '')
+    return refuse('The url is required: an https URL (or http on a loopback address).');
+  if (raw.length > MAX_URL_LENGTH)
+    return refuse(`The url is ${raw.length} characters long: at most ${MAX_URL_LENGTH}.`);
+  if (/[\p{Cc}\u2028\u2029]/u.test(raw))
+    return refuse('The url must not contain control characters (a line break, tab or other invisible character).');
   let u: URL;
   try {
     u = new URL(raw);
   } catch {
     return refuse('The url must be an absolute URL such as https://example.com/webhooks.');
   }
-  if (u.protocol !== 'https:' && u.protocol !== 'http:') return refuse('The url must use https (http is accepted on a loopback address only).');
+  if (u.protocol !== 'https:' && u.protocol !== 'http:')
+    return refuse('The url must use https (http is accepted on a loopback address only).');
   if (u.username || u.password) return refuse('The url must not carry a user name or password.');
   const host = u.hostname.replace(/^\[|\]$/g, '');
   const address = isAddress(host);
@@ -226,17 +240,20 @@ export function checkEndpointUrl(raw: unknown): UrlCheck {
     if (problem) return refuse(problem);
   }
   const loopback = isLoopbackHost(host);
-  if (u.href.length > MAX_URL_LENGTH) return refuse(`The url is ${u.href.length} characters long once normalized: at most ${MAX_URL_LENGTH}.`);
+  if (u.href.length > MAX_URL_LENGTH)
+    return refuse(`The url is ${u.href.length} characters long once normalized: at most ${MAX_URL_LENGTH}.`);
   const accepted: UrlCheck = { ok: true, url: u.href, host, loopback, address };
   if (loopback) return accepted;
   if (u.protocol !== 'https:') return refuse('The url must use https (http is accepted on a loopback address only).');
-  if (u.port !== '' && u.port !== '443') return refuse('The url must use port 443 (any port is accepted on a loopback address).');
+  if (u.port !== '' && u.port !== '443')
+    return refuse('The url must use port 443 (any port is accepted on a loopback address).');
   if (address) {
     const problem = addressProblem(host);
     if (problem) return refuse(`The url's host ${problem}: use a public host ${LOCAL_HINT}.`);
     return accepted;
   }
-  if (isNonPublicName(host)) return refuse(`The url must name a public host, not the local name ${host} ${LOCAL_HINT}.`);
+  if (isNonPublicName(host))
+    return refuse(`The url must name a public host, not the local name ${host} ${LOCAL_HINT}.`);
   return accepted;
 }
 
@@ -253,23 +270,44 @@ export type HostLookup = (host: string) => Promise<ResolvedAddress[]>;
  * does not resolve, or one address that is not globally reachable (a loopback name: one that is not
  * loopback). Used at registration, and at each delivery before the address is pinned.
  */
-export async function resolveHost(host: string, loopback: boolean, lookup: HostLookup): Promise<{ ok: true; addresses: ResolvedAddress[] } | { ok: false; problem: string }> {
+export async function resolveHost(
+  host: string,
+  loopback: boolean,
+  lookup: HostLookup,
+): Promise<{ ok: true; addresses: ResolvedAddress[] } | { ok: false; problem: string }> {
   if (isAddress(host)) {
-    const problem = loopback ? (isLoopbackAddress(host) ? null : `${host} is not a loopback address`) : addressProblem(host);
-    return problem ? { ok: false, problem } : { ok: true, addresses: [{ address: host, family: parseV4(host) !== null ? 4 : 6 }] };
+    const problem = loopback
+      ? isLoopbackAddress(host)
+        ? null
+        : `${host} is not a loopback address`
+      : addressProblem(host);
+    return problem
+      ? { ok: false, problem }
+      : { ok: true, addresses: [{ address: host, family: parseV4(host) !== null ? 4 : 6 }] };
   }
   let addresses: ResolvedAddress[];
   try {
     addresses = await lookup(host);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOTFOUND' || code === 'ENODATA' ? 'no such name' : code === 'ETIMEOUT' ? 'no answer in time' : (code ?? (err as Error).message);
+    const why =
+      code === 'ENOTFOUND' || code === 'ENODATA'
+        ? 'no such name'
+        : code === 'ETIMEOUT'
+          ? 'no answer in time'
+          : (code ?? (err as Error).message);
     return { ok: false, problem: `The url's host ${host} does not resolve (${why}): check the name.` };
   }
-  if (addresses.length === 0) return { ok: false, problem: `The url's host ${host} does not resolve (no address): check the name.` };
+  if (addresses.length === 0)
+    return { ok: false, problem: `The url's host ${host} does not resolve (no address): check the name.` };
   for (const a of addresses) {
-    const problem = loopback ? (isLoopbackAddress(a.address) ? null : `${a.address} is not a loopback address`) : addressProblem(a.address);
-    if (problem) return { ok: false, problem: `The url's host ${host} resolves to ${problem}: use a public host ${LOCAL_HINT}.` };
+    const problem = loopback
+      ? isLoopbackAddress(a.address)
+        ? null
+        : `${a.address} is not a loopback address`
+      : addressProblem(a.address);
+    if (problem)
+      return { ok: false, problem: `The url's host ${host} resolves to ${problem}: use a public host ${LOCAL_HINT}.` };
   }
   return { ok: true, addresses };
 }

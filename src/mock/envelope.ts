@@ -18,7 +18,12 @@ export const processing = (): Reply => ({
   body: { success: true, message: MESSAGES.processing, data: { status: 'pending' } },
 });
 
-export const fail = (status: number, message: string, errors: ErrorMap = {}, headers?: Record<string, string>): Reply => ({
+export const fail = (
+  status: number,
+  message: string,
+  errors: ErrorMap = {},
+  headers?: Record<string, string>,
+): Reply => ({
   status,
   body: { success: false, message, errors },
   ...(headers ? { headers } : {}),

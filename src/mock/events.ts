@@ -9,7 +9,10 @@ export type EventListener = (event: EventRec, state: MockState) => void;
 export class EventLog {
   private readonly listeners = new Set<EventListener>();
 
-  constructor(private readonly getState: () => MockState, private readonly now: () => number) {}
+  constructor(
+    private readonly getState: () => MockState,
+    private readonly now: () => number,
+  ) {}
 
   /** Subscribe (webhook delivery); returns the unsubscribe function. */
   onEvent(listener: EventListener): () => void {
@@ -20,7 +23,15 @@ export class EventLog {
   record(merchantId: string, mode: Mode, type: string, data: Record<string, unknown>): EventRec {
     const state = this.getState();
     const at = this.now();
-    const event: EventRec = { id: newId(cryptoRandom, at), seq: nextSeq(state), merchant_id: merchantId, mode, type, occurred_at: at, data };
+    const event: EventRec = {
+      id: newId(cryptoRandom, at),
+      seq: nextSeq(state),
+      merchant_id: merchantId,
+      mode,
+      type,
+      occurred_at: at,
+      data,
+    };
     state.events.push(event);
     for (const l of this.listeners) {
       try {
@@ -35,5 +46,12 @@ export class EventLog {
 
 /** The control plane's and the future webhook body's view of an event. */
 export function eventView(e: EventRec): Record<string, unknown> {
-  return { id: e.id, merchant_id: e.merchant_id, mode: e.mode, type: e.type, occurred_at: isoTime(e.occurred_at), data: e.data };
+  return {
+    id: e.id,
+    merchant_id: e.merchant_id,
+    mode: e.mode,
+    type: e.type,
+    occurred_at: isoTime(e.occurred_at),
+    data: e.data,
+  };
 }

@@ -11,22 +11,54 @@ import type { Trace } from './refusal.js';
 export const MONEY_FAULT_OPERATIONS = ['issue', 'recharge', 'terminate'] as const;
 export type MoneyFaultOperation = (typeof MONEY_FAULT_OPERATIONS)[number];
 /** issue, recharge, terminate, any, and every operation name of the route table (`customers.get`...). */
-export const FAULT_OPERATIONS: readonly FaultOperation[] = [...MONEY_FAULT_OPERATIONS, 'any', ...ROUTES.map((r) => r.operation)];
-export const FAULT_KINDS: readonly FaultKind[] = ['503', '500', '500_after_commit', 'drop', 'slow', 'async_202', 'issue_failed'];
+export const FAULT_OPERATIONS: readonly FaultOperation[] = [
+  ...MONEY_FAULT_OPERATIONS,
+  'any',
+  ...ROUTES.map((r) => r.operation),
+];
+export const FAULT_KINDS: readonly FaultKind[] = [
+  '503',
+  '500',
+  '500_after_commit',
+  'drop',
+  'slow',
+  'async_202',
+  'issue_failed',
+];
 /** The longest `slow` delay, in ms (a minute: longer than any client timeout worth testing). */
 export const MAX_SLOW_MS = 60_000;
 
 /** `cards.issue` is `issue`, and so on: one name per money operation. */
-const MONEY_ALIAS: Partial<Record<string, MoneyFaultOperation>> = { 'cards.issue': 'issue', 'cards.recharge': 'recharge', 'cards.terminate': 'terminate' };
+const MONEY_ALIAS: Partial<Record<string, MoneyFaultOperation>> = {
+  'cards.issue': 'issue',
+  'cards.recharge': 'recharge',
+  'cards.terminate': 'terminate',
+};
 export const normalizeFaultOperation = (op: FaultOperation): FaultOperation => MONEY_ALIAS[op] ?? op;
 const isMoney = (op: string): op is MoneyFaultOperation => (MONEY_FAULT_OPERATIONS as readonly string[]).includes(op);
 
 /** Why this combination cannot happen, or undefined when it can. */
-export function faultProblem(operation: FaultOperation, kind: FaultKind, ms: number | undefined): { field: string; message: string } | undefined {
+export function faultProblem(
+  operation: FaultOperation,
+  kind: FaultKind,
+  ms: number | undefined,
+): { field: string; message: string } | undefined {
   const op = normalizeFaultOperation(operation);
-  if (kind === 'issue_failed' && op !== 'issue' && op !== 'any') return { field: 'kind', message: `The kind issue_failed is an issuer refusal: it applies to issue only, not ${operation}.` };
-  if (kind === 'async_202' && !isMoney(op) && op !== 'any') return { field: 'kind', message: `The kind async_202 applies to the money operations (issue, recharge, terminate) only, not ${operation}.` };
-  if (kind === 'slow' && ms === undefined) return { field: 'ms', message: `The ms is required with the kind slow: the delay before answering, 1 to ${MAX_SLOW_MS}.` };
+  if (kind === 'issue_failed' && op !== 'issue' && op !== 'any')
+    return {
+      field: 'kind',
+      message: `The kind issue_failed is an issuer refusal: it applies to issue only, not ${operation}.`,
+    };
+  if (kind === 'async_202' && !isMoney(op) && op !== 'any')
+    return {
+      field: 'kind',
+      message: `The kind async_202 applies to the money operations (issue, recharge, terminate) only, not ${operation}.`,
+    };
+  if (kind === 'slow' && ms === undefined)
+    return {
+      field: 'ms',
+      message: `The ms is required with the kind slow: the delay before answering, 1 to ${MAX_SLOW_MS}.`,
+    };
   if (kind !== 'slow' && ms !== undefined) return { field: 'ms', message: 'The ms applies to the kind slow only.' };
   return undefined;
 }
@@ -39,12 +71,20 @@ function appliesTo(kind: FaultKind, op: string): boolean {
 }
 
 /** Takes one use of the first matching fault, oldest first; null when none applies. */
-export function takeFault(rt: Runtime, operation: MoneyFaultOperation | OperationName, merchantId: string, trace?: Trace): { kind: FaultKind; ms?: number } | null {
+export function takeFault(
+  rt: Runtime,
+  operation: MoneyFaultOperation | OperationName,
+  merchantId: string,
+  trace?: Trace,
+): { kind: FaultKind; ms?: number } | null {
   const op = MONEY_ALIAS[operation] ?? operation;
   const faults = rt.state.faults;
   const i = faults.findIndex(
     (f: FaultRec) =>
-      f.remaining > 0 && (normalizeFaultOperation(f.operation) === op || f.operation === 'any') && (f.merchant_id === null || f.merchant_id === merchantId) && appliesTo(f.kind, op),
+      f.remaining > 0 &&
+      (normalizeFaultOperation(f.operation) === op || f.operation === 'any') &&
+      (f.merchant_id === null || f.merchant_id === merchantId) &&
+      appliesTo(f.kind, op),
   );
   if (i < 0) return null;
   const f = faults[i]!;

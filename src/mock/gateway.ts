@@ -13,9 +13,18 @@ export const TIMESTAMP_WINDOW_S = 300;
 
 export type { GatewayInput } from './refusal.js';
 
-export type GatewayResult = { ok: true; key: KeyRec; rateHeaders: Record<string, string> } | { ok: false; reply: Reply; why: Refusal; key?: KeyRec };
+export type GatewayResult =
+  | { ok: true; key: KeyRec; rateHeaders: Record<string, string> }
+  | { ok: false; reply: Reply; why: Refusal; key?: KeyRec };
 
-const deny = (status: number, message: string, code: string, why: Refusal, headers?: Record<string, string>, key?: KeyRec): { ok: false; reply: Reply; why: Refusal; key?: KeyRec } => ({
+const deny = (
+  status: number,
+  message: string,
+  code: string,
+  why: Refusal,
+  headers?: Record<string, string>,
+  key?: KeyRec,
+): { ok: false; reply: Reply; why: Refusal; key?: KeyRec } => ({
   ok: false,
   reply: fail(status, message, { gateway: [code] }, headers),
   why,
@@ -70,7 +79,13 @@ export function authenticate(rt: Runtime, input: GatewayInput, seq = 0): Gateway
   // 2. timestamp shape and window, on the real clock
   const nowS = Math.floor(rt.options.realNow() / 1000);
   if (!/^\d{1,10}$/.test(timestamp) || Math.abs(nowS - Number(timestamp)) > TIMESTAMP_WINDOW_S) {
-    return deny(401, MESSAGES.unauthorized, 'timestamp_out_of_window', { kind: 'timestamp_out_of_window', timestamp }, knownKeyRateHeaders(rt, input.headers));
+    return deny(
+      401,
+      MESSAGES.unauthorized,
+      'timestamp_out_of_window',
+      { kind: 'timestamp_out_of_window', timestamp },
+      knownKeyRateHeaders(rt, input.headers),
+    );
   }
   // 3. a key that exists, is not revoked and has not expired
   const key = usableKey(rt, keyId);
@@ -82,15 +97,32 @@ export function authenticate(rt: Runtime, input: GatewayInput, seq = 0): Gateway
   // 4. signature under the secret, or the previous one for 24 h after a roll
   const simNow = rt.now();
   const secrets = [key.secret];
-  if (key.previous_secret && key.previous_secret_until !== null && simNow < key.previous_secret_until) secrets.push(key.previous_secret);
+  if (key.previous_secret && key.previous_secret_until !== null && simNow < key.previous_secret_until)
+    secrets.push(key.previous_secret);
   let canonical: string;
   try {
-    canonical = canonicalString({ method: input.method, path: input.rawPath, query: input.rawQuery, keyId, timestamp, nonce, body: input.body });
+    canonical = canonicalString({
+      method: input.method,
+      path: input.rawPath,
+      query: input.rawQuery,
+      keyId,
+      timestamp,
+      nonce,
+      body: input.body,
+    });
   } catch {
     // a query that does not decode to UTF-8 cannot be canonicalized (SIGNING.md)
     return deny(401, MESSAGES.unauthorized, 'invalid_signature', { kind: 'invalid_signature', key, input }, known, key);
   }
-  if (!verifyRequestSignature(canonical, signature, secrets)) return deny(401, MESSAGES.unauthorized, 'invalid_signature', { kind: 'invalid_signature', key, input, canonical }, known, key);
+  if (!verifyRequestSignature(canonical, signature, secrets))
+    return deny(
+      401,
+      MESSAGES.unauthorized,
+      'invalid_signature',
+      { kind: 'invalid_signature', key, input, canonical },
+      known,
+      key,
+    );
   // 5. nonce, remembered only now that the signature verified, until 600 s passed on both clocks
   const both = { sim: simNow, real: realNow };
   const seen = rt.nonces.firstUse(key.key_id, nonce, both);
@@ -105,14 +137,31 @@ export function authenticate(rt: Runtime, input: GatewayInput, seq = 0): Gateway
   if (!rate.allowed) {
     return {
       ok: false,
-      reply: fail(429, MESSAGES.tooManyRequests, { rate_limit: ['exceeded'] }, { ...headers, 'Retry-After': String(rate.retryAfter ?? 1) }),
-      why: { kind: 'rate_limited', limit: rate.limit, count: rate.limit - rate.remaining, retryAfter: rate.retryAfter ?? 1 },
+      reply: fail(
+        429,
+        MESSAGES.tooManyRequests,
+        { rate_limit: ['exceeded'] },
+        { ...headers, 'Retry-After': String(rate.retryAfter ?? 1) },
+      ),
+      why: {
+        kind: 'rate_limited',
+        limit: rate.limit,
+        count: rate.limit - rate.remaining,
+        retryAfter: rate.retryAfter ?? 1,
+      },
       key,
     };
   }
   // 7. allowlist
   if (!isAllowed(key.ip_allowlist, input.remoteAddress)) {
-    return deny(403, MESSAGES.forbidden, 'ip_not_allowed', { kind: 'ip_not_allowed', address: input.remoteAddress, allowlist: key.ip_allowlist }, headers, key);
+    return deny(
+      403,
+      MESSAGES.forbidden,
+      'ip_not_allowed',
+      { kind: 'ip_not_allowed', address: input.remoteAddress, allowlist: key.ip_allowlist },
+      headers,
+      key,
+    );
   }
   return { ok: true, key, rateHeaders: headers };
 }

@@ -7,7 +7,10 @@ export const LOOKUP_TIMEOUT_MS = 5_000;
 
 export const systemLookup: HostLookup = (host) =>
   new Promise<ResolvedAddress[]>((resolve, reject) => {
-    const timer = setTimeout(() => reject(Object.assign(new Error(`no answer for ${host}`), { code: 'ETIMEOUT' })), LOOKUP_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => reject(Object.assign(new Error(`no answer for ${host}`), { code: 'ETIMEOUT' })),
+      LOOKUP_TIMEOUT_MS,
+    );
     timer.unref();
     dns.lookup(host, { all: true, verbatim: true }, (err, addresses) => {
       clearTimeout(timer);

@@ -18,7 +18,13 @@ export function readIdempotencyKey(ctx: RequestContext): { key?: string; errors?
     return { errors: { idempotency_key: ['The Idempotency-Key header is required for this operation.'] } };
   }
   if (key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
-    return { errors: { idempotency_key: [`The Idempotency-Key header must not be longer than ${MAX_IDEMPOTENCY_KEY_LENGTH} characters.`] } };
+    return {
+      errors: {
+        idempotency_key: [
+          `The Idempotency-Key header must not be longer than ${MAX_IDEMPOTENCY_KEY_LENGTH} characters.`,
+        ],
+      },
+    };
   }
   return { key };
 }
@@ -38,7 +44,12 @@ export type AsyncReplay = (cardId: string) => Reply;
 
 const scopeOf = (ctx: RequestContext, key: string): string => `${ctx.merchantId}:${ctx.mode}:${key}`;
 
-export async function runIdempotent(ctx: RequestContext, key: string, run: () => Promise<Outcome>, replayAsync: AsyncReplay): Promise<Reply> {
+export async function runIdempotent(
+  ctx: RequestContext,
+  key: string,
+  run: () => Promise<Outcome>,
+  replayAsync: AsyncReplay,
+): Promise<Reply> {
   const { rt } = ctx;
   const scope = scopeOf(ctx, key);
   const fingerprint = createHash('sha256').update(ctx.body).digest('hex');
@@ -48,7 +59,14 @@ export async function runIdempotent(ctx: RequestContext, key: string, run: () =>
   if (existing && existing.expires_at > now) {
     const first = existing.request_seq ? { seq: existing.request_seq, at: existing.request_at ?? 0 } : null;
     if (existing.fingerprint !== fingerprint || existing.path !== path) {
-      if (ctx.trace) ctx.trace.refusal = { kind: 'payload_mismatch', first, firstPath: existing.path, path, firstSha256: existing.fingerprint };
+      if (ctx.trace)
+        ctx.trace.refusal = {
+          kind: 'payload_mismatch',
+          first,
+          firstPath: existing.path,
+          path,
+          firstSha256: existing.fingerprint,
+        };
       return codeError('payload_mismatch');
     }
     if (existing.async_card_id) return replayAsync(existing.async_card_id);

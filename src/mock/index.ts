@@ -8,7 +8,15 @@ import { DurableStore, StateFileError, loadDurableState, readStateFile, type Loa
 import { lockStateFile } from './state-lock.js';
 import type { SnapshotInfo } from './snapshots.js';
 import { randomSeed, newId, cryptoRandom } from './random.js';
-import { addKey, addMerchantRecord, buildSeededState, defaultKeys, type MockState, type PreloadedKey, type ProductRec } from './state.js';
+import {
+  addKey,
+  addMerchantRecord,
+  buildSeededState,
+  defaultKeys,
+  type MockState,
+  type PreloadedKey,
+  type ProductRec,
+} from './state.js';
 import { settleCustomers } from './kyc.js';
 import { expireCards } from './card-lifecycle.js';
 import { snapshotNameProblem } from './snapshots.js';
@@ -91,10 +99,18 @@ function withStartExtras(state: MockState, preload: PreloadedKey[], webhookUrls:
     if (state.keys[k.keyId]) continue;
     const merchantId = k.merchantId ?? state.default_merchant_id;
     if (!state.merchants[merchantId]) addMerchantRecord(state, cryptoRandom, now, merchantId);
-    addKey(state, cryptoRandom, now, { merchant_id: merchantId, mode: k.mode, scopes: k.scopes, ip_allowlist: k.ipAllowlist, key_id: k.keyId, secret: k.secret });
+    addKey(state, cryptoRandom, now, {
+      merchant_id: merchantId,
+      mode: k.mode,
+      scopes: k.scopes,
+      ip_allowlist: k.ipAllowlist,
+      key_id: k.keyId,
+      secret: k.secret,
+    });
   }
   for (const url of webhookUrls) {
-    if (Object.values(state.endpoints).some((e) => e.url === url && e.merchant_id === state.default_merchant_id)) continue;
+    if (Object.values(state.endpoints).some((e) => e.url === url && e.merchant_id === state.default_merchant_id))
+      continue;
     const id = newId(cryptoRandom, now);
     state.endpoints[id] = { id, merchant_id: state.default_merchant_id, url, created_at: now };
   }
@@ -106,7 +122,9 @@ function attachDurableStore(rt: Runtime, file: string, generation: number, compa
   try {
     rt.attachStore(new DurableStore(file, rt.plainState, generation, compactAfterBytes));
   } catch (err) {
-    throw new StateFileError(`cannot save the state to ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): give --state a file in a folder you can write`);
+    throw new StateFileError(
+      `cannot save the state to ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): give --state a file in a folder you can write`,
+    );
   }
 }
 
@@ -120,7 +138,10 @@ function snapshotMethods(rt: Runtime): Pick<MockServer, 'saveSnapshot' | 'restor
     },
     restoreSnapshot: async (name) => {
       const info = snapshotNameProblem(name) === null ? rt.restoreSnapshot(name) : null;
-      if (!info) throw new RangeError(`restoreSnapshot: there is no snapshot named ${JSON.stringify(name)}; listSnapshots() shows the saved ones.`);
+      if (!info)
+        throw new RangeError(
+          `restoreSnapshot: there is no snapshot named ${JSON.stringify(name)}; listSnapshots() shows the saved ones.`,
+        );
       await rt.commit(true);
       return info;
     },
@@ -167,7 +188,11 @@ export async function startMock(options: StartMockOptions = {}): Promise<MockSer
     buildStart: fresh,
     requestLog: options.requestLog ?? DEFAULT_REQUEST_LOG_SIZE,
     dueTasks: [settleCustomers, expireCards, expireIdempotency],
-    deliveries: (runtime) => new WebhookDelivery(runtime, { connectTimeoutMs: options.webhookConnectTimeoutMs, totalTimeoutMs: options.webhookTimeoutMs }),
+    deliveries: (runtime) =>
+      new WebhookDelivery(runtime, {
+        connectTimeoutMs: options.webhookConnectTimeoutMs,
+        totalTimeoutMs: options.webhookTimeoutMs,
+      }),
   });
   // a seed given on purpose makes the whole banner reproducible, the token included
   const controlToken =
@@ -198,7 +223,10 @@ export async function startMock(options: StartMockOptions = {}): Promise<MockSer
     },
     get keys() {
       const k = defaultKeys(rt.state);
-      return { test: { keyId: k.test.key_id, secret: k.test.secret }, live: { keyId: k.live.key_id, secret: k.live.secret } };
+      return {
+        test: { keyId: k.test.key_id, secret: k.test.secret },
+        live: { keyId: k.live.key_id, secret: k.live.secret },
+      };
     },
     get webhookSecret() {
       return rt.state.merchants[rt.state.default_merchant_id]!.webhook_secret;

@@ -14,7 +14,8 @@ export function jsonNestingDepth(raw: Uint8Array, stopAbove = Number.MAX_SAFE_IN
   for (let i = 0; i < raw.length; i++) {
     const c = raw[i]!;
     if (inString) {
-      if (c === 0x5c) i++; // backslash: the next byte is escaped
+      if (c === 0x5c)
+        i++; // backslash: the next byte is escaped
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) {
       inString = true;

@@ -21,7 +21,8 @@ function awaitingOf(rt: Runtime): Set<string> {
   let ids = awaiting.get(plain);
   if (!ids) {
     ids = new Set();
-    for (const c of Object.values(plain.customers)) if (c.kyc_submit_due !== null || c.kyc_verdict_due !== null) ids.add(c.id);
+    for (const c of Object.values(plain.customers))
+      if (c.kyc_submit_due !== null || c.kyc_verdict_due !== null) ids.add(c.id);
     awaiting.set(plain, ids);
   }
   return ids;

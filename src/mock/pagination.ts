@@ -30,7 +30,8 @@ function decodeCursor(list: string, raw: string): CursorBody | null {
   if (raw.length > 512 || !/^[A-Za-z0-9_-]+$/.test(raw)) return null;
   try {
     const c = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as Partial<CursorBody>;
-    if (c && c.l === list && (c.d === 'n' || c.d === 'p') && Number.isSafeInteger(c.k) && Number.isSafeInteger(c.s)) return c as CursorBody;
+    if (c && c.l === list && (c.d === 'n' || c.d === 'p') && Number.isSafeInteger(c.k) && Number.isSafeInteger(c.s))
+      return c as CursorBody;
   } catch {
     // falls through to invalid
   }
@@ -52,7 +53,8 @@ export function readPageRequest(list: string, query: URLSearchParams): PageReque
   const rawCursor = query.get('cursor');
   if (rawCursor !== null && rawCursor !== '') {
     cursor = decodeCursor(list, rawCursor);
-    if (!cursor) errors.cursor = ['The cursor is not valid for this list: use a next_cursor or previous_cursor from this list.'];
+    if (!cursor)
+      errors.cursor = ['The cursor is not valid for this list: use a next_cursor or previous_cursor from this list.'];
   }
   if (Object.keys(errors).length) return validation(errors);
   return { perPage, cursor };
@@ -71,7 +73,10 @@ export const newer = (a: Position, b: Position): boolean => a[0] > b[0] || (a[0]
 class Best<T> {
   private readonly heap: Heap<{ row: T; pos: Position }>;
 
-  constructor(private readonly k: number, private readonly better: (a: Position, b: Position) => boolean) {
+  constructor(
+    private readonly k: number,
+    private readonly better: (a: Position, b: Position) => boolean,
+  ) {
     this.heap = new Heap((a, b) => better(b.pos, a.pos));
   }
 
@@ -90,7 +95,14 @@ class Best<T> {
 }
 
 /** The page's rows (newest first) and how many rows lie on each side of the cursor: the CursorMeta follows. */
-function pageOf<T>(list: string, data: T[], position: (row: T) => Position, req: PageRequest, inRange: number, beyond: number): { data: T[]; meta: Record<string, unknown> } {
+function pageOf<T>(
+  list: string,
+  data: T[],
+  position: (row: T) => Position,
+  req: PageRequest,
+  inRange: number,
+  beyond: number,
+): { data: T[]; meta: Record<string, unknown> } {
   const backward = req.cursor?.d === 'p';
   const hasMore = backward ? beyond > 0 : inRange > req.perPage;
   const hasPrevious = backward ? inRange > req.perPage : beyond > 0;
@@ -112,7 +124,12 @@ function pageOf<T>(list: string, data: T[], position: (row: T) => Position, req:
  * cursor, or a next_cursor): the newest per_page rows older than the cursor. Backward (a
  * previous_cursor): the per_page rows just newer than it.
  */
-export function paginate<T>(list: string, rows: Iterable<T>, position: (row: T) => Position, req: PageRequest): { data: T[]; meta: Record<string, unknown> } {
+export function paginate<T>(
+  list: string,
+  rows: Iterable<T>,
+  position: (row: T) => Position,
+  req: PageRequest,
+): { data: T[]; meta: Record<string, unknown> } {
   const c = req.cursor;
   const at: Position | null = c ? [c.k, c.s] : null;
   const backward = c?.d === 'p';
@@ -146,12 +163,24 @@ function firstFrom<T>(ascending: readonly T[], position: (row: T) => Position, a
 }
 
 /** The same page as `paginate`, from rows already in order (oldest first): a binary search and a slice. */
-export function paginateSorted<T>(list: string, ascending: readonly T[], position: (row: T) => Position, req: PageRequest): { data: T[]; meta: Record<string, unknown> } {
+export function paginateSorted<T>(
+  list: string,
+  ascending: readonly T[],
+  position: (row: T) => Position,
+  req: PageRequest,
+): { data: T[]; meta: Record<string, unknown> } {
   const c = req.cursor;
   const n = ascending.length;
   if (c?.d === 'p') {
     const from = firstFrom(ascending, position, [c.k, c.s], false); // rows newer than the cursor: [from, n)
-    return pageOf(list, ascending.slice(from, Math.min(n, from + req.perPage)).reverse(), position, req, n - from, from);
+    return pageOf(
+      list,
+      ascending.slice(from, Math.min(n, from + req.perPage)).reverse(),
+      position,
+      req,
+      n - from,
+      from,
+    );
   }
   const to = c ? firstFrom(ascending, position, [c.k, c.s], true) : n; // rows older than the cursor: [0, to)
   return pageOf(list, ascending.slice(Math.max(0, to - req.perPage), to).reverse(), position, req, to, n - to);

@@ -6,7 +6,21 @@
 // and replays the journals after it; what a crash leaves at a journal's end (never acknowledged)
 // is ignored, and any other damage refuses the start with the files untouched (or, with
 // `recover`, salvages every batch before it and keeps the damaged files aside).
-import { closeSync, constants, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, writeSync, chmodSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeSync,
+  chmodSync,
+  statSync,
+} from 'node:fs';
 import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
 import { basename, dirname, join } from 'node:path';
@@ -16,7 +30,16 @@ import type { MockState } from './state.js';
 import { applyBatches, UnknownChangeError, type Op } from './replay.js';
 import type { CompactionJob } from './compaction-worker.js';
 import {
-  JOURNAL_HEADER, baseText, describeDamage, journalLooksLikeFormat2, looksLikeFormat2, readBase, readJournal, readJournalV1, recordLine, type Damage,
+  JOURNAL_HEADER,
+  baseText,
+  describeDamage,
+  journalLooksLikeFormat2,
+  looksLikeFormat2,
+  readBase,
+  readJournal,
+  readJournalV1,
+  recordLine,
+  type Damage,
 } from './state-format.js';
 
 export type { Op } from './replay.js';
@@ -111,7 +134,8 @@ function removeStaleTemporaries(file: string): void {
   const dir = dirname(file);
   const prefix = basename(file) + '.';
   try {
-    for (const name of readdirSync(dir)) if (name.startsWith(prefix) && /\.\d+\.\d+\.tmp$/.test(name)) rmSync(join(dir, name), { force: true });
+    for (const name of readdirSync(dir))
+      if (name.startsWith(prefix) && /\.\d+\.\d+\.tmp$/.test(name)) rmSync(join(dir, name), { force: true });
   } catch {
     // an unreadable folder is reported by the load or the first save
   }
@@ -119,10 +143,20 @@ function removeStaleTemporaries(file: string): void {
 
 // ---- shape ----
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The field that holds a record's own id, per keyed collection (checked against the record's key on load). */
-const ID_FIELD: Partial<Record<string, string>> = { merchants: 'id', keys: 'key_id', customers: 'id', cards: 'id', addresses: 'id', deposits: 'id', endpoints: 'id', deliveries: 'id' };
+const ID_FIELD: Partial<Record<string, string>> = {
+  merchants: 'id',
+  keys: 'key_id',
+  customers: 'id',
+  cards: 'id',
+  addresses: 'id',
+  deposits: 'id',
+  endpoints: 'id',
+  deliveries: 'id',
+};
 /** Fields a record must hold as strings, per keyed collection. */
 const STRING_FIELDS: Partial<Record<string, string[]>> = {
   keys: ['merchant_id', 'secret', 'mode'],
@@ -149,16 +183,20 @@ export function stateShapeProblem(v: unknown): string | null {
     const strings = STRING_FIELDS[c] ?? [];
     for (const [key, rec] of Object.entries(coll)) {
       if (c === 'transactions') {
-        if (!Array.isArray(rec) || !rec.every((t) => isPlainObject(t) && typeof t.id === 'string')) return `transactions of card ${JSON.stringify(key)}: not a list of transactions`;
+        if (!Array.isArray(rec) || !rec.every((t) => isPlainObject(t) && typeof t.id === 'string'))
+          return `transactions of card ${JSON.stringify(key)}: not a list of transactions`;
         for (const t of rec) {
           const problem = recordProblem(c, t);
-          if (problem) return `transactions of card ${JSON.stringify(key)}, ${JSON.stringify((t as { id: string }).id)}: ${problem}`;
+          if (problem)
+            return `transactions of card ${JSON.stringify(key)}, ${JSON.stringify((t as { id: string }).id)}: ${problem}`;
         }
         continue;
       }
       if (!isPlainObject(rec)) return `${c} ${JSON.stringify(key)}: not a record`;
-      if (idField && rec[idField] !== key) return `${c} ${JSON.stringify(key)}: its ${idField} is ${JSON.stringify(rec[idField])}, not its key`;
-      for (const f of strings) if (typeof rec[f] !== 'string') return `${c} ${JSON.stringify(key)}: ${f} is not a string`;
+      if (idField && rec[idField] !== key)
+        return `${c} ${JSON.stringify(key)}: its ${idField} is ${JSON.stringify(rec[idField])}, not its key`;
+      for (const f of strings)
+        if (typeof rec[f] !== 'string') return `${c} ${JSON.stringify(key)}: ${f} is not a string`;
       const problem = recordProblem(c, rec);
       if (problem) return `${c} ${JSON.stringify(key)}: ${problem}`;
     }
@@ -169,14 +207,21 @@ export function stateShapeProblem(v: unknown): string | null {
 /** Enough of the shape that the mock can run on it (each collection the right kind, the default merchant present). */
 export function isMockState(v: unknown): v is MockState {
   if (!isPlainObject(v)) return false;
-  if (v.version !== 1 || typeof v.seed !== 'number' || typeof v.seq !== 'number' || typeof v.default_merchant_id !== 'string') return false;
+  if (
+    v.version !== 1 ||
+    typeof v.seed !== 'number' ||
+    typeof v.seq !== 'number' ||
+    typeof v.default_merchant_id !== 'string'
+  )
+    return false;
   if (v.clock_offset_ms !== undefined && typeof v.clock_offset_ms !== 'number') return false;
   for (const c of KEYED_COLLECTIONS) {
     const coll = v[c];
     if (coll === undefined && c === 'deliveries') continue;
     if (!isPlainObject(coll) || !Object.values(coll).every((r) => typeof r === 'object' && r !== null)) return false;
   }
-  for (const a of ['products', 'events', 'faults', 'networks', 'known_networks']) if (!Array.isArray(v[a])) return false;
+  for (const a of ['products', 'events', 'faults', 'networks', 'known_networks'])
+    if (!Array.isArray(v[a])) return false;
   if (!(v.events as unknown[]).every((e) => isPlainObject(e) && typeof e.seq === 'number')) return false;
   if (typeof v.withdrawals !== 'number') return false;
   return isPlainObject((v.merchants as Record<string, unknown>)[v.default_merchant_id]);
@@ -215,7 +260,8 @@ export interface LoadOptions {
 }
 
 function readFileBytes(file: string): Buffer {
-  if (!statSync(file).isFile()) throw new StateFileError(`the state file ${file} is not a regular file: give --state a file.`);
+  if (!statSync(file).isFile())
+    throw new StateFileError(`the state file ${file} is not a regular file: give --state a file.`);
   return readFileSync(file);
 }
 
@@ -256,12 +302,26 @@ export function loadDurableState(file: string, options: LoadOptions = {}): Loade
   const journals = gens.filter((g) => g >= from).map((g) => journalFile(file, g));
   for (const path of journals) {
     const jbuf = readFileBytes(path);
-    const read = v2 && journalLooksLikeFormat2(jbuf) ? readJournal(path, jbuf) : v2 ? { batches: [], damage: { file: path, line: 1, offset: 0, why: 'not a cardctl mock journal header (format 2)' }, goodBytes: 0 } : readJournalV1(path, jbuf);
+    const read =
+      v2 && journalLooksLikeFormat2(jbuf)
+        ? readJournal(path, jbuf)
+        : v2
+          ? {
+              batches: [],
+              damage: { file: path, line: 1, offset: 0, why: 'not a cardctl mock journal header (format 2)' },
+              goodBytes: 0,
+            }
+          : readJournalV1(path, jbuf);
     try {
       state = applyBatches(state, read.batches);
     } catch (err) {
       if (!(err instanceof UnknownChangeError)) throw err;
-      damage = { file: path, line: 0, offset: 0, why: `${err.message} in batch ${(err as { index?: number }).index ?? '?'}` };
+      damage = {
+        file: path,
+        line: 0,
+        offset: 0,
+        why: `${err.message} in batch ${(err as { index?: number }).index ?? '?'}`,
+      };
       break;
     }
     batchCount += read.batches.length;
@@ -275,10 +335,24 @@ export function loadDurableState(file: string, options: LoadOptions = {}): Loade
   const problem = stateShapeProblem(state);
   if (problem) {
     const last = journals.at(-1) ?? file;
-    if (!options.recover || damage) throw damagedAt({ file: last, line: 0, offset: 0, why: `after replaying the journals: ${problem}` });
+    if (!options.recover || damage)
+      throw damagedAt({ file: last, line: 0, offset: 0, why: `after replaying the journals: ${problem}` });
   }
-  const loaded: LoadedState = { state: state as unknown as MockState, nextGeneration: Math.max(nextGeneration, Number.isFinite(from) ? from + 1 : 0), migrated: !v2 };
-  if (damage) loaded.recovered = { damage: describeDamage(damage), keptAs: setAside(file, gens.map((g) => journalFile(file, g)), options.now ?? Date.now), batches: batchCount };
+  const loaded: LoadedState = {
+    state: state as unknown as MockState,
+    nextGeneration: Math.max(nextGeneration, Number.isFinite(from) ? from + 1 : 0),
+    migrated: !v2,
+  };
+  if (damage)
+    loaded.recovered = {
+      damage: describeDamage(damage),
+      keptAs: setAside(
+        file,
+        gens.map((g) => journalFile(file, g)),
+        options.now ?? Date.now,
+      ),
+      batches: batchCount,
+    };
   dropInFlight(loaded.state);
   return loaded;
 }
@@ -298,7 +372,8 @@ function setAside(file: string, journals: string[], now: () => number): string[]
 
 /** An answer that was still in flight when the process died has no outcome to replay. */
 export function dropInFlight(s: MockState): void {
-  for (const [k, rec] of Object.entries(s.idempotency ?? {})) if (!rec.reply && !rec.async_card_id) delete s.idempotency[k];
+  for (const [k, rec] of Object.entries(s.idempotency ?? {}))
+    if (!rec.reply && !rec.async_card_id) delete s.idempotency[k];
 }
 
 /** The whole state as it is on disk in a state or snapshot file (no journal): for snapshots and `startMock({ snapshot })`. */
@@ -333,7 +408,9 @@ interface Entry {
  */
 function compactionWorkerUrl(): URL {
   const here = import.meta.url;
-  return here.endsWith('.ts') ? new URL('../../dist/mock/compaction-worker.js', here) : new URL('./compaction-worker.js', here);
+  return here.endsWith('.ts')
+    ? new URL('../../dist/mock/compaction-worker.js', here)
+    : new URL('./compaction-worker.js', here);
 }
 
 /**
@@ -347,7 +424,9 @@ function foldInWorker(job: CompactionJob): Promise<number> {
     let bytes: number | null = null;
     worker.once('message', (n: number) => (bytes = n));
     worker.once('error', reject);
-    worker.once('exit', (code) => (bytes !== null ? resolve(bytes) : reject(new Error(`the compaction worker stopped (exit code ${code})`))));
+    worker.once('exit', (code) =>
+      bytes !== null ? resolve(bytes) : reject(new Error(`the compaction worker stopped (exit code ${code})`)),
+    );
   });
 }
 
@@ -403,16 +482,25 @@ export class DurableStore {
    */
   append(ops: Op[], full = false): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the mock is closing'));
-    if (this.broken && !full) return Promise.reject(new Error('an earlier write failed; the whole state is written next'));
+    if (this.broken && !full)
+      return Promise.reject(new Error('an earlier write failed; the whole state is written next'));
     if (this.broken) {
       // the journal may end with a hole: the whole state goes to a new one
       this.broken = false;
       if (this.size > 0 || this.fdGen !== this.gen) this.gen++;
     }
-    const line = recordLine('[' + ops.map((op) => (op[0] === 'allj' ? `["all",${op[1]}]` : JSON.stringify(op))).join(',') + ']');
+    const line = recordLine(
+      '[' + ops.map((op) => (op[0] === 'allj' ? `["all",${op[1]}]` : JSON.stringify(op))).join(',') + ']',
+    );
     const data = Buffer.from(line, 'utf8');
     return new Promise((resolve, reject) => {
-      this.entries.push({ gen: this.gen, data, state: 'queued', error: null, done: (err) => (err ? reject(err) : resolve()) });
+      this.entries.push({
+        gen: this.gen,
+        data,
+        state: 'queued',
+        error: null,
+        done: (err) => (err ? reject(err) : resolve()),
+      });
       this.kick();
     });
   }
@@ -523,7 +611,11 @@ export class DurableStore {
   }
 
   get wantsCompaction(): boolean {
-    return !this.compacting && !this.closed && this.journalBytes > (this.compactAfterBytes ?? Math.max(MIN_COMPACTION_BYTES, this.baseBytes));
+    return (
+      !this.compacting &&
+      !this.closed &&
+      this.journalBytes > (this.compactAfterBytes ?? Math.max(MIN_COMPACTION_BYTES, this.baseBytes))
+    );
   }
 
   /**
@@ -547,7 +639,13 @@ export class DurableStore {
           .filter((g) => g >= this.baseGen && g < gen)
           .map((g) => journalFile(this.file, g));
         // the worker reopens the temporary file this thread created exclusively, never through a symlink
-        const bytes = await foldInWorker({ file: this.file, journals, generation: gen, tmp, flags: constants.O_WRONLY | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0) });
+        const bytes = await foldInWorker({
+          file: this.file,
+          journals,
+          generation: gen,
+          tmp,
+          flags: constants.O_WRONLY | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0),
+        });
         await rename(tmp, this.file);
         fsyncFolder(dirname(this.file));
         this.baseGen = gen;
@@ -555,7 +653,9 @@ export class DurableStore {
         this.removeJournalsBelow(gen);
       } catch (err) {
         if (tmp) await rm(tmp, { force: true }).catch(() => {});
-        process.stderr.write(`cardctl mock: could not compact the state file ${this.file}: ${(err as Error).message} (the journal keeps every change)\n`);
+        process.stderr.write(
+          `cardctl mock: could not compact the state file ${this.file}: ${(err as Error).message} (the journal keeps every change)\n`,
+        );
       } finally {
         this.compacting = false;
       }

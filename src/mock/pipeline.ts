@@ -74,7 +74,9 @@ function readBody(req: IncomingMessage, limit: number): Promise<BodyResult> {
         chunks.length = 0; // keep draining so the client can read the 413
       }
     });
-    req.on('end', () => finish({ body: size > limit ? Buffer.alloc(0) : Buffer.concat(chunks), tooLarge: size > limit, abandon: false }));
+    req.on('end', () =>
+      finish({ body: size > limit ? Buffer.alloc(0) : Buffer.concat(chunks), tooLarge: size > limit, abandon: false }),
+    );
     req.on('error', () => finish({ body: Buffer.alloc(0), tooLarge: false, abandon: true }));
     req.on('close', () => finish({ body: Buffer.concat(chunks), tooLarge: size > limit, abandon: !req.complete }));
   });
@@ -147,9 +149,20 @@ async function runHandler(ctx: RequestContext): Promise<{ reply: Reply; effect: 
   return { reply, effect: ctx.effect };
 }
 
-async function apiReply(rt: Runtime, req: IncomingMessage, rawPath: string, rawQuery: string, body: Buffer, trace: Trace): Promise<{ reply: Reply; headers: Record<string, string>; effect?: Effect }> {
+async function apiReply(
+  rt: Runtime,
+  req: IncomingMessage,
+  rawPath: string,
+  rawQuery: string,
+  body: Buffer,
+  trace: Trace,
+): Promise<{ reply: Reply; headers: Record<string, string>; effect?: Effect }> {
   const method = (req.method ?? 'GET').toUpperCase();
-  const gate = authenticate(rt, { method, rawPath, rawQuery, headers: req.headers, body, remoteAddress: req.socket.remoteAddress }, trace.seq);
+  const gate = authenticate(
+    rt,
+    { method, rawPath, rawQuery, headers: req.headers, body, remoteAddress: req.socket.remoteAddress },
+    trace.seq,
+  );
   if (!gate.ok) {
     trace.refusal = gate.why;
     if (gate.key) {
@@ -209,7 +222,8 @@ export async function handleRequest(rt: Runtime, req: IncomingMessage, res: Serv
   const receivedSim = trace.seq ? rt.now() : 0;
   let body: Buffer = EMPTY;
   const finish = (reply: Reply | null, outcome?: 'dropped' | 'abandoned'): void => {
-    if (trace.seq) recordRequest(rt, req, { trace, rawPath, rawQuery, body, reply, outcome, started, receivedReal, receivedSim });
+    if (trace.seq)
+      recordRequest(rt, req, { trace, rawPath, rawQuery, body, reply, outcome, started, receivedReal, receivedSim });
   };
   let reply: Reply = serverError();
   let headers: Record<string, string> = {};
@@ -225,7 +239,9 @@ export async function handleRequest(rt: Runtime, req: IncomingMessage, res: Serv
     }
     close = read.abandon;
     if (read.tooLarge) {
-      reply = fail(413, `The request body is too large: the limit is ${BODY_LIMIT_BYTES} bytes.`, { body: ['too_large'] });
+      reply = fail(413, `The request body is too large: the limit is ${BODY_LIMIT_BYTES} bytes.`, {
+        body: ['too_large'],
+      });
       // answered before the gateway, but an API request naming a known key still gets the rate headers (read-only)
       if (isApiPath(rawPath)) headers = knownKeyRateHeaders(rt, req.headers) ?? {};
     } else if (rawPath === '/_mock' || rawPath.startsWith('/_mock/')) {
@@ -246,7 +262,9 @@ export async function handleRequest(rt: Runtime, req: IncomingMessage, res: Serv
   try {
     await rt.commit(method !== 'GET' && method !== 'HEAD');
   } catch (err) {
-    process.stderr.write(`cardctl mock: could not save the state to ${rt.options.stateFile ?? 'disk'}: ${err instanceof Error ? err.message : String(err)} (answered 500)\n`);
+    process.stderr.write(
+      `cardctl mock: could not save the state to ${rt.options.stateFile ?? 'disk'}: ${err instanceof Error ? err.message : String(err)} (answered 500)\n`,
+    );
     reply = serverError();
     headers = {};
   }
@@ -257,7 +275,11 @@ export async function handleRequest(rt: Runtime, req: IncomingMessage, res: Serv
     return;
   }
   if (effect?.delayMs) await sleep(effect.delayMs);
-  if (trace.seq && isApiPath(rawPath)) headers = { ...headers, ...logHeaders(rt, req, { trace, rawPath, rawQuery, body, reply, receivedReal, receivedSim }) };
+  if (trace.seq && isApiPath(rawPath))
+    headers = {
+      ...headers,
+      ...logHeaders(rt, req, { trace, rawPath, rawQuery, body, reply, receivedReal, receivedSim }),
+    };
   try {
     send(res, reply, headers, close);
   } catch (err) {

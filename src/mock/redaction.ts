@@ -83,7 +83,10 @@ export class SecretRedactor {
         const h = hashAt(form, 0);
         const bucket = this.byHash.get(h) ?? [];
         if (bucket.includes(form)) continue;
-        this.byHash.set(h, [...bucket, form].sort((a, b) => b.length - a.length));
+        this.byHash.set(
+          h,
+          [...bucket, form].sort((a, b) => b.length - a.length),
+        );
         this.filter[slot(h)] = 1;
         this.longest = Math.max(this.longest, form.length);
         const head = form.slice(0, HEAD);
@@ -123,7 +126,9 @@ export class SecretRedactor {
     }
     const entries = Object.entries(value as Record<string, unknown>);
     const out = entries.map(([k, v]) => [this.redact(k), this.redactValue(v, depth + 1)] as const);
-    return (out.some(([k, v], i) => k !== entries[i]![0] || v !== entries[i]![1]) ? Object.fromEntries(out) : value) as T;
+    return (
+      out.some(([k, v], i) => k !== entries[i]![0] || v !== entries[i]![1]) ? Object.fromEntries(out) : value
+    ) as T;
   }
 
   /** A text cut at a size: redacted, and the start of a secret's form that the cut left at its end (HEAD characters or more) removed. */
@@ -131,7 +136,8 @@ export class SecretRedactor {
     const out = this.redact(text);
     for (let k = Math.min(this.longest - 1, out.length); k >= HEAD; k--) {
       const end = out.slice(-k);
-      if (this.byHead.get(end.slice(0, HEAD))?.some((f) => f.startsWith(end))) return `${out.slice(0, -k)}${NOT_RECORDED}`;
+      if (this.byHead.get(end.slice(0, HEAD))?.some((f) => f.startsWith(end)))
+        return `${out.slice(0, -k)}${NOT_RECORDED}`;
     }
     return out;
   }

@@ -26,7 +26,12 @@ export type Refusal =
   | { kind: 'missing_signature_headers'; missing: string[]; sent: string[] }
   | { kind: 'timestamp_out_of_window'; timestamp: string }
   | { kind: 'invalid_api_key'; keyId: string }
-  | { kind: 'invalid_signature'; key: KeyRec; input: GatewayInput; /** the canonical string the gateway built (its body hash: not computed again) */ canonical?: string }
+  | {
+      kind: 'invalid_signature';
+      key: KeyRec;
+      input: GatewayInput /** the canonical string the gateway built (its body hash: not computed again) */;
+      canonical?: string;
+    }
   | { kind: 'replay_detected'; nonce: string; first: FirstUse | null }
   | { kind: 'rate_limited'; limit: number; count: number; retryAfter: number }
   | { kind: 'ip_not_allowed'; address: string | undefined; allowlist: string[] }

@@ -32,7 +32,8 @@ export function applyBatches(start: Record<string, unknown>, batches: readonly u
       else if (kind === 'e') {
         const events = state.events as Ev[];
         for (const e of op[1] as Ev[]) if (e.seq > lastSeq(events)) events.push(e);
-      } else if (kind === 'ef') state.events = op[1] === null ? [] : (state.events as Ev[]).filter((e) => e.seq >= (op[1] as number));
+      } else if (kind === 'ef')
+        state.events = op[1] === null ? [] : (state.events as Ev[]).filter((e) => e.seq >= (op[1] as number));
       else if (kind === 'all') state = op[1] as Record<string, unknown>;
       else throw Object.assign(new UnknownChangeError(`an unknown change ${JSON.stringify(kind)}`), { index });
     }

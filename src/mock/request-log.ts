@@ -113,7 +113,6 @@ export function recordView(r: LogRecord): Record<string, unknown> {
   };
 }
 
-
 function matches(r: LogRecord, f: RequestFilter): boolean {
   if (f.afterSeq !== undefined && r.seq <= f.afterSeq) return false;
   if (f.since !== undefined && r.receivedReal < f.since) return false;
@@ -161,7 +160,10 @@ export class RequestLog {
     const ids: number[] = [];
     const firstKept = Math.max(1, this.nextSeq - this.capacity); // older ones are dropped already (droppedAfter)
     for (const seq of this.inFlight) if (seq > afterSeq && seq >= firstKept) ids.push(seq);
-    return ids.sort((a, b) => a - b).slice(0, max).map(requestId);
+    return ids
+      .sort((a, b) => a - b)
+      .slice(0, max)
+      .map(requestId);
   }
 
   add(rec: LogRecord): void {
@@ -194,7 +196,11 @@ export class RequestLog {
    * Newest first, up to `limit`, and the cursor of the next (older) page when one remains.
    * `oldestFirst`: from the oldest matching up (a reader following with `after`).
    */
-  list(filter: RequestFilter, limit: number, oldestFirst = false): { records: Array<Record<string, unknown>>; nextCursor: string | null } {
+  list(
+    filter: RequestFilter,
+    limit: number,
+    oldestFirst = false,
+  ): { records: Array<Record<string, unknown>>; nextCursor: string | null } {
     const out: LogRecord[] = [];
     const newest = Math.min(this.nextSeq - 1, (filter.beforeSeq ?? Infinity) - 1);
     const oldest = Math.max(1, this.nextSeq - this.capacity, (filter.afterSeq ?? 0) + 1);

@@ -9,7 +9,8 @@ import type { Runtime } from './runtime.js';
 import { explain } from './diagnosis/index.js';
 
 /** `GET /_mock/requests...`: reading the log, itself never logged. */
-export const isLogRead = (rawPath: string): boolean => rawPath === '/_mock/requests' || rawPath.startsWith('/_mock/requests/');
+export const isLogRead = (rawPath: string): boolean =>
+  rawPath === '/_mock/requests' || rawPath.startsWith('/_mock/requests/');
 
 export interface Answer {
   trace: Trace;
@@ -50,7 +51,9 @@ function redactRecord(rt: Runtime, rec: LogRecord): void {
 function codesOf(reply: Reply | null): readonly string[] {
   const errors = (reply?.body as { errors?: Record<string, unknown> } | undefined)?.errors;
   if (!errors || typeof errors !== 'object') return [];
-  return Object.values(errors).flatMap((v) => (Array.isArray(v) ? v.filter((c): c is string => typeof c === 'string' && /^[a-z][a-z0-9_]*$/.test(c)) : []));
+  return Object.values(errors).flatMap((v) =>
+    Array.isArray(v) ? v.filter((c): c is string => typeof c === 'string' && /^[a-z][a-z0-9_]*$/.test(c)) : [],
+  );
 }
 
 /**
@@ -58,19 +61,41 @@ function codesOf(reply: Reply | null): readonly string[] {
  * refusal its diagnosis in one line (printable ASCII, at most 400 characters), which cardctl puts in
  * its hint and --verbose prints with the other headers.
  */
-export function logHeaders(rt: Runtime, req: IncomingMessage, a: Omit<Answer, 'started' | 'outcome'> & { reply: Reply }): Record<string, string> {
+export function logHeaders(
+  rt: Runtime,
+  req: IncomingMessage,
+  a: Omit<Answer, 'started' | 'outcome'> & { reply: Reply },
+): Record<string, string> {
   const log = rt.requestLog;
   if (!log || !a.trace.seq) return {};
   const out: Record<string, string> = { 'X-Cardctl-Mock-Request': requestId(a.trace.seq) };
   if (a.reply.status < 400 && !a.trace.fault) return out;
   try {
     const method = (req.method ?? 'GET').toUpperCase();
-    a.trace.diagnosis = explain(rt, log, { trace: a.trace, reply: a.reply, method, rawPath: a.rawPath, body: a.body, receivedReal: a.receivedReal, receivedSim: a.receivedSim, plane: 'api' }, false);
+    a.trace.diagnosis = explain(
+      rt,
+      log,
+      {
+        trace: a.trace,
+        reply: a.reply,
+        method,
+        rawPath: a.rawPath,
+        body: a.body,
+        receivedReal: a.receivedReal,
+        receivedSim: a.receivedSim,
+        plane: 'api',
+      },
+      false,
+    );
   } catch {
     return out; // the log explains what it can when the request is recorded
   }
   const d = a.trace.diagnosis;
-  if (d) out['X-Cardctl-Mock-Diagnosis'] = rt.redactor.redact(`${d.id}: ${d.message}`).replace(/[^\x20-\x7e]/g, '?').slice(0, 400);
+  if (d)
+    out['X-Cardctl-Mock-Diagnosis'] = rt.redactor
+      .redact(`${d.id}: ${d.message}`)
+      .replace(/[^\x20-\x7e]/g, '?')
+      .slice(0, 400);
   return out;
 }
 
@@ -100,13 +125,24 @@ export function recordRequest(rt: Runtime, req: IncomingMessage, a: Answer): voi
       rec.idempotencyKey = headerText(req, 'idempotency-key');
     }
     if (a.reply && (a.reply.status >= 400 || a.trace.fault)) {
-      const answered = { trace: a.trace, reply: a.reply, method, rawPath: a.rawPath, body: a.body, receivedReal: a.receivedReal, receivedSim: a.receivedSim, plane };
+      const answered = {
+        trace: a.trace,
+        reply: a.reply,
+        method,
+        rawPath: a.rawPath,
+        body: a.body,
+        receivedReal: a.receivedReal,
+        receivedSim: a.receivedSim,
+        plane,
+      };
       rec.diagnosis = a.trace.diagnosis ?? explain(rt, log, answered, a.outcome === 'dropped');
     }
     redactRecord(rt, rec);
     log.add(rec);
   } catch (err) {
     log.forget(a.trace.seq); // not awaited by a follower forever
-    process.stderr.write(`cardctl mock: could not record a request in the request log: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(
+      `cardctl mock: could not record a request in the request log: ${err instanceof Error ? err.message : String(err)}\n`,
+    );
   }
 }

@@ -63,12 +63,18 @@ export class Runtime {
   /** every secret this mock ever held, kept out of the request log (a new one is added where it is made) */
   readonly redactor = new SecretRedactor();
 
-  constructor(state: MockState, readonly options: RuntimeOptions) {
+  constructor(
+    state: MockState,
+    readonly options: RuntimeOptions,
+  ) {
     this.raw = this.tracked = state;
     this.redactor.add(secretsOf(state));
     this.snapshots = new SnapshotStore(options.stateFile ? `${options.stateFile}.snapshots` : null);
     this.clock = new SimClock(state.clock_offset_ms);
-    this.events = new EventLog(() => this.state, () => this.clock.now());
+    this.events = new EventLog(
+      () => this.state,
+      () => this.clock.now(),
+    );
     this.rate = new RateLimiter(options.rateLimit);
     this.requestLog = options.requestLog > 0 ? new RequestLog(options.requestLog) : null;
     this.dueTasks = options.dueTasks ?? [];
@@ -160,7 +166,8 @@ export class Runtime {
     if (!store) return Promise.resolve();
     if (this.raw.clock_offset_ms !== this.clock.offsetMs) this.state.clock_offset_ms = this.clock.offsetMs;
     const events = this.raw.events;
-    const eventsChanged = (events[0]?.seq ?? null) !== this.savedFirstEvent || (events.at(-1)?.seq ?? -Infinity) !== this.savedLastEvent;
+    const eventsChanged =
+      (events[0]?.seq ?? null) !== this.savedFirstEvent || (events.at(-1)?.seq ?? -Infinity) !== this.savedLastEvent;
     if (!this.saveAll && !store.needsFull && !this.tracker!.pending && !eventsChanged) {
       return waitForOthers ? store.barrier() : Promise.resolve();
     }
@@ -195,7 +202,9 @@ export class Runtime {
 
   /** Saves without waiting (timers, webhook attempts): a failure is logged. */
   persist(): void {
-    this.commit(false).catch((err: Error) => process.stderr.write(`cardctl mock: could not save the state: ${err.message}\n`));
+    this.commit(false).catch((err: Error) =>
+      process.stderr.write(`cardctl mock: could not save the state: ${err.message}\n`),
+    );
   }
 
   /** Waits for every queued save, then closes the journal. */

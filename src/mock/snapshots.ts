@@ -9,10 +9,13 @@ import type { MockState } from './state.js';
 
 /** Decided: letters, digits, `.`, `_`, `-`; starting with a letter or digit; at most 64. No path can be formed. */
 export const SNAPSHOT_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-export const SNAPSHOT_NAME_HINT = 'must be 1 to 64 letters, digits, dots, underscores or dashes, starting with a letter or digit';
+export const SNAPSHOT_NAME_HINT =
+  'must be 1 to 64 letters, digits, dots, underscores or dashes, starting with a letter or digit';
 
 export const snapshotNameProblem = (name: unknown): string | null =>
-  typeof name === 'string' && SNAPSHOT_NAME_RE.test(name) && !name.includes('..') ? null : `The name ${SNAPSHOT_NAME_HINT}.`;
+  typeof name === 'string' && SNAPSHOT_NAME_RE.test(name) && !name.includes('..')
+    ? null
+    : `The name ${SNAPSHOT_NAME_HINT}.`;
 
 export interface SnapshotInfo {
   name: string;
@@ -49,9 +52,16 @@ export class SnapshotStore {
   save(name: string, state: MockState, savedAt: Date): SnapshotInfo {
     // an answer still in flight has no outcome to restore
     const inFlight = Object.values(state.idempotency).some((r) => !r.reply && !r.async_card_id);
-    const idempotency = inFlight ? Object.fromEntries(Object.entries(state.idempotency).filter(([, r]) => r.reply || r.async_card_id)) : state.idempotency;
+    const idempotency = inFlight
+      ? Object.fromEntries(Object.entries(state.idempotency).filter(([, r]) => r.reply || r.async_card_id))
+      : state.idempotency;
     const json = JSON.stringify(inFlight ? { ...state, idempotency } : state);
-    const info: SnapshotInfo = { name, saved_at: savedAt.toISOString(), bytes: Buffer.byteLength(json), objects: objectCount(state) };
+    const info: SnapshotInfo = {
+      name,
+      saved_at: savedAt.toISOString(),
+      bytes: Buffer.byteLength(json),
+      objects: objectCount(state),
+    };
     if (this.folder) {
       ensureStateFolder(this.folder);
       writeFileAtomic(this.fileOf(name), json);
@@ -77,7 +87,8 @@ export class SnapshotStore {
     } catch {
       state = null;
     }
-    if (fromFile && !isMockState(state)) throw new StateFileError(`the snapshot ${this.folder ? this.fileOf(name) : name} is damaged: save it again`);
+    if (fromFile && !isMockState(state))
+      throw new StateFileError(`the snapshot ${this.folder ? this.fileOf(name) : name} is damaged: save it again`);
     if (!this.memory.has(name)) this.memory.set(name, { json: held.json, info: held.info });
     return { state: state as MockState, json: held.json };
   }
@@ -92,7 +103,8 @@ export class SnapshotStore {
         if (st.isFile()) byName.set(name, { name, saved_at: st.mtime.toISOString(), bytes: st.size });
       }
     }
-    for (const [name, held] of this.memory) byName.set(name, { name, saved_at: held.info.saved_at, bytes: held.info.bytes });
+    for (const [name, held] of this.memory)
+      byName.set(name, { name, saved_at: held.info.saved_at, bytes: held.info.bytes });
     return [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
   }
 }

@@ -81,14 +81,19 @@ export function readJournal(file: string, buf: Buffer): JournalRead {
   const batches: unknown[] = [];
   let goodBytes = 0;
   for (const seg of segments(buf)) {
-    const damage = (why: string): JournalRead => ({ batches, damage: { file, line: seg.line, offset: seg.offset, why }, goodBytes });
+    const damage = (why: string): JournalRead => ({
+      batches,
+      damage: { file, line: seg.line, offset: seg.offset, why },
+      goodBytes,
+    });
     if (seg.line === 1) {
       if (seg.bytes.toString('latin1') === JOURNAL_HEADER && seg.terminated) {
         goodBytes = seg.offset + seg.bytes.length + 1;
         continue;
       }
       // a crash between creating the journal and its header: a prefix of the header, nothing else
-      if (!seg.terminated && JOURNAL_HEADER.startsWith(seg.bytes.toString('latin1'))) return { batches, damage: null, goodBytes };
+      if (!seg.terminated && JOURNAL_HEADER.startsWith(seg.bytes.toString('latin1')))
+        return { batches, damage: null, goodBytes };
       return damage('not a cardctl mock journal header (format 2)');
     }
     const v = verify(seg.bytes);
@@ -124,7 +129,8 @@ export function readBase(file: string, buf: Buffer): { json: string } | { damage
     const s = segs[i];
     return { damage: { file, line: i + 1, offset: s ? s.offset : buf.length, why } };
   };
-  if (segs[0]?.bytes.toString('latin1') !== BASE_HEADER || !segs[0].terminated) return at(0, 'not a cardctl mock state header (format 2)');
+  if (segs[0]?.bytes.toString('latin1') !== BASE_HEADER || !segs[0].terminated)
+    return at(0, 'not a cardctl mock state header (format 2)');
   const rec = segs[1];
   if (!rec) return at(1, 'the state record is missing (cut short)');
   const v = verify(rec.bytes);
@@ -135,8 +141,10 @@ export function readBase(file: string, buf: Buffer): { json: string } | { damage
 }
 
 /** True when the file starts like a format-2 base (else it may be format 1, a bare JSON object). */
-export const looksLikeFormat2 = (buf: Buffer): boolean => buf.subarray(0, 12).toString('latin1') === BASE_HEADER.slice(0, 12);
-export const journalLooksLikeFormat2 = (buf: Buffer): boolean => buf.length === 0 || buf.subarray(0, 12).toString('latin1') === JOURNAL_HEADER.slice(0, 12);
+export const looksLikeFormat2 = (buf: Buffer): boolean =>
+  buf.subarray(0, 12).toString('latin1') === BASE_HEADER.slice(0, 12);
+export const journalLooksLikeFormat2 = (buf: Buffer): boolean =>
+  buf.length === 0 || buf.subarray(0, 12).toString('latin1') === JOURNAL_HEADER.slice(0, 12);
 
 /**
  * A format-1 journal (bare JSON lines), read strictly: every line must be a batch, except an
@@ -158,8 +166,13 @@ export function readJournalV1(file: string, buf: Buffer): JournalRead {
       goodBytes = seg.offset + seg.bytes.length + 1;
       continue;
     }
-    if ((!seg.terminated && !Array.isArray(batch)) || seg.bytes.includes(HOLE)) return { batches, damage: null, goodBytes };
-    return { batches, damage: { file, line: seg.line, offset: seg.offset, why: 'not a batch of changes (format 1, before checksums)' }, goodBytes };
+    if ((!seg.terminated && !Array.isArray(batch)) || seg.bytes.includes(HOLE))
+      return { batches, damage: null, goodBytes };
+    return {
+      batches,
+      damage: { file, line: seg.line, offset: seg.offset, why: 'not a batch of changes (format 1, before checksums)' },
+      goodBytes,
+    };
   }
   return { batches, damage: null, goodBytes };
 }

@@ -57,7 +57,9 @@ export function lockStateFile(stateFile: string): StateLock {
     return takeLock(stateFile);
   } catch (err) {
     if (err instanceof StateFileError) throw err;
-    throw new StateFileError(`cannot lock the state file ${stateFile} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): give --state a file in a folder you can write`);
+    throw new StateFileError(
+      `cannot lock the state file ${stateFile} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): give --state a file in a folder you can write`,
+    );
   }
 }
 

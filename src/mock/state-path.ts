@@ -16,9 +16,14 @@ export function resolveStatePath(file: string): string {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (link) {
-      throw new StateFileError(`--state ${file} is a symbolic link to a file that does not exist (${code}): give --state the real file, or a new file's path.`);
+      throw new StateFileError(
+        `--state ${file} is a symbolic link to a file that does not exist (${code}): give --state the real file, or a new file's path.`,
+      );
     }
-    if (code !== 'ENOENT') throw new StateFileError(`cannot read the state file ${file} (${code ?? (err as Error).message}): give --state a file in a folder you can write.`);
+    if (code !== 'ENOENT')
+      throw new StateFileError(
+        `cannot read the state file ${file} (${code ?? (err as Error).message}): give --state a file in a folder you can write.`,
+      );
   }
   // not there yet: resolve the nearest folder that exists, keep the rest as given
   const rest: string[] = [basename(absolute)];

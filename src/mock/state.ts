@@ -269,7 +269,15 @@ export function addKey(
   state: MockState,
   rand: RandomSource,
   now: number,
-  input: { merchant_id: string; mode: Mode; scopes?: string[]; ip_allowlist?: string[]; key_id?: string; secret?: string; expires_at?: number | null },
+  input: {
+    merchant_id: string;
+    mode: Mode;
+    scopes?: string[];
+    ip_allowlist?: string[];
+    key_id?: string;
+    secret?: string;
+    expires_at?: number | null;
+  },
 ): KeyRec {
   const key: KeyRec = {
     key_id: input.key_id ?? newId(rand, now),
@@ -289,7 +297,11 @@ export function addKey(
 }
 
 /** A merchant with its wallets (test pre-funded), one test and one live key, and a webhook secret. */
-export function addMerchant(state: MockState, rand: RandomSource, now: number): { merchant: MerchantRec; test: KeyRec; live: KeyRec } {
+export function addMerchant(
+  state: MockState,
+  rand: RandomSource,
+  now: number,
+): { merchant: MerchantRec; test: KeyRec; live: KeyRec } {
   const merchant = addMerchantRecord(state, rand, now);
   const test = addKey(state, rand, now, { merchant_id: merchant.id, mode: 'test' });
   const live = addKey(state, rand, now, { merchant_id: merchant.id, mode: 'live' });
@@ -298,7 +310,11 @@ export function addMerchant(state: MockState, rand: RandomSource, now: number): 
 
 /** A merchant and its two wallets, without keys. */
 export function addMerchantRecord(state: MockState, rand: RandomSource, now: number, id?: string): MerchantRec {
-  const merchant: MerchantRec = { id: id ?? newId(rand, now), webhook_secret: 'whsec_' + newSecret(rand), created_at: now };
+  const merchant: MerchantRec = {
+    id: id ?? newId(rand, now),
+    webhook_secret: 'whsec_' + newSecret(rand),
+    created_at: now,
+  };
   state.merchants[merchant.id] = merchant;
   for (const mode of MODES) {
     const initial = mode === 'test' ? TEST_WALLET_FUNDING_MINOR : 0;
@@ -394,6 +410,7 @@ export function defaultKeys(state: MockState): { test: KeyRec; live: KeyRec } {
   const b = state.banner_keys;
   if (b && state.keys[b.test] && state.keys[b.live]) return { test: state.keys[b.test]!, live: state.keys[b.live]! };
   const mine = Object.values(state.keys).filter((k) => k.merchant_id === state.default_merchant_id);
-  const first = (mode: Mode): KeyRec => (mine.find((k) => k.mode === mode && !k.revoked) ?? mine.find((k) => k.mode === mode))!;
+  const first = (mode: Mode): KeyRec =>
+    (mine.find((k) => k.mode === mode && !k.revoked) ?? mine.find((k) => k.mode === mode))!;
   return { test: first('test'), live: first('live') };
 }

@@ -7,7 +7,19 @@
 import type { MockState } from './state.js';
 
 /** The keyed collections saved record by record; everything else but `events` is the root part. */
-export const KEYED_COLLECTIONS = ['merchants', 'keys', 'wallets', 'customers', 'cards', 'transactions', 'addresses', 'deposits', 'endpoints', 'deliveries', 'idempotency'] as const;
+export const KEYED_COLLECTIONS = [
+  'merchants',
+  'keys',
+  'wallets',
+  'customers',
+  'cards',
+  'transactions',
+  'addresses',
+  'deposits',
+  'endpoints',
+  'deliveries',
+  'idempotency',
+] as const;
 export type KeyedCollection = (typeof KEYED_COLLECTIONS)[number];
 const KEYED = new Set<string>(KEYED_COLLECTIONS);
 
@@ -154,7 +166,11 @@ export class ChangeTracker {
       },
       defineProperty: (t, prop, desc) => {
         touched();
-        return Reflect.defineProperty(t, prop, desc.value !== undefined ? { ...desc, value: this.plain(desc.value) } : desc);
+        return Reflect.defineProperty(
+          t,
+          prop,
+          desc.value !== undefined ? { ...desc, value: this.plain(desc.value) } : desc,
+        );
       },
     };
     return handler;

@@ -57,11 +57,25 @@ export function customerView(c: CustomerRec): Record<string, unknown> {
 }
 
 export function transactionView(t: TransactionRec): Record<string, unknown> {
-  return { id: t.id, type: t.type, status: t.status, amount_minor: t.amount_minor, currency: t.currency, occurred_at: isoTime(t.occurred_at) };
+  return {
+    id: t.id,
+    type: t.type,
+    status: t.status,
+    amount_minor: t.amount_minor,
+    currency: t.currency,
+    occurred_at: isoTime(t.occurred_at),
+  };
 }
 
 export function addressView(a: AddressRec): Record<string, unknown> {
-  return { id: a.id, network: a.network, asset: a.asset, address: a.address, memo: a.memo, created_at: isoTime(a.created_at) };
+  return {
+    id: a.id,
+    network: a.network,
+    asset: a.asset,
+    address: a.address,
+    memo: a.memo,
+    created_at: isoTime(a.created_at),
+  };
 }
 
 export function depositView(d: DepositRec): Record<string, unknown> {

@@ -64,7 +64,13 @@ export function deliveryView(state: MockState, d: DeliveryRec): Record<string, u
     event_id: d.event_id,
     event_type: d.type,
     state: d.state,
-    attempts: d.attempts.map((a) => ({ at: isoTime(a.at), sent_at: new Date(a.sent_at).toISOString(), status: a.status, error: a.error, duration_ms: a.duration_ms })),
+    attempts: d.attempts.map((a) => ({
+      at: isoTime(a.at),
+      sent_at: new Date(a.sent_at).toISOString(),
+      status: a.status,
+      error: a.error,
+      duration_ms: a.duration_ms,
+    })),
     next_attempt_at: isoOrNull(d.next_attempt_at),
     created_at: isoTime(d.created_at),
   };
@@ -93,7 +99,13 @@ export function removeEndpoint(rt: Runtime, endpointId: string): EndpointRec | n
 }
 
 export function endpointView(e: EndpointRec): Record<string, unknown> {
-  return { id: e.id, url: e.url, merchant_id: e.merchant_id, enabled: !e.disabled_at, disabled_at: isoOrNull(e.disabled_at) };
+  return {
+    id: e.id,
+    url: e.url,
+    merchant_id: e.merchant_id,
+    enabled: !e.disabled_at,
+    disabled_at: isoOrNull(e.disabled_at),
+  };
 }
 
 // ---- one HTTP attempt ----
@@ -103,12 +115,20 @@ interface AttemptResult {
   error: string | null;
 }
 
-type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
+type LookupCallback = (
+  err: NodeJS.ErrnoException | null,
+  address: string | dns.LookupAddress[],
+  family?: number,
+) => void;
 
 /** A lookup that answers only the addresses checked before the request: the connection goes where the check looked (pinned). */
 function pinnedLookup(pinned: ResolvedAddress[]) {
   return (_hostname: string, options: dns.LookupOptions, cb: LookupCallback): void => {
-    if (options.all) cb(null, pinned.map((a) => ({ address: a.address, family: a.family })));
+    if (options.all)
+      cb(
+        null,
+        pinned.map((a) => ({ address: a.address, family: a.family })),
+      );
     else cb(null, pinned[0]!.address, pinned[0]!.family);
   };
 }
@@ -182,8 +202,14 @@ function send(
       return resolve({ status: null, error: describeError(err as NodeJS.ErrnoException) });
     }
     track.add(req);
-    const timeoutError = (code: string, what: string, ms: number) => Object.assign(new Error(`${what} after ${ms} ms`), { code });
-    timers.push(setTimeout(() => req.destroy(timeoutError('ECONNECT_TIMEOUT', 'connect timeout', timeouts.connectTimeoutMs)), timeouts.connectTimeoutMs));
+    const timeoutError = (code: string, what: string, ms: number) =>
+      Object.assign(new Error(`${what} after ${ms} ms`), { code });
+    timers.push(
+      setTimeout(
+        () => req.destroy(timeoutError('ECONNECT_TIMEOUT', 'connect timeout', timeouts.connectTimeoutMs)),
+        timeouts.connectTimeoutMs,
+      ),
+    );
     timers.push(
       setTimeout(() => {
         // the status, once received, is the verdict even if the body never ends
@@ -204,7 +230,11 @@ function send(
       res.resume(); // the answer's body is not kept
     });
     req.on('error', (err: NodeJS.ErrnoException) => finish({ status: null, error: describeError(err) }));
-    req.on('close', () => finish(status !== null ? { status, error: null } : { status: null, error: 'connection closed without an answer' }));
+    req.on('close', () =>
+      finish(
+        status !== null ? { status, error: null } : { status: null, error: 'connection closed without an answer' },
+      ),
+    );
     req.end(body);
   });
 }
@@ -230,7 +260,10 @@ export class WebhookDelivery implements Deliveries {
   private closed = false;
   private unsubscribe: () => void = () => {};
 
-  constructor(private readonly rt: Runtime, options: DeliveryOptions = {}) {
+  constructor(
+    private readonly rt: Runtime,
+    options: DeliveryOptions = {},
+  ) {
     this.timeouts = {
       connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
       totalTimeoutMs: options.totalTimeoutMs ?? DEFAULT_TOTAL_TIMEOUT_MS,
@@ -349,7 +382,13 @@ export class WebhookDelivery implements Deliveries {
           this.inflight.delete(d.id);
           // catching up: after a clock jump the next attempt may already be due; it goes out now,
           // queued before the old waiter resolves so that settle() keeps waiting for it
-          if (!this.closed && this.deliveries()[d.id] === d && d.state === 'pending' && d.next_attempt_at !== null && d.next_attempt_at <= this.rt.now()) {
+          if (
+            !this.closed &&
+            this.deliveries()[d.id] === d &&
+            d.state === 'pending' &&
+            d.next_attempt_at !== null &&
+            d.next_attempt_at <= this.rt.now()
+          ) {
             const ep = this.rt.state.endpoints[d.endpoint_id];
             if (ep && !ep.disabled_at) this.enqueue(d);
           }
@@ -399,7 +438,9 @@ export class WebhookDelivery implements Deliveries {
     if (this.closed || this.deliveries()[d.id] !== d || state.endpoints[d.endpoint_id] !== ep) return;
     const ok = result.status !== null && result.status >= 200 && result.status < 300;
     // a status speaks for itself; a 3xx gets a word because it is a failure some would not expect
-    const error = result.error ?? (result.status !== null && result.status >= 300 && result.status < 400 ? 'redirect not followed' : null);
+    const error =
+      result.error ??
+      (result.status !== null && result.status >= 300 && result.status < 400 ? 'redirect not followed' : null);
     d.attempts.push({ at, sent_at: sentAt, status: result.status, error, duration_ms: Date.now() - sentAt });
     if (ok) {
       d.state = 'succeeded';
@@ -437,7 +478,10 @@ export class WebhookDelivery implements Deliveries {
    * catch-up attempts included, or after a real-time cap. Attempts already in flight before (a hung
    * endpoint) are not waited for.
    */
-  async runAndSettle(run: () => void, capMs = Math.min(this.timeouts.totalTimeoutMs + 500, ADVANCE_WAIT_CAP_MS)): Promise<void> {
+  async runAndSettle(
+    run: () => void,
+    capMs = Math.min(this.timeouts.totalTimeoutMs + 500, ADVANCE_WAIT_CAP_MS),
+  ): Promise<void> {
     const before = new Set(this.inflight.keys());
     run();
     const mine = [...this.inflight.keys()].filter((id) => !before.has(id));
@@ -446,7 +490,9 @@ export class WebhookDelivery implements Deliveries {
     const cap = new Promise<void>((r) => (timer = setTimeout(() => ((timedOut = true), r()), capMs)));
     // a catch-up attempt re-enters `inflight` under the same id before the previous one resolves
     for (;;) {
-      const waiting = mine.map((id) => this.inflight.get(id)?.promise).filter((p): p is Promise<void> => p !== undefined);
+      const waiting = mine
+        .map((id) => this.inflight.get(id)?.promise)
+        .filter((p): p is Promise<void> => p !== undefined);
       if (waiting.length === 0 || timedOut) break;
       await Promise.race([Promise.all(waiting), cap]);
     }
@@ -463,7 +509,14 @@ export class WebhookDelivery implements Deliveries {
       const all = this.deliveries();
       for (const id of deliveryIndexOf(this.rt.plainState).pending) {
         const d = all[id];
-        if (d && d.endpoint_id === ep.id && d.state === 'pending' && d.next_attempt_at !== null && d.next_attempt_at > now) d.next_attempt_at = now;
+        if (
+          d &&
+          d.endpoint_id === ep.id &&
+          d.state === 'pending' &&
+          d.next_attempt_at !== null &&
+          d.next_attempt_at > now
+        )
+          d.next_attempt_at = now;
       }
       this.rt.markDirty();
       this.scheduleKick();

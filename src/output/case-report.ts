@@ -31,15 +31,23 @@ export interface CaseSuite {
 export function formatCaseList(report: CaseSuite, chalk: ChalkInstance): string {
   // a server's bytes reach these fields: escaped for the terminal (JUnit and JSON keep them exact)
   const one = (s: string): string => terminalSafe(s).replaceAll('\n', '\\n');
-  const mark: Record<CaseStatus, string> = { passed: chalk.green('✓'), failed: chalk.red('✗'), info: chalk.cyan('i'), skipped: chalk.dim('-') };
+  const mark: Record<CaseStatus, string> = {
+    passed: chalk.green('✓'),
+    failed: chalk.red('✗'),
+    info: chalk.cyan('i'),
+    skipped: chalk.dim('-'),
+  };
   const width = Math.max(0, ...report.cases.map((c) => label(c).length));
   const lines: string[] = [];
   for (const c of report.cases) {
-    lines.push(`${mark[c.status]} ${label(c).padEnd(width)}  ${String(c.time_ms).padStart(5)} ms  ${c.status === 'passed' ? one(c.got) : ''}`.trimEnd());
+    lines.push(
+      `${mark[c.status]} ${label(c).padEnd(width)}  ${String(c.time_ms).padStart(5)} ms  ${c.status === 'passed' ? one(c.got) : ''}`.trimEnd(),
+    );
     if (c.status === 'failed' || c.status === 'info' || c.status === 'skipped') {
       const pad = ' '.repeat(4);
       lines.push(`${pad}expected: ${one(c.expected)}`, `${pad}got:      ${one(c.got)}`);
-      if (c.details && c.status === 'failed') for (const d of c.details.split('\n')) lines.push(chalk.dim(`${pad}${terminalSafe(d)}`));
+      if (c.details && c.status === 'failed')
+        for (const d of c.details.split('\n')) lines.push(chalk.dim(`${pad}${terminalSafe(d)}`));
     }
   }
   const n = (s: CaseStatus): number => report.cases.filter((c) => c.status === s).length;
@@ -55,7 +63,10 @@ const label = (c: ReportCase): string => (c.group ? `${c.group}: ${c.name}` : c.
 
 /** Characters XML 1.0 cannot hold even escaped (controls, lone surrogates) are written as \uXXXX text. */
 function xmlChars(text: string): string {
-  return text.replace(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return text.replace(
+    /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu,
+    (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 export function xmlText(text: string): string {
@@ -64,7 +75,12 @@ export function xmlText(text: string): string {
 
 /** An attribute value: quotes escaped, and tabs and line breaks as references (parsers would turn them into spaces). */
 export function xmlAttr(text: string): string {
-  return xmlText(text).replace(/"/g, '&quot;').replace(/'/g, '&apos;').replace(/\t/g, '&#9;').replace(/\n/g, '&#10;').replace(/\r/g, '&#13;');
+  return xmlText(text)
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;')
+    .replace(/\t/g, '&#9;')
+    .replace(/\n/g, '&#10;')
+    .replace(/\r/g, '&#13;');
 }
 
 const seconds = (ms: number): string => (ms / 1000).toFixed(3);
@@ -82,7 +98,9 @@ export function formatJunit(report: CaseSuite, timestamp = new Date()): string {
   const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>'];
   const counts = `tests="${report.cases.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${seconds(report.time_ms)}"`;
   out.push(`<testsuites name="${xmlAttr(report.suite)}" ${counts}>`);
-  out.push(`  <testsuite name="${xmlAttr(report.suite)}" ${counts} timestamp="${timestamp.toISOString().replace(/\.\d{3}Z$/, '')}">`);
+  out.push(
+    `  <testsuite name="${xmlAttr(report.suite)}" ${counts} timestamp="${timestamp.toISOString().replace(/\.\d{3}Z$/, '')}">`,
+  );
   for (const c of report.cases) {
     const head = `    <testcase classname="${xmlAttr(c.group ? `${classBase}.${c.group}` : classBase)}" name="${xmlAttr(c.name)}" time="${seconds(c.time_ms)}"`;
     if (c.status === 'passed') {
@@ -92,7 +110,9 @@ export function formatJunit(report: CaseSuite, timestamp = new Date()): string {
     out.push(`${head}>`);
     if (c.status === 'failed') {
       const text = [`expected: ${c.expected}`, `got: ${c.got}`, ...(c.details ? ['', c.details] : [])].join('\n');
-      out.push(`      <failure message="${xmlAttr(`expected ${c.expected}, got ${c.got}`)}" type="failure">${xmlText(text)}</failure>`);
+      out.push(
+        `      <failure message="${xmlAttr(`expected ${c.expected}, got ${c.got}`)}" type="failure">${xmlText(text)}</failure>`,
+      );
     } else if (c.status === 'skipped') {
       out.push(`      <skipped message="${xmlAttr(c.got)}"/>`);
     } else {
@@ -120,6 +140,9 @@ export function escapeCommandProperty(text: string): string {
 export function githubAnnotations(report: CaseSuite): string {
   return report.cases
     .filter((c) => c.status === 'failed')
-    .map((c) => `::error title=${escapeCommandProperty(`${report.suite}: ${label(c)}`)}::${escapeCommandData(`${label(c)}: expected ${c.expected}, got ${c.got}${c.details ? `\n${c.details}` : ''}`)}\n`)
+    .map(
+      (c) =>
+        `::error title=${escapeCommandProperty(`${report.suite}: ${label(c)}`)}::${escapeCommandData(`${label(c)}: expected ${c.expected}, got ${c.got}${c.details ? `\n${c.details}` : ''}`)}\n`,
+    )
     .join('');
 }

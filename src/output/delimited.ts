@@ -15,7 +15,9 @@ const isObject = (v: unknown): v is Row => typeof v === 'object' && v !== null &
 
 /** Every leaf of a row by its dotted name, in the row's order: `{a: {b: 1}}` -> `a.b`. */
 export function flatNames(row: Row, prefix = ''): string[] {
-  return Object.entries(row).flatMap(([k, v]) => (isObject(v) && Object.keys(v).length > 0 ? flatNames(v, `${prefix}${k}.`) : [`${prefix}${k}`]));
+  return Object.entries(row).flatMap(([k, v]) =>
+    isObject(v) && Object.keys(v).length > 0 ? flatNames(v, `${prefix}${k}.`) : [`${prefix}${k}`],
+  );
 }
 
 /** The value at a dotted name: the field itself when the row has one so named, else the path (`address.city`). */
@@ -46,7 +48,10 @@ export function checkColumns(row: Row, names: readonly string[]): void {
   const unknown = names.filter((n) => !hasField(row, n));
   if (unknown.length === 0) return;
   const list = unknown.map((n) => JSON.stringify(n)).join(', ');
-  throw usageError(`--columns: ${unknown.length === 1 ? 'no field is named' : 'no fields are named'} ${list}.`, `The fields are: ${flatNames(row).join(', ')}.`);
+  throw usageError(
+    `--columns: ${unknown.length === 1 ? 'no field is named' : 'no fields are named'} ${list}.`,
+    `The fields are: ${flatNames(row).join(', ')}.`,
+  );
 }
 
 /** A value as the text of one field, before quoting. */

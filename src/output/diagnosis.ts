@@ -58,9 +58,15 @@ const sentence = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
 
 function signatureLines(d: Diagnosis, o: ShowOptions): string[] {
   const c = comparison(d, o);
-  const expected = c.expected ?? `${c.expected_prefix}… (the rest withheld: a diagnosis must not be a working request; --show-valid-signature prints it)`;
+  const expected =
+    c.expected ??
+    `${c.expected_prefix}… (the rest withheld: a diagnosis must not be a working request; --show-valid-signature prints it)`;
   const received =
-    c.received === null ? '(none)' : c.match ? `${c.expected ?? c.received + '…'} (the same)` : `${c.received} (differs from character ${c.first_difference} on)`;
+    c.received === null
+      ? '(none)'
+      : c.match
+        ? `${c.expected ?? c.received + '…'} (the same)`
+        : `${c.received} (differs from character ${c.first_difference} on)`;
   return [`expected X-Signature: ${expected}`, `received X-Signature: ${received}`];
 }
 
@@ -78,7 +84,8 @@ export function formatDiagnosis(d: Diagnosis, o: ShowOptions = {}): string {
         'Fix: check that the secret belongs to the X-Api-Key of the request (--profile) and that the file holds the exact bytes sent.',
     );
     for (const m of d.mistakes) out.push(`  also: ${m.description} (${m.fix})`);
-    if (d.checked.length > 0) out.push(`Checked: ${d.checked.map((id) => `${id} (${KNOWN_MISTAKES[id].description})`).join('; ')}.`);
+    if (d.checked.length > 0)
+      out.push(`Checked: ${d.checked.map((id) => `${id} (${KNOWN_MISTAKES[id].description})`).join('; ')}.`);
   }
   out.push('');
   out.push(...signatureLines(d, o));

@@ -63,13 +63,20 @@ export interface JqProgram {
  * and stops), so a bad one is refused before any request: a usage error with jq's message.
  */
 export async function compileJq(expr: string): Promise<JqProgram> {
-  if (expr.trim() === '') throw usageError('--jq needs an expression.', 'For example --jq .id, or --jq \'.data[] | select(.status == "active") | .id\'.');
+  if (expr.trim() === '')
+    throw usageError(
+      '--jq needs an expression.',
+      'For example --jq .id, or --jq \'.data[] | select(.status == "active") | .id\'.',
+    );
   const jq = await loadEngine();
   try {
     runJq(jq, '', expr, []); // no input: jq compiles the program and runs it on nothing
   } catch (err) {
     const message = jqMessage(err);
-    throw usageError(`--jq: the expression does not compile:\n${message}`, 'It is jq\'s language (https://jqlang.org/manual/); quote it for your shell, e.g. --jq \'.data[] | .id\'.');
+    throw usageError(
+      `--jq: the expression does not compile:\n${message}`,
+      "It is jq's language (https://jqlang.org/manual/); quote it for your shell, e.g. --jq '.data[] | .id'.",
+    );
   }
   return {
     run(text: string): string {
@@ -78,7 +85,10 @@ export async function compileJq(expr: string): Promise<JqProgram> {
         const out = runJq(jq, text, expr, ['-r', '-c']);
         return out === '' || out.endsWith('\n') ? out : out + '\n';
       } catch (err) {
-        throw usageError(`--jq: the expression failed on the answer: ${jqMessage(err)}`, 'The request itself succeeded; check the expression against the shape --json prints.');
+        throw usageError(
+          `--jq: the expression failed on the answer: ${jqMessage(err)}`,
+          'The request itself succeeded; check the expression against the shape --json prints.',
+        );
       }
     },
   };

@@ -13,7 +13,10 @@ export function writeJson(value: unknown, out: NodeJS.WritableStream): void {
  * `meta` is the last page's (with --all: no cursor left to follow); a list that comes in one piece
  * (the mock's control lists, the journal, the profiles) says it has no more.
  */
-export function listDocument(data: unknown[], meta?: Record<string, unknown>): { data: unknown[]; meta: Record<string, unknown> } {
+export function listDocument(
+  data: unknown[],
+  meta?: Record<string, unknown>,
+): { data: unknown[]; meta: Record<string, unknown> } {
   return { data, meta: { has_more: false, next_cursor: null, ...meta } };
 }
 

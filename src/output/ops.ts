@@ -6,7 +6,10 @@ import { formatTable, type Column } from './text.js';
 function amountMinor(e: JournalEntry): string {
   if (!e.body_b64) return '';
   try {
-    const body = JSON.parse(Buffer.from(e.body_b64, 'base64').toString('utf8')) as { amount_minor?: unknown; amount?: unknown } | null;
+    const body = JSON.parse(Buffer.from(e.body_b64, 'base64').toString('utf8')) as {
+      amount_minor?: unknown;
+      amount?: unknown;
+    } | null;
     const amount = body?.amount_minor ?? body?.amount;
     return typeof amount === 'number' ? String(amount) : '';
   } catch {
@@ -26,6 +29,9 @@ export const OPS_COLUMNS: ReadonlyArray<Column<JournalEntry>> = [
   { header: 'IDEMPOTENCY KEY', get: (e) => e.idempotency_key },
 ];
 
-export function formatOps(entries: readonly JournalEntry[], stream: { isTTY?: boolean } = process.stdout): Promise<string> {
+export function formatOps(
+  entries: readonly JournalEntry[],
+  stream: { isTTY?: boolean } = process.stdout,
+): Promise<string> {
   return formatTable(entries, OPS_COLUMNS, stream);
 }

@@ -7,7 +7,10 @@ import type { Column } from './text.js';
 export type ResourceKind = 'transaction' | 'customer' | 'deposit-address' | 'deposit';
 
 type Row = Record<string, unknown>;
-const field = (name: string): ((r: Row) => unknown) => (r) => r[name];
+const field =
+  (name: string): ((r: Row) => unknown) =>
+  (r) =>
+    r[name];
 
 export const COLUMNS: Record<ResourceKind, ReadonlyArray<Column<Row>>> = {
   transaction: [
@@ -20,7 +23,10 @@ export const COLUMNS: Record<ResourceKind, ReadonlyArray<Column<Row>>> = {
   ],
   customer: [
     { header: 'ID', get: field('id') },
-    { header: 'NAME', get: (r) => [r.first_name, r.last_name].filter((s) => typeof s === 'string' && s).join(' ') || null },
+    {
+      header: 'NAME',
+      get: (r) => [r.first_name, r.last_name].filter((s) => typeof s === 'string' && s).join(' ') || null,
+    },
     { header: 'EMAIL', get: field('email') },
     { header: 'TYPE', get: field('customer_type') },
     { header: 'KYC', get: field('kyc_status') },

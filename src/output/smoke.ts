@@ -15,9 +15,19 @@ export interface SmokeView {
 
 export function formatSmoke(report: SmokeView, chalk: ChalkInstance): string {
   const p = report.profile;
-  const head = chalk.dim(p ? `smoke test of ${p.base_url} with ${p.mode} key ${p.key_id} (profile ${p.name})` : 'smoke test: no credentials') + '\n';
+  const head =
+    chalk.dim(
+      p
+        ? `smoke test of ${p.base_url} with ${p.mode} key ${p.key_id} (profile ${p.name})`
+        : 'smoke test: no credentials',
+    ) + '\n';
   const c = report.created;
-  const made = [c.customer_id ? `customer ${c.customer_id}` : '', c.card_id ? `card ${c.card_id}${c.card_status ? ` (${c.card_status})` : ''}` : ''].filter(Boolean).join(', ');
+  const made = [
+    c.customer_id ? `customer ${c.customer_id}` : '',
+    c.card_id ? `card ${c.card_id}${c.card_status ? ` (${c.card_status})` : ''}` : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
   const tail = `created: ${made || 'nothing'}; ${report.requests} of at most ${report.max_requests} requests\n`;
   return head + formatCaseList(report, chalk) + tail;
 }

@@ -9,7 +9,10 @@ export function displayValue(value: unknown): string {
 }
 
 /** `key   value` lines, keys padded to one column; nested objects shown as compact JSON. */
-export async function formatKeyValue(record: Record<string, unknown>, stream: { isTTY?: boolean } = process.stdout): Promise<string> {
+export async function formatKeyValue(
+  record: Record<string, unknown>,
+  stream: { isTTY?: boolean } = process.stdout,
+): Promise<string> {
   const bold = colorEnabled(stream) ? (await chalkFor(stream)).bold : (s: string) => s; // chalk only for colour
   const keys = Object.keys(record);
   const shown = keys.map(terminalSafeLine); // keys may come from a server too
@@ -43,7 +46,8 @@ export function fitWidths(natural: readonly number[], minimum: readonly number[]
 const terminalColumns = (stream: { isTTY?: boolean; columns?: number }): number | undefined =>
   stream.isTTY && typeof stream.columns === 'number' && stream.columns > 0 ? stream.columns : undefined;
 
-const shorten = (v: string, width: number): string => (v.length <= width ? v : `${v.slice(0, Math.max(0, width - 1))}…`);
+const shorten = (v: string, width: number): string =>
+  v.length <= width ? v : `${v.slice(0, Math.max(0, width - 1))}…`;
 
 /**
  * A table: boxed with cli-table3 on a colour terminal, plain space-aligned columns otherwise
@@ -51,7 +55,11 @@ const shorten = (v: string, width: number): string => (v.length <= width ? v : `
  * give way: wrapped inside the box, shortened with `…` in plain columns. Piped output (no
  * terminal) is never changed.
  */
-export async function formatTable<T>(rows: readonly T[], columns: readonly Column<T>[], stream: { isTTY?: boolean; columns?: number } = process.stdout): Promise<string> {
+export async function formatTable<T>(
+  rows: readonly T[],
+  columns: readonly Column<T>[],
+  stream: { isTTY?: boolean; columns?: number } = process.stdout,
+): Promise<string> {
   const cells = rows.map((r) => columns.map((c) => displayValue(c.get(r))));
   const headers = columns.map((c) => terminalSafeLine(c.header)); // the mock's lists take theirs from the answer
   const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((row) => row[i]!.length)));
@@ -60,7 +68,14 @@ export async function formatTable<T>(rows: readonly T[], columns: readonly Colum
     const { default: Table } = await import('cli-table3');
     const chalk = await chalkFor(stream);
     // each cell has one space of padding on both sides; n + 1 borders
-    const fitted = termWidth === undefined ? undefined : fitWidths(widths.map((w) => w + 2), headers.map((h) => h.length + 2), termWidth - (columns.length + 1) - 1);
+    const fitted =
+      termWidth === undefined
+        ? undefined
+        : fitWidths(
+            widths.map((w) => w + 2),
+            headers.map((h) => h.length + 2),
+            termWidth - (columns.length + 1) - 1,
+          );
     const wrap = !!fitted && fitted.some((w, i) => w < widths[i]! + 2);
     const table = new Table({
       // (cli-table3 wraps by characters, escape codes included: wrapped tables keep plain headers)
@@ -71,7 +86,18 @@ export async function formatTable<T>(rows: readonly T[], columns: readonly Colum
     for (const row of cells) table.push(row);
     return table.toString() + '\n';
   }
-  const fitted = termWidth === undefined ? widths : fitWidths(widths, headers.map((h) => h.length), termWidth - 2 * (columns.length - 1));
-  const line = (values: string[]): string => values.map((v, i) => (i === values.length - 1 ? shorten(v, fitted[i]!) : shorten(v, fitted[i]!).padEnd(fitted[i]!))).join('  ').trimEnd();
+  const fitted =
+    termWidth === undefined
+      ? widths
+      : fitWidths(
+          widths,
+          headers.map((h) => h.length),
+          termWidth - 2 * (columns.length - 1),
+        );
+  const line = (values: string[]): string =>
+    values
+      .map((v, i) => (i === values.length - 1 ? shorten(v, fitted[i]!) : shorten(v, fitted[i]!).padEnd(fitted[i]!)))
+      .join('  ')
+      .trimEnd();
   return [line(headers), ...cells.map(line)].join('\n') + '\n';
 }

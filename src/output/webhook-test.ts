@@ -13,6 +13,9 @@ export interface WebhookTestView {
 }
 
 export function formatWebhookTest(report: WebhookTestView, chalk: ChalkInstance): string {
-  const head = chalk.dim(`grading ${report.url}: deliveries signed with the webhook secret from ${report.secret_from}, ${report.timeout_s} s to answer each`) + '\n';
+  const head =
+    chalk.dim(
+      `grading ${report.url}: deliveries signed with the webhook secret from ${report.secret_from}, ${report.timeout_s} s to answer each`,
+    ) + '\n';
   return head + formatCaseList(report, chalk);
 }

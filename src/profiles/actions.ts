@@ -7,7 +7,19 @@ import { resolve as resolvePath } from 'node:path';
 import { usageError } from '../errors.js';
 import { promptHidden, readStdinLines } from './secret-input.js';
 import { promptsForbidden, whyNoPrompt } from '../no-input.js';
-import { addProfile, invalidProfileError, loadStore, noProfile, profileExistsError, validateProfile, removeProfile, setDefaultProfile, storePath, type AddProfileResult, type RemoveProfileResult } from './store.js';
+import {
+  addProfile,
+  invalidProfileError,
+  loadStore,
+  noProfile,
+  profileExistsError,
+  validateProfile,
+  removeProfile,
+  setDefaultProfile,
+  storePath,
+  type AddProfileResult,
+  type RemoveProfileResult,
+} from './store.js';
 import type { StoredProfile } from './types.js';
 
 export interface ProfileSummary {
@@ -76,13 +88,31 @@ export interface AddCommandOptions {
 
 /** Refuses flags that contradict each other, before anything is read. */
 function checkSecretFlags(opts: AddCommandOptions): void {
-  if (opts.secretStdin && opts.secretCommand !== undefined) throw usageError('--secret-stdin and --secret-command both give the API secret.', 'Keep one: --secret-command to fetch it when needed (never stored), --secret-stdin to store it.');
-  if (opts.webhookSecretStdin && opts.webhookSecretCommand !== undefined) throw usageError('--webhook-secret-stdin and --webhook-secret-command both give the webhook secret.', 'Keep one of them.');
+  if (opts.secretStdin && opts.secretCommand !== undefined)
+    throw usageError(
+      '--secret-stdin and --secret-command both give the API secret.',
+      'Keep one: --secret-command to fetch it when needed (never stored), --secret-stdin to store it.',
+    );
+  if (opts.webhookSecretStdin && opts.webhookSecretCommand !== undefined)
+    throw usageError(
+      '--webhook-secret-stdin and --webhook-secret-command both give the webhook secret.',
+      'Keep one of them.',
+    );
   if (opts.webhookSecretStdin && !opts.secretStdin && opts.secretCommand === undefined) {
-    throw usageError('--webhook-secret-stdin needs --secret-stdin (or --secret-command).', 'Pipe two lines: the API secret, then the webhook secret; with --secret-command, pipe the webhook secret alone.');
+    throw usageError(
+      '--webhook-secret-stdin needs --secret-stdin (or --secret-command).',
+      'Pipe two lines: the API secret, then the webhook secret; with --secret-command, pipe the webhook secret alone.',
+    );
   }
-  if (opts.secretCommandTimeout !== undefined && opts.secretCommand === undefined && opts.webhookSecretCommand === undefined) {
-    throw usageError('--secret-command-timeout applies to a secret command.', 'Add --secret-command or --webhook-secret-command, or drop --secret-command-timeout.');
+  if (
+    opts.secretCommandTimeout !== undefined &&
+    opts.secretCommand === undefined &&
+    opts.webhookSecretCommand === undefined
+  ) {
+    throw usageError(
+      '--secret-command-timeout applies to a secret command.',
+      'Add --secret-command or --webhook-secret-command, or drop --secret-command-timeout.',
+    );
   }
 }
 
@@ -97,10 +127,16 @@ async function readStoredSecrets(opts: AddCommandOptions): Promise<{ secret?: st
     return { secret, webhookSecret };
   }
   if (promptsForbidden(opts.env)) {
-    throw usageError(`no secret: ${whyNoPrompt(opts.env)}, so cardctl does not prompt for it.`, 'Pass --secret-stdin and pipe the secret in, or --secret-command \'CMD\' (a secret is never accepted as a flag).');
+    throw usageError(
+      `no secret: ${whyNoPrompt(opts.env)}, so cardctl does not prompt for it.`,
+      "Pass --secret-stdin and pipe the secret in, or --secret-command 'CMD' (a secret is never accepted as a flag).",
+    );
   }
   if (process.stdin.isTTY) return { secret: await promptHidden(`API secret for ${opts.name} (not shown): `) };
-  throw usageError('no secret: stdin is not a terminal, so cardctl cannot prompt for it.', 'Pass --secret-stdin and pipe the secret in, e.g. printf \'%s\\n\' "$SECRET" | cardctl profiles add NAME --key-id KEY_ID --mode test --secret-stdin, or fetch it when needed with --secret-command \'CMD\' (a secret is never accepted as a flag).');
+  throw usageError(
+    'no secret: stdin is not a terminal, so cardctl cannot prompt for it.',
+    "Pass --secret-stdin and pipe the secret in, e.g. printf '%s\\n' \"$SECRET\" | cardctl profiles add NAME --key-id KEY_ID --mode test --secret-stdin, or fetch it when needed with --secret-command 'CMD' (a secret is never accepted as a flag).",
+  );
 }
 
 export async function addFromCommand(opts: AddCommandOptions): Promise<AddProfileResult & { summary: ProfileSummary }> {
@@ -112,13 +148,30 @@ export async function addFromCommand(opts: AddCommandOptions): Promise<AddProfil
   };
   // Refuse bad flags and an unreadable store before asking for the secret.
   const placeholder = opts.secretCommand === undefined ? { secret: Buffer.alloc(32).toString('base64') } : {};
-  const { problems } = validateProfile({ name: opts.name, keyId: opts.keyId, ...placeholder, ...commands, mode: opts.mode, baseUrl: opts.baseUrl, timeout: opts.timeout });
+  const { problems } = validateProfile({
+    name: opts.name,
+    keyId: opts.keyId,
+    ...placeholder,
+    ...commands,
+    mode: opts.mode,
+    baseUrl: opts.baseUrl,
+    timeout: opts.timeout,
+  });
   if (Object.keys(problems).length > 0) throw invalidProfileError(problems);
   const store = await loadStore(opts.env);
   if (store.profiles.has(opts.name) && !opts.force) throw profileExistsError(opts.name);
   const secrets = await readStoredSecrets(opts);
   const result = await addProfile(
-    { name: opts.name, keyId: opts.keyId, ...secrets, ...commands, mode: opts.mode, baseUrl: opts.baseUrl, ...(opts.caFile !== undefined ? { caFile: resolvePath(opts.caFile) } : {}), ...(opts.timeout !== undefined ? { timeout: opts.timeout } : {}) },
+    {
+      name: opts.name,
+      keyId: opts.keyId,
+      ...secrets,
+      ...commands,
+      mode: opts.mode,
+      baseUrl: opts.baseUrl,
+      ...(opts.caFile !== undefined ? { caFile: resolvePath(opts.caFile) } : {}),
+      ...(opts.timeout !== undefined ? { timeout: opts.timeout } : {}),
+    },
     { overwrite: opts.force, makeDefault: opts.makeDefault, env: opts.env, keepFormerKeyIds: true },
   );
   return { ...result, summary: summarize(result.profile, result.isDefault) };
@@ -126,10 +179,16 @@ export async function addFromCommand(opts: AddCommandOptions): Promise<AddProfil
 
 export async function listSummaries(env?: NodeJS.ProcessEnv): Promise<{ path: string; profiles: ProfileSummary[] }> {
   const store = await loadStore(env);
-  return { path: store.path, profiles: [...store.profiles.values()].map((p) => summarize(p, p.name === store.defaultProfile)) };
+  return {
+    path: store.path,
+    profiles: [...store.profiles.values()].map((p) => summarize(p, p.name === store.defaultProfile)),
+  };
 }
 
-export async function showSummary(name: string, env?: NodeJS.ProcessEnv): Promise<{ path: string; profile: ProfileSummary }> {
+export async function showSummary(
+  name: string,
+  env?: NodeJS.ProcessEnv,
+): Promise<{ path: string; profile: ProfileSummary }> {
   const store = await loadStore(env);
   const p = store.profiles.get(name);
   if (!p) throw noProfile(name, store);

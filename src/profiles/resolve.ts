@@ -3,8 +3,22 @@
 // 3. CARDCTL_PROFILE; 4. the store's default profile.
 import { CardctlError, usageError } from '../errors.js';
 import { listProfiles, loadStore, requireProfile } from './store.js';
-import { DEFAULT_BASE_URL, type CredentialSource, type Credentials, type Mode, type StoredCredentials, type StoredProfile } from './types.js';
-import { checkKeyId, checkMode, checkSecret, checkWebhookSecret, normalizeBaseUrl, normalizeKeyId } from './validate.js';
+import {
+  DEFAULT_BASE_URL,
+  type CredentialSource,
+  type Credentials,
+  type Mode,
+  type StoredCredentials,
+  type StoredProfile,
+} from './types.js';
+import {
+  checkKeyId,
+  checkMode,
+  checkSecret,
+  checkWebhookSecret,
+  normalizeBaseUrl,
+  normalizeKeyId,
+} from './validate.js';
 
 export interface ResolveOptions {
   /** `--profile` */
@@ -30,7 +44,8 @@ function fromEnv(env: NodeJS.ProcessEnv): Credentials | undefined {
   const secret = envValue(env, 'CARDCTL_API_SECRET');
   if (key === undefined && secret === undefined) return undefined;
   if (key === undefined || secret === undefined) {
-    const [set, missing] = key === undefined ? ['CARDCTL_API_SECRET', 'CARDCTL_API_KEY'] : ['CARDCTL_API_KEY', 'CARDCTL_API_SECRET'];
+    const [set, missing] =
+      key === undefined ? ['CARDCTL_API_SECRET', 'CARDCTL_API_KEY'] : ['CARDCTL_API_KEY', 'CARDCTL_API_SECRET'];
     throw usageError(`${set} is set but ${missing} is not.`, `Set both, or unset ${set} to use a profile.`);
   }
   // Values from the environment are never quoted back: a secret in the wrong variable stays unseen.
@@ -44,7 +59,15 @@ function fromEnv(env: NodeJS.ProcessEnv): Credentials | undefined {
   if (!checkMode(modeRaw)) throw envProblem('CARDCTL_MODE', 'the mode is not valid: use test or live');
   const base = normalizeBaseUrl(envValue(env, 'CARDCTL_BASE_URL') ?? DEFAULT_BASE_URL, false);
   if (base.problem) throw envProblem('CARDCTL_BASE_URL', base.problem);
-  const credentials: Credentials = { name: 'env', source: 'env', keyId, secret, mode: modeRaw as Mode, baseUrl: base.url!, baseUrlFromEnv: envValue(env, 'CARDCTL_BASE_URL') !== undefined };
+  const credentials: Credentials = {
+    name: 'env',
+    source: 'env',
+    keyId,
+    secret,
+    mode: modeRaw as Mode,
+    baseUrl: base.url!,
+    baseUrlFromEnv: envValue(env, 'CARDCTL_BASE_URL') !== undefined,
+  };
   // unset, the mode is only a default: no claim about the key (src/client/key-mode.ts asks the API)
   if (modeSet === undefined) credentials.modeDefaulted = true;
   const webhookSecret = envValue(env, 'CARDCTL_WEBHOOK_SECRET');
@@ -78,18 +101,28 @@ async function storedSelection(env: NodeJS.ProcessEnv): Promise<StoredCredential
 }
 
 function noCredentials(): CardctlError {
-  return new CardctlError('no credentials: no --profile, no CARDCTL_API_KEY/CARDCTL_API_SECRET, no CARDCTL_PROFILE and no default profile.', {
-    kind: 'usage',
-    code: 'no_credentials',
-    hint: `Run \`${ADD_HINT}\` (the first profile becomes the default), set CARDCTL_API_KEY and CARDCTL_API_SECRET, or start a local mock with \`cardctl mock start --save-profiles\`.`,
-  });
+  return new CardctlError(
+    'no credentials: no --profile, no CARDCTL_API_KEY/CARDCTL_API_SECRET, no CARDCTL_PROFILE and no default profile.',
+    {
+      kind: 'usage',
+      code: 'no_credentials',
+      hint: `Run \`${ADD_HINT}\` (the first profile becomes the default), set CARDCTL_API_KEY and CARDCTL_API_SECRET, or start a local mock with \`cardctl mock start --save-profiles\`.`,
+    },
+  );
 }
 
 /** The profile's API secret: stored, or printed by its command (run once per process). */
 async function apiSecret(p: StoredProfile, env: NodeJS.ProcessEnv): Promise<string> {
   if (p.secret !== undefined) return p.secret;
   const { secretFromCommand } = await import('./secret-command.js');
-  return secretFromCommand({ profile: p.name, what: 'API secret', command: p.secretCommand!, timeoutSeconds: p.secretCommandTimeout, check: checkSecret, env });
+  return secretFromCommand({
+    profile: p.name,
+    what: 'API secret',
+    command: p.secretCommand!,
+    timeoutSeconds: p.secretCommandTimeout,
+    check: checkSecret,
+    env,
+  });
 }
 
 async function withSecret(p: StoredCredentials, env: NodeJS.ProcessEnv): Promise<Credentials> {
@@ -98,7 +131,8 @@ async function withSecret(p: StoredCredentials, env: NodeJS.ProcessEnv): Promise
 
 export async function resolveCredentials(opts: ResolveOptions = {}): Promise<Credentials> {
   const env = opts.env ?? process.env;
-  if (opts.profile !== undefined && opts.profile !== '') return withSecret(await fromProfile(opts.profile, 'flag', env), env);
+  if (opts.profile !== undefined && opts.profile !== '')
+    return withSecret(await fromProfile(opts.profile, 'flag', env), env);
   const viaEnv = fromEnv(env);
   if (viaEnv) return viaEnv;
   const stored = await storedSelection(env);
@@ -112,7 +146,10 @@ export async function resolveCredentials(opts: ResolveOptions = {}): Promise<Cre
  * mode): someone who exported CARDCTL_BASE_URL for a sandbox while the default profile is live
  * would otherwise send there without a word. Undefined when there is nothing to say.
  */
-export function ignoredEnvironmentNote(c: Pick<Credentials, 'source' | 'name' | 'baseUrl' | 'mode'>, env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function ignoredEnvironmentNote(
+  c: Pick<Credentials, 'source' | 'name' | 'baseUrl' | 'mode'>,
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
   if (c.source === 'env') return undefined;
   const ignored: string[] = [];
   const base = envValue(env, 'CARDCTL_BASE_URL');
@@ -120,7 +157,8 @@ export function ignoredEnvironmentNote(c: Pick<Credentials, 'source' | 'name' | 
   const mode = envValue(env, 'CARDCTL_MODE');
   if (mode !== undefined && mode !== c.mode) ignored.push('CARDCTL_MODE');
   if (ignored.length === 0) return undefined;
-  const how = c.source === 'flag' ? '--profile' : c.source === 'env-profile' ? 'CARDCTL_PROFILE' : 'the default profile';
+  const how =
+    c.source === 'flag' ? '--profile' : c.source === 'env-profile' ? 'CARDCTL_PROFILE' : 'the default profile';
   return (
     `Note: ${ignored.join(' and ')} ${ignored.length === 1 ? 'is' : 'are'} set but not used: the credentials are profile "${c.name}"'s (${how}), ` +
     `which sends to ${c.baseUrl} (${c.mode}). CARDCTL_BASE_URL and CARDCTL_MODE count only with CARDCTL_API_KEY and CARDCTL_API_SECRET; ` +
@@ -173,15 +211,25 @@ export async function resolveWebhookSecret(opts: ResolveOptions = {}): Promise<R
   }
   const profile = await selectedProfile(opts, env);
   if (!profile) {
-    throw new CardctlError('no webhook secret: CARDCTL_WEBHOOK_SECRET is not set and there is no profile to take it from.', {
-      kind: 'usage',
-      code: 'no_webhook_secret',
-      hint: `Set CARDCTL_WEBHOOK_SECRET, or store it in a profile: printf '%s\\n%s\\n' "$API_SECRET" "$WEBHOOK_SECRET" | ${ADD_HINT} --webhook-secret-stdin`,
-    });
+    throw new CardctlError(
+      'no webhook secret: CARDCTL_WEBHOOK_SECRET is not set and there is no profile to take it from.',
+      {
+        kind: 'usage',
+        code: 'no_webhook_secret',
+        hint: `Set CARDCTL_WEBHOOK_SECRET, or store it in a profile: printf '%s\\n%s\\n' "$API_SECRET" "$WEBHOOK_SECRET" | ${ADD_HINT} --webhook-secret-stdin`,
+      },
+    );
   }
   if (profile.webhookSecretCommand !== undefined) {
     const { secretFromCommand } = await import('./secret-command.js');
-    const secret = await secretFromCommand({ profile: profile.name, what: 'webhook secret', command: profile.webhookSecretCommand, timeoutSeconds: profile.secretCommandTimeout, check: checkWebhookSecret, env });
+    const secret = await secretFromCommand({
+      profile: profile.name,
+      what: 'webhook secret',
+      command: profile.webhookSecretCommand,
+      timeoutSeconds: profile.secretCommandTimeout,
+      check: checkWebhookSecret,
+      env,
+    });
     return { secret, source: profile.source, profile: profile.name };
   }
   if (profile.webhookSecret === undefined) {
@@ -236,9 +284,15 @@ export async function resolveSigningSecret(opts: ResolveOptions = {}): Promise<R
       hint: `Set CARDCTL_API_SECRET (and CARDCTL_API_KEY), pass --profile NAME, or run \`${ADD_HINT}\`.`,
     });
   }
-  return { secret: await apiSecret(profile, env), keyId: profile.keyId, baseUrl: profile.baseUrl, mode: profile.mode, source: profile.source, profile: profile.name };
+  return {
+    secret: await apiSecret(profile, env),
+    keyId: profile.keyId,
+    baseUrl: profile.baseUrl,
+    mode: profile.mode,
+    source: profile.source,
+    profile: profile.name,
+  };
 }
-
 
 export interface OtherProfileSecrets {
   candidates: Array<{ profile: string; keyId: string; secret: string }>;
@@ -250,7 +304,11 @@ export interface OtherProfileSecrets {
  * The API secrets of the stored profiles other than `used`, for `sign diagnose` to try. A secret
  * from a command only when `runCommands` (a command may prompt, touch a hardware key, or log).
  */
-export async function otherProfileSecrets(used: string, runCommands: boolean, env: NodeJS.ProcessEnv = process.env): Promise<OtherProfileSecrets> {
+export async function otherProfileSecrets(
+  used: string,
+  runCommands: boolean,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<OtherProfileSecrets> {
   const out: OtherProfileSecrets = { candidates: [], notTried: [] };
   for (const p of await listProfiles(env)) {
     if (p.secret === undefined && !runCommands) {

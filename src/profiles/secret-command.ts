@@ -40,7 +40,10 @@ function timeoutSeconds(spec: SecretCommandSpec): number {
   if (raw !== undefined && raw.trim() !== '') {
     const n = Number(raw);
     if (checkSecretCommandTimeout(n) !== undefined) {
-      throw new CardctlError(`CARDCTL_SECRET_COMMAND_TIMEOUT: ${checkSecretCommandTimeout(n)}.`, { kind: 'usage', hint: 'Fix or unset CARDCTL_SECRET_COMMAND_TIMEOUT.' });
+      throw new CardctlError(`CARDCTL_SECRET_COMMAND_TIMEOUT: ${checkSecretCommandTimeout(n)}.`, {
+        kind: 'usage',
+        hint: 'Fix or unset CARDCTL_SECRET_COMMAND_TIMEOUT.',
+      });
     }
     return n;
   }
@@ -60,7 +63,12 @@ export function secretFromCommand(spec: SecretCommandSpec): Promise<string> {
   }
   return pending.then((secret) => {
     const problem = spec.check(secret);
-    if (problem) throw failure(spec, `printed something that is not a valid ${spec.what}: ${problem}`, 'Run the command yourself and check that it prints only the secret.');
+    if (problem)
+      throw failure(
+        spec,
+        `printed something that is not a valid ${spec.what}: ${problem}`,
+        'Run the command yourself and check that it prints only the secret.',
+      );
     return secret;
   });
 }
@@ -79,7 +87,12 @@ interface Outcome {
 
 async function runOnce(spec: SecretCommandSpec, seconds: number): Promise<string> {
   const outcome = await run(spec.command, seconds, spec.env ?? process.env);
-  if (outcome.spawnError) throw failure(spec, `could not be started (${(outcome.spawnError as { code?: string }).code ?? outcome.spawnError.message})`, 'Check that a shell (/bin/sh) is available.');
+  if (outcome.spawnError)
+    throw failure(
+      spec,
+      `could not be started (${(outcome.spawnError as { code?: string }).code ?? outcome.spawnError.message})`,
+      'Check that a shell (/bin/sh) is available.',
+    );
   if (outcome.timedOut && outcome.exitedBeforeDeadline) {
     throw failure(
       spec,
@@ -95,15 +108,21 @@ async function runOnce(spec: SecretCommandSpec, seconds: number): Promise<string
         'A slow vault: raise the limit with `profiles add ... --secret-command-timeout SECONDS --force` or CARDCTL_SECRET_COMMAND_TIMEOUT.',
     );
   }
-  if (outcome.tooLong) throw failure(spec, `printed more than ${MAX_OUTPUT_BYTES / 1024} KiB`, 'It must print only the secret.');
+  if (outcome.tooLong)
+    throw failure(spec, `printed more than ${MAX_OUTPUT_BYTES / 1024} KiB`, 'It must print only the secret.');
   if (outcome.code !== 0) {
     const how = outcome.signal ? `was killed by ${outcome.signal}` : `failed with exit code ${outcome.code}`;
     const line = shownStderrLine(outcome);
-    throw failure(spec, `${how}${line ? ` (its first error line: ${line})` : ''}`, 'Run the command yourself to see why: cardctl runs it with /bin/sh -c, without stdin.');
+    throw failure(
+      spec,
+      `${how}${line ? ` (its first error line: ${line})` : ''}`,
+      'Run the command yourself to see why: cardctl runs it with /bin/sh -c, without stdin.',
+    );
   }
   const text = outcome.stdout.toString('utf8');
   const secret = text.endsWith('\r\n') ? text.slice(0, -2) : text.endsWith('\n') ? text.slice(0, -1) : text;
-  if (secret === '') throw failure(spec, 'printed nothing', 'It must print the secret on stdout (cardctl drops one final newline).');
+  if (secret === '')
+    throw failure(spec, 'printed nothing', 'It must print the secret on stdout (cardctl drops one final newline).');
   return secret;
 }
 
@@ -115,7 +134,11 @@ async function runOnce(spec: SecretCommandSpec, seconds: number): Promise<string
  */
 function shownStderrLine(outcome: Outcome): string | undefined {
   if (outcome.stdout.length > 0) return undefined;
-  const first = outcome.stderr.toString('utf8').split('\n').map((l) => l.replace(/\r$/, '').trim()).find((l) => l !== '');
+  const first = outcome.stderr
+    .toString('utf8')
+    .split('\n')
+    .map((l) => l.replace(/\r$/, '').trim())
+    .find((l) => l !== '');
   if (first === undefined || first.length > 200) return undefined;
   const words = first.split(/\s+/);
   // a token-like word (long, letters and digits mixed) may be a secret: then nothing is shown
@@ -159,7 +182,13 @@ function run(command: string, seconds: number, env: NodeJS.ProcessEnv): Promise<
     let exited = false;
     let exitedBeforeDeadline = false;
     let tooLong = false;
-    const child = spawn(command, { shell: true, detached: process.platform !== 'win32', stdio: ['ignore', 'pipe', 'pipe'], env: childEnv(env), windowsHide: true });
+    const child = spawn(command, {
+      shell: true,
+      detached: process.platform !== 'win32',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: childEnv(env),
+      windowsHide: true,
+    });
     // cardctl ending (an error, Ctrl-C) must not leave the command's group behind
     const onExit = (): void => killGroup(child.pid);
     const onSignal = (signal: NodeJS.Signals): void => {
@@ -209,13 +238,30 @@ function run(command: string, seconds: number, env: NodeJS.ProcessEnv): Promise<
     });
     child.on('error', (err) => {
       cleanup();
-      resolve({ code: null, signal: null, stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), timedOut, exitedBeforeDeadline, tooLong, spawnError: err });
+      resolve({
+        code: null,
+        signal: null,
+        stdout: Buffer.alloc(0),
+        stderr: Buffer.alloc(0),
+        timedOut,
+        exitedBeforeDeadline,
+        tooLong,
+        spawnError: err,
+      });
     });
     // 'close': the shell exited and its output ended (a background child holding stdout open
     // keeps it waiting, under the same deadline)
     child.on('close', (code, signal) => {
       cleanup();
-      resolve({ code, signal, stdout: Buffer.concat(stdout), stderr: Buffer.concat(stderr), timedOut, exitedBeforeDeadline, tooLong });
+      resolve({
+        code,
+        signal,
+        stdout: Buffer.concat(stdout),
+        stderr: Buffer.concat(stderr),
+        timedOut,
+        exitedBeforeDeadline,
+        tooLong,
+      });
     });
   });
 }

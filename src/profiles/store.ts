@@ -14,11 +14,35 @@ import { join } from 'node:path';
 import { CardctlError } from '../errors.js';
 import { pathShown } from '../env-paths.js';
 import { DEFAULT_BASE_URL, type Mode, type StoredProfile } from './types.js';
-import { checkKeyId, checkMode, checkName, checkSecret, checkSecretCommand, checkSecretCommandTimeout, checkWebhookSecret, MODE_PROBLEM, normalizeBaseUrl, normalizeKeyId, shownName } from './validate.js';
+import {
+  checkKeyId,
+  checkMode,
+  checkName,
+  checkSecret,
+  checkSecretCommand,
+  checkSecretCommandTimeout,
+  checkWebhookSecret,
+  MODE_PROBLEM,
+  normalizeBaseUrl,
+  normalizeKeyId,
+  shownName,
+} from './validate.js';
 
 export const STORE_FILE_NAME = 'profiles.json';
 const STORE_VERSION = 1;
-const PROFILE_FIELDS = ['keyId', 'formerKeyIds', 'secret', 'secretCommand', 'mode', 'baseUrl', 'webhookSecret', 'webhookSecretCommand', 'secretCommandTimeout', 'caFile', 'timeout'] as const;
+const PROFILE_FIELDS = [
+  'keyId',
+  'formerKeyIds',
+  'secret',
+  'secretCommand',
+  'mode',
+  'baseUrl',
+  'webhookSecret',
+  'webhookSecretCommand',
+  'secretCommandTimeout',
+  'caFile',
+  'timeout',
+] as const;
 /** The longest `timeout` a profile holds, in seconds (one day, as --timeout). */
 const MAX_PROFILE_TIMEOUT_S = 86_400;
 
@@ -68,8 +92,10 @@ export const MAX_FORMER_KEY_IDS = 20;
 
 /** The problems of the secret fields: stored or from a command, not both (never quoting a value). */
 function secretProblems(input: ProfileInput, problems: Record<string, string>): void {
-  if (input.secret !== undefined && input.secretCommand !== undefined) problems.secret = 'give either a stored secret or a secret command, not both';
-  else if (input.secret === undefined && input.secretCommand === undefined) problems.secret = 'missing: a profile needs a stored secret or a secret command';
+  if (input.secret !== undefined && input.secretCommand !== undefined)
+    problems.secret = 'give either a stored secret or a secret command, not both';
+  else if (input.secret === undefined && input.secretCommand === undefined)
+    problems.secret = 'missing: a profile needs a stored secret or a secret command';
   else if (input.secret !== undefined) {
     const p = checkSecret(input.secret);
     if (p) problems.secret = p;
@@ -77,7 +103,8 @@ function secretProblems(input: ProfileInput, problems: Record<string, string>): 
     const p = checkSecretCommand(input.secretCommand!);
     if (p) problems.secret_command = p;
   }
-  if (input.webhookSecret !== undefined && input.webhookSecretCommand !== undefined) problems.webhook_secret = 'give either a stored webhook secret or a webhook secret command, not both';
+  if (input.webhookSecret !== undefined && input.webhookSecretCommand !== undefined)
+    problems.webhook_secret = 'give either a stored webhook secret or a webhook secret command, not both';
   else if (input.webhookSecret !== undefined) {
     const p = checkWebhookSecret(input.webhookSecret);
     if (p) problems.webhook_secret = p;
@@ -104,11 +131,21 @@ export function validateProfile(input: ProfileInput): { profile?: StoredProfile;
   const base = normalizeBaseUrl(input.baseUrl ?? DEFAULT_BASE_URL);
   if (base.problem) problems.base_url = base.problem;
   if (input.caFile !== undefined && input.caFile.trim() === '') problems.ca_file = 'must be the path of a PEM file';
-  if (input.timeout !== undefined && !(typeof input.timeout === 'number' && input.timeout > 0 && input.timeout <= MAX_PROFILE_TIMEOUT_S)) {
+  if (
+    input.timeout !== undefined &&
+    !(typeof input.timeout === 'number' && input.timeout > 0 && input.timeout <= MAX_PROFILE_TIMEOUT_S)
+  ) {
     problems.timeout = `must be a number of seconds above 0 and at most ${MAX_PROFILE_TIMEOUT_S}`;
   }
   const former = input.formerKeyIds;
-  if (former !== undefined && !(Array.isArray(former) && former.length <= MAX_FORMER_KEY_IDS && former.every((k) => typeof k === 'string' && !checkKeyId(normalizeKeyId(k), k)))) {
+  if (
+    former !== undefined &&
+    !(
+      Array.isArray(former) &&
+      former.length <= MAX_FORMER_KEY_IDS &&
+      former.every((k) => typeof k === 'string' && !checkKeyId(normalizeKeyId(k), k))
+    )
+  ) {
     problems.former_key_ids = `must be a list of at most ${MAX_FORMER_KEY_IDS} key ids`;
   }
   if (Object.keys(problems).length > 0) return { problems };
@@ -131,7 +168,8 @@ export function validateProfile(input: ProfileInput): { profile?: StoredProfile;
  * The store's path or folder for a message: under CARDCTL_CONFIG_DIR or XDG_CONFIG_HOME, named from
  * the variable, never its value (src/env-paths.ts). The process's environment: messages are for it.
  */
-export const shownStorePath = (path: string): string => pathShown(path, process.env, ['CARDCTL_CONFIG_DIR', 'XDG_CONFIG_HOME']);
+export const shownStorePath = (path: string): string =>
+  pathShown(path, process.env, ['CARDCTL_CONFIG_DIR', 'XDG_CONFIG_HOME']);
 
 function fixHint(file: string): string {
   const path = shownStorePath(file);
@@ -139,7 +177,11 @@ function fixHint(file: string): string {
 }
 
 function invalidStore(path: string, what: string): CardctlError {
-  return new CardctlError(`the profile store ${shownStorePath(path)} ${what}.`, { kind: 'usage', hint: fixHint(path), code: 'invalid_profile_store' });
+  return new CardctlError(`the profile store ${shownStorePath(path)} ${what}.`, {
+    kind: 'usage',
+    hint: fixHint(path),
+    code: 'invalid_profile_store',
+  });
 }
 
 /** Line and column of a JSON.parse failure, without quoting the text (it may hold secrets). */
@@ -153,7 +195,8 @@ function jsonErrorPlace(text: string, err: unknown): string {
   return ` (near line ${line}, column ${column})`;
 }
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Parses and validates the file's text; throws a CardctlError naming the file. */
 export function parseStoreText(text: string, path: string): StoreState {
@@ -167,27 +210,41 @@ export function parseStoreText(text: string, path: string): StoreState {
   if (!isPlainObject(raw)) throw invalidStore(path, 'does not hold a JSON object');
   for (const key of Object.keys(raw)) {
     // __internal__ is conf's own bookkeeping, kept as is
-    if (!['version', 'default', 'profiles', '__internal__'].includes(key)) throw invalidStore(path, `has an unknown top-level field ${JSON.stringify(key)} (expected version, default, profiles)`);
+    if (!['version', 'default', 'profiles', '__internal__'].includes(key))
+      throw invalidStore(
+        path,
+        `has an unknown top-level field ${JSON.stringify(key)} (expected version, default, profiles)`,
+      );
   }
   if (raw.version !== undefined && raw.version !== STORE_VERSION) {
-    throw invalidStore(path, `has version ${JSON.stringify(raw.version)}; this cardctl reads version ${STORE_VERSION} (was it written by a newer cardctl? then upgrade cardctl)`);
+    throw invalidStore(
+      path,
+      `has version ${JSON.stringify(raw.version)}; this cardctl reads version ${STORE_VERSION} (was it written by a newer cardctl? then upgrade cardctl)`,
+    );
   }
   const profilesRaw = raw.profiles ?? {};
-  if (!isPlainObject(profilesRaw)) throw invalidStore(path, 'has a "profiles" field that is not an object of profiles by name');
+  if (!isPlainObject(profilesRaw))
+    throw invalidStore(path, 'has a "profiles" field that is not an object of profiles by name');
   const profiles = new Map<string, StoredProfile>();
   for (const [name, value] of Object.entries(profilesRaw)) {
     const where = `has an invalid profile ${JSON.stringify(name)}`;
     if (!isPlainObject(value)) throw invalidStore(path, `${where}: it is not an object`);
     for (const key of Object.keys(value)) {
-      if (!(PROFILE_FIELDS as readonly string[]).includes(key)) throw invalidStore(path, `${where}: unknown field ${JSON.stringify(key)} (expected ${PROFILE_FIELDS.join(', ')})`);
+      if (!(PROFILE_FIELDS as readonly string[]).includes(key))
+        throw invalidStore(
+          path,
+          `${where}: unknown field ${JSON.stringify(key)} (expected ${PROFILE_FIELDS.join(', ')})`,
+        );
     }
     for (const key of ['keyId', 'mode', 'baseUrl'] as const) {
       if (typeof value[key] !== 'string') throw invalidStore(path, `${where}: "${key}" is missing or not a string`);
     }
     for (const key of ['secret', 'secretCommand', 'webhookSecret', 'webhookSecretCommand', 'caFile'] as const) {
-      if (value[key] !== undefined && typeof value[key] !== 'string') throw invalidStore(path, `${where}: "${key}" is not a string`);
+      if (value[key] !== undefined && typeof value[key] !== 'string')
+        throw invalidStore(path, `${where}: "${key}" is not a string`);
     }
-    if (value.secretCommandTimeout !== undefined && typeof value.secretCommandTimeout !== 'number') throw invalidStore(path, `${where}: "secretCommandTimeout" is not a number`);
+    if (value.secretCommandTimeout !== undefined && typeof value.secretCommandTimeout !== 'number')
+      throw invalidStore(path, `${where}: "secretCommandTimeout" is not a number`);
     const { profile, problems } = validateProfile({
       name,
       keyId: value.keyId as string,
@@ -249,11 +306,14 @@ function ensureFolder(dir: string, tighten: boolean): void {
   } catch (err) {
     const code = (err as { code?: string }).code;
     if (process.platform === 'win32' && code === 'EPERM') return; // modes are not POSIX there
-    throw new CardctlError(`cannot create or protect the profile folder ${shownStorePath(dir)} (${code ?? String(err)}).`, {
-      kind: 'usage',
-      hint: 'Check its permissions, or point CARDCTL_CONFIG_DIR to a folder you own.',
-      cause: err,
-    });
+    throw new CardctlError(
+      `cannot create or protect the profile folder ${shownStorePath(dir)} (${code ?? String(err)}).`,
+      {
+        kind: 'usage',
+        hint: 'Check its permissions, or point CARDCTL_CONFIG_DIR to a folder you own.',
+        cause: err,
+      },
+    );
   }
 }
 
@@ -305,7 +365,8 @@ function readState(env: NodeJS.ProcessEnv = process.env): { state: StoreState; p
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    if ((err as { code?: string }).code === 'ENOENT') return { state: { defaultProfile: null, profiles: new Map() }, path };
+    if ((err as { code?: string }).code === 'ENOENT')
+      return { state: { defaultProfile: null, profiles: new Map() }, path };
     throw readFailure(path, err);
   }
   return { state: parseStoreText(text, path), path };
@@ -313,11 +374,14 @@ function readState(env: NodeJS.ProcessEnv = process.env): { state: StoreState; p
 
 function readFailure(path: string, err: unknown): CardctlError {
   const code = (err as { code?: string }).code;
-  return new CardctlError(`cannot read the profile store ${shownStorePath(path)} (${code ?? (err instanceof Error ? err.message : String(err))}).`, {
-    kind: 'usage',
-    hint: 'Check the file and folder permissions (they should be yours, 0600 and 0700), or point CARDCTL_CONFIG_DIR elsewhere.',
-    cause: err,
-  });
+  return new CardctlError(
+    `cannot read the profile store ${shownStorePath(path)} (${code ?? (err instanceof Error ? err.message : String(err))}).`,
+    {
+      kind: 'usage',
+      hint: 'Check the file and folder permissions (they should be yours, 0600 and 0700), or point CARDCTL_CONFIG_DIR elsewhere.',
+      cause: err,
+    },
+  );
 }
 
 function commit(opened: Opened, state: StoreState): void {
@@ -386,11 +450,11 @@ export function noProfile(name: string, state: StoreState, purpose: 'use' | 'rem
   return new CardctlError(`no profile named ${shownName(name)}.`, {
     kind: 'usage',
     code: 'profile_not_found',
-    hint: purpose === 'remove'
-      ? `Nothing was removed. ${known.length > 0 ? `The profiles are: ${known.join(', ')} (\`cardctl profiles list\` shows them).` : 'The store has no profile (`cardctl profiles list`).'}`
-      :
-      `Run \`cardctl profiles add ${valid ? name : 'NAME'} --key-id KEY_ID --mode test --secret-stdin\`` +
-      (known.length > 0 ? `, or use one of: ${known.join(', ')}.` : '.'),
+    hint:
+      purpose === 'remove'
+        ? `Nothing was removed. ${known.length > 0 ? `The profiles are: ${known.join(', ')} (\`cardctl profiles list\` shows them).` : 'The store has no profile (`cardctl profiles list`).'}`
+        : `Run \`cardctl profiles add ${valid ? name : 'NAME'} --key-id KEY_ID --mode test --secret-stdin\`` +
+          (known.length > 0 ? `, or use one of: ${known.join(', ')}.` : '.'),
   });
 }
 
@@ -457,7 +521,10 @@ export function invalidProfileError(problems: Record<string, string>): CardctlEr
   });
 }
 
-export async function addProfile(input: ProfileInput | StoredProfile, options: AddProfileOptions = {}): Promise<AddProfileResult> {
+export async function addProfile(
+  input: ProfileInput | StoredProfile,
+  options: AddProfileOptions = {},
+): Promise<AddProfileResult> {
   const { profile, problems } = validateProfile(input);
   if (!profile) throw invalidProfileError(problems);
   return withWriteLock(options.env, (opened) => {
@@ -467,7 +534,9 @@ export async function addProfile(input: ProfileInput | StoredProfile, options: A
     const profiles = new Map(state.profiles);
     const before = state.profiles.get(profile.name);
     if (options.keepFormerKeyIds && before) {
-      const former = [before.keyId, ...(before.formerKeyIds ?? [])].filter((k, i, all) => k !== profile.keyId && all.indexOf(k) === i).slice(0, MAX_FORMER_KEY_IDS);
+      const former = [before.keyId, ...(before.formerKeyIds ?? [])]
+        .filter((k, i, all) => k !== profile.keyId && all.indexOf(k) === i)
+        .slice(0, MAX_FORMER_KEY_IDS);
       if (former.length) profile.formerKeyIds = former;
     }
     profiles.set(profile.name, profile);
@@ -488,7 +557,10 @@ export interface RemoveProfileResult {
  * Removes a profile. When it was the default and exactly one profile remains, that one
  * becomes the default (like the first profile added); with several left, there is none.
  */
-export async function removeProfile(name: string, options: { env?: NodeJS.ProcessEnv } = {}): Promise<RemoveProfileResult> {
+export async function removeProfile(
+  name: string,
+  options: { env?: NodeJS.ProcessEnv } = {},
+): Promise<RemoveProfileResult> {
   return withWriteLock(options.env, (opened) => {
     const { state } = opened;
     if (!state.profiles.has(name)) throw noProfile(name, state, 'remove');
@@ -501,7 +573,10 @@ export async function removeProfile(name: string, options: { env?: NodeJS.Proces
   });
 }
 
-export async function setDefaultProfile(name: string, options: { env?: NodeJS.ProcessEnv } = {}): Promise<StoredProfile> {
+export async function setDefaultProfile(
+  name: string,
+  options: { env?: NodeJS.ProcessEnv } = {},
+): Promise<StoredProfile> {
   return withWriteLock(options.env, (opened) => {
     const profile = opened.state.profiles.get(name);
     if (!profile) throw noProfile(name, opened.state);

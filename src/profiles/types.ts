@@ -68,7 +68,9 @@ export interface Credentials extends Profile {
 export function baseUrlOrigin(c: Pick<Credentials, 'source' | 'name' | 'baseUrlFromEnv'>): string {
   switch (c.source) {
     case 'env':
-      return c.baseUrlFromEnv ? 'CARDCTL_BASE_URL' : `the default base URL (${DEFAULT_BASE_URL}, the local mock: CARDCTL_BASE_URL is not set)`;
+      return c.baseUrlFromEnv
+        ? 'CARDCTL_BASE_URL'
+        : `the default base URL (${DEFAULT_BASE_URL}, the local mock: CARDCTL_BASE_URL is not set)`;
     case 'flag':
       return `the base URL of profile "${c.name}" (--profile)`;
     case 'env-profile':

@@ -12,7 +12,9 @@ const BASE64_44_RE = /^[A-Za-z0-9+/]{43}=$/;
  * secret pasted where a name goes, `-p SECRET`, must not be printed back).
  */
 export function shownName(name: string): string {
-  return checkName(name) === undefined ? name : `(a name of ${name.length} characters that is not a valid profile name, not shown)`;
+  return checkName(name) === undefined
+    ? name
+    : `(a name of ${name.length} characters that is not a valid profile name, not shown)`;
 }
 
 export function checkName(name: string): string | undefined {
@@ -32,14 +34,17 @@ export function normalizeKeyId(keyId: string): string {
  */
 export function checkKeyId(keyId: string, original: string | null = keyId): string | undefined {
   if (ULID_RE.test(keyId)) return undefined;
-  const shown = original === null ? '' : ` ${JSON.stringify(original.length > 40 ? `${original.slice(0, 40)}…` : original)}`;
+  const shown =
+    original === null ? '' : ` ${JSON.stringify(original.length > 40 ? `${original.slice(0, 40)}…` : original)}`;
   return `key id${shown} is not a ULID: expected 26 characters of Crockford base32 (0-9 and A-Z without I, L, O, U), e.g. 01JD2Q7N8V3K4M5P6R7S8T9V0W`;
 }
 
 export function checkSecret(secret: string): string | undefined {
   // Canonical base64 of exactly 32 bytes: the last character's two spare bits must be zero.
   if (BASE64_44_RE.test(secret) && Buffer.from(secret, 'base64').toString('base64') === secret) return undefined;
-  const extra = /\s/.test(secret) ? ' (it contains whitespace: check for a stray space or newline)' : ` (got ${secret.length} characters)`;
+  const extra = /\s/.test(secret)
+    ? ' (it contains whitespace: check for a stray space or newline)'
+    : ` (got ${secret.length} characters)`;
   return `the API secret must be exactly 44 base64 characters (32 bytes), as shown once when the key was created${extra}`;
 }
 
@@ -60,7 +65,8 @@ export const MODE_PROBLEM = (mode: string): string => `mode ${JSON.stringify(mod
  * may put the API under a path of its own, e.g. `/cards/api/v1`).
  */
 export function normalizeBaseUrl(raw: string, quote = true): { url?: string; problem?: string } {
-  const expected = 'expected an http:// or https:// URL including the /api/v1 prefix, e.g. https://api.example.com/api/v1';
+  const expected =
+    'expected an http:// or https:// URL including the /api/v1 prefix, e.g. https://api.example.com/api/v1';
   if (!quote) {
     // from the environment: the problem without the value (it may be a secret put there by mistake)
     const r = normalizeBaseUrl(raw, true);
@@ -76,10 +82,13 @@ export function normalizeBaseUrl(raw: string, quote = true): { url?: string; pro
     return { problem: `base URL ${JSON.stringify(raw)} uses ${u.protocol.replace(/:$/, '')}: ${expected}` };
   }
   if (u.username || u.password) return { problem: `base URL must not contain a user name or password: ${expected}` };
-  if (u.search || u.hash) return { problem: `base URL ${JSON.stringify(raw)} must not have a query or fragment: ${expected}` };
+  if (u.search || u.hash)
+    return { problem: `base URL ${JSON.stringify(raw)} must not have a query or fragment: ${expected}` };
   const path = u.pathname.replace(/\/+$/, '');
   if (path !== '' && !path.endsWith('/api/v1')) {
-    return { problem: `base URL ${JSON.stringify(raw)} has the path ${path}, not the API's /api/v1 prefix: ${expected}` };
+    return {
+      problem: `base URL ${JSON.stringify(raw)} has the path ${path}, not the API's /api/v1 prefix: ${expected}`,
+    };
   }
   return { url: `${u.protocol}//${u.host}${path || '/api/v1'}` };
 }
@@ -88,10 +97,13 @@ export const MAX_SECRET_COMMAND_TIMEOUT_S = 600;
 
 /** A command as a profile may hold it: one line, not empty. Returns the problem or undefined. */
 export function checkSecretCommand(command: string): string | undefined {
-  if (command.trim() === '') return 'the secret command is empty: give the shell command that prints the secret, e.g. \'pass show cardctl/ci\'';
+  if (command.trim() === '')
+    return "the secret command is empty: give the shell command that prints the secret, e.g. 'pass show cardctl/ci'";
   // eslint-disable-next-line no-control-regex
-  if (/[\x00-\x1f\x7f]/.test(command)) return 'the secret command must be one line without control characters (put a longer script in a file and name that file)';
-  if (command.length > 4096) return 'the secret command is longer than 4096 characters (put it in a script and name that script)';
+  if (/[\x00-\x1f\x7f]/.test(command))
+    return 'the secret command must be one line without control characters (put a longer script in a file and name that file)';
+  if (command.length > 4096)
+    return 'the secret command is longer than 4096 characters (put it in a script and name that script)';
   return undefined;
 }
 
@@ -99,4 +111,3 @@ export function checkSecretCommandTimeout(seconds: number): string | undefined {
   if (Number.isInteger(seconds) && seconds >= 1 && seconds <= MAX_SECRET_COMMAND_TIMEOUT_S) return undefined;
   return `the secret command timeout must be a whole number of seconds from 1 to ${MAX_SECRET_COMMAND_TIMEOUT_S}`;
 }
-

@@ -96,7 +96,9 @@ export interface CanonicalInput {
 /** Splits `path?query` into its two parts. */
 export function splitPathAndQuery(pathWithQuery: string): { path: string; query: string } {
   const q = pathWithQuery.indexOf('?');
-  return q < 0 ? { path: pathWithQuery, query: '' } : { path: pathWithQuery.slice(0, q), query: pathWithQuery.slice(q + 1) };
+  return q < 0
+    ? { path: pathWithQuery, query: '' }
+    : { path: pathWithQuery.slice(0, q), query: pathWithQuery.slice(q + 1) };
 }
 
 /** The seven fields joined by `\n`, no trailing newline. */
@@ -106,12 +108,18 @@ export function canonicalString(input: CanonicalInput): string {
   const rawQuery = input.query ?? (q < 0 ? '' : input.path.slice(q + 1));
   // Plain concatenation: this runs for every request and every attempt.
   return (
-    canonicalMethod(input.method) + '\n' +
-    canonicalPath(path) + '\n' +
-    canonicalQuery(rawQuery) + '\n' +
-    input.keyId + '\n' +
-    input.timestamp + '\n' +
-    input.nonce + '\n' +
+    canonicalMethod(input.method) +
+    '\n' +
+    canonicalPath(path) +
+    '\n' +
+    canonicalQuery(rawQuery) +
+    '\n' +
+    input.keyId +
+    '\n' +
+    input.timestamp +
+    '\n' +
+    input.nonce +
+    '\n' +
     (input.bodyHash ?? bodySha256(input.body))
   );
 }

@@ -36,7 +36,7 @@ export const KNOWN_MISTAKES = {
     fix: 'write the [] of list keys literally in the canonical query',
   },
   query_unreserved_not_encoded: {
-    description: 'the query was encoded like encodeURIComponent/RFC 3986 (~ * ! \' ( ) left as is)',
+    description: "the query was encoded like encodeURIComponent/RFC 3986 (~ * ! ' ( ) left as is)",
     fix: 'percent-encode every byte except A-Z a-z 0-9 - _ . (so ~ is %7E and * is %2A)',
   },
   query_lowercase_hex: {

@@ -55,7 +55,9 @@ function styledQuery(params: QueryParam[], style: QueryStyle): string {
   } else {
     ordered = params;
   }
-  return ordered.map((p) => `${encodeStyled(p.key, style)}${isList(p.key) ? brackets : ''}=${encodeStyled(p.value, style)}`).join('&');
+  return ordered
+    .map((p) => `${encodeStyled(p.key, style)}${isList(p.key) ? brackets : ''}=${encodeStyled(p.value, style)}`)
+    .join('&');
 }
 
 export interface Variant {
@@ -90,7 +92,9 @@ function queryVariants(raw: string, correct: string): Variant[] {
             }
     // unsorted and repeated keys written as sent, without brackets
     out.push({
-      value: params.map((p) => `${encodeStyled(p.key, NO_STYLE)}${p.list ? '[]' : ''}=${encodeStyled(p.value, NO_STYLE)}`).join('&'),
+      value: params
+        .map((p) => `${encodeStyled(p.key, NO_STYLE)}${p.list ? '[]' : ''}=${encodeStyled(p.value, NO_STYLE)}`)
+        .join('&'),
       ids: ['query_not_sorted'],
     });
   }
@@ -130,9 +134,12 @@ function serialize(value: unknown, style: JsonStyle, depth = 0): string {
   const pad = (d: number): string => style.indent.repeat(d);
   const str = (s: string): string => {
     const json = JSON.stringify(s);
-    return style.asciiOnly ? json.replace(/[\u007f-\uffff]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0')) : json;
+    return style.asciiOnly
+      ? json.replace(/[\u007f-\uffff]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'))
+      : json;
   };
-  if (value === null || typeof value !== 'object') return typeof value === 'string' ? str(value) : JSON.stringify(value);
+  if (value === null || typeof value !== 'object')
+    return typeof value === 'string' ? str(value) : JSON.stringify(value);
   const sep = style.indent ? ',' + nl : style.itemSep;
   if (Array.isArray(value)) {
     if (value.length === 0) return '[]';
@@ -141,7 +148,10 @@ function serialize(value: unknown, style: JsonStyle, depth = 0): string {
   const keys = Object.keys(value as object);
   if (style.sortKeys) keys.sort();
   if (keys.length === 0) return '{}';
-  const items = keys.map((k) => `${pad(depth + 1)}${str(k)}${style.keySep}${serialize((value as Record<string, unknown>)[k], style, depth + 1)}`);
+  const items = keys.map(
+    (k) =>
+      `${pad(depth + 1)}${str(k)}${style.keySep}${serialize((value as Record<string, unknown>)[k], style, depth + 1)}`,
+  );
   return `{${nl}${items.join(sep)}${nl}${pad(depth)}}`;
 }
 
@@ -171,12 +181,30 @@ function bodyVariants(body: Buffer, correct: string, declaredHash: string | unde
     const sentPretty = /\n/.test(text.trim());
     const styles: Array<{ style: JsonStyle; label: string }> = [
       { style: { indent: '', itemSep: ',', keySep: ':', sortKeys: false, asciiOnly: false }, label: 'compact' },
-      { style: { indent: '  ', itemSep: ',', keySep: ': ', sortKeys: false, asciiOnly: false }, label: 'pretty-printed (2 spaces)' },
-      { style: { indent: '    ', itemSep: ',', keySep: ': ', sortKeys: false, asciiOnly: false }, label: 'pretty-printed (4 spaces)' },
-      { style: { indent: '\t', itemSep: ',', keySep: ': ', sortKeys: false, asciiOnly: false }, label: 'pretty-printed (tabs)' },
-      { style: { indent: '', itemSep: ', ', keySep: ': ', sortKeys: false, asciiOnly: false }, label: 'with Python json.dumps spacing' },
-      { style: { indent: '', itemSep: ', ', keySep: ': ', sortKeys: false, asciiOnly: true }, label: 'with Python json.dumps spacing and \\u escapes' },
-      { style: { indent: '', itemSep: ',', keySep: ':', sortKeys: false, asciiOnly: true }, label: 'with non-ASCII as \\u escapes' },
+      {
+        style: { indent: '  ', itemSep: ',', keySep: ': ', sortKeys: false, asciiOnly: false },
+        label: 'pretty-printed (2 spaces)',
+      },
+      {
+        style: { indent: '    ', itemSep: ',', keySep: ': ', sortKeys: false, asciiOnly: false },
+        label: 'pretty-printed (4 spaces)',
+      },
+      {
+        style: { indent: '\t', itemSep: ',', keySep: ': ', sortKeys: false, asciiOnly: false },
+        label: 'pretty-printed (tabs)',
+      },
+      {
+        style: { indent: '', itemSep: ', ', keySep: ': ', sortKeys: false, asciiOnly: false },
+        label: 'with Python json.dumps spacing',
+      },
+      {
+        style: { indent: '', itemSep: ', ', keySep: ': ', sortKeys: false, asciiOnly: true },
+        label: 'with Python json.dumps spacing and \\u escapes',
+      },
+      {
+        style: { indent: '', itemSep: ',', keySep: ':', sortKeys: false, asciiOnly: true },
+        label: 'with non-ASCII as \\u escapes',
+      },
     ];
     for (const reorder of ['none', 'sorted', 'reversed'] as const) {
       const value = reorder === 'reversed' ? reverseKeys(parsed) : parsed;
@@ -201,15 +229,26 @@ function bodyVariants(body: Buffer, correct: string, declaredHash: string | unde
     }
   }
   if (body.length > 0) {
-    out.push({ value: createHash('sha256').update(body).update('\n').digest('hex'), ids: ['body_trailing_newline_added'] });
+    out.push({
+      value: createHash('sha256').update(body).update('\n').digest('hex'),
+      ids: ['body_trailing_newline_added'],
+    });
     if (body[body.length - 1] === 0x0a) {
       const cut = body.length >= 2 && body[body.length - 2] === 0x0d ? 2 : 1;
       out.push({ value: sha(body.subarray(0, body.length - cut)), ids: ['body_trailing_newline_removed'] });
     }
     out.push({ value: EMPTY_BODY_SHA256, ids: ['body_not_signed'] });
   }
-  out.push({ value: correct.toUpperCase(), ids: ['body_hash_encoding'], detail: 'the body hash was written as uppercase hex' });
-  out.push({ value: Buffer.from(correct, 'hex').toString('base64'), ids: ['body_hash_encoding'], detail: 'the body hash was written as base64' });
+  out.push({
+    value: correct.toUpperCase(),
+    ids: ['body_hash_encoding'],
+    detail: 'the body hash was written as uppercase hex',
+  });
+  out.push({
+    value: Buffer.from(correct, 'hex').toString('base64'),
+    ids: ['body_hash_encoding'],
+    detail: 'the body hash was written as base64',
+  });
   if (declaredHash && declaredHash !== correct) {
     out.push({ value: declaredHash, ids: ['body_changed_after_signing'] });
   }
@@ -220,7 +259,12 @@ function bodyVariants(body: Buffer, correct: string, declaredHash: string | unde
 // ---------------------------------------------------------------------------------------
 // Decoding the received signature in every plausible encoding.
 
-type EncodingId = 'base64' | 'signature_hex' | 'signature_base64url' | 'signature_base64url_unpadded' | 'signature_base64_unpadded';
+type EncodingId =
+  | 'base64'
+  | 'signature_hex'
+  | 'signature_base64url'
+  | 'signature_base64url_unpadded'
+  | 'signature_base64_unpadded';
 
 export function decodeReceived(received: string): Array<{ digest: Buffer; id: EncodingId; detail?: string }> {
   const out: Array<{ digest: Buffer; id: EncodingId; detail?: string }> = [];
@@ -230,7 +274,12 @@ export function decodeReceived(received: string): Array<{ digest: Buffer; id: En
   if (/^[0-9a-fA-F]{64}$/.test(received)) {
     const d = Buffer.from(received, 'hex');
     const upper = received === received.toUpperCase() && /[A-F]/.test(received);
-    tryAdd('signature_hex', d, upper ? d.toString('hex').toUpperCase() : d.toString('hex'), upper ? 'the signature was encoded as uppercase hex instead of base64' : undefined);
+    tryAdd(
+      'signature_hex',
+      d,
+      upper ? d.toString('hex').toUpperCase() : d.toString('hex'),
+      upper ? 'the signature was encoded as uppercase hex instead of base64' : undefined,
+    );
   }
   if (/^[A-Za-z0-9+/]+={0,2}$/.test(received)) {
     const d = Buffer.from(received, 'base64');
@@ -269,8 +318,6 @@ export interface Dimension {
   variants: Variant[];
 }
 
-
-
 function methodVariants({ req, fields }: StageContext): Variant[] {
   const method = req.method;
   return dedupe(
@@ -287,7 +334,8 @@ function pathVariants({ req, fields }: StageContext): Variant[] {
   const canonPath = fields[1]!;
   const out: Variant[] = [];
   if (req.path.length > 1 && req.path.endsWith('/')) out.push({ value: req.path, ids: ['trailing_slash_kept'] });
-  if (canonPath === API_PREFIX || canonPath.startsWith(API_PREFIX + '/')) out.push({ value: canonPath.slice(API_PREFIX.length) || '/', ids: ['path_without_prefix'] });
+  if (canonPath === API_PREFIX || canonPath.startsWith(API_PREFIX + '/'))
+    out.push({ value: canonPath.slice(API_PREFIX.length) || '/', ids: ['path_without_prefix'] });
   if (req.query !== '') out.push({ value: `${canonPath}?${req.query}`, ids: ['path_includes_query'] });
   return dedupe(out, canonPath);
 }
@@ -312,7 +360,8 @@ const JOIN_VARIANTS: Variant[] = [
 
 function keyVariants({ secret }: StageContext): Variant[] {
   const out: Variant[] = [{ value: 'nl', ids: ['secret_trailing_newline'] }];
-  if (/^[A-Za-z0-9+/]+={0,2}$/.test(secret) && secret.length % 4 === 0) out.unshift({ value: 'b64', ids: ['secret_base64_decoded'] });
+  if (/^[A-Za-z0-9+/]+={0,2}$/.test(secret) && secret.length % 4 === 0)
+    out.unshift({ value: 'b64', ids: ['secret_base64_decoded'] });
   return out;
 }
 
@@ -334,7 +383,12 @@ export function buildDimensions(c: StageContext): Dimension[] {
   return STAGES.map(({ index, variants }) => ({ index, variants: variants(c) }));
 }
 
-export const ENCODING_MISTAKES = ['signature_hex', 'signature_base64url', 'signature_base64url_unpadded', 'signature_base64_unpadded'] as const;
+export const ENCODING_MISTAKES = [
+  'signature_hex',
+  'signature_base64url',
+  'signature_base64url_unpadded',
+  'signature_base64_unpadded',
+] as const;
 
 export function checkedIds(dims: Dimension[]): MistakeId[] {
   const ids = new Set<MistakeId>();

@@ -21,9 +21,22 @@ import { safeEqual } from './compare.js';
 import { headerValue, parseRawRequest, type RawRequest } from './raw-request.js';
 import { signCanonical } from './request.js';
 import { describeMistake, KNOWN_MISTAKES, type DiagnosedMistake, type MistakeId } from './diagnose-mistakes.js';
-import { buildDimensions, checkedIds, decodeReceived, JOIN_INDEX, type Dimension, type Variant } from './diagnose-stages.js';
+import {
+  buildDimensions,
+  checkedIds,
+  decodeReceived,
+  JOIN_INDEX,
+  type Dimension,
+  type Variant,
+} from './diagnose-stages.js';
 
-export { KNOWN_MISTAKES, describeMistake, type DiagnosedMistake, type MistakeId, type MistakeInfo } from './diagnose-mistakes.js';
+export {
+  KNOWN_MISTAKES,
+  describeMistake,
+  type DiagnosedMistake,
+  type MistakeId,
+  type MistakeInfo,
+} from './diagnose-mistakes.js';
 export { STAGES } from './diagnose-stages.js';
 
 export const SIGNATURE_HEADERS = ['X-Api-Key', 'X-Timestamp', 'X-Nonce', 'X-Signature'] as const;
@@ -114,10 +127,14 @@ function search(
         else tail = '\n';
       } else key = v.ids[0] === 'secret_base64_decoded' ? Buffer.from(secret, 'base64') : secret + '\n';
     }
-    const digest = createHmac('sha256', key).update(f.join(join) + tail, 'utf8').digest('hex');
+    const digest = createHmac('sha256', key)
+      .update(f.join(join) + tail, 'utf8')
+      .digest('hex');
     const hit = targetHex.get(digest);
     if (!hit) return;
-    const mistakes = chosen.flatMap(({ v }) => v.ids.map((id, i) => describeMistake(id, i === 0 ? v.detail : undefined)));
+    const mistakes = chosen.flatMap(({ v }) =>
+      v.ids.map((id, i) => describeMistake(id, i === 0 ? v.detail : undefined)),
+    );
     if (hit.id !== 'base64') mistakes.push(describeMistake(hit.id, hit.detail));
     if (mistakes.length === 0) return;
     if (!best || mistakes.length < best.count) best = { count: mistakes.length, mistakes };
@@ -132,7 +149,10 @@ function search(
         if (va.ids.length > 1) continue;
         for (const vb of dims[b]!.variants) {
           if (vb.ids.length > 1) continue;
-          tryCombo([{ dim: dims[a]!, v: va }, { dim: dims[b]!, v: vb }]);
+          tryCombo([
+            { dim: dims[a]!, v: va },
+            { dim: dims[b]!, v: vb },
+          ]);
         }
       }
     }
@@ -157,7 +177,11 @@ function headersPhase(req: RawRequest, f: Findings): SignatureHeaders {
   const h = Object.fromEntries(SIGNATURE_HEADERS.map((name) => [name, headerValue(req, name)])) as SignatureHeaders;
   const missing = SIGNATURE_HEADERS.filter((name) => h[name] === undefined);
   if (missing.length > 0) {
-    f.mistakes.push({ id: 'missing_headers', description: `the request has no ${missing.join(', ')} header${missing.length > 1 ? 's' : ''}`, fix: KNOWN_MISTAKES.missing_headers.fix });
+    f.mistakes.push({
+      id: 'missing_headers',
+      description: `the request has no ${missing.join(', ')} header${missing.length > 1 ? 's' : ''}`,
+      fix: KNOWN_MISTAKES.missing_headers.fix,
+    });
     f.blocks = true;
   }
   return h;
@@ -170,7 +194,9 @@ function timestampPhase(ts: string | undefined, now: number | undefined, f: Find
     f.mistakes.push(describeMistake('timestamp_milliseconds', `X-Timestamp ${ts} is in milliseconds, not seconds`));
     f.blocks = true;
   } else if (!/^\d{1,10}$/.test(ts)) {
-    f.mistakes.push(describeMistake('timestamp_malformed', `X-Timestamp ${JSON.stringify(ts)} is not 1 to 10 decimal digits`));
+    f.mistakes.push(
+      describeMistake('timestamp_malformed', `X-Timestamp ${JSON.stringify(ts)} is not 1 to 10 decimal digits`),
+    );
     f.blocks = true;
   } else if (now !== undefined) {
     const skew = now - Number(ts);
@@ -186,7 +212,9 @@ function timestampPhase(ts: string | undefined, now: number | undefined, f: Find
 /** Phase 3: the key the request names, against the key the secret belongs to. */
 function keyIdPhase(sent: string | undefined, keyId: string | undefined, f: Findings): void {
   if (keyId !== undefined && sent !== undefined && sent !== keyId) {
-    f.warnings.push(`the request's X-Api-Key is ${sent} but the secret used here belongs to key ${keyId}: choose the matching profile with --profile.`);
+    f.warnings.push(
+      `the request's X-Api-Key is ${sent} but the secret used here belongs to key ${keyId}: choose the matching profile with --profile.`,
+    );
   }
 }
 
@@ -217,7 +245,15 @@ interface Verified {
 /** Phase 5: the correct canonical string and signature, compared with the one received. */
 function verifyPhase(req: RawRequest, h: SignatureHeaders, canonQuery: string, secret: string, f: Findings): Verified {
   const declaredHash = declaredBodyHash(req);
-  const fieldsFor = (body: Buffer): string[] => [req.method.toUpperCase(), canonicalPath(req.path), canonQuery, h['X-Api-Key'] ?? '', h['X-Timestamp'] ?? '', h['X-Nonce'] ?? '', bodySha256(body)];
+  const fieldsFor = (body: Buffer): string[] => [
+    req.method.toUpperCase(),
+    canonicalPath(req.path),
+    canonQuery,
+    h['X-Api-Key'] ?? '',
+    h['X-Timestamp'] ?? '',
+    h['X-Nonce'] ?? '',
+    bodySha256(body),
+  ];
   // A body taken from the rest of a file (no Content-Length) may end with a newline an editor
   // added: accept the signature over the body without it, and say so.
   const bodies: Buffer[] = [req.body];
@@ -235,17 +271,27 @@ function verifyPhase(req: RawRequest, h: SignatureHeaders, canonQuery: string, s
     const altExpected = signCanonical(secret, altFields.join('\n'));
     if (safeEqual(altExpected, received)) {
       [body, fields, expected, matches] = [bodies[1]!, altFields, altExpected, true];
-      f.warnings.push('the signature covers the body without the final newline of the file; assuming an editor added it (add a Content-Length header to make the body exact).');
+      f.warnings.push(
+        'the signature covers the body without the final newline of the file; assuming an editor added it (add a Content-Length header to make the body exact).',
+      );
     }
   }
   if (declaredHash !== undefined && declaredHash !== bodySha256(body)) {
-    f.warnings.push(`the body hash the client declared (${declaredHash}) does not match the body in the request (${bodySha256(body)}): the body changed after it was hashed.`);
+    f.warnings.push(
+      `the body hash the client declared (${declaredHash}) does not match the body in the request (${bodySha256(body)}): the body changed after it was hashed.`,
+    );
   }
   return { bodies, body, fieldsFor, fields, canonical: fields.join('\n'), expected, received, matches, declaredHash };
 }
 
 /** Phase 6: the search for the wrong stages that reproduce the received signature. */
-function searchPhase(req: RawRequest, v: Verified, secret: string, f: Findings, reserialize: boolean): { found: boolean; checked: MistakeId[] } {
+function searchPhase(
+  req: RawRequest,
+  v: Verified,
+  secret: string,
+  f: Findings,
+  reserialize: boolean,
+): { found: boolean; checked: MistakeId[] } {
   const targets = decodeReceived(v.received!);
   let best: { mistakes: DiagnosedMistake[] } | null = null;
   let checked: MistakeId[] = [];
@@ -270,16 +316,27 @@ function declaredCanonicalPhase(req: RawRequest, v: Verified, secret: string, f:
     .split('\n')
     .map((value, i) => ({ value, i }))
     .filter(({ value, i }) => value !== ours[i])
-    .map(({ value, i }) => `field ${i + 1} ${CANONICAL_FIELD_NAMES[i] ?? 'EXTRA'} is ${JSON.stringify(value)} instead of ${JSON.stringify(ours[i] ?? '')}`);
+    .map(
+      ({ value, i }) =>
+        `field ${i + 1} ${CANONICAL_FIELD_NAMES[i] ?? 'EXTRA'} is ${JSON.stringify(value)} instead of ${JSON.stringify(ours[i] ?? '')}`,
+    );
   if (theirs.split('\n').length !== 7) diffs.unshift(`it has ${theirs.split('\n').length} fields instead of 7`);
   if (diffs.length === 0) return false;
   const reproduces = signCanonical(secret, theirs) === v.received;
-  f.mistakes.push(describeMistake('canonical_differs', `the client's canonical string (from the comment) differs: ${diffs.join('; ')}${reproduces ? '' : ' (and it does not reproduce the signature either: check the secret)'}`));
+  f.mistakes.push(
+    describeMistake(
+      'canonical_differs',
+      `the client's canonical string (from the comment) differs: ${diffs.join('; ')}${reproduces ? '' : ' (and it does not reproduce the signature either: check the secret)'}`,
+    ),
+  );
   return reproduces;
 }
 
 export function diagnose(input: DiagnoseInput): Diagnosis {
-  const req = typeof input.request === 'string' || input.request instanceof Uint8Array ? parseRawRequest(input.request) : input.request;
+  const req =
+    typeof input.request === 'string' || input.request instanceof Uint8Array
+      ? parseRawRequest(input.request)
+      : input.request;
   const f: Findings = { mistakes: [], warnings: [...req.notes], blocks: false };
   const h = headersPhase(req, f);
   timestampPhase(h['X-Timestamp'], input.now, f);
@@ -304,7 +361,13 @@ export function diagnose(input: DiagnoseInput): Diagnosis {
     checked,
     canonical: v.canonical,
     body_sha256: v.fields[6]!,
-    request: { method: req.method, path: req.path, query: req.query, body_bytes: v.body.length, key_id: h['X-Api-Key'] ?? null },
+    request: {
+      method: req.method,
+      path: req.path,
+      query: req.query,
+      body_bytes: v.body.length,
+      key_id: h['X-Api-Key'] ?? null,
+    },
   };
 }
 
@@ -319,7 +382,9 @@ export interface ReceivedRequest {
 
 /** The request as a server received it, in the shape diagnose reads (its body exact). */
 export function rawRequestOf(r: ReceivedRequest): RawRequest {
-  const headers = Object.entries(r.headers).flatMap(([name, value]) => (value === undefined ? [] : [{ name, value: Array.isArray(value) ? value.join(', ') : value }]));
+  const headers = Object.entries(r.headers).flatMap(([name, value]) =>
+    value === undefined ? [] : [{ name, value: Array.isArray(value) ? value.join(', ') : value }],
+  );
   return {
     method: r.method,
     target: r.query ? `${r.path}?${r.query}` : r.path,
@@ -336,6 +401,10 @@ export function rawRequestOf(r: ReceivedRequest): RawRequest {
 }
 
 /** diagnose() on a request a server received (the mock's request log): same phases, same ids. */
-export function diagnoseReceived(r: ReceivedRequest, secret: string, options: { reserializeBody?: boolean } = {}): Diagnosis {
+export function diagnoseReceived(
+  r: ReceivedRequest,
+  secret: string,
+  options: { reserializeBody?: boolean } = {},
+): Diagnosis {
   return diagnose({ request: rawRequestOf(r), secret, reserializeBody: options.reserializeBody });
 }

@@ -9,7 +9,10 @@ const HEX = '0123456789ABCDEF';
 
 /** Thrown when a query does not percent-decode to valid UTF-8 (or has a broken `%` escape). */
 export class QueryEncodingError extends Error {
-  constructor(readonly piece: string, reason: string) {
+  constructor(
+    readonly piece: string,
+    reason: string,
+  ) {
     super(`query parameter ${JSON.stringify(piece)} cannot be canonicalized: ${reason}`);
     this.name = 'QueryEncodingError';
   }

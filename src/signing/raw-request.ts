@@ -87,7 +87,9 @@ function parseRequestLine(line: string): { method: string; target: string; httpV
     );
   }
   if (!target.startsWith('/') && !ABSOLUTE_FORM.test(target)) {
-    throw new RawRequestError(`the request target ${JSON.stringify(target)} must start with "/" or be a full URL (https://host/api/v1/...)`);
+    throw new RawRequestError(
+      `the request target ${JSON.stringify(target)} must start with "/" or be a full URL (https://host/api/v1/...)`,
+    );
   }
   return { method, target, httpVersion };
 }
@@ -148,7 +150,11 @@ function decodeChunked(raw: Buffer): Buffer | null {
 }
 
 /** Applies Content-Length / chunked framing to the bytes that followed the headers. */
-function frameBody(headers: RawHeader[], rest: Buffer, notes: string[]): { body: Buffer; bodySource: RawRequest['bodySource'] } {
+function frameBody(
+  headers: RawHeader[],
+  rest: Buffer,
+  notes: string[],
+): { body: Buffer; bodySource: RawRequest['bodySource'] } {
   const te = headerValue({ headers }, 'transfer-encoding');
   if (te && /chunked/i.test(te)) {
     const decoded = decodeChunked(rest);
@@ -159,7 +165,9 @@ function frameBody(headers: RawHeader[], rest: Buffer, notes: string[]): { body:
   if (cl !== undefined && /^\d+$/.test(cl)) {
     const n = Number(cl);
     if (rest.length < n) {
-      notes.push(`Content-Length says ${n} bytes but the file has ${rest.length} after the headers: the body was taken as written.`);
+      notes.push(
+        `Content-Length says ${n} bytes but the file has ${rest.length} after the headers: the body was taken as written.`,
+      );
       return { body: rest, bodySource: rest.length ? 'rest' : 'none' };
     }
     const extra = rest.subarray(n);
@@ -172,7 +180,10 @@ function frameBody(headers: RawHeader[], rest: Buffer, notes: string[]): { body:
 }
 
 export function parseRawRequest(input: string | Uint8Array): RawRequest {
-  let buf = typeof input === 'string' ? Buffer.from(input, 'utf8') : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
+  let buf =
+    typeof input === 'string'
+      ? Buffer.from(input, 'utf8')
+      : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
   if (buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) buf = buf.subarray(3);
   const lines = splitLines(buf, 0);
   const comments: string[] = [];
@@ -188,7 +199,10 @@ export function parseRawRequest(input: string | Uint8Array): RawRequest {
     if (t.startsWith('* ') || t === '*') continue;
     break;
   }
-  if (i >= lines.length) throw new RawRequestError('the request is empty: expected a request line like "GET /api/v1/cards HTTP/1.1", headers, a blank line and the body');
+  if (i >= lines.length)
+    throw new RawRequestError(
+      'the request is empty: expected a request line like "GET /api/v1/cards HTTP/1.1", headers, a blank line and the body',
+    );
   const first = lines[i]!;
   const notes: string[] = [];
 
@@ -201,7 +215,18 @@ export function parseRawRequest(input: string | Uint8Array): RawRequest {
   const headers = parseHeaderLines(headerTexts, false);
   const bodyStart = j < lines.length ? lines[j]!.next : buf.length;
   const { body, bodySource } = frameBody(headers, buf.subarray(bodyStart), notes);
-  return { method, target, ...splitTarget(target), httpVersion, headers, body, bodySource, comments, format: 'plain', notes };
+  return {
+    method,
+    target,
+    ...splitTarget(target),
+    httpVersion,
+    headers,
+    body,
+    bodySource,
+    comments,
+    format: 'plain',
+    notes,
+  };
 }
 
 function parseCurl(buf: Buffer, lines: Line[], i: number, comments: string[], notes: string[]): RawRequest {
@@ -231,11 +256,29 @@ function parseCurl(buf: Buffer, lines: Line[], i: number, comments: string[], no
   // Blank lines curl leaves between the request and its own next line carry no body.
   if (rest.toString('latin1').trim() === '') rest = Buffer.alloc(0);
   const { body, bodySource } = frameBody(headers, rest, notes);
-  return { method, target, ...splitTarget(target), httpVersion, headers, body, bodySource, comments, format: 'curl', notes };
+  return {
+    method,
+    target,
+    ...splitTarget(target),
+    httpVersion,
+    headers,
+    body,
+    bodySource,
+    comments,
+    format: 'curl',
+    notes,
+  };
 }
 
 /** Renders a parsed request back as raw HTTP/1.1 text (CRLF, Content-Length from the body). */
-export function formatRawRequest(req: { method: string; target: string; headers: RawHeader[]; body?: Uint8Array }): Buffer {
-  const head = [`${req.method} ${req.target} HTTP/1.1`, ...req.headers.map((h) => `${h.name}: ${h.value}`)].join('\r\n');
+export function formatRawRequest(req: {
+  method: string;
+  target: string;
+  headers: RawHeader[];
+  body?: Uint8Array;
+}): Buffer {
+  const head = [`${req.method} ${req.target} HTTP/1.1`, ...req.headers.map((h) => `${h.name}: ${h.value}`)].join(
+    '\r\n',
+  );
   return Buffer.concat([Buffer.from(head + '\r\n\r\n', 'utf8'), Buffer.from(req.body ?? new Uint8Array())]);
 }

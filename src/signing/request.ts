@@ -6,7 +6,7 @@ import { safeEqual } from './compare.js';
 
 /** base64(HMAC-SHA256(secret as UTF-8, canonical)). */
 export function signCanonical(secret: string, canonical: string): string {
-  return createHmac('sha256', secret).update(canonical).digest('base64') // string key and message: their UTF-8 bytes;
+  return createHmac('sha256', secret).update(canonical).digest('base64'); // string key and message: their UTF-8 bytes;
 }
 
 export interface SignInput extends Omit<CanonicalInput, 'keyId' | 'timestamp' | 'nonce' | 'bodyHash'> {

@@ -1,7 +1,15 @@
 // Showing canonical fields to a person: invisible characters are exactly what breaks
 // signatures, so they are made visible. Used by `--verbose`, `sign` and `sign diagnose`.
 
-export const CANONICAL_FIELD_NAMES = ['METHOD', 'PATH', 'QUERY_STRING', 'X-Api-Key', 'X-Timestamp', 'X-Nonce', 'BODY_SHA256'] as const;
+export const CANONICAL_FIELD_NAMES = [
+  'METHOD',
+  'PATH',
+  'QUERY_STRING',
+  'X-Api-Key',
+  'X-Timestamp',
+  'X-Nonce',
+  'BODY_SHA256',
+] as const;
 
 /** `\n`, `\t`, `\r`, control, odd-space, zero-width, bidi and BOM characters escaped; edge spaces as `␠`. */
 export function visible(s: string): string {
@@ -13,7 +21,8 @@ export function visible(s: string): string {
     else if (ch === '\t') out += '\\t';
     else if (ch === '\\') out += '\\\\';
     else if (cp < 0x20 || cp === 0x7f || (cp >= 0x80 && cp < 0xa0)) out += `\\x${cp.toString(16).padStart(2, '0')}`;
-    else if (/[\u00a0\u1680\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\ufeff]/u.test(ch)) out += `\\u{${cp.toString(16).toUpperCase()}}`;
+    else if (/[\u00a0\u1680\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\ufeff]/u.test(ch))
+      out += `\\u{${cp.toString(16).toUpperCase()}}`;
     else out += ch;
   }
   // leading and trailing spaces are invisible at the end of a line

@@ -14,7 +14,9 @@ export interface WebhookVerification {
 }
 
 function payloadBytes(body: Uint8Array | string): Buffer {
-  return typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  return typeof body === 'string'
+    ? Buffer.from(body, 'utf8')
+    : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
 }
 
 /** lowercase hex HMAC-SHA256(secret, `${t}.` + raw body). */
@@ -71,6 +73,7 @@ export function verifyWebhook(input: VerifyWebhookInput): WebhookVerification {
   const timestamp = Number(parsed.t);
   if (!matched) return { valid: false, reason: 'signature_mismatch', timestamp };
   const tolerance = input.tolerance ?? DEFAULT_WEBHOOK_TOLERANCE;
-  if (Math.abs(input.now - timestamp) > tolerance) return { valid: false, reason: 'timestamp_out_of_tolerance', timestamp };
+  if (Math.abs(input.now - timestamp) > tolerance)
+    return { valid: false, reason: 'timestamp_out_of_tolerance', timestamp };
   return { valid: true, reason: 'ok', timestamp };
 }

@@ -8,14 +8,20 @@ import { ROOT } from '../helpers/cli.js';
 const SRC = join(ROOT, 'src');
 
 function files(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
 }
 
 /** Every import of every source file: the importing file and what it imports (a path under src/ when local, else the package). */
 const edges: Array<{ from: string; to: string; local: boolean }> = files(SRC).flatMap((file) => {
   const text = readFileSync(file, 'utf8');
   const specs = [...text.matchAll(/(?:from\s+|import\s*\(\s*)'([^']+)'/g)].map((m) => m[1]!);
-  return specs.map((s) => ({ from: relative(SRC, file), to: s.startsWith('.') ? relative(SRC, resolve(dirname(file), s)) : s, local: s.startsWith('.') }));
+  return specs.map((s) => ({
+    from: relative(SRC, file),
+    to: s.startsWith('.') ? relative(SRC, resolve(dirname(file), s)) : s,
+    local: s.startsWith('.'),
+  }));
 });
 
 const part = (path: string): string => path.split('/')[0]!;
@@ -27,7 +33,8 @@ describe('architecture: the imports of src/', () => {
   });
 
   it('contract and signing import nothing else of the project', () => {
-    for (const p of ['contract', 'signing']) expect(edges.filter((e) => part(e.from) === p && e.local && part(e.to) !== p)).toEqual([]);
+    for (const p of ['contract', 'signing'])
+      expect(edges.filter((e) => part(e.from) === p && e.local && part(e.to) !== p)).toEqual([]);
   });
 
   it('client and mock never import each other; nothing imports commands', () => {
@@ -37,7 +44,9 @@ describe('architecture: the imports of src/', () => {
   });
 
   it('client never imports upward (output, cli): escaping and the streams sit below both (src/terminal-text.ts, src/io.ts)', () => {
-    expect(edges.filter((e) => part(e.from) === 'client' && e.local && ['output', 'cli', 'demo'].includes(part(e.to)))).toEqual([]);
+    expect(
+      edges.filter((e) => part(e.from) === 'client' && e.local && ['output', 'cli', 'demo'].includes(part(e.to))),
+    ).toEqual([]);
     expect(edges.filter((e) => part(e.from) === 'client' && e.to === 'terminal-text.js')).not.toEqual([]);
   });
 

@@ -4,7 +4,20 @@
 // with no node on the PATH and from a folder with nothing beside it.
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { accessSync, constants, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  constants,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -25,7 +38,11 @@ let release: { code: number | null; output: string };
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 beforeAll(() => {
-  const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'release.mjs'), '--no-build', '--out', out], { cwd: ROOT, encoding: 'utf8', timeout: 170_000 });
+  const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'release.mjs'), '--no-build', '--out', out], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 170_000,
+  });
   release = { code: r.status, output: `${r.stdout}${r.stderr}` };
   if (r.status !== 0) return;
   mkdirSync(alone);
@@ -56,7 +73,14 @@ beforeAll(() => {
 
 /** The binary's environment: no node on the PATH, a throw-away config and state folder. */
 function binEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return { PATH: noNodeBin, HOME: home, NO_COLOR: '1', CARDCTL_CONFIG_DIR: join(home, 'config'), XDG_STATE_HOME: join(home, 'state'), ...extra };
+  return {
+    PATH: noNodeBin,
+    HOME: home,
+    NO_COLOR: '1',
+    CARDCTL_CONFIG_DIR: join(home, 'config'),
+    XDG_STATE_HOME: join(home, 'state'),
+    ...extra,
+  };
 }
 
 function runBinary(args: string[], env = binEnv(), timeoutMs = 30_000): Promise<CliResult> {
@@ -70,7 +94,11 @@ function runBinary(args: string[], env = binEnv(), timeoutMs = 30_000): Promise<
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({ code: code ?? (signal ? 128 : 1), stdout: Buffer.concat(o).toString('utf8'), stderr: Buffer.concat(e).toString('utf8') });
+      resolve({
+        code: code ?? (signal ? 128 : 1),
+        stdout: Buffer.concat(o).toString('utf8'),
+        stderr: Buffer.concat(e).toString('utf8'),
+      });
     });
     child.stdin.end();
   });
@@ -82,19 +110,28 @@ describe('npm run release', () => {
   it('writes the binary and the npm tarball, each with its SHA-256 file', () => {
     expect(release.code, release.output).toBe(0);
     const files = readdirSync(out).sort();
-    expect(files).toEqual([`cardctl-${version}-linux-x64`, `cardctl-${version}-linux-x64.sha256`, `cardctl-${version}.tgz`, `cardctl-${version}.tgz.sha256`]);
+    expect(files).toEqual([
+      `cardctl-${version}-linux-x64`,
+      `cardctl-${version}-linux-x64.sha256`,
+      `cardctl-${version}.tgz`,
+      `cardctl-${version}.tgz.sha256`,
+    ]);
     for (const f of [`cardctl-${version}-linux-x64`, `cardctl-${version}.tgz`]) {
       // the format of sha256sum, so `sha256sum -c FILE.sha256` checks it
       expect(readFileSync(join(out, `${f}.sha256`), 'utf8')).toBe(`${sha256(join(out, f))}  ${f}\n`);
     }
-    const packed = spawnSync('tar', ['-xzOf', join(out, `cardctl-${version}.tgz`), 'package/package.json'], { encoding: 'utf8' });
+    const packed = spawnSync('tar', ['-xzOf', join(out, `cardctl-${version}.tgz`), 'package/package.json'], {
+      encoding: 'utf8',
+    });
     expect(JSON.parse(packed.stdout).version).toBe(version);
   });
 
   it("the binary's --version is the package's version, on the maintained Node line it ships (24, not the machine's 20)", async () => {
     const r = await runBinary(['--version']);
     expect(r).toMatchObject({ code: 0, stderr: '' });
-    expect(r.stdout).toMatch(new RegExp(`^cardctl/${version.replaceAll('.', '\\.')} linux-x64 node-v24\\.\\d+\\.\\d+\\n$`));
+    expect(r.stdout).toMatch(
+      new RegExp(`^cardctl/${version.replaceAll('.', '\\.')} linux-x64 node-v24\\.\\d+\\.\\d+\\n$`),
+    );
   });
 });
 
@@ -104,10 +141,31 @@ describe('the single-file binary, with no node on the PATH and no files beside i
   });
 
   it('signs exactly as the npm install does (a signing vector)', async () => {
-    const vector = (JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'vectors', 'signing.json'), 'utf8')) as Array<Record<string, string>>).find((v) => v.body_base64 === '')!;
-    const args = ['sign', '--json', '--method', vector.method!, '--path', vector.path!, '--key-id', vector.key_id!, '--timestamp', vector.timestamp!, '--nonce', vector.nonce!, ...(vector.query ? ['--query', vector.query] : [])];
+    const vector = (
+      JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'vectors', 'signing.json'), 'utf8')) as Array<
+        Record<string, string>
+      >
+    ).find((v) => v.body_base64 === '')!;
+    const args = [
+      'sign',
+      '--json',
+      '--method',
+      vector.method!,
+      '--path',
+      vector.path!,
+      '--key-id',
+      vector.key_id!,
+      '--timestamp',
+      vector.timestamp!,
+      '--nonce',
+      vector.nonce!,
+      ...(vector.query ? ['--query', vector.query] : []),
+    ];
     const secret = { CARDCTL_API_SECRET: vector.secret!, CARDCTL_BASE_URL: 'http://127.0.0.1:4010/api/v1' };
-    const [fromBinary, fromNode] = await Promise.all([runBinary(args, binEnv(secret)), runCli(args, { env: { ...binEnv(secret), PATH: process.env.PATH } })]);
+    const [fromBinary, fromNode] = await Promise.all([
+      runBinary(args, binEnv(secret)),
+      runCli(args, { env: { ...binEnv(secret), PATH: process.env.PATH } }),
+    ]);
     expect(fromBinary.code, fromBinary.stderr).toBe(0);
     expect(JSON.parse(fromBinary.stdout)).toMatchObject({ canonical: vector.canonical, signature: vector.signature });
     expect(fromBinary.stdout).toBe(fromNode.stdout);
@@ -115,12 +173,17 @@ describe('the single-file binary, with no node on the PATH and no files beside i
   });
 
   it('starts the mock and makes signed calls to it, through the fast path and through oclif', async () => {
-    const mock = spawn(exe, ['mock', 'start', '--port', '0', '--json', '--save-profiles'], { cwd: alone, env: binEnv() });
+    const mock = spawn(exe, ['mock', 'start', '--port', '0', '--json', '--save-profiles'], {
+      cwd: alone,
+      env: binEnv(),
+    });
     try {
-      const banner = JSON.parse(await new Promise<string>((resolve, reject) => {
-        createInterface({ input: mock.stdout }).once('line', resolve);
-        mock.once('exit', (code) => reject(new Error(`mock start exited (${code})`)));
-      })) as { base_url: string };
+      const banner = JSON.parse(
+        await new Promise<string>((resolve, reject) => {
+          createInterface({ input: mock.stdout }).once('line', resolve);
+          mock.once('exit', (code) => reject(new Error(`mock start exited (${code})`)));
+        }),
+      ) as { base_url: string };
       expect(banner.base_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1$/);
       const listed = await runBinary(['customers', 'list', '--per-page', '1', '--json']);
       expect(listed.code, listed.stderr).toBe(0);
@@ -132,7 +195,9 @@ describe('the single-file binary, with no node on the PATH and no files beside i
     } finally {
       mock.kill('SIGINT');
     }
-    const code = await new Promise<number | null>((resolve) => (mock.exitCode !== null ? resolve(mock.exitCode) : mock.once('exit', (c) => resolve(c))));
+    const code = await new Promise<number | null>((resolve) =>
+      mock.exitCode !== null ? resolve(mock.exitCode) : mock.once('exit', (c) => resolve(c)),
+    );
     expect(code).toBe(0);
   });
 
@@ -147,11 +212,15 @@ describe('the single-file binary, with no node on the PATH and no files beside i
   it("answers help, an unknown command and a usage error with oclif's words, as the npm install does", async () => {
     for (const args of [['cards', '--help'], ['nosuch'], ['cards', 'get']]) {
       const [b, n] = await Promise.all([runBinary(args), runCli(args, { env: binEnv() })]);
-      expect({ code: b.code, stdout: b.stdout, stderr: b.stderr }, args.join(' ')).toEqual({ code: n.code, stdout: n.stdout, stderr: n.stderr });
+      expect({ code: b.code, stdout: b.stdout, stderr: b.stderr }, args.join(' ')).toEqual({
+        code: n.code,
+        stdout: n.stdout,
+        stderr: n.stderr,
+      });
     }
   });
 
-  it("answers a large batch rerun from the journal as the npm install does, its pass in two threads (the bundled worker)", async () => {
+  it('answers a large batch rerun from the journal as the npm install does, its pass in two threads (the bundled worker)', async () => {
     // 1,000 recharges the journal (an old operations.ndjson, taken over) holds as done: nothing is
     // sent, so the API's address need not answer; a journal this small is read in one thread
     // unless CARDCTL_RERUN_THREADS says two
@@ -164,8 +233,36 @@ describe('the single-file binary, with no node on the PATH and no files beside i
     const lines: string[] = [];
     for (let i = 1; i <= n; i++) {
       const id = `op_${i.toString(16).padStart(12, '0')}`;
-      lines.push(JSON.stringify({ type: 'op', id, time, profile: null, source: 'env', mode: 'test', base_url: baseUrl, key_id: '01JD2Q7N8V3K4M5P6R7S8T9V0W', method: 'POST', path: `/api/v1/cards/${card}/recharge`, query: '', idempotency_key: `bin-${i}`, body_b64: body.toString('base64'), body_sha256: sha }));
-      lines.push(JSON.stringify({ type: 'outcome', id, time, status: 200, outcome: 'resolved', code: null, resource_id: card, balance_minor: 1000 + i }));
+      lines.push(
+        JSON.stringify({
+          type: 'op',
+          id,
+          time,
+          profile: null,
+          source: 'env',
+          mode: 'test',
+          base_url: baseUrl,
+          key_id: '01JD2Q7N8V3K4M5P6R7S8T9V0W',
+          method: 'POST',
+          path: `/api/v1/cards/${card}/recharge`,
+          query: '',
+          idempotency_key: `bin-${i}`,
+          body_b64: body.toString('base64'),
+          body_sha256: sha,
+        }),
+      );
+      lines.push(
+        JSON.stringify({
+          type: 'outcome',
+          id,
+          time,
+          status: 200,
+          outcome: 'resolved',
+          code: null,
+          resource_id: card,
+          balance_minor: 1000 + i,
+        }),
+      );
     }
     const rowsFile = join(work, 'rerun.csv');
     writeFileSync(rowsFile, 'card,amount\n' + `${card},1\n`.repeat(n));
@@ -174,15 +271,39 @@ describe('the single-file binary, with no node on the PATH and no files beside i
       const state = join(work, `rerun-state-${who}`);
       mkdirSync(join(state, 'cardctl'), { recursive: true });
       writeFileSync(join(state, 'cardctl', 'operations.ndjson'), lines.join('\n') + '\n');
-      const env = binEnv({ XDG_STATE_HOME: state, CARDCTL_API_KEY: '01JD2Q7N8V3K4M5P6R7S8T9V0W', CARDCTL_API_SECRET: 'RAsaYsUnQ3+qjpjrgi/KTVvnCjAHMJ9w7X5UnrMnFiU=', CARDCTL_BASE_URL: baseUrl, CARDCTL_MODE: 'test', CARDCTL_RERUN_THREADS: '2' });
-      const args = ['cards', 'recharge', '--batch', rowsFile, '--allow-duplicates', '--idempotency-prefix', 'bin', '--json', '--verbose'];
-      results.push(who === 'binary' ? await runBinary(args, env, 60_000) : await runCli(args, { env, timeoutMs: 60_000 }));
+      const env = binEnv({
+        XDG_STATE_HOME: state,
+        CARDCTL_API_KEY: '01JD2Q7N8V3K4M5P6R7S8T9V0W',
+        CARDCTL_API_SECRET: 'RAsaYsUnQ3+qjpjrgi/KTVvnCjAHMJ9w7X5UnrMnFiU=',
+        CARDCTL_BASE_URL: baseUrl,
+        CARDCTL_MODE: 'test',
+        CARDCTL_RERUN_THREADS: '2',
+      });
+      const args = [
+        'cards',
+        'recharge',
+        '--batch',
+        rowsFile,
+        '--allow-duplicates',
+        '--idempotency-prefix',
+        'bin',
+        '--json',
+        '--verbose',
+      ];
+      results.push(
+        who === 'binary' ? await runBinary(args, env, 60_000) : await runCli(args, { env, timeoutMs: 60_000 }),
+      );
     }
     const [bin, npm] = results as [CliResult, CliResult];
     expect(bin.code, bin.stderr.slice(-2000)).toBe(0);
     expect(bin.stderr).toMatch(/\* journal: \d+ key buckets read once for the batch's keys, in 2 threads\n/);
-    const rows = bin.stdout.trim().split('\n').map((l) => JSON.parse(l) as { row: number; from_journal: boolean; balance_minor: number });
-    expect(rows.map((r) => [r.row, r.from_journal, r.balance_minor])).toEqual(Array.from({ length: n }, (_, k) => [k + 1, true, 1001 + k]));
+    const rows = bin.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { row: number; from_journal: boolean; balance_minor: number });
+    expect(rows.map((r) => [r.row, r.from_journal, r.balance_minor])).toEqual(
+      Array.from({ length: n }, (_, k) => [k + 1, true, 1001 + k]),
+    );
     expect(bin.stdout).toBe(npm.stdout);
   }, 150_000);
 

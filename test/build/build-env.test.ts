@@ -17,7 +17,12 @@ writeFileSync(join(cache, 'oclif', 'version'), JSON.stringify({ latest: '99.0.0'
 
 /** stdout and stderr of `oclif --version` (the dev tool the build runs) in this environment. */
 function oclifOutput(env: NodeJS.ProcessEnv): string {
-  const r = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'oclif', 'bin', 'run.js'), '--version'], { cwd: ROOT, env, encoding: 'utf8', timeout: 20_000 });
+  const r = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'oclif', 'bin', 'run.js'), '--version'], {
+    cwd: ROOT,
+    env,
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
   return `${r.stdout}${r.stderr}`;
 }
 

@@ -21,22 +21,38 @@ describe('the packed tarball, installed', () => {
   let installOutput = '';
   let mock: ChildProcess | undefined;
   const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('CARDCTL_') && !k.startsWith('npm_')) env[k] = v;
-  Object.assign(env, { NO_COLOR: '1', CARDCTL_CONFIG_DIR: join(dir, 'config'), XDG_STATE_HOME: join(dir, 'state'), XDG_CACHE_HOME: join(dir, 'cache'), NODE_ENV: 'production' });
-  const run = (args: string[], timeout = 60_000) => spawnSync(bin, args, { cwd: elsewhere, env, encoding: 'utf8', timeout });
+  for (const [k, v] of Object.entries(process.env))
+    if (v !== undefined && !k.startsWith('CARDCTL_') && !k.startsWith('npm_')) env[k] = v;
+  Object.assign(env, {
+    NO_COLOR: '1',
+    CARDCTL_CONFIG_DIR: join(dir, 'config'),
+    XDG_STATE_HOME: join(dir, 'state'),
+    XDG_CACHE_HOME: join(dir, 'cache'),
+    NODE_ENV: 'production',
+  });
+  const run = (args: string[], timeout = 60_000) =>
+    spawnSync(bin, args, { cwd: elsewhere, env, encoding: 'utf8', timeout });
 
   beforeAll(() => {
     mkdirSync(elsewhere);
-    const pack = spawnSync(npm, ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+    const pack = spawnSync(npm, ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(pack.status, pack.stderr).toBe(0);
     const [info] = JSON.parse(pack.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
     files = info!.files.map((f) => f.path);
-    const install = spawnSync(npm, ['install', '-g', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', join(dir, info!.filename)], {
-      cwd: elsewhere,
-      env,
-      encoding: 'utf8',
-      timeout: 180_000,
-    });
+    const install = spawnSync(
+      npm,
+      ['install', '-g', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', join(dir, info!.filename)],
+      {
+        cwd: elsewhere,
+        env,
+        encoding: 'utf8',
+        timeout: 180_000,
+      },
+    );
     installOutput = install.stdout + install.stderr;
     expect(install.status, installOutput).toBe(0);
   }, 240_000);
@@ -51,19 +67,37 @@ describe('the packed tarball, installed', () => {
   });
 
   it('holds the built CLI, the docs, the sample files and the LICENSE; no sources or tests', () => {
-    for (const f of ['LICENSE', 'README.md', 'bin/run.js', 'bin/package.json', 'dist/cli/fast-path.js', 'dist/bundle/fast-path.cjs', 'dist/bundle/cards.cjs', 'dist/bundle/manifest.json', 'oclif.manifest.json', 'docs/README.md', 'docs/reference.md', 'examples/customer.json', 'completions/cardctl.bash']) {
+    for (const f of [
+      'LICENSE',
+      'README.md',
+      'bin/run.js',
+      'bin/package.json',
+      'dist/cli/fast-path.js',
+      'dist/bundle/fast-path.cjs',
+      'dist/bundle/cards.cjs',
+      'dist/bundle/manifest.json',
+      'oclif.manifest.json',
+      'docs/README.md',
+      'docs/reference.md',
+      'examples/customer.json',
+      'completions/cardctl.bash',
+    ]) {
       expect(files, f).toContain(f);
     }
     expect(files.filter((f) => f.startsWith('src/') || f.startsWith('test/'))).toEqual([]);
     // installing runs no build: the package has no install or prepare script
     const pjson = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-    expect(Object.keys(pjson.scripts).filter((s) => ['prepare', 'preinstall', 'install', 'postinstall'].includes(s))).toEqual([]);
+    expect(
+      Object.keys(pjson.scripts).filter((s) => ['prepare', 'preinstall', 'install', 'postinstall'].includes(s)),
+    ).toEqual([]);
     expect(installOutput).not.toMatch(/prepare|install script/i);
   });
 
   it('its README links nothing outside the package, and every doc it links that the repository has is packed', () => {
     const readme = readFileSync(join(pkgDir, 'README.md'), 'utf8');
-    const links = [...readme.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)].map((m) => m[1]!).filter((l) => !/^[a-z]+:/.test(l));
+    const links = [...readme.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)]
+      .map((m) => m[1]!)
+      .filter((l) => !/^[a-z]+:/.test(l));
     expect(links.length).toBeGreaterThan(10);
     expect(links.filter((l) => l.startsWith('..') || l.startsWith('/'))).toEqual([]);
     for (const l of links) if (existsSync(join(ROOT, l))) expect(existsSync(join(pkgDir, l)), l).toBe(true);
@@ -73,7 +107,11 @@ describe('the packed tarball, installed', () => {
     const version = run(['--version']);
     expect(version.status, version.stderr).toBe(0);
     expect(version.stdout).toMatch(/^cardctl\/\d+\.\d+\.\d+ /);
-    const m = spawn(bin, ['mock', 'start', '--port', '0', '--save-profiles', '--json'], { cwd: elsewhere, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const m = spawn(bin, ['mock', 'start', '--port', '0', '--save-profiles', '--json'], {
+      cwd: elsewhere,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     mock = m;
     const banner = await new Promise<{ base_url: string }>((resolve, reject) => {
       let out = '';
@@ -86,17 +124,42 @@ describe('the packed tarball, installed', () => {
     expect(banner.base_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1$/);
     const created = run(['customers', 'create', '--from', join(pkgDir, 'examples', 'customer.json'), '--json']);
     expect(created.status, created.stderr).toBe(0);
-    expect(JSON.parse(created.stdout)).toMatchObject({ id: expect.stringMatching(/^[0-9A-Z]{26}$/), kyc_status: 'unsubmitted' });
+    expect(JSON.parse(created.stdout)).toMatchObject({
+      id: expect.stringMatching(/^[0-9A-Z]{26}$/),
+      kyc_status: 'unsubmitted',
+    });
   }, 60_000);
 
-  it('starts a command from its bundle, with the code cache its first run left in the user\'s cache folder', () => {
-    const signArgs = ['sign', '--method', 'GET', '--path', '/api/v1/cards', '--key-id', '01JD2Q7N8V3K4M5P6R7S8T9V0W', '--timestamp', '1763800000', '--nonce', 'n-1', '--json'];
-    const sign = (extra: NodeJS.ProcessEnv = {}) => spawnSync(bin, signArgs, { cwd: elsewhere, env: { ...env, CARDCTL_API_SECRET: 'c2VjcmV0LW9mLXRoZS1wYWNrYWdlLXRlc3Q=', ...extra }, encoding: 'utf8', timeout: 60_000 });
+  it("starts a command from its bundle, with the code cache its first run left in the user's cache folder", () => {
+    const signArgs = [
+      'sign',
+      '--method',
+      'GET',
+      '--path',
+      '/api/v1/cards',
+      '--key-id',
+      '01JD2Q7N8V3K4M5P6R7S8T9V0W',
+      '--timestamp',
+      '1763800000',
+      '--nonce',
+      'n-1',
+      '--json',
+    ];
+    const sign = (extra: NodeJS.ProcessEnv = {}) =>
+      spawnSync(bin, signArgs, {
+        cwd: elsewhere,
+        env: { ...env, CARDCTL_API_SECRET: 'c2VjcmV0LW9mLXRoZS1wYWNrYWdlLXRlc3Q=', ...extra },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
     const first = sign();
     expect(first.status, first.stderr).toBe(0);
     const cacheDir = join(dir, 'cache', 'cardctl');
     const written = existsSync(cacheDir) ? readdirSync(cacheDir, { recursive: true, encoding: 'utf8' }) : [];
-    expect(written.filter((f) => f.endsWith('-sign-index.cache')), written.join(', ')).toHaveLength(1);
+    expect(
+      written.filter((f) => f.endsWith('-sign-index.cache')),
+      written.join(', '),
+    ).toHaveLength(1);
     // the second run compiles with that cache; dist/ itself (CARDCTL_NO_BUNDLE) answers the same
     const second = sign();
     expect(second.status, second.stderr).toBe(0);

@@ -15,7 +15,13 @@ let env: Record<string, string>;
 beforeAll(async () => {
   mock = (await startMock({ port: 0, seed: 77, providerLatencyMs: 0 })) as unknown as MockHandle;
   sb = makeSandbox();
-  env = { ...sb.env, CARDCTL_BASE_URL: mock.baseUrl, CARDCTL_API_KEY: mock.keys.test.keyId, CARDCTL_API_SECRET: mock.keys.test.secret, CARDCTL_MODE: 'test' };
+  env = {
+    ...sb.env,
+    CARDCTL_BASE_URL: mock.baseUrl,
+    CARDCTL_API_KEY: mock.keys.test.keyId,
+    CARDCTL_API_SECRET: mock.keys.test.secret,
+    CARDCTL_MODE: 'test',
+  };
   for (let i = 0; i < 4; i++) await createCustomer(mock, { overrides: { email: `pipe${i}@example.com` } });
 });
 afterAll(async () => {
@@ -24,9 +30,15 @@ afterAll(async () => {
 });
 
 /** Runs the CLI with stdout a pipe whose reader goes away after the first chunk, as `| head -1` does. */
-function runThenCloseStdout(args: string[]): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string; first: string }> {
+function runThenCloseStdout(
+  args: string[],
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string; first: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, ...env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...env, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let first = '';
     const err: Buffer[] = [];
     const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
@@ -65,7 +77,10 @@ describe('stdout closed by its reader', () => {
     const after = await apiCall(mock, { method: 'GET', path: `/cards/${card.id}` });
     expect(after.body.data?.balance_minor ?? after.body.balance_minor).toBe(card.balance_minor + 1000);
     const ops = await new Promise<string>((resolve) => {
-      const c = spawn(process.execPath, [BIN, 'ops', 'list', '--unresolved', '--json'], { cwd: ROOT, env: { ...process.env, ...env } });
+      const c = spawn(process.execPath, [BIN, 'ops', 'list', '--unresolved', '--json'], {
+        cwd: ROOT,
+        env: { ...process.env, ...env },
+      });
       let out = '';
       c.stdout.on('data', (d: Buffer) => (out += d.toString()));
       c.on('close', () => resolve(out));
@@ -80,7 +95,11 @@ describe('stderr closed by its reader (2>&1 | head -1)', () => {
     writeFileSync(file, 'card,amount\nnot-a-card,1\nnor-this,2\n');
     for (let i = 0; i < 3; i++) {
       const code = await new Promise<number | null>((resolve, reject) => {
-        const child = spawn(process.execPath, [BIN, 'cards', 'recharge', '--batch', file], { cwd: ROOT, env: { ...process.env, ...env, NO_COLOR: '1' }, stdio: ['ignore', 'ignore', 'pipe'] });
+        const child = spawn(process.execPath, [BIN, 'cards', 'recharge', '--batch', file], {
+          cwd: ROOT,
+          env: { ...process.env, ...env, NO_COLOR: '1' },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        });
         const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
         child.stderr.once('data', () => child.stderr.destroy());
         child.on('error', reject);

@@ -17,13 +17,26 @@ let sb: Sandbox;
 let env: Record<string, string>;
 
 /** business_name of each customer: the ones a spreadsheet would run, and look-alikes it would not. */
-const FORMULAS = ['=HYPERLINK("http://evil.example","x")', "+cmd|' /C calc'!A0", '-', '@SUM(1+1)', '\tTab first', '\rCR first', '-2+3'];
+const FORMULAS = [
+  '=HYPERLINK("http://evil.example","x")',
+  "+cmd|' /C calc'!A0",
+  '-',
+  '@SUM(1+1)',
+  '\tTab first',
+  '\rCR first',
+  '-2+3',
+];
 const SAFE = ['-500', '+1.5', 'Plain', 'a=b', 'x-y'];
 
 beforeAll(async () => {
   mock = (await startMock({ port: 0, seed: 57, providerLatencyMs: 0 })) as unknown as MockHandle;
   sb = makeSandbox();
-  env = { CARDCTL_BASE_URL: mock.baseUrl, CARDCTL_API_KEY: mock.keys.test.keyId, CARDCTL_API_SECRET: mock.keys.test.secret, CARDCTL_MODE: 'test' };
+  env = {
+    CARDCTL_BASE_URL: mock.baseUrl,
+    CARDCTL_API_KEY: mock.keys.test.keyId,
+    CARDCTL_API_SECRET: mock.keys.test.secret,
+    CARDCTL_MODE: 'test',
+  };
   for (const [i, name] of [...FORMULAS, ...SAFE].entries()) {
     const c = await createCustomer(mock, { overrides: { business_name: name, email: `f${i}@example.com` } });
     await getCustomer(mock, c.id); // test mode decides KYC at the first read: approved
@@ -36,30 +49,49 @@ afterAll(async () => {
 
 const run = (args: string[]) => sb.run(args, { env });
 
-
 /** email -> business_name of a CSV export with those two columns. */
-const byEmail = (csv: string): Map<string, string> => new Map(parseCsv(csv).slice(1).map((r) => [r[0]!, r[1]!]));
+const byEmail = (csv: string): Map<string, string> =>
+  new Map(
+    parseCsv(csv)
+      .slice(1)
+      .map((r) => [r[0]!, r[1]!]),
+  );
 const nameOf = (i: number, rows: Map<string, string>): string | undefined => rows.get(`f${i}@example.com`);
 
 describe('--output csv and tsv: formulas', () => {
-  it('by default a field that would run as a formula gets a leading \', counted on stderr; numbers and other fields are exact', async () => {
+  it("by default a field that would run as a formula gets a leading ', counted on stderr; numbers and other fields are exact", async () => {
     const r = await run(['customers', 'list', '--all', '--output', 'csv', '--columns', 'email,business_name']);
     expect(r.code, r.stderr).toBe(0);
     const rows = byEmail(r.stdout);
     FORMULAS.forEach((name, i) => expect(nameOf(i, rows)).toBe(`'${name}`));
     SAFE.forEach((name, i) => expect(nameOf(FORMULAS.length + i, rows)).toBe(name));
-    expect(r.stderr).toContain(`${FORMULAS.length} fields begin with = + - @, a tab or a line break: written with a ' in front`);
+    expect(r.stderr).toContain(
+      `${FORMULAS.length} fields begin with = + - @, a tab or a line break: written with a ' in front`,
+    );
     expect(r.stderr).toContain('--raw-cells');
     // no cell of the file starts a formula
-    for (const record of parseCsv(r.stdout)) for (const cell of record) expect(runsAsFormula(cell), JSON.stringify(cell)).toBe(false);
+    for (const record of parseCsv(r.stdout))
+      for (const cell of record) expect(runsAsFormula(cell), JSON.stringify(cell)).toBe(false);
   });
 
   it('--raw-cells: every field as the API sent it (read back it equals the JSON), nothing said on stderr', async () => {
-    const r = await run(['customers', 'list', '--all', '--output', 'csv', '--columns', 'email,business_name', '--raw-cells']);
+    const r = await run([
+      'customers',
+      'list',
+      '--all',
+      '--output',
+      'csv',
+      '--columns',
+      'email,business_name',
+      '--raw-cells',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toBe('');
     const rows = byEmail(r.stdout);
-    const json = (await run(['customers', 'list', '--all', '--ndjson'])).stdout.trim().split('\n').map((l) => JSON.parse(l) as { email: string; business_name: string | null });
+    const json = (await run(['customers', 'list', '--all', '--ndjson'])).stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { email: string; business_name: string | null });
     expect(json).toHaveLength(FORMULAS.length + SAFE.length);
     for (const c of json) expect(rows.get(c.email)).toBe(c.business_name ?? '');
   });
@@ -71,7 +103,16 @@ describe('--output csv and tsv: formulas', () => {
     expect(lines).toContain(`f0@example.com\t'${FORMULAS[0]}`);
     expect(lines).toContain("f4@example.com\t'\\tTab first");
     expect(lines).toContain('f7@example.com\t-500');
-    const raw = await run(['customers', 'list', '--all', '--output', 'tsv', '--columns', 'email,business_name', '--raw-cells']);
+    const raw = await run([
+      'customers',
+      'list',
+      '--all',
+      '--output',
+      'tsv',
+      '--columns',
+      'email,business_name',
+      '--raw-cells',
+    ]);
     expect(raw.stdout.trimEnd().split('\n')).toContain(`f0@example.com\t${FORMULAS[0]}`);
   });
 
@@ -94,7 +135,10 @@ describe('--output csv and tsv: formulas', () => {
     writeFileSync(batch, ['customer_id,amount_minor', ...records.map((rec) => `${rec[0]},500`)].join('\r\n') + '\r\n');
     const issued = await run(['cards', 'issue', '--batch', batch, '--json']);
     expect(issued.code, issued.stderr).toBe(0);
-    const rows = issued.stdout.trim().split('\n').map((l) => JSON.parse(l) as { status: string });
+    const rows = issued.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { status: string });
     expect(rows).toHaveLength(FORMULAS.length + SAFE.length);
     expect(rows.every((row) => row.status === 'ok')).toBe(true);
   });

@@ -40,8 +40,14 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function runInProcess(id: string, flags: Record<string, unknown>, args: Record<string, unknown> = {}): Promise<{ stdout: string; stderr: string; wrote: number }> {
-  const { default: Command } = (await import(join(ROOT, 'dist', 'commands', ...id.split(':')) + '.js')) as { default: new (argv: string[], config: unknown) => Runnable };
+async function runInProcess(
+  id: string,
+  flags: Record<string, unknown>,
+  args: Record<string, unknown> = {},
+): Promise<{ stdout: string; stderr: string; wrote: number }> {
+  const { default: Command } = (await import(join(ROOT, 'dist', 'commands', ...id.split(':')) + '.js')) as {
+    default: new (argv: string[], config: unknown) => Runnable;
+  };
   const out = memory();
   const err = memory();
   const stdoutSpy = vi.spyOn(process.stdout, 'write');
@@ -63,7 +69,7 @@ async function runInProcess(id: string, flags: Record<string, unknown>, args: Re
 }
 
 describe('a command run in-process with its own streams', () => {
-  it('text, --json and --jq go to the streams given, nothing to the process\'s', async () => {
+  it("text, --json and --jq go to the streams given, nothing to the process's", async () => {
     const text = await runInProcess('webhooks:sign', { payload, timestamp: '1700000000' });
     expect(text.stdout).toMatch(/^t=1700000000, v1=[0-9a-f]{64}\n$/);
     expect(text.wrote).toBe(0);
@@ -80,7 +86,10 @@ describe('a command run in-process with its own streams', () => {
     expect(completion.stdout).toBe('bash\n');
     expect(completion.wrote).toBe(0);
     const exitCode = process.exitCode;
-    const refused = await runInProcess('webhooks:sign', { payload: join(dir, 'missing.json'), timestamp: '1700000000' });
+    const refused = await runInProcess('webhooks:sign', {
+      payload: join(dir, 'missing.json'),
+      timestamp: '1700000000',
+    });
     process.exitCode = exitCode;
     expect(refused.stderr).toContain('cannot read --payload');
     expect(refused.stdout).toBe('');

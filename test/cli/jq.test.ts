@@ -18,9 +18,15 @@ beforeAll(async () => {
   mock = (await startMock({ port: 0, seed: 31, providerLatencyMs: 0 })) as unknown as MockHandle;
   proxy = await startCountingProxy(mock.baseUrl);
   sb = makeSandbox();
-  env = { CARDCTL_BASE_URL: proxy.baseUrl, CARDCTL_API_KEY: mock.keys.test.keyId, CARDCTL_API_SECRET: mock.keys.test.secret, CARDCTL_MODE: 'test' };
+  env = {
+    CARDCTL_BASE_URL: proxy.baseUrl,
+    CARDCTL_API_KEY: mock.keys.test.keyId,
+    CARDCTL_API_SECRET: mock.keys.test.secret,
+    CARDCTL_MODE: 'test',
+  };
   card = await activeCard(mock);
-  for (let i = 0; i < 4; i++) emails.push((await createCustomer(mock, { overrides: { email: `jq${i}@example.com` } })).email);
+  for (let i = 0; i < 4; i++)
+    emails.push((await createCustomer(mock, { overrides: { email: `jq${i}@example.com` } })).email);
 });
 afterAll(async () => {
   await proxy?.close();
@@ -49,27 +55,58 @@ describe('--jq', () => {
     expect(all.code, all.stderr).toBe(0);
     const total = Number(all.stdout);
     expect(total).toBeGreaterThanOrEqual(5); // 4 here and the card's holder
-    const onePage = await run(['customers', 'list', '--per-page', '2', '--jq', '(.data | length), .meta.has_more, (.meta.next_cursor | type)']);
+    const onePage = await run([
+      'customers',
+      'list',
+      '--per-page',
+      '2',
+      '--jq',
+      '(.data | length), .meta.has_more, (.meta.next_cursor | type)',
+    ]);
     expect(onePage.stdout).toBe('2\ntrue\nstring\n'); // the next page is offered in the document, as --json has it
     const perRow = await run(['customers', 'list', '--all', '--per-page', '2', '--ndjson', '--jq', '.email']);
     expect(perRow.code, perRow.stderr).toBe(0);
     const lines = perRow.stdout.trimEnd().split('\n');
     expect(lines).toHaveLength(total);
     expect(lines).toEqual(expect.arrayContaining(emails));
-    const selected = await run(['customers', 'list', '--all', '--jq', '.data[] | select(.email == "jq2@example.com") | .email']);
+    const selected = await run([
+      'customers',
+      'list',
+      '--all',
+      '--jq',
+      '.data[] | select(.email == "jq2@example.com") | .email',
+    ]);
     expect(selected.stdout).toBe('jq2@example.com\n');
   });
 
   it('works on any command that prints JSON: a local one, and one that lists profiles', async () => {
-    const sign = await run(['sign', '--method', 'GET', '--path', '/api/v1/cards', '--key-id', mock.keys.test.keyId, '--timestamp', '1763800000', '--nonce', 'n-1', '--jq', 'keys | length > 0']);
+    const sign = await run([
+      'sign',
+      '--method',
+      'GET',
+      '--path',
+      '/api/v1/cards',
+      '--key-id',
+      mock.keys.test.keyId,
+      '--timestamp',
+      '1763800000',
+      '--nonce',
+      'n-1',
+      '--jq',
+      'keys | length > 0',
+    ]);
     expect(sign.code, sign.stderr).toBe(0);
     expect(sign.stdout).toBe('true\n');
     expect((await run(['profiles', 'list', '--jq', '.data | length'])).stdout).toBe('0\n');
   });
 
-  it('a bad expression is exit 2 with jq\'s own message, before anything is sent', async () => {
+  it("a bad expression is exit 2 with jq's own message, before anything is sent", async () => {
     const before = proxy.seen.length;
-    for (const [expr, says] of [['.id | frob', 'frob/0 is not defined'], ['.data[', 'syntax error'], ['', 'needs an expression']] as const) {
+    for (const [expr, says] of [
+      ['.id | frob', 'frob/0 is not defined'],
+      ['.data[', 'syntax error'],
+      ['', 'needs an expression'],
+    ] as const) {
       const r = await run(['cards', 'get', card.id, '--jq', expr]);
       expect(r.code, r.stderr).toBe(2);
       expect(r.stderr).toContain(says);
@@ -78,7 +115,7 @@ describe('--jq', () => {
     expect(proxy.seen.length).toBe(before);
   });
 
-  it('a filter that fails on the answer is exit 2 with jq\'s message; an API error stays on stderr with its own exit code', async () => {
+  it("a filter that fails on the answer is exit 2 with jq's message; an API error stays on stderr with its own exit code", async () => {
     const fails = await run(['cards', 'get', card.id, '--jq', '.id | .x']);
     expect(fails.code).toBe(2);
     expect(fails.stderr).toContain('Cannot index string with string "x"');

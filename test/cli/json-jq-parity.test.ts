@@ -10,14 +10,26 @@ import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../src/mock/index.js';
-import { activeCard, advance, approvedCustomer, ctl, fault, fundLive, issueCard, newKey, type MockHandle } from '../helpers/api.js';
+import {
+  activeCard,
+  advance,
+  approvedCustomer,
+  ctl,
+  fault,
+  fundLive,
+  issueCard,
+  newKey,
+  type MockHandle,
+} from '../helpers/api.js';
 import { ROOT, makeSandbox, type Sandbox } from '../helpers/cli.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receivers.js';
 
 /** Commands that cannot run to an end in a test, and why. Keep this short. */
 const SKIPPED: Record<string, string> = {
-  'mock:start': 'runs a mock until Ctrl-C (its --json banner is one document while it runs; test/commands and test/mock cover it)',
-  'webhooks:listen': 'runs a receiver until Ctrl-C or --max-events deliveries arrive from another process (test/commands/webhooks-listen.test.ts)',
+  'mock:start':
+    'runs a mock until Ctrl-C (its --json banner is one document while it runs; test/commands and test/mock cover it)',
+  'webhooks:listen':
+    'runs a receiver until Ctrl-C or --max-events deliveries arrive from another process (test/commands/webhooks-listen.test.ts)',
   demo: 'runs the whole guided tour, dozens of child processes and its own mock (test/demo)',
 };
 
@@ -37,7 +49,11 @@ let receiver: Receiver;
 let backup: string;
 const fx: Record<string, string> = {};
 /** A fixture made in beforeAll (fails loudly when it is not). */
-const the = (name: string): string => fx[name] ?? (() => { throw new Error(`fixture ${name} missing`); })();
+const the = (name: string): string =>
+  fx[name] ??
+  (() => {
+    throw new Error(`fixture ${name} missing`);
+  })();
 
 interface Fixture {
   args: string[];
@@ -107,7 +123,10 @@ function argvFor(id: string): Fixture | undefined {
     'ops:replay': { args: [fx.op!, '--yes'] },
     'ops:resolve': { args: [fx.unknownOp!, '--outcome', 'failed'] },
     'ops:show': { args: [fx.op!] },
-    'profiles:add': { args: ['other', '--key-id', mock.keys.test.keyId, '--mode', 'test', '--base-url', mock.baseUrl, '--secret-stdin'], input: mock.keys.test.secret },
+    'profiles:add': {
+      args: ['other', '--key-id', mock.keys.test.keyId, '--mode', 'test', '--base-url', mock.baseUrl, '--secret-stdin'],
+      input: mock.keys.test.secret,
+    },
     'profiles:list': { args: [] },
     'profiles:remove': { args: ['parity'] },
     'profiles:show': { args: ['parity'] },
@@ -122,7 +141,8 @@ function argvFor(id: string): Fixture | undefined {
   return table[id];
 }
 
-const VOLATILE_KEY = /^(unix|duration_ms|time_ms|age_seconds|bytes|objects|sha256|body_sha256|nonce|idempotency_key|secret|webhook_secret|tx_id|address|last4|masked_pan)$/i;
+const VOLATILE_KEY =
+  /^(unix|duration_ms|time_ms|age_seconds|bytes|objects|sha256|body_sha256|nonce|idempotency_key|secret|webhook_secret|tx_id|address|last4|masked_pan)$/i;
 const VOLATILE_STRING = [
   /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/, // a time
   /^[0-9A-HJKMNP-TV-Z]{26}$/, // a generated id (ULID)
@@ -133,11 +153,15 @@ const VOLATILE_STRING = [
 /** The value with what changes between two runs by itself replaced by a mark (the same in both). */
 function masked(value: unknown, key = ''): unknown {
   if (Array.isArray(value)) return value.map((v) => masked(v));
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, masked(v, k)]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, masked(v, k)]));
   if (VOLATILE_KEY.test(key) && (typeof value === 'number' || typeof value === 'string')) return `<${typeof value}>`;
   if (typeof value === 'string') {
     if (VOLATILE_STRING.some((re) => re.test(value))) return '<volatile>';
-    return value.replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, '<time>').replace(/[0-9A-HJKMNP-TV-Z]{26}/g, '<id>').replace(/\b\d+(\.\d+)? ?(ms|s)\b/g, '<dur>')
+    return value
+      .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, '<time>')
+      .replace(/[0-9A-HJKMNP-TV-Z]{26}/g, '<id>')
+      .replace(/\b\d+(\.\d+)? ?(ms|s)\b/g, '<dur>')
       .replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:<port>') // `smoke --mock` starts its own mock
       .replace(/\d+ of \d+ left/g, '<n> of <n> left'); // the rate limit doctor reports
   }
@@ -185,7 +209,9 @@ beforeAll(async () => {
   await sb.run(['cards', 'freeze', the('frozenCard')], { env });
   await fault(mock, 'issue', 'async_202'); // a pending card: its id comes with the replay of the 202
   await issueCard(mock, { customerId: the('customer'), idempotencyKey: 'parity-pending' });
-  fx.pendingCard = (await issueCard(mock, { customerId: the('customer'), idempotencyKey: 'parity-pending' })).body.data.id;
+  fx.pendingCard = (
+    await issueCard(mock, { customerId: the('customer'), idempotencyKey: 'parity-pending' })
+  ).body.data.id;
   await advance(mock, 2 * 86_400); // the cards are old enough to terminate
   await fundLive(mock);
   fx.network = mock.networks[0]!;
@@ -193,24 +219,75 @@ beforeAll(async () => {
   fx.spareKey = (await newKey(mock)).keyId;
   fx.endpoint = (await ctl<{ id: string }>(mock, 'POST', '/webhook-endpoints', { url: receiver.url })).id;
   // a journal: one operation that went through, one whose outcome is unknown
-  const issued = await sb.run(['cards', 'issue', '--customer', the('customer'), '--amount', '5000', '--idempotency-key', 'parity-op', '--json'], { env });
+  const issued = await sb.run(
+    ['cards', 'issue', '--customer', the('customer'), '--amount', '5000', '--idempotency-key', 'parity-op', '--json'],
+    { env },
+  );
   expect(issued.code, issued.stderr).toBe(0);
   await ctl(mock, 'POST', '/faults', { operation: 'issue', kind: '500_after_commit', count: 1 });
-  const unknown = await sb.run(['cards', 'issue', '--customer', the('customer'), '--amount', '5000', '--idempotency-key', 'parity-unknown', '--retries', '0'], { env });
+  const unknown = await sb.run(
+    [
+      'cards',
+      'issue',
+      '--customer',
+      the('customer'),
+      '--amount',
+      '5000',
+      '--idempotency-key',
+      'parity-unknown',
+      '--retries',
+      '0',
+    ],
+    { env },
+  );
   expect(unknown.code, unknown.stderr).toBe(7);
-  const ops = (await sb.run(['ops', 'list', '--ndjson'], { env })).stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: string; idempotency_key: string });
+  const ops = (await sb.run(['ops', 'list', '--ndjson'], { env })).stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { id: string; idempotency_key: string });
   fx.op = ops.find((o) => o.idempotency_key === 'parity-op')!.id;
   fx.unknownOp = ops.find((o) => o.idempotency_key === 'parity-unknown')!.id;
-  const profile = await sb.run(['profiles', 'add', 'parity', '--key-id', mock.keys.test.keyId, '--mode', 'test', '--base-url', mock.baseUrl, '--secret-stdin'], { env, input: mock.keys.test.secret });
+  const profile = await sb.run(
+    [
+      'profiles',
+      'add',
+      'parity',
+      '--key-id',
+      mock.keys.test.keyId,
+      '--mode',
+      'test',
+      '--base-url',
+      mock.baseUrl,
+      '--secret-stdin',
+    ],
+    { env, input: mock.keys.test.secret },
+  );
   expect(profile.code, profile.stderr).toBe(0);
-  const requests = (await sb.run(['mock', 'requests', '--path', '/api/v1/customers', '--ndjson'], { env })).stdout.trim().split('\n');
+  const requests = (await sb.run(['mock', 'requests', '--path', '/api/v1/customers', '--ndjson'], { env })).stdout
+    .trim()
+    .split('\n');
   fx.request = (JSON.parse(requests[0]!) as { id: string }).id;
-  const signed = JSON.parse((await sb.run(['sign', '--method', 'GET', '--path', '/api/v1/cards', '--timestamp', '1700000000', '--nonce', 'n-1', '--json'], { env })).stdout) as { headers: Record<string, string> };
+  const signed = JSON.parse(
+    (
+      await sb.run(
+        ['sign', '--method', 'GET', '--path', '/api/v1/cards', '--timestamp', '1700000000', '--nonce', 'n-1', '--json'],
+        { env },
+      )
+    ).stdout,
+  ) as { headers: Record<string, string> };
   fx.requestFile = join(sb.dir, 'request.txt');
-  writeFileSync(fx.requestFile, `GET /api/v1/cards HTTP/1.1\r\nHost: localhost\r\n${Object.entries(signed.headers).map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n`);
+  writeFileSync(
+    fx.requestFile,
+    `GET /api/v1/cards HTTP/1.1\r\nHost: localhost\r\n${Object.entries(signed.headers)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join('\r\n')}\r\n\r\n`,
+  );
   fx.payloadFile = join(sb.dir, 'payload.json');
   writeFileSync(fx.payloadFile, '{"id":"evt_1"}');
-  const hook = JSON.parse((await sb.run(['webhooks', 'sign', '--payload', fx.payloadFile, '--timestamp', '1700000000', '--json'], { env })).stdout) as { header: string };
+  const hook = JSON.parse(
+    (await sb.run(['webhooks', 'sign', '--payload', fx.payloadFile, '--timestamp', '1700000000', '--json'], { env }))
+      .stdout,
+  ) as { header: string };
   fx.webhookHeader = hook.header;
   await ctl(mock, 'POST', '/snapshots', { name: 'parity-base' });
   backup = join(sb.dir, 'backup');
@@ -218,7 +295,11 @@ beforeAll(async () => {
   cpSync(sb.stateDir, join(backup, 'state'), { recursive: true });
 }, 120_000);
 
-const live = (): Record<string, string> => ({ CARDCTL_API_KEY: mock.keys.live.keyId, CARDCTL_API_SECRET: mock.keys.live.secret, CARDCTL_MODE: 'live' });
+const live = (): Record<string, string> => ({
+  CARDCTL_API_KEY: mock.keys.live.keyId,
+  CARDCTL_API_SECRET: mock.keys.live.secret,
+  CARDCTL_MODE: 'live',
+});
 
 afterAll(async () => {
   await receiver?.close();
@@ -229,7 +310,9 @@ afterAll(async () => {
 describe('--jq . prints the document --json prints, on every command that offers --jq', () => {
   it('lists every command that offers --jq (the walk below checks something)', () => {
     expect(withJq.length).toBeGreaterThan(60);
-    expect(withJq).toEqual(expect.arrayContaining(['customers:list', 'mock:wallets', 'mock:requests', 'profiles:list']));
+    expect(withJq).toEqual(
+      expect.arrayContaining(['customers:list', 'mock:wallets', 'mock:requests', 'profiles:list']),
+    );
   });
 
   it('has a fixture for every such command, or a reason it cannot run in a test', () => {

@@ -19,8 +19,14 @@ beforeAll(async () => {
   mock = (await startMock({ port: 0, seed: 41, providerLatencyMs: 0 })) as unknown as MockHandle;
   proxy = await startCountingProxy(mock.baseUrl);
   sb = makeSandbox();
-  env = { CARDCTL_BASE_URL: proxy.baseUrl, CARDCTL_API_KEY: mock.keys.test.keyId, CARDCTL_API_SECRET: mock.keys.test.secret, CARDCTL_MODE: 'test' };
-  for (const [i, name] of NAMES.entries()) await createCustomer(mock, { overrides: { business_name: name, email: `csv${i}@example.com` } });
+  env = {
+    CARDCTL_BASE_URL: proxy.baseUrl,
+    CARDCTL_API_KEY: mock.keys.test.keyId,
+    CARDCTL_API_SECRET: mock.keys.test.secret,
+    CARDCTL_MODE: 'test',
+  };
+  for (const [i, name] of NAMES.entries())
+    await createCustomer(mock, { overrides: { business_name: name, email: `csv${i}@example.com` } });
 });
 afterAll(async () => {
   await proxy?.close();
@@ -30,7 +36,6 @@ afterAll(async () => {
 
 const run = (args: string[]) => sb.run(args, { env });
 
-
 describe('--output and --columns', () => {
   it('csv: a header of every field, RFC 4180 quoting; read back it equals the JSON of the same page', async () => {
     const csv = await run(['customers', 'list', '--output', 'csv']);
@@ -39,7 +44,8 @@ describe('--output and --columns', () => {
     const json = JSON.parse((await run(['customers', 'list', '--json'])).stdout).data as Array<Record<string, unknown>>;
     expect(header).toEqual(Object.keys(json[0]!));
     expect(records).toHaveLength(json.length);
-    for (const [i, row] of json.entries()) expect(records[i]).toEqual(header!.map((k) => (row[k] === null ? '' : String(row[k]))));
+    for (const [i, row] of json.entries())
+      expect(records[i]).toEqual(header!.map((k) => (row[k] === null ? '' : String(row[k]))));
     expect(records.map((r) => r[header!.indexOf('business_name')])).toEqual(expect.arrayContaining(NAMES));
   });
 
@@ -62,14 +68,25 @@ describe('--output and --columns', () => {
     const csv = await run(['customers', 'list', '--all', '--per-page', '1', '--output', 'csv', '--columns', 'id']);
     const ndjson = await run(['customers', 'list', '--all', '--per-page', '1', '--output', 'ndjson']);
     expect(csv.code, csv.stderr).toBe(0);
-    const ids = ndjson.stdout.trimEnd().split('\n').map((l) => JSON.parse(l).id);
-    expect(parseCsv(csv.stdout).slice(1).map((r) => r[0])).toEqual(ids);
+    const ids = ndjson.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l).id);
+    expect(
+      parseCsv(csv.stdout)
+        .slice(1)
+        .map((r) => r[0]),
+    ).toEqual(ids);
     expect(ids).toHaveLength(NAMES.length);
   });
 
   it('--output json and ndjson say --json and --ndjson the long way', async () => {
-    expect((await run(['customers', 'list', '--output', 'json'])).stdout).toBe((await run(['customers', 'list', '--json'])).stdout);
-    expect((await run(['customers', 'list', '--output', 'ndjson'])).stdout).toBe((await run(['customers', 'list', '--ndjson'])).stdout);
+    expect((await run(['customers', 'list', '--output', 'json'])).stdout).toBe(
+      (await run(['customers', 'list', '--json'])).stdout,
+    );
+    expect((await run(['customers', 'list', '--output', 'ndjson'])).stdout).toBe(
+      (await run(['customers', 'list', '--ndjson'])).stdout,
+    );
   });
 
   it('a --columns name that is no field (a typo) is exit 2 naming it and the fields there are, with nothing on stdout', async () => {
@@ -110,7 +127,9 @@ describe('delimited rows (src/output/delimited.ts)', () => {
     expect(valueAt(row, 'address.nope')).toBeUndefined();
     // a path under a null object is a field of the row (empty), a name under no field is not
     expect(() => checkColumns({ id: 'a', address: null }, ['id', 'address.city'])).not.toThrow();
-    expect(() => checkColumns(row, ['id', 'address.nope', 'toString'])).toThrow('no fields are named "address.nope", "toString"');
+    expect(() => checkColumns(row, ['id', 'address.nope', 'toString'])).toThrow(
+      'no fields are named "address.nope", "toString"',
+    );
     expect(delimitedLine('csv', ['a,b', 'say "hi"', 'x\ny', 'plain'])).toBe('"a,b","say ""hi""","x\ny",plain\r\n');
     expect(delimitedLine('tsv', ['a\tb', 'c\\d', 'e\r\nf'])).toBe('a\\tb\tc\\\\d\te\\r\\nf\n');
   });

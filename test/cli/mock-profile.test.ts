@@ -21,7 +21,10 @@ function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 }
 
 async function startMockProcess(args: string[]): Promise<{ base_url: string; control_url: string }> {
-  const child = spawn(process.execPath, [BIN, 'mock', 'start', '--port', '0', '--json', ...args], { cwd: ROOT, env: childEnv() });
+  const child = spawn(process.execPath, [BIN, 'mock', 'start', '--port', '0', '--json', ...args], {
+    cwd: ROOT,
+    env: childEnv(),
+  });
   children.push(child);
   return new Promise((resolve, reject) => {
     let text = '';
@@ -49,7 +52,10 @@ afterAll(async () => {
 
 /** `webhooks listen --mock --max-events 1 --json ...` in the background: its first stdout line, and its end. */
 function listen(args: string[], extraEnv: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [BIN, 'webhooks', 'listen', '--mock', '--max-events', '1', '--json', ...args], { cwd: ROOT, env: childEnv(extraEnv) });
+  const child = spawn(process.execPath, [BIN, 'webhooks', 'listen', '--mock', '--max-events', '1', '--json', ...args], {
+    cwd: ROOT,
+    env: childEnv(extraEnv),
+  });
   children.push(child);
   let stdout = '';
   let stderr = '';
@@ -79,9 +85,23 @@ describe('-p on the mock-facing commands', () => {
   });
 
   it('a profile whose address has no running mock: the error says how the mock commands find a mock', async () => {
-    const add = await sb.run(['profiles', 'add', 'elsewhere', '--key-id', '01JD2Q7N8V3K4M5P6R7S8T9V0W', '--mode', 'test', '--base-url', 'http://127.0.0.1:9/api/v1', '--secret-stdin'], {
-      input: 'c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXh4eHg=\n',
-    });
+    const add = await sb.run(
+      [
+        'profiles',
+        'add',
+        'elsewhere',
+        '--key-id',
+        '01JD2Q7N8V3K4M5P6R7S8T9V0W',
+        '--mode',
+        'test',
+        '--base-url',
+        'http://127.0.0.1:9/api/v1',
+        '--secret-stdin',
+      ],
+      {
+        input: 'c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXh4eHg=\n',
+      },
+    );
     expect(add.code, add.stderr).toBe(0);
     const r = await sb.run(['mock', 'faults', '-p', 'elsewhere']);
     expect(r.code).toBe(8);
@@ -135,7 +155,19 @@ describe('webhooks listen --mock with a profile, while a newer mock runs', () =>
 
   it('a profile with no running mock at its address: a clear error before listening, naming the profile (or CARDCTL_PROFILE)', async () => {
     const add = await sb.run(
-      ['profiles', 'add', 'gone', '--key-id', '01JD2Q7N8V3K4M5P6R7S8T9V0X', '--mode', 'test', '--base-url', 'http://127.0.0.1:9/api/v1', '--secret-stdin', '--webhook-secret-stdin'],
+      [
+        'profiles',
+        'add',
+        'gone',
+        '--key-id',
+        '01JD2Q7N8V3K4M5P6R7S8T9V0X',
+        '--mode',
+        'test',
+        '--base-url',
+        'http://127.0.0.1:9/api/v1',
+        '--secret-stdin',
+        '--webhook-secret-stdin',
+      ],
       { input: 'c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXh4eHg=\nwhsec_gone0123456789abcdef0123456789\n' },
     );
     expect(add.code, add.stderr).toBe(0);
@@ -146,7 +178,9 @@ describe('webhooks listen --mock with a profile, while a newer mock runs', () =>
     const byEnv = await sb.run(['webhooks', 'listen', '--mock', '--json'], { env: { CARDCTL_PROFILE: 'gone' } });
     expect(byEnv.code).toBe(8);
     expect(JSON.parse(byEnv.stdout).error).toMatchObject({ code: 'no_mock_for_profile' });
-    expect(JSON.parse(byEnv.stdout).error.message).toContain('CARDCTL_PROFILE names profile gone, which points at http://127.0.0.1:9');
+    expect(JSON.parse(byEnv.stdout).error.message).toContain(
+      'CARDCTL_PROFILE names profile gone, which points at http://127.0.0.1:9',
+    );
     expect(JSON.parse(byEnv.stdout).error.hint).toContain('Unset CARDCTL_PROFILE'); // what to do next: its own field
     const remove = await sb.run(['profiles', 'remove', 'gone']);
     expect(remove.code, remove.stderr).toBe(0);

@@ -11,7 +11,12 @@ afterAll(() => sandbox.cleanup());
 
 function onTerminal(args: string, env: Record<string, string>) {
   const quoted = `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} ${args}`;
-  return spawnSync('script', ['-qec', quoted, '/dev/null'], { env: { ...process.env, ...sandbox.env, NO_COLOR: '1', ...env }, encoding: 'utf8', timeout: 20_000, killSignal: 'SIGKILL' });
+  return spawnSync('script', ['-qec', quoted, '/dev/null'], {
+    env: { ...process.env, ...sandbox.env, NO_COLOR: '1', ...env },
+    encoding: 'utf8',
+    timeout: 20_000,
+    killSignal: 'SIGKILL',
+  });
 }
 
 describe('CI=true on a terminal', () => {
@@ -47,11 +52,20 @@ describe('--no-input on a terminal (CI unset)', () => {
     await fundLive(mock);
     const card = await activeCard(mock, { mode: 'live' });
     const before = await wallet(mock, 'live');
-    const live = { CI: '', CARDCTL_BASE_URL: mock.baseUrl, CARDCTL_API_KEY: mock.keys.live.keyId, CARDCTL_API_SECRET: mock.keys.live.secret, CARDCTL_MODE: 'live' };
+    const live = {
+      CI: '',
+      CARDCTL_BASE_URL: mock.baseUrl,
+      CARDCTL_API_KEY: mock.keys.live.keyId,
+      CARDCTL_API_SECRET: mock.keys.live.secret,
+      CARDCTL_MODE: 'live',
+    };
     // the key's mode is learned first (from the card's answer; src/client/key-mode.ts): the mock runs in this process, which spawnSync below blocks
     expect((await sandbox.run(['cards', 'get', card.id], { env: live })).code).toBe(0);
     for (const noFastPath of ['', '1']) {
-      const r = onTerminal(`cards recharge ${card.id} --amount 100 --no-input`, { ...live, CARDCTL_NO_FAST_PATH: noFastPath });
+      const r = onTerminal(`cards recharge ${card.id} --amount 100 --no-input`, {
+        ...live,
+        CARDCTL_NO_FAST_PATH: noFastPath,
+      });
       expect(r.signal).toBeNull();
       expect(r.status).toBe(2);
       expect(r.stdout).toContain('Pass --yes');

@@ -28,7 +28,7 @@ afterAll(async () => {
 
 const products = async (): Promise<Array<{ id: string; default: boolean; enabled: boolean; available: boolean }>> => {
   const r = (await ctl(mock, 'GET', '/products')) as any;
-  return Array.isArray(r) ? r : r.data ?? r.products;
+  return Array.isArray(r) ? r : (r.data ?? r.products);
 };
 
 describe('mock products set: switches', () => {
@@ -65,7 +65,10 @@ describe('usage lines', () => {
 
 describe('--json errors for bad flag values', () => {
   it.each([
-    [['cards', 'issue', '--customer', '01JD2QA1B2C3D4E5F6G7H8J9KM', '--amount', 'abc', '--json'], /^--amount expects a whole number from 0 to 100000000\.$/],
+    [
+      ['cards', 'issue', '--customer', '01JD2QA1B2C3D4E5F6G7H8J9KM', '--amount', 'abc', '--json'],
+      /^--amount expects a whole number from 0 to 100000000\.$/,
+    ],
     [['cards', 'terminate', '01JD2QA1B2C3D4E5F6G7H8J9KM', '--reason', 'bad', '--json'], /one of: lost, stolen/],
   ])('%j: one line, no tab, no "See more help"', async (args, text) => {
     const r = await sb.run(args as string[]);
@@ -81,10 +84,23 @@ describe('--json errors for bad flag values', () => {
 describe('ops ids', () => {
   it('operations sent one after another differ in their first characters; a short prefix finds each', async () => {
     for (const k of ['a', 'b', 'c']) {
-      const r = await sb.run(['request', 'POST', '/cards/01JD2QA1B2C3D4E5F6G7H8J9KM/recharge', '--data', '{"amount":5}', '--idempotency-key', `ids-${k}`], { env: srv.env() });
+      const r = await sb.run(
+        [
+          'request',
+          'POST',
+          '/cards/01JD2QA1B2C3D4E5F6G7H8J9KM/recharge',
+          '--data',
+          '{"amount":5}',
+          '--idempotency-key',
+          `ids-${k}`,
+        ],
+        { env: srv.env() },
+      );
       expect(r.code, r.stderr).toBe(0);
     }
-    const ids = (JSON.parse((await sb.run(['ops', 'list', '--all', '--json'])).stdout).data as Array<{ id: string }>).map((e) => e.id);
+    const ids = (
+      JSON.parse((await sb.run(['ops', 'list', '--all', '--json'])).stdout).data as Array<{ id: string }>
+    ).map((e) => e.id);
     expect(ids).toHaveLength(3);
     const prefixes = ids.map((id) => id.slice(0, 'op_'.length + 5));
     expect(new Set(prefixes).size).toBe(3);
@@ -105,7 +121,22 @@ describe('docs/profiles.md: the base URL rule is the one the CLI applies', () =>
     const readme = readFileSync(join(ROOT, 'docs', 'profiles.md'), 'utf8');
     expect(readme).toContain('a URL without a path gets `/api/v1`');
     expect(readme).not.toMatch(/the base URL is\s+`http:\/\/` or `https:\/\/`, includes the `\/api\/v1` prefix/);
-    const r = await sb.run(['profiles', 'add', 'bare', '--key-id', '01JD2Q7N8V3K4M5P6R7S8T9V0W', '--mode', 'test', '--base-url', 'https://api.example.com', '--secret-stdin', '--json'], { input: 'c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXh4eHg=\n' });
+    const r = await sb.run(
+      [
+        'profiles',
+        'add',
+        'bare',
+        '--key-id',
+        '01JD2Q7N8V3K4M5P6R7S8T9V0W',
+        '--mode',
+        'test',
+        '--base-url',
+        'https://api.example.com',
+        '--secret-stdin',
+        '--json',
+      ],
+      { input: 'c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXh4eHg=\n' },
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).base_url).toBe('https://api.example.com/api/v1');
   });

@@ -47,7 +47,12 @@ describe('did you mean', () => {
 
   it('matching is by words of the tree, not by substrings', () => {
     const ids = ['cards:get', 'cards:issue', 'customers:get', 'mock:faults', 'mock:faults:add', 'ops:show'];
-    expect(resolveWords(['card', 'get', 'x'], ids)).toMatchObject({ words: ['cards', 'get'], command: 'cards:get', consumed: 2, corrected: true });
+    expect(resolveWords(['card', 'get', 'x'], ids)).toMatchObject({
+      words: ['cards', 'get'],
+      command: 'cards:get',
+      consumed: 2,
+      corrected: true,
+    });
     expect(resolveWords(['mock', 'faults', 'add'], ids)).toMatchObject({ command: 'mock:faults:add', consumed: 3 });
     expect(closest('x', ['ops'])).toBeUndefined();
     expect(closest('cust', ['cards', 'customers'])).toBe('customers');
@@ -73,7 +78,14 @@ describe('help habits', () => {
     expect(b.stderr).not.toContain(SECRET_LIKE);
   });
 
-  for (const cmd of [['cards', 'issue'], ['sign'], ['mock', 'faults', 'add'], ['webhooks', 'trigger'], ['profiles', 'add'], ['cards']]) {
+  for (const cmd of [
+    ['cards', 'issue'],
+    ['sign'],
+    ['mock', 'faults', 'add'],
+    ['webhooks', 'trigger'],
+    ['profiles', 'add'],
+    ['cards'],
+  ]) {
     it(`\`${cmd.join(' ')} -h\` is \`--help\``, async () => {
       const short = await runCli([...cmd, '-h']);
       const long = await runCli([...cmd, '--help']);
@@ -96,8 +108,14 @@ describe('likely words that are not commands', () => {
     expect(typo.stderr).toContain('`cardctl cards terminate CARD`');
     expect(typo.stderr).not.toContain('01JD2QA1B2C3D4E5F6G7H8J9KM');
     const login = await runCli(['login', '--json']);
-    expect(JSON.parse(login.stdout).error).toMatchObject({ code: 'command_not_found', message: '`cardctl login` is not a command.', hint: expect.stringContaining('cardctl profiles add NAME') });
-    expect((await runCli(['customers', 'delete', 'x'])).stderr).toContain('customers update CUSTOMER --status disabled');
+    expect(JSON.parse(login.stdout).error).toMatchObject({
+      code: 'command_not_found',
+      message: '`cardctl login` is not a command.',
+      hint: expect.stringContaining('cardctl profiles add NAME'),
+    });
+    expect((await runCli(['customers', 'delete', 'x'])).stderr).toContain(
+      'customers update CUSTOMER --status disabled',
+    );
   });
 });
 
@@ -105,26 +123,41 @@ describe('argument errors in cardctl words', () => {
   it('a missing flag or argument, a mistyped flag, two ways at once, a bad value: what is wrong, then the usage lines', async () => {
     const flag = await runCli(['mock', 'faults', 'add', '--operation', 'issue']);
     expect(flag.code).toBe(2);
-    expect(flag.stderr).toMatch(/^Error: missing --kind KIND \(required\)\.\nUsage:\n  cardctl mock faults add --operation OPERATION --kind KIND /);
+    expect(flag.stderr).toMatch(
+      /^Error: missing --kind KIND \(required\)\.\nUsage:\n  cardctl mock faults add --operation OPERATION --kind KIND /,
+    );
     const arg = await runCli(['cards', 'get']);
-    expect(arg.stderr).toBe('Error: missing CARD (card id).\nUsage:\n  cardctl cards get CARD [API FLAGS]\nSee `cardctl cards get --help` for every flag.\n');
+    expect(arg.stderr).toBe(
+      'Error: missing CARD (card id).\nUsage:\n  cardctl cards get CARD [API FLAGS]\nSee `cardctl cards get --help` for every flag.\n',
+    );
     const typo = await runCli(['cards', 'issue', '--ammount', '5', '--customer', '01JD2QA1B2C3D4E5F6G7H8J9KM']);
     expect(typo.code).toBe(2);
-    expect(typo.stderr).toContain('Error: unknown flag --ammount for `cardctl cards issue`.\nDid you mean `--amount MINOR`?\nUsage:\n');
-    expect(typo.stderr).toContain('  cardctl cards issue --customer ID --amount MINOR [--product ID] [--idempotency-key KEY] [--wait] [--wait-timeout SECONDS] [API FLAGS]\n  cardctl cards issue --batch FILE ');
+    expect(typo.stderr).toContain(
+      'Error: unknown flag --ammount for `cardctl cards issue`.\nDid you mean `--amount MINOR`?\nUsage:\n',
+    );
+    expect(typo.stderr).toContain(
+      '  cardctl cards issue --customer ID --amount MINOR [--product ID] [--idempotency-key KEY] [--wait] [--wait-timeout SECONDS] [API FLAGS]\n  cardctl cards issue --batch FILE ',
+    );
     const both = await runCli(['cards', 'issue', '--batch', 'x.csv', '--customer', '01JD2QA1B2C3D4E5F6G7H8J9KM']);
-    expect(both.stderr).toMatch(/^Error: --customer cannot be used with --batch: they are the two ways to run this command, pick one\.\n/);
+    expect(both.stderr).toMatch(
+      /^Error: --customer cannot be used with --batch: they are the two ways to run this command, pick one\.\n/,
+    );
     const kind = await runCli(['mock', 'faults', 'add', '--operation', 'issue', '--kind', 'sloww', '--count', '1']);
-    expect(kind.stderr).toMatch(/^Error: --kind must be one of: 503, 500, 500_after_commit, drop, slow, async_202, issue_failed\.\nDid you mean `--kind slow`\?\n/);
+    expect(kind.stderr).toMatch(
+      /^Error: --kind must be one of: 503, 500, 500_after_commit, drop, slow, async_202, issue_failed\.\nDid you mean `--kind slow`\?\n/,
+    );
     // a value typed where a flag goes is never repeated: it could be a pasted secret
     const secret = await runCli(['cards', 'get', '--sk_live_AAAAAAAAAAAAAAAAAAAAAAAAAAAA=zzz']);
     expect(secret.stderr).not.toContain('AAAAAAAAAAAAAAAAAAAAAAAAAAAA');
-    for (const r of [flag, arg, typo, both, kind]) expect(r.stderr).not.toMatch(/The following error|Missing \d+ required|Nonexistent flag|See more help/);
+    for (const r of [flag, arg, typo, both, kind])
+      expect(r.stderr).not.toMatch(/The following error|Missing \d+ required|Nonexistent flag|See more help/);
   });
 
   it('--help marks what is required and shows --batch as the other way', async () => {
     const r = await runCli(['cards', 'issue', '--help']);
-    expect(r.stdout).toMatch(/\$ cardctl cards issue --customer ID --amount MINOR \[--product ID\]\s+\[--idempotency-key KEY\]/);
+    expect(r.stdout).toMatch(
+      /\$ cardctl cards issue --customer ID --amount MINOR \[--product ID\]\s+\[--idempotency-key KEY\]/,
+    );
     expect(r.stdout).toMatch(/\$ cardctl cards issue --batch FILE \[--concurrency N\]/);
   });
 });

@@ -17,10 +17,31 @@ beforeAll(async () => {
   mock = (await startMock({ port: 0, seed: 22, providerLatencyMs: 0 })) as unknown as MockHandle;
   proxy = await startCountingProxy(mock.baseUrl);
   sb = makeSandbox();
-  env = { CARDCTL_BASE_URL: proxy.baseUrl, CARDCTL_API_KEY: mock.keys.test.keyId, CARDCTL_API_SECRET: mock.keys.test.secret, CARDCTL_MODE: 'test' };
+  env = {
+    CARDCTL_BASE_URL: proxy.baseUrl,
+    CARDCTL_API_KEY: mock.keys.test.keyId,
+    CARDCTL_API_SECRET: mock.keys.test.secret,
+    CARDCTL_MODE: 'test',
+  };
   card = await activeCard(mock);
   // a profile with a short deadline, for the profile's place in the order
-  const add = await sb.run(['profiles', 'add', 'short', '--key-id', mock.keys.test.keyId, '--mode', 'test', '--base-url', proxy.baseUrl, '--secret-stdin', '--timeout', '0.5'], { input: `${mock.keys.test.secret}\n` });
+  const add = await sb.run(
+    [
+      'profiles',
+      'add',
+      'short',
+      '--key-id',
+      mock.keys.test.keyId,
+      '--mode',
+      'test',
+      '--base-url',
+      proxy.baseUrl,
+      '--secret-stdin',
+      '--timeout',
+      '0.5',
+    ],
+    { input: `${mock.keys.test.secret}\n` },
+  );
   expect(add.code, add.stderr).toBe(0);
 });
 afterAll(async () => {
@@ -36,7 +57,9 @@ describe('--timeout', () => {
   it('ends an attempt that takes longer (exit 8, no answer), through the fast path and through oclif', async () => {
     for (const noFastPath of ['', '1']) {
       await slowGet(3000);
-      const r = await sb.run(['cards', 'get', card.id, '--retries', '0', '--timeout', '0.5'], { env: { ...env, CARDCTL_NO_FAST_PATH: noFastPath } });
+      const r = await sb.run(['cards', 'get', card.id, '--retries', '0', '--timeout', '0.5'], {
+        env: { ...env, CARDCTL_NO_FAST_PATH: noFastPath },
+      });
       expect(r.code, r.stderr).toBe(8);
       expect(r.stderr).toContain('no answer');
     }
@@ -44,12 +67,16 @@ describe('--timeout', () => {
 
   it('wins over CARDCTL_TIMEOUT, which wins over the profile, which wins over the default', async () => {
     await slowGet(1500);
-    const flagWins = await sb.run(['cards', 'get', card.id, '--retries', '0', '--timeout', '20', '--json'], { env: { ...env, CARDCTL_TIMEOUT: '0.5' } });
+    const flagWins = await sb.run(['cards', 'get', card.id, '--retries', '0', '--timeout', '20', '--json'], {
+      env: { ...env, CARDCTL_TIMEOUT: '0.5' },
+    });
     expect(flagWins.code, flagWins.stderr).toBe(0);
     expect(JSON.parse(flagWins.stdout).id).toBe(card.id);
 
     await slowGet(1500);
-    const envShort = await sb.run(['cards', 'get', card.id, '--retries', '0'], { env: { ...env, CARDCTL_TIMEOUT: '0.5' } });
+    const envShort = await sb.run(['cards', 'get', card.id, '--retries', '0'], {
+      env: { ...env, CARDCTL_TIMEOUT: '0.5' },
+    });
     expect(envShort.code, envShort.stderr).toBe(8);
 
     await slowGet(1500);
@@ -57,7 +84,9 @@ describe('--timeout', () => {
     expect(profileShort.code, profileShort.stderr).toBe(8);
 
     await slowGet(1500);
-    const envOverProfile = await sb.run(['cards', 'get', card.id, '--retries', '0', '-p', 'short'], { env: { CARDCTL_TIMEOUT: '20' } });
+    const envOverProfile = await sb.run(['cards', 'get', card.id, '--retries', '0', '-p', 'short'], {
+      env: { CARDCTL_TIMEOUT: '20' },
+    });
     expect(envOverProfile.code, envOverProfile.stderr).toBe(0);
 
     await slowGet(1500);
@@ -67,11 +96,29 @@ describe('--timeout', () => {
 
   it('a money operation past the deadline is outcome unknown (exit 7) with the key to replay', async () => {
     await ctl(mock, 'POST', '/faults', { operation: 'cards.recharge', kind: 'slow', ms: 3000 });
-    const r = await sb.run(['cards', 'recharge', card.id, '--amount', '50', '--idempotency-key', 'timeout-1', '--retries', '0', '--timeout', '0.5'], { env });
+    const r = await sb.run(
+      [
+        'cards',
+        'recharge',
+        card.id,
+        '--amount',
+        '50',
+        '--idempotency-key',
+        'timeout-1',
+        '--retries',
+        '0',
+        '--timeout',
+        '0.5',
+      ],
+      { env },
+    );
     expect(r.code, r.stderr).toBe(7);
     expect(r.stderr).toContain('timeout-1');
     await new Promise((resolve) => setTimeout(resolve, 3000)); // the held answer completes on the mock
-    const again = await sb.run(['cards', 'recharge', card.id, '--amount', '50', '--idempotency-key', 'timeout-1', '--json'], { env });
+    const again = await sb.run(
+      ['cards', 'recharge', card.id, '--amount', '50', '--idempotency-key', 'timeout-1', '--json'],
+      { env },
+    );
     expect(again.code, again.stderr).toBe(0);
     expect(JSON.parse(again.stdout).balance_minor).toBe(card.balance_minor + 50); // once, not twice
   });
@@ -83,7 +130,11 @@ describe('--timeout', () => {
       { args: ['cards', 'get', card.id, '--timeout', 'soon'], says: '--timeout "soon" is not a number of seconds' },
       { args: ['cards', 'get', card.id, '--timeout', '0'], says: '--timeout 0 is out of range' },
       { args: ['cards', 'get', card.id, '--timeout', '1e3'], says: 'not a number of seconds' },
-      { args: ['cards', 'get', card.id], env: { CARDCTL_TIMEOUT: '30s' }, says: 'CARDCTL_TIMEOUT is not a number of seconds' },
+      {
+        args: ['cards', 'get', card.id],
+        env: { CARDCTL_TIMEOUT: '30s' },
+        says: 'CARDCTL_TIMEOUT is not a number of seconds',
+      },
       { args: ['cards', 'recharge', card.id, '--amount', '5', '--timeout', '90000'], says: 'at most 86400 seconds' },
       { args: ['customers', 'list', '--timeout', 'x', '--json'], says: '--timeout \\"x\\"' },
       { args: ['doctor', '--timeout', 'x'], says: '--timeout "x"' },
@@ -102,7 +153,21 @@ describe('--timeout', () => {
   it('profiles add --timeout stores seconds, shown by profiles show; a bad one saves nothing', async () => {
     const shown = await sb.run(['profiles', 'show', 'short', '--json']);
     expect(JSON.parse(shown.stdout)).toMatchObject({ name: 'short', timeout: 0.5 });
-    const bad = await sb.run(['profiles', 'add', 'bad', '--key-id', mock.keys.test.keyId, '--mode', 'test', '--secret-stdin', '--timeout', 'later'], { input: `${mock.keys.test.secret}\n` });
+    const bad = await sb.run(
+      [
+        'profiles',
+        'add',
+        'bad',
+        '--key-id',
+        mock.keys.test.keyId,
+        '--mode',
+        'test',
+        '--secret-stdin',
+        '--timeout',
+        'later',
+      ],
+      { input: `${mock.keys.test.secret}\n` },
+    );
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--timeout "later"');
     expect((await sb.run(['profiles', 'show', 'bad'])).code).not.toBe(0);

@@ -17,8 +17,18 @@ beforeAll(async () => {
   srv = await startSignedServer();
   sb = makeSandbox();
   const common = { CARDCTL_BASE_URL: mock.baseUrl };
-  testEnv = { ...common, CARDCTL_API_KEY: mock.keys.test.keyId, CARDCTL_API_SECRET: mock.keys.test.secret, CARDCTL_MODE: 'test' };
-  liveEnv = { ...common, CARDCTL_API_KEY: mock.keys.live.keyId, CARDCTL_API_SECRET: mock.keys.live.secret, CARDCTL_MODE: 'live' };
+  testEnv = {
+    ...common,
+    CARDCTL_API_KEY: mock.keys.test.keyId,
+    CARDCTL_API_SECRET: mock.keys.test.secret,
+    CARDCTL_MODE: 'test',
+  };
+  liveEnv = {
+    ...common,
+    CARDCTL_API_KEY: mock.keys.live.keyId,
+    CARDCTL_API_SECRET: mock.keys.live.secret,
+    CARDCTL_MODE: 'live',
+  };
 });
 afterAll(async () => {
   await mock?.close();
@@ -30,7 +40,10 @@ describe('kyc_not_approved: the hint follows the customer state', () => {
   it('rejected: the reason, then customers update and customers kyc; never "wait"', async () => {
     const c = await createCustomer(mock, { overrides: { last_name: 'Reject' } });
     expect((await getCustomer(mock, c.id)).kyc_status).toBe('rejected');
-    const r = await sb.run(['cards', 'issue', '--customer', c.id, '--amount', '500', '--idempotency-key', 'kyc-rej-1'], { env: testEnv });
+    const r = await sb.run(
+      ['cards', 'issue', '--customer', c.id, '--amount', '500', '--idempotency-key', 'kyc-rej-1'],
+      { env: testEnv },
+    );
     expect(r.code, r.stderr).toBe(5);
     expect(r.stderr).toContain('kyc_not_approved');
     expect(r.stderr).toContain('rejected (identity_mismatch)');
@@ -42,7 +55,10 @@ describe('kyc_not_approved: the hint follows the customer state', () => {
   it('pending: wait (or poll), then the same command', async () => {
     const c = await createCustomer(mock, { mode: 'live' });
     expect((await getCustomer(mock, c.id, 'live')).kyc_status).toBe('pending');
-    const r = await sb.run(['cards', 'issue', '--customer', c.id, '--amount', '500', '--idempotency-key', 'kyc-pend-1', '--yes', '--json'], { env: liveEnv });
+    const r = await sb.run(
+      ['cards', 'issue', '--customer', c.id, '--amount', '500', '--idempotency-key', 'kyc-pend-1', '--yes', '--json'],
+      { env: liveEnv },
+    );
     expect(r.code, r.stderr).toBe(5);
     const e = JSON.parse(r.stdout).error;
     expect(e.code).toBe('kyc_not_approved');
@@ -53,7 +69,21 @@ describe('kyc_not_approved: the hint follows the customer state', () => {
 
 describe('404', () => {
   it('names every id the request carried', async () => {
-    const r = await sb.run(['cards', 'issue', '--customer', UNKNOWN_ULID, '--product', mock.products[0]!.id, '--amount', '500', '--idempotency-key', 'nf-1'], { env: testEnv });
+    const r = await sb.run(
+      [
+        'cards',
+        'issue',
+        '--customer',
+        UNKNOWN_ULID,
+        '--product',
+        mock.products[0]!.id,
+        '--amount',
+        '500',
+        '--idempotency-key',
+        'nf-1',
+      ],
+      { env: testEnv },
+    );
     expect(r.code, r.stderr).toBe(4);
     expect(r.stderr).toContain(`customer ${UNKNOWN_ULID}`);
     expect(r.stderr).toContain(`product ${mock.products[0]!.id}`);
@@ -76,7 +106,9 @@ describe('404', () => {
 
 describe('profiles remove of a name that does not exist', () => {
   it('suggests profiles list, not profiles add', async () => {
-    await sb.run(['profiles', 'add', 'ci', '--key-id', mock.keys.test.keyId, '--mode', 'test', '--secret-stdin'], { input: `${mock.keys.test.secret}\n` });
+    await sb.run(['profiles', 'add', 'ci', '--key-id', mock.keys.test.keyId, '--mode', 'test', '--secret-stdin'], {
+      input: `${mock.keys.test.secret}\n`,
+    });
     const r = await sb.run(['profiles', 'remove', 'nope']);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('cardctl profiles list');

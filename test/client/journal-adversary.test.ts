@@ -27,12 +27,30 @@ describe('a key first sent two days ago is never sent again, however it is spell
   it('the same --idempotency-key with a space before or after it (HTTP drops it: the API sees the same key) is refused, nothing charged', async () => {
     const s = sandbox();
     const card = await activeCard(j.mock, { amount: 100 });
-    const first = await s.cli(['cards', 'recharge', card.id, '--amount', '9', '--idempotency-key', 'spaced-key', '--json']);
+    const first = await s.cli([
+      'cards',
+      'recharge',
+      card.id,
+      '--amount',
+      '9',
+      '--idempotency-key',
+      'spaced-key',
+      '--json',
+    ]);
     expect(first.code, first.stderr).toBe(0);
     await twoDaysPass(s);
     const before = await balance();
     for (const spelled of ['spaced-key ', ' spaced-key']) {
-      const again = await s.cli(['cards', 'recharge', card.id, '--amount', '9', '--idempotency-key', spelled, '--json']);
+      const again = await s.cli([
+        'cards',
+        'recharge',
+        card.id,
+        '--amount',
+        '9',
+        '--idempotency-key',
+        spelled,
+        '--json',
+      ]);
       expect(again.code, `${JSON.stringify(spelled)}: ${again.stdout}${again.stderr}`).toBe(2);
       expect(json(again).error.message).toMatch(/space/);
     }
@@ -54,19 +72,37 @@ describe('a key first sent two days ago is never sent again, however it is spell
     expect(await balance()).toBe(before);
   });
 
-  it('a --batch row whose key (the version before\'s PREFIX-ROW) a single command sent two days ago: the same row is reported from the journal, nothing charged; another amount is another request, sent once under its own key', async () => {
+  it("a --batch row whose key (the version before's PREFIX-ROW) a single command sent two days ago: the same row is reported from the journal, nothing charged; another amount is another request, sent once under its own key", async () => {
     const s = sandbox();
     const card = await activeCard(j.mock, { amount: 100 });
-    expect((await s.cli(['cards', 'recharge', card.id, '--amount', '8', '--idempotency-key', 'shared-1'])).code).toBe(0);
+    expect((await s.cli(['cards', 'recharge', card.id, '--amount', '8', '--idempotency-key', 'shared-1'])).code).toBe(
+      0,
+    );
     await twoDaysPass(s);
     const before = await balance();
     writeFileSync(join(s.dir, 'same.csv'), `card,amount\n${card.id},8\n`);
-    const same = await s.cli(['cards', 'recharge', '--batch', join(s.dir, 'same.csv'), '--idempotency-prefix', 'shared', '--json']);
+    const same = await s.cli([
+      'cards',
+      'recharge',
+      '--batch',
+      join(s.dir, 'same.csv'),
+      '--idempotency-prefix',
+      'shared',
+      '--json',
+    ]);
     expect(same.code, same.stderr).toBe(0);
     expect(JSON.parse(same.stdout.trim())).toMatchObject({ row: 1, status: 'ok', from_journal: true });
     writeFileSync(join(s.dir, 'other.csv'), `card,amount\n${card.id},9\n`);
     expect(await balance()).toBe(before);
-    const other = await s.cli(['cards', 'recharge', '--batch', join(s.dir, 'other.csv'), '--idempotency-prefix', 'shared', '--json']);
+    const other = await s.cli([
+      'cards',
+      'recharge',
+      '--batch',
+      join(s.dir, 'other.csv'),
+      '--idempotency-prefix',
+      'shared',
+      '--json',
+    ]);
     expect(other.code, other.stdout + other.stderr).toBe(0);
     const row = JSON.parse(other.stdout.trim());
     expect(row).toMatchObject({ row: 1, status: 'ok', from_journal: false });
@@ -78,15 +114,39 @@ describe('a key first sent two days ago is never sent again, however it is spell
     const s = sandbox();
     const card = await activeCard(j.mock, { amount: 100 });
     await fault(j.mock, 'recharge', '500_after_commit');
-    const recharge = ['cards', 'recharge', card.id, '--amount', '3', '--idempotency-key', 'resolved-by-hand', '--retries', '0', '--json'];
+    const recharge = [
+      'cards',
+      'recharge',
+      card.id,
+      '--amount',
+      '3',
+      '--idempotency-key',
+      'resolved-by-hand',
+      '--retries',
+      '0',
+      '--json',
+    ];
     expect((await s.cli(recharge)).code).toBe(7);
-    const resolved = await s.cli(['ops', 'resolve', 'resolved-by-hand', '--outcome', 'succeeded', '--note', 'seen in the portal \u00e9 "quoted"']);
+    const resolved = await s.cli([
+      'ops',
+      'resolve',
+      'resolved-by-hand',
+      '--outcome',
+      'succeeded',
+      '--note',
+      'seen in the portal \u00e9 "quoted"',
+    ]);
     expect(resolved.code, resolved.stderr).toBe(0);
     await twoDaysPass(s);
     const before = await balance();
     const again = await s.cli(recharge);
     expect(again.code, again.stderr).toBe(0);
-    expect(json(again)).toMatchObject({ from_journal: true, outcome: 'succeeded', recorded_by: 'ops resolve', note: 'seen in the portal \u00e9 "quoted"' });
+    expect(json(again)).toMatchObject({
+      from_journal: true,
+      outcome: 'succeeded',
+      recorded_by: 'ops resolve',
+      note: 'seen in the portal \u00e9 "quoted"',
+    });
     expect(await balance()).toBe(before);
   });
 });
@@ -103,14 +163,19 @@ describe('a damaged record is never skipped silently', () => {
     const key2 = JSON.parse(first.stdout.trim().split('\n')[1]!).idempotency_key as string; // row 2's
     await twoDaysPass(s);
     expect((await s.cli(['ops', 'list'])).code).toBe(0); // takes the aged file over
-    const bucketOf = (key: string) => join(state(s), 'journal', 'keys', `${createHash('sha256').update(key).digest('hex').slice(0, 3)}.ndjson`);
+    const bucketOf = (key: string) =>
+      join(state(s), 'journal', 'keys', `${createHash('sha256').update(key).digest('hex').slice(0, 3)}.ndjson`);
     const bucket = bucketOf(key2);
     const bytes = readFileSync(bucket);
     const at = bytes.indexOf(key2) + 4;
     bytes[at] = bytes[at]! ^ 0x20; // a letter's case: still JSON, another key, caught by the checksum
     writeFileSync(bucket, bytes);
     const before = await balance();
-    const rows = (r: CliResult) => r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const rows = (r: CliResult) =>
+      r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
     const again = await s.cli(batch);
     expect(again.code, again.stderr).toBe(1);
     const [r1, r2, r3] = rows(again);
@@ -122,7 +187,11 @@ describe('a damaged record is never skipped silently', () => {
     expect((await s.cli(['ops', 'repair'])).code).toBe(0);
     const repaired = await s.cli(batch);
     expect(repaired.code, repaired.stderr).toBe(0);
-    expect(rows(repaired).map((r) => [r.row, r.status, r.from_journal])).toEqual([[1, 'ok', true], [2, 'ok', true], [3, 'ok', true]]);
+    expect(rows(repaired).map((r) => [r.row, r.status, r.from_journal])).toEqual([
+      [1, 'ok', true],
+      [2, 'ok', true],
+      [3, 'ok', true],
+    ]);
     expect(await balance()).toBe(before);
   });
 
@@ -130,21 +199,42 @@ describe('a damaged record is never skipped silently', () => {
     const s = sandbox();
     const card = await activeCard(j.mock, { amount: 100 });
     await fault(j.mock, 'recharge', '500_after_commit');
-    expect((await s.cli(['cards', 'recharge', card.id, '--amount', '3', '--idempotency-key', 'index-damaged', '--retries', '0'])).code).toBe(7);
+    expect(
+      (
+        await s.cli([
+          'cards',
+          'recharge',
+          card.id,
+          '--amount',
+          '3',
+          '--idempotency-key',
+          'index-damaged',
+          '--retries',
+          '0',
+        ])
+      ).code,
+    ).toBe(7);
     const [id] = readdirSync(join(state(s), 'journal', 'unresolved'));
     const index = join(state(s), 'journal', 'ids', `${id!.slice(3, 5)}.ndjson`);
     const bytes = readFileSync(index);
     bytes[20] = bytes[20]! ^ 0x02;
     writeFileSync(index, bytes);
-    for (const args of [['ops', 'show', id!], ['ops', 'resolve', id!, '--outcome', 'failed']]) {
+    for (const args of [
+      ['ops', 'show', id!],
+      ['ops', 'resolve', id!, '--outcome', 'failed'],
+    ]) {
       const r = await s.cli(args);
       expect(r.code, args.join(' ')).toBe(1);
-      expect(r.stderr).toMatch(new RegExp(`damaged record \\(checksum mismatch\\) in the id index \\(ids/\\): operation "${id}" may be on it`));
+      expect(r.stderr).toMatch(
+        new RegExp(`damaged record \\(checksum mismatch\\) in the id index \\(ids/\\): operation "${id}" may be on it`),
+      );
       expect(r.stderr).toContain('cardctl ops repair');
       expect(r.stderr).not.toMatch(/money operation was not sent/);
     }
     expect(json(await s.cli(['ops', 'show', 'index-damaged', '--json']))).toMatchObject({ id, outcome: 'unknown' });
-    expect((await s.cli(['ops', 'repair'])).stdout).toMatch(/repaired ids\/..\.ndjson: 1 damaged line, 1 record restored/);
+    expect((await s.cli(['ops', 'repair'])).stdout).toMatch(
+      /repaired ids\/..\.ndjson: 1 damaged line, 1 record restored/,
+    );
     expect((await s.cli(['ops', 'show', id!])).code).toBe(0);
   });
 
@@ -152,14 +242,27 @@ describe('a damaged record is never skipped silently', () => {
     const s = sandbox();
     const card = await activeCard(j.mock, { amount: 100 });
     await fault(j.mock, 'recharge', '500_after_commit');
-    const unknown = await s.cli(['cards', 'recharge', card.id, '--amount', '4', '--idempotency-key', 'marker-unknown', '--retries', '0']);
+    const unknown = await s.cli([
+      'cards',
+      'recharge',
+      card.id,
+      '--amount',
+      '4',
+      '--idempotency-key',
+      'marker-unknown',
+      '--retries',
+      '0',
+    ]);
     expect(unknown.code, unknown.stderr).toBe(7);
     const markers = join(state(s), 'journal', 'unresolved');
     const [id] = readdirSync(markers);
     const marker = join(markers, id!);
     const damaged = readFileSync(marker);
     damaged[3] = damaged[3]! ^ 0x01; // inside "key": the marker no longer parses
-    for (const damage of [() => writeFileSync(marker, damaged), () => (rmSync(marker, { force: true }), mkdirSync(marker))]) {
+    for (const damage of [
+      () => writeFileSync(marker, damaged),
+      () => (rmSync(marker, { force: true }), mkdirSync(marker)),
+    ]) {
       damage();
       const listed = await s.cli(['ops', 'list', '--unresolved', '--json']);
       expect(listed.code, listed.stderr).toBe(0);
@@ -174,10 +277,15 @@ describe('compaction.json', () => {
   it('a damaged date in it (a day not yet past the retention) does not stop compaction for good: the days are looked at again', async () => {
     const s = sandbox();
     const card = await activeCard(j.mock, { amount: 100 });
-    expect((await s.cli(['cards', 'recharge', card.id, '--amount', '2', '--idempotency-key', 'compact-state'])).code).toBe(0);
+    expect(
+      (await s.cli(['cards', 'recharge', card.id, '--amount', '2', '--idempotency-key', 'compact-state'])).code,
+    ).toBe(0);
     await twoDaysPass(s);
     expect((await s.cli(['ops', 'list'])).code).toBe(0); // takes the aged file over
-    writeFileSync(join(state(s), 'journal', 'compaction.json'), JSON.stringify({ compacted_through: '2926-11-20', last_run: new Date().toISOString() }) + '\n');
+    writeFileSync(
+      join(state(s), 'journal', 'compaction.json'),
+      JSON.stringify({ compacted_through: '2926-11-20', last_run: new Date().toISOString() }) + '\n',
+    );
     const r = await s.cli(['ops', 'compact', '--older-than', '1d', '--json']);
     expect(r.code, r.stderr).toBe(0);
     expect(json(r)).toMatchObject({ compacted: 1, damaged: [] });
@@ -189,7 +297,11 @@ describe('an interrupted takeover of operations.ndjson', () => {
     const s = sandbox();
     mkdirSync(state(s), { recursive: true, mode: 0o700 });
     const old = join(state(s), 'operations.ndjson');
-    writeFileSync(old, legacyJournalText({ ops: 300, baseUrl: j.mock.baseUrl, keyId: j.mock.keys.test.keyId, unknownEvery: 7 }), { mode: 0o600 });
+    writeFileSync(
+      old,
+      legacyJournalText({ ops: 300, baseUrl: j.mock.baseUrl, keyId: j.mock.keys.test.keyId, unknownEvery: 7 }),
+      { mode: 0o600 },
+    );
     linkSync(old, join(s.dir, 'same-file')); // the same file (inode) under another name
     expect((await s.cli(['ops', 'list'])).code).toBe(0);
     expect(existsSync(old)).toBe(false);
@@ -213,8 +325,35 @@ describe('an interrupted takeover of operations.ndjson', () => {
     for (let i = 0; i < ops; i++) {
       const id = `op_${(0x100000000000 + i * 7919).toString(16).slice(-12)}`;
       const time = new Date(Date.now() - 48 * HOUR - (ops - i) * 1000).toISOString();
-      lines.push(JSON.stringify({ type: 'op', id, time, profile: null, source: 'env', mode: 'test', base_url: j.mock.baseUrl, key_id: j.mock.keys.test.keyId, method: 'POST', path, query: '', idempotency_key: `big-${i}`, body_b64: body.toString('base64'), body_sha256: 'f'.repeat(64) }));
-      lines.push(JSON.stringify({ type: 'outcome', id, time, status: 200, outcome: 'resolved', code: null, resource_id: card.id }));
+      lines.push(
+        JSON.stringify({
+          type: 'op',
+          id,
+          time,
+          profile: null,
+          source: 'env',
+          mode: 'test',
+          base_url: j.mock.baseUrl,
+          key_id: j.mock.keys.test.keyId,
+          method: 'POST',
+          path,
+          query: '',
+          idempotency_key: `big-${i}`,
+          body_b64: body.toString('base64'),
+          body_sha256: 'f'.repeat(64),
+        }),
+      );
+      lines.push(
+        JSON.stringify({
+          type: 'outcome',
+          id,
+          time,
+          status: 200,
+          outcome: 'resolved',
+          code: null,
+          resource_id: card.id,
+        }),
+      );
     }
     mkdirSync(state(s), { recursive: true, mode: 0o700 });
     writeFileSync(join(state(s), 'operations.ndjson'), lines.join('\n') + '\n', { mode: 0o600 });
@@ -224,7 +363,11 @@ describe('an interrupted takeover of operations.ndjson', () => {
     const text = readFileSync(progress);
     const m = /"offset":(\d+)/.exec(text.toString('latin1'))!;
     // the operation just after the checkpoint: a resume from the damaged offset would skip it
-    const next = (readFileSync(join(state(s), 'operations.ndjson')).subarray(0, Number(m[1])).toString('latin1').match(/"type":"op"/g)?.length ?? 0) + 5;
+    const next =
+      (readFileSync(join(state(s), 'operations.ndjson'))
+        .subarray(0, Number(m[1]))
+        .toString('latin1')
+        .match(/"type":"op"/g)?.length ?? 0) + 5;
     let at = m.index + 9 + Math.max(0, m[1]!.length - 7);
     while (text[at] === 0x39) at++;
     text[at] = text[at]! + 1;
@@ -233,10 +376,26 @@ describe('an interrupted takeover of operations.ndjson', () => {
     const resumed = await s.cli(['ops', 'list', '--all', '--ndjson']);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).not.toMatch(/could not be read/);
-    expect(new Set(resumed.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l).id)).size).toBe(ops);
+    expect(
+      new Set(
+        resumed.stdout
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l).id),
+      ).size,
+    ).toBe(ops);
     await advance(j.mock, 49 * 3600);
     const before = await balance();
-    const again = await s.cli(['cards', 'recharge', card.id, '--amount', '5', '--idempotency-key', `big-${next}`, '--json']);
+    const again = await s.cli([
+      'cards',
+      'recharge',
+      card.id,
+      '--amount',
+      '5',
+      '--idempotency-key',
+      `big-${next}`,
+      '--json',
+    ]);
     expect(again.code, again.stdout).toBe(5); // another body than the one journaled: payload_mismatch, never sent
     expect(json(again).error.code).toBe('payload_mismatch');
     expect(await balance()).toBe(before);
@@ -248,7 +407,18 @@ describe('a command killed between the appends of one record', () => {
     const s = sandbox();
     const card = await activeCard(j.mock, { amount: 100 });
     await fault(j.mock, 'recharge', '500_after_commit');
-    const recharge = ['cards', 'recharge', card.id, '--amount', '2', '--idempotency-key', 'cut-short', '--retries', '0', '--json'];
+    const recharge = [
+      'cards',
+      'recharge',
+      card.id,
+      '--amount',
+      '2',
+      '--idempotency-key',
+      'cut-short',
+      '--retries',
+      '0',
+      '--json',
+    ];
     expect((await s.cli(recharge)).code).toBe(7);
     await twoDaysPass(s);
     expect((await s.cli(['ops', 'list'])).code).toBe(0); // takes the aged file over
@@ -298,13 +468,18 @@ describe('a folder where a journal file should be', () => {
     rmSync(bucket);
     mkdirSync(bucket);
     const before = await balance();
-    const said = /cannot read the operations journal's .*keys\/[0-9a-f]{3}\.ndjson \(a folder is where a file should be\)/;
+    const said =
+      /cannot read the operations journal's .*keys\/[0-9a-f]{3}\.ndjson \(a folder is where a file should be\)/;
     const refused = await s.cli(recharge);
     expect(refused.code, refused.stdout).toBe(2); // like a folder that cannot be written: the user sets it right
     expect(json(refused).error).toMatchObject({ code: 'journal_unreadable' });
     expect(json(refused).error.message).toMatch(said);
     expect(json(refused).error.hint).toContain('cardctl ops repair');
-    for (const args of [['ops', 'list', '--key', 'bucket-folder'], ['ops', 'show', 'bucket-folder'], ['ops', 'repair']]) {
+    for (const args of [
+      ['ops', 'list', '--key', 'bucket-folder'],
+      ['ops', 'show', 'bucket-folder'],
+      ['ops', 'repair'],
+    ]) {
       const r = await s.cli(args);
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr, args.join(' ')).toMatch(said);
@@ -315,7 +490,9 @@ describe('a folder where a journal file should be', () => {
     rmSync(bucket, { recursive: true }); // moved aside, as the hint says
     const repair = await s.cli(['ops', 'repair']);
     expect(repair.code, repair.stderr).toBe(0);
-    expect(repair.stdout).toMatch(/completed keys\/[0-9a-f]{3}\.ndjson: 2 records it lacked, restored from the other copy/);
+    expect(repair.stdout).toMatch(
+      /completed keys\/[0-9a-f]{3}\.ndjson: 2 records it lacked, restored from the other copy/,
+    );
     const again = await s.cli(recharge);
     expect(again.code, again.stderr).toBe(0);
     expect(json(again)).toMatchObject({ from_journal: true, outcome: 'succeeded' });
@@ -330,25 +507,60 @@ describe('killed mid-compaction and mid-repair', () => {
     const DAY = 24 * HOUR;
     // 500 operations over 100 days, every 7th unknown: about half are due for compaction
     mkdirSync(state(s), { recursive: true, mode: 0o700 });
-    writeFileSync(join(state(s), 'operations.ndjson'), legacyJournalText({ ops: 500, baseUrl: j.mock.baseUrl, keyId: j.mock.keys.test.keyId, stepMs: DAY / 5, unknownEvery: 7, card: card.id, newestMs: Date.now() - 2 * DAY }));
+    writeFileSync(
+      join(state(s), 'operations.ndjson'),
+      legacyJournalText({
+        ops: 500,
+        baseUrl: j.mock.baseUrl,
+        keyId: j.mock.keys.test.keyId,
+        stepMs: DAY / 5,
+        unknownEvery: 7,
+        card: card.id,
+        newestMs: Date.now() - 2 * DAY,
+      }),
+    );
     expect((await s.cli(['ops', 'list'])).code).toBe(0); // taken over
     const before = await balance();
     const check = async (when: string) => {
       const all = await s.cli(['ops', 'list', '--all', '--ndjson']);
       expect(all.code, `${when}: ${all.stderr}`).toBe(0);
       expect(all.stderr, when).not.toMatch(/damaged/);
-      const ids = all.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { id: string; outcome: string });
+      const ids = all.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { id: string; outcome: string });
       expect(new Set(ids.map((e) => e.id)).size, when).toBe(500);
-      expect(ids.filter((e) => e.outcome === 'unknown'), when).toHaveLength(Math.ceil(500 / 7));
+      expect(
+        ids.filter((e) => e.outcome === 'unknown'),
+        when,
+      ).toHaveLength(Math.ceil(500 / 7));
       // gen-1 resolved, gen-0 unknown, both months old (journaled with another body: payload_mismatch): neither is sent
       for (const key of ['gen-1', 'gen-0']) {
-        const again = await s.cli(['cards', 'recharge', card.id, '--amount', '100', '--idempotency-key', key, '--json']);
+        const again = await s.cli([
+          'cards',
+          'recharge',
+          card.id,
+          '--amount',
+          '100',
+          '--idempotency-key',
+          key,
+          '--json',
+        ]);
         expect(again.code, `${when}: ${again.stdout}`).toBe(5);
         expect(json(again).error.code).toBe('payload_mismatch');
       }
       expect(await balance(), when).toBe(before);
     };
-    for (const [args, delays] of [[['ops', 'compact', '--older-than', '50d'], [250, 450, 700]], [['ops', 'repair'], [250, 450]]] as const) {
+    for (const [args, delays] of [
+      [
+        ['ops', 'compact', '--older-than', '50d'],
+        [250, 450, 700],
+      ],
+      [
+        ['ops', 'repair'],
+        [250, 450],
+      ],
+    ] as const) {
       for (const ms of delays) {
         const { child, closed } = j.start(s, [...args]); // it may finish before the kill
         try {

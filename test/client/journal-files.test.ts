@@ -22,7 +22,12 @@ const BLOCK = 1024; // bash's ulimit -f counts 1024-byte blocks
 
 beforeAll(async () => {
   mock = (await startMock({ port: 0, seed: 83, providerLatencyMs: 0 })) as unknown as MockHandle;
-  env = { CARDCTL_API_KEY: mock.keys.test.keyId, CARDCTL_API_SECRET: mock.keys.test.secret, CARDCTL_BASE_URL: mock.baseUrl, CARDCTL_MODE: 'test' };
+  env = {
+    CARDCTL_API_KEY: mock.keys.test.keyId,
+    CARDCTL_API_SECRET: mock.keys.test.secret,
+    CARDCTL_BASE_URL: mock.baseUrl,
+    CARDCTL_MODE: 'test',
+  };
 });
 afterAll(async () => {
   for (const c of children) c.kill('SIGKILL');
@@ -42,7 +47,10 @@ function cli(s: Sandbox, args: string[], blocks?: number): Promise<CliResult> {
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('CARDCTL_')) childEnv[k] = v;
   Object.assign(childEnv, { NO_COLOR: '1' }, s.env, env);
   const limit = blocks === undefined ? 'unlimited' : String(blocks);
-  const child = spawn('bash', ['-c', `ulimit -f ${limit} && exec "$0" "$@"`, process.execPath, BIN, ...args], { cwd: ROOT, env: childEnv });
+  const child = spawn('bash', ['-c', `ulimit -f ${limit} && exec "$0" "$@"`, process.execPath, BIN, ...args], {
+    cwd: ROOT,
+    env: childEnv,
+  });
   children.add(child);
   const out: Buffer[] = [];
   const err: Buffer[] = [];
@@ -55,13 +63,18 @@ function cli(s: Sandbox, args: string[], blocks?: number): Promise<CliResult> {
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       children.delete(child);
-      resolve({ code: code ?? (signal ? 128 : 1), stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') });
+      resolve({
+        code: code ?? (signal ? 128 : 1),
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+      });
     });
   });
 }
 
 const bucketName = (key: string) => createHash('sha256').update(key).digest('hex').slice(0, 3);
-const bucketFile = (s: Sandbox, key: string) => join(s.stateDir, 'cardctl', 'journal', 'keys', `${bucketName(key)}.ndjson`);
+const bucketFile = (s: Sandbox, key: string) =>
+  join(s.stateDir, 'cardctl', 'journal', 'keys', `${bucketName(key)}.ndjson`);
 
 /** Keys of `key`'s length in its key bucket (so each op record in it is as long as `key`'s will be). */
 function* bucketMates(key: string): Generator<string> {
@@ -79,7 +92,9 @@ async function growBucketToTheEdge(s: Sandbox, card: string, key: string): Promi
     const r = await cli(s, ['cards', 'recharge', card, '--amount', '7', '--idempotency-key', mate]);
     expect(r.code, r.stderr).toBe(0);
     const text = readFileSync(bucketFile(s, key), 'utf8');
-    const opLine = text.split('\n').find((l) => l.includes(`"idempotency_key":"${mate}"`) && l.includes('"type":"op"'))!;
+    const opLine = text
+      .split('\n')
+      .find((l) => l.includes(`"idempotency_key":"${mate}"`) && l.includes('"type":"op"'))!;
     const size = statSync(bucketFile(s, key)).size;
     const blocks = Math.floor(size / BLOCK) + 1;
     if (blocks * BLOCK - size < Buffer.byteLength(opLine) + 1) return { blocks, size };
@@ -87,7 +102,8 @@ async function growBucketToTheEdge(s: Sandbox, card: string, key: string): Promi
   throw new Error('the bucket never came near a block edge');
 }
 
-const recharges = async (card: string): Promise<number> => (await ctl<unknown[]>(mock, 'GET', `/_mock/requests?path=/api/v1/cards/${card}/recharge&limit=1000`)).length;
+const recharges = async (card: string): Promise<number> =>
+  (await ctl<unknown[]>(mock, 'GET', `/_mock/requests?path=/api/v1/cards/${card}/recharge&limit=1000`)).length;
 
 describe('a full disk (a file size limit) while the op record is written', () => {
   it('the money command is refused with the journal error, nothing sent, the cut record taken back; with room again the same command works and nothing is damaged', async () => {
@@ -122,9 +138,15 @@ describe('a full disk (a file size limit) while the op record is written', () =>
     const list = await cli(s, ['ops', 'list', '--all', '--json']);
     expect(list.code, list.stderr).toBe(0);
     expect(list.stderr).toBe('');
-    expect((JSON.parse(list.stdout).data as Array<{ idempotency_key: string; outcome: string }>).filter((e) => e.idempotency_key === key).map((e) => e.outcome)).toEqual(['resolved']);
+    expect(
+      (JSON.parse(list.stdout).data as Array<{ idempotency_key: string; outcome: string }>)
+        .filter((e) => e.idempotency_key === key)
+        .map((e) => e.outcome),
+    ).toEqual(['resolved']);
     const doctor = await cli(s, ['doctor', '--json']);
-    const journalCheck = (JSON.parse(doctor.stdout).checks as Array<{ name: string; status: string }>).find((c) => c.name === 'journal');
+    const journalCheck = (JSON.parse(doctor.stdout).checks as Array<{ name: string; status: string }>).find(
+      (c) => c.name === 'journal',
+    );
     expect(journalCheck?.status, doctor.stdout).toBe('ok');
     const repair = await cli(s, ['ops', 'repair']);
     expect(repair.code, repair.stderr).toBe(0);
@@ -148,7 +170,11 @@ describe('a full disk while a --batch appends (the group-commit path)', () => {
     const refused = await cli(s, batch, blocks);
     expect(refused.code, refused.stdout + refused.stderr).toBe(2);
     expect(refused.stderr).not.toMatch(/\n\s+at /);
-    const rows = refused.stdout.trim().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+    const rows = refused.stdout
+      .trim()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l));
     const row1 = rows.find((r) => r.row === 1);
     expect(row1 ?? refused.stdout + refused.stderr, refused.stderr).toMatchObject({ row: 1, status: 'error' });
     expect(row1.error.code).toBe('state_folder_unwritable');
@@ -173,7 +199,17 @@ describe('a full disk while a --batch appends (the group-commit path)', () => {
 async function sixtyOpsInOneHour(s: Sandbox, hoursAgo: number, keyPrefix: string): Promise<string> {
   mkdirSync(join(s.stateDir, 'cardctl'), { recursive: true });
   const newestMs = Math.floor((Date.now() - hoursAgo * 3_600_000) / 3_600_000) * 3_600_000 + 30 * 60_000;
-  writeFileSync(join(s.stateDir, 'cardctl', 'operations.ndjson'), legacyJournalText({ ops: 60, baseUrl: env.CARDCTL_BASE_URL!, keyId: env.CARDCTL_API_KEY!, newestMs, stepMs: 20_000, keyPrefix }));
+  writeFileSync(
+    join(s.stateDir, 'cardctl', 'operations.ndjson'),
+    legacyJournalText({
+      ops: 60,
+      baseUrl: env.CARDCTL_BASE_URL!,
+      keyId: env.CARDCTL_API_KEY!,
+      newestMs,
+      stepMs: 20_000,
+      keyPrefix,
+    }),
+  );
   expect((await cli(s, ['ops', 'list'])).code).toBe(0); // takes the old file over
   return join(s.stateDir, 'cardctl', 'journal');
 }
@@ -188,11 +224,16 @@ describe('a full disk while compaction rewrites a file', () => {
 
     const refused = await cli(s, ['ops', 'compact', '--older-than', '90d'], blocks);
     expect(refused.code, refused.stdout + refused.stderr).toBe(2);
-    expect(refused.stderr).toMatch(/cannot write the operations journal in .*\(write .*\.rewrite-\d+: EFBIG, a file reached the largest size allowed .*\); compaction stopped; the file it was rewriting is as it was\./);
+    expect(refused.stderr).toMatch(
+      /cannot write the operations journal in .*\(write .*\.rewrite-\d+: EFBIG, a file reached the largest size allowed .*\); compaction stopped; the file it was rewriting is as it was\./,
+    );
     expect(refused.stderr).toMatch(/free disk space/);
     expect(refused.stderr).not.toMatch(/\n\s+at /);
     const after = filesUnder(journal).filter((f) => !f.endsWith('compaction.json'));
-    expect(after.filter((f) => f.includes('.rewrite-')), 'no copy left behind').toEqual([]);
+    expect(
+      after.filter((f) => f.includes('.rewrite-')),
+      'no copy left behind',
+    ).toEqual([]);
     for (const [f, bytes] of before) expect(readFileSync(f).equals(bytes), f).toBe(true);
 
     const compacted = await cli(s, ['ops', 'compact', '--older-than', '90d']);
@@ -216,11 +257,16 @@ describe('a full disk while ops repair rebuilds a file', () => {
 
     const refused = await cli(s, ['ops', 'repair'], blocks);
     expect(refused.code, refused.stdout + refused.stderr).toBe(2);
-    expect(refused.stderr).toMatch(/cannot write the operations journal in .*EFBIG.*; the repair stopped; the file it was rebuilding is as it was\./);
+    expect(refused.stderr).toMatch(
+      /cannot write the operations journal in .*EFBIG.*; the repair stopped; the file it was rebuilding is as it was\./,
+    );
     expect(refused.stderr).toMatch(/free disk space/);
     expect(refused.stderr).not.toMatch(/\n\s+at /);
     expect(readFileSync(segment).equals(bytes), 'the damaged segment as it was').toBe(true);
-    expect(filesUnder(journal).filter((f) => f.includes('.rewrite-')), 'no copy left behind').toEqual([]);
+    expect(
+      filesUnder(journal).filter((f) => f.includes('.rewrite-')),
+      'no copy left behind',
+    ).toEqual([]);
 
     const repaired = await cli(s, ['ops', 'repair']);
     expect(repaired.code, repaired.stderr).toBe(0);
@@ -232,9 +278,12 @@ describe('what the limit does to a write (the premise of the tests above)', () =
   it('Node ignores SIGXFSZ: under ulimit -f a write is cut at the limit, then refused with EFBIG, and the process lives', async () => {
     const s = sandbox();
     const file = join(s.dir, 'probe');
-    writeFileSync(join(s.dir, 'probe.cjs'), `const fs = require('fs'); const fd = fs.openSync(${JSON.stringify(file)}, 'a'); const out = [];
+    writeFileSync(
+      join(s.dir, 'probe.cjs'),
+      `const fs = require('fs'); const fd = fs.openSync(${JSON.stringify(file)}, 'a'); const out = [];
 for (let i = 0; i < 4; i++) { try { out.push(fs.writeSync(fd, Buffer.alloc(400, 65))); } catch (e) { out.push(e.code); } }
-console.log(JSON.stringify(out));`);
+console.log(JSON.stringify(out));`,
+    );
     const child = spawn('bash', ['-c', `ulimit -f 1 && exec "$0" "$@"`, process.execPath, join(s.dir, 'probe.cjs')]);
     children.add(child);
     const out: Buffer[] = [];

@@ -29,19 +29,33 @@ async function until(done: () => boolean): Promise<boolean> {
  * as compaction does (every record decoded and written again, here the same records), until they
  * end. Checks they all exit 0 and no line is damaged; returns the ids in the file and the rewrites made.
  */
-async function rewriteWhileWriting(file: string, writer: (w: number) => string): Promise<{ ids: Set<string>; rewrites: number }> {
+async function rewriteWhileWriting(
+  file: string,
+  writer: (w: number) => string,
+): Promise<{ ids: Set<string>; rewrites: number }> {
   const procs = [0, 1, 2, 3].map((w) => {
     const c = spawn(process.execPath, ['--input-type=module', '-e', writer(w)], { stdio: 'inherit' });
     j.track(c);
     return new Promise<number | null>((r) => c.once('close', r));
   });
-  const { rewriteFile } = (await import(pathToFileURL(join(ROOT, 'dist/client/journal-store/files.js')).href)) as typeof import('../../src/client/journal-store/files.js');
-  const { decodeText, encodeLine, isDamaged } = (await import(pathToFileURL(join(ROOT, 'dist/client/journal-store/lines.js')).href)) as typeof import('../../src/client/journal-store/lines.js');
+  const { rewriteFile } = (await import(
+    pathToFileURL(join(ROOT, 'dist/client/journal-store/files.js')).href
+  )) as typeof import('../../src/client/journal-store/files.js');
+  const { decodeText, encodeLine, isDamaged } = (await import(
+    pathToFileURL(join(ROOT, 'dist/client/journal-store/lines.js')).href
+  )) as typeof import('../../src/client/journal-store/lines.js');
   let rewrites = 0;
   let done = false;
   void Promise.all(procs).then(() => (done = true));
   while (!done) {
-    if (rewriteFile(file, (text) => decodeText(text).map((r) => (isDamaged(r) ? `${r.text}\n` : encodeLine(r))).join(''))) rewrites++;
+    if (
+      rewriteFile(file, (text) =>
+        decodeText(text)
+          .map((r) => (isDamaged(r) ? `${r.text}\n` : encodeLine(r)))
+          .join(''),
+      )
+    )
+      rewrites++;
     await new Promise((r) => setImmediate(r));
   }
   expect(await Promise.all(procs)).toEqual([0, 0, 0, 0]);
@@ -55,8 +69,28 @@ describe('ops compact', () => {
     const s = sandbox();
     const card = await activeCard(j.mock, { amount: 100 });
     const resolved = ['cards', 'recharge', card.id, '--amount', '3', '--idempotency-key', 'old-resolved', '--json'];
-    const unknown = ['cards', 'recharge', card.id, '--amount', '4', '--idempotency-key', 'old-unknown', '--retries', '0', '--json'];
-    const sameKeyOtherAmount = ['cards', 'recharge', card.id, '--amount', '9', '--idempotency-key', 'old-resolved', '--json'];
+    const unknown = [
+      'cards',
+      'recharge',
+      card.id,
+      '--amount',
+      '4',
+      '--idempotency-key',
+      'old-unknown',
+      '--retries',
+      '0',
+      '--json',
+    ];
+    const sameKeyOtherAmount = [
+      'cards',
+      'recharge',
+      card.id,
+      '--amount',
+      '9',
+      '--idempotency-key',
+      'old-resolved',
+      '--json',
+    ];
     expect((await s.cli(resolved)).code).toBe(0);
     await fault(j.mock, 'recharge', '500_after_commit');
     expect((await s.cli(unknown)).code).toBe(7);
@@ -64,7 +98,14 @@ describe('ops compact', () => {
     rewriteJournal(state(s), (r) => ({ ...r, time: new Date(Date.parse(r.time as string) - 120 * DAY).toISOString() }));
     const ours = readFileSync(join(state(s), 'operations.ndjson'), 'utf8');
     const newestMs = Date.now();
-    const others = legacyJournalText({ ops: 400, baseUrl: j.mock.baseUrl, keyId: j.mock.keys.test.keyId, stepMs: DAY / 2, unknownEvery: 10, newestMs });
+    const others = legacyJournalText({
+      ops: 400,
+      baseUrl: j.mock.baseUrl,
+      keyId: j.mock.keys.test.keyId,
+      stepMs: DAY / 2,
+      unknownEvery: 10,
+      newestMs,
+    });
     writeFileSync(join(state(s), 'operations.ndjson'), others + ours);
     await advance(j.mock, 49 * 3600); // the API has forgotten both keys: sent again, either would be a new charge
     const before = (await wallet(j.mock, 'test')).balance_minor;
@@ -85,13 +126,32 @@ describe('ops compact', () => {
     expect(report.damaged).toEqual([]);
 
     const shown = json(await s.cli(['ops', 'show', 'old-resolved', '--json']));
-    expect(shown).toMatchObject({ idempotency_key: 'old-resolved', outcome: 'resolved', status: 200, resource_id: card.id, balance_minor: expect.any(Number), body: null, compacted_at: expect.any(String) });
-    expect(json(await s.cli(['ops', 'show', 'old-unknown', '--json']))).toMatchObject({ outcome: 'unknown', body: '{"amount":4}' });
-    expect(json(await s.cli(['ops', 'list', '--unresolved', '--all', '--json'])).data.map((e: { idempotency_key: string }) => e.idempotency_key)).toContain('old-unknown');
+    expect(shown).toMatchObject({
+      idempotency_key: 'old-resolved',
+      outcome: 'resolved',
+      status: 200,
+      resource_id: card.id,
+      balance_minor: expect.any(Number),
+      body: null,
+      compacted_at: expect.any(String),
+    });
+    expect(json(await s.cli(['ops', 'show', 'old-unknown', '--json']))).toMatchObject({
+      outcome: 'unknown',
+      body: '{"amount":4}',
+    });
+    expect(
+      json(await s.cli(['ops', 'list', '--unresolved', '--all', '--json'])).data.map(
+        (e: { idempotency_key: string }) => e.idempotency_key,
+      ),
+    ).toContain('old-unknown');
 
     const fromJournal = await s.cli(resolved);
     expect(fromJournal.code, fromJournal.stderr).toBe(0);
-    expect(json(fromJournal)).toMatchObject({ from_journal: true, outcome: 'succeeded', idempotency_key: 'old-resolved' });
+    expect(json(fromJournal)).toMatchObject({
+      from_journal: true,
+      outcome: 'succeeded',
+      idempotency_key: 'old-resolved',
+    });
     const otherBytes = await s.cli(sameKeyOtherAmount); // the body's hash is kept: another amount with the old key is still refused
     expect(otherBytes.code, otherBytes.stdout).not.toBe(0);
     expect(otherBytes.stdout + otherBytes.stderr).not.toMatch(/"from_journal": true, "outcome": "succeeded"/);
@@ -124,17 +184,33 @@ describe('ops compact', () => {
     const before = (await wallet(j.mock, 'test')).balance_minor;
     const again = await s.cli(['cards', 'recharge', '--batch', file, '--json']);
     expect(again.code, again.stderr).toBe(0);
-    const rows = again.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const rows = again.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
     expect(rows).toHaveLength(3);
-    for (const [i, row] of rows.entries()) expect(row).toMatchObject({ status: 'ok', from_journal: true, id: cards[i]!.id, balance_minor: 105 + i });
+    for (const [i, row] of rows.entries())
+      expect(row).toMatchObject({ status: 'ok', from_journal: true, id: cards[i]!.id, balance_minor: 105 + i });
     expect((await wallet(j.mock, 'test')).balance_minor).toBe(before);
   }, 120_000);
 
   it('a bad retention is a usage error; a damaged file is left for ops repair and its day done again after it', async () => {
     const s = sandbox();
     mkdirSync(state(s), { recursive: true, mode: 0o700 });
-    writeFileSync(join(state(s), 'operations.ndjson'), legacyJournalText({ ops: 30, baseUrl: j.mock.baseUrl, keyId: j.mock.keys.test.keyId, stepMs: DAY, newestMs: Date.now() - 100 * DAY }));
-    for (const bad of [['ops', 'compact', '--older-than', 'soon'], ['ops', 'compact', '--older-than', '0']]) {
+    writeFileSync(
+      join(state(s), 'operations.ndjson'),
+      legacyJournalText({
+        ops: 30,
+        baseUrl: j.mock.baseUrl,
+        keyId: j.mock.keys.test.keyId,
+        stepMs: DAY,
+        newestMs: Date.now() - 100 * DAY,
+      }),
+    );
+    for (const bad of [
+      ['ops', 'compact', '--older-than', 'soon'],
+      ['ops', 'compact', '--older-than', '0'],
+    ]) {
       const r = await s.cli(bad);
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(/number of days/);
@@ -168,7 +244,9 @@ describe('compaction while money commands write', () => {
       `const { appendLines } = await import(${JSON.stringify(files)});` +
       `for (let i = 0; i < 400; i++) appendLines(${JSON.stringify(file)}, [{ type: 'outcome', id: 'op_w${w}n' + i, time: new Date().toISOString(), status: 200, outcome: 'resolved' }], true);`;
     const { ids, rewrites } = await rewriteWhileWriting(file, writer);
-    for (let w = 0; w < 4; w++) for (let i = 0; i < 400; i++) expect(ids.has(`op_w${w}n${i}`), `op_w${w}n${i} after ${rewrites} rewrites`).toBe(true);
+    for (let w = 0; w < 4; w++)
+      for (let i = 0; i < 400; i++)
+        expect(ids.has(`op_w${w}n${i}`), `op_w${w}n${i} after ${rewrites} rewrites`).toBe(true);
     expect(rewrites).toBeGreaterThan(10);
   }, 120_000);
 
@@ -182,14 +260,23 @@ describe('compaction while money commands write', () => {
       `const { appendLinesDurably } = await import(${JSON.stringify(files)});` +
       `await Promise.all(Array.from({ length: 8 }, async (_, c) => { for (let i = 0; i < 50; i++) await appendLinesDurably(${JSON.stringify(file)}, [{ type: 'outcome', id: 'op_w${w}c' + c + 'n' + i, time: new Date().toISOString(), status: 200, outcome: 'resolved' }]); }));`;
     const { ids, rewrites } = await rewriteWhileWriting(file, writer);
-    for (let w = 0; w < 4; w++) for (let c = 0; c < 8; c++) for (let i = 0; i < 50; i++) expect(ids.has(`op_w${w}c${c}n${i}`), `op_w${w}c${c}n${i} after ${rewrites} rewrites`).toBe(true);
+    for (let w = 0; w < 4; w++)
+      for (let c = 0; c < 8; c++)
+        for (let i = 0; i < 50; i++)
+          expect(ids.has(`op_w${w}c${c}n${i}`), `op_w${w}c${c}n${i} after ${rewrites} rewrites`).toBe(true);
     expect(rewrites).toBeGreaterThan(10);
   }, 120_000);
 
   it('ops compact and 8 recharges whose keys share its key buckets, at once: every operation recorded, the journal sound, each charged once', async () => {
     const s = sandbox();
     mkdirSync(state(s), { recursive: true, mode: 0o700 });
-    const old = legacyJournalText({ ops: 300, baseUrl: j.mock.baseUrl, keyId: j.mock.keys.test.keyId, stepMs: 3 * 60_000, newestMs: Date.now() - 3 * DAY });
+    const old = legacyJournalText({
+      ops: 300,
+      baseUrl: j.mock.baseUrl,
+      keyId: j.mock.keys.test.keyId,
+      stepMs: 3 * 60_000,
+      newestMs: Date.now() - 3 * DAY,
+    });
     writeFileSync(join(state(s), 'operations.ndjson'), old);
     expect((await s.cli(['ops', 'list', '--limit', '1'])).code).toBe(0);
     const oldBuckets = new Set(Array.from({ length: 300 }, (_, i) => bucketOf(`gen-${i}`)));
@@ -199,28 +286,52 @@ describe('compaction while money commands write', () => {
     const before = (await wallet(j.mock)).balance_minor;
     const results = await Promise.all([
       s.cli(['ops', 'compact', '--older-than', '1', '--json']),
-      ...keys.map((k, i) => s.cli(['cards', 'recharge', cards[i]!.id, '--amount', String(10 + i), '--idempotency-key', k, '--json'])),
+      ...keys.map((k, i) =>
+        s.cli(['cards', 'recharge', cards[i]!.id, '--amount', String(10 + i), '--idempotency-key', k, '--json']),
+      ),
     ]);
     for (const r of results) expect(r.code, r.stderr).toBe(0);
     expect(json(results[0]!).compacted).toBe(300);
     expect((await wallet(j.mock)).balance_minor).toBe(before - (10 + 11 + 12 + 13 + 14 + 15 + 16 + 17));
-    for (const k of keys) expect(json(await s.cli(['ops', 'show', k, '--json'])), k).toMatchObject({ idempotency_key: k, outcome: 'resolved', status: 200 });
+    for (const k of keys)
+      expect(json(await s.cli(['ops', 'show', k, '--json'])), k).toMatchObject({
+        idempotency_key: k,
+        outcome: 'resolved',
+        status: 200,
+      });
     expect((await s.cli(['ops', 'list', '--all', '--ndjson'])).stdout.split('\n').filter(Boolean)).toHaveLength(308);
     expect(json(await s.cli(['ops', 'repair', '--json']))).toMatchObject({ repaired: [], unreadable: [] });
     // each sent again: the API's replay, nothing charged twice
-    for (const [i, k] of keys.entries()) expect((await s.cli(['cards', 'recharge', cards[i]!.id, '--amount', String(10 + i), '--idempotency-key', k, '--json'])).code).toBe(0);
+    for (const [i, k] of keys.entries())
+      expect(
+        (await s.cli(['cards', 'recharge', cards[i]!.id, '--amount', String(10 + i), '--idempotency-key', k, '--json']))
+          .code,
+      ).toBe(0);
     expect((await wallet(j.mock)).balance_minor).toBe(before - (10 + 11 + 12 + 13 + 14 + 15 + 16 + 17));
   }, 120_000);
 
   it('a money command starts the compaction in the background once a day when operations aged past the retention', async () => {
     const s = sandbox();
     mkdirSync(state(s), { recursive: true, mode: 0o700 });
-    writeFileSync(join(state(s), 'operations.ndjson'), legacyJournalText({ ops: 50, baseUrl: j.mock.baseUrl, keyId: j.mock.keys.test.keyId, stepMs: DAY, newestMs: Date.now() - 80 * DAY }));
+    writeFileSync(
+      join(state(s), 'operations.ndjson'),
+      legacyJournalText({
+        ops: 50,
+        baseUrl: j.mock.baseUrl,
+        keyId: j.mock.keys.test.keyId,
+        stepMs: DAY,
+        newestMs: Date.now() - 80 * DAY,
+      }),
+    );
     const card = await activeCard(j.mock, { amount: 100 });
     const stateFile = join(state(s), 'journal', 'compaction.json');
-    const r = await s.cli(['cards', 'recharge', card.id, '--amount', '1', '--idempotency-key', 'bg-1', '--json'], { CARDCTL_JOURNAL_RETENTION: '100d' });
+    const r = await s.cli(['cards', 'recharge', card.id, '--amount', '1', '--idempotency-key', 'bg-1', '--json'], {
+      CARDCTL_JOURNAL_RETENTION: '100d',
+    });
     expect(r.code, r.stderr).toBe(0);
-    expect(await until(() => existsSync(stateFile) && !existsSync(join(state(s), 'journal', 'compaction.lock')))).toBe(true);
+    expect(await until(() => existsSync(stateFile) && !existsSync(join(state(s), 'journal', 'compaction.lock')))).toBe(
+      true,
+    );
     const shown = json(await s.cli(['ops', 'show', 'gen-0', '--json']));
     expect(shown).toMatchObject({ outcome: 'resolved', body: null, compacted_at: expect.any(String) });
     expect(json(await s.cli(['ops', 'show', 'gen-49', '--json']))).toMatchObject({ body: '{"amount":100}' }); // 80 days old: kept whole

@@ -17,7 +17,17 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-const op = { profile: 'p', source: 'flag', mode: 'test', base_url: 'http://x/api/v1', method: 'POST', path: '/api/v1/cards', query: '', idempotency_key: 'k1', body: Buffer.from('{"a":1}') };
+const op = {
+  profile: 'p',
+  source: 'flag',
+  mode: 'test',
+  base_url: 'http://x/api/v1',
+  method: 'POST',
+  path: '/api/v1/cards',
+  query: '',
+  idempotency_key: 'k1',
+  body: Buffer.from('{"a":1}'),
+};
 
 describe('journal', () => {
   it('lives under CARDCTL_STATE_DIR, else XDG_STATE_HOME/cardctl; the old file beside it', () => {
@@ -45,7 +55,12 @@ describe('journal', () => {
   it('records the op before and the outcome after, and folds them; found by id, prefix and key', () => {
     const j = new Journal(join(tmp(), 'journal'));
     const id = j.recordOp(op);
-    expect(j.entries()[0]).toMatchObject({ id, outcome: 'unknown', status: null, body_sha256: '015abd7f5cc57a2dd94b7590f04ad8084273905ee33ec5cebeae62276a97f862' });
+    expect(j.entries()[0]).toMatchObject({
+      id,
+      outcome: 'unknown',
+      status: null,
+      body_sha256: '015abd7f5cc57a2dd94b7590f04ad8084273905ee33ec5cebeae62276a97f862',
+    });
     expect(j.unresolved().map((e) => e.id)).toEqual([id]);
     j.recordOutcome({ id, status: 201, outcome: 'resolved', resource_id: 'CARD' });
     expect(j.entries()[0]).toMatchObject({ outcome: 'resolved', status: 201, resource_id: 'CARD' });
@@ -72,7 +87,7 @@ describe('journal', () => {
     expect(j.unresolved().map((e) => e.id)).toEqual([other]);
   });
 
-  it('every line carries a checksum: a damaged byte in a key bucket makes the key\'s history unknowable (refused), never shorter', () => {
+  it("every line carries a checksum: a damaged byte in a key bucket makes the key's history unknowable (refused), never shorter", () => {
     const dir = join(tmp(), 'journal');
     const j = new Journal(dir);
     j.recordOp(op);

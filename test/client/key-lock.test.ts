@@ -39,14 +39,23 @@ async function startProxy(target: string) {
       const n = ++state.n;
       const key = String(req.headers['idempotency-key'] ?? '');
       if (key) byKey.set(key, (byKey.get(key) ?? 0) + 1);
-      const up = http.request({ host: t.hostname, port: t.port, method: req.method, path: req.url, headers: { ...req.headers, host: t.host } }, (upRes) => {
-        const body: Buffer[] = [];
-        upRes.on('data', (c: Buffer) => body.push(c));
-        upRes.on('end', async () => {
-          await state.hold?.(n);
-          res.writeHead(upRes.statusCode ?? 502, upRes.headers).end(Buffer.concat(body));
-        });
-      });
+      const up = http.request(
+        {
+          host: t.hostname,
+          port: t.port,
+          method: req.method,
+          path: req.url,
+          headers: { ...req.headers, host: t.host },
+        },
+        (upRes) => {
+          const body: Buffer[] = [];
+          upRes.on('data', (c: Buffer) => body.push(c));
+          upRes.on('end', async () => {
+            await state.hold?.(n);
+            res.writeHead(upRes.statusCode ?? 502, upRes.headers).end(Buffer.concat(body));
+          });
+        },
+      );
       up.on('error', () => res.writeHead(502).end());
       up.end(Buffer.concat(chunks));
     });
@@ -66,7 +75,12 @@ beforeAll(async () => {
   mock = (await startMock({ port: 0, seed: 31, providerLatencyMs: 1_500 })) as unknown as MockHandle;
   proxy = await startProxy(mock.baseUrl);
   sb = makeSandbox();
-  env = { CARDCTL_API_KEY: mock.keys.test.keyId, CARDCTL_API_SECRET: mock.keys.test.secret, CARDCTL_BASE_URL: proxy.baseUrl, CARDCTL_MODE: 'test' };
+  env = {
+    CARDCTL_API_KEY: mock.keys.test.keyId,
+    CARDCTL_API_SECRET: mock.keys.test.secret,
+    CARDCTL_BASE_URL: proxy.baseUrl,
+    CARDCTL_MODE: 'test',
+  };
 });
 afterAll(async () => {
   await proxy?.close();
@@ -74,14 +88,23 @@ afterAll(async () => {
   sb?.cleanup();
 });
 
-interface Entry { id: string; idempotency_key: string; outcome: string; status: number | null }
-const entriesOf = async (key: string): Promise<Entry[]> => (json(await run(['ops', 'list', '--all', '--json'])).data as Entry[]).filter((e) => e.idempotency_key === key);
+interface Entry {
+  id: string;
+  idempotency_key: string;
+  outcome: string;
+  status: number | null;
+}
+const entriesOf = async (key: string): Promise<Entry[]> =>
+  (json(await run(['ops', 'list', '--all', '--json'])).data as Entry[]).filter((e) => e.idempotency_key === key);
 
 describe('two processes, one idempotency key', () => {
   it('`ops replay` twice in parallel: the second refuses at once (exit 9, names the first pid), sends nothing; the journal keeps the success', async () => {
     const card = await activeCard(mock, { amount: 500 });
     await fault(mock, 'recharge', '500'); // the first send: nothing done, outcome unknown
-    expect((await run(['cards', 'recharge', card.id, '--amount', '300', '--idempotency-key', 'twice-1', '--retries', '0'])).code).toBe(7);
+    expect(
+      (await run(['cards', 'recharge', card.id, '--amount', '300', '--idempotency-key', 'twice-1', '--retries', '0']))
+        .code,
+    ).toBe(7);
     const [entry] = await entriesOf('twice-1');
     const before = (await wallet(mock)).balance_minor;
     const sentBefore = proxy.sent('twice-1');
@@ -104,10 +127,16 @@ describe('two processes, one idempotency key', () => {
     // the journal says what A learned: resolved, not listed as unresolved (without the lock, B's
     // in_flight answer came after A's success and was recorded on the same entry: unknown again)
     expect((await entriesOf('twice-1')).map((e) => [e.outcome, e.status])).toEqual([['resolved', 200]]);
-    expect(json(await run(['ops', 'list', '--unresolved', '--all', '--json'])).data.filter((e: Entry) => e.idempotency_key === 'twice-1')).toEqual([]);
+    expect(
+      json(await run(['ops', 'list', '--unresolved', '--all', '--json'])).data.filter(
+        (e: Entry) => e.idempotency_key === 'twice-1',
+      ),
+    ).toEqual([]);
     expect(b.code, b.stdout + b.stderr).toBe(9);
     expect(json(b).error).toMatchObject({ code: 'key_in_use', idempotency_key: 'twice-1' });
-    expect(json(b).error.message).toMatch(/another cardctl process \(pid \d+, since .*\) is sending Idempotency-Key twice-1 right now: this one sent nothing/);
+    expect(json(b).error.message).toMatch(
+      /another cardctl process \(pid \d+, since .*\) is sending Idempotency-Key twice-1 right now: this one sent nothing/,
+    );
     expect(proxy.sent('twice-1') - sentBefore, 'only A sent it').toBe(1);
     expect(readdirSync(join(sb.stateDir, 'cardctl', 'locks'))).toEqual([]); // released
   });
@@ -141,10 +170,15 @@ describe('two processes, one idempotency key', () => {
     proxy.state.hold = undefined;
     expect(aResult.code, aResult.stderr).toBe(0);
     expect(b.code, b.stdout + b.stderr).toBe(9);
-    const rows = b.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const rows = b.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(rows.map((r) => [r.row, r.status, r.error?.code])).toEqual([[1, 'error', 'key_in_use']]);
     // the summary says what key_in_use means and what to do, not that the journal failed (issue 29)
-    expect(b.stderr).toContain('Refused here, never sent: 1 row whose idempotency key another cardctl process holds right now (key_in_use');
+    expect(b.stderr).toContain(
+      'Refused here, never sent: 1 row whose idempotency key another cardctl process holds right now (key_in_use',
+    );
     expect(b.stderr).toContain('Let it finish, then run the same command again');
     expect(b.stderr).not.toContain('a journal that could not be written or read');
     expect(proxy.state.n - firstN, 'B sent nothing').toBe(0);
@@ -164,7 +198,17 @@ describe('two processes, one idempotency key', () => {
     const file = lockPath(journalFile(), { keyId: mock.keys.test.keyId, idempotencyKey: 'stale-1' });
     mkdirSync(join(file, '..'), { recursive: true });
     writeFileSync(file, JSON.stringify({ pid, started: '2026-01-01T00:00:00.000Z', idempotency_key: 'stale-1' }));
-    const r = await run(['cards', 'issue', '--customer', customer.id, '--amount', '100', '--idempotency-key', 'stale-1', '--json']);
+    const r = await run([
+      'cards',
+      'issue',
+      '--customer',
+      customer.id,
+      '--amount',
+      '100',
+      '--idempotency-key',
+      'stale-1',
+      '--json',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(existsSync(file)).toBe(false);
   });

@@ -6,7 +6,16 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../src/mock/index.js';
-import { activeCard, approvedCustomer, ctl, fundLive, newKey, wallet, type KeyPair, type MockHandle } from '../helpers/api.js';
+import {
+  activeCard,
+  approvedCustomer,
+  ctl,
+  fundLive,
+  newKey,
+  wallet,
+  type KeyPair,
+  type MockHandle,
+} from '../helpers/api.js';
 import { makeSandbox, type CliResult, type Sandbox } from '../helpers/cli.js';
 import { startSignedServer } from '../helpers/signed-server.js';
 
@@ -38,13 +47,19 @@ const envOf = (key: KeyPair, mode?: 'test' | 'live'): Record<string, string> => 
 });
 
 async function addProfile(sb: Sandbox, name: string, key: KeyPair, mode: 'test' | 'live'): Promise<void> {
-  const r = await sb.run(['profiles', 'add', name, '--key-id', key.keyId, '--mode', mode, '--base-url', mock.baseUrl, '--secret-stdin'], { input: `${key.secret}\n` });
+  const r = await sb.run(
+    ['profiles', 'add', name, '--key-id', key.keyId, '--mode', mode, '--base-url', mock.baseUrl, '--secret-stdin'],
+    { input: `${key.secret}\n` },
+  );
   expect(r.code, r.stderr).toBe(0);
 }
 
 /** The API requests the mock logged for a key: the mode questions (GET /deposit-addresses) and the card issues. */
 async function sentWith(key: KeyPair): Promise<{ probes: number; issues: number }> {
-  const log = (await ctl(mock, 'GET', `/requests?plane=api&key=${key.keyId}&limit=1000`)) as Array<{ method: string; path: string }>;
+  const log = (await ctl(mock, 'GET', `/requests?plane=api&key=${key.keyId}&limit=1000`)) as Array<{
+    method: string;
+    path: string;
+  }>;
   return {
     probes: log.filter((r) => r.method === 'GET' && r.path.endsWith('/deposit-addresses')).length,
     issues: log.filter((r) => r.method === 'POST' && r.path.endsWith('/cards')).length,
@@ -52,7 +67,15 @@ async function sentWith(key: KeyPair): Promise<{ probes: number; issues: number 
 }
 
 const fee = (): number => mock.products.find((p) => p.default)!.issue_fee_minor;
-const issue = (customer: string, amount = 1200): string[] => ['cards', 'issue', '--customer', customer, '--amount', String(amount), '--no-input'];
+const issue = (customer: string, amount = 1200): string[] => [
+  'cards',
+  'issue',
+  '--customer',
+  customer,
+  '--amount',
+  String(amount),
+  '--no-input',
+];
 const liveBalance = async (): Promise<number> => (await wallet(mock, 'live')).balance_minor;
 
 function expectRefusedBeforeSending(r: CliResult, said: RegExp[]): void {
@@ -67,7 +90,11 @@ describe('a live key whatever the environment says', () => {
     const customer = (await approvedCustomer(mock)).id;
     const before = await liveBalance();
     const refused = await sb.run(issue(customer), { env: envOf(mock.keys.live) });
-    expectRefusedBeforeSending(refused, [/refusing to send a LIVE money operation/, /is a live key, as the API says; CARDCTL_MODE is not set/, /Pass --yes/]);
+    expectRefusedBeforeSending(refused, [
+      /refusing to send a LIVE money operation/,
+      /is a live key, as the API says; CARDCTL_MODE is not set/,
+      /Pass --yes/,
+    ]);
     expect(await liveBalance()).toBe(before);
 
     const confirmed = await sb.run([...issue(customer), '--yes', '--json'], { env: envOf(mock.keys.live) });
@@ -91,7 +118,17 @@ describe('a live key whatever the environment says', () => {
     const sb = machine();
     const customer = (await approvedCustomer(mock)).id;
     const before = await liveBalance();
-    const r = await sb.run(['request', 'POST', '/cards', '--data', JSON.stringify({ customer_id: customer, amount_minor: 1200 }), '--no-input'], { env: envOf(mock.keys.live) });
+    const r = await sb.run(
+      [
+        'request',
+        'POST',
+        '/cards',
+        '--data',
+        JSON.stringify({ customer_id: customer, amount_minor: 1200 }),
+        '--no-input',
+      ],
+      { env: envOf(mock.keys.live) },
+    );
     expectRefusedBeforeSending(r, [/refusing to send a LIVE money operation/, /Pass --yes/]);
     expect(await liveBalance()).toBe(before);
   });
@@ -100,12 +137,17 @@ describe('a live key whatever the environment says', () => {
     const sb = machine();
     const card = await activeCard(mock, { mode: 'live' });
     await ctl(mock, 'POST', '/faults', { operation: 'recharge', kind: '500_after_commit', count: 1 });
-    const lost = await sb.run(['cards', 'recharge', card.id, '--amount', '300', '--retries', '0', '--yes', '--no-input'], { env: envOf(mock.keys.live) });
+    const lost = await sb.run(
+      ['cards', 'recharge', card.id, '--amount', '300', '--retries', '0', '--yes', '--no-input'],
+      { env: envOf(mock.keys.live) },
+    );
     expect(lost.code, lost.stderr).toBe(7);
     const op = /`cardctl ops replay (op_\w+)`/.exec(lost.stderr)![1]!;
     const refused = await sb.run(['ops', 'replay', op, '--no-input'], { env: envOf(mock.keys.live) });
     expectRefusedBeforeSending(refused, [/refusing to send a LIVE money operation/, /Pass --yes/]);
-    const replayed = await sb.run(['ops', 'replay', op, '--yes', '--no-input', '--json'], { env: envOf(mock.keys.live) });
+    const replayed = await sb.run(['ops', 'replay', op, '--yes', '--no-input', '--json'], {
+      env: envOf(mock.keys.live),
+    });
     expect(replayed.code, replayed.stderr).toBe(0);
     expect(JSON.parse(replayed.stdout).data).toMatchObject({ id: card.id, balance_minor: card.balance_minor + 300 });
   });
@@ -118,7 +160,10 @@ describe('a profile that says test holding a live key', () => {
     const customer = (await approvedCustomer(mock)).id;
     const before = await liveBalance();
     const issuesBefore = (await sentWith(mock.keys.live)).issues;
-    const said = [/profile "staging" says test, but key \w+ is a live key/, /cardctl profiles add staging --key-id \w+ --mode live .*--force/];
+    const said = [
+      /profile "staging" says test, but key \w+ is a live key/,
+      /cardctl profiles add staging --key-id \w+ --mode live .*--force/,
+    ];
 
     const single = await sb.run([...issue(customer), '--profile', 'staging']);
     expectRefusedBeforeSending(single, said);
@@ -161,7 +206,8 @@ describe('the probe: once per key id and machine', () => {
     const key = await newKey(mock, { mode: 'live' });
     await addProfile(sb, 'prod', key, 'live');
     const customer = (await approvedCustomer(mock)).id;
-    for (let i = 0; i < 2; i++) expect((await sb.run([...issue(customer, 500), '--profile', 'prod', '--yes'])).code).toBe(0);
+    for (let i = 0; i < 2; i++)
+      expect((await sb.run([...issue(customer, 500), '--profile', 'prod', '--yes'])).code).toBe(0);
     expect(await sentWith(key)).toEqual({ probes: 1, issues: 2 });
 
     const other = machine();
@@ -189,10 +235,16 @@ describe('the probe: once per key id and machine', () => {
 
   it('when the API cannot tell (the key lacks deposits.read), the mode counts as live: --yes needed; the card answer then teaches it', async () => {
     const sb = machine();
-    const key = await newKey(mock, { mode: 'test', scopes: ['customers.read', 'customers.write', 'cards.read', 'cards.write'] });
+    const key = await newKey(mock, {
+      mode: 'test',
+      scopes: ['customers.read', 'customers.write', 'cards.read', 'cards.write'],
+    });
     const customer = (await approvedCustomer(mock)).id;
     const refused = await sb.run(issue(customer, 500), { env: envOf(key, 'test') });
-    expectRefusedBeforeSending(refused, [/the API could not tell key \w+'s mode: out_of_scope; an unknown mode is treated as live/, /Pass --yes/]);
+    expectRefusedBeforeSending(refused, [
+      /the API could not tell key \w+'s mode: out_of_scope; an unknown mode is treated as live/,
+      /Pass --yes/,
+    ]);
     expect((await sentWith(key)).issues).toBe(0);
     expect((await sb.run([...issue(customer, 500), '--yes'], { env: envOf(key, 'test') })).code).toBe(0);
     // the card's answer said `mode: test`: known from now on, no confirmation and no question
@@ -213,7 +265,11 @@ describe('when the question itself fails', () => {
     expect(r.code, r.stderr).toBe(3);
     expect(r.stderr).toMatch(/nothing was sent: asked about key \w+'s mode, the API refused the key/);
     // a revoked key's requests are logged without a key id: all the API requests since
-    const since = (await ctl(mock, 'GET', `/requests?plane=api&order=oldest&after=${newest}`)) as Array<{ method: string; path: string; status: number }>;
+    const since = (await ctl(mock, 'GET', `/requests?plane=api&order=oldest&after=${newest}`)) as Array<{
+      method: string;
+      path: string;
+      status: number;
+    }>;
     expect(since.map((q) => `${q.method} ${q.path} ${q.status}`)).toEqual(['GET /api/v1/deposit-addresses 401']);
   });
 
@@ -222,15 +278,35 @@ describe('when the question itself fails', () => {
     try {
       srv.answerProbes = false; // the question is answered from the script, like any request
       const sb = machine();
-      const limited = { status: 429, headers: { 'Retry-After': '0' }, body: { success: false, message: 'Too many requests.', errors: { rate_limit: ['exceeded'] } } };
+      const limited = {
+        status: 429,
+        headers: { 'Retry-After': '0' },
+        body: { success: false, message: 'Too many requests.', errors: { rate_limit: ['exceeded'] } },
+      };
       srv.script(limited);
-      const refused = await sb.run(['cards', 'recharge', '01J0000000000000000000CARD', '--amount', '5', '--retries', '0', '--no-input'], { env: srv.env('test') });
-      expectRefusedBeforeSending(refused, [/the API could not tell key \w+'s mode: .*; an unknown mode is treated as live/, /Pass --yes/]);
+      const refused = await sb.run(
+        ['cards', 'recharge', '01J0000000000000000000CARD', '--amount', '5', '--retries', '0', '--no-input'],
+        { env: srv.env('test') },
+      );
+      expectRefusedBeforeSending(refused, [
+        /the API could not tell key \w+'s mode: .*; an unknown mode is treated as live/,
+        /Pass --yes/,
+      ]);
       expect(srv.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['GET /api/v1/deposit-addresses']);
-      srv.script(limited, { status: 200, body: { success: true, data: { id: '01J0000000000000000000CARD', mode: 'test', balance_minor: 5 } } });
-      const confirmed = await sb.run(['cards', 'recharge', '01J0000000000000000000CARD', '--amount', '5', '--retries', '0', '--yes', '--no-input'], { env: srv.env('test') });
+      srv.script(limited, {
+        status: 200,
+        body: { success: true, data: { id: '01J0000000000000000000CARD', mode: 'test', balance_minor: 5 } },
+      });
+      const confirmed = await sb.run(
+        ['cards', 'recharge', '01J0000000000000000000CARD', '--amount', '5', '--retries', '0', '--yes', '--no-input'],
+        { env: srv.env('test') },
+      );
       expect(confirmed.code, confirmed.stderr).toBe(0);
-      expect(srv.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['GET /api/v1/deposit-addresses', 'GET /api/v1/deposit-addresses', 'POST /api/v1/cards/01J0000000000000000000CARD/recharge']);
+      expect(srv.requests.map((q) => `${q.method} ${q.path}`)).toEqual([
+        'GET /api/v1/deposit-addresses',
+        'GET /api/v1/deposit-addresses',
+        'POST /api/v1/cards/01J0000000000000000000CARD/recharge',
+      ]);
     } finally {
       await srv.close();
     }
@@ -257,7 +333,10 @@ describe('learned passively from a card answer', () => {
     const card = await activeCard(mock, { key });
     expect((await sb.run(['cards', 'get', card.id, '--profile', 'prod'])).code).toBe(0);
     const r = await sb.run(['cards', 'recharge', card.id, '--amount', '100', '--profile', 'prod', '--yes']);
-    expectRefusedBeforeSending(r, [/profile "prod" says live, but key \w+ is a test key/, /cardctl profiles add prod --key-id \w+ --mode test .*--force/]);
+    expectRefusedBeforeSending(r, [
+      /profile "prod" says live, but key \w+ is a test key/,
+      /cardctl profiles add prod --key-id \w+ --mode test .*--force/,
+    ]);
     expect((await sentWith(key)).probes).toBe(0);
   });
 });

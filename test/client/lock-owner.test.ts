@@ -36,10 +36,12 @@ function startOf(pid: number): string {
 }
 
 const HOUR = 3_600_000;
-const recharges = async (card: string): Promise<number> => (await ctl<unknown[]>(t.mock, 'GET', `/_mock/requests?path=/api/v1/cards/${card}/recharge&limit=1000`)).length;
+const recharges = async (card: string): Promise<number> =>
+  (await ctl<unknown[]>(t.mock, 'GET', `/_mock/requests?path=/api/v1/cards/${card}/recharge&limit=1000`)).length;
 
 describe('the per-key lock', () => {
-  const keyLock = (s: { stateDir: string }, key: string) => lockPath(join(s.stateDir, 'cardctl', 'operations.ndjson'), { keyId: t.env.CARDCTL_API_KEY!, idempotencyKey: key });
+  const keyLock = (s: { stateDir: string }, key: string) =>
+    lockPath(join(s.stateDir, 'cardctl', 'operations.ndjson'), { keyId: t.env.CARDCTL_API_KEY!, idempotencyKey: key });
   const writeLock = (file: string, body: object) => {
     mkdirSync(join(file, '..'), { recursive: true });
     writeFileSync(file, JSON.stringify(body) + '\n');
@@ -50,9 +52,23 @@ describe('the per-key lock', () => {
     const card = await activeCard(t.mock, { amount: 100 });
     const stranger = await liveStranger();
     const file = keyLock(s, 'reused-pid-1');
-    writeLock(file, { pid: stranger.pid, process_start: `${startOf(stranger.pid).split(':')[0]}:1`, started: '2026-01-01T00:00:00.000Z', idempotency_key: 'reused-pid-1' });
+    writeLock(file, {
+      pid: stranger.pid,
+      process_start: `${startOf(stranger.pid).split(':')[0]}:1`,
+      started: '2026-01-01T00:00:00.000Z',
+      idempotency_key: 'reused-pid-1',
+    });
     const before = (await wallet(t.mock)).balance_minor;
-    const r = await s.cli(['cards', 'recharge', card.id, '--amount', '4', '--idempotency-key', 'reused-pid-1', '--json']);
+    const r = await s.cli([
+      'cards',
+      'recharge',
+      card.id,
+      '--amount',
+      '4',
+      '--idempotency-key',
+      'reused-pid-1',
+      '--json',
+    ]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect((await wallet(t.mock)).balance_minor).toBe(before - 4);
     expect(existsSync(file)).toBe(false);
@@ -64,7 +80,12 @@ describe('the per-key lock', () => {
     const card = await activeCard(t.mock, { amount: 100 });
     const holder = await liveStranger();
     const file = keyLock(s, 'held-1');
-    writeLock(file, { pid: holder.pid, process_start: startOf(holder.pid), started: '2026-01-01T00:00:00.000Z', idempotency_key: 'held-1' });
+    writeLock(file, {
+      pid: holder.pid,
+      process_start: startOf(holder.pid),
+      started: '2026-01-01T00:00:00.000Z',
+      idempotency_key: 'held-1',
+    });
     const sent = await recharges(card.id);
     const r = await s.cli(['cards', 'recharge', card.id, '--amount', '4', '--idempotency-key', 'held-1', '--json']);
     expect(r.code, r.stdout + r.stderr).toBe(9);
@@ -98,8 +119,20 @@ describe('a holder keeps its lock fresh (what tells a stale lock where a start c
     const s = t.sandbox();
     const card = await activeCard(t.mock, { amount: 100 });
     await ctl(t.mock, 'POST', '/faults', { operation: 'recharge', kind: 'slow', ms: 13_000, count: 1 });
-    const file = lockPath(join(s.stateDir, 'cardctl', 'operations.ndjson'), { keyId: t.env.CARDCTL_API_KEY!, idempotencyKey: 'slow-touch-1' });
-    const running = s.cli(['cards', 'recharge', card.id, '--amount', '2', '--idempotency-key', 'slow-touch-1', '--json']);
+    const file = lockPath(join(s.stateDir, 'cardctl', 'operations.ndjson'), {
+      keyId: t.env.CARDCTL_API_KEY!,
+      idempotencyKey: 'slow-touch-1',
+    });
+    const running = s.cli([
+      'cards',
+      'recharge',
+      card.id,
+      '--amount',
+      '2',
+      '--idempotency-key',
+      'slow-touch-1',
+      '--json',
+    ]);
     for (let i = 0; i < 500 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 20));
     const hourAgo = Date.now() - HOUR;
     utimesSync(file, new Date(hourAgo), new Date(hourAgo)); // as if untouched for an hour
@@ -115,7 +148,15 @@ describe('a holder keeps its lock fresh (what tells a stale lock where a start c
 describe('the takeover lock', () => {
   const legacy = (s: { stateDir: string }) => {
     mkdirSync(join(s.stateDir, 'cardctl'), { recursive: true });
-    writeFileSync(join(s.stateDir, 'cardctl', 'operations.ndjson'), legacyJournalText({ ops: 5, baseUrl: t.env.CARDCTL_BASE_URL!, keyId: t.env.CARDCTL_API_KEY!, keyPrefix: 'legacy' }));
+    writeFileSync(
+      join(s.stateDir, 'cardctl', 'operations.ndjson'),
+      legacyJournalText({
+        ops: 5,
+        baseUrl: t.env.CARDCTL_BASE_URL!,
+        keyId: t.env.CARDCTL_API_KEY!,
+        keyPrefix: 'legacy',
+      }),
+    );
   };
   const takeoverLockFile = (s: { stateDir: string }) => join(s.stateDir, 'cardctl', 'journal.takeover.lock');
 
@@ -148,13 +189,18 @@ describe('the takeover lock', () => {
     legacy(s);
     const holder = await liveStranger();
     writeFileSync(takeoverLockFile(s), JSON.stringify({ pid: holder.pid, process_start: startOf(holder.pid) }));
-    const child = t.track(spawn(process.execPath, [BIN, 'ops', 'list', '--all', '--json'], { env: { PATH: process.env.PATH, HOME: s.dir, NO_COLOR: '1', ...s.env, ...t.env } }));
+    const child = t.track(
+      spawn(process.execPath, [BIN, 'ops', 'list', '--all', '--json'], {
+        env: { PATH: process.env.PATH, HOME: s.dir, NO_COLOR: '1', ...s.env, ...t.env },
+      }),
+    );
     let stderr = '';
     let stdout = '';
     child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
     child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
     const exited = new Promise<number | null>((r) => child.on('close', r));
-    for (let i = 0; i < 1500 && !stderr.includes(`Waiting for cardctl process ${holder.pid}`); i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 1500 && !stderr.includes(`Waiting for cardctl process ${holder.pid}`); i++)
+      await new Promise((r) => setTimeout(r, 20));
     expect(stderr).toContain(`Waiting for cardctl process ${holder.pid}, which is taking over the operations journal`);
     expect(child.exitCode, 'still waiting').toBe(null);
     holder.kill('SIGKILL');
@@ -168,8 +214,13 @@ describe('the compaction lock', () => {
   async function agedJournal() {
     const s = t.sandbox();
     const card = await activeCard(t.mock, { amount: 100 });
-    expect((await s.cli(['cards', 'recharge', card.id, '--amount', '2', '--idempotency-key', `aged-${card.id}`])).code).toBe(0);
-    rewriteJournal(state(s), (r) => ({ ...r, time: new Date(Date.parse(r.time as string) - 100 * 24 * HOUR).toISOString() }));
+    expect(
+      (await s.cli(['cards', 'recharge', card.id, '--amount', '2', '--idempotency-key', `aged-${card.id}`])).code,
+    ).toBe(0);
+    rewriteJournal(state(s), (r) => ({
+      ...r,
+      time: new Date(Date.parse(r.time as string) - 100 * 24 * HOUR).toISOString(),
+    }));
     expect((await s.cli(['ops', 'list'])).code).toBe(0); // takes the aged file over
     return s;
   }

@@ -22,7 +22,8 @@ const json = (r: CliResult) => JSON.parse(r.stdout);
 /** Moves the first-send time of every journal entry of `key` back by `hours` (a day passing, on the client's side). */
 function age(key: string, hours: number): void {
   rewriteJournal(join(sb.stateDir, 'cardctl'), (rec) => {
-    if (rec.type === 'op' && rec.idempotency_key === key) rec.time = new Date(Date.parse(rec.time as string) - hours * HOUR).toISOString();
+    if (rec.type === 'op' && rec.idempotency_key === key)
+      rec.time = new Date(Date.parse(rec.time as string) - hours * HOUR).toISOString();
     return rec;
   });
 }
@@ -38,13 +39,24 @@ async function books(): Promise<{ balance: number; cards: number }> {
   return { balance: (await wallet(mock, 'test')).balance_minor, cards: state.cards };
 }
 
-interface Entry { id: string; idempotency_key: string; outcome: string; resolution?: { outcome: string; note: string | null } }
-const entriesOf = async (key: string): Promise<Entry[]> => (json(await run(['ops', 'list', '--all', '--json'])).data as Entry[]).filter((e) => e.idempotency_key === key);
+interface Entry {
+  id: string;
+  idempotency_key: string;
+  outcome: string;
+  resolution?: { outcome: string; note: string | null };
+}
+const entriesOf = async (key: string): Promise<Entry[]> =>
+  (json(await run(['ops', 'list', '--all', '--json'])).data as Entry[]).filter((e) => e.idempotency_key === key);
 
 beforeAll(async () => {
   mock = (await startMock({ port: 0, seed: 24, providerLatencyMs: 0 })) as unknown as MockHandle;
   sb = makeSandbox();
-  env = { CARDCTL_API_KEY: mock.keys.test.keyId, CARDCTL_API_SECRET: mock.keys.test.secret, CARDCTL_BASE_URL: mock.baseUrl, CARDCTL_MODE: 'test' };
+  env = {
+    CARDCTL_API_KEY: mock.keys.test.keyId,
+    CARDCTL_API_SECRET: mock.keys.test.secret,
+    CARDCTL_BASE_URL: mock.baseUrl,
+    CARDCTL_MODE: 'test',
+  };
 });
 afterAll(async () => {
   await mock?.close();
@@ -63,12 +75,20 @@ describe('a key first sent more than 23 h ago is never sent again', () => {
 
     const again = await run([...issue, '--json']);
     expect(again.code, again.stderr).toBe(0);
-    expect(json(again)).toMatchObject({ from_journal: true, outcome: 'succeeded', id: card.id, status: 201, idempotency_key: 'day-issue-1' });
+    expect(json(again)).toMatchObject({
+      from_journal: true,
+      outcome: 'succeeded',
+      id: card.id,
+      status: 201,
+      idempotency_key: 'day-issue-1',
+    });
     const human = await run(issue);
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toMatch(/from_journal\s+true/);
     expect(human.stdout).toContain(card.id);
-    expect(human.stderr).toMatch(/From the journal: Idempotency-Key day-issue-1 was first sent 25\.0 h ago .*it was not sent/);
+    expect(human.stderr).toMatch(
+      /From the journal: Idempotency-Key day-issue-1 was first sent 25\.0 h ago .*it was not sent/,
+    );
     expect(await books()).toEqual(before);
     expect(await entriesOf('day-issue-1')).toHaveLength(1); // nothing sent, nothing journaled
   });
@@ -76,7 +96,17 @@ describe('a key first sent more than 23 h ago is never sent again', () => {
   it('an unknown recharge a day later: the same command and `ops replay` exit 7, name `cards get CARD` and `ops resolve`, charge nothing', async () => {
     const card = await activeCard(mock, { amount: 500 });
     await fault(mock, 'recharge', '500_after_commit');
-    const recharge = ['cards', 'recharge', card.id, '--amount', '300', '--idempotency-key', 'day-recharge-1', '--retries', '0'];
+    const recharge = [
+      'cards',
+      'recharge',
+      card.id,
+      '--amount',
+      '300',
+      '--idempotency-key',
+      'day-recharge-1',
+      '--retries',
+      '0',
+    ];
     expect((await run(recharge)).code).toBe(7);
     const [entry] = await entriesOf('day-recharge-1');
     await dayPasses('day-recharge-1');
@@ -89,15 +119,27 @@ describe('a key first sent more than 23 h ago is never sent again', () => {
     expect(again.stderr).toContain(`cardctl ops resolve ${entry!.id} --outcome succeeded|failed`);
     const replay = await run(['ops', 'replay', entry!.id, '--json']);
     expect(replay.code, replay.stdout).toBe(7);
-    expect(json(replay).error).toMatchObject({ code: 'key_forgotten', idempotency_key: 'day-recharge-1', data: { from_journal: true, outcome: 'unknown', id: card.id } });
+    expect(json(replay).error).toMatchObject({
+      code: 'key_forgotten',
+      idempotency_key: 'day-recharge-1',
+      data: { from_journal: true, outcome: 'unknown', id: card.id },
+    });
     expect(await books()).toEqual(before);
     expect(await entriesOf('day-recharge-1')).toHaveLength(1);
 
     // what the person learned (`cards get` shows the 300) is recorded; the same command now reports it, exit 0
-    expect((await run(['ops', 'resolve', entry!.id, '--outcome', 'succeeded', '--note', 'balance shows the 300'])).code).toBe(0);
+    expect(
+      (await run(['ops', 'resolve', entry!.id, '--outcome', 'succeeded', '--note', 'balance shows the 300'])).code,
+    ).toBe(0);
     const known = await run([...recharge, '--json']);
     expect(known.code, known.stderr).toBe(0);
-    expect(json(known)).toMatchObject({ from_journal: true, outcome: 'succeeded', id: card.id, recorded_by: 'ops resolve', note: 'balance shows the 300' });
+    expect(json(known)).toMatchObject({
+      from_journal: true,
+      outcome: 'succeeded',
+      id: card.id,
+      recorded_by: 'ops resolve',
+      note: 'balance shows the 300',
+    });
     expect(await books()).toEqual(before);
   });
 
@@ -138,9 +180,36 @@ describe('a key first sent more than 23 h ago is never sent again', () => {
     const customer = await approvedCustomer(mock);
     const key2 = await newKey(mock, { mode: 'test' });
     const add = (keyId: string, secret: string, force = false) =>
-      sb.run(['profiles', 'add', 'rotating', '--key-id', keyId, '--mode', 'test', '--base-url', mock.baseUrl, '--secret-stdin', ...(force ? ['--force'] : [])], { input: `${secret}\n` });
+      sb.run(
+        [
+          'profiles',
+          'add',
+          'rotating',
+          '--key-id',
+          keyId,
+          '--mode',
+          'test',
+          '--base-url',
+          mock.baseUrl,
+          '--secret-stdin',
+          ...(force ? ['--force'] : []),
+        ],
+        { input: `${secret}\n` },
+      );
     expect((await add(mock.keys.test.keyId, mock.keys.test.secret)).code).toBe(0);
-    const issue = ['cards', 'issue', '-p', 'rotating', '--customer', customer.id, '--amount', '100', '--idempotency-key', 'day-rotate-1', '--json'];
+    const issue = [
+      'cards',
+      'issue',
+      '-p',
+      'rotating',
+      '--customer',
+      customer.id,
+      '--amount',
+      '100',
+      '--idempotency-key',
+      'day-rotate-1',
+      '--json',
+    ];
     const first = await sb.run(issue);
     expect(first.code, first.stderr).toBe(0);
     expect((await add(key2.keyId, key2.secret, true)).code).toBe(0);
@@ -156,7 +225,17 @@ describe('a key first sent more than 23 h ago is never sent again', () => {
 
   it('the limit is 23 h of journal time: 22 h 59 min is still sent (the API replays it), 23 h 01 min is not; a clock gone back is not trusted', async () => {
     const customer = await approvedCustomer(mock);
-    const issue = ['cards', 'issue', '--customer', customer.id, '--amount', '300', '--idempotency-key', 'day-edge-1', '--json'];
+    const issue = [
+      'cards',
+      'issue',
+      '--customer',
+      customer.id,
+      '--amount',
+      '300',
+      '--idempotency-key',
+      'day-edge-1',
+      '--json',
+    ];
     const card = json(await run(issue));
     age('day-edge-1', 22 + 59 / 60);
     const young = await run(issue);
@@ -172,11 +251,33 @@ describe('a key first sent more than 23 h ago is never sent again', () => {
     expect(await entriesOf('day-edge-1')).toHaveLength(2);
 
     // the clock went back 2 h after a send: the entry is in the future, its age cannot be told
-    const other = json(await run(['cards', 'issue', '--customer', customer.id, '--amount', '300', '--idempotency-key', 'day-skew-1', '--json']));
+    const other = json(
+      await run([
+        'cards',
+        'issue',
+        '--customer',
+        customer.id,
+        '--amount',
+        '300',
+        '--idempotency-key',
+        'day-skew-1',
+        '--json',
+      ]),
+    );
     age('day-skew-1', -2);
     await advance(mock, 25 * 3600); // while the clock was wrong a day passed: the mock forgot the key
     const before = await books();
-    const skewed = await run(['cards', 'issue', '--customer', customer.id, '--amount', '300', '--idempotency-key', 'day-skew-1', '--json']);
+    const skewed = await run([
+      'cards',
+      'issue',
+      '--customer',
+      customer.id,
+      '--amount',
+      '300',
+      '--idempotency-key',
+      'day-skew-1',
+      '--json',
+    ]);
     expect(skewed.code, skewed.stderr).toBe(0);
     expect(json(skewed)).toMatchObject({ from_journal: true, id: other.id });
     expect(await books()).toEqual(before);
@@ -187,19 +288,32 @@ describe('--batch a day later', () => {
   it('a rerun of the file after 25 h: resolved rows come from the journal, the unknown row is not sent (exit 7); nothing is charged', async () => {
     const customer = await approvedCustomer(mock);
     const path = join(sb.dir, 'day-batch.csv');
-    writeFileSync(path, ['customer_id,amount_minor', ...[111, 222, 333].map((a) => `${customer.id},${a}`)].join('\n') + '\n');
+    writeFileSync(
+      path,
+      ['customer_id,amount_minor', ...[111, 222, 333].map((a) => `${customer.id},${a}`)].join('\n') + '\n',
+    );
     await fault(mock, 'issue', '500_after_commit');
     const first = await run(['cards', 'issue', '--batch', path, '--concurrency', '1', '--retries', '0', '--json']);
     expect(first.code, first.stderr).toBe(7);
-    const rows = first.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const rows = first.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(rows.map((r) => r.status)).toEqual(['unknown', 'ok', 'ok']);
     for (const r of rows) await dayPasses(r.idempotency_key, 25);
     const before = await books();
 
     const again = await run(['cards', 'issue', '--batch', path, '--concurrency', '1', '--json']);
     expect(again.code, again.stderr).toBe(7);
-    const rerun = again.stdout.trim().split('\n').map((l) => JSON.parse(l));
-    expect(rerun.map((r) => [r.row, r.status, r.from_journal])).toEqual([[1, 'unknown', true], [2, 'ok', true], [3, 'ok', true]]);
+    const rerun = again.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(rerun.map((r) => [r.row, r.status, r.from_journal])).toEqual([
+      [1, 'unknown', true],
+      [2, 'ok', true],
+      [3, 'ok', true],
+    ]);
     expect(rerun.slice(1).map((r) => r.id)).toEqual(rows.slice(1).map((r) => r.id));
     expect(rerun[0].error.code).toBe('key_forgotten');
     expect(await books()).toEqual(before);
@@ -211,11 +325,20 @@ describe('--batch a day later', () => {
     writeFileSync(path, cards.map((c) => JSON.stringify({ card_id: c.id, amount: 40 })).join('\n') + '\n');
     const first = await run(['cards', 'recharge', '--batch', path, '--json']);
     expect(first.code, first.stderr).toBe(0);
-    for (const r of first.stdout.trim().split('\n').map((l) => JSON.parse(l))) await dayPasses(r.idempotency_key, 25);
+    for (const r of first.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l)))
+      await dayPasses(r.idempotency_key, 25);
     const before = await books();
     const again = await run(['cards', 'recharge', '--batch', path, '--json']);
     expect(again.code, again.stderr).toBe(0);
-    expect(again.stdout.trim().split('\n').map((l) => JSON.parse(l).from_journal)).toEqual([true, true]);
+    expect(
+      again.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).from_journal),
+    ).toEqual([true, true]);
     expect(await books()).toEqual(before);
   });
 });
@@ -242,14 +365,25 @@ describe('a command already retrying stops at the 23 h limit', () => {
       const before = await books();
       const first = proxy.seen.length;
       inject = (n) =>
-        n === first + 1 ? { status: 502, body: '{"success":false,"message":"Bad gateway.","errors":{}}' }
-        : n === first + 2 ? { status: 503, headers: { 'Retry-After': '40' }, body: '{"success":false,"message":"Service unavailable.","errors":{}}' }
-        : undefined;
-      const late = await sb.run([...recharge, '--retries', '5', '--verbose'], { env: { ...env, ...via }, timeoutMs: 55_000 });
+        n === first + 1
+          ? { status: 502, body: '{"success":false,"message":"Bad gateway.","errors":{}}' }
+          : n === first + 2
+            ? {
+                status: 503,
+                headers: { 'Retry-After': '40' },
+                body: '{"success":false,"message":"Service unavailable.","errors":{}}',
+              }
+            : undefined;
+      const late = await sb.run([...recharge, '--retries', '5', '--verbose'], {
+        env: { ...env, ...via },
+        timeoutMs: 55_000,
+      });
 
       expect(late.code, late.stderr).toBe(7);
       expect(proxy.seen.length - first, 'sent twice (the 502, the 503), never past 23 h').toBe(2);
-      expect(late.stderr).toContain('not retried: 503 (Retry-After 40 s), but the key was first sent over 23 h ago by then');
+      expect(late.stderr).toContain(
+        'not retried: 503 (Retry-After 40 s), but the key was first sent over 23 h ago by then',
+      );
       expect(late.stderr).toContain('Retries stopped: the key was first sent 23 h ago');
       expect(late.stderr).toContain(`cardctl cards get ${card.id}`);
       expect(late.stderr).toMatch(/cardctl ops resolve op_\w+ --outcome succeeded\|failed/);

@@ -18,9 +18,18 @@ const serverError = { status: 500, body: { success: false, message: 'Server erro
 
 let srv: SignedServer;
 let sb: Sandbox;
-const run = (args: string[], env: Record<string, string> = {}, input?: string) => sb.run(args, { env: { ...srv.env(), ...env }, input });
-const recharge = (key: string, amount: number, ...more: string[]) =>
-  ['request', 'POST', `/cards/${CARD}/recharge`, '--data', `{"amount":${amount}}`, '--idempotency-key', key, ...more];
+const run = (args: string[], env: Record<string, string> = {}, input?: string) =>
+  sb.run(args, { env: { ...srv.env(), ...env }, input });
+const recharge = (key: string, amount: number, ...more: string[]) => [
+  'request',
+  'POST',
+  `/cards/${CARD}/recharge`,
+  '--data',
+  `{"amount":${amount}}`,
+  '--idempotency-key',
+  key,
+  ...more,
+];
 
 interface Entry {
   id: string;
@@ -30,9 +39,12 @@ interface Entry {
   key_id?: string;
   resolved_by?: string;
 }
-const entries = async (): Promise<Entry[]> => JSON.parse((await run(['ops', 'list', '--all', '--json'])).stdout).data as Entry[];
-const entryOf = async (key: string): Promise<Entry> => (await entries()).filter((e) => e.idempotency_key === key).at(-1)!;
-const show = async (idOrKey: string): Promise<Entry> => JSON.parse((await run(['ops', 'show', idOrKey, '--json'])).stdout) as Entry;
+const entries = async (): Promise<Entry[]> =>
+  JSON.parse((await run(['ops', 'list', '--all', '--json'])).stdout).data as Entry[];
+const entryOf = async (key: string): Promise<Entry> =>
+  (await entries()).filter((e) => e.idempotency_key === key).at(-1)!;
+const show = async (idOrKey: string): Promise<Entry> =>
+  JSON.parse((await run(['ops', 'show', idOrKey, '--json'])).stdout) as Entry;
 
 beforeAll(async () => {
   srv = await startSignedServer();
@@ -47,20 +59,23 @@ beforeEach(() => {
 });
 
 describe('money operations: any 5xx but 503 may have gone through', () => {
-  it.each([502, 504])('%i (from a proxy) is retried with the same key and bytes, then exits 7 and stays unknown', async (status) => {
-    const reply = { status, body: `<html>${status}</html>` };
-    srv.script(reply, reply);
-    const r = await run(recharge(`k-${status}`, 12, '--retries', '1'));
-    expect(r.code, r.stderr).toBe(7);
-    expect(r.stderr).toMatch(new RegExp(`server error \\(${status}\\) on a money operation.*may have succeeded`));
-    expect(srv.requests).toHaveLength(2);
-    expect(new Set(srv.requests.map((q) => q.headers['idempotency-key']))).toEqual(new Set([`k-${status}`]));
-    expect(new Set(srv.requests.map((q) => q.bodySha256)).size).toBe(1);
-    const entry = await entryOf(`k-${status}`);
-    expect(entry).toMatchObject({ outcome: 'unknown', status });
-    // the hint names the exact command
-    expect(r.stderr).toContain(`cardctl ops replay ${entry.id}`);
-  });
+  it.each([502, 504])(
+    '%i (from a proxy) is retried with the same key and bytes, then exits 7 and stays unknown',
+    async (status) => {
+      const reply = { status, body: `<html>${status}</html>` };
+      srv.script(reply, reply);
+      const r = await run(recharge(`k-${status}`, 12, '--retries', '1'));
+      expect(r.code, r.stderr).toBe(7);
+      expect(r.stderr).toMatch(new RegExp(`server error \\(${status}\\) on a money operation.*may have succeeded`));
+      expect(srv.requests).toHaveLength(2);
+      expect(new Set(srv.requests.map((q) => q.headers['idempotency-key']))).toEqual(new Set([`k-${status}`]));
+      expect(new Set(srv.requests.map((q) => q.bodySha256)).size).toBe(1);
+      const entry = await entryOf(`k-${status}`);
+      expect(entry).toMatchObject({ outcome: 'unknown', status });
+      // the hint names the exact command
+      expect(r.stderr).toContain(`cardctl ops replay ${entry.id}`);
+    },
+  );
 });
 
 describe('the journal says "resolved" only when an answer reveals the outcome', () => {
@@ -79,11 +94,17 @@ describe('the journal says "resolved" only when an answer reveals the outcome', 
     expect((await run(['ops', 'replay', id, '--retries', '0'], env)).code).toBe(7);
     expect(await show(id)).toMatchObject({ outcome: 'unknown', status: 503 });
 
-    gone.script({ status: 429, body: { success: false, message: 'Too many requests.', errors: { rate_limit: ['exceeded'] } } });
+    gone.script({
+      status: 429,
+      body: { success: false, message: 'Too many requests.', errors: { rate_limit: ['exceeded'] } },
+    });
     expect((await run(['ops', 'replay', id, '--retries', '0'], env)).code).toBe(7);
     expect((await show(id)).outcome).toBe('unknown');
 
-    const wrongSecret = await run(['ops', 'replay', id, '--retries', '0'], { ...env, CARDCTL_API_SECRET: OTHER_SECRET });
+    const wrongSecret = await run(['ops', 'replay', id, '--retries', '0'], {
+      ...env,
+      CARDCTL_API_SECRET: OTHER_SECRET,
+    });
     expect(wrongSecret.code).toBe(3);
     expect(await show(id)).toMatchObject({ outcome: 'unknown', status: 401 });
 
@@ -92,7 +113,8 @@ describe('the journal says "resolved" only when an answer reveals the outcome', 
     expect(refused.code).toBe(7);
     expect(refused.stderr).toMatch(/ECONNREFUSED.*An earlier attempt may have gone through/);
     expect(await show(id)).toMatchObject({ outcome: 'unknown', status: null });
-    const unresolved = JSON.parse((await run(['ops', 'list', '--unresolved', '--all', '--json'])).stdout).data as Entry[];
+    const unresolved = JSON.parse((await run(['ops', 'list', '--unresolved', '--all', '--json'])).stdout)
+      .data as Entry[];
     expect(unresolved.map((e) => e.id)).toContain(id);
   });
 
@@ -134,7 +156,8 @@ describe('resending with the same --idempotency-key (the hint) resolves the earl
     const newest = sends[0]!; // ops list is newest first
     expect(await show(firstId!)).toMatchObject({ outcome: 'resolved', status: 200, resolved_by: newest.id });
     expect(await show('k-resend')).toMatchObject({ id: newest.id, outcome: 'resolved', status: 200 });
-    const unresolved = JSON.parse((await run(['ops', 'list', '--unresolved', '--all', '--json'])).stdout).data as Entry[];
+    const unresolved = JSON.parse((await run(['ops', 'list', '--unresolved', '--all', '--json'])).stdout)
+      .data as Entry[];
     expect(unresolved.map((e) => e.idempotency_key)).not.toContain('k-resend');
   });
 });
@@ -142,7 +165,10 @@ describe('resending with the same --idempotency-key (the hint) resolves the earl
 describe('ops replay checks the API key id', () => {
   it('refuses a replay under another key id, naming the profile that recorded it; the right profile replays', async () => {
     const add = (name: string, keyId: string, secret: string) =>
-      sb.run(['profiles', 'add', name, '--key-id', keyId, '--mode', 'test', '--base-url', srv.baseUrl, '--secret-stdin'], { input: `${secret}\n` });
+      sb.run(
+        ['profiles', 'add', name, '--key-id', keyId, '--mode', 'test', '--base-url', srv.baseUrl, '--secret-stdin'],
+        { input: `${secret}\n` },
+      );
     expect((await add('alpha', srv.keyId, srv.secret)).code).toBe(0);
     expect((await add('beta', OTHER_KEY_ID, OTHER_SECRET)).code).toBe(0);
     srv.script({ drop: true });
@@ -170,8 +196,19 @@ describe('ops replay checks the API key id', () => {
     const id = 'op_oldentry0000000001';
     const body = Buffer.from('{"amount":71}');
     const old = {
-      type: 'op', id, time: new Date().toISOString(), profile: null, source: 'env', mode: 'test', base_url: srv.baseUrl,
-      method: 'POST', path: `/api/v1/cards/${CARD}/recharge`, query: '', idempotency_key: 'k-old', body_b64: body.toString('base64'), body_sha256: createHash('sha256').update(body).digest('hex'),
+      type: 'op',
+      id,
+      time: new Date().toISOString(),
+      profile: null,
+      source: 'env',
+      mode: 'test',
+      base_url: srv.baseUrl,
+      method: 'POST',
+      path: `/api/v1/cards/${CARD}/recharge`,
+      query: '',
+      idempotency_key: 'k-old',
+      body_b64: body.toString('base64'),
+      body_sha256: createHash('sha256').update(body).digest('hex'),
     };
     // written as older versions wrote it: the next command takes it over into the journal it has
     appendFileSync(join(sb.stateDir, 'cardctl', 'operations.ndjson'), `${JSON.stringify(old)}\n`);
@@ -195,7 +232,9 @@ describe('a dropped connection on a write that is not a money operation', () => 
   });
 
   it('connection refused (nothing sent) stays exit 8, as does a GET that was dropped', async () => {
-    const refused = await run(['request', 'POST', '/customers', '--data', '{}', '--retries', '0'], { CARDCTL_BASE_URL: 'http://127.0.0.1:9/api/v1' });
+    const refused = await run(['request', 'POST', '/customers', '--data', '{}', '--retries', '0'], {
+      CARDCTL_BASE_URL: 'http://127.0.0.1:9/api/v1',
+    });
     expect(refused.code).toBe(8);
     expect(refused.stderr).toMatch(/cannot reach .*ECONNREFUSED/);
     srv.script({ drop: true });
@@ -205,7 +244,15 @@ describe('a dropped connection on a write that is not a money operation', () => 
 
 describe('inline --data on a money route', () => {
   it('refuses a number that would be sent as another value, and sends nothing', async () => {
-    const r = await run(['request', 'POST', `/cards/${CARD}/recharge`, '--data', '{"amount":9007199254740993}', '--idempotency-key', 'k-big']);
+    const r = await run([
+      'request',
+      'POST',
+      `/cards/${CARD}/recharge`,
+      '--data',
+      '{"amount":9007199254740993}',
+      '--idempotency-key',
+      'k-big',
+    ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/9007199254740993 .*would be sent as 9007199254740992/);
     expect(r.stderr).toMatch(/--data @FILE/);

@@ -41,7 +41,11 @@ beforeAll(async () => {
   pkiDir = mkdtempSync(join(tmpdir(), 'cardctl-pki-'));
   pki = makePki(pkiDir, HOST);
   front = await startTlsFront(pki, mock.port);
-  const routes = { [HOST]: { host: '127.0.0.1', port: mock.port }, [`${HOST}:80`]: { host: '127.0.0.1', port: mock.port }, [`${HOST}:443`]: { host: '127.0.0.1', port: front.port } };
+  const routes = {
+    [HOST]: { host: '127.0.0.1', port: mock.port },
+    [`${HOST}:80`]: { host: '127.0.0.1', port: mock.port },
+    [`${HOST}:443`]: { host: '127.0.0.1', port: front.port },
+  };
   proxy = await startProxy(routes);
   refusing = await startProxy(routes, { refuseConnect: true });
   sb = makeSandbox();
@@ -71,7 +75,9 @@ describe('through a proxy', () => {
   it('an https target goes through a CONNECT tunnel: the proxy never sees the signing headers, and the CA file is trusted', async () => {
     const start = proxy.received().length;
     const before = proxy.requests.length;
-    const r = await sb.run(['customers', 'list', '--per-page', '1', '--json'], { env: https({ https_proxy: proxy.url, CARDCTL_CA_FILE: pki.caFile }) });
+    const r = await sb.run(['customers', 'list', '--per-page', '1', '--json'], {
+      env: https({ https_proxy: proxy.url, CARDCTL_CA_FILE: pki.caFile }),
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).data[0].id).toBe(customer);
     expect(proxy.requests.slice(before)).toEqual([`CONNECT ${HOST}:443`]);
@@ -82,7 +88,9 @@ describe('through a proxy', () => {
   });
 
   it('a money operation goes through the tunnel too (journal, key), with --ca-file', async () => {
-    const r = await sb.run(['cards', 'recharge', card, '--amount', '100', '--json', '--ca-file', pki.caFile], { env: https({ HTTPS_PROXY: proxy.url }) });
+    const r = await sb.run(['cards', 'recharge', card, '--amount', '100', '--json', '--ca-file', pki.caFile], {
+      env: https({ HTTPS_PROXY: proxy.url }),
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).id).toBe(card);
     expect(r.stderr).toMatch(/Idempotency-Key: /);
@@ -95,13 +103,31 @@ describe('through a proxy', () => {
     expect(r.stderr).toContain('--ca-file');
   });
 
-  it('the profile\'s ca_file is trusted, and doctor and --verbose show the proxy in use', async () => {
-    const add = await sb.run(['profiles', 'add', 'viaproxy', '--key-id', mock.keys.test.keyId, '--mode', 'test', '--base-url', `https://${HOST}/api/v1`, '--ca-file', pki.caFile, '--secret-stdin'], { input: `${mock.keys.test.secret}\n` });
+  it("the profile's ca_file is trusted, and doctor and --verbose show the proxy in use", async () => {
+    const add = await sb.run(
+      [
+        'profiles',
+        'add',
+        'viaproxy',
+        '--key-id',
+        mock.keys.test.keyId,
+        '--mode',
+        'test',
+        '--base-url',
+        `https://${HOST}/api/v1`,
+        '--ca-file',
+        pki.caFile,
+        '--secret-stdin',
+      ],
+      { input: `${mock.keys.test.secret}\n` },
+    );
     expect(add.code, add.stderr).toBe(0);
     const env = { HTTPS_PROXY: `http://alice:pr0xy-pw@127.0.0.1:${proxy.port}` };
     const got = await sb.run(['cards', 'get', card, '-p', 'viaproxy', '-v'], { env });
     expect(got.code, got.stderr).toBe(0);
-    expect(got.stderr).toContain(`* proxy: http://127.0.0.1:${proxy.port} (with credentials) (from HTTPS_PROXY, CONNECT tunnel)`);
+    expect(got.stderr).toContain(
+      `* proxy: http://127.0.0.1:${proxy.port} (with credentials) (from HTTPS_PROXY, CONNECT tunnel)`,
+    );
     const doc = await sb.run(['doctor', '-p', 'viaproxy', '--json'], { env });
     expect(doc.code, doc.stdout).toBe(0);
     const network = JSON.parse(doc.stdout).checks.find((c: { name: string }) => c.name === 'network');
@@ -111,9 +137,13 @@ describe('through a proxy', () => {
   });
 
   it('NO_PROXY exempts the host (leading dot, either case): the name then resolves nowhere', async () => {
-    const proxied = await sb.run(['cards', 'get', card, '--retries', '0'], { env: http({ http_proxy: proxy.url, NO_PROXY: 'example.com' }) });
+    const proxied = await sb.run(['cards', 'get', card, '--retries', '0'], {
+      env: http({ http_proxy: proxy.url, NO_PROXY: 'example.com' }),
+    });
     expect(proxied.code, proxied.stderr).toBe(0);
-    const r = await sb.run(['cards', 'get', card, '--retries', '0'], { env: http({ http_proxy: proxy.url, NO_PROXY: 'example.com, .cardctl.invalid' }) });
+    const r = await sb.run(['cards', 'get', card, '--retries', '0'], {
+      env: http({ http_proxy: proxy.url, NO_PROXY: 'example.com, .cardctl.invalid' }),
+    });
     expect(r.code).toBe(8);
     expect(r.stderr).toMatch(/ENOTFOUND|EAI_AGAIN/);
   });
@@ -122,31 +152,46 @@ describe('through a proxy', () => {
 describe('a proxy that fails', () => {
   it('a proxy that is down gives exit 8 naming the proxy, never its password', async () => {
     const port = await closedPort();
-    const r = await sb.run(['cards', 'get', card, '--retries', '0'], { env: https({ HTTPS_PROXY: `http://bob:s3cr3t-pw@127.0.0.1:${port}`, CARDCTL_CA_FILE: pki.caFile }) });
+    const r = await sb.run(['cards', 'get', card, '--retries', '0'], {
+      env: https({ HTTPS_PROXY: `http://bob:s3cr3t-pw@127.0.0.1:${port}`, CARDCTL_CA_FILE: pki.caFile }),
+    });
     expect(r.code).toBe(8);
     expect(r.stderr).toContain(`proxy http://127.0.0.1:${port}`);
     expect(r.stderr).not.toContain('s3cr3t-pw');
-    const j = await sb.run(['cards', 'get', card, '--retries', '0', '--json'], { env: http({ HTTP_PROXY: `http://bob:s3cr3t-pw@127.0.0.1:${port}` }) });
+    const j = await sb.run(['cards', 'get', card, '--retries', '0', '--json'], {
+      env: http({ HTTP_PROXY: `http://bob:s3cr3t-pw@127.0.0.1:${port}` }),
+    });
     expect(j.code).toBe(8);
     expect(JSON.parse(j.stdout).error.message).toContain(`proxy http://127.0.0.1:${port}`);
     expect(j.stdout + j.stderr).not.toContain('s3cr3t-pw');
   });
 
   it('a proxy that refuses the tunnel gives exit 8 naming the proxy; a money operation is known not sent', async () => {
-    const r = await sb.run(['cards', 'recharge', card, '--amount', '100', '--retries', '0'], { env: https({ HTTPS_PROXY: refusing.url, CARDCTL_CA_FILE: pki.caFile }) });
+    const r = await sb.run(['cards', 'recharge', card, '--amount', '100', '--retries', '0'], {
+      env: https({ HTTPS_PROXY: refusing.url, CARDCTL_CA_FILE: pki.caFile }),
+    });
     expect(r.code).toBe(8);
     expect(r.stderr).toContain(`the proxy ${refusing.url} refused the tunnel to ${HOST}:443 (403`);
   });
 });
 
-describe('curl\'s proxy rules', () => {
+describe("curl's proxy rules", () => {
   const target = (u: string) => new URL(u);
-  it('picks the scheme\'s variable, lowercase first, then all_proxy', () => {
-    expect(proxyFor(target('https://a.example'), { HTTPS_PROXY: 'http://up:1', https_proxy: 'http://low:2' })).toMatchObject({ proxy: { variable: 'https_proxy' } });
-    expect(proxyFor(target('http://a.example'), { HTTP_PROXY: 'http://up:1' })).toMatchObject({ proxy: { variable: 'HTTP_PROXY' } });
+  it("picks the scheme's variable, lowercase first, then all_proxy", () => {
+    expect(
+      proxyFor(target('https://a.example'), { HTTPS_PROXY: 'http://up:1', https_proxy: 'http://low:2' }),
+    ).toMatchObject({ proxy: { variable: 'https_proxy' } });
+    expect(proxyFor(target('http://a.example'), { HTTP_PROXY: 'http://up:1' })).toMatchObject({
+      proxy: { variable: 'HTTP_PROXY' },
+    });
     expect(proxyFor(target('http://a.example'), { HTTPS_PROXY: 'http://up:1' }).proxy).toBeNull();
-    expect(proxyFor(target('https://a.example'), { ALL_PROXY: 'http://all:3' })).toMatchObject({ proxy: { variable: 'ALL_PROXY' } });
-    expect(proxyFor(target('https://a.example'), { HTTPS_PROXY: 'http://p:1', no_proxy: 'b.example', NO_PROXY: 'a.example' }).proxy).not.toBeNull(); // no_proxy wins over NO_PROXY
+    expect(proxyFor(target('https://a.example'), { ALL_PROXY: 'http://all:3' })).toMatchObject({
+      proxy: { variable: 'ALL_PROXY' },
+    });
+    expect(
+      proxyFor(target('https://a.example'), { HTTPS_PROXY: 'http://p:1', no_proxy: 'b.example', NO_PROXY: 'a.example' })
+        .proxy,
+    ).not.toBeNull(); // no_proxy wins over NO_PROXY
   });
 
   it('reads a proxy without scheme as http and without port as 1080; refuses other schemes', () => {
@@ -157,13 +202,28 @@ describe('curl\'s proxy rules', () => {
 
   it('matches NO_PROXY entries as curl does', () => {
     const yes: Array<[string, string]> = [
-      ['api.example.com', '*'], ['api.example.com', 'example.com'], ['api.example.com', '.example.com'], ['example.com', '.example.com'],
-      ['API.Example.com', 'example.COM'], ['api.example.com.', 'example.com'], ['a.b', 'x, a.b'], ['a.b', 'x a.b'],
-      ['10.1.2.3', '10.0.0.0/8'], ['10.1.2.3', '10.1.2.3'], ['[::1]', '::1'], ['[fd00::5]', 'fd00::/8'],
+      ['api.example.com', '*'],
+      ['api.example.com', 'example.com'],
+      ['api.example.com', '.example.com'],
+      ['example.com', '.example.com'],
+      ['API.Example.com', 'example.COM'],
+      ['api.example.com.', 'example.com'],
+      ['a.b', 'x, a.b'],
+      ['a.b', 'x a.b'],
+      ['10.1.2.3', '10.0.0.0/8'],
+      ['10.1.2.3', '10.1.2.3'],
+      ['[::1]', '::1'],
+      ['[fd00::5]', 'fd00::/8'],
     ];
     const no: Array<[string, string]> = [
-      ['badexample.com', 'example.com'], ['example.com', 'api.example.com'], ['api.example.com', 'example.com:443'], ['a.b', ''],
-      ['10.1.2.3', '10.1.2.4'], ['10.1.2.3', '11.0.0.0/8'], ['10.1.2.3', '10.1'], ['a.b', '*.b'],
+      ['badexample.com', 'example.com'],
+      ['example.com', 'api.example.com'],
+      ['api.example.com', 'example.com:443'],
+      ['a.b', ''],
+      ['10.1.2.3', '10.1.2.4'],
+      ['10.1.2.3', '11.0.0.0/8'],
+      ['10.1.2.3', '10.1'],
+      ['a.b', '*.b'],
     ];
     for (const [host, list] of yes) expect(noProxyMatches(host, list), `${host} in "${list}"`).toBe(true);
     for (const [host, list] of no) expect(noProxyMatches(host, list), `${host} in "${list}"`).toBe(false);

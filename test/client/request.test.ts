@@ -13,7 +13,8 @@ const card = { id: CARD, status: 'active', mode: 'test', balance_minor: 500, fut
 
 let srv: SignedServer;
 let sb: Sandbox;
-const run = (args: string[], env: Record<string, string> = {}, input?: string) => sb.run(args, { env: { ...srv.env(), ...env }, input });
+const run = (args: string[], env: Record<string, string> = {}, input?: string) =>
+  sb.run(args, { env: { ...srv.env(), ...env }, input });
 
 beforeAll(async () => {
   srv = await startSignedServer();
@@ -43,7 +44,15 @@ describe('cardctl request', () => {
   });
 
   it('accepts a full /api/v1 path, query pairs and a raw query, all signed so the server verifies them', async () => {
-    const r = await run(['request', 'get', `/api/v1/cards/${CARD}/transactions?cursor=ab%2Bc&per_page=5`, '--query', 'name=a b~', '--query', 'tag[]=x']);
+    const r = await run([
+      'request',
+      'get',
+      `/api/v1/cards/${CARD}/transactions?cursor=ab%2Bc&per_page=5`,
+      '--query',
+      'name=a b~',
+      '--query',
+      'tag[]=x',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const req = srv.requests[0]!;
     expect(req.verified).toBe(true);
@@ -63,15 +72,77 @@ describe('cardctl request', () => {
   });
 
   const errorCases: Array<[string, Reply, number, RegExp]> = [
-    ['401 invalid_signature', { status: 401, body: { success: false, message: 'Unauthorized.', errors: { gateway: ['invalid_signature'] } } }, 3, /sign diagnose|--verbose/],
-    ['403 out_of_scope', { status: 403, body: { success: false, message: 'Forbidden.', errors: { gateway: ['out_of_scope'] } } }, 3, /scope/],
-    ['404', { status: 404, body: { success: false, message: 'Resource not found.', errors: {} } }, 4, /Check the card id 01J0000000000000000000CARD/],
-    ['422 Validation failed.', { status: 422, body: { success: false, message: 'Validation failed.', errors: { amount: ['The amount must be at least 1.'] } } }, 2, /amount: The amount must be at least 1\./],
-    ['422 insufficient_funds', { status: 422, body: { success: false, message: 'The request could not be completed.', errors: { balance: ['insufficient_funds'] } } }, 5, /fund the wallet/],
-    ['409 kyc_not_approved', { status: 409, body: { success: false, message: 'Conflict.', errors: { customer: ['kyc_not_approved'] } } }, 5, /approv/],
-    ['429 after the retries', { status: 429, body: { success: false, message: 'Too many requests.', errors: { rate_limit: ['exceeded'] } }, headers: { 'Retry-After': '7', 'X-RateLimit-Limit': '30' } }, 6, /Wait 7 s and try again, or lower the request rate \(30 per minute for this key\)/],
-    ['503', { status: 503, body: { success: false, message: 'Card issuing is temporarily unavailable. Retry shortly.', errors: {} } }, 8, /try again shortly/],
-    ['500 outside money operations', { status: 500, body: { success: false, message: 'Server error.', errors: {} } }, 8, /the service failed \(500\).*retry later/],
+    [
+      '401 invalid_signature',
+      { status: 401, body: { success: false, message: 'Unauthorized.', errors: { gateway: ['invalid_signature'] } } },
+      3,
+      /sign diagnose|--verbose/,
+    ],
+    [
+      '403 out_of_scope',
+      { status: 403, body: { success: false, message: 'Forbidden.', errors: { gateway: ['out_of_scope'] } } },
+      3,
+      /scope/,
+    ],
+    [
+      '404',
+      { status: 404, body: { success: false, message: 'Resource not found.', errors: {} } },
+      4,
+      /Check the card id 01J0000000000000000000CARD/,
+    ],
+    [
+      '422 Validation failed.',
+      {
+        status: 422,
+        body: { success: false, message: 'Validation failed.', errors: { amount: ['The amount must be at least 1.'] } },
+      },
+      2,
+      /amount: The amount must be at least 1\./,
+    ],
+    [
+      '422 insufficient_funds',
+      {
+        status: 422,
+        body: {
+          success: false,
+          message: 'The request could not be completed.',
+          errors: { balance: ['insufficient_funds'] },
+        },
+      },
+      5,
+      /fund the wallet/,
+    ],
+    [
+      '409 kyc_not_approved',
+      { status: 409, body: { success: false, message: 'Conflict.', errors: { customer: ['kyc_not_approved'] } } },
+      5,
+      /approv/,
+    ],
+    [
+      '429 after the retries',
+      {
+        status: 429,
+        body: { success: false, message: 'Too many requests.', errors: { rate_limit: ['exceeded'] } },
+        headers: { 'Retry-After': '7', 'X-RateLimit-Limit': '30' },
+      },
+      6,
+      /Wait 7 s and try again, or lower the request rate \(30 per minute for this key\)/,
+    ],
+    [
+      '503',
+      {
+        status: 503,
+        body: { success: false, message: 'Card issuing is temporarily unavailable. Retry shortly.', errors: {} },
+      },
+      8,
+      /try again shortly/,
+    ],
+    [
+      '500 outside money operations',
+      { status: 500, body: { success: false, message: 'Server error.', errors: {} } },
+      8,
+      /the service failed \(500\).*retry later/,
+    ],
   ];
   it.each(errorCases)('%s gives its exit code and says what to do next', async (_name, reply, code, hint) => {
     srv.script(reply);
@@ -83,7 +154,9 @@ describe('cardctl request', () => {
   });
 
   it('an unreachable server exits 8 with a hint', async () => {
-    const r = await run(['request', 'GET', `/cards/${CARD}`, '--retries', '0'], { CARDCTL_BASE_URL: 'http://127.0.0.1:9/api/v1' });
+    const r = await run(['request', 'GET', `/cards/${CARD}`, '--retries', '0'], {
+      CARDCTL_BASE_URL: 'http://127.0.0.1:9/api/v1',
+    });
     expect(r.code).toBe(8);
     expect(r.stderr).toMatch(/cannot reach .*ECONNREFUSED/);
   });
@@ -107,10 +180,23 @@ describe('cardctl request', () => {
     srv.script(
       { status: 503, body: { success: false, message: 'busy', errors: {} } },
       { status: 409, body: { success: false, message: 'Conflict.', errors: { idempotency: ['in_flight'] } } },
-      { status: 429, body: { success: false, message: 'Too many requests.', errors: { rate_limit: ['exceeded'] } }, headers: { 'Retry-After': '1' } },
+      {
+        status: 429,
+        body: { success: false, message: 'Too many requests.', errors: { rate_limit: ['exceeded'] } },
+        headers: { 'Retry-After': '1' },
+      },
       { status: 200, body: { success: true, data: card } },
     );
-    const r = await run(['request', 'POST', `/cards/${CARD}/recharge`, '--data', '{"amount":500}', '--idempotency-key', 'key-retry-1', '--verbose']);
+    const r = await run([
+      'request',
+      'POST',
+      `/cards/${CARD}/recharge`,
+      '--data',
+      '{"amount":500}',
+      '--idempotency-key',
+      'key-retry-1',
+      '--verbose',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(srv.requests).toHaveLength(4);
     expect(srv.requests.every((q) => q.verified)).toBe(true);
@@ -152,7 +238,11 @@ describe('cardctl request', () => {
   });
 
   it('says how far the clock is from the server on timestamp_out_of_window', async () => {
-    srv.script({ status: 401, date: new Date(Date.now() - 412_000), body: { success: false, message: 'Unauthorized.', errors: { gateway: ['timestamp_out_of_window'] } } });
+    srv.script({
+      status: 401,
+      date: new Date(Date.now() - 412_000),
+      body: { success: false, message: 'Unauthorized.', errors: { gateway: ['timestamp_out_of_window'] } },
+    });
     const r = await run(['request', 'GET', `/cards/${CARD}`]);
     expect(r.code).toBe(3);
     // the Date header is fixed when scripted; the CLI's start-up on a loaded machine adds seconds
@@ -204,8 +294,19 @@ describe('money operations', () => {
   });
 
   it('202 exits 7 with the key to replay, prints the answer, and leaves the journal entry unresolved', async () => {
-    srv.script({ status: 202, body: { success: true, message: 'The request is being processed.', data: { status: 'pending' } } });
-    const r = await run(['request', 'POST', '/cards', '--data', `{"customer_id":"${CUSTOMER}","amount_minor":1}`, '--idempotency-key', 'k-202']);
+    srv.script({
+      status: 202,
+      body: { success: true, message: 'The request is being processed.', data: { status: 'pending' } },
+    });
+    const r = await run([
+      'request',
+      'POST',
+      '/cards',
+      '--data',
+      `{"customer_id":"${CUSTOMER}","amount_minor":1}`,
+      '--idempotency-key',
+      'k-202',
+    ]);
     expect(r.code).toBe(7);
     expect(r.stderr).toMatch(/--idempotency-key k-202/);
     expect(JSON.parse(r.stdout).data).toEqual({ status: 'pending' });
@@ -213,12 +314,31 @@ describe('money operations', () => {
     const records = journal();
     const op = records.find((e) => e.type === 'op' && e.idempotency_key === 'k-202')!;
     expect(op).toMatchObject({ method: 'POST', path: '/api/v1/cards', mode: 'test' });
-    expect(records.find((e) => e.type === 'outcome' && e.id === op.id)).toMatchObject({ status: 202, outcome: 'unknown' });
+    expect(records.find((e) => e.type === 'outcome' && e.id === op.id)).toMatchObject({
+      status: 202,
+      outcome: 'unknown',
+    });
   });
 
   it('500 on a money operation is retried, then exits 7 with the key and is journaled as unknown', async () => {
-    srv.script(...Array.from({ length: 2 }, () => ({ status: 500, body: { success: false, message: 'Server error.', errors: {} } })));
-    const r = await run(['request', 'POST', `/cards/${CARD}/recharge`, '--data', '{"amount":9}', '--idempotency-key', 'k-500', '--retries', '1', '--json']);
+    srv.script(
+      ...Array.from({ length: 2 }, () => ({
+        status: 500,
+        body: { success: false, message: 'Server error.', errors: {} },
+      })),
+    );
+    const r = await run([
+      'request',
+      'POST',
+      `/cards/${CARD}/recharge`,
+      '--data',
+      '{"amount":9}',
+      '--idempotency-key',
+      'k-500',
+      '--retries',
+      '1',
+      '--json',
+    ]);
     expect(r.code).toBe(7);
     expect(JSON.parse(r.stdout).error).toMatchObject({ status: 500, idempotency_key: 'k-500' });
     expect(srv.requests).toHaveLength(2);
@@ -228,10 +348,21 @@ describe('money operations', () => {
 
   it('journals before sending: a dropped connection leaves it unknown, and `ops replay` resolves it with the same bytes and key', async () => {
     srv.script({ drop: true }, { drop: true });
-    const r = await run(['request', 'POST', `/cards/${CARD}/recharge`, '--data', '{"amount":77}', '--idempotency-key', 'k-drop', '--retries', '1']);
+    const r = await run([
+      'request',
+      'POST',
+      `/cards/${CARD}/recharge`,
+      '--data',
+      '{"amount":77}',
+      '--idempotency-key',
+      'k-drop',
+      '--retries',
+      '1',
+    ]);
     expect(r.code, r.stderr).toBe(7);
     expect(r.stderr).toMatch(/k-drop/);
-    const unresolved = JSON.parse((await run(['ops', 'list', '--unresolved', '--all', '--json'])).stdout).data as Array<{ id: string; idempotency_key: string; body: string }>;
+    const unresolved = JSON.parse((await run(['ops', 'list', '--unresolved', '--all', '--json'])).stdout)
+      .data as Array<{ id: string; idempotency_key: string; body: string }>;
     const op = unresolved.find((e) => e.idempotency_key === 'k-drop')!;
     expect(op.body).toBe('{"amount":77}');
     const raw = journalBytes(join(sb.stateDir, 'cardctl'));
@@ -245,7 +376,9 @@ describe('money operations', () => {
     expect(JSON.parse(replay.stdout).data.id).toBe(CARD);
     expect(srv.requests[0]!.headers['idempotency-key']).toBe('k-drop');
     expect(srv.requests[0]!.body.toString('utf8')).toBe('{"amount":77}');
-    const after = JSON.parse((await run(['ops', 'list', '--unresolved', '--all', '--json'])).stdout).data as Array<{ id: string }>;
+    const after = JSON.parse((await run(['ops', 'list', '--unresolved', '--all', '--json'])).stdout).data as Array<{
+      id: string;
+    }>;
     expect(after.map((e) => e.id)).not.toContain(op.id);
     const shown = JSON.parse((await run(['ops', 'show', op.id, '--json'])).stdout);
     expect(shown).toMatchObject({ outcome: 'resolved', status: 200, resource_id: CARD });
@@ -259,11 +392,15 @@ describe('money operations', () => {
   it('a live money operation without --yes is refused when nobody can confirm; with --yes it is sent', async () => {
     const live = await startSignedServer({ keyId: '01HZZZZZZZZZZZZZZZZZZZZ7VE', mode: 'live' });
     try {
-      const refused = await sb.run(['request', 'POST', `/cards/${CARD}/recharge`, '--data', '{"amount":5}'], { env: live.env() });
+      const refused = await sb.run(['request', 'POST', `/cards/${CARD}/recharge`, '--data', '{"amount":5}'], {
+        env: live.env(),
+      });
       expect(refused.code).toBe(2);
       expect(refused.stderr).toMatch(/LIVE money operation.*\n.*--yes/);
       expect(live.requests).toHaveLength(0);
-      const ok = await sb.run(['request', 'POST', `/cards/${CARD}/recharge`, '--data', '{"amount":5}', '--yes'], { env: live.env() });
+      const ok = await sb.run(['request', 'POST', `/cards/${CARD}/recharge`, '--data', '{"amount":5}', '--yes'], {
+        env: live.env(),
+      });
       expect(ok.code).toBe(0);
       expect(live.requests).toHaveLength(1);
     } finally {
@@ -274,7 +411,9 @@ describe('money operations', () => {
   it('a money operation that cannot be journaled is not sent', async () => {
     const blocker = join(sb.dir, 'not-a-folder');
     writeFileSync(blocker, 'x');
-    const r = await run(['request', 'POST', `/cards/${CARD}/recharge`, '--data', '{"amount":5}'], { CARDCTL_STATE_DIR: join(blocker, 'state') });
+    const r = await run(['request', 'POST', `/cards/${CARD}/recharge`, '--data', '{"amount":5}'], {
+      CARDCTL_STATE_DIR: join(blocker, 'state'),
+    });
     expect(r.code).toBe(2); // a state folder that cannot be written is the user's to fix (test/commands/state-folder.test.ts)
     expect(r.stderr).toMatch(/cannot write the operations journal .*not sent/);
     expect(r.stderr).toMatch(/CARDCTL_STATE_DIR/);
@@ -292,10 +431,18 @@ describe('a request too large for the server', () => {
   it('a 100,000-character path: exit 2 saying its size, the path not echoed', async () => {
     // the real mock (node's HTTP server answers 431 to a request line and headers over 16 KiB)
     const { startMock } = await import('../../src/mock/index.js');
-    const mock = (await startMock({ port: 0, seed: 29 })) as unknown as { baseUrl: string; keys: { test: { keyId: string; secret: string } }; close(): Promise<void> };
+    const mock = (await startMock({ port: 0, seed: 29 })) as unknown as {
+      baseUrl: string;
+      keys: { test: { keyId: string; secret: string } };
+      close(): Promise<void>;
+    };
     try {
       const long = 'A'.repeat(100_000);
-      const env = { CARDCTL_BASE_URL: mock.baseUrl, CARDCTL_API_KEY: mock.keys.test.keyId, CARDCTL_API_SECRET: mock.keys.test.secret };
+      const env = {
+        CARDCTL_BASE_URL: mock.baseUrl,
+        CARDCTL_API_KEY: mock.keys.test.keyId,
+        CARDCTL_API_SECRET: mock.keys.test.secret,
+      };
       for (const json of [false, true]) {
         const r = await sb.run(['request', 'GET', `/cards/${long}`, ...(json ? ['--json'] : [])], { env });
         expect(r.code, r.stderr).toBe(2);

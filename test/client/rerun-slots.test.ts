@@ -6,7 +6,8 @@ import { SLOT_BYTES, decodeSlot, encodeSlot, slotRow } from '../../src/client/ba
 import { RESEND_LIMIT_MS, type JournalReport } from '../../src/client/money-rules.js';
 
 const hex = (n: number) => fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: n, maxLength: n });
-const printable = (max: number) => fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: max });
+const printable = (max: number) =>
+  fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: max });
 
 const report = fc.record({
   outcome: fc.constantFrom('succeeded', 'failed', 'unknown', 'reused') as fc.Arbitrary<JournalReport['outcome']>,
@@ -22,8 +23,19 @@ const report = fc.record({
 
 function build(r: typeof report extends fc.Arbitrary<infer T> ? T : never, key: string): JournalReport {
   const base = { from_journal: true as const, outcome: r.outcome, id: r.id };
-  const rest = { status: r.status, code: r.code, idempotency_key: key, journal_id: r.journal_id, first_sent_at: new Date(r.first).toISOString(), why: r.why, recorded_by: r.recorded_by, note: null };
-  return r.outcome === 'succeeded' && r.balance !== undefined ? { ...base, balance_minor: r.balance, ...rest } : { ...base, ...rest };
+  const rest = {
+    status: r.status,
+    code: r.code,
+    idempotency_key: key,
+    journal_id: r.journal_id,
+    first_sent_at: new Date(r.first).toISOString(),
+    why: r.why,
+    recorded_by: r.recorded_by,
+    note: null,
+  };
+  return r.outcome === 'succeeded' && r.balance !== undefined
+    ? { ...base, balance_minor: r.balance, ...rest }
+    : { ...base, ...rest };
 }
 
 describe('rerun slots', () => {
@@ -51,7 +63,20 @@ describe('rerun slots', () => {
 
   it('a row resolved while its key was remembered reads as key_forgotten once 23 h have passed since its first send', () => {
     const first = Date.parse('2026-11-20T10:00:00.000Z');
-    const rep = build({ outcome: 'succeeded', id: null, balance: 5, status: 200, code: null, journal_id: 'op_0123456789ab', first, why: 'resolved', recorded_by: 'api' }, 'k-1');
+    const rep = build(
+      {
+        outcome: 'succeeded',
+        id: null,
+        balance: 5,
+        status: 200,
+        code: null,
+        journal_id: 'op_0123456789ab',
+        first,
+        why: 'resolved',
+        recorded_by: 'api',
+      },
+      'k-1',
+    );
     const buf = Buffer.alloc(SLOT_BYTES);
     encodeSlot(buf, 0, { report: rep, bodySha256: 'a'.repeat(64) }, 1);
     const at = (ms: number) => (decodeSlot(buf, 0, 'k-1', ms) as { report: JournalReport }).report.why;
@@ -60,7 +85,20 @@ describe('rerun slots', () => {
   });
 
   it('what a slot cannot hold exactly is "ask the journal", never a shortened answer', () => {
-    const ok = build({ outcome: 'failed', id: 'C'.repeat(26), balance: undefined, status: 409, code: 'invalid_state', journal_id: 'op_0123456789ab', first: 0, why: 'resolved', recorded_by: 'api' }, 'k-2');
+    const ok = build(
+      {
+        outcome: 'failed',
+        id: 'C'.repeat(26),
+        balance: undefined,
+        status: 409,
+        code: 'invalid_state',
+        journal_id: 'op_0123456789ab',
+        first: 0,
+        why: 'resolved',
+        recorded_by: 'api',
+      },
+      'k-2',
+    );
     const cases: Array<[string, JournalReport]> = [
       ['a note from ops resolve', { ...ok, recorded_by: 'ops resolve', note: 'called the bank' }],
       ['an id longer than 32', { ...ok, id: 'C'.repeat(33) }],

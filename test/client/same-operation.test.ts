@@ -21,23 +21,43 @@ const json = (r: CliResult) => JSON.parse(r.stdout);
 /** Two profiles of the same key: one through 127.0.0.1, one through localhost (another spelling of the same API). */
 async function addProfiles(): Promise<void> {
   localhostUrl = mock.baseUrl.replace('127.0.0.1', 'localhost');
-  for (const [name, url] of [['by-ip', mock.baseUrl], ['by-name', localhostUrl]] as const) {
-    const r = await sb.run(['profiles', 'add', name, '--key-id', mock.keys.test.keyId, '--mode', 'test', '--base-url', url, '--secret-stdin'], { input: `${mock.keys.test.secret}\n` });
+  for (const [name, url] of [
+    ['by-ip', mock.baseUrl],
+    ['by-name', localhostUrl],
+  ] as const) {
+    const r = await sb.run(
+      [
+        'profiles',
+        'add',
+        name,
+        '--key-id',
+        mock.keys.test.keyId,
+        '--mode',
+        'test',
+        '--base-url',
+        url,
+        '--secret-stdin',
+      ],
+      { input: `${mock.keys.test.secret}\n` },
+    );
     expect(r.code, r.stderr).toBe(0);
   }
 }
 
 async function dayPasses(key: string): Promise<void> {
   rewriteJournal(join(sb.stateDir, 'cardctl'), (rec) => {
-    if (rec.type === 'op' && rec.idempotency_key === key) rec.time = new Date(Date.parse(rec.time as string) - 25 * HOUR).toISOString();
+    if (rec.type === 'op' && rec.idempotency_key === key)
+      rec.time = new Date(Date.parse(rec.time as string) - 25 * HOUR).toISOString();
     return rec;
   });
   await advance(mock, 25 * 3600);
 }
 
-const balanceOf = async (card: string): Promise<number> => json(await sb.run(['cards', 'get', card, '-p', 'by-ip', '--json'])).balance_minor;
+const balanceOf = async (card: string): Promise<number> =>
+  json(await sb.run(['cards', 'get', card, '-p', 'by-ip', '--json'])).balance_minor;
 /** Requests the mock received for a path (its request log). */
-const received = async (path: string): Promise<number> => (await ctl<unknown[]>(mock, 'GET', `/requests?path=${encodeURIComponent(path)}&limit=1000`)).length;
+const received = async (path: string): Promise<number> =>
+  (await ctl<unknown[]>(mock, 'GET', `/requests?path=${encodeURIComponent(path)}&limit=1000`)).length;
 
 beforeAll(async () => {
   mock = (await startMock({ port: 0, seed: 28, providerLatencyMs: 0 })) as unknown as MockHandle;
@@ -61,22 +81,42 @@ describe('one key is one operation per account, however the account is reached',
     const sentBefore = await received(path);
     const again = await sb.run([...recharge, '-p', 'by-name', '--json']);
     expect(again.code, again.stderr).toBe(0);
-    expect(json(again)).toMatchObject({ from_journal: true, outcome: 'succeeded', id: card.id, idempotency_key: 't-r-1' });
-    expect(again.stderr).toMatch(/From the journal: Idempotency-Key t-r-1 was first sent 25\.0 h ago .* Not charged again/);
+    expect(json(again)).toMatchObject({
+      from_journal: true,
+      outcome: 'succeeded',
+      id: card.id,
+      idempotency_key: 't-r-1',
+    });
+    expect(again.stderr).toMatch(
+      /From the journal: Idempotency-Key t-r-1 was first sent 25\.0 h ago .* Not charged again/,
+    );
     expect(await received(path)).toBe(sentBefore);
     expect(await balanceOf(card.id)).toBe(600);
   });
 
   it('a --batch rerun a day later through the other spelling: every resolved row from the journal, nothing charged', async () => {
-    const cards = [await activeCard(mock, { amount: 100 }), await activeCard(mock, { amount: 100 }), await activeCard(mock, { amount: 100 })];
+    const cards = [
+      await activeCard(mock, { amount: 100 }),
+      await activeCard(mock, { amount: 100 }),
+      await activeCard(mock, { amount: 100 }),
+    ];
     const file = join(sb.dir, 'spelling.csv');
     writeFileSync(file, ['card_id,amount', ...cards.map((c, i) => `${c.id},${10 + i}`)].join('\n') + '\n');
     const first = await sb.run(['cards', 'recharge', '--batch', file, '-p', 'by-ip', '--json']);
     expect(first.code, first.stderr).toBe(0);
-    for (const r of first.stdout.trim().split('\n').map((l) => JSON.parse(l))) await dayPasses(r.idempotency_key);
+    for (const r of first.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l)))
+      await dayPasses(r.idempotency_key);
     const again = await sb.run(['cards', 'recharge', '--batch', file, '-p', 'by-name', '--json']);
     expect(again.code, again.stderr).toBe(0);
-    expect(again.stdout.trim().split('\n').map((l) => JSON.parse(l).from_journal)).toEqual([true, true, true]);
+    expect(
+      again.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).from_journal),
+    ).toEqual([true, true, true]);
     expect(await Promise.all(cards.map((c) => balanceOf(c.id)))).toEqual([110, 111, 112]);
   });
 
@@ -98,22 +138,47 @@ describe('one key is one operation per account, however the account is reached',
 
     // through the profile of the first send: still a replay, without a "through"
     const third = await sb.run([...recharge, '-p', 'by-ip']);
-    expect(third.stderr).toMatch(/^Replay: Idempotency-Key t-r-2 was first sent \S+ \(op_\w+\); the API answered 200 from its memory of the key: not charged again\.$/m);
+    expect(third.stderr).toMatch(
+      /^Replay: Idempotency-Key t-r-2 was first sent \S+ \(op_\w+\); the API answered 200 from its memory of the key: not charged again\.$/m,
+    );
     expect(await balanceOf(card.id)).toBe(570);
   });
 
   it('the same key with another amount or another card: refused before sending (exit 5), naming what differs; the mock sees nothing', async () => {
     const [a, b] = [await activeCard(mock, { amount: 500 }), await activeCard(mock, { amount: 500 })];
-    expect((await sb.run(['cards', 'recharge', a.id, '--amount', '40', '--idempotency-key', 't-r-3', '-p', 'by-ip'])).code).toBe(0);
+    expect(
+      (await sb.run(['cards', 'recharge', a.id, '--amount', '40', '--idempotency-key', 't-r-3', '-p', 'by-ip'])).code,
+    ).toBe(0);
     const sent = await received(`/api/v1/cards/${a.id}/recharge`);
 
-    const amount = await sb.run(['cards', 'recharge', a.id, '--amount', '41', '--idempotency-key', 't-r-3', '-p', 'by-name', '--json']);
+    const amount = await sb.run([
+      'cards',
+      'recharge',
+      a.id,
+      '--amount',
+      '41',
+      '--idempotency-key',
+      't-r-3',
+      '-p',
+      'by-name',
+      '--json',
+    ]);
     expect(amount.code, amount.stdout).toBe(5);
     expect(json(amount).error).toMatchObject({ code: 'payload_mismatch', idempotency_key: 't-r-3' });
     expect(json(amount).error.message).toContain('amount (40 then, 41 now)');
     expect(json(amount).error.message).toContain('nothing was sent');
 
-    const card = await sb.run(['cards', 'recharge', b.id, '--amount', '40', '--idempotency-key', 't-r-3', '-p', 'by-ip']);
+    const card = await sb.run([
+      'cards',
+      'recharge',
+      b.id,
+      '--amount',
+      '40',
+      '--idempotency-key',
+      't-r-3',
+      '-p',
+      'by-ip',
+    ]);
     expect(card.code, card.stderr).toBe(5);
     expect(card.stderr).toContain(`card (${a.id} then, ${b.id} now)`);
     expect(await received(`/api/v1/cards/${a.id}/recharge`)).toBe(sent);
@@ -121,10 +186,25 @@ describe('one key is one operation per account, however the account is reached',
     expect([await balanceOf(a.id), await balanceOf(b.id)]).toEqual([540, 500]);
   });
 
-  it('another key id that was never the profile\'s is another account: a fresh mock (fresh keys) per test run reuses its idempotency keys and they are sent', async () => {
+  it("another key id that was never the profile's is another account: a fresh mock (fresh keys) per test run reuses its idempotency keys and they are sent", async () => {
     const customer = await approvedCustomer(mock);
-    const issue = (m: MockHandle, c: string) => ['cards', 'issue', '--customer', c, '--amount', '300', '--idempotency-key', 'suite-issue-1', '--json'];
-    const env = (m: MockHandle) => ({ CARDCTL_API_KEY: m.keys.test.keyId, CARDCTL_API_SECRET: m.keys.test.secret, CARDCTL_BASE_URL: m.baseUrl, CARDCTL_MODE: 'test' });
+    const issue = (m: MockHandle, c: string) => [
+      'cards',
+      'issue',
+      '--customer',
+      c,
+      '--amount',
+      '300',
+      '--idempotency-key',
+      'suite-issue-1',
+      '--json',
+    ];
+    const env = (m: MockHandle) => ({
+      CARDCTL_API_KEY: m.keys.test.keyId,
+      CARDCTL_API_SECRET: m.keys.test.secret,
+      CARDCTL_BASE_URL: m.baseUrl,
+      CARDCTL_MODE: 'test',
+    });
     const first = await sb.run(issue(mock, customer.id), { env: env(mock) });
     expect(first.code, first.stderr).toBe(0);
 

@@ -34,7 +34,12 @@ async function sentDuring(f: () => Promise<unknown>): Promise<number> {
 beforeAll(async () => {
   mock = (await startMock({ port: 0, seed: 28, providerLatencyMs: 0 })) as unknown as MockHandle;
   sb = makeSandbox();
-  env = { CARDCTL_BASE_URL: mock.baseUrl, CARDCTL_API_KEY: mock.keys.test.keyId, CARDCTL_API_SECRET: mock.keys.test.secret, CARDCTL_MODE: 'test' };
+  env = {
+    CARDCTL_BASE_URL: mock.baseUrl,
+    CARDCTL_API_KEY: mock.keys.test.keyId,
+    CARDCTL_API_SECRET: mock.keys.test.secret,
+    CARDCTL_MODE: 'test',
+  };
 });
 afterAll(async () => {
   await mock?.close();
@@ -58,7 +63,9 @@ describe('batch keys that survive edits', () => {
     expect(six.code, six.stderr).toBe(0);
     expect(await balance(card)).toBe(1082); // 17 + 65, not 17 + 82
     expect(jsonLines(six).map((r) => r.from_journal)).toEqual([true, true, true, true, true, false]);
-    expect(six.stderr).toContain('5 rows already done: answered from the journal, not sent again. To send them again on purpose');
+    expect(six.stderr).toContain(
+      '5 rows already done: answered from the journal, not sent again. To send them again on purpose',
+    );
     expect(six.stderr).toContain('new --idempotency-prefix');
     const keys = new Map(jsonLines(six).map((r) => [r.row, r.idempotency_key]));
     for (const k of keys.values()) expect(k).toMatch(/^batch-[0-9a-f]{16}-1$/);
@@ -67,7 +74,10 @@ describe('batch keys that survive edits', () => {
       ['reordered.csv', csv([65, 7, 3, 1, 4, 2])],
       ['crlf.csv', csv([...amounts, 65], '\r\n')],
       ['columns.csv', `amount,card\n${[...amounts, 65].map((a) => `${a},${card.toLowerCase()}`).join('\n')}\n`],
-      ['rows.ndjson', [...amounts, 65].map((a) => JSON.stringify({ amount: String(a), card_id: card })).join('\n') + '\n'],
+      [
+        'rows.ndjson',
+        [...amounts, 65].map((a) => JSON.stringify({ amount: String(a), card_id: card })).join('\n') + '\n',
+      ],
       ['removed.csv', csv([1, 3, 4, 7, 65])],
     ];
     for (const [name, text] of edits) {
@@ -83,17 +93,24 @@ describe('batch keys that survive edits', () => {
     expect(await balance(card)).toBe(1082);
   });
 
-  it('20 rows run, then one added (a new user\'s edit): the wallet goes down by the new row only', async () => {
+  it("20 rows run, then one added (a new user's edit): the wallet goes down by the new row only", async () => {
     const cards = await Promise.all(Array.from({ length: 4 }, () => activeCard(mock, { amount: 1000 })));
     const rowsOf = (n: number) => Array.from({ length: n }, (_, i) => `${cards[i % 4]!.id},${250 + Math.floor(i / 4)}`);
     expect((await recharge(file('twenty.csv', `card,amount\n${rowsOf(20).join('\n')}\n`))).code).toBe(0);
     const before = await Promise.all(cards.map((c) => balance(c.id)));
     const added = `${cards[0]!.id},250`; // the same as row 1: a second top-up of that card, meant
-    const r = await recharge(file('twenty-one.csv', `card,amount\n${[added, ...rowsOf(20)].join('\n')}\n`), '--allow-duplicates');
+    const r = await recharge(
+      file('twenty-one.csv', `card,amount\n${[added, ...rowsOf(20)].join('\n')}\n`),
+      '--allow-duplicates',
+    );
     expect(r.code, r.stderr).toBe(0);
     const after = await Promise.all(cards.map((c) => balance(c.id)));
     expect(after.map((b, i) => b - before[i]!)).toEqual([250, 0, 0, 0]);
-    expect(jsonLines(r).filter((x) => !x.from_journal).map((x) => x.idempotency_key)).toEqual([expect.stringMatching(/^batch-[0-9a-f]{16}-2$/)]);
+    expect(
+      jsonLines(r)
+        .filter((x) => !x.from_journal)
+        .map((x) => x.idempotency_key),
+    ).toEqual([expect.stringMatching(/^batch-[0-9a-f]{16}-2$/)]);
   });
 
   it('identical rows (--allow-duplicates) are told apart by their occurrence: a third one added is the only one charged', async () => {
@@ -116,7 +133,16 @@ describe('a file run by the version before (keys batch-<file hash>-ROW, P-ROW)',
   /** Sends each row as the version before's batch did: its key, its body, journaled by cardctl. */
   async function sendAsBefore(card: string, amounts: number[], key: (row: number) => string): Promise<void> {
     for (const [i, amount] of amounts.entries()) {
-      const r = await run(['cards', 'recharge', card, '--amount', String(amount), '--idempotency-key', key(i + 1), '--json']);
+      const r = await run([
+        'cards',
+        'recharge',
+        card,
+        '--amount',
+        String(amount),
+        '--idempotency-key',
+        key(i + 1),
+        '--json',
+      ]);
       expect(r.code, r.stderr).toBe(0);
     }
   }
@@ -124,15 +150,25 @@ describe('a file run by the version before (keys batch-<file hash>-ROW, P-ROW)',
   it('rerun unedited after the upgrade: nothing is sent, each row answered under its old key', async () => {
     const card = (await activeCard(mock, { amount: 1000 })).id as string;
     const amounts = [3, 5, 8];
-    const legacy = rowsKeyPrefix('cards.recharge', amounts.map((a) => ({ params: { card }, json: { amount: a } })));
+    const legacy = rowsKeyPrefix(
+      'cards.recharge',
+      amounts.map((a) => ({ params: { card }, json: { amount: a } })),
+    );
     await sendAsBefore(card, amounts, (row) => `${legacy}-${row}`);
     expect(await balance(card)).toBe(1016);
     let r!: CliResult;
-    const sent = await sentDuring(async () => (r = await recharge(file('old.csv', `card_id,amount\n${amounts.map((a) => `${card},${a}`).join('\n')}\n`))));
+    const sent = await sentDuring(
+      async () =>
+        (r = await recharge(file('old.csv', `card_id,amount\n${amounts.map((a) => `${card},${a}`).join('\n')}\n`))),
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(sent).toBe(0);
-    expect(jsonLines(r).map((x) => [x.from_journal, x.idempotency_key])).toEqual(amounts.map((_, i) => [true, `${legacy}-${i + 1}`]));
-    expect(r.stderr).toContain('3 rows already done: answered from the journal, not sent again. To send them again on purpose');
+    expect(jsonLines(r).map((x) => [x.from_journal, x.idempotency_key])).toEqual(
+      amounts.map((_, i) => [true, `${legacy}-${i + 1}`]),
+    );
+    expect(r.stderr).toContain(
+      '3 rows already done: answered from the journal, not sent again. To send them again on purpose',
+    );
     expect(await balance(card)).toBe(1016);
   });
 
@@ -141,7 +177,10 @@ describe('a file run by the version before (keys batch-<file hash>-ROW, P-ROW)',
     const prefix = `march-${Date.now()}`;
     await sendAsBefore(card, [4, 6], (row) => `${prefix}-${row}`);
     let r!: CliResult;
-    const sent = await sentDuring(async () => (r = await recharge(file('old-p.csv', `card,amount\n${card},4\n${card},6\n`), '--idempotency-prefix', prefix)));
+    const sent = await sentDuring(
+      async () =>
+        (r = await recharge(file('old-p.csv', `card,amount\n${card},4\n${card},6\n`), '--idempotency-prefix', prefix)),
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(sent).toBe(0);
     expect(jsonLines(r).map((x) => x.idempotency_key)).toEqual([`${prefix}-1`, `${prefix}-2`]);
@@ -152,13 +191,20 @@ describe('a file run by the version before (keys batch-<file hash>-ROW, P-ROW)',
   it('edited after the upgrade (its file hash changed): held back as repeats, listing them, nothing sent', async () => {
     const card = (await activeCard(mock, { amount: 1000 })).id as string;
     const amounts = [11, 12];
-    const legacy = rowsKeyPrefix('cards.recharge', amounts.map((a) => ({ params: { card }, json: { amount: a } })));
+    const legacy = rowsKeyPrefix(
+      'cards.recharge',
+      amounts.map((a) => ({ params: { card }, json: { amount: a } })),
+    );
     await sendAsBefore(card, amounts, (row) => `${legacy}-${row}`);
     let r!: CliResult;
-    const sent = await sentDuring(async () => (r = await rechargeText(file('old-edited.csv', `card,amount\n${card},11\n${card},12\n${card},13\n`))));
+    const sent = await sentDuring(
+      async () => (r = await rechargeText(file('old-edited.csv', `card,amount\n${card},11\n${card},12\n${card},13\n`))),
+    );
     expect(r.code).toBe(2);
     expect(sent).toBe(0);
-    expect(r.stderr).toContain('nothing was sent: 2 rows of 3 repeat a success of the last 24 hours under another idempotency key');
+    expect(r.stderr).toContain(
+      'nothing was sent: 2 rows of 3 repeat a success of the last 24 hours under another idempotency key',
+    );
     expect(r.stderr).toContain(`line 2 (row 1): POST /cards/${card}/recharge {"amount":11} succeeded at `);
     expect(r.stderr).toContain(`under key ${legacy}-1 (op_`);
     expect(r.stderr).toContain('--allow-repeat');
@@ -178,14 +224,23 @@ describe('rows repeating recent successes under other keys', () => {
     expect(held.code).toBe(2);
     expect(sent).toBe(0);
     expect(held.stdout).toBe('');
-    expect(held.stderr).toContain('nothing was sent: 2 rows of 2 repeat a success of the last 24 hours under another idempotency key');
-    expect(held.stderr).toMatch(/line 3 \(row 2\): POST \/cards\/\w+\/recharge \{"amount":2\} succeeded at \S+ under key batch-[0-9a-f]{16}-1 \(op_\w+\)/);
-    expect(held.stderr).toContain(`run \`cardctl cards recharge --batch ${path} --idempotency-prefix april --allow-repeat\``);
+    expect(held.stderr).toContain(
+      'nothing was sent: 2 rows of 2 repeat a success of the last 24 hours under another idempotency key',
+    );
+    expect(held.stderr).toMatch(
+      /line 3 \(row 2\): POST \/cards\/\w+\/recharge \{"amount":2\} succeeded at \S+ under key batch-[0-9a-f]{16}-1 \(op_\w+\)/,
+    );
+    expect(held.stderr).toContain(
+      `run \`cardctl cards recharge --batch ${path} --idempotency-prefix april --allow-repeat\``,
+    );
     expect(await balance(card)).toBe(1042);
 
     const sentAnyway = await recharge(path, '--idempotency-prefix', 'april', '--allow-repeat');
     expect(sentAnyway.code, sentAnyway.stderr).toBe(0);
-    expect(jsonLines(sentAnyway).map((x) => x.idempotency_key)).toEqual([expect.stringMatching(/^april-[0-9a-f]{16}-1$/), expect.stringMatching(/^april-[0-9a-f]{16}-1$/)]);
+    expect(jsonLines(sentAnyway).map((x) => x.idempotency_key)).toEqual([
+      expect.stringMatching(/^april-[0-9a-f]{16}-1$/),
+      expect.stringMatching(/^april-[0-9a-f]{16}-1$/),
+    ]);
     expect(await balance(card)).toBe(1084);
   });
 
@@ -207,13 +262,18 @@ describe('input cut short', () => {
     const r = await run(['cards', 'recharge', '--batch', '-'], cut(card));
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('nothing was sent');
-    expect(r.stderr).toContain(`line 3 (row 2): row: the input ended inside this row: its line has no line end (got ${card.length + 3} bytes: "${card},56")`);
+    expect(r.stderr).toContain(
+      `line 3 (row 2): row: the input ended inside this row: its line has no line end (got ${card.length + 3} bytes: "${card},56")`,
+    );
     expect(await balance(card)).toBe(1000);
   });
 
   it('the bytes shown are escaped for the terminal and capped: a long row of control bytes is not dumped', async () => {
     const card = (await activeCard(mock, { amount: 1000 })).id as string;
-    const r = await run(['cards', 'recharge', '--batch', '-'], Buffer.concat([Buffer.from(`card_id,amount\n${card},1\n`), Buffer.from('\x1b[2J\x07'), Buffer.alloc(5000, 0x41)]));
+    const r = await run(
+      ['cards', 'recharge', '--batch', '-'],
+      Buffer.concat([Buffer.from(`card_id,amount\n${card},1\n`), Buffer.from('\x1b[2J\x07'), Buffer.alloc(5000, 0x41)]),
+    );
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('got 5005 bytes: "\\x1b[2J\\x07AAAA');
     expect(r.stderr).toContain('" and 4941 more)');
@@ -227,7 +287,10 @@ describe('input cut short', () => {
     const fifo = join(sb.dir, `rows-${Date.now()}.fifo`);
     expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
     const viaFifo = async (text: string): Promise<CliResult> => {
-      const writer = spawn(process.execPath, ['-e', `require('fs').writeFileSync(${JSON.stringify(fifo)}, ${JSON.stringify(text)})`]);
+      const writer = spawn(process.execPath, [
+        '-e',
+        `require('fs').writeFileSync(${JSON.stringify(fifo)}, ${JSON.stringify(text)})`,
+      ]);
       try {
         return await sb.run(['cards', 'recharge', '--batch', fifo], { env });
       } finally {
@@ -258,7 +321,18 @@ describe('input cut short', () => {
 });
 
 describe('field names that are also Object.prototype names', () => {
-  const NAMES = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf', 'propertyIsEnumerable', 'toLocaleString', '__defineGetter__', '__lookupSetter__'];
+  const NAMES = [
+    '__proto__',
+    'constructor',
+    'toString',
+    'hasOwnProperty',
+    'valueOf',
+    'isPrototypeOf',
+    'propertyIsEnumerable',
+    'toLocaleString',
+    '__defineGetter__',
+    '__lookupSetter__',
+  ];
 
   it('as NDJSON keys: each is an unknown field, exit 2 naming it; nothing sent', async () => {
     const card = (await activeCard(mock, { amount: 1000 })).id as string;
@@ -266,7 +340,10 @@ describe('field names that are also Object.prototype names', () => {
     const r = await rechargeText(file('proto.ndjson', text));
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).not.toContain('is not a function');
-    for (const [i, n] of NAMES.entries()) expect(r.stderr).toContain(`line ${i + 1} (row ${i + 1}): ${n.toLowerCase()}: "${n.toLowerCase()}" is not a field of this batch`);
+    for (const [i, n] of NAMES.entries())
+      expect(r.stderr).toContain(
+        `line ${i + 1} (row ${i + 1}): ${n.toLowerCase()}: "${n.toLowerCase()}" is not a field of this batch`,
+      );
     expect(await balance(card)).toBe(1000);
   });
 

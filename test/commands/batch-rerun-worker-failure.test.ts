@@ -29,7 +29,20 @@ const copies: PackageCopy[] = [];
 
 /** The rerun, by this checkout's build or a copy's (`bin`). */
 const rerun = (extra: Record<string, string> = {}, bin?: string) =>
-  sb.run(['cards', 'recharge', '--batch', batch, '--allow-duplicates', '--idempotency-prefix', PREFIX, '--json', '--verbose'], { env: { ...env, CARDCTL_RERUN_THREADS: '2', ...extra }, bin, timeoutMs: 120_000 });
+  sb.run(
+    [
+      'cards',
+      'recharge',
+      '--batch',
+      batch,
+      '--allow-duplicates',
+      '--idempotency-prefix',
+      PREFIX,
+      '--json',
+      '--verbose',
+    ],
+    { env: { ...env, CARDCTL_RERUN_THREADS: '2', ...extra }, bin, timeoutMs: 120_000 },
+  );
 
 /** The API requests the mock answered while `f` ran (from its request log). */
 async function sentDuring(f: () => Promise<unknown>): Promise<number> {
@@ -43,12 +56,24 @@ const balance = async () => (await apiCall(mock, { method: 'GET', path: `/cards/
 beforeAll(async () => {
   mock = (await startMock({ port: 0, seed: 53, providerLatencyMs: 0 })) as unknown as MockHandle;
   sb = makeSandbox();
-  env = { CARDCTL_BASE_URL: mock.baseUrl, CARDCTL_API_KEY: mock.keys.test.keyId, CARDCTL_API_SECRET: mock.keys.test.secret, CARDCTL_MODE: 'test' };
+  env = {
+    CARDCTL_BASE_URL: mock.baseUrl,
+    CARDCTL_API_KEY: mock.keys.test.keyId,
+    CARDCTL_API_SECRET: mock.keys.test.secret,
+    CARDCTL_MODE: 'test',
+  };
   card = await activeCard(mock, { amount: 1000 });
   const text = 'card,amount\n' + `${card.id},1\n`.repeat(ROWS);
   // the journal of this batch sent an hour ago under its keys (in the old one-file format, taken over below)
   const keys = await batchKeys('cards.recharge', text, { prefix: PREFIX, allowDuplicates: true });
-  writeRerunJournal(sb.stateDir, { rows: ROWS, prefix: PREFIX, baseUrl: mock.baseUrl, keyId: mock.keys.test.keyId, card: card.id, keys });
+  writeRerunJournal(sb.stateDir, {
+    rows: ROWS,
+    prefix: PREFIX,
+    baseUrl: mock.baseUrl,
+    keyId: mock.keys.test.keyId,
+    card: card.id,
+    keys,
+  });
   const takeover = await sb.run(['ops', 'list', '--limit', '1'], { env, timeoutMs: 120_000 });
   expect(takeover.code, takeover.stderr).toBe(0);
   batch = join(sb.dir, 'rows.csv');
@@ -84,7 +109,9 @@ async function rerunWithWorker(worker: string, extra: Record<string, string> = {
 describe('a batch rerun whose second thread fails answers as if it had not, and says so under --verbose', () => {
   it('the worker module throws as it loads: the pass is made in the main thread; same exit code and rows, nothing sent', async () => {
     const r = await rerunWithWorker(`throw new Error('the worker module cannot load (test double)');\n`);
-    expect(r.stderr).toContain("* journal: the pass's second thread failed (the worker module cannot load (test double) (exit 1)): the pass was made again, whole, in one thread\n");
+    expect(r.stderr).toContain(
+      "* journal: the pass's second thread failed (the worker module cannot load (test double) (exit 1)): the pass was made again, whole, in one thread\n",
+    );
   });
 
   it('the worker dies part-way, one batch of slots written and the next torn in half: the pass is made again, whole; same exit code and rows, nothing sent', async () => {
@@ -114,6 +141,8 @@ parentPort.postMessage('done');
     expect(existsSync(report), 'the worker ran').toBe(true);
     // the main thread left it enough buckets to write a batch of slots and tear the next
     expect(JSON.parse(readFileSync(report, 'utf8'))).toEqual({ written: 1, torn: expect.any(Number) });
-    expect(r.stderr).toContain("* journal: the pass's second thread failed (EIO: i/o error, write (test double) (exit 1)): the pass was made again, whole, in one thread\n");
+    expect(r.stderr).toContain(
+      "* journal: the pass's second thread failed (EIO: i/o error, write (test double) (exit 1)): the pass was made again, whole, in one thread\n",
+    );
   });
 });

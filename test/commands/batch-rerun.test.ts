@@ -14,7 +14,8 @@ import { batchFiles, jsonLines, writeRerunJournal } from '../helpers/batch-files
 let mock: MockHandle;
 let sb: Sandbox;
 let env: Record<string, string>;
-const run = (args: string[], opts: { sandbox?: Sandbox; env?: Record<string, string> } = {}) => (opts.sandbox ?? sb).run(args, { env: { ...env, ...opts.env } });
+const run = (args: string[], opts: { sandbox?: Sandbox; env?: Record<string, string> } = {}) =>
+  (opts.sandbox ?? sb).run(args, { env: { ...env, ...opts.env } });
 const rows = jsonLines;
 const file = batchFiles(() => sb.dir);
 
@@ -33,7 +34,12 @@ async function sentDuring(f: () => Promise<unknown>): Promise<number> {
 beforeAll(async () => {
   mock = (await startMock({ port: 0, seed: 47, providerLatencyMs: 0 })) as unknown as MockHandle;
   sb = makeSandbox();
-  env = { CARDCTL_BASE_URL: mock.baseUrl, CARDCTL_API_KEY: mock.keys.test.keyId, CARDCTL_API_SECRET: mock.keys.test.secret, CARDCTL_MODE: 'test' };
+  env = {
+    CARDCTL_BASE_URL: mock.baseUrl,
+    CARDCTL_API_KEY: mock.keys.test.keyId,
+    CARDCTL_API_SECRET: mock.keys.test.secret,
+    CARDCTL_MODE: 'test',
+  };
 });
 afterAll(async () => {
   await mock?.close();
@@ -60,21 +66,47 @@ describe('a batch rerun answered from the journal', () => {
     expect(again.code, again.stderr).toBe(4); // row 3 is still not found
     const [r1, r2, r3] = rows(again);
     expect(r1).toMatchObject({ row: 1, status: 'ok', from_journal: false, id: unknown!.id, balance_minor: 1011 }); // replayed by the API
-    expect(r2).toMatchObject({ row: 2, status: 'ok', from_journal: true, http_status: 200, id: done!.id, balance_minor: 1022 });
+    expect(r2).toMatchObject({
+      row: 2,
+      status: 'ok',
+      from_journal: true,
+      http_status: 200,
+      id: done!.id,
+      balance_minor: 1022,
+    });
     expect(r3).toMatchObject({ row: 3, status: 'error', from_journal: true, http_status: 404 });
     expect(r3.error.message).toContain('The journal holds its outcome: refused (404');
     expect(sent).toBe(1); // only the unknown row
     expect([await balance(unknown!.id), await balance(done!.id)]).toEqual([1011, 1022]);
   });
 
-  it('a row edited under the same --idempotency-prefix is a new request: sent under its own key (charged once), never answered with the old row\'s outcome', async () => {
+  it("a row edited under the same --idempotency-prefix is a new request: sent under its own key (charged once), never answered with the old row's outcome", async () => {
     const cards = await Promise.all([1, 2, 3].map(() => activeCard(mock, { amount: 1000 })));
     const prefix = `edited-${Date.now()}`;
     const text = (second: number) => `card,amount\n${cards[0]!.id},5\n${cards[1]!.id},${second}\n${cards[2]!.id},7\n`;
-    const first = await run(['cards', 'recharge', '--batch', file('before.csv', text(6)), '--idempotency-prefix', prefix, '--json']);
+    const first = await run([
+      'cards',
+      'recharge',
+      '--batch',
+      file('before.csv', text(6)),
+      '--idempotency-prefix',
+      prefix,
+      '--json',
+    ]);
     expect(first.code, first.stderr).toBe(0);
     let again!: CliResult;
-    const sent = await sentDuring(async () => (again = await run(['cards', 'recharge', '--batch', file('after.csv', text(600)), '--idempotency-prefix', prefix, '--json'])));
+    const sent = await sentDuring(
+      async () =>
+        (again = await run([
+          'cards',
+          'recharge',
+          '--batch',
+          file('after.csv', text(600)),
+          '--idempotency-prefix',
+          prefix,
+          '--json',
+        ])),
+    );
     expect(again.code, again.stderr).toBe(0);
     const [r1, r2, r3] = rows(again);
     expect([r1.from_journal, r1.balance_minor, r3.from_journal, r3.balance_minor]).toEqual([true, 1005, true, 1007]);
@@ -97,7 +129,9 @@ describe('a batch rerun answered from the journal', () => {
     bytes[at] = bytes[at] === 0x41 ? 0x42 : 0x41; // one byte of the key, inside the checksummed JSON
     writeFileSync(bucket, bytes);
     let again!: CliResult;
-    const sent = await sentDuring(async () => (again = await run(['cards', 'recharge', '--batch', path, '--idempotency-prefix', prefix, '--json'])));
+    const sent = await sentDuring(
+      async () => (again = await run(['cards', 'recharge', '--batch', path, '--idempotency-prefix', prefix, '--json'])),
+    );
     const [r1, r2, r3] = rows(again);
     expect([r1.from_journal, r3.from_journal]).toEqual([true, true]);
     expect(r2).toMatchObject({ row: 2, status: 'error', error: { code: 'journal_damaged' } });
@@ -107,7 +141,7 @@ describe('a batch rerun answered from the journal', () => {
     expect(await Promise.all(cards.map((c) => balance(c.id)))).toEqual([1001, 1002, 1003]);
   });
 
-  it('a prefix with a quote and a backslash (escaped in the journal\'s JSON, so the pass reads its buckets the ordinary way): every row still comes from the journal, nothing is sent', async () => {
+  it("a prefix with a quote and a backslash (escaped in the journal's JSON, so the pass reads its buckets the ordinary way): every row still comes from the journal, nothing is sent", async () => {
     const cards = await Promise.all([1, 2, 3].map(() => activeCard(mock, { amount: 1000 })));
     const prefix = `q"b\\s-${Date.now()}`;
     const path = file('escaped.csv', `card,amount\n${cards.map((c, i) => `${c.id},${i + 1}`).join('\n')}\n`);
@@ -116,9 +150,13 @@ describe('a batch rerun answered from the journal', () => {
     const keys = rows(first).map((r) => r.idempotency_key as string);
     for (const k of keys) expect(k.startsWith(`${prefix}-`)).toBe(true);
     let again!: CliResult;
-    const sent = await sentDuring(async () => (again = await run(['cards', 'recharge', '--batch', path, '--idempotency-prefix', prefix, '--json'])));
+    const sent = await sentDuring(
+      async () => (again = await run(['cards', 'recharge', '--batch', path, '--idempotency-prefix', prefix, '--json'])),
+    );
     expect(again.code, again.stderr).toBe(0);
-    expect(rows(again).map((r) => [r.row, r.from_journal, r.idempotency_key, r.balance_minor])).toEqual(cards.map((_, i) => [i + 1, true, keys[i], 1001 + i]));
+    expect(rows(again).map((r) => [r.row, r.from_journal, r.idempotency_key, r.balance_minor])).toEqual(
+      cards.map((_, i) => [i + 1, true, keys[i], 1001 + i]),
+    );
     expect(sent).toBe(0);
     expect(await Promise.all(cards.map((c) => balance(c.id)))).toEqual([1001, 1002, 1003]);
   });
@@ -140,15 +178,50 @@ describe('a batch rerun answered from the journal', () => {
       const n = 5000;
       const prefix = 'old-file';
       // sent an hour ago: within 23 h, so the resolved rule (rule 4) answers; every 7th row refused
-      writeRerunJournal(own.stateDir, { rows: n, prefix, baseUrl: mock.baseUrl, keyId: mock.keys.test.keyId, card: card.id });
+      writeRerunJournal(own.stateDir, {
+        rows: n,
+        prefix,
+        baseUrl: mock.baseUrl,
+        keyId: mock.keys.test.keyId,
+        card: card.id,
+      });
       const path = join(own.dir, 'rows.csv');
       writeFileSync(path, 'card,amount\n' + `${card.id},1\n`.repeat(n));
       let again!: CliResult;
-      const sent = await sentDuring(async () => (again = await run(['cards', 'recharge', '--batch', path, '--allow-duplicates', '--idempotency-prefix', prefix, '--json', '--verbose'], { sandbox: own, env: { CARDCTL_RERUN_THREADS: '2' } })));
+      const sent = await sentDuring(
+        async () =>
+          (again = await run(
+            [
+              'cards',
+              'recharge',
+              '--batch',
+              path,
+              '--allow-duplicates',
+              '--idempotency-prefix',
+              prefix,
+              '--json',
+              '--verbose',
+            ],
+            { sandbox: own, env: { CARDCTL_RERUN_THREADS: '2' } },
+          )),
+      );
       expect(again.code, again.stderr.slice(-2000)).toBe(5);
       // 5,000 keys fall in most of the 4,096 key buckets: each read once, by one thread or the other
       expect(again.stderr).toMatch(/\* journal: [23]\d{3} key buckets read once for the batch's keys, in 2 threads\n/);
-      const alone = await run(['cards', 'recharge', '--batch', path, '--allow-duplicates', '--idempotency-prefix', prefix, '--json', '--verbose'], { sandbox: own, env: { CARDCTL_RERUN_THREADS: '1' } });
+      const alone = await run(
+        [
+          'cards',
+          'recharge',
+          '--batch',
+          path,
+          '--allow-duplicates',
+          '--idempotency-prefix',
+          prefix,
+          '--json',
+          '--verbose',
+        ],
+        { sandbox: own, env: { CARDCTL_RERUN_THREADS: '1' } },
+      );
       expect(alone.stderr).toMatch(/, in 1 thread\n/);
       expect(alone.stdout).toBe(again.stdout);
       const got = rows(again);

@@ -32,7 +32,12 @@ async function balance(id: string): Promise<number> {
 beforeAll(async () => {
   mock = (await startMock({ port: 0, seed: 31, providerLatencyMs: 0 })) as unknown as MockHandle;
   sb = makeSandbox();
-  env = { CARDCTL_BASE_URL: mock.baseUrl, CARDCTL_API_KEY: mock.keys.test.keyId, CARDCTL_API_SECRET: mock.keys.test.secret, CARDCTL_MODE: 'test' };
+  env = {
+    CARDCTL_BASE_URL: mock.baseUrl,
+    CARDCTL_API_KEY: mock.keys.test.keyId,
+    CARDCTL_API_SECRET: mock.keys.test.secret,
+    CARDCTL_MODE: 'test',
+  };
 });
 afterEach(() => {
   for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
@@ -46,16 +51,31 @@ describe('batch rows: refused before anything is sent (exit 2, the line named)',
   it('a field given twice: NDJSON {"amount":5,"amount":7} (JSON.parse would keep 7), a CSV header naming a column twice', async () => {
     const card = await activeCard(mock, { amount: 1000 });
     const before = await books();
-    const twice = await run(['cards', 'recharge', '--batch', file('twice.ndjson', `{"card":"${card.id}","amount":5}\n{"card":"${card.id}","amount":5,"amount":7}\n`)]);
+    const twice = await run([
+      'cards',
+      'recharge',
+      '--batch',
+      file('twice.ndjson', `{"card":"${card.id}","amount":5}\n{"card":"${card.id}","amount":5,"amount":7}\n`),
+    ]);
     expect(twice.code).toBe(2);
     expect(twice.stdout).toBe('');
     expect(twice.stderr).toContain('nothing was sent: 1 row of 2 is not valid');
     expect(twice.stderr).toMatch(/line 2 \(row 2\): row: the field "amount" is given twice/);
     // also under another case or spelling of the same name
-    const cased = await run(['cards', 'recharge', '--batch', file('cased.ndjson', `{"card":"${card.id}","amount":5,"Amount":7}\n`)]);
+    const cased = await run([
+      'cards',
+      'recharge',
+      '--batch',
+      file('cased.ndjson', `{"card":"${card.id}","amount":5,"Amount":7}\n`),
+    ]);
     expect(cased.code).toBe(2);
     expect(cased.stderr).toContain('the field "Amount" is given twice (also as "amount")');
-    const header = await run(['cards', 'recharge', '--batch', file('twice.csv', `card,amount,amount\n${card.id},5,7\n`)]);
+    const header = await run([
+      'cards',
+      'recharge',
+      '--batch',
+      file('twice.csv', `card,amount,amount\n${card.id},5,7\n`),
+    ]);
     expect(header.code).toBe(2);
     expect(header.stderr).toMatch(/line 1 \(header\): header: the column "amount" is named twice/);
     expect(await balance(card.id)).toBe(1000);
@@ -66,17 +86,44 @@ describe('batch rows: refused before anything is sent (exit 2, the line named)',
     const card = await activeCard(mock, { amount: 1000 });
     const before = await books();
     const values = [' 5', '5.0', '1e3', '0x10', '+5', '5_000'];
-    for (const value of values) expect((await run(['cards', 'recharge', card.id, '--amount', value])).code, `--amount ${JSON.stringify(value)}`).toBe(2);
+    for (const value of values)
+      expect(
+        (await run(['cards', 'recharge', card.id, '--amount', value])).code,
+        `--amount ${JSON.stringify(value)}`,
+      ).toBe(2);
     // one file per format, a row per value: every row is named (line 2 holds the first value)
-    const csv = await run(['cards', 'recharge', '--batch', file('amount.csv', `card,amount\n${values.map((v) => `${card.id},"${v}"`).join('\n')}\n`)]);
-    const strings = await run(['cards', 'recharge', '--batch', file('amount.ndjson', values.map((v) => JSON.stringify({ card: card.id, amount: v })).join('\n'))]);
+    const csv = await run([
+      'cards',
+      'recharge',
+      '--batch',
+      file('amount.csv', `card,amount\n${values.map((v) => `${card.id},"${v}"`).join('\n')}\n`),
+    ]);
+    const strings = await run([
+      'cards',
+      'recharge',
+      '--batch',
+      file('amount.ndjson', values.map((v) => JSON.stringify({ card: card.id, amount: v })).join('\n')),
+    ]);
     // number literals in NDJSON: JSON.parse reads 5.0 as 5 and 1e3 as 1000; --amount refuses both
     const literals = ['5.0', '1e3', '5E0', '-0.0'];
-    const numbers = await run(['cards', 'recharge', '--batch', file('literal.ndjson', literals.map((l) => `{"card":"${card.id}","amount":${l}}`).join('\n'))]);
-    for (const [r, list] of [[csv, values], [strings, values], [numbers, literals]] as const) {
+    const numbers = await run([
+      'cards',
+      'recharge',
+      '--batch',
+      file('literal.ndjson', literals.map((l) => `{"card":"${card.id}","amount":${l}}`).join('\n')),
+    ]);
+    for (const [r, list] of [
+      [csv, values],
+      [strings, values],
+      [numbers, literals],
+    ] as const) {
       expect(r.code, r.stderr).toBe(2);
       expect(r.stderr).toContain(`nothing was sent: ${list.length} rows of ${list.length} are not valid`);
-      list.forEach((v, i) => expect(r.stderr).toContain(`line ${i + (r === csv ? 2 : 1)} (row ${i + 1}): amount: ${JSON.stringify(v)} is not a whole number of minor units`));
+      list.forEach((v, i) =>
+        expect(r.stderr).toContain(
+          `line ${i + (r === csv ? 2 : 1)} (row ${i + 1}): amount: ${JSON.stringify(v)} is not a whole number of minor units`,
+        ),
+      );
     }
     // an unquoted CSV cell keeps its spaces too
     const spaced = await run(['cards', 'recharge', '--batch', file('spaced.csv', `card,amount\n${card.id}, 5\n`)]);
@@ -84,7 +131,18 @@ describe('batch rows: refused before anything is sent (exit 2, the line named)',
     expect(await balance(card.id)).toBe(1000);
     expect(await books()).toEqual(before);
     // what --amount takes, a batch takes: 5, "5", 05
-    const ok = await run(['cards', 'recharge', '--batch', file('ok.ndjson', `{"card":"${card.id}","amount":5}\n{"card":"${card.id}","amount":"6"}\n{"card":"${card.id}","amount":"07"}\n`), '--json', '--concurrency', '1']); // one at a time: each row's balance follows the one before
+    const ok = await run([
+      'cards',
+      'recharge',
+      '--batch',
+      file(
+        'ok.ndjson',
+        `{"card":"${card.id}","amount":5}\n{"card":"${card.id}","amount":"6"}\n{"card":"${card.id}","amount":"07"}\n`,
+      ),
+      '--json',
+      '--concurrency',
+      '1',
+    ]); // one at a time: each row's balance follows the one before
     expect(ok.code, ok.stderr).toBe(0);
     expect(rows(ok).map((r) => r.balance_minor)).toEqual([1005, 1011, 1018]);
   });
@@ -98,7 +156,9 @@ describe('batch rows: refused before anything is sent (exit 2, the line named)',
     const refused = await run(['cards', 'recharge', '--batch', same]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('nothing was sent: 2 rows of 4 are not valid');
-    expect(refused.stderr).toMatch(/line 4 \(row 3\): row: the same request as row 1: sent twice, it would charge twice/);
+    expect(refused.stderr).toMatch(
+      /line 4 \(row 3\): row: the same request as row 1: sent twice, it would charge twice/,
+    );
     expect(refused.stderr).toMatch(/line 5 \(row 4\): row: the same request as row 1/);
     expect(refused.stderr).toContain('--allow-duplicates');
     expect(refused.stderr).toContain(`cardctl cards recharge --batch ${same} --allow-duplicates`);
@@ -134,10 +194,14 @@ describe('a batch rerun', () => {
     const after = await books();
     const again = await run(['cards', 'recharge', '--batch', path, '--json']);
     expect(again.code, again.stderr).toBe(0);
-    expect(rows(again).map((r) => [r.status, r.from_journal, r.id, r.balance_minor])).toEqual(cards.map((c, i) => ['ok', true, c.id, 1010 + 10 * i]));
+    expect(rows(again).map((r) => [r.status, r.from_journal, r.id, r.balance_minor])).toEqual(
+      cards.map((c, i) => ['ok', true, c.id, 1010 + 10 * i]),
+    );
     expect(await books()).toEqual(after);
     const table = await run(['cards', 'recharge', '--batch', path]);
-    expect(table.stdout.split('\n')[1]).toMatch(new RegExp(`^1\\s+ok\\s+200\\s+${cards[0]!.id}\\s+1010\\s+from the journal`));
+    expect(table.stdout.split('\n')[1]).toMatch(
+      new RegExp(`^1\\s+ok\\s+200\\s+${cards[0]!.id}\\s+1010\\s+from the journal`),
+    );
   });
 });
 
@@ -150,12 +214,19 @@ describe('a batch killed mid-way (SIGKILL), then run again', () => {
     await ctl(mock, 'POST', '/faults', { operation: 'recharge', kind: 'slow', ms: 1500, count: 12 });
     const base: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('CARDCTL_')) base[k] = v;
-    const child = spawn(process.execPath, [BIN, 'cards', 'recharge', '--batch', path, '--concurrency', '2', '--json'], { cwd: ROOT, env: { ...base, ...sb.env, ...env } });
+    const child = spawn(process.execPath, [BIN, 'cards', 'recharge', '--batch', path, '--concurrency', '2', '--json'], {
+      cwd: ROOT,
+      env: { ...base, ...sb.env, ...env },
+    });
     children.push(child);
     child.stdin.end();
     const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
     const state = join(sb.stateDir, 'cardctl');
-    const sent = () => journalRecords(state).filter((r) => r.type === 'op' && String(r.path).includes('/recharge') && cards.some((c) => String(r.path).includes(c.id)));
+    const sent = () =>
+      journalRecords(state).filter(
+        (r) =>
+          r.type === 'op' && String(r.path).includes('/recharge') && cards.some((c) => String(r.path).includes(c.id)),
+      );
     const deadline = Date.now() + 20_000;
     while (sent().length < 4) {
       if (Date.now() > deadline) throw new Error('the batch did not get to its fourth row');

@@ -31,7 +31,12 @@ function opsFor(cardId: string): Array<{ op: JournalRecord; inBucket: boolean }>
   return journalRecords(journal())
     .filter((r) => r.type === 'op' && String(r.path).endsWith(`/cards/${cardId}/recharge`))
     .map((op) => {
-      const bucket = join(journal(), 'journal', 'keys', `${createHash('sha256').update(String(op.idempotency_key)).digest('hex').slice(0, 3)}.ndjson`);
+      const bucket = join(
+        journal(),
+        'journal',
+        'keys',
+        `${createHash('sha256').update(String(op.idempotency_key)).digest('hex').slice(0, 3)}.ndjson`,
+      );
       const inBucket = existsSync(bucket) && readFileSync(bucket, 'utf8').includes(`"id":"${op.id}"`);
       return { op, inBucket };
     });
@@ -50,7 +55,13 @@ beforeAll(async () => {
     return undefined;
   });
   sb = makeSandbox();
-  env = { CARDCTL_BASE_URL: proxy.baseUrl, CARDCTL_API_KEY: mock.keys.test.keyId, CARDCTL_API_SECRET: mock.keys.test.secret, CARDCTL_MODE: 'test', CARDCTL_JOURNAL_RETENTION: 'off' };
+  env = {
+    CARDCTL_BASE_URL: proxy.baseUrl,
+    CARDCTL_API_KEY: mock.keys.test.keyId,
+    CARDCTL_API_SECRET: mock.keys.test.secret,
+    CARDCTL_MODE: 'test',
+    CARDCTL_JOURNAL_RETENTION: 'off',
+  };
 });
 afterEach(() => {
   for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
@@ -80,10 +91,15 @@ describe('a --batch whose rows overlap (--concurrency 8)', () => {
     for (const c of cards) {
       const ops = opsFor(c.id);
       expect(ops.map((o) => o.inBucket)).toEqual([true]);
-      expect(journalRecords(journal()).filter((x) => x.type === 'outcome' && x.id === ops[0]!.op.id && x.status === 200)).toHaveLength(1);
+      expect(
+        journalRecords(journal()).filter((x) => x.type === 'outcome' && x.id === ops[0]!.op.id && x.status === 200),
+      ).toHaveLength(1);
     }
     expect(JSON.parse((await sb.run(['ops', 'list', '--unresolved', '--json'], { env })).stdout).data).toEqual([]);
-    expect(JSON.parse((await sb.run(['ops', 'repair', '--json'], { env })).stdout)).toMatchObject({ repaired: [], unreadable: [] });
+    expect(JSON.parse((await sb.run(['ops', 'repair', '--json'], { env })).stdout)).toMatchObject({
+      repaired: [],
+      unreadable: [],
+    });
     // the same file again: every row from the journal, nothing sent
     const again = await sb.run(['cards', 'recharge', '--batch', path, '--concurrency', '8', '--json'], { env });
     expect(again.code, again.stderr).toBe(0);
@@ -97,7 +113,10 @@ describe('a --batch whose rows overlap (--concurrency 8)', () => {
     const walletBefore = (await wallet(mock, 'test')).balance_minor;
     // every recharge takes 1 s at the mock: rows are in flight when the batch is killed
     await ctl(mock, 'POST', '/faults', { operation: 'recharge', kind: 'slow', ms: 1000, count: 24 });
-    const child = spawn(process.execPath, [BIN, 'cards', 'recharge', '--batch', path, '--concurrency', '8', '--json'], { cwd: ROOT, env: { ...process.env, ...sb.env, ...env } });
+    const child = spawn(process.execPath, [BIN, 'cards', 'recharge', '--batch', path, '--concurrency', '8', '--json'], {
+      cwd: ROOT,
+      env: { ...process.env, ...sb.env, ...env },
+    });
     children.push(child);
     child.stdin.end();
     const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
@@ -110,7 +129,11 @@ describe('a --batch whose rows overlap (--concurrency 8)', () => {
     child.kill('SIGKILL');
     await exited;
     await ctl(mock, 'DELETE', '/faults').catch(() => undefined);
-    const outcomes = new Set(journalRecords(journal()).filter((x) => x.type === 'outcome').map((x) => x.id));
+    const outcomes = new Set(
+      journalRecords(journal())
+        .filter((x) => x.type === 'outcome')
+        .map((x) => x.id),
+    );
     expect(cards.filter((c) => opsFor(c.id).some((o) => !outcomes.has(o.op.id))).length).toBeGreaterThan(0); // killed with requests out
     expect(unjournaled).toEqual([]);
 

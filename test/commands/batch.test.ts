@@ -10,7 +10,18 @@ import { startMock } from '../../src/mock/index.js';
 import { ApiClient } from '../../src/client/client.js';
 import { Journal } from '../../src/client/journal.js';
 import { BatchLimiter, loadBatch, runBatch, type BatchClientHooks, type RowResult } from '../../src/client/batch.js';
-import { activeCard, apiCall, approvedCustomer, createCustomer, ctl, customerInput, getCustomer, newKey, wallet, type MockHandle } from '../helpers/api.js';
+import {
+  activeCard,
+  apiCall,
+  approvedCustomer,
+  createCustomer,
+  ctl,
+  customerInput,
+  getCustomer,
+  newKey,
+  wallet,
+  type MockHandle,
+} from '../helpers/api.js';
 import { makeSandbox, type CliResult, type Sandbox } from '../helpers/cli.js';
 import { batchFiles, jsonLines } from '../helpers/batch-files.js';
 
@@ -37,7 +48,12 @@ async function cardBalance(id: string): Promise<number> {
 beforeAll(async () => {
   mock = (await startMock({ port: 0, seed: 23, providerLatencyMs: 0 })) as unknown as MockHandle;
   sb = makeSandbox();
-  testEnv = { CARDCTL_BASE_URL: mock.baseUrl, CARDCTL_API_KEY: mock.keys.test.keyId, CARDCTL_API_SECRET: mock.keys.test.secret, CARDCTL_MODE: 'test' };
+  testEnv = {
+    CARDCTL_BASE_URL: mock.baseUrl,
+    CARDCTL_API_KEY: mock.keys.test.keyId,
+    CARDCTL_API_SECRET: mock.keys.test.secret,
+    CARDCTL_MODE: 'test',
+  };
   fee = mock.products.find((p) => p.default)!.issue_fee_minor;
 });
 afterAll(async () => {
@@ -50,7 +66,11 @@ describe('cards issue --batch', () => {
     const customers = await Promise.all([1, 2, 3].map(() => approvedCustomer(mock)));
     const amounts = [1000, 2000, 0, 1500, 700, 50];
     const product = mock.products.find((p) => p.default)!.id;
-    const csv = ['customer_id,amount_minor,product_id', ...amounts.map((a, i) => `${customers[i % 3]!.id},${a},${i === 1 ? product : ''}`)].join('\r\n') + '\r\n';
+    const csv =
+      [
+        'customer_id,amount_minor,product_id',
+        ...amounts.map((a, i) => `${customers[i % 3]!.id},${a},${i === 1 ? product : ''}`),
+      ].join('\r\n') + '\r\n';
     const path = file('cards.csv', csv);
     const before = await wallet(mock, 'test');
     const cardsBefore = (await counts()).cards as number;
@@ -84,7 +104,12 @@ describe('cards issue --batch', () => {
     expect(await counts()).toEqual(stateAfter);
 
     // the same rows saved differently (a BOM, LF, no final newline, columns reordered) keep their keys
-    const resaved = '\ufeff' + ['amount_minor,product_id,customer_id', ...amounts.map((a, i) => `${a},${i === 1 ? product : ''},${customers[i % 3]!.id}`)].join('\n');
+    const resaved =
+      '\ufeff' +
+      [
+        'amount_minor,product_id,customer_id',
+        ...amounts.map((a, i) => `${a},${i === 1 ? product : ''},${customers[i % 3]!.id}`),
+      ].join('\n');
     const third = await run(['cards', 'issue', '--batch', file('cards-resaved.csv', resaved), '--json']);
     expect(third.code, third.stderr).toBe(0);
     expect(lines(third).map((r) => r.idempotency_key)).toEqual(rows.map((r) => r.idempotency_key));
@@ -92,7 +117,11 @@ describe('cards issue --batch', () => {
     expect(await counts()).toEqual(stateAfter);
 
     // every row is in the journal once (the reruns sent nothing), resolved with its card
-    const journal = JSON.parse((await run(['ops', 'list', '--all', '--json'])).stdout).data as Array<{ idempotency_key: string; outcome: string; resource_id: string }>;
+    const journal = JSON.parse((await run(['ops', 'list', '--all', '--json'])).stdout).data as Array<{
+      idempotency_key: string;
+      outcome: string;
+      resource_id: string;
+    }>;
     for (const r of rows) {
       const entries = journal.filter((e) => e.idempotency_key === r.idempotency_key);
       expect(entries).toHaveLength(1);
@@ -115,13 +144,17 @@ describe('cards issue --batch', () => {
     const asJson = JSON.parse((await run(['cards', 'issue', '--batch', path, '--json'])).stdout);
     expect(Object.keys(asJson.error.errors)).toEqual(['line 3 (row 2)', 'line 5 (row 4)']);
     // a header with an unknown column, and usage errors of the flags
-    expect((await run(['cards', 'issue', '--batch', file('typo.csv', `customer_id,amout\n${customer.id},5\n`)])).stderr).toContain('"amout" is not a column');
+    expect(
+      (await run(['cards', 'issue', '--batch', file('typo.csv', `customer_id,amout\n${customer.id},5\n`)])).stderr,
+    ).toContain('"amout" is not a column');
     const neither = await run(['cards', 'issue']);
     expect(neither.code).toBe(2);
     expect(neither.stderr).toContain('--batch FILE');
     expect((await run(['cards', 'issue', '--batch', path, '--customer', customer.id])).code).toBe(2);
     expect((await run(['cards', 'recharge', customer.id, '--batch', path])).code).toBe(2);
-    expect((await run(['cards', 'issue', '--customer', customer.id, '--amount', '5', '--concurrency', '2'])).code).toBe(2);
+    expect((await run(['cards', 'issue', '--customer', customer.id, '--amount', '5', '--concurrency', '2'])).code).toBe(
+      2,
+    );
     expect(await counts()).toEqual(before);
   });
 
@@ -130,7 +163,9 @@ describe('cards issue --batch', () => {
     const rejected = await createCustomer(mock);
     await ctl(mock, 'POST', `/customers/${rejected.id}/kyc`, { verdict: 'rejected', reason: 'document_expired' });
     expect((await getCustomer(mock, rejected.id)).kyc_status).toBe('rejected');
-    const ndjson = [good[0], rejected, good[1], good[2]].map((c, i) => JSON.stringify({ customer: c.id, amount: 100 * (i + 1) })).join('\n');
+    const ndjson = [good[0], rejected, good[1], good[2]]
+      .map((c, i) => JSON.stringify({ customer: c.id, amount: 100 * (i + 1) }))
+      .join('\n');
     const before = await wallet(mock, 'test');
     const r = await run(['cards', 'issue', '--batch', file('mixed.jsonl', ndjson), '--json', '--concurrency', '2']);
     expect(r.code, r.stderr).toBe(5);
@@ -142,12 +177,23 @@ describe('cards issue --batch', () => {
     expect(before.balance_minor - (await wallet(mock, 'test')).balance_minor).toBe(100 + 300 + 400 + 3 * fee);
   });
 
-  it('a row refused with kyc_not_approved carries the single command\'s hint for the customer\'s state (rejected, pending), reading each customer once', async () => {
+  it("a row refused with kyc_not_approved carries the single command's hint for the customer's state (rejected, pending), reading each customer once", async () => {
     const good = await approvedCustomer(mock);
     const rejected = await createCustomer(mock);
     await ctl(mock, 'POST', `/customers/${rejected.id}/kyc`, { verdict: 'rejected', reason: 'document_expired' });
-    const rows = [good, rejected, rejected].map((c, i) => JSON.stringify({ customer: c.id, amount: 100 + i })).join('\n');
-    const r = await run(['cards', 'issue', '--batch', file('kyc.jsonl', rows), '--json', '--verbose', '--concurrency', '1']);
+    const rows = [good, rejected, rejected]
+      .map((c, i) => JSON.stringify({ customer: c.id, amount: 100 + i }))
+      .join('\n');
+    const r = await run([
+      'cards',
+      'issue',
+      '--batch',
+      file('kyc.jsonl', rows),
+      '--json',
+      '--verbose',
+      '--concurrency',
+      '1',
+    ]);
     expect(r.code, r.stderr).toBe(5);
     const out = lines(r);
     expect(out.map((x) => x.status)).toEqual(['ok', 'error', 'error']);
@@ -174,8 +220,23 @@ describe('cards issue --batch', () => {
     // live: a customer still pending is told to wait for the verdict
     const pending = await createCustomer(mock, { mode: 'live' });
     expect((await getCustomer(mock, pending.id, 'live')).kyc_status).toBe('pending');
-    const liveEnv = { CARDCTL_BASE_URL: mock.baseUrl, CARDCTL_API_KEY: mock.keys.live.keyId, CARDCTL_API_SECRET: mock.keys.live.secret, CARDCTL_MODE: 'live' };
-    const live = await sb.run(['cards', 'issue', '--batch', file('kyc-live.jsonl', JSON.stringify({ customer: pending.id, amount: 100 })), '--json', '--yes'], { env: liveEnv });
+    const liveEnv = {
+      CARDCTL_BASE_URL: mock.baseUrl,
+      CARDCTL_API_KEY: mock.keys.live.keyId,
+      CARDCTL_API_SECRET: mock.keys.live.secret,
+      CARDCTL_MODE: 'live',
+    };
+    const live = await sb.run(
+      [
+        'cards',
+        'issue',
+        '--batch',
+        file('kyc-live.jsonl', JSON.stringify({ customer: pending.id, amount: 100 })),
+        '--json',
+        '--yes',
+      ],
+      { env: liveEnv },
+    );
     expect(live.code, live.stderr).toBe(5);
     expect(lines(live)[0].error.hint).toContain(`Customer ${pending.id} is pending verification: wait for the verdict`);
   });
@@ -193,17 +254,24 @@ describe('cards issue --batch', () => {
     expect(rows.slice(1).map((x) => x.status)).toEqual(['ok', 'ok']);
     expect(first.stderr).toContain('3 rows: 2 ok, 0 refused, 1 unknown.');
     expect(first.stderr).toContain('run the same command again');
-    expect(first.stderr).toContain("Each row's idempotency key comes from what the row asks, not from the file: it replays the row instead of charging twice");
+    expect(first.stderr).toContain(
+      "Each row's idempotency key comes from what the row asks, not from the file: it replays the row instead of charging twice",
+    );
     const charged = 3 * (900 + fee); // the 500 came after the commit: all three are charged
     expect(before.balance_minor - (await wallet(mock, 'test')).balance_minor).toBe(charged);
-    const unresolved = JSON.parse((await run(['ops', 'list', '--unresolved', '--all', '--json'])).stdout).data as Array<{ idempotency_key: string }>;
+    const unresolved = JSON.parse((await run(['ops', 'list', '--unresolved', '--all', '--json'])).stdout)
+      .data as Array<{ idempotency_key: string }>;
     expect(unresolved.map((e) => e.idempotency_key)).toContain(rows[0].idempotency_key);
 
     const again = await run(['cards', 'issue', '--batch', path, '--retries', '0']);
     expect(again.code, again.stderr).toBe(0);
     const table = again.stdout.trim().split('\n');
     expect(table[0]).toMatch(/^ROW\s+STATUS\s+HTTP\s+ID\s+BALANCE_MINOR\s+DETAIL$/);
-    expect(table.slice(1).map((l) => l.split(/\s+/).slice(0, 3).join(' '))).toEqual(['1 ok 201', '2 ok 201', '3 ok 201']);
+    expect(table.slice(1).map((l) => l.split(/\s+/).slice(0, 3).join(' '))).toEqual([
+      '1 ok 201',
+      '2 ok 201',
+      '3 ok 201',
+    ]);
     expect(table[2]).toContain(rows[1].id);
     expect(before.balance_minor - (await wallet(mock, 'test')).balance_minor).toBe(charged);
     expect(JSON.parse((await run(['ops', 'list', '--unresolved', '--all', '--json'])).stdout).data).toEqual([]);
@@ -237,7 +305,12 @@ describe('cards recharge --batch', () => {
     };
     const before = await counted();
     const r = await sb.run(['cards', 'recharge', '--batch', file('live.csv', `card,amount\n${id},10\n`)], {
-      env: { ...testEnv, CARDCTL_API_KEY: mock.keys.live.keyId, CARDCTL_API_SECRET: mock.keys.live.secret, CARDCTL_MODE: 'live' },
+      env: {
+        ...testEnv,
+        CARDCTL_API_KEY: mock.keys.live.keyId,
+        CARDCTL_API_SECRET: mock.keys.live.secret,
+        CARDCTL_MODE: 'live',
+      },
     });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('LIVE batch of 1 recharge');
@@ -253,16 +326,31 @@ describe('the rate limiter', () => {
     const start = Date.now();
     const now = () => start + (Date.now() - start) * SCALE;
     const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms / SCALE));
-    const limited = (await startMock({ port: 0, seed: 29, providerLatencyMs: 0, rateLimit: 5, now })) as unknown as MockHandle;
+    const limited = (await startMock({
+      port: 0,
+      seed: 29,
+      providerLatencyMs: 0,
+      rateLimit: 5,
+      now,
+    })) as unknown as MockHandle;
     const dir = mkdtempSync(join(tmpdir(), 'cardctl-batch-'));
     try {
       // customers made with another key of the merchant (on the same clock): the batch key's window stays empty
       const setupKey = await newKey(limited, { mode: 'test' });
-      const creds = (k: { keyId: string; secret: string }) => ({ name: 'env', source: 'env' as const, mode: 'test' as const, baseUrl: limited.baseUrl, keyId: k.keyId, secret: k.secret });
+      const creds = (k: { keyId: string; secret: string }) => ({
+        name: 'env',
+        source: 'env' as const,
+        mode: 'test' as const,
+        baseUrl: limited.baseUrl,
+        keyId: k.keyId,
+        secret: k.secret,
+      });
       const setup = new ApiClient({ credentials: creds(setupKey), now });
       const customers: any[] = [];
       for (let i = 0; i < 4; i++) {
-        const c = (await setup.send({ method: 'POST', path: '/customers', json: customerInput() })).body as { data: { id: string } };
+        const c = (await setup.send({ method: 'POST', path: '/customers', json: customerInput() })).body as {
+          data: { id: string };
+        };
         await ctl(limited, 'POST', `/customers/${c.data.id}/kyc`, { verdict: 'approved' });
         customers.push(c.data);
       }
@@ -288,16 +376,35 @@ describe('the rate limiter', () => {
       const limiter = new Recording({ concurrency: 4, now, sleep });
       const journal = new Journal(join(dir, 'operations.ndjson'));
       const credentials = creds(limited.keys.test);
-      const client = (hooks: BatchClientHooks) => new ApiClient({ credentials, journal, retries: 3, yes: true, log: hooks.log, sleep: hooks.sleep, now: hooks.now, onAnswer: hooks.onAnswer });
+      const client = (hooks: BatchClientHooks) =>
+        new ApiClient({
+          credentials,
+          journal,
+          retries: 3,
+          yes: true,
+          log: hooks.log,
+          sleep: hooks.sleep,
+          now: hooks.now,
+          onAnswer: hooks.onAnswer,
+        });
 
       // another user of the key spends its whole minute first
       const other = new ApiClient({ credentials, now });
-      for (let i = 0; i < 5; i++) await other.send({ method: 'GET', path: '/cards/01JD2QZZZZZZZZZZZZZZZZZZZZ' }).catch(() => undefined);
+      for (let i = 0; i < 5; i++)
+        await other.send({ method: 'GET', path: '/cards/01JD2QZZZZZZZZZZZZZZZZZZZZ' }).catch(() => undefined);
 
       const before = await wallet(limited, 'test');
       const results: RowResult[] = [];
       const told: Array<[number, number]> = [];
-      const summary = await runBatch(plan, { concurrency: 4, client, now, sleep, limiter, onResult: (r) => results.push(r), onPause: (ms, status) => told.push([ms, status]) });
+      const summary = await runBatch(plan, {
+        concurrency: 4,
+        client,
+        now,
+        sleep,
+        limiter,
+        onResult: (r) => results.push(r),
+        onPause: (ms, status) => told.push([ms, status]),
+      });
 
       expect(results.map((r) => r.row)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
       expect(results.map((r) => r.status)).toEqual(Array(12).fill('ok'));

@@ -11,8 +11,16 @@ import { makeSandbox, type Sandbox } from '../helpers/cli.js';
 
 let mock: MockHandle;
 let sb: Sandbox;
-const envFor = (keyId: string, secret: string, mode: 'test' | 'live', baseUrl = mock.baseUrl) => ({ CARDCTL_API_KEY: keyId, CARDCTL_API_SECRET: secret, CARDCTL_MODE: mode, CARDCTL_BASE_URL: baseUrl });
-interface Report { ok: boolean; checks: Array<{ name: string; status: string; detail: string; hint?: string }> }
+const envFor = (keyId: string, secret: string, mode: 'test' | 'live', baseUrl = mock.baseUrl) => ({
+  CARDCTL_API_KEY: keyId,
+  CARDCTL_API_SECRET: secret,
+  CARDCTL_MODE: mode,
+  CARDCTL_BASE_URL: baseUrl,
+});
+interface Report {
+  ok: boolean;
+  checks: Array<{ name: string; status: string; detail: string; hint?: string }>;
+}
 async function doctor(env: Record<string, string>): Promise<{ code: number; report: Report; stderr: string }> {
   const r = await sb.run(['doctor', '--json'], { env });
   return { code: r.code, report: JSON.parse(r.stdout) as Report, stderr: r.stderr };
@@ -34,7 +42,16 @@ describe('cardctl doctor', () => {
     const { code, report } = await doctor(envFor(mock.keys.test.keyId, mock.keys.test.secret, 'test'));
     expect(code).toBe(0);
     expect(report.ok).toBe(true);
-    expect(status(report)).toEqual({ credentials: 'ok', network: 'ok', journal: 'ok', reach: 'ok', clock: 'ok', key: 'ok', mode: 'ok', scopes: 'ok' });
+    expect(status(report)).toEqual({
+      credentials: 'ok',
+      network: 'ok',
+      journal: 'ok',
+      reach: 'ok',
+      clock: 'ok',
+      key: 'ok',
+      mode: 'ok',
+      scopes: 'ok',
+    });
     expect(check(report, 'mode').detail).toContain('a test key');
     expect(check(report, 'scopes').detail).toContain('all six');
     const human = await sb.run(['doctor'], { env: envFor(mock.keys.test.keyId, mock.keys.test.secret, 'test') });
@@ -51,7 +68,7 @@ describe('cardctl doctor', () => {
     expect(after).toEqual(before);
   });
 
-  it('credentials whose mode is not the key\'s fail the mode check (exit 2) and say how to fix it', async () => {
+  it("credentials whose mode is not the key's fail the mode check (exit 2) and say how to fix it", async () => {
     const { code, report } = await doctor(envFor(mock.keys.live.keyId, mock.keys.live.secret, 'test'));
     expect(code).toBe(2);
     expect(check(report, 'mode')).toMatchObject({ status: 'fail' });
@@ -60,11 +77,16 @@ describe('cardctl doctor', () => {
   });
 
   it('a key with some scopes: a warning naming the missing ones, exit 0', async () => {
-    const key = (await ctl(mock, 'POST', '/keys', { mode: 'test', scopes: ['cards.read', 'deposits.write'] })) as { key_id: string; secret: string };
+    const key = (await ctl(mock, 'POST', '/keys', { mode: 'test', scopes: ['cards.read', 'deposits.write'] })) as {
+      key_id: string;
+      secret: string;
+    };
     const { code, report } = await doctor(envFor(key.key_id, key.secret, 'test'));
     expect(code).toBe(0);
     expect(check(report, 'scopes')).toMatchObject({ status: 'warn' });
-    expect(check(report, 'scopes').detail).toBe('held: cards.read deposits.write; missing: customers.read customers.write cards.write deposits.read');
+    expect(check(report, 'scopes').detail).toBe(
+      'held: cards.read deposits.write; missing: customers.read customers.write cards.write deposits.read',
+    );
     expect(check(report, 'mode').status).toBe('ok'); // told by the deposits.write probe
   });
 
@@ -86,16 +108,26 @@ describe('cardctl doctor', () => {
   it('a local clock 400 s ahead fails the clock check (exit 3) and says by how much', async () => {
     const preload = join(sb.dir, 'clock-ahead.mjs');
     writeFileSync(preload, 'const real = Date.now; Date.now = () => real() + 400_000;\n');
-    const { code, report } = await doctor({ ...envFor(mock.keys.test.keyId, mock.keys.test.secret, 'test'), NODE_OPTIONS: `--import=${pathToFileURL(preload).href}` });
+    const { code, report } = await doctor({
+      ...envFor(mock.keys.test.keyId, mock.keys.test.secret, 'test'),
+      NODE_OPTIONS: `--import=${pathToFileURL(preload).href}`,
+    });
     expect(code).toBe(3);
     expect(check(report, 'clock').status).toBe('fail');
     expect(check(report, 'clock').detail).toMatch(/local clock is (399|400|401) s ahead of the server/);
   });
 
   it('an unreachable base URL fails reach (exit 8); a missing profile fails credentials (exit 2)', async () => {
-    const unreachable = await doctor(envFor(mock.keys.test.keyId, mock.keys.test.secret, 'test', 'http://127.0.0.1:9/api/v1'));
+    const unreachable = await doctor(
+      envFor(mock.keys.test.keyId, mock.keys.test.secret, 'test', 'http://127.0.0.1:9/api/v1'),
+    );
     expect(unreachable.code).toBe(8);
-    expect(status(unreachable.report)).toMatchObject({ credentials: 'ok', reach: 'fail', clock: 'skipped', key: 'skipped' });
+    expect(status(unreachable.report)).toMatchObject({
+      credentials: 'ok',
+      reach: 'fail',
+      clock: 'skipped',
+      key: 'skipped',
+    });
     const r = await sb.run(['doctor', '-p', 'nope', '--json']);
     expect(r.code).toBe(2);
     const report = JSON.parse(r.stdout) as Report;
@@ -108,7 +140,10 @@ describe('cardctl doctor', () => {
     await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
     try {
       const port = (silent.address() as net.AddressInfo).port;
-      const env = { ...envFor(mock.keys.test.keyId, mock.keys.test.secret, 'test', `http://127.0.0.1:${port}/api/v1`), CARDCTL_TIMEOUT_MS: '300' };
+      const env = {
+        ...envFor(mock.keys.test.keyId, mock.keys.test.secret, 'test', `http://127.0.0.1:${port}/api/v1`),
+        CARDCTL_TIMEOUT_MS: '300',
+      };
       const { code, report } = await doctor(env);
       expect(code).toBe(8);
       expect(check(report, 'reach').detail).toContain('in time');
@@ -132,7 +167,9 @@ describe('cardctl doctor', () => {
     expect(check(report, 'journal').detail).toContain('1 money operation with an unknown outcome');
     expect(check(report, 'journal').hint).toContain('cardctl ops replay');
     // the journal's size, operations and unresolved ones, from file sizes and markers
-    expect(check(report, 'journal').detail).toMatch(/\/journal \(\d+ operations?, [1-9]\d* unresolved, [\d.]+ (B|KiB|MiB)\)/);
+    expect(check(report, 'journal').detail).toMatch(
+      /\/journal \(\d+ operations?, [1-9]\d* unresolved, [\d.]+ (B|KiB|MiB)\)/,
+    );
   });
 
   it('an unknown outcome sent to a mock that is gone: doctor counts it as information only; `ops resolve` clears it, appending', async () => {
@@ -142,7 +179,14 @@ describe('cardctl doctor', () => {
       const goneEnv = envFor(gone.keys.test.keyId, gone.keys.test.secret, 'test', gone.baseUrl);
       const customer = await approvedCustomer(gone);
       await ctl(gone, 'POST', '/faults', { operation: 'issue', kind: 'async_202', count: 1 });
-      expect((await own.run(['cards', 'issue', '--customer', customer.id, '--amount', '100', '--idempotency-key', 'gone-1'], { env: goneEnv })).code).toBe(7);
+      expect(
+        (
+          await own.run(
+            ['cards', 'issue', '--customer', customer.id, '--amount', '100', '--idempotency-key', 'gone-1'],
+            { env: goneEnv },
+          )
+        ).code,
+      ).toBe(7);
       await gone.close();
       const replay = await own.run(['ops', 'replay', 'gone-1'], { env: goneEnv });
       expect(replay.code).toBe(7); // the mock is gone: it cannot be replayed, and the outcome stays unknown
@@ -151,14 +195,28 @@ describe('cardctl doctor', () => {
       const env = envFor(mock.keys.test.keyId, mock.keys.test.secret, 'test');
       const before = await own.run(['doctor', '--json'], { env });
       expect(check(JSON.parse(before.stdout), 'journal')).toMatchObject({ status: 'ok' });
-      expect(check(JSON.parse(before.stdout), 'journal').detail).toContain('1 money operation with an unknown outcome sent with other credentials');
+      expect(check(JSON.parse(before.stdout), 'journal').detail).toContain(
+        '1 money operation with an unknown outcome sent with other credentials',
+      );
       // with the gone mock's credentials it is theirs: a warning that names ops resolve
       const theirs = JSON.parse((await own.run(['doctor', '--json'], { env: goneEnv })).stdout) as Report;
       expect(check(theirs, 'journal')).toMatchObject({ status: 'warn' });
       expect(check(theirs, 'journal').hint).toContain('cardctl ops resolve');
 
-      const id = (JSON.parse((await own.run(['ops', 'list', '--unresolved', '--all', '--json'])).stdout).data as Array<{ id: string }>)[0]!.id;
-      const resolved = await own.run(['ops', 'resolve', id, '--outcome', 'failed', '--note', 'no such card in the portal']);
+      const id = (
+        JSON.parse((await own.run(['ops', 'list', '--unresolved', '--all', '--json'])).stdout).data as Array<{
+          id: string;
+        }>
+      )[0]!.id;
+      const resolved = await own.run([
+        'ops',
+        'resolve',
+        id,
+        '--outcome',
+        'failed',
+        '--note',
+        'no such card in the portal',
+      ]);
       expect(resolved.code, resolved.stderr).toBe(0);
       expect(resolved.stderr).toContain(`Recorded: ${id} failed`);
       expect(JSON.parse((await own.run(['ops', 'list', '--unresolved', '--all', '--json'])).stdout).data).toEqual([]);

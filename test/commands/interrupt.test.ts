@@ -27,7 +27,10 @@ interface Running {
 function start(args: string[]): Running {
   const base: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('CARDCTL_')) base[k] = v;
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...base, NO_COLOR: '1', ...sb.env, ...env } });
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: ROOT,
+    env: { ...base, NO_COLOR: '1', ...sb.env, ...env },
+  });
   children.push(child);
   let out = '';
   let err = '';
@@ -69,7 +72,12 @@ async function books(): Promise<{ balance: number; cards: number }> {
 beforeAll(async () => {
   mock = (await startMock({ port: 0, seed: 130, providerLatencyMs: 0 })) as unknown as MockHandle;
   sb = makeSandbox();
-  env = { CARDCTL_API_KEY: mock.keys.test.keyId, CARDCTL_API_SECRET: mock.keys.test.secret, CARDCTL_BASE_URL: mock.baseUrl, CARDCTL_MODE: 'test' };
+  env = {
+    CARDCTL_API_KEY: mock.keys.test.keyId,
+    CARDCTL_API_SECRET: mock.keys.test.secret,
+    CARDCTL_BASE_URL: mock.baseUrl,
+    CARDCTL_MODE: 'test',
+  };
 });
 afterEach(() => {
   for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
@@ -93,7 +101,18 @@ describe('interrupted money work says how to resume it, exit 130', () => {
     expect(run.err()).toContain('Interrupted (SIGINT) while cards issue was under way.');
     expect(run.err()).toContain(`Unresolved: Idempotency-Key ${key}`);
     expect(run.err()).toContain('accepted (202), the card still pending');
-    expect(resumeArgs(run.err())).toEqual(['cards', 'issue', '--customer', customer.id, '--amount', '900', '--wait', '--json', '--idempotency-key', key]);
+    expect(resumeArgs(run.err())).toEqual([
+      'cards',
+      'issue',
+      '--customer',
+      customer.id,
+      '--amount',
+      '900',
+      '--wait',
+      '--json',
+      '--idempotency-key',
+      key,
+    ]);
     expect(count(journalText(), new RegExp(`"idempotency_key":"${key}"`))).toBe(1); // recorded once, before it was first sent
 
     // the issuer finishes it; the printed command waits for it with the same key
@@ -120,7 +139,7 @@ describe('interrupted money work says how to resume it, exit 130', () => {
     expect(run.err()).toContain(`Unresolved: Idempotency-Key ${key}`);
     expect(run.err()).toContain('its outcome is unknown');
     expect(resumeArgs(run.err())).toEqual(['cards', 'recharge', card.id, '--amount', '250', '--idempotency-key', key]);
-    const entry = (JSON.parse((await sb.run(['ops', 'show', key, '--json'], { env })).stdout) as { outcome: string });
+    const entry = JSON.parse((await sb.run(['ops', 'show', key, '--json'], { env })).stdout) as { outcome: string };
     expect(entry.outcome).toBe('unknown'); // the journal stays consistent: sent, no answer
 
     const resumed = await sb.run([...resumeArgs(run.err()), '--json'], { env });
@@ -134,7 +153,10 @@ describe('an interrupted --batch', () => {
   it('SIGINT with a row in flight: the rows after it, held back for row order, are printed after it (unknown); the same file resumes it, nothing charged twice', async () => {
     const customer = await approvedCustomer(mock);
     const path = join(sb.dir, 'interrupted.csv');
-    writeFileSync(path, ['customer_id,amount_minor', ...[101, 102, 103, 104, 105].map((a) => `${customer.id},${a}`)].join('\n') + '\n');
+    writeFileSync(
+      path,
+      ['customer_id,amount_minor', ...[101, 102, 103, 104, 105].map((a) => `${customer.id},${a}`)].join('\n') + '\n',
+    );
     // the first issue to arrive answers at once, the second only after 8 s (done, answer held back).
     // Rows overlap (their journal syncs run side by side), so which row arrives second is row 1, 2
     // or 3: the test finds it in the output
@@ -147,12 +169,18 @@ describe('an interrupted --batch', () => {
     await new Promise((r) => setTimeout(r, 200));
     run.child.kill('SIGINT');
     expect(await run.exit).toBe(130);
-    const lines = run.out().trim().split('\n').map((l) => JSON.parse(l));
+    const lines = run
+      .out()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const slow = lines.findIndex((r) => r.status === 'unknown') + 1;
     expect(slow, run.out()).toBeGreaterThanOrEqual(1);
     expect(slow).toBeLessThanOrEqual(3);
     // every row printed, in row order, the ones after the slow row included (held back, then printed at the interruption)
-    expect(lines.map((r) => [r.row, r.status])).toEqual([1, 2, 3, 4, 5].map((row) => [row, row === slow ? 'unknown' : 'ok']));
+    expect(lines.map((r) => [r.row, r.status])).toEqual(
+      [1, 2, 3, 4, 5].map((row) => [row, row === slow ? 'unknown' : 'ok']),
+    );
     expect(lines[slow - 1].error.code).toBe('interrupted');
     expect(run.err()).toContain('Interrupted (SIGINT): 4 of 5 rows finished (4 ok, 0 refused, 0 unknown).');
     expect(run.err()).toContain(`Unresolved: row ${slow} in flight`);
@@ -160,7 +188,10 @@ describe('an interrupted --batch', () => {
 
     const resumed = await sb.run(resumeArgs(run.err()), { env });
     expect(resumed.code, resumed.stderr).toBe(0);
-    const again = resumed.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const again = resumed.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(again.map((r) => r.id)).toEqual(lines.map((r, i) => (i === slow - 1 ? again[i].id : r.id)));
     expect(again.map((r) => r.from_journal)).toEqual([1, 2, 3, 4, 5].map((row) => row !== slow)); // the slow row replayed its key
     expect((await books()).cards).toBe(before.cards + 5);

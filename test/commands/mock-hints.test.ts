@@ -18,10 +18,14 @@ afterAll(async () => {
 it('mock snapshot restore of an unknown name: how to save one, then which are saved', async () => {
   const none = await sandbox.run(['mock', 'snapshot', 'restore', 'nosuch']);
   expect(none.code).not.toBe(0);
-  expect(none.stderr).toMatch(/no snapshot named "nosuch"; none is saved yet: save one with `cardctl mock snapshot save NAME`/);
+  expect(none.stderr).toMatch(
+    /no snapshot named "nosuch"; none is saved yet: save one with `cardctl mock snapshot save NAME`/,
+  );
   expect((await sandbox.run(['mock', 'snapshot', 'save', 'prepared'])).code).toBe(0);
   const some = await sandbox.run(['mock', 'snapshot', 'restore', 'nosuch']);
-  expect(some.stderr).toMatch(/no snapshot named "nosuch"; the saved ones are prepared \(`cardctl mock snapshot list`\)/);
+  expect(some.stderr).toMatch(
+    /no snapshot named "nosuch"; the saved ones are prepared \(`cardctl mock snapshot list`\)/,
+  );
 });
 
 it('mock faults list: `mock faults` itself lists them', async () => {
@@ -40,6 +44,16 @@ it('mock wallets fits 80 columns; --json keeps every field', async () => {
   for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(80);
   const json = await sandbox.run(['mock', 'wallets', '--json']);
   expect(Object.keys(JSON.parse(json.stdout).data[0]).sort()).toEqual(
-    ['balance_minor', 'cards_balance_minor', 'currency', 'deposits_credited_minor', 'fees_collected_minor', 'initial_balance_minor', 'merchant_id', 'mode', 'reserved_minor'].sort(),
+    [
+      'balance_minor',
+      'cards_balance_minor',
+      'currency',
+      'deposits_credited_minor',
+      'fees_collected_minor',
+      'initial_balance_minor',
+      'merchant_id',
+      'mode',
+      'reserved_minor',
+    ].sort(),
   );
 });

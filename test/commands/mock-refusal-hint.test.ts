@@ -38,7 +38,13 @@ describe('a refusal of the mock, explained in the hint', () => {
     expect(id).toMatch(/^req_\d+$/);
     const show = await sandbox.run(['mock', 'requests', 'show', id, '--json'], { env });
     expect(show.code, show.stderr).toBe(0);
-    expect(JSON.parse(show.stdout)).toMatchObject({ id, method: 'GET', status: 404, path: '/api/v1/cards/01JD2QA1B2C3D4E5F6G7H8J9KM', diagnosis: { id: 'resource_unknown' } });
+    expect(JSON.parse(show.stdout)).toMatchObject({
+      id,
+      method: 'GET',
+      status: 404,
+      path: '/api/v1/cards/01JD2QA1B2C3D4E5F6G7H8J9KM',
+      diagnosis: { id: 'resource_unknown' },
+    });
   });
 
   it('a wrong secret: exit 3, the hint says what the mock found (never the secret); --json has it in the hint; --verbose prints the header', async () => {
@@ -63,9 +69,21 @@ describe('a refusal of the mock, explained in the hint', () => {
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stderr).toMatch(/< x-cardctl-mock-request: req_\d+/i);
     expect(ok.stderr).not.toMatch(/x-cardctl-mock-diagnosis/i);
-    const quiet = (await startMock({ port: 0, seed: 19, providerLatencyMs: 0, requestLog: 0 })) as unknown as MockHandle;
+    const quiet = (await startMock({
+      port: 0,
+      seed: 19,
+      providerLatencyMs: 0,
+      requestLog: 0,
+    })) as unknown as MockHandle;
     try {
-      const r = await sandbox.run(['cards', 'get', '01JD2QA1B2C3D4E5F6G7H8J9KM', '--retries', '0'], { env: { ...env, CARDCTL_API_KEY: quiet.keys.test.keyId, CARDCTL_API_SECRET: quiet.keys.test.secret, CARDCTL_BASE_URL: quiet.baseUrl } });
+      const r = await sandbox.run(['cards', 'get', '01JD2QA1B2C3D4E5F6G7H8J9KM', '--retries', '0'], {
+        env: {
+          ...env,
+          CARDCTL_API_KEY: quiet.keys.test.keyId,
+          CARDCTL_API_SECRET: quiet.keys.test.secret,
+          CARDCTL_BASE_URL: quiet.baseUrl,
+        },
+      });
       expect(r.code).toBe(4);
       expect(r.stderr).not.toContain('mock requests show');
     } finally {

@@ -35,22 +35,38 @@ function collect(child: ChildProcessWithoutNullStreams, stream: 'stdout' | 'stde
   let text = '';
   const waiters: Array<{ re: RegExp; resolve: (t: string) => void; reject: (e: Error) => void }> = [];
   const check = () => {
-    for (const w of [...waiters]) if (w.re.test(text)) (waiters.splice(waiters.indexOf(w), 1), w.resolve(text));
+    for (const w of [...waiters]) if (w.re.test(text)) waiters.splice(waiters.indexOf(w), 1), w.resolve(text);
   };
   child[stream].on('data', (d: Buffer) => ((text += d.toString()), check()));
-  child.on('exit', () => waiters.splice(0).forEach((w) => w.reject(new Error(`exited before ${w.re}; ${stream}: ${text}`))));
-  return { text: () => text, until: (re: RegExp) => new Promise<string>((resolve, reject) => (waiters.push({ re, resolve, reject }), check())) };
+  child.on('exit', () =>
+    waiters.splice(0).forEach((w) => w.reject(new Error(`exited before ${w.re}; ${stream}: ${text}`))),
+  );
+  return {
+    text: () => text,
+    until: (re: RegExp) => new Promise<string>((resolve, reject) => (waiters.push({ re, resolve, reject }), check())),
+  };
 }
 
 const exitOf = (child: ChildProcessWithoutNullStreams): Promise<number | null> =>
-  new Promise((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.on('exit', (code) => resolve(code))));
+  new Promise((resolve) =>
+    child.exitCode !== null ? resolve(child.exitCode) : child.on('exit', (code) => resolve(code)),
+  );
 
 describe('mock requests --follow', () => {
   it('prints each new refusal with its diagnosis as it is answered, and stops on SIGINT with exit 0', async () => {
     mock = (await startMock({ port: 0, seed: 31, providerLatencyMs: 0 })) as unknown as MockHandle;
     const key = mock.keys.test;
-    await signedCall({ port: mock.port, method: 'GET', path: '/api/v1/customers', keyId: key.keyId, secret: key.secret }); // answered 200 before: not shown with --failed
-    const child = cli(['mock', 'requests', '--follow', '--failed'], { CARDCTL_MOCK_URL: mock.controlUrl, CARDCTL_MOCK_TOKEN: mock.controlToken });
+    await signedCall({
+      port: mock.port,
+      method: 'GET',
+      path: '/api/v1/customers',
+      keyId: key.keyId,
+      secret: key.secret,
+    }); // answered 200 before: not shown with --failed
+    const child = cli(['mock', 'requests', '--follow', '--failed'], {
+      CARDCTL_MOCK_URL: mock.controlUrl,
+      CARDCTL_MOCK_TOKEN: mock.controlToken,
+    });
     const out = collect(child, 'stdout');
     const err = collect(child, 'stderr');
     // keep sending refusals until the follower shows them (it starts polling once it has read the log)
@@ -58,7 +74,13 @@ describe('mock requests --follow', () => {
     const shown = out.until(/route_typo: No route GET \/api\/v1\/custmers/);
     const sender = (async () => {
       for (; n < 200 && !/route_typo/.test(out.text()); n++) {
-        await signedCall({ port: mock!.port, method: 'GET', path: '/api/v1/custmers', keyId: key.keyId, secret: key.secret });
+        await signedCall({
+          port: mock!.port,
+          method: 'GET',
+          path: '/api/v1/custmers',
+          keyId: key.keyId,
+          secret: key.secret,
+        });
         await new Promise((r) => setTimeout(r, 100));
       }
     })();
@@ -82,7 +104,14 @@ describe('mock start --log', () => {
     const port = Number(new URL(banner.base_url).port);
     const key = { keyId: banner.keys.test.key_id, secret: banner.keys.test.secret };
     await signedCall({ port, method: 'GET', path: '/api/v1/customers', query: 'per_page=1', ...key });
-    await signedCall({ port, method: 'GET', path: '/api/v1/customers', query: 'per_page=1&cursor=a', signed: { query: 'per_page=1&cursor=a' }, ...key });
+    await signedCall({
+      port,
+      method: 'GET',
+      path: '/api/v1/customers',
+      query: 'per_page=1&cursor=a',
+      signed: { query: 'per_page=1&cursor=a' },
+      ...key,
+    });
     await err.until(/req_2 +GET \/api\/v1\/customers\?per_page=1&cursor=a +401 invalid_signature .*query_not_sorted/);
     expect(err.text()).toMatch(/req_1 +GET \/api\/v1\/customers\?per_page=1 +200/);
     expect(err.text()).not.toContain(key.secret);
@@ -107,11 +136,20 @@ describe('--jq on a command that runs until Ctrl-C: results as they come, not at
   it('mock requests --follow --ndjson --jq prints each new record filtered as it is answered', async () => {
     mock = (await startMock({ port: 0, seed: 34, providerLatencyMs: 0 })) as unknown as MockHandle;
     const key = mock.keys.test;
-    const child = cli(['mock', 'requests', '--follow', '--failed', '--ndjson', '--jq', '.path'], { CARDCTL_MOCK_URL: mock.controlUrl, CARDCTL_MOCK_TOKEN: mock.controlToken });
+    const child = cli(['mock', 'requests', '--follow', '--failed', '--ndjson', '--jq', '.path'], {
+      CARDCTL_MOCK_URL: mock.controlUrl,
+      CARDCTL_MOCK_TOKEN: mock.controlToken,
+    });
     const out = collect(child, 'stdout');
     const shown = out.until(/^\/api\/v1\/custmers$/m);
     for (let n = 0; n < 200 && !/custmers/.test(out.text()); n++) {
-      await signedCall({ port: mock.port, method: 'GET', path: '/api/v1/custmers', keyId: key.keyId, secret: key.secret });
+      await signedCall({
+        port: mock.port,
+        method: 'GET',
+        path: '/api/v1/custmers',
+        keyId: key.keyId,
+        secret: key.secret,
+      });
       await new Promise((r) => setTimeout(r, 100));
     }
     await shown;
@@ -125,7 +163,10 @@ describe('mock requests --follow never skips silently: what the log dropped befo
   async function burstWhileStopped(args: string[]) {
     mock = (await startMock({ port: 0, seed: 35, providerLatencyMs: 0, requestLog: 5 })) as unknown as MockHandle;
     const port = mock.port;
-    const child = cli(['mock', 'requests', '--follow', ...args], { CARDCTL_MOCK_URL: mock.controlUrl, CARDCTL_MOCK_TOKEN: mock.controlToken });
+    const child = cli(['mock', 'requests', '--follow', ...args], {
+      CARDCTL_MOCK_URL: mock.controlUrl,
+      CARDCTL_MOCK_TOKEN: mock.controlToken,
+    });
     const out = collect(child, 'stdout');
     const err = collect(child, 'stderr');
     // the follower is polling once it shows a request sent after it started
@@ -148,9 +189,16 @@ describe('mock requests --follow never skips silently: what the log dropped befo
 
   it('--ndjson: stdout stays NDJSON records; each gap is one JSON line on stderr; printed and dropped ids cover every request once', async () => {
     const { out, err, lastSeq } = await burstWhileStopped(['--ndjson']);
-    const records = out.trim().split('\n').map((l) => JSON.parse(l) as { id: string });
+    const records = out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string });
     expect(records.every((r) => /^req_\d+$/.test(r.id))).toBe(true); // no gap line in stdout
-    const gaps = err.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l).gap as { count: number; first: string; last: string; capacity: number });
+    const gaps = err
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l).gap as { count: number; first: string; last: string; capacity: number });
     expect(gaps.length).toBeGreaterThan(0);
     expect(gaps.every((g) => g.capacity === 5)).toBe(true);
     const seen: number[] = records.map((r) => Number(r.id.slice(4)));
@@ -167,7 +215,9 @@ describe('mock requests --follow never skips silently: what the log dropped befo
 
   it('text: the gap is a sentence on stderr naming the ids, the log size and what to do', async () => {
     const { out, err } = await burstWhileStopped([]);
-    expect(err).toMatch(/^cardctl: \d+ requests \(req_\d+ to req_\d+\) left the mock's request log \(it keeps the last 5\) before they could be read: not shown\. To keep up, start the mock with a larger --request-log\.$/m);
+    expect(err).toMatch(
+      /^cardctl: \d+ requests \(req_\d+ to req_\d+\) left the mock's request log \(it keeps the last 5\) before they could be read: not shown\. To keep up, start the mock with a larger --request-log\.$/m,
+    );
     expect(out).not.toMatch(/left the mock's request log/);
     expect(out).toMatch(/GET \/api\/v1\/deposits +401/);
   });
@@ -175,7 +225,10 @@ describe('mock requests --follow never skips silently: what the log dropped befo
   it('a request still being answered when the follower reads past it (they finish out of order) is printed once it is answered', async () => {
     mock = (await startMock({ port: 0, seed: 36, providerLatencyMs: 0 })) as unknown as MockHandle;
     const port = mock.port;
-    const child = cli(['mock', 'requests', '--follow', '--ndjson'], { CARDCTL_MOCK_URL: mock.controlUrl, CARDCTL_MOCK_TOKEN: mock.controlToken });
+    const child = cli(['mock', 'requests', '--follow', '--ndjson'], {
+      CARDCTL_MOCK_URL: mock.controlUrl,
+      CARDCTL_MOCK_TOKEN: mock.controlToken,
+    });
     const out = collect(child, 'stdout');
     const shown = out.until(/\/api\/v1\/cards"/);
     for (let n = 0; n < 200 && !/\/api\/v1\/cards"/.test(out.text()); n++) {
@@ -190,9 +243,20 @@ describe('mock requests --follow never skips silently: what the log dropped befo
       let text = '';
       slow.on('data', (d: Buffer) => ((text += d.toString()), /\r\n\r\n/.test(text) && resolve(text)));
     });
-    await new Promise<void>((resolve) => slow.write('POST /api/v1/slow-one HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 8\r\n\r\n{"a"', () => resolve()));
+    await new Promise<void>((resolve) =>
+      slow.write(
+        'POST /api/v1/slow-one HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 8\r\n\r\n{"a"',
+        () => resolve(),
+      ),
+    );
     // until the mock took its headers: it is then in meta.pending of a read
-    for (let n = 0; n < 100 && (await control(mock, 'GET', '/_mock/requests?after=0&order=oldest&limit=1')).body.meta.pending.length === 0; n++) await new Promise((r) => setTimeout(r, 20));
+    for (
+      let n = 0;
+      n < 100 &&
+      (await control(mock, 'GET', '/_mock/requests?after=0&order=oldest&limit=1')).body.meta.pending.length === 0;
+      n++
+    )
+      await new Promise((r) => setTimeout(r, 20));
     // newer requests are answered first, and the follower prints them (reading past the slow one)
     await rawRequest({ port, method: 'GET', path: '/api/v1/customers' });
     await out.until(/\/api\/v1\/customers"/);
@@ -206,10 +270,24 @@ describe('mock requests --follow never skips silently: what the log dropped befo
     expect(out.text()).toContain('"/api/v1/slow-one"');
     child.kill('SIGINT');
     expect(await exitOf(child)).toBe(0);
-    const ids = out.text().trim().split('\n').map((l) => JSON.parse(l).id as string);
+    const ids = out
+      .text()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).id as string);
     expect(new Set(ids).size).toBe(ids.length); // none twice
-    const slowRecord = out.text().trim().split('\n').map((l) => JSON.parse(l)).find((r) => r.path === '/api/v1/slow-one');
-    const customers = out.text().trim().split('\n').map((l) => JSON.parse(l)).find((r) => r.path === '/api/v1/customers');
+    const slowRecord = out
+      .text()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .find((r) => r.path === '/api/v1/slow-one');
+    const customers = out
+      .text()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .find((r) => r.path === '/api/v1/customers');
     expect(Number(slowRecord.id.slice(4))).toBeLessThan(Number(customers.id.slice(4))); // it was older than one printed before it
   });
 });

@@ -14,8 +14,23 @@ beforeAll(async () => {
   mock = (await startMock({ port: 0, seed: 21, providerLatencyMs: 0 })) as unknown as MockHandle;
   env = { CARDCTL_MOCK_URL: mock.controlUrl, CARDCTL_MOCK_TOKEN: mock.controlToken };
   const key = mock.keys.test;
-  await signedCall({ port: mock.port, method: 'GET', path: '/api/v1/customers', query: 'per_page=1', keyId: key.keyId, secret: key.secret });
-  await signedCall({ port: mock.port, method: 'GET', path: '/api/v1/customers', query: 'per_page=1&cursor=a', keyId: key.keyId, secret: key.secret, signed: { query: 'per_page=1&cursor=a' } });
+  await signedCall({
+    port: mock.port,
+    method: 'GET',
+    path: '/api/v1/customers',
+    query: 'per_page=1',
+    keyId: key.keyId,
+    secret: key.secret,
+  });
+  await signedCall({
+    port: mock.port,
+    method: 'GET',
+    path: '/api/v1/customers',
+    query: 'per_page=1&cursor=a',
+    keyId: key.keyId,
+    secret: key.secret,
+    signed: { query: 'per_page=1&cursor=a' },
+  });
   await signedCall({ port: mock.port, method: 'GET', path: '/api/v1/customer', keyId: key.keyId, secret: key.secret });
 });
 afterAll(async () => {
@@ -30,8 +45,12 @@ describe('mock requests', () => {
     const lines = r.stdout.trim().split('\n');
     expect(lines).toHaveLength(3);
     expect(lines[0]).toMatch(/req_1 +GET \/api\/v1\/customers\?per_page=1 +200/);
-    expect(lines[1]).toMatch(/req_2 .* 401 invalid_signature .*query_not_sorted: the query parameters were signed in the order they were sent/);
-    expect(lines[2]).toMatch(/req_3 .* 404 .*route_typo: No route GET \/api\/v1\/customer: did you mean GET \/api\/v1\/customers\?/);
+    expect(lines[1]).toMatch(
+      /req_2 .* 401 invalid_signature .*query_not_sorted: the query parameters were signed in the order they were sent/,
+    );
+    expect(lines[2]).toMatch(
+      /req_3 .* 404 .*route_typo: No route GET \/api\/v1\/customer: did you mean GET \/api\/v1\/customers\?/,
+    );
   });
 
   it('--failed --limit N keeps the newest N refusals; --json and --ndjson give the records', async () => {
@@ -40,7 +59,12 @@ describe('mock requests', () => {
     const records = JSON.parse(json.stdout).data; // the {data, meta} of every list
     expect(records.map((x: any) => x.id)).toEqual(['req_3']);
     const nd = await sandbox.run(['mock', 'requests', '--failed', '--ndjson'], { env });
-    expect(nd.stdout.trim().split('\n').map((l) => JSON.parse(l).id)).toEqual(['req_2', 'req_3']);
+    expect(
+      nd.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).id),
+    ).toEqual(['req_2', 'req_3']);
   });
 
   it('show ID prints the whole record: the diagnosis, the mistakes and the canonical string the mock built', async () => {

@@ -12,7 +12,10 @@ afterAll(() => sb.cleanup());
 
 describe('ops list --since/--until', () => {
   it.each([
-    [['--since', '90'], '--since "90" has no unit: a duration is a number and one of s, m, h, d, w (--since 90d: 90 days)'],
+    [
+      ['--since', '90'],
+      '--since "90" has no unit: a duration is a number and one of s, m, h, d, w (--since 90d: 90 days)',
+    ],
     [['--until', '1'], '--until "1" has no unit'],
     [['--since', '2026-02-30'], '--since "2026-02-30" is neither a duration nor a date'],
     [['--since', 'Nov 26'], '--since "Nov 26" is neither a duration nor a date'],
@@ -29,23 +32,31 @@ describe('ops list --since/--until', () => {
     expect(JSON.parse(json.stdout).error.message).toContain(message);
   });
 
-  it.each([['2d'], ['2026-11-24'], ['2026-11-24T10:00:00Z'], ['2026-11-24T10:00:00+05:30'], ['2024-02-29']])('--since %s is accepted', async (since) => {
-    const r = await sb.run(['ops', 'list', '--since', since, '--json']);
-    expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout).data).toEqual([]);
-    const text = await sb.run(['ops', 'list', '--since', since]);
-    expect(text.stderr).toContain('No operation matches.');
-  });
+  it.each([['2d'], ['2026-11-24'], ['2026-11-24T10:00:00Z'], ['2026-11-24T10:00:00+05:30'], ['2024-02-29']])(
+    '--since %s is accepted',
+    async (since) => {
+      const r = await sb.run(['ops', 'list', '--since', since, '--json']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout).data).toEqual([]);
+      const text = await sb.run(['ops', 'list', '--since', since]);
+      expect(text.stderr).toContain('No operation matches.');
+    },
+  );
 });
 
 describe('ops compact --older-than', () => {
-  it.each([['0'], ['soon'], ['36501']])('%s is exit 2 naming what the flag takes (days), never advising "off", which it refuses', async (value) => {
-    const r = await sb.run(['ops', 'compact', '--older-than', value]);
-    expect(r.code, r.stderr).toBe(2);
-    expect(r.stderr).toContain(`--older-than must be a number of days from 1 to 36500 (such as 90 or 90d); got "${value}".`);
-    expect(r.stderr).toContain('For example --older-than 30');
-    expect(r.stderr).not.toMatch(/\boff\b/);
-  });
+  it.each([['0'], ['soon'], ['36501']])(
+    '%s is exit 2 naming what the flag takes (days), never advising "off", which it refuses',
+    async (value) => {
+      const r = await sb.run(['ops', 'compact', '--older-than', value]);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain(
+        `--older-than must be a number of days from 1 to 36500 (such as 90 or 90d); got "${value}".`,
+      );
+      expect(r.stderr).toContain('For example --older-than 30');
+      expect(r.stderr).not.toMatch(/\boff\b/);
+    },
+  );
 });
 
 describe('ops list --card', () => {
@@ -53,9 +64,15 @@ describe('ops list --card', () => {
     const mock = (await startMock({ port: 0, seed: 12, providerLatencyMs: 0 })) as unknown as MockHandle;
     const own = makeSandbox();
     try {
-      const env = { CARDCTL_BASE_URL: mock.baseUrl, CARDCTL_API_KEY: mock.keys.test.keyId, CARDCTL_API_SECRET: mock.keys.test.secret };
+      const env = {
+        CARDCTL_BASE_URL: mock.baseUrl,
+        CARDCTL_API_KEY: mock.keys.test.keyId,
+        CARDCTL_API_SECRET: mock.keys.test.secret,
+      };
       const customer = (await approvedCustomer(mock)).id as string;
-      const issued = await own.run(['cards', 'issue', '--customer', customer, '--amount', '1000', '--jq', '.id'], { env });
+      const issued = await own.run(['cards', 'issue', '--customer', customer, '--amount', '1000', '--jq', '.id'], {
+        env,
+      });
       expect(issued.code, issued.stderr).toBe(0);
       const card = issued.stdout.trim();
       const upper = JSON.parse((await own.run(['ops', 'list', '--card', card, '--json'])).stdout).data as unknown[];
@@ -75,9 +92,15 @@ describe('ops list shows the amount', () => {
     const mock = (await startMock({ port: 0, seed: 29, providerLatencyMs: 0 })) as unknown as MockHandle;
     const own = makeSandbox();
     try {
-      const env = { CARDCTL_BASE_URL: mock.baseUrl, CARDCTL_API_KEY: mock.keys.test.keyId, CARDCTL_API_SECRET: mock.keys.test.secret };
+      const env = {
+        CARDCTL_BASE_URL: mock.baseUrl,
+        CARDCTL_API_KEY: mock.keys.test.keyId,
+        CARDCTL_API_SECRET: mock.keys.test.secret,
+      };
       const customer = (await approvedCustomer(mock)).id as string;
-      const issued = await own.run(['cards', 'issue', '--customer', customer, '--amount', '1234', '--jq', '.id'], { env });
+      const issued = await own.run(['cards', 'issue', '--customer', customer, '--amount', '1234', '--jq', '.id'], {
+        env,
+      });
       expect(issued.code, issued.stderr).toBe(0);
       const card = issued.stdout.trim();
       expect((await own.run(['cards', 'recharge', card, '--amount', '567'], { env })).code).toBe(0);

@@ -15,7 +15,11 @@ let env: Record<string, string>;
 beforeAll(async () => {
   mock = (await startMock({ port: 0, seed: 31, providerLatencyMs: 0 })) as unknown as MockHandle;
   sb = makeSandbox();
-  env = { CARDCTL_BASE_URL: mock.baseUrl, CARDCTL_API_KEY: mock.keys.test.keyId, CARDCTL_API_SECRET: mock.keys.test.secret };
+  env = {
+    CARDCTL_BASE_URL: mock.baseUrl,
+    CARDCTL_API_KEY: mock.keys.test.keyId,
+    CARDCTL_API_SECRET: mock.keys.test.secret,
+  };
 });
 afterAll(async () => {
   await mock?.close();
@@ -45,7 +49,10 @@ describe('sign: a curl command that runs as printed', () => {
   it('an issue with --idempotency-key K: the header is in the curl command and the mock answers 2xx', async () => {
     const customer = await approvedCustomer(mock);
     const data = JSON.stringify({ customer_id: customer.id, amount_minor: 700 });
-    const r = await sb.run(['sign', '--method', 'POST', '--path', '/cards', '--data', data, '--idempotency-key', 'curl-issue-1'], { env });
+    const r = await sb.run(
+      ['sign', '--method', 'POST', '--path', '/cards', '--data', data, '--idempotency-key', 'curl-issue-1'],
+      { env },
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain("-H 'Idempotency-Key: curl-issue-1'");
     const before = await wallet(mock);
@@ -58,7 +65,10 @@ describe('sign: a curl command that runs as printed', () => {
 
   it('a recharge without a key: one is generated, shown on stderr, and in the headers (--json) and the curl command', async () => {
     const card = await activeCard(mock);
-    const r = await sb.run(['sign', '--method', 'POST', '--path', `/cards/${card.id}/recharge`, '--data', '{"amount":250}', '--json'], { env });
+    const r = await sb.run(
+      ['sign', '--method', 'POST', '--path', `/cards/${card.id}/recharge`, '--data', '{"amount":250}', '--json'],
+      { env },
+    );
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout);
     const key = out.headers['Idempotency-Key'] as string;
@@ -76,7 +86,10 @@ describe('sign: a curl command that runs as printed', () => {
   });
 
   it('a raw query with a space, brackets and non-ASCII text still gives a curl command that runs', async () => {
-    const r = await sb.run(['sign', '--method', 'GET', '--path', '/customers', '--query', 'per_page=2&note=a b&tag[]=x&name=é'], { env });
+    const r = await sb.run(
+      ['sign', '--method', 'GET', '--path', '/customers', '--query', 'per_page=2&note=a b&tag[]=x&name=é'],
+      { env },
+    );
     expect(r.code, r.stderr).toBe(0);
     const res = await runPrinted(r.stdout);
     expect(res.code, res.raw).toBe(200);

@@ -17,13 +17,33 @@ const env = { CARDCTL_API_SECRET: SECRET, CARDCTL_API_KEY: KEY };
 afterAll(() => sandbox.cleanup());
 
 type Mistake =
-  | 'method_not_uppercased' | 'trailing_slash_kept' | 'path_without_prefix' | 'path_includes_query'
-  | 'query_not_sorted' | 'query_space_as_percent20' | 'query_brackets_encoded' | 'query_unreserved_not_encoded'
-  | 'query_lowercase_hex' | 'query_as_sent' | 'query_omitted' | 'timestamp_ms_signed'
-  | 'body_pretty_printed' | 'body_keys_reordered' | 'body_reserialized' | 'body_trailing_newline_added'
-  | 'body_trailing_newline_removed' | 'body_not_signed' | 'body_hash_uppercase' | 'secret_base64_decoded'
-  | 'secret_trailing_newline' | 'signature_hex' | 'signature_base64url' | 'signature_base64url_unpadded'
-  | 'signature_base64_unpadded' | 'canonical_trailing_newline' | 'canonical_crlf';
+  | 'method_not_uppercased'
+  | 'trailing_slash_kept'
+  | 'path_without_prefix'
+  | 'path_includes_query'
+  | 'query_not_sorted'
+  | 'query_space_as_percent20'
+  | 'query_brackets_encoded'
+  | 'query_unreserved_not_encoded'
+  | 'query_lowercase_hex'
+  | 'query_as_sent'
+  | 'query_omitted'
+  | 'timestamp_ms_signed'
+  | 'body_pretty_printed'
+  | 'body_keys_reordered'
+  | 'body_reserialized'
+  | 'body_trailing_newline_added'
+  | 'body_trailing_newline_removed'
+  | 'body_not_signed'
+  | 'body_hash_uppercase'
+  | 'secret_base64_decoded'
+  | 'secret_trailing_newline'
+  | 'signature_hex'
+  | 'signature_base64url'
+  | 'signature_base64url_unpadded'
+  | 'signature_base64_unpadded'
+  | 'canonical_trailing_newline'
+  | 'canonical_crlf';
 
 interface WireRequest {
   method: string;
@@ -53,23 +73,33 @@ function enc(s: string, m: Set<Mistake>): string {
 function clientQuery(raw: string, m: Set<Mistake>): string {
   if (m.has('query_omitted')) return '';
   if (m.has('query_as_sent')) return raw;
-  const params = raw.split('&').filter(Boolean).map((piece) => {
-    const eq = piece.indexOf('=');
-    const dec = (s: string): string => decodeURIComponent(s.replace(/\+/g, ' '));
-    let key = dec(eq < 0 ? piece : piece.slice(0, eq));
-    const list = key.endsWith('[]');
-    if (list) key = key.slice(0, -2);
-    return { key, value: eq < 0 ? '' : dec(piece.slice(eq + 1)), list };
-  });
+  const params = raw
+    .split('&')
+    .filter(Boolean)
+    .map((piece) => {
+      const eq = piece.indexOf('=');
+      const dec = (s: string): string => decodeURIComponent(s.replace(/\+/g, ' '));
+      let key = dec(eq < 0 ? piece : piece.slice(0, eq));
+      const list = key.endsWith('[]');
+      if (list) key = key.slice(0, -2);
+      return { key, value: eq < 0 ? '' : dec(piece.slice(eq + 1)), list };
+    });
   const cmp = (a: string, b: string): number => Buffer.compare(Buffer.from(a), Buffer.from(b));
-  const sorted = m.has('query_not_sorted') ? params : [...params].sort((a, b) => cmp(a.key, b.key) || cmp(a.value, b.value));
+  const sorted = m.has('query_not_sorted')
+    ? params
+    : [...params].sort((a, b) => cmp(a.key, b.key) || cmp(a.value, b.value));
   const count = (k: string): number => params.filter((p) => p.key === k).length;
   const brackets = m.has('query_brackets_encoded') ? '%5B%5D' : '[]';
-  return sorted.map((p) => `${enc(p.key, m)}${p.list || count(p.key) > 1 ? brackets : ''}=${enc(p.value, m)}`).join('&');
+  return sorted
+    .map((p) => `${enc(p.key, m)}${p.list || count(p.key) > 1 ? brackets : ''}=${enc(p.value, m)}`)
+    .join('&');
 }
 function clientBody(body: string, m: Set<Mistake>): string {
   let b = body;
-  if (m.has('body_keys_reordered')) b = JSON.stringify(Object.fromEntries(Object.entries(JSON.parse(b) as object).sort(([x], [y]) => (x < y ? -1 : 1))));
+  if (m.has('body_keys_reordered'))
+    b = JSON.stringify(
+      Object.fromEntries(Object.entries(JSON.parse(b) as object).sort(([x], [y]) => (x < y ? -1 : 1))),
+    );
   if (m.has('body_pretty_printed')) b = JSON.stringify(JSON.parse(b), null, 2);
   if (m.has('body_reserialized')) b = JSON.stringify(JSON.parse(b)); // the wire body is pretty, the client signed compact
   if (m.has('body_trailing_newline_added')) b += '\n';
@@ -83,7 +113,9 @@ function wrongSign(req: WireRequest, mistakes: Mistake[]): string {
   if (m.has('path_without_prefix')) path = path.replace(/^\/api\/v1/, '');
   if (m.has('path_includes_query') && req.query) path += '?' + req.query;
   const body = req.body ?? '';
-  const hash = m.has('body_not_signed') ? createHash('sha256').update('').digest('hex') : createHash('sha256').update(clientBody(body, m)).digest('hex');
+  const hash = m.has('body_not_signed')
+    ? createHash('sha256').update('').digest('hex')
+    : createHash('sha256').update(clientBody(body, m)).digest('hex');
   const ts = m.has('timestamp_ms_signed') ? (req.timestamp ?? TS) + '042' : (req.timestamp ?? TS);
   const fields = [
     m.has('method_not_uppercased') ? req.method.toLowerCase() : req.method.toUpperCase(),
@@ -120,7 +152,9 @@ function rawHttp(req: WireRequest, signature: string | null, extra: Record<strin
     ...extra,
   };
   const target = req.path + (req.query ? '?' + req.query : '');
-  return `${req.method} ${target} HTTP/1.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n${body}`;
+  return `${req.method} ${target} HTTP/1.1\r\n${Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join('\r\n')}\r\n\r\n${body}`;
 }
 
 let fileNo = 0;
@@ -131,16 +165,28 @@ async function diagnoseText(text: string, args: string[] = []) {
   writeFileSync(file, text);
   const res = await sandbox.run(['sign', 'diagnose', '--request', file, '--now', TS, '--json', ...args], { env });
   const json = JSON.parse(res.stdout) as {
-    valid: boolean; found: boolean; expected_signature?: string; expected_signature_prefix: string; received_signature: string | null;
-    signatures_match: boolean; first_difference: number | null; signed_with_profile?: string;
-    mistakes: Array<{ id: string; description: string; fix: string }>; warnings: string[]; checked: string[];
+    valid: boolean;
+    found: boolean;
+    expected_signature?: string;
+    expected_signature_prefix: string;
+    received_signature: string | null;
+    signatures_match: boolean;
+    first_difference: number | null;
+    signed_with_profile?: string;
+    mistakes: Array<{ id: string; description: string; fix: string }>;
+    warnings: string[];
+    checked: string[];
   };
   for (const m of json.mistakes) named.add(m.id);
   return { ...res, json, ids: json.mistakes.map((x) => x.id) };
 }
 
 const GET_LIST: WireRequest = { method: 'GET', path: '/api/v1/customers', query: 'per_page=5&cursor=ab%2Bc' };
-const POST_CARD: WireRequest = { method: 'POST', path: '/api/v1/cards', body: '{"customer_id":"01JD2Q9ZZZZZZZZZZZZZZZZZZZ","amount":5000}' };
+const POST_CARD: WireRequest = {
+  method: 'POST',
+  path: '/api/v1/cards',
+  body: '{"customer_id":"01JD2Q9ZZZZZZZZZZZZZZZZZZZ","amount":5000}',
+};
 
 // url-safe base64 only differs from base64 when the signature has a "+" or "/": pick such a request
 const URL_UNSAFE: WireRequest = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]
@@ -148,23 +194,67 @@ const URL_UNSAFE: WireRequest = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]
   .find((r) => /[+/]/.test(wrongSign(r, [])))!;
 
 const CASES: Array<{ mistake: string; req: WireRequest; client: Mistake[] }> = [
-  { mistake: 'method_not_uppercased', req: { method: 'POST', path: '/api/v1/cards/01JD2QA1B2C3D4E5F6G7H8J9KM/freeze' }, client: ['method_not_uppercased'] },
-  { mistake: 'trailing_slash_kept', req: { method: 'GET', path: '/api/v1/customers/' }, client: ['trailing_slash_kept'] },
-  { mistake: 'path_without_prefix', req: { method: 'GET', path: '/api/v1/cards/01JD2QA1B2C3D4E5F6G7H8J9KM' }, client: ['path_without_prefix'] },
+  {
+    mistake: 'method_not_uppercased',
+    req: { method: 'POST', path: '/api/v1/cards/01JD2QA1B2C3D4E5F6G7H8J9KM/freeze' },
+    client: ['method_not_uppercased'],
+  },
+  {
+    mistake: 'trailing_slash_kept',
+    req: { method: 'GET', path: '/api/v1/customers/' },
+    client: ['trailing_slash_kept'],
+  },
+  {
+    mistake: 'path_without_prefix',
+    req: { method: 'GET', path: '/api/v1/cards/01JD2QA1B2C3D4E5F6G7H8J9KM' },
+    client: ['path_without_prefix'],
+  },
   { mistake: 'path_includes_query', req: GET_LIST, client: ['path_includes_query'] },
   { mistake: 'query_not_sorted', req: GET_LIST, client: ['query_not_sorted'] },
-  { mistake: 'query_space_as_percent20', req: { method: 'GET', path: '/api/v1/customers', query: 'q=john+smith' }, client: ['query_space_as_percent20'] },
-  { mistake: 'query_brackets_encoded', req: { method: 'GET', path: '/api/v1/customers', query: 'status[]=active&status[]=disabled' }, client: ['query_brackets_encoded'] },
-  { mistake: 'query_unreserved_not_encoded', req: { method: 'GET', path: '/api/v1/customers', query: 'a=~x*y' }, client: ['query_unreserved_not_encoded'] },
-  { mistake: 'query_lowercase_hex', req: { method: 'GET', path: '/api/v1/deposits', query: 'cursor=ab%2Bc%2Fd%3D%3D' }, client: ['query_lowercase_hex'] },
-  { mistake: 'query_as_sent', req: { method: 'GET', path: '/api/v1/customers', query: 'z=1&a=%7e' }, client: ['query_as_sent'] },
+  {
+    mistake: 'query_space_as_percent20',
+    req: { method: 'GET', path: '/api/v1/customers', query: 'q=john+smith' },
+    client: ['query_space_as_percent20'],
+  },
+  {
+    mistake: 'query_brackets_encoded',
+    req: { method: 'GET', path: '/api/v1/customers', query: 'status[]=active&status[]=disabled' },
+    client: ['query_brackets_encoded'],
+  },
+  {
+    mistake: 'query_unreserved_not_encoded',
+    req: { method: 'GET', path: '/api/v1/customers', query: 'a=~x*y' },
+    client: ['query_unreserved_not_encoded'],
+  },
+  {
+    mistake: 'query_lowercase_hex',
+    req: { method: 'GET', path: '/api/v1/deposits', query: 'cursor=ab%2Bc%2Fd%3D%3D' },
+    client: ['query_lowercase_hex'],
+  },
+  {
+    mistake: 'query_as_sent',
+    req: { method: 'GET', path: '/api/v1/customers', query: 'z=1&a=%7e' },
+    client: ['query_as_sent'],
+  },
   { mistake: 'query_omitted', req: GET_LIST, client: ['query_omitted'] },
-  { mistake: 'timestamp_milliseconds', req: { method: 'GET', path: '/api/v1/customers' }, client: ['timestamp_ms_signed'] },
+  {
+    mistake: 'timestamp_milliseconds',
+    req: { method: 'GET', path: '/api/v1/customers' },
+    client: ['timestamp_ms_signed'],
+  },
   { mistake: 'body_pretty_printed', req: POST_CARD, client: ['body_pretty_printed'] },
   { mistake: 'body_keys_reordered', req: POST_CARD, client: ['body_keys_reordered'] },
-  { mistake: 'body_reserialized', req: { ...POST_CARD, body: '{\n  "customer_id": "01JD2Q9ZZZZZZZZZZZZZZZZZZZ",\n  "amount": 5000\n}' }, client: ['body_reserialized'] },
+  {
+    mistake: 'body_reserialized',
+    req: { ...POST_CARD, body: '{\n  "customer_id": "01JD2Q9ZZZZZZZZZZZZZZZZZZZ",\n  "amount": 5000\n}' },
+    client: ['body_reserialized'],
+  },
   { mistake: 'body_trailing_newline_added', req: POST_CARD, client: ['body_trailing_newline_added'] },
-  { mistake: 'body_trailing_newline_removed', req: { ...POST_CARD, body: POST_CARD.body + '\n' }, client: ['body_trailing_newline_removed'] },
+  {
+    mistake: 'body_trailing_newline_removed',
+    req: { ...POST_CARD, body: POST_CARD.body + '\n' },
+    client: ['body_trailing_newline_removed'],
+  },
   { mistake: 'body_not_signed', req: POST_CARD, client: ['body_not_signed'] },
   { mistake: 'body_hash_encoding', req: POST_CARD, client: ['body_hash_uppercase'] },
   { mistake: 'secret_base64_decoded', req: POST_CARD, client: ['secret_base64_decoded'] },
@@ -205,7 +295,9 @@ describe.concurrent('sign diagnose names each known mistake', () => {
   });
 
   it('a pair of mistakes: body pretty-printed and secret base64-decoded', async () => {
-    const r = await diagnoseText(rawHttp(POST_CARD, wrongSign(POST_CARD, ['body_pretty_printed', 'secret_base64_decoded'])));
+    const r = await diagnoseText(
+      rawHttp(POST_CARD, wrongSign(POST_CARD, ['body_pretty_printed', 'secret_base64_decoded'])),
+    );
     expect(r.ids.sort()).toEqual(['body_pretty_printed', 'secret_base64_decoded']);
   });
 
@@ -225,9 +317,19 @@ describe.concurrent('sign diagnose names each known mistake', () => {
   });
 
   it('a client that shows its own canonical string (a `# canonical:` comment) gets the differing field named', async () => {
-    const canonical = ['GET', '/api/v1/customers', 'per_page=5', KEY, TS, NONCE, createHash('sha256').update('').digest('hex')].join('\n');
+    const canonical = [
+      'GET',
+      '/api/v1/customers',
+      'per_page=5',
+      KEY,
+      TS,
+      NONCE,
+      createHash('sha256').update('').digest('hex'),
+    ].join('\n');
     const sig = createHmac('sha256', SECRET).update(canonical).digest('base64');
-    const r = await diagnoseText(`# canonical: ${JSON.stringify(canonical)}\n` + rawHttp({ method: 'GET', path: '/api/v1/customers' }, sig));
+    const r = await diagnoseText(
+      `# canonical: ${JSON.stringify(canonical)}\n` + rawHttp({ method: 'GET', path: '/api/v1/customers' }, sig),
+    );
     expect(r.code).toBe(3);
     expect(r.ids).toEqual(['canonical_differs']);
     expect(r.json.mistakes[0]?.description).toContain('QUERY_STRING');
@@ -277,7 +379,9 @@ describe('sign diagnose verdicts', () => {
     const r = await sandbox.run(['sign', 'diagnose', '--request', file, '--now', TS], { env });
     expect(r.code).toBe(3);
     expect(r.stdout).toMatch(/could not be found/);
-    expect(r.stdout).toMatch(/Checked: .*secret_base64_decoded.*body_pretty_printed|Checked: .*body_pretty_printed.*secret_base64_decoded/);
+    expect(r.stdout).toMatch(
+      /Checked: .*secret_base64_decoded.*body_pretty_printed|Checked: .*body_pretty_printed.*secret_base64_decoded/,
+    );
     const j = await diagnoseText(readFileSync(file, 'utf8'));
     expect(j.json.found).toBe(false);
     expect(j.json.checked.length).toBeGreaterThan(10);
@@ -312,9 +416,13 @@ describe('sign diagnose verdicts', () => {
   it('warns about a stale timestamp but keeps a valid signature valid', async () => {
     const file = join(sandbox.dir, 'stale.http');
     writeFileSync(file, rawHttp(GET_LIST, wrongSign(GET_LIST, [])));
-    const r = await sandbox.run(['sign', 'diagnose', '--request', file, '--now', String(Number(TS) + 3600), '--json'], { env });
+    const r = await sandbox.run(['sign', 'diagnose', '--request', file, '--now', String(Number(TS) + 3600), '--json'], {
+      env,
+    });
     expect(r.code).toBe(0);
-    expect((JSON.parse(r.stdout) as { warnings: string[] }).warnings.join(' ')).toMatch(/3600 s in the past.*timestamp_out_of_window/);
+    expect((JSON.parse(r.stdout) as { warnings: string[] }).warnings.join(' ')).toMatch(
+      /3600 s in the past.*timestamp_out_of_window/,
+    );
   });
 
   it('the human verdict names the mistake and the fix in one sentence', async () => {
@@ -322,7 +430,9 @@ describe('sign diagnose verdicts', () => {
     writeFileSync(file, rawHttp(GET_LIST, wrongSign(GET_LIST, ['query_not_sorted'])));
     const r = await sandbox.run(['sign', 'diagnose', '--request', file, '--now', TS], { env });
     expect(r.code).toBe(3);
-    expect(r.stdout.split('\n')[0]).toMatch(/^Invalid: the query parameters were signed in the order they were sent.*Fix: sort the parameters/);
+    expect(r.stdout.split('\n')[0]).toMatch(
+      /^Invalid: the query parameters were signed in the order they were sent.*Fix: sort the parameters/,
+    );
     expect(r.stdout).not.toContain(SECRET);
   });
 
@@ -348,7 +458,9 @@ describe('sign diagnose never prints a working signature unless asked', () => {
     expect(text.stdout + text.stderr).not.toContain(valid);
     expect(text.stdout).toContain(`expected X-Signature: ${valid.slice(0, 6)}…`);
     expect(text.stdout).toMatch(/--show-valid-signature/);
-    expect(text.stdout).toMatch(new RegExp(`received X-Signature: ${invalid.replace(/[+/]/g, '\\$&')} \\(differs from character \\d+ on\\)`));
+    expect(text.stdout).toMatch(
+      new RegExp(`received X-Signature: ${invalid.replace(/[+/]/g, '\\$&')} \\(differs from character \\d+ on\\)`),
+    );
     const json = await diagnoseText(rawHttp(POST_CARD, invalid));
     expect(json.stdout + json.stderr).not.toContain(valid);
     expect(json.json.first_difference).toBeGreaterThan(0);
@@ -367,10 +479,15 @@ describe('sign diagnose never prints a working signature unless asked', () => {
   it('--show-valid-signature prints it whole, and its help says what that gives away', async () => {
     const r = await diagnoseText(rawHttp(POST_CARD, invalid), ['--show-valid-signature']);
     expect(r.json.expected_signature).toBe(valid);
-    const text = await sandbox.run(['sign', 'diagnose', '--request', join(sandbox.dir, 'paste.http'), '--now', TS, '--show-valid-signature'], { env });
+    const text = await sandbox.run(
+      ['sign', 'diagnose', '--request', join(sandbox.dir, 'paste.http'), '--now', TS, '--show-valid-signature'],
+      { env },
+    );
     expect(text.stdout).toContain(`expected X-Signature: ${valid}\n`);
     const help = await sandbox.run(['sign', 'diagnose', '--help']);
-    expect(help.stdout.replace(/\s+/g, ' ')).toMatch(/--show-valid-signature print the whole signature the server expects: with the request beside it, that is a request the server accepts/);
+    expect(help.stdout.replace(/\s+/g, ' ')).toMatch(
+      /--show-valid-signature print the whole signature the server expects: with the request beside it, that is a request the server accepts/,
+    );
   });
 });
 
@@ -384,16 +501,39 @@ describe('sign diagnose tries the secrets of the other profiles', () => {
   afterAll(() => profiles.cleanup());
   const signedWith = (secret: string, req: WireRequest): string =>
     createHmac('sha256', secret)
-      .update([req.method, req.path, '', KEY, TS, NONCE, createHash('sha256').update(req.body ?? '').digest('hex')].join('\n'))
+      .update(
+        [
+          req.method,
+          req.path,
+          '',
+          KEY,
+          TS,
+          NONCE,
+          createHash('sha256')
+            .update(req.body ?? '')
+            .digest('hex'),
+        ].join('\n'),
+      )
       .digest('base64');
   const secrets = [SECRET, LIVE_SECRET, VAULT_SECRET];
 
   it('set up: three profiles, one whose secret comes from a command', async () => {
-    const add = (name: string, key: string, mode: string, input: string) => profiles.run(['profiles', 'add', name, '--key-id', key, '--mode', mode, '--secret-stdin'], { input });
+    const add = (name: string, key: string, mode: string, input: string) =>
+      profiles.run(['profiles', 'add', name, '--key-id', key, '--mode', mode, '--secret-stdin'], { input });
     expect((await add('test', KEY, 'test', `${SECRET}\n`)).code).toBe(0);
     expect((await add('live', LIVE_KEY, 'live', `${LIVE_SECRET}\n`)).code).toBe(0);
     writeFileSync(join(profiles.dir, 'vault'), VAULT_SECRET);
-    const vault = await profiles.run(['profiles', 'add', 'vault', '--key-id', VAULT_KEY, '--mode', 'live', '--secret-command', `cat '${join(profiles.dir, 'vault')}'`]);
+    const vault = await profiles.run([
+      'profiles',
+      'add',
+      'vault',
+      '--key-id',
+      VAULT_KEY,
+      '--mode',
+      'live',
+      '--secret-command',
+      `cat '${join(profiles.dir, 'vault')}'`,
+    ]);
     expect(vault.code, vault.stderr).toBe(0);
   });
 
@@ -401,26 +541,45 @@ describe('sign diagnose tries the secrets of the other profiles', () => {
     const file = join(profiles.dir, `other-${++fileNo}.http`);
     writeFileSync(file, rawHttp(req, signedWith(secret, req)));
     const text = await profiles.run(['sign', 'diagnose', '--request', file, '--now', TS, '--profile', 'test', ...args]);
-    const json = await profiles.run(['sign', 'diagnose', '--request', file, '--now', TS, '--profile', 'test', '--json', ...args]);
+    const json = await profiles.run([
+      'sign',
+      'diagnose',
+      '--request',
+      file,
+      '--now',
+      TS,
+      '--profile',
+      'test',
+      '--json',
+      ...args,
+    ]);
     for (const out of [text, json]) for (const s of secrets) expect(out.stdout + out.stderr).not.toContain(s);
-    const j = JSON.parse(json.stdout) as { found: boolean; signed_with_profile?: string; mistakes: Array<{ id: string; description: string }> };
+    const j = JSON.parse(json.stdout) as {
+      found: boolean;
+      signed_with_profile?: string;
+      mistakes: Array<{ id: string; description: string }>;
+    };
     for (const m of j.mistakes) named.add(m.id);
     return { text, json: j };
   }
 
-  it('signed with the live profile\'s secret, sent with the test key: names profile live', async () => {
+  it("signed with the live profile's secret, sent with the test key: names profile live", async () => {
     const r = await diagnoseAs(POST_CARD, LIVE_SECRET);
     expect(r.text.code).toBe(3);
     expect(r.json.found).toBe(true);
     expect(r.json.signed_with_profile).toBe('live');
     expect(r.json.mistakes.map((m) => m.id)).toEqual(['signed_with_other_secret']);
-    expect(r.text.stdout.split('\n')[0]).toMatch(/^Invalid: the request was signed with the secret of profile "live" \(key 01JD2Q7N8V3K4M5P6R7S8T9V0X\), not with the secret of key 01JD2Q7N8V3K4M5P6R7S8T9V0W.*Fix:/);
+    expect(r.text.stdout.split('\n')[0]).toMatch(
+      /^Invalid: the request was signed with the secret of profile "live" \(key 01JD2Q7N8V3K4M5P6R7S8T9V0X\), not with the secret of key 01JD2Q7N8V3K4M5P6R7S8T9V0W.*Fix:/,
+    );
   });
 
   it('a profile whose secret comes from a command is tried only with --try-secret-commands', async () => {
     const without = await diagnoseAs(POST_CARD, VAULT_SECRET);
     expect(without.json.found).toBe(false);
-    expect(without.text.stdout).toMatch(/except profile "vault" \(its secret comes from a command: pass --try-secret-commands/);
+    expect(without.text.stdout).toMatch(
+      /except profile "vault" \(its secret comes from a command: pass --try-secret-commands/,
+    );
     const withFlag = await diagnoseAs(POST_CARD, VAULT_SECRET, ['--try-secret-commands']);
     expect(withFlag.json.found).toBe(true);
     expect(withFlag.json.signed_with_profile).toBe('vault');

@@ -15,15 +15,41 @@ interface Report {
   created: { customer_id: string | null; card_id: string | null; card_status: string | null };
   requests: number;
   max_requests: number;
-  cases: Array<{ group: string; name: string; status: string; expected: string; got: string; time_ms: number; details?: string; kind?: string }>;
+  cases: Array<{
+    group: string;
+    name: string;
+    status: string;
+    expected: string;
+    got: string;
+    time_ms: number;
+    details?: string;
+    kind?: string;
+  }>;
 }
 
 const CASES = [
-  'setup: credentials', 'setup: reach', 'setup: clock', 'setup: key', 'setup: mode', 'setup: scopes',
-  'signing: wrong signature', 'signing: nonce sent twice',
-  'customers: create', 'customers: get', 'customers: list',
-  'cards: issue', 'cards: issue replayed', 'cards: issue, another body', 'cards: recharge 1', 'cards: freeze', 'cards: unfreeze', 'cards: transactions', 'cards: terminate', 'cards: left frozen',
-  'funding: deposit addresses refused', 'funding: deposits refused',
+  'setup: credentials',
+  'setup: reach',
+  'setup: clock',
+  'setup: key',
+  'setup: mode',
+  'setup: scopes',
+  'signing: wrong signature',
+  'signing: nonce sent twice',
+  'customers: create',
+  'customers: get',
+  'customers: list',
+  'cards: issue',
+  'cards: issue replayed',
+  'cards: issue, another body',
+  'cards: recharge 1',
+  'cards: freeze',
+  'cards: unfreeze',
+  'cards: transactions',
+  'cards: terminate',
+  'cards: left frozen',
+  'funding: deposit addresses refused',
+  'funding: deposits refused',
 ];
 
 let sb: Sandbox;
@@ -42,7 +68,9 @@ afterAll(async () => {
   sb?.cleanup();
 });
 
-async function proxy(inject?: (n: number, req: { method: string; path: string }) => Injected | undefined): Promise<CountingProxy> {
+async function proxy(
+  inject?: (n: number, req: { method: string; path: string }) => Injected | undefined,
+): Promise<CountingProxy> {
   const p = await startCountingProxy(mock.baseUrl, inject);
   proxies.push(p);
   return p;
@@ -70,7 +98,14 @@ describe('cardctl smoke', () => {
   it('--mock: every case passes against the embedded mock, exit 0, naming the customer and the card', async () => {
     const run = await sb.run(['smoke', '--mock', '--json']);
     const report = parse(run.stdout, run.stderr);
-    expect(run.code, JSON.stringify(report.cases.filter((c) => c.status !== 'passed'), null, 2)).toBe(0);
+    expect(
+      run.code,
+      JSON.stringify(
+        report.cases.filter((c) => c.status !== 'passed'),
+        null,
+        2,
+      ),
+    ).toBe(0);
     expect(names(report)).toEqual(CASES);
     expect(report.cases.every((c) => c.status === 'passed' && Number.isInteger(c.time_ms))).toBe(true);
     expect(report.created.customer_id).toMatch(/^[0-9A-Z]{26}$/);
@@ -82,7 +117,9 @@ describe('cardctl smoke', () => {
     const text = await sb.run(['smoke', '--mock']);
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/^✓ 22 cases: 22 passed, 0 failed/m);
-    expect(text.stdout).toMatch(/^created: customer [0-9A-Z]{26}, card [0-9A-Z]{26} \(frozen\); \d+ of at most 30 requests$/m);
+    expect(text.stdout).toMatch(
+      /^created: customer [0-9A-Z]{26}, card [0-9A-Z]{26} \(frozen\); \d+ of at most 30 requests$/m,
+    );
   });
 
   it('against a sandbox URL: at most 30 requests, the card left frozen and recharged once, what the report says it created exists', async () => {
@@ -95,7 +132,11 @@ describe('cardctl smoke', () => {
     expect(p.seen.length).toBeLessThanOrEqual(30);
     const card = await apiCall(mock, { method: 'GET', path: `/cards/${report.created.card_id}` });
     const min = mock.products.find((x) => x.default)!.min_initial_load_minor;
-    expect(card.body.data).toMatchObject({ status: 'frozen', customer_id: report.created.customer_id, balance_minor: min + 1 });
+    expect(card.body.data).toMatchObject({
+      status: 'frozen',
+      customer_id: report.created.customer_id,
+      balance_minor: min + 1,
+    });
     // three issue requests (first, replay, other body), one card charged: the load, its fee, and the recharge of 1
     expect(p.seen.filter((s) => s.method === 'POST' && s.path === '/api/v1/cards').length).toBe(3);
     const fee = mock.products.find((x) => x.default)!.issue_fee_minor;
@@ -121,9 +162,13 @@ describe('cardctl smoke', () => {
     await ctl(mock, 'POST', `/keys/${key.key_id}/revoke`);
     const p = await proxy();
     const junit = join(sb.dir, 'out', 'smoke.xml');
-    const run = await sb.run(['smoke', '--junit', junit], { env: { ...envFor(p.baseUrl, { keyId: key.key_id, secret: key.secret }), GITHUB_ACTIONS: 'true' } });
+    const run = await sb.run(['smoke', '--junit', junit], {
+      env: { ...envFor(p.baseUrl, { keyId: key.key_id, secret: key.secret }), GITHUB_ACTIONS: 'true' },
+    });
     expect(run.code).toBe(3);
-    expect(run.stdout).toMatch(/^✗ setup: key\s+\d+ ms\n\s+expected: the key is accepted \(signature verified\)\n\s+got:\s+.*invalid_api_key/m);
+    expect(run.stdout).toMatch(
+      /^✗ setup: key\s+\d+ ms\n\s+expected: the key is accepted \(signature verified\)\n\s+got:\s+.*invalid_api_key/m,
+    );
     expect(run.stdout).toMatch(/^- cards: issue\s+0 ms/m);
     const suite = all(parseXml(readFileSync(junit, 'utf8')), 'testsuite')[0]!;
     expect(suite.attrs).toMatchObject({ name: 'cardctl smoke', failures: '1', errors: '0' });
@@ -131,7 +176,9 @@ describe('cardctl smoke', () => {
     const failed = cases.filter((c) => all(c, 'failure').length);
     expect(failed.map((c) => `${c.attrs.classname} ${c.attrs.name}`)).toEqual(['cardctl.smoke.setup key']);
     const failure = all(failed[0]!, 'failure')[0]!;
-    expect(failure.attrs.message).toMatch(/^expected the key is accepted \(signature verified\), got .*invalid_api_key/);
+    expect(failure.attrs.message).toMatch(
+      /^expected the key is accepted \(signature verified\), got .*invalid_api_key/,
+    );
     // the exchange is in the details: the probe as --verbose shows it, and the API's answer
     expect(failure.text).toMatch(/> X-Api-Key: [0-9A-Z]{26}\n/);
     expect(failure.text).toMatch(/< 401 Unauthorized/);
@@ -140,7 +187,9 @@ describe('cardctl smoke', () => {
     expect(Number(suite.attrs.skipped)).toBeGreaterThan(5);
     const annotations = run.stderr.split('\n').filter((l) => l.startsWith('::error '));
     expect(annotations).toHaveLength(1);
-    expect(annotations[0]).toMatch(/^::error title=cardctl smoke%3A setup%3A key::setup: key: expected .*invalid_api_key.*%0A> /);
+    expect(annotations[0]).toMatch(
+      /^::error title=cardctl smoke%3A setup%3A key::setup: key: expected .*invalid_api_key.*%0A> /,
+    );
     expect(p.seen.length).toBeLessThanOrEqual(6); // doctor's probes, nothing after the failed setup
   });
 
@@ -151,7 +200,9 @@ describe('cardctl smoke', () => {
     const report = parse(run.stdout, run.stderr);
     expect(names(report)).toEqual(CASES);
     expect(report.cases[0]).toMatchObject({ name: 'credentials', status: 'failed', kind: 'usage' });
-    expect(report.cases.slice(1).every((c) => c.status === 'skipped' && c.got === 'not run: no credentials')).toBe(true);
+    expect(report.cases.slice(1).every((c) => c.status === 'skipped' && c.got === 'not run: no credentials')).toBe(
+      true,
+    );
     expect(report.requests).toBe(0);
     const suite = all(parseXml(readFileSync(junit, 'utf8')), 'testsuite')[0]!;
     expect(suite.attrs).toMatchObject({ tests: '22', failures: '1', skipped: '21' });

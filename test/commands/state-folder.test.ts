@@ -20,7 +20,12 @@ let cardId: string;
 beforeAll(async () => {
   mock = (await startMock({ port: 0, seed: 91, providerLatencyMs: 0 })) as unknown as MockHandle;
   sb = makeSandbox();
-  apiEnv = { CARDCTL_BASE_URL: mock.baseUrl, CARDCTL_API_KEY: mock.keys.test.keyId, CARDCTL_API_SECRET: mock.keys.test.secret, CARDCTL_MODE: 'test' };
+  apiEnv = {
+    CARDCTL_BASE_URL: mock.baseUrl,
+    CARDCTL_API_KEY: mock.keys.test.keyId,
+    CARDCTL_API_SECRET: mock.keys.test.secret,
+    CARDCTL_MODE: 'test',
+  };
   customerId = (await approvedCustomer(mock)).id;
   cardId = (await activeCard(mock, { customerId })).id;
 });
@@ -65,7 +70,9 @@ describe('a state folder that cannot be written', () => {
       expect(r.stderr).toContain('a part of that path is a file, not a folder');
       expect(r.stderr).toContain('it is $XDG_STATE_HOME/cardctl');
       expect(r.stdout + r.stderr).not.toContain(xdg);
-      expect(r.stderr).toMatch(/Fix its permissions .*or set XDG_STATE_HOME \(or CARDCTL_STATE_DIR\) to a folder you can write/);
+      expect(r.stderr).toMatch(
+        /Fix its permissions .*or set XDG_STATE_HOME \(or CARDCTL_STATE_DIR\) to a folder you can write/,
+      );
       expect(r.stderr).not.toMatch(/unexpected|    at /);
       expect(r.stdout).not.toMatch(/^1 /m); // no batch row line: the whole batch is refused up front
     }
@@ -74,7 +81,9 @@ describe('a state folder that cannot be written', () => {
   });
 
   it('--json: the error object with code state_folder_unwritable, exit 2', async () => {
-    const r = await sb.run(['cards', 'recharge', cardId, '--amount', '300', '--json'], { env: { ...apiEnv, CARDCTL_STATE_DIR: join(aFile(), 'state') } });
+    const r = await sb.run(['cards', 'recharge', cardId, '--amount', '300', '--json'], {
+      env: { ...apiEnv, CARDCTL_STATE_DIR: join(aFile(), 'state') },
+    });
     expect(r.code, r.stderr).toBe(2);
     const { error } = JSON.parse(r.stdout);
     expect(error.code).toBe('state_folder_unwritable');
@@ -100,15 +109,25 @@ describe('a state folder that cannot be written', () => {
   it('a state folder that is a symbolic link to nowhere: exit 2 naming the link and what to do, nothing sent; ops list says the same', async () => {
     const link = join(sb.dir, `state-link-${Math.random().toString(16).slice(2)}`);
     symlinkSync(join(sb.dir, 'no-such-folder'), link);
-    for (const env of [{ ...apiEnv, CARDCTL_STATE_DIR: link }, { ...apiEnv, XDG_STATE_HOME: sb.dir, CARDCTL_STATE_DIR: undefined }]) {
+    for (const env of [
+      { ...apiEnv, CARDCTL_STATE_DIR: link },
+      { ...apiEnv, XDG_STATE_HOME: sb.dir, CARDCTL_STATE_DIR: undefined },
+    ]) {
       if (!env.CARDCTL_STATE_DIR) symlinkSync(join(sb.dir, 'no-such-folder'), join(sb.dir, 'cardctl'));
       const variable = env.CARDCTL_STATE_DIR ? '$CARDCTL_STATE_DIR' : '$XDG_STATE_HOME/cardctl';
       const since = await lastRequest();
-      for (const args of [['cards', 'issue', '--customer', customerId, '--amount', '500'], ['ops', 'list']]) {
+      for (const args of [
+        ['cards', 'issue', '--customer', customerId, '--amount', '500'],
+        ['ops', 'list'],
+      ]) {
         const r = await sb.run(args, { env });
         expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(2);
-        expect(r.stderr).toContain(`${variable} is a symbolic link to ${join(sb.dir, 'no-such-folder')}, which does not exist`);
-        expect(r.stderr).toMatch(/Create the folder the link points to, remove the link .*, or set .*CARDCTL_STATE_DIR.* to a folder you can write/);
+        expect(r.stderr).toContain(
+          `${variable} is a symbolic link to ${join(sb.dir, 'no-such-folder')}, which does not exist`,
+        );
+        expect(r.stderr).toMatch(
+          /Create the folder the link points to, remove the link .*, or set .*CARDCTL_STATE_DIR.* to a folder you can write/,
+        );
         expect(r.stderr).not.toMatch(/unexpected|    at /);
       }
       expect(await apiRequestsAfter(since)).toEqual([]);
@@ -119,7 +138,9 @@ describe('a state folder that cannot be written', () => {
     const xdg = aFile();
     const r = await sb.run(['doctor'], { env: { ...apiEnv, XDG_STATE_HOME: xdg } });
     expect(r.code, r.stdout + r.stderr).toBe(2);
-    expect(r.stdout).toMatch(/✗ journal +cannot write the operations journal in .*money operations are refused until it can be written/);
+    expect(r.stdout).toMatch(
+      /✗ journal +cannot write the operations journal in .*money operations are refused until it can be written/,
+    );
     expect(r.stdout).toContain('it is $XDG_STATE_HOME/cardctl');
     expect(r.stdout).not.toContain(xdg);
     const ok = await sb.run(['cards', 'recharge', cardId, '--amount', '300', '--json'], { env: apiEnv });

@@ -5,7 +5,15 @@ import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../src/mock/index.js';
 import { signWebhook } from '../../src/signing/index.js';
-import { approvedCustomer, ctl, issueCard, nowSeconds, rawRequest, rawSocket, type MockHandle } from '../helpers/api.js';
+import {
+  approvedCustomer,
+  ctl,
+  issueCard,
+  nowSeconds,
+  rawRequest,
+  rawSocket,
+  type MockHandle,
+} from '../helpers/api.js';
 import { BIN, ROOT, makeSandbox, type Sandbox } from '../helpers/cli.js';
 
 let mock: MockHandle;
@@ -18,7 +26,12 @@ const servers: http.Server[] = [];
 beforeAll(async () => {
   mock = (await startMock({ port: 0, seed: 67, providerLatencyMs: 0 })) as unknown as MockHandle;
   sb = makeSandbox();
-  env = { ...sb.env, CARDCTL_MOCK_URL: mock.controlUrl, CARDCTL_MOCK_TOKEN: mock.controlToken, CARDCTL_WEBHOOK_SECRET: mock.webhookSecret };
+  env = {
+    ...sb.env,
+    CARDCTL_MOCK_URL: mock.controlUrl,
+    CARDCTL_MOCK_TOKEN: mock.controlToken,
+    CARDCTL_WEBHOOK_SECRET: mock.webhookSecret,
+  };
 });
 
 afterAll(async () => {
@@ -62,7 +75,10 @@ interface Listener {
 }
 
 function listen(args: string[], extraEnv: Record<string, string> = env): Listener {
-  const child = spawn(process.execPath, [BIN, 'webhooks', 'listen', '--json', ...args], { cwd: ROOT, env: childEnv(extraEnv) });
+  const child = spawn(process.execPath, [BIN, 'webhooks', 'listen', '--json', ...args], {
+    cwd: ROOT,
+    env: childEnv(extraEnv),
+  });
   children.push(child);
   const lines: any[] = [];
   let buffered = '';
@@ -83,7 +99,8 @@ function listen(args: string[], extraEnv: Record<string, string> = env): Listene
       resolve(code);
     }),
   );
-  const describe = (what: string) => () => `${what}; exit ${code ?? '(running)'}; stdout ${JSON.stringify(lines)}; stderr ${stderr}`;
+  const describe = (what: string) => () =>
+    `${what}; exit ${code ?? '(running)'}; stdout ${JSON.stringify(lines)}; stderr ${stderr}`;
   const ready = until(() => lines[0], describe('the listening line'));
   const delivery = (n: number) => until(() => lines[n], describe(`delivery line ${n}`));
   return { child, lines, stderr: () => stderr, exited, ready, delivery };
@@ -105,8 +122,18 @@ function listenText(args: string[], extraEnv: Record<string, string> = env) {
     }),
   );
   const state = () => `exit ${code ?? '(running)'}; stdout ${stdout}; stderr ${stderr}`;
-  const port = until(() => /Listening on http:\/\/127\.0\.0\.1:(\d+)\/webhooks;/.exec(stderr)?.[1], () => `the listening line; ${state()}`).then(Number);
-  return { child, exited, port, stdout: () => stdout, stderr: () => stderr, lines: () => stdout.split('\n').filter(Boolean) };
+  const port = until(
+    () => /Listening on http:\/\/127\.0\.0\.1:(\d+)\/webhooks;/.exec(stderr)?.[1],
+    () => `the listening line; ${state()}`,
+  ).then(Number);
+  return {
+    child,
+    exited,
+    port,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    lines: () => stdout.split('\n').filter(Boolean),
+  };
 }
 
 /** A forward target that answers every POST with `status` and `body`, recording what it got. */
@@ -135,7 +162,12 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-function deliveryHeaders(body: Buffer | string, secret: string, deliveryId: string, event = 'card.issued'): Record<string, string> {
+function deliveryHeaders(
+  body: Buffer | string,
+  secret: string,
+  deliveryId: string,
+  event = 'card.issued',
+): Record<string, string> {
   return {
     'Content-Type': 'application/json',
     'X-Service-Event': event,
@@ -154,8 +186,14 @@ describe('webhooks listen --mock', () => {
     const ready = await l.ready;
     expect(ready.listening).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/webhooks$/);
     expect(ready.endpoint_id).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
-    const endpoints = await ctl<Array<{ id: string; url: string; enabled: boolean }>>(mock, 'GET', '/webhook-endpoints');
-    expect(endpoints).toContainEqual(expect.objectContaining({ id: ready.endpoint_id, url: ready.listening, enabled: true }));
+    const endpoints = await ctl<Array<{ id: string; url: string; enabled: boolean }>>(
+      mock,
+      'GET',
+      '/webhook-endpoints',
+    );
+    expect(endpoints).toContainEqual(
+      expect.objectContaining({ id: ready.endpoint_id, url: ready.listening, enabled: true }),
+    );
     expect(l.stderr()).toContain(`webhook endpoint ${ready.endpoint_id}`);
     expect(l.stderr()).toContain('verifying with the webhook secret from CARDCTL_WEBHOOK_SECRET');
     expect(l.stderr()).not.toContain(mock.webhookSecret);
@@ -167,7 +205,15 @@ describe('webhooks listen --mock', () => {
     expect(event).toMatchObject({ type: 'card.issued', mode: 'test', merchant_id: mock.merchantId });
     expect(trig.stderr).toContain('Delivering to 1 enabled endpoint');
     const first = await l.delivery(1);
-    const deliveries = await ctl<Array<{ id: string; event_id: string; endpoint_id: string; state: string; attempts: Array<{ status: number | null }> }>>(mock, 'GET', '/webhook-deliveries');
+    const deliveries = await ctl<
+      Array<{
+        id: string;
+        event_id: string;
+        endpoint_id: string;
+        state: string;
+        attempts: Array<{ status: number | null }>;
+      }>
+    >(mock, 'GET', '/webhook-deliveries');
     const sent = deliveries.find((d) => d.event_id === event.id && d.endpoint_id === ready.endpoint_id)!;
     expect(sent).toBeDefined();
     expect(first).toEqual({
@@ -186,7 +232,14 @@ describe('webhooks listen --mock', () => {
     const issued = await issueCard(mock, { customerId: customer.id, amount: 1000 });
     expect(issued.status, issued.raw.toString('utf8')).toBe(201);
     const second = await l.delivery(2);
-    expect(second).toMatchObject({ valid: true, reason: 'ok', type: 'card.issued', event: 'card.issued', data: { card_id: issued.body.data.id }, status: 200 });
+    expect(second).toMatchObject({
+      valid: true,
+      reason: 'ok',
+      type: 'card.issued',
+      event: 'card.issued',
+      data: { card_id: issued.body.data.id },
+      status: 200,
+    });
     expect(second.delivery_id).not.toBe(first.delivery_id);
 
     expect(await l.exited, l.stderr()).toBe(0);
@@ -200,7 +253,10 @@ describe('webhooks listen --mock', () => {
       after = await ctl(mock, 'GET', '/webhook-deliveries');
     }
     for (const id of ids) {
-      expect(after.find((d) => d.id === id)).toMatchObject({ state: 'succeeded', attempts: [expect.objectContaining({ status: 200 })] });
+      expect(after.find((d) => d.id === id)).toMatchObject({
+        state: 'succeeded',
+        attempts: [expect.objectContaining({ status: 200 })],
+      });
     }
     // it registered itself, so it removed itself: the mock does not keep retrying a closed port
     expect(l.stderr()).toContain(`Removed webhook endpoint ${ready.endpoint_id} from the mock.`);
@@ -218,13 +274,23 @@ describe('webhooks listen: verification', () => {
     expect(get.status).toBe(405);
     expect(get.headers.allow).toBe('POST');
 
-    const body = '{"type":"card.issued","occurred_at":"2026-11-22T10:00:00Z","data":{"card_id":"01JD2QA1B2C3D4E5F6G7H8J9KM"}}';
+    const body =
+      '{"type":"card.issued","occurred_at":"2026-11-22T10:00:00Z","data":{"card_id":"01JD2QA1B2C3D4E5F6G7H8J9KM"}}';
     const headers = deliveryHeaders(body, 'whsec_not_the_endpoint_secret_0123456789', '01JD2QA1B2C3D4E5F6G7H8J9DL');
     const res = await rawRequest({ method: 'POST', path: '/webhooks', port, headers, body });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ received: false, reason: 'signature_mismatch' });
     const line = await l.delivery(1);
-    expect(line).toMatchObject({ delivery_id: '01JD2QA1B2C3D4E5F6G7H8J9DL', event: 'card.issued', valid: false, reason: 'signature_mismatch', type: null, occurred_at: null, data: null, status: 400 });
+    expect(line).toMatchObject({
+      delivery_id: '01JD2QA1B2C3D4E5F6G7H8J9DL',
+      event: 'card.issued',
+      valid: false,
+      reason: 'signature_mismatch',
+      type: null,
+      occurred_at: null,
+      data: null,
+      status: 400,
+    });
     expect(await l.exited, l.stderr()).toBe(3);
     expect(l.stderr()).toContain('signature_mismatch means');
     expect(l.stderr()).toContain('ignored GET /webhooks');
@@ -239,7 +305,7 @@ describe('webhooks listen: verification', () => {
 });
 
 describe('webhooks listen --forward-to', () => {
-  it('forwards exactly the raw bytes and the four delivery headers, and answers the sender with the target\'s status', async () => {
+  it("forwards exactly the raw bytes and the four delivery headers, and answers the sender with the target's status", async () => {
     const got: Array<{ method: string; headers: http.IncomingHttpHeaders; body: Buffer }> = [];
     const target = http.createServer((req, res) => {
       const chunks: Buffer[] = [];
@@ -258,7 +324,10 @@ describe('webhooks listen --forward-to', () => {
     const ready = await l.ready;
     expect(ready.forward_to).toBe(targetUrl);
     // not compact JSON, with non-ASCII text: any re-serialization would change the bytes
-    const body = Buffer.from('{ "type": "card.issued",\n  "occurred_at": "2026-11-22T10:00:00Z", "data": {"card_id": "01JD2QA1B2C3D4E5F6G7H8J9KM", "note": "caf\u00e9"} }\n', 'utf8');
+    const body = Buffer.from(
+      '{ "type": "card.issued",\n  "occurred_at": "2026-11-22T10:00:00Z", "data": {"card_id": "01JD2QA1B2C3D4E5F6G7H8J9KM", "note": "caf\u00e9"} }\n',
+      'utf8',
+    );
     const headers = deliveryHeaders(body, mock.webhookSecret, '01JD2QA1B2C3D4E5F6G7H8J9FW');
     const res = await rawRequest({ method: 'POST', path: '/webhooks', port: portOf(ready.listening), headers, body });
     expect(res.status).toBe(202);
@@ -274,7 +343,14 @@ describe('webhooks listen --forward-to', () => {
       'x-service-signature': headers['X-Service-Signature'],
     });
     const line = await l.delivery(1);
-    expect(line).toMatchObject({ delivery_id: '01JD2QA1B2C3D4E5F6G7H8J9FW', valid: true, type: 'card.issued', data: { card_id: '01JD2QA1B2C3D4E5F6G7H8J9KM', note: 'café' }, status: 202, forwarded_status: 202 });
+    expect(line).toMatchObject({
+      delivery_id: '01JD2QA1B2C3D4E5F6G7H8J9FW',
+      valid: true,
+      type: 'card.issued',
+      data: { card_id: '01JD2QA1B2C3D4E5F6G7H8J9KM', note: 'café' },
+      status: 202,
+      forwarded_status: 202,
+    });
     expect(await l.exited, l.stderr()).toBe(0);
     expect(l.stderr()).toContain(`forwarding verified deliveries to ${targetUrl}`);
     // with --json and every delivery verified, stderr has no closing count
@@ -290,11 +366,24 @@ describe('webhooks listen --forward-to', () => {
 
     const l = listen(['--forward-to', `http://127.0.0.1:${freePort}/hooks`, '--max-events', '1']);
     const { listening } = await l.ready;
-    const body = '{"type":"deposit.credited","occurred_at":"2026-11-22T10:00:00Z","data":{"deposit_id":"01JD2QA1B2C3D4E5F6G7H8J9KM","credited_amount_minor":500}}';
-    const res = await rawRequest({ method: 'POST', path: '/webhooks', port: portOf(listening), headers: deliveryHeaders(body, mock.webhookSecret, '01JD2QA1B2C3D4E5F6G7H8J9GX', 'deposit.credited'), body });
+    const body =
+      '{"type":"deposit.credited","occurred_at":"2026-11-22T10:00:00Z","data":{"deposit_id":"01JD2QA1B2C3D4E5F6G7H8J9KM","credited_amount_minor":500}}';
+    const res = await rawRequest({
+      method: 'POST',
+      path: '/webhooks',
+      port: portOf(listening),
+      headers: deliveryHeaders(body, mock.webhookSecret, '01JD2QA1B2C3D4E5F6G7H8J9GX', 'deposit.credited'),
+      body,
+    });
     expect(res.status).toBe(502);
     const line = await l.delivery(1);
-    expect(line).toMatchObject({ valid: true, type: 'deposit.credited', status: 502, forwarded_status: null, forward_error: 'ECONNREFUSED' });
+    expect(line).toMatchObject({
+      valid: true,
+      type: 'deposit.credited',
+      status: 502,
+      forwarded_status: null,
+      forward_error: 'ECONNREFUSED',
+    });
     expect(await l.exited, l.stderr()).toBe(0);
   });
 });
@@ -303,16 +392,20 @@ describe('webhooks listen: lines for people (no --json)', () => {
   it('prints one line per delivery with its verdict and data, a hint once per reason, 413 for a body over the limit, 400 to bytes that are not HTTP, and counts the failures when it stops', async () => {
     const l = listenText(['--max-events', '7']);
     const port = await l.port;
-    expect(l.stderr()).toContain('verifying with the webhook secret from CARDCTL_WEBHOOK_SECRET (tolerance 300 s); stopping after 7 deliveries.');
+    expect(l.stderr()).toContain(
+      'verifying with the webhook secret from CARDCTL_WEBHOOK_SECRET (tolerance 300 s); stopping after 7 deliveries.',
+    );
     const secret = mock.webhookSecret;
-    const post = (body: Buffer | string, headers: Record<string, string>) => rawRequest({ method: 'POST', path: '/webhooks', port, headers, body });
+    const post = (body: Buffer | string, headers: Record<string, string>) =>
+      rawRequest({ method: 'POST', path: '/webhooks', port, headers, body });
 
     // not HTTP: answered 400 by the server itself, not a delivery
     const garbage = await rawSocket(port, Buffer.from('NOT HTTP AT ALL\r\n\r\n'));
     expect(garbage.toString('latin1')).toMatch(/^HTTP\/1\.1 400 Bad Request/);
 
     // 1: valid, with scalar, null and object data
-    const valid = '{"type":"card.issued","occurred_at":"2026-11-22T10:00:00Z","data":{"card_id":"01JD2QA1B2C3D4E5F6G7H8J9KM","note":null,"limits":{"daily":5}}}';
+    const valid =
+      '{"type":"card.issued","occurred_at":"2026-11-22T10:00:00Z","data":{"card_id":"01JD2QA1B2C3D4E5F6G7H8J9KM","note":null,"limits":{"daily":5}}}';
     const r1 = await post(valid, deliveryHeaders(valid, secret, '01JD2QA1B2C3D4E5F6G7H8J9A1'));
     expect([r1.status, r1.body]).toEqual([200, { received: true }]);
     // 2: signed but not JSON: still verified, shown without fields
@@ -328,7 +421,10 @@ describe('webhooks listen: lines for people (no --json)', () => {
     const r5 = await post(valid, { 'Content-Type': 'application/json' });
     expect([r5.status, r5.body]).toEqual([400, { received: false, reason: 'malformed_header' }]);
     // 6: signed 400 s ago, beyond --tolerance 300
-    const r6 = await post(valid, { ...deliveryHeaders(valid, secret, '01JD2QA1B2C3D4E5F6G7H8J9A6'), 'X-Service-Signature': signWebhook(secret, valid, nowSeconds() - 400) });
+    const r6 = await post(valid, {
+      ...deliveryHeaders(valid, secret, '01JD2QA1B2C3D4E5F6G7H8J9A6'),
+      'X-Service-Signature': signWebhook(secret, valid, nowSeconds() - 400),
+    });
     expect([r6.status, r6.body]).toEqual([400, { received: false, reason: 'timestamp_out_of_tolerance' }]);
     // 7: over the 6 MiB limit
     const big = Buffer.alloc(7 * 1024 * 1024, 0x20);
@@ -347,7 +443,9 @@ describe('webhooks listen: lines for people (no --json)', () => {
       'card.issued  01JD2QA1B2C3D4E5F6G7H8J9A7  INVALID (body_too_large)  -> 413',
     ];
     expect(l.lines()).toHaveLength(expected.length);
-    l.lines().forEach((line, i) => expect(line).toMatch(new RegExp(`^${at}  ${expected[i]!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`)));
+    l.lines().forEach((line, i) =>
+      expect(line).toMatch(new RegExp(`^${at}  ${expected[i]!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`)),
+    );
     const err = l.stderr();
     expect(err.split('signature_mismatch means').length - 1).toBe(1);
     expect(err).toContain('malformed_header means');
@@ -357,29 +455,52 @@ describe('webhooks listen: lines for people (no --json)', () => {
     expect(err).not.toContain(secret);
   });
 
-  it('--forward-to: relays the target\'s status and body, forwards nothing unverified, and says when the target cannot be reached', async () => {
+  it("--forward-to: relays the target's status and body, forwards nothing unverified, and says when the target cannot be reached", async () => {
     const target = await forwardTarget(500, 'boom', 'text/plain');
     const l = listenText(['--forward-to', target.url, '--max-events', '2']);
     const port = await l.port;
     expect(l.stderr()).toContain(`; forwarding verified deliveries to ${target.url}; stopping after 2 deliveries.`);
-    const body = '{"type":"card.issued","occurred_at":"2026-11-22T10:00:00Z","data":{"card_id":"01JD2QA1B2C3D4E5F6G7H8J9KM"}}';
-    const ok = await rawRequest({ method: 'POST', path: '/webhooks', port, headers: deliveryHeaders(body, mock.webhookSecret, '01JD2QA1B2C3D4E5F6G7H8J9B1'), body });
+    const body =
+      '{"type":"card.issued","occurred_at":"2026-11-22T10:00:00Z","data":{"card_id":"01JD2QA1B2C3D4E5F6G7H8J9KM"}}';
+    const ok = await rawRequest({
+      method: 'POST',
+      path: '/webhooks',
+      port,
+      headers: deliveryHeaders(body, mock.webhookSecret, '01JD2QA1B2C3D4E5F6G7H8J9B1'),
+      body,
+    });
     expect(ok.status).toBe(500);
     expect(ok.headers['content-type']).toBe('text/plain');
     expect(ok.raw.toString('utf8')).toBe('boom');
-    const bad = await rawRequest({ method: 'POST', path: '/webhooks', port, headers: deliveryHeaders(body, 'whsec_not_the_endpoint_secret_0123456789', '01JD2QA1B2C3D4E5F6G7H8J9B2'), body });
+    const bad = await rawRequest({
+      method: 'POST',
+      path: '/webhooks',
+      port,
+      headers: deliveryHeaders(body, 'whsec_not_the_endpoint_secret_0123456789', '01JD2QA1B2C3D4E5F6G7H8J9B2'),
+      body,
+    });
     expect(bad.status).toBe(400);
     expect(await l.exited, l.stderr()).toBe(3);
     expect(target.got).toHaveLength(1);
-    expect(l.lines()[0]).toMatch(/  card\.issued  01JD2QA1B2C3D4E5F6G7H8J9B1  valid  card_id=01JD2QA1B2C3D4E5F6G7H8J9KM  -> forwarded: 500$/);
+    expect(l.lines()[0]).toMatch(
+      /  card\.issued  01JD2QA1B2C3D4E5F6G7H8J9B1  valid  card_id=01JD2QA1B2C3D4E5F6G7H8J9KM  -> forwarded: 500$/,
+    );
     expect(l.lines()[1]).toMatch(/  01JD2QA1B2C3D4E5F6G7H8J9B2  INVALID \(signature_mismatch\)  -> 400$/);
     expect(l.stderr()).toContain('Stopped after 2 deliveries, 1 failed verification.');
 
     const gone = listenText(['--forward-to', `http://127.0.0.1:${await freePort()}/hooks`, '--max-events', '1']);
-    const res = await rawRequest({ method: 'POST', path: '/webhooks', port: await gone.port, headers: deliveryHeaders(body, mock.webhookSecret, '01JD2QA1B2C3D4E5F6G7H8J9B3'), body });
+    const res = await rawRequest({
+      method: 'POST',
+      path: '/webhooks',
+      port: await gone.port,
+      headers: deliveryHeaders(body, mock.webhookSecret, '01JD2QA1B2C3D4E5F6G7H8J9B3'),
+      body,
+    });
     expect([res.status, res.body]).toEqual([502, { received: false, reason: 'forward_failed', error: 'ECONNREFUSED' }]);
     expect(await gone.exited, gone.stderr()).toBe(0);
-    expect(gone.lines()[0]).toMatch(/  01JD2QA1B2C3D4E5F6G7H8J9B3  valid  card_id=01JD2QA1B2C3D4E5F6G7H8J9KM  -> forward failed: ECONNREFUSED, answered 502$/);
+    expect(gone.lines()[0]).toMatch(
+      /  01JD2QA1B2C3D4E5F6G7H8J9B3  valid  card_id=01JD2QA1B2C3D4E5F6G7H8J9KM  -> forward failed: ECONNREFUSED, answered 502$/,
+    );
     expect(gone.stderr()).toContain('Stopped after 1 delivery.');
   });
 });
@@ -391,12 +512,19 @@ describe('webhooks listen: stopping', () => {
     l.child.kill('SIGINT');
     expect(await l.exited, l.stderr()).toBe(0);
     expect(l.stderr()).toContain(`Removed webhook endpoint ${endpoint_id} from the mock.`);
-    expect((await ctl<Array<{ id: string }>>(mock, 'GET', '/webhook-endpoints')).map((e) => e.id)).not.toContain(endpoint_id);
+    expect((await ctl<Array<{ id: string }>>(mock, 'GET', '/webhook-endpoints')).map((e) => e.id)).not.toContain(
+      endpoint_id,
+    );
 
     const other = (await startMock({ port: 0, seed: 68, providerLatencyMs: 0 })) as unknown as MockHandle;
     let closed = false;
     try {
-      const l2 = listen(['--mock'], { ...sb.env, CARDCTL_MOCK_URL: other.controlUrl, CARDCTL_MOCK_TOKEN: other.controlToken, CARDCTL_WEBHOOK_SECRET: other.webhookSecret });
+      const l2 = listen(['--mock'], {
+        ...sb.env,
+        CARDCTL_MOCK_URL: other.controlUrl,
+        CARDCTL_MOCK_TOKEN: other.controlToken,
+        CARDCTL_WEBHOOK_SECRET: other.webhookSecret,
+      });
       const ready = await l2.ready;
       await other.close();
       closed = true;
@@ -421,7 +549,11 @@ describe('webhooks listen: Ctrl-C with connections open', () => {
     try {
       const body = '{"type":"card.issued","data":{}}';
       await new Promise<void>((resolve, reject) => {
-        const req = http.request(url, { method: 'POST', agent: keepAlive, headers: deliveryHeaders(body, mock.webhookSecret, 'dlv_keepalive') }, (res) => res.resume().on('end', resolve));
+        const req = http.request(
+          url,
+          { method: 'POST', agent: keepAlive, headers: deliveryHeaders(body, mock.webhookSecret, 'dlv_keepalive') },
+          (res) => res.resume().on('end', resolve),
+        );
         req.on('error', reject);
         req.end(body);
       });
@@ -432,14 +564,23 @@ describe('webhooks listen: Ctrl-C with connections open', () => {
       const half = net.connect(port, '127.0.0.1');
       await new Promise<void>((r) => half.on('connect', () => r()));
       half.write('POST /webhooks HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"type":');
-      const closed = (s: import('node:net').Socket) => new Promise<void>((r) => (s.destroyed ? r() : s.once('close', () => r())));
+      const closed = (s: import('node:net').Socket) =>
+        new Promise<void>((r) => (s.destroyed ? r() : s.once('close', () => r())));
       const bothClosed = Promise.all([closed(held[0]!), closed(half)]);
       half.on('error', () => {});
 
       l.child.kill('SIGINT');
       expect(await l.exited, l.stderr()).toBe(0);
       await bothClosed; // the listener closed them: it did not wait for the senders to go away
-      const refused = await new Promise<string>((r) => net.connect(port, '127.0.0.1').on('connect', function (this: import('node:net').Socket) { this.destroy(); r('connected'); }).on('error', (e: NodeJS.ErrnoException) => r(e.code ?? 'error')));
+      const refused = await new Promise<string>((r) =>
+        net
+          .connect(port, '127.0.0.1')
+          .on('connect', function (this: import('node:net').Socket) {
+            this.destroy();
+            r('connected');
+          })
+          .on('error', (e: NodeJS.ErrnoException) => r(e.code ?? 'error')),
+      );
       expect(refused).toBe('ECONNREFUSED');
     } finally {
       keepAlive.destroy();
@@ -453,10 +594,14 @@ describe('errors', () => {
     const r = await sb.run(['webhooks', 'trigger', 'not.a.type'], { env });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('unknown event type "not.a.type"');
-    for (const type of ['customer.kyc.pending', 'card.issued', 'deposit.credited', 'withdrawal.cancelled']) expect(r.stderr).toContain(type);
+    for (const type of ['customer.kyc.pending', 'card.issued', 'deposit.credited', 'withdrawal.cancelled'])
+      expect(r.stderr).toContain(type);
     const j = await sb.run(['webhooks', 'trigger', 'card.issue', '--json'], { env });
     expect(j.code).toBe(2);
-    expect(JSON.parse(j.stdout).error).toMatchObject({ code: 'unknown_event_type', hint: expect.stringContaining('Did you mean card.issued?') });
+    expect(JSON.parse(j.stdout).error).toMatchObject({
+      code: 'unknown_event_type',
+      hint: expect.stringContaining('Did you mean card.issued?'),
+    });
     const bad = await sb.run(['webhooks', 'trigger', 'card.issued', '--data', '[1]'], { env });
     expect(bad.code).toBe(2);
     expect((await ctl<unknown[]>(mock, 'GET', '/events')).length).toBe(before);
@@ -470,7 +615,9 @@ describe('errors', () => {
     const l = await sb.run(['webhooks', 'listen', '--mock'], { env: noMock });
     expect(l.code).toBe(8);
     expect(l.stderr).toContain('no running mock found');
-    const noSecret = await sb.run(['webhooks', 'listen', '--mock'], { env: { ...sb.env, CARDCTL_MOCK_URL: mock.controlUrl, CARDCTL_MOCK_TOKEN: mock.controlToken } });
+    const noSecret = await sb.run(['webhooks', 'listen', '--mock'], {
+      env: { ...sb.env, CARDCTL_MOCK_URL: mock.controlUrl, CARDCTL_MOCK_TOKEN: mock.controlToken },
+    });
     expect(noSecret.code).toBe(2);
     expect(noSecret.stderr).toContain('no webhook secret');
     expect(noSecret.stderr).toContain('--profile mock-test');
@@ -489,7 +636,10 @@ describe('errors', () => {
     expect(inUse.stderr).toContain('--port 0');
 
     const port = await freePort();
-    const self = await sb.run(['webhooks', 'listen', '--port', String(port), '--forward-to', `http://localhost:${port}/hooks`], { env });
+    const self = await sb.run(
+      ['webhooks', 'listen', '--port', String(port), '--forward-to', `http://localhost:${port}/hooks`],
+      { env },
+    );
     expect(self.code, self.stderr).toBe(2);
     expect(self.stderr).toContain('points at this listener itself');
     expect(self.stderr).toContain('Forward to your application, on another port.');

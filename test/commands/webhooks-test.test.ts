@@ -17,7 +17,15 @@ interface Report {
   passed: number;
   failed: number;
   info: number;
-  cases: Array<{ name: string; group: string; status: string; expected: string; got: string; time_ms: number; delivery_id: string }>;
+  cases: Array<{
+    name: string;
+    group: string;
+    status: string;
+    expected: string;
+    got: string;
+    time_ms: number;
+    delivery_id: string;
+  }>;
 }
 
 let sb: Sandbox;
@@ -37,8 +45,14 @@ async function receiver(kind: ReceiverKind, opts?: { delayMs?: number }): Promis
   return r;
 }
 
-async function grade(url: string, extra: string[] = [], env: Record<string, string> = {}): Promise<{ code: number; report: Report; stderr: string; stdout: string }> {
-  const run = await sb.run(['webhooks', 'test', url, '--json', ...extra], { env: { CARDCTL_WEBHOOK_SECRET: SECRET, ...env } });
+async function grade(
+  url: string,
+  extra: string[] = [],
+  env: Record<string, string> = {},
+): Promise<{ code: number; report: Report; stderr: string; stdout: string }> {
+  const run = await sb.run(['webhooks', 'test', url, '--json', ...extra], {
+    env: { CARDCTL_WEBHOOK_SECRET: SECRET, ...env },
+  });
   let report: Report;
   try {
     report = JSON.parse(run.stdout) as Report;
@@ -48,9 +62,17 @@ async function grade(url: string, extra: string[] = [], env: Record<string, stri
   return { code: run.code, report, stderr: run.stderr, stdout: run.stdout };
 }
 
-const failedNames = (r: Report): string[] => r.cases.filter((c) => c.status === 'failed').map((c) => c.name).sort();
+const failedNames = (r: Report): string[] =>
+  r.cases
+    .filter((c) => c.status === 'failed')
+    .map((c) => c.name)
+    .sort();
 
-const ACCEPT = [...EVENT_TYPES.map((t) => `event ${t}`), 'rotation: two v1, one valid', 'header: unknown items, extra spaces'];
+const ACCEPT = [
+  ...EVENT_TYPES.map((t) => `event ${t}`),
+  'rotation: two v1, one valid',
+  'header: unknown items, extra spaces',
+];
 const REFUSE = [
   'body changed by one byte',
   'signed with another secret',
@@ -118,11 +140,19 @@ describe('webhooks test', () => {
 
   it('writes JUnit XML with one testcase per case and a failure for each failed case', async () => {
     const file = join(sb.dir, 'reports', 'webhooks.xml');
-    const run = await sb.run(['webhooks', 'test', (await receiver('no-tolerance')).url, '--junit', file], { env: { CARDCTL_WEBHOOK_SECRET: SECRET, GITHUB_ACTIONS: 'true' } });
+    const run = await sb.run(['webhooks', 'test', (await receiver('no-tolerance')).url, '--junit', file], {
+      env: { CARDCTL_WEBHOOK_SECRET: SECRET, GITHUB_ACTIONS: 'true' },
+    });
     expect(run.code).toBe(3);
     const root = parseXml(readFileSync(file, 'utf8'));
     const [suite] = all(root, 'testsuite');
-    expect(suite!.attrs).toMatchObject({ name: 'cardctl webhooks test', tests: '24', failures: '2', errors: '0', skipped: '0' });
+    expect(suite!.attrs).toMatchObject({
+      name: 'cardctl webhooks test',
+      tests: '24',
+      failures: '2',
+      errors: '0',
+      skipped: '0',
+    });
     const cases = all(root, 'testcase');
     expect(cases).toHaveLength(24);
     for (const c of cases) expect(c.attrs.time).toMatch(/^\d+\.\d{3}$/);
@@ -132,15 +162,22 @@ describe('webhooks test', () => {
       expect(c.attrs.classname).toBe('cardctl.webhooks.test.refuse');
       const [f] = all(c, 'failure');
       expect(f!.attrs.message).toBe('expected refused: any non-2xx within 15 s, got 200');
-      expect(f!.text).toMatch(/^expected: refused: any non-2xx within 15 s\ngot: 200\n\na correct receiver: .*\nX-Service-Delivery: [0-9A-Z]{26}$/);
+      expect(f!.text).toMatch(
+        /^expected: refused: any non-2xx within 15 s\ngot: 200\n\na correct receiver: .*\nX-Service-Delivery: [0-9A-Z]{26}$/,
+      );
     }
     // the readable report on stdout (naming where the secret came from, never the secret), one GitHub annotation per failure on stderr
-    expect(run.stdout.split('\n')[0]).toMatch(/^grading http:\/\/127\.0\.0\.1:\d+\/webhooks: deliveries signed with the webhook secret from CARDCTL_WEBHOOK_SECRET, 15 s to answer each$/);
+    expect(run.stdout.split('\n')[0]).toMatch(
+      /^grading http:\/\/127\.0\.0\.1:\d+\/webhooks: deliveries signed with the webhook secret from CARDCTL_WEBHOOK_SECRET, 15 s to answer each$/,
+    );
     expect(run.stdout).toMatch(/✗ refuse: t 301 s in the past\s+\d+ ms/);
     expect(run.stdout).toMatch(/24 cases: 21 passed, 2 failed, 1 info/);
     const annotations = run.stderr.split('\n').filter((l) => l.startsWith('::error '));
     expect(annotations).toHaveLength(2);
-    for (const a of annotations) expect(a).toMatch(/^::error title=cardctl webhooks test%3A refuse%3A t 301 s in the (past|future)::refuse: t 301 s in the (past|future): expected refused: any non-2xx within 15 s, got 200%0Aa correct receiver: /);
+    for (const a of annotations)
+      expect(a).toMatch(
+        /^::error title=cardctl webhooks test%3A refuse%3A t 301 s in the (past|future)::refuse: t 301 s in the (past|future): expected refused: any non-2xx within 15 s, got 200%0Aa correct receiver: /,
+      );
   });
 
   it('refuses http to a host that is not loopback, an unusable URL and a bad --timeout, before sending anything (exit 2)', async () => {

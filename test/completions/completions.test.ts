@@ -88,4 +88,3 @@ describe.each(SHELLS)('%s, the real shell', (shell) => {
     });
   }
 });
-

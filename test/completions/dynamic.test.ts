@@ -12,7 +12,10 @@ const complete = completers(sb);
 
 beforeAll(async () => {
   for (const name of ['ci', 'prod-eu']) {
-    const r = await sb.run(['profiles', 'add', name, '--key-id', '01JD2Q7N8V3K4M5P6R7S8T9V0W', '--mode', 'test', '--secret-stdin'], { input: 'c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXh4eHg=\n' });
+    const r = await sb.run(
+      ['profiles', 'add', name, '--key-id', '01JD2Q7N8V3K4M5P6R7S8T9V0W', '--mode', 'test', '--secret-stdin'],
+      { input: 'c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXh4eHg=\n' },
+    );
     expect(r.code, r.stderr).toBe(0);
   }
 });
@@ -32,12 +35,24 @@ describe.each(SHELLS)('%s completes values', (shell) => {
     expect(offered).toContain('card.issued');
     expect(offered).toContain('customer.kyc.rejected');
     expect(offered).toHaveLength(12);
-    expect(offer(['cardctl', 'webhooks', 'trigger', 'withdrawal.c']).sort()).toEqual(['withdrawal.cancelled', 'withdrawal.completed']);
+    expect(offer(['cardctl', 'webhooks', 'trigger', 'withdrawal.c']).sort()).toEqual([
+      'withdrawal.cancelled',
+      'withdrawal.completed',
+    ]);
   });
 
   it.runIf(needs(shell))('operations and kinds after mock faults add', () => {
     const ops = offer(['cardctl', 'mock', 'faults', 'add', '--operation', '']);
-    for (const op of ['issue', 'recharge', 'terminate', 'any', 'customers.get', 'cards.freeze']) expect(ops).toContain(op);
-    expect(offer(['cardctl', 'mock', 'faults', 'add', '--operation', 'issue', '--kind', '']).sort()).toEqual(['500', '500_after_commit', '503', 'async_202', 'drop', 'issue_failed', 'slow']);
+    for (const op of ['issue', 'recharge', 'terminate', 'any', 'customers.get', 'cards.freeze'])
+      expect(ops).toContain(op);
+    expect(offer(['cardctl', 'mock', 'faults', 'add', '--operation', 'issue', '--kind', '']).sort()).toEqual([
+      '500',
+      '500_after_commit',
+      '503',
+      'async_202',
+      'drop',
+      'issue_failed',
+      'slow',
+    ]);
   });
 });

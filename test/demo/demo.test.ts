@@ -74,10 +74,24 @@ describe('cardctl demo', () => {
   it('runs every section, in order, to the last step', () => {
     const headings = [...run.stderr.matchAll(/^━━ (\d+)\. (.+) ━━$/gm)].map((m) => `${m[1]}. ${m[2]}`);
     // these sections, in this order (others may sit between them), numbered 1..N, the books last
-    const expected = ['Profiles', 'Customers', 'Cards', 'Live mode', 'outcome is unknown', 'Signatures', 'Webhooks', 'CI: a smoke test', 'Snapshots', 'The books'];
+    const expected = [
+      'Profiles',
+      'Customers',
+      'Cards',
+      'Live mode',
+      'outcome is unknown',
+      'Signatures',
+      'Webhooks',
+      'CI: a smoke test',
+      'Snapshots',
+      'The books',
+    ];
     headings.forEach((h, i) => expect(h).toMatch(new RegExp(`^${i + 1}\\. `)));
     const found = expected.map((word) => headings.findIndex((h) => h.includes(word)));
-    expect(found.every((at) => at >= 0), `missing among: ${headings.join(' | ')}`).toBe(true);
+    expect(
+      found.every((at) => at >= 0),
+      `missing among: ${headings.join(' | ')}`,
+    ).toBe(true);
     expect([...found].sort((a, b) => a - b)).toEqual(found);
     expect(found.at(-1)).toBe(headings.length - 1);
     expect(summary.steps.at(-1)?.name).toBe('completion: bash');
@@ -91,42 +105,89 @@ describe('cardctl demo', () => {
     const byName = new Map(summary.steps.map((s) => [s.name, s]));
     expect(byName.get('doctor')).toMatchObject({ command: 'cardctl doctor', exit_code: 0 });
     // the generic command is still shown once; the rest use the dedicated commands
-    expect(byName.get('customers: create')?.command).toMatch(/^cardctl request POST \/customers --data @customer\.json --include$/);
+    expect(byName.get('customers: create')?.command).toMatch(
+      /^cardctl request POST \/customers --data @customer\.json --include$/,
+    );
     expect(summary.steps.filter((s) => s.command.startsWith('cardctl request '))).toHaveLength(1);
-    expect(byName.get('cards: issue replay')?.command).toMatch(/^cardctl cards issue --customer [0-9A-Z]{26} --amount 5000 --idempotency-key demo-issue-1\b/);
-    expect(byName.get('customers: validation error')).toMatchObject({ command: 'cardctl customers create --from customer-invalid.json', exit_code: 2 });
+    expect(byName.get('cards: issue replay')?.command).toMatch(
+      /^cardctl cards issue --customer [0-9A-Z]{26} --amount 5000 --idempotency-key demo-issue-1\b/,
+    );
+    expect(byName.get('customers: validation error')).toMatchObject({
+      command: 'cardctl customers create --from customer-invalid.json',
+      exit_code: 2,
+    });
     expect(byName.get('live: deposits list')?.command).toBe('cardctl deposits list --profile live');
-    expect(byName.get('mock: webhook endpoint refused')).toMatchObject({ command: "cardctl mock webhook-endpoints add 'https://[::ffff:10.0.0.1]/hooks'", exit_code: 2 });
+    expect(byName.get('mock: webhook endpoint refused')).toMatchObject({
+      command: "cardctl mock webhook-endpoints add 'https://[::ffff:10.0.0.1]/hooks'",
+      exit_code: 2,
+    });
     expect(byName.get('live: money needs --yes')?.exit_code).toBe(2);
     // a command left waiting in the background while another one runs, then collected
     expect(byName.get('cards: issue --wait')?.command).toMatch(/^cardctl cards issue .* --wait --wait-timeout 20 &$/);
     expect(byName.get('cards: issue --wait, done')).toMatchObject({ command: 'wait $!', exit_code: 0 });
-    expect(byName.get('webhooks: listen')).toMatchObject({ command: 'cardctl webhooks listen --mock --max-events 1 --json &', exit_code: 0 });
-    expect(byName.get('webhooks: trigger')?.command).toMatch(/^cardctl webhooks trigger card\.issued --data '\{"card_id":"[0-9A-Z]{26}"\}'$/);
+    expect(byName.get('webhooks: listen')).toMatchObject({
+      command: 'cardctl webhooks listen --mock --max-events 1 --json &',
+      exit_code: 0,
+    });
+    expect(byName.get('webhooks: trigger')?.command).toMatch(
+      /^cardctl webhooks trigger card\.issued --data '\{"card_id":"[0-9A-Z]{26}"\}'$/,
+    );
     expect(byName.get('webhooks: listen, delivery')).toMatchObject({ command: 'wait $!', exit_code: 0 });
     // a profile picks the listener's mock and the trigger's mode; a batch row refused for KYC says what to do
-    expect(byName.get('webhooks: listen -p')).toMatchObject({ command: 'cardctl webhooks listen --mock -p test --max-events 1 --json &', exit_code: 0, ok: true });
-    expect(byName.get('webhooks: trigger -p live')).toMatchObject({ command: "cardctl webhooks trigger card.issued -p live | grep -E '^(id|mode|type) '", exit_code: 0, ok: true });
+    expect(byName.get('webhooks: listen -p')).toMatchObject({
+      command: 'cardctl webhooks listen --mock -p test --max-events 1 --json &',
+      exit_code: 0,
+      ok: true,
+    });
+    expect(byName.get('webhooks: trigger -p live')).toMatchObject({
+      command: "cardctl webhooks trigger card.issued -p live | grep -E '^(id|mode|type) '",
+      exit_code: 0,
+      ok: true,
+    });
     expect(byName.get('webhooks: listen -p, delivery')).toMatchObject({ command: 'wait $!', exit_code: 0, ok: true });
-    expect(byName.get('cards: batch')).toMatchObject({ command: 'cardctl cards issue --batch cards.csv', exit_code: 5, ok: true });
-    expect(run.stderr).toMatch(/^2 +error +409 .*verification was rejected \(identity_mismatch\): waiting will not help/m);
+    expect(byName.get('cards: batch')).toMatchObject({
+      command: 'cardctl cards issue --batch cards.csv',
+      exit_code: 5,
+      ok: true,
+    });
+    expect(run.stderr).toMatch(
+      /^2 +error +409 .*verification was rejected \(identity_mismatch\): waiting will not help/m,
+    );
     // grading a receiver: the listener started, graded (exit 0), then interrupted
-    expect(byName.get('webhooks: receiver to grade')).toMatchObject({ command: 'cardctl webhooks listen --json &', exit_code: 0 });
-    expect(byName.get('webhooks: test')).toMatchObject({ command: expect.stringMatching(/^cardctl webhooks test http:\/\/127\.0\.0\.1:\d+\/webhooks$/), exit_code: 0 });
+    expect(byName.get('webhooks: receiver to grade')).toMatchObject({
+      command: 'cardctl webhooks listen --json &',
+      exit_code: 0,
+    });
+    expect(byName.get('webhooks: test')).toMatchObject({
+      command: expect.stringMatching(/^cardctl webhooks test http:\/\/127\.0\.0\.1:\d+\/webhooks$/),
+      exit_code: 0,
+    });
     expect(byName.get('webhooks: receiver stopped')).toMatchObject({ command: 'kill -INT $!; wait $!', exit_code: 0 });
     expect(byName.get('smoke')).toMatchObject({ command: 'cardctl smoke --junit smoke.xml', exit_code: 0 });
     expect(byName.get('cards: recharge, answer lost')?.exit_code).toBe(7);
     // one key, two shells: the second refuses while the first is sending (exit 9), the first recharges once
-    expect(byName.get('cards: recharge, answered late')?.command).toMatch(/^cardctl cards recharge [0-9A-Z]{26} --amount 100 --idempotency-key demo-recharge-3 --verbose &$/);
+    expect(byName.get('cards: recharge, answered late')?.command).toMatch(
+      /^cardctl cards recharge [0-9A-Z]{26} --amount 100 --idempotency-key demo-recharge-3 --verbose &$/,
+    );
     expect(byName.get('cards: recharge, same key in a second shell')).toMatchObject({ exit_code: 9, ok: true });
-    expect(byName.get('cards: recharge, answered late, done')).toMatchObject({ command: 'wait $!', exit_code: 0, ok: true });
+    expect(byName.get('cards: recharge, answered late, done')).toMatchObject({
+      command: 'wait $!',
+      exit_code: 0,
+      ok: true,
+    });
     expect(byName.get('live: test key refused')?.exit_code).toBe(3);
     // mistakes answered: a word that is not a command, a mistyped flag, a refusal for a card's state
     expect(byName.get('mistake: cards list')).toMatchObject({ command: 'cardctl cards list', exit_code: 2, ok: true });
     expect(byName.get('mistake: mistyped flag')).toMatchObject({ exit_code: 2, ok: true });
     expect(byName.get('mistake: card state')).toMatchObject({ exit_code: 5, ok: true });
-    expect(byName.get('mock: snapshot save')).toMatchObject({ command: 'cardctl mock snapshot save tour', exit_code: 0 });
-    expect(byName.get('mock: snapshot restore')).toMatchObject({ command: 'cardctl mock snapshot restore tour', exit_code: 0 });
+    expect(byName.get('mock: snapshot save')).toMatchObject({
+      command: 'cardctl mock snapshot save tour',
+      exit_code: 0,
+    });
+    expect(byName.get('mock: snapshot restore')).toMatchObject({
+      command: 'cardctl mock snapshot restore tour',
+      exit_code: 0,
+    });
     expect(byName.get('sign: diagnose')?.exit_code).toBe(3);
     expect(byName.get('webhooks: verify')?.exit_code).toBe(0);
     expect(byName.get('webhooks: verify tampered')?.exit_code).toBe(3);
@@ -169,7 +230,10 @@ describe('cardctl demo, when a step deviates', () => {
     const preload = join(dir, 'break-profiles-list.mjs');
     writeFileSync(preload, "if (process.argv[2] === 'profiles' && process.argv[3] === 'list') process.exit(9);\n");
     try {
-      const res = await runCli(['demo', '--json'], { env: { NODE_OPTIONS: `--import=${pathToFileURL(preload).href}` }, timeoutMs: 60_000 });
+      const res = await runCli(['demo', '--json'], {
+        env: { NODE_OPTIONS: `--import=${pathToFileURL(preload).href}` },
+        timeoutMs: 60_000,
+      });
       expect(res.code).toBe(1);
       const summary = JSON.parse(res.stdout) as Summary;
       expect(summary.ok).toBe(false);

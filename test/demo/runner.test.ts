@@ -57,11 +57,22 @@ describe('demo runner, background steps', () => {
     rmSync(join(dir, 'go'), { force: true });
     const r = runner();
     const seen: string[] = [];
-    const job = await r.start({ name: 'job', title: 'a job', argv: ['serve', '0'], ready, check: (run) => void seen.push(run.stdout) });
+    const job = await r.start({
+      name: 'job',
+      title: 'a job',
+      argv: ['serve', '0'],
+      ready,
+      check: (run) => void seen.push(run.stdout),
+    });
     expect(out).toContain('$ cardctl serve 0 &\nready\nwaiting for go\n');
     expect(out).toContain('✓ running in the background');
     expect(r.records[0]).toMatchObject({ name: 'job', command: 'cardctl serve 0 &', ok: true, exit_code: null });
-    await r.step({ name: 'go', title: 'meanwhile', argv: ['early', '0'], check: () => writeFileSync(join(dir, 'go'), '') });
+    await r.step({
+      name: 'go',
+      title: 'meanwhile',
+      argv: ['early', '0'],
+      check: () => writeFileSync(join(dir, 'go'), ''),
+    });
     const run = await r.wait(job, { name: 'job, done', title: 'collect it' });
     expect(run.code).toBe(0);
     expect(seen).toEqual(['ready\ndone\n']);
@@ -79,7 +90,10 @@ describe('demo runner, background steps', () => {
     const r = runner();
     const job = await r.start({ name: 'job', title: 'a job', argv: ['serve', '3'], ready });
     writeFileSync(join(dir, 'go'), '');
-    await expect(r.wait(job, { name: 'job, done', title: 'collect it' })).rejects.toMatchObject({ step: 'job, done', message: 'exit code 3, expected 0' });
+    await expect(r.wait(job, { name: 'job, done', title: 'collect it' })).rejects.toMatchObject({
+      step: 'job, done',
+      message: 'exit code 3, expected 0',
+    });
     expect(r.records.at(-1)).toMatchObject({ ok: false, exit_code: 3 });
   });
 
@@ -93,7 +107,9 @@ describe('demo runner, background steps', () => {
 
   it('cuts a secret out of background output and fails the step', async () => {
     const r = runner();
-    await expect(r.start({ name: 'job', title: 'a job', argv: ['leak'], ready })).rejects.toMatchObject({ message: 'a secret appeared in the output' });
+    await expect(r.start({ name: 'job', title: 'a job', argv: ['leak'], ready })).rejects.toMatchObject({
+      message: 'a secret appeared in the output',
+    });
     expect(out).not.toContain(SECRET);
     expect(out).toContain('[SECRET REMOVED]');
   });
@@ -104,14 +120,21 @@ describe('demo runner, background steps', () => {
     r.stopAll();
     const started = Date.now();
     // killed at once (no exit code: counted as 1), long before the 10 s limit
-    await expect(r.wait(job, { name: 'job, done', title: 'collect it' })).rejects.toMatchObject({ message: 'exit code 1, expected 0' });
+    await expect(r.wait(job, { name: 'job, done', title: 'collect it' })).rejects.toMatchObject({
+      message: 'exit code 1, expected 0',
+    });
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 });
 
 describe('demo runner, reading outputs', () => {
   it('keyValues reads a `key  value` block', () => {
-    expect(keyValues('id             01ABC\nstatus         active\nbalance_minor  7500\nmemo           -\n')).toEqual({ id: '01ABC', status: 'active', balance_minor: '7500', memo: '-' });
+    expect(keyValues('id             01ABC\nstatus         active\nbalance_minor  7500\nmemo           -\n')).toEqual({
+      id: '01ABC',
+      status: 'active',
+      balance_minor: '7500',
+      memo: '-',
+    });
     expect(() => keyValues('Error: nothing\n')).toThrow(DemoCheckError);
   });
 

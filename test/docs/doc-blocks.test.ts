@@ -41,14 +41,18 @@ describe('doc blocks', () => {
 
   it('refuses a block never closed and an expect that is not a regular expression', () => {
     expect(() => shellBlocks('```sh\necho\n')).toThrow(/line 1: a code block is never closed/);
-    expect(() => shellBlocks('```sh\necho\n```\n<!-- expect: ( -->\n')).toThrow(/line 4: the expect is not a regular expression/);
+    expect(() => shellBlocks('```sh\necho\n```\n<!-- expect: ( -->\n')).toThrow(
+      /line 4: the expect is not a regular expression/,
+    );
   });
 
   it('runs under set -e, merges stderr, and carries variables to the next block', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cardctl-doc-blocks-'));
     try {
       const vars = join(dir, 'vars.sh');
-      const a = spawnSync('bash', ['-c', blockScript('A="two words"\nB=$(echo b)\necho out; echo err >&2', vars)], { encoding: 'utf8' });
+      const a = spawnSync('bash', ['-c', blockScript('A="two words"\nB=$(echo b)\necho out; echo err >&2', vars)], {
+        encoding: 'utf8',
+      });
       expect([a.status, a.stdout]).toEqual([0, 'out\nerr\n']);
       const b = spawnSync('bash', ['-c', blockScript('echo "$A/$B"\nfalse\necho never', vars)], { encoding: 'utf8' });
       expect([b.status, b.stdout]).toEqual([1, 'two words/b\n']);

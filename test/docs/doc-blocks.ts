@@ -59,7 +59,9 @@ export function blockScript(code: string, varsFile: string): string {
   return [
     'exec 2>&1',
     '__BASE=" $(compgen -v | tr "\\n" " ") "',
-    '__save() { for __v in $(compgen -v); do case "$__BASE" in *" $__v "*) continue;; esac; case "$__v" in __*|BASH*|FUNCNAME|PIPESTATUS|_) continue;; esac; declare -p "$__v"; done > ' + q + '; }',
+    '__save() { for __v in $(compgen -v); do case "$__BASE" in *" $__v "*) continue;; esac; case "$__v" in __*|BASH*|FUNCNAME|PIPESTATUS|_) continue;; esac; declare -p "$__v"; done > ' +
+      q +
+      '; }',
     `[ -f ${q} ] && source ${q}`,
     "trap '__save' EXIT",
     'set -e -o pipefail',

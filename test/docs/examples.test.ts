@@ -10,7 +10,13 @@ import { BIN, ROOT, makeSandbox, type Sandbox } from '../helpers/cli.js';
 import { blockScript, shellBlocks } from './doc-blocks.js';
 import { has, needs, programsRequired } from '../helpers/programs.js';
 
-const files = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
+const files = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => `docs/${f}`),
+];
 
 function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
@@ -18,7 +24,13 @@ function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, NO_COLOR: '1', ...extra };
 }
 
-function run(cmd: string, args: string[], env: NodeJS.ProcessEnv, cwd: string, timeoutMs: number): Promise<{ code: number; out: string }> {
+function run(
+  cmd: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  timeoutMs: number,
+): Promise<{ code: number; out: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -49,8 +61,10 @@ function blocksWithoutJq(blocks: ReadonlyArray<{ code: string }>): Set<number> {
   blocks.forEach((b, i) => {
     if (!JQ_USE.test(b.code) && !missing.some((re) => re.test(b.code))) return;
     out.add(i);
-    for (const m of b.code.matchAll(/^\s*(?:export\s+)?([A-Za-z_]\w*)=/gm)) missing.push(new RegExp(`\\$\\{?${m[1]}\\b`));
-    for (const m of b.code.matchAll(/>>?\s*([\w./-]+)/g)) if (!m[1]!.startsWith('/dev/')) missing.push(new RegExp(`(^|[\\s'"/=@])${escape(m[1]!)}($|[\\s'"])`, 'm'));
+    for (const m of b.code.matchAll(/^\s*(?:export\s+)?([A-Za-z_]\w*)=/gm))
+      missing.push(new RegExp(`\\$\\{?${m[1]}\\b`));
+    for (const m of b.code.matchAll(/>>?\s*([\w./-]+)/g))
+      if (!m[1]!.startsWith('/dev/')) missing.push(new RegExp(`(^|[\\s'"/=@])${escape(m[1]!)}($|[\\s'"])`, 'm'));
   });
   return out;
 }
@@ -77,7 +91,10 @@ for (const file of files) {
       cpSync(join(ROOT, 'examples'), join(work, 'examples'), { recursive: true });
       vars = join(box.dir, 'vars.sh');
       env = cleanEnv({ ...box.env, PATH: `${bin}:${process.env.PATH ?? ''}` });
-      const m = spawn(process.execPath, [BIN, 'mock', 'start', '--port', '0', '--save-profiles', '--json'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const m = spawn(process.execPath, [BIN, 'mock', 'start', '--port', '0', '--save-profiles', '--json'], {
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       mock = m;
       await new Promise<void>((resolve, reject) => {
         let out = '';
@@ -101,14 +118,22 @@ for (const file of files) {
     });
 
     blocks.forEach((block, i) => {
-      const first = block.code.split('\n').find((l) => l.trim() && !l.trim().startsWith('#'))?.trim() ?? '';
+      const first =
+        block.code
+          .split('\n')
+          .find((l) => l.trim() && !l.trim().startsWith('#'))
+          ?.trim() ?? '';
       // without jq: skipped and reported at the end of `npm test` (test/helpers/programs.ts)
-      it.runIf(withoutJq.has(i) ? needs('jq') : true)(`line ${block.line}: ${first.slice(0, 70)}`, async () => {
-        const res = await run('bash', ['-c', blockScript(block.code, vars)], env, work, 60_000);
-        const where = `${file}:${block.line}\n${block.code}\n--- output ---\n${res.out}`;
-        expect(res.code, where).toBe(block.exit);
-        for (const re of block.expects) expect(re.test(res.out), `expected ${re} in\n${where}`).toBe(true);
-      }, 90_000);
+      it.runIf(withoutJq.has(i) ? needs('jq') : true)(
+        `line ${block.line}: ${first.slice(0, 70)}`,
+        async () => {
+          const res = await run('bash', ['-c', blockScript(block.code, vars)], env, work, 60_000);
+          const where = `${file}:${block.line}\n${block.code}\n--- output ---\n${res.out}`;
+          expect(res.code, where).toBe(block.exit);
+          for (const re of block.expects) expect(re.test(res.out), `expected ${re} in\n${where}`).toBe(true);
+        },
+        90_000,
+      );
     });
   });
 }

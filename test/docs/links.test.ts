@@ -6,11 +6,28 @@ import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/cli.js';
 
-const pages = ['README.md', 'bench/README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const pages = [
+  'README.md',
+  'bench/README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 
 /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces to hyphens. */
-const anchorOf = (heading: string): string => heading.trim().toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-');
-const anchorsOf = (file: string): Set<string> => new Set(readFileSync(file, 'utf8').split('\n').filter((l) => /^#{1,6} /.test(l)).map((l) => anchorOf(l.replace(/^#+ /, ''))));
+const anchorOf = (heading: string): string =>
+  heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N} _-]/gu, '')
+    .replace(/ /g, '-');
+const anchorsOf = (file: string): Set<string> =>
+  new Set(
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((l) => /^#{1,6} /.test(l))
+      .map((l) => anchorOf(l.replace(/^#+ /, ''))),
+  );
 
 describe('links in the docs', () => {
   for (const page of pages) {
@@ -26,7 +43,8 @@ describe('links in the docs', () => {
           dead.push(`${target} (no ${relative(ROOT, file)})`);
           continue;
         }
-        if (anchor && file.endsWith('.md') && !anchorsOf(file).has(anchor)) dead.push(`${target} (no heading #${anchor} in ${relative(ROOT, file)})`);
+        if (anchor && file.endsWith('.md') && !anchorsOf(file).has(anchor))
+          dead.push(`${target} (no heading #${anchor} in ${relative(ROOT, file)})`);
       }
       expect(dead).toEqual([]);
     });

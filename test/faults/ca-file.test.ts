@@ -21,7 +21,10 @@ const env = (): Record<string, string> => ({
 
 describe('--ca-file', () => {
   it('/dev/zero: exit 2, "larger than", never a hang', async () => {
-    const r = await sb.run(['cards', 'get', '01JD2Q7N8V3K4M5P6R7S8T9V0W', '--ca-file', '/dev/zero'], { env: env(), timeoutMs: 20_000 });
+    const r = await sb.run(['cards', 'get', '01JD2Q7N8V3K4M5P6R7S8T9V0W', '--ca-file', '/dev/zero'], {
+      env: env(),
+      timeoutMs: 20_000,
+    });
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toContain('/dev/zero');
     expect(r.stderr).toContain('larger than 8 MiB');
@@ -30,15 +33,24 @@ describe('--ca-file', () => {
   it('a PEM block with invalid base64: exit 2 naming the certificate and line, not a later TLS hint', async () => {
     const file = join(sb.dir, 'bad.pem');
     writeFileSync(file, '# company CA\n-----BEGIN CERTIFICATE-----\nMIIB!!notbase64$$\n-----END CERTIFICATE-----\n');
-    const r = await sb.run(['cards', 'get', '01JD2Q7N8V3K4M5P6R7S8T9V0W', '--ca-file', file], { env: env(), timeoutMs: 20_000 });
+    const r = await sb.run(['cards', 'get', '01JD2Q7N8V3K4M5P6R7S8T9V0W', '--ca-file', file], {
+      env: env(),
+      timeoutMs: 20_000,
+    });
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toContain(`${file} (from --ca-file): certificate 1 (line 2): its base64 is invalid`);
   });
 
   it('valid base64 that is no certificate: exit 2', async () => {
     const file = join(sb.dir, 'notcert.pem');
-    writeFileSync(file, `-----BEGIN CERTIFICATE-----\n${Buffer.from('hello world, not DER').toString('base64')}\n-----END CERTIFICATE-----\n`);
-    const r = await sb.run(['cards', 'get', '01JD2Q7N8V3K4M5P6R7S8T9V0W', '--ca-file', file], { env: env(), timeoutMs: 20_000 });
+    writeFileSync(
+      file,
+      `-----BEGIN CERTIFICATE-----\n${Buffer.from('hello world, not DER').toString('base64')}\n-----END CERTIFICATE-----\n`,
+    );
+    const r = await sb.run(['cards', 'get', '01JD2Q7N8V3K4M5P6R7S8T9V0W', '--ca-file', file], {
+      env: env(),
+      timeoutMs: 20_000,
+    });
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toContain('it is not an X.509 certificate');
   });

@@ -61,14 +61,23 @@ describe('control characters from a server', () => {
 // some terminals read as ESC [): tables, key-value blocks, `request` and --verbose escape them.
 describe('control characters in answers that succeed', () => {
   const NAME = 'Ada\u001b[2J\u009b31m\u202eevil\u0007';
-  const CUSTOMER = { id: '01JD2Q7N8V3K4M5P6R7S8T9V0W', first_name: NAME, last_name: 'Line\nbreak', status: 'active', [`x\u001b[31mkey`]: 'v' };
+  const CUSTOMER = {
+    id: '01JD2Q7N8V3K4M5P6R7S8T9V0W',
+    first_name: NAME,
+    last_name: 'Line\nbreak',
+    status: 'active',
+    [`x\u001b[31mkey`]: 'v',
+  };
   let ok: Server;
   let okBase: string;
   beforeAll(async () => {
     ok = createServer((req, res) => {
       req.resume();
       const list = (req.url ?? '').startsWith('/api/v1/customers?') || req.url === '/api/v1/customers';
-      res.writeHead(200, { 'Content-Type': 'application/json', 'X-Note': Buffer.from('a\u009b31mb', 'latin1').toString('latin1') });
+      res.writeHead(200, {
+        'Content-Type': 'application/json',
+        'X-Note': Buffer.from('a\u009b31mb', 'latin1').toString('latin1'),
+      });
       res.end(JSON.stringify(list ? { data: [CUSTOMER], meta: { has_more: false } } : { data: CUSTOMER }));
     });
     await new Promise<void>((r) => ok.listen(0, '127.0.0.1', r));

@@ -37,7 +37,10 @@ const CASES: Array<{ flag: string; args: (file: string) => string[] }> = [
   { flag: '--payload', args: (f) => ['webhooks', 'sign', '--payload', f] },
   { flag: '--payload', args: (f) => ['webhooks', 'verify', '--header', 't=1,v1=00', '--payload', f] },
   { flag: '--from', args: (f) => ['customers', 'create', '--from', f] },
-  { flag: '--id-front-image', args: (f) => ['customers', 'update', '01JD2Q7N8V3K4M5P6R7S8T9V0W', '--id-front-image', `@${f}`] },
+  {
+    flag: '--id-front-image',
+    args: (f) => ['customers', 'update', '01JD2Q7N8V3K4M5P6R7S8T9V0W', '--id-front-image', `@${f}`],
+  },
 ];
 
 describe('a file a flag names is read up to 8 MiB', () => {

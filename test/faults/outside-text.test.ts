@@ -29,7 +29,13 @@ beforeAll(async () => {
     res.setHeader('Content-Type', 'application/json');
     if (req.method === 'GET' && req.url?.startsWith('/api/v1/customers')) {
       res.writeHead(200);
-      res.end(JSON.stringify({ success: true, data: [{ id: '01JD2Q7N8V3K4M5P6R7S8T9V0W', email: 'a@example.com' }], meta: { has_more: true, next_cursor: HOSTILE } }));
+      res.end(
+        JSON.stringify({
+          success: true,
+          data: [{ id: '01JD2Q7N8V3K4M5P6R7S8T9V0W', email: 'a@example.com' }],
+          meta: { has_more: true, next_cursor: HOSTILE },
+        }),
+      );
       return;
     }
     res.writeHead(403);
@@ -52,10 +58,14 @@ const serverEnv = (): Record<string, string> => ({
   CARDCTL_API_SECRET: Buffer.alloc(32, 3).toString('base64'),
   CARDCTL_MODE: 'test',
 });
-const mockEnv = (): Record<string, string> => ({ CARDCTL_MOCK_URL: mock.controlUrl, CARDCTL_MOCK_TOKEN: mock.controlToken, CARDCTL_WEBHOOK_SECRET: mock.webhookSecret });
+const mockEnv = (): Record<string, string> => ({
+  CARDCTL_MOCK_URL: mock.controlUrl,
+  CARDCTL_MOCK_TOKEN: mock.controlToken,
+  CARDCTL_WEBHOOK_SECRET: mock.webhookSecret,
+});
 
 describe('text from outside never reaches a terminal raw', () => {
-  it('the list hint quoting the server\'s next_cursor: escaped; --json keeps the cursor exact', async () => {
+  it("the list hint quoting the server's next_cursor: escaped; --json keeps the cursor exact", async () => {
     const r = await sb.run(['customers', 'list'], { env: serverEnv() });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain('More customers: add --cursor x\\x1b]0;X\\x07\\x1b[2J');
@@ -64,7 +74,7 @@ describe('text from outside never reaches a terminal raw', () => {
     expect(JSON.parse(json.stdout).meta.next_cursor).toBe(HOSTILE);
   });
 
-  it('doctor\'s lines quoting the server\'s error messages: escaped', async () => {
+  it("doctor's lines quoting the server's error messages: escaped", async () => {
     const r = await sb.run(['doctor'], { env: serverEnv(), timeoutMs: 60_000 });
     expect(r.stdout).toContain('x\\x1b]0;X\\x07');
     expect(r.stdout + r.stderr).not.toMatch(RAW);
@@ -79,9 +89,15 @@ describe('text from outside never reaches a terminal raw', () => {
     expect(JSON.parse(json.stdout).error.message).toContain(HOSTILE);
   });
 
-  it('mock requests and mock requests show: an unauthenticated request\'s body and path escaped', async () => {
+  it("mock requests and mock requests show: an unauthenticated request's body and path escaped", async () => {
     const body = `{"customer_id":"${HOSTILE}"}\nline2 ${HOSTILE}`; // raw bytes, not JSON's escapes
-    const sent = await rawRequest({ method: 'POST', path: `/api/v1/cards?q=${encodeURIComponent(HOSTILE)}`, port: mock.port, headers: { 'Content-Type': 'application/json' }, body });
+    const sent = await rawRequest({
+      method: 'POST',
+      path: `/api/v1/cards?q=${encodeURIComponent(HOSTILE)}`,
+      port: mock.port,
+      headers: { 'Content-Type': 'application/json' },
+      body,
+    });
     expect(sent.status).toBe(401);
     const list = await sb.run(['mock', 'requests', '--failed', '--limit', '1'], { env: mockEnv() });
     expect(list.code, list.stderr).toBe(0);
@@ -95,19 +111,31 @@ describe('text from outside never reaches a terminal raw', () => {
     expect(show.stdout + show.stderr).not.toMatch(RAW);
   });
 
-  it('webhooks listen: a delivery\'s data escaped on its line; --json keeps it exact', async () => {
+  it("webhooks listen: a delivery's data escaped on its line; --json keeps it exact", async () => {
     for (const json of [false, true]) {
-      const child = spawn(process.execPath, [BIN, 'webhooks', 'listen', '--mock', '--max-events', '1', ...(json ? ['--json'] : [])], {
-        cwd: ROOT,
-        env: { ...process.env, ...sb.env, ...mockEnv(), NO_COLOR: '1' },
-      });
+      const child = spawn(
+        process.execPath,
+        [BIN, 'webhooks', 'listen', '--mock', '--max-events', '1', ...(json ? ['--json'] : [])],
+        {
+          cwd: ROOT,
+          env: { ...process.env, ...sb.env, ...mockEnv(), NO_COLOR: '1' },
+        },
+      );
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-      const listening = new Promise<void>((resolve) => child.stderr.on('data', (d: Buffer) => ((stderr += d.toString()), stderr.includes('Listening on') && resolve())));
+      const listening = new Promise<void>((resolve) =>
+        child.stderr.on(
+          'data',
+          (d: Buffer) => ((stderr += d.toString()), stderr.includes('Listening on') && resolve()),
+        ),
+      );
       const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
       await listening;
-      const trig = await sb.run(['webhooks', 'trigger', 'card.issued', '--data', JSON.stringify({ card_id: HOSTILE })], { env: mockEnv() });
+      const trig = await sb.run(
+        ['webhooks', 'trigger', 'card.issued', '--data', JSON.stringify({ card_id: HOSTILE })],
+        { env: mockEnv() },
+      );
       expect(trig.code, trig.stderr).toBe(0);
       expect(await exited, stderr).toBe(0);
       if (json) {

@@ -28,7 +28,19 @@ describe('a malformed proxy URL', () => {
   });
 
   it('a money command: not sent (exit 2, not 7), the password never shown, also with --json', async () => {
-    const r = await sb.run(['cards', 'recharge', '01JD2Q7N8V3K4M5P6R7S8T9V0W', '--amount', '100', '--idempotency-key', 'proxy-url-1', '--json'], { env: env() });
+    const r = await sb.run(
+      [
+        'cards',
+        'recharge',
+        '01JD2Q7N8V3K4M5P6R7S8T9V0W',
+        '--amount',
+        '100',
+        '--idempotency-key',
+        'proxy-url-1',
+        '--json',
+      ],
+      { env: env() },
+    );
     expect(r.code, r.stdout + r.stderr).toBe(2);
     expect(JSON.parse(r.stdout).error.code).toBe('proxy_url_invalid');
     expect(r.stdout + r.stderr).not.toContain('Sup3rSecretPw');

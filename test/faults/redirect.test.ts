@@ -14,7 +14,9 @@ let sb: Sandbox;
 beforeAll(async () => {
   server = createServer((req, res) => {
     if (req.url?.startsWith('/elsewhere')) followed++;
-    res.writeHead(req.url?.includes('cards') ? 307 : 302, { Location: 'https://user:hunter2@portal.example.com/login?next=%2Fsecret' });
+    res.writeHead(req.url?.includes('cards') ? 307 : 302, {
+      Location: 'https://user:hunter2@portal.example.com/login?next=%2Fsecret',
+    });
     res.end('moved');
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -26,7 +28,12 @@ afterAll(async () => {
   sb?.cleanup();
 });
 
-const env = (): Record<string, string> => ({ CARDCTL_BASE_URL: base, CARDCTL_API_KEY: '01JD2Q7N8V3K4M5P6R7S8T9V0W', CARDCTL_API_SECRET: 'BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc=', CARDCTL_MODE: 'test' });
+const env = (): Record<string, string> => ({
+  CARDCTL_BASE_URL: base,
+  CARDCTL_API_KEY: '01JD2Q7N8V3K4M5P6R7S8T9V0W',
+  CARDCTL_API_SECRET: 'BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc=',
+  CARDCTL_MODE: 'test',
+});
 
 describe('a redirect from the API', () => {
   it('a read: exit 8, the location host, the advice, never the userinfo or path', async () => {

@@ -11,7 +11,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../src/mock/index.js';
 import { loadDurableState } from '../../src/mock/persistence.js';
 import { checksum } from '../../src/mock/state-format.js';
-import { activeCard, apiCall, createCustomer, ctl, expectOk, fundLive, getCustomer, type MockHandle } from '../helpers/api.js';
+import {
+  activeCard,
+  apiCall,
+  createCustomer,
+  ctl,
+  expectOk,
+  fundLive,
+  getCustomer,
+  type MockHandle,
+} from '../helpers/api.js';
 import { runCli } from '../helpers/cli.js';
 
 let root: string;
@@ -19,7 +28,17 @@ let good: string; // folder holding a state of 12 customers: a base and a journa
 const customerIds: string[] = [];
 
 // each file's SHA-256 (comparing Buffers with toEqual walks them byte by byte: 150 trials took minutes)
-const filesOf = (dir: string): Record<string, string> => Object.fromEntries(readdirSync(dir).sort().map((n) => [n, createHash('sha256').update(readFileSync(join(dir, n))).digest('hex')]));
+const filesOf = (dir: string): Record<string, string> =>
+  Object.fromEntries(
+    readdirSync(dir)
+      .sort()
+      .map((n) => [
+        n,
+        createHash('sha256')
+          .update(readFileSync(join(dir, n)))
+          .digest('hex'),
+      ]),
+  );
 const copyGood = (name: string): string => {
   const dir = join(root, name);
   cpSync(good, dir, { recursive: true });
@@ -30,7 +49,12 @@ const journalOf = (dir: string): string => join(dir, readdirSync(dir).find((n) =
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'cardctl-faults-state-'));
   good = join(root, 'good');
-  const mock = (await startMock({ port: 0, seed: 22, providerLatencyMs: 0, stateFile: join(good, 'state.json') })) as unknown as MockHandle;
+  const mock = (await startMock({
+    port: 0,
+    seed: 22,
+    providerLatencyMs: 0,
+    stateFile: join(good, 'state.json'),
+  })) as unknown as MockHandle;
   try {
     for (let i = 0; i < 12; i++) customerIds.push((await createCustomer(mock)).id);
   } finally {
@@ -85,7 +109,10 @@ describe('one damaged byte anywhere: refused or the same data, never other data'
     lines[3] = lines[3]!.replace('"', '#'); // the third batch
     writeFileSync(journal, lines.join('\n'));
     const before = filesOf(dir);
-    const r = await runCli(['mock', 'start', '--port', '0', '--state', join(dir, 'state.json')], { env: { CARDCTL_CONFIG_DIR: join(dir, '..', 'cfg-refuse') }, timeoutMs: 20_000 });
+    const r = await runCli(['mock', 'start', '--port', '0', '--state', join(dir, 'state.json')], {
+      env: { CARDCTL_CONFIG_DIR: join(dir, '..', 'cfg-refuse') },
+      timeoutMs: 20_000,
+    });
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toContain(`${journal}, line 4`);
     expect(r.stderr).toContain('--recover');
@@ -105,7 +132,12 @@ describe('--recover', () => {
     lines[7] = lines[7]!.slice(0, 20) + 'X' + lines[7]!.slice(21);
     writeFileSync(journal, lines.join('\n'));
     const damagedJournal = readFileSync(journal);
-    const mock = (await startMock({ port: 0, stateFile: file, recover: true, providerLatencyMs: 0 })) as unknown as MockHandle & { recovered?: { keptAs: string[]; batches: number; damage: string } };
+    const mock = (await startMock({
+      port: 0,
+      stateFile: file,
+      recover: true,
+      providerLatencyMs: 0,
+    })) as unknown as MockHandle & { recovered?: { keptAs: string[]; batches: number; damage: string } };
     try {
       expect(mock.recovered?.damage).toContain(`${journal}, line 8`);
       const kept = mock.recovered!.keptAs;
@@ -147,29 +179,85 @@ describe('records checked against their schemas on load', () => {
   it('a state holding every kind of record loads; a field of the wrong type in any of them is refused naming the record and the field', async () => {
     const dir = join(root, 'kinds');
     const file = join(dir, 'state.json');
-    const mock = (await startMock({ port: 0, seed: 23, providerLatencyMs: 0, stateFile: file })) as unknown as MockHandle;
+    const mock = (await startMock({
+      port: 0,
+      seed: 23,
+      providerLatencyMs: 0,
+      stateFile: file,
+    })) as unknown as MockHandle;
     try {
       await ctl(mock, 'POST', '/webhook-endpoints', { url: 'http://127.0.0.1:9/hooks' }); // deliveries to a closed port
       const card = await activeCard(mock, { amount: 500 }); // a customer, a card, events
-      await ctl(mock, 'POST', `/cards/${card.id}/transactions`, { type: 'capture', status: 'completed', amount_minor: 120 }); // a transaction
-      expectOk(await apiCall(mock, { method: 'POST', path: '/deposit-addresses', body: { network: mock.networks[0] }, key: mock.keys.live }), 201); // an address
+      await ctl(mock, 'POST', `/cards/${card.id}/transactions`, {
+        type: 'capture',
+        status: 'completed',
+        amount_minor: 120,
+      }); // a transaction
+      expectOk(
+        await apiCall(mock, {
+          method: 'POST',
+          path: '/deposit-addresses',
+          body: { network: mock.networks[0] },
+          key: mock.keys.live,
+        }),
+        201,
+      ); // an address
       await fundLive(mock); // a deposit
     } finally {
       await mock.close();
     }
     const loaded = loadDurableState(file)!.state as unknown as Record<string, Record<string, unknown>>;
-    const kinds = ['customers', 'cards', 'transactions', 'addresses', 'deposits', 'endpoints', 'deliveries', 'keys', 'wallets', 'merchants'];
+    const kinds = [
+      'customers',
+      'cards',
+      'transactions',
+      'addresses',
+      'deposits',
+      'endpoints',
+      'deliveries',
+      'keys',
+      'wallets',
+      'merchants',
+    ];
     for (const k of kinds) expect(Object.keys(loaded[k] ?? {}).length, k).toBeGreaterThan(0);
     // each damage written as a new base whose checksum verifies: only the schema can catch it
     const cases: Array<[string, (s: any) => void, RegExp]> = [
-      ['a card balance as text', (s) => (Object.values(s.cards)[0] as any).balance_minor = '500', /cards "[0-9A-Z]{26}": balance_minor: /],
-      ['a card status unknown', (s) => (Object.values(s.cards)[0] as any).status = 'melted', /cards "[0-9A-Z]{26}": status: /],
-      ['a customer kyc status unknown', (s) => (Object.values(s.customers)[0] as any).kyc_status = 'maybe', /customers "[0-9A-Z]{26}": kyc_status: /],
+      [
+        'a card balance as text',
+        (s) => ((Object.values(s.cards)[0] as any).balance_minor = '500'),
+        /cards "[0-9A-Z]{26}": balance_minor: /,
+      ],
+      [
+        'a card status unknown',
+        (s) => ((Object.values(s.cards)[0] as any).status = 'melted'),
+        /cards "[0-9A-Z]{26}": status: /,
+      ],
+      [
+        'a customer kyc status unknown',
+        (s) => ((Object.values(s.customers)[0] as any).kyc_status = 'maybe'),
+        /customers "[0-9A-Z]{26}": kyc_status: /,
+      ],
       ['a key without scopes', (s) => delete (Object.values(s.keys)[0] as any).scopes, /keys "[^"]+": scopes: /],
-      ['a transaction of an unknown type', (s) => ((Object.values(s.transactions) as any[][]).find((l) => l.length)![0].type = 'gift'), /transactions of card "[0-9A-Z]{26}", "[^"]+": type: /],
-      ['a transaction amount as text', (s) => ((Object.values(s.transactions) as any[][]).find((l) => l.length)![0].amount_minor = '5'), /transactions of card "[0-9A-Z]{26}", "[^"]+": amount_minor: /],
-      ['a delivery state unknown', (s) => (Object.values(s.deliveries)[0] as any).state = 'lost', /deliveries "[^"]+": state: /],
-      ['a wallet balance fractional', (s) => (Object.values(s.wallets)[0] as any).balance_minor = 1.5, /wallets "[^"]+": balance_minor: /],
+      [
+        'a transaction of an unknown type',
+        (s) => ((Object.values(s.transactions) as any[][]).find((l) => l.length)![0].type = 'gift'),
+        /transactions of card "[0-9A-Z]{26}", "[^"]+": type: /,
+      ],
+      [
+        'a transaction amount as text',
+        (s) => ((Object.values(s.transactions) as any[][]).find((l) => l.length)![0].amount_minor = '5'),
+        /transactions of card "[0-9A-Z]{26}", "[^"]+": amount_minor: /,
+      ],
+      [
+        'a delivery state unknown',
+        (s) => ((Object.values(s.deliveries)[0] as any).state = 'lost'),
+        /deliveries "[^"]+": state: /,
+      ],
+      [
+        'a wallet balance fractional',
+        (s) => ((Object.values(s.wallets)[0] as any).balance_minor = 1.5),
+        /wallets "[^"]+": balance_minor: /,
+      ],
     ];
     for (const [what, edit, message] of cases) {
       const trial = join(root, `kinds-${what.replace(/\W+/g, '-')}`);
@@ -178,7 +266,10 @@ describe('records checked against their schemas on load', () => {
       const state = JSON.parse(JSON.stringify(loaded));
       edit(state);
       const json = JSON.stringify(state);
-      writeFileSync(join(trial, 'state.json'), `${readFileSync(file, 'utf8').split('\n')[0]}\n${checksum(json)} ${json}\n`);
+      writeFileSync(
+        join(trial, 'state.json'),
+        `${readFileSync(file, 'utf8').split('\n')[0]}\n${checksum(json)} ${json}\n`,
+      );
       const before = filesOf(trial);
       expect(() => loadDurableState(join(trial, 'state.json')), what).toThrow(message);
       expect(filesOf(trial), what).toEqual(before);
@@ -191,7 +282,11 @@ describe('state files of the format before checksums (format 1)', () => {
     const file = join(dir, 'state.json');
     writeFileSync(file, readFileSync(file, 'utf8').split('\n')[1]!.slice(9));
     const journal = journalOf(dir);
-    const lines = readFileSync(journal, 'utf8').split('\n').slice(1).filter(Boolean).map((l) => l.slice(9));
+    const lines = readFileSync(journal, 'utf8')
+      .split('\n')
+      .slice(1)
+      .filter(Boolean)
+      .map((l) => l.slice(9));
     writeFileSync(journal, lines.join('\n') + '\n');
   };
 
@@ -217,7 +312,9 @@ describe('state files of the format before checksums (format 1)', () => {
     lines[2] = '#' + lines[2]!.slice(1);
     writeFileSync(journal, lines.join('\n'));
     const before = filesOf(dir);
-    expect(() => loadDurableState(join(dir, 'state.json'))).toThrow(new RegExp(`${journal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}, line 3`));
+    expect(() => loadDurableState(join(dir, 'state.json'))).toThrow(
+      new RegExp(`${journal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}, line 3`),
+    );
     expect(filesOf(dir)).toEqual(before);
   });
 });
@@ -228,7 +325,10 @@ describe('the lock', () => {
     const file = join(dir, 'state.json');
     const first = await startMock({ port: 0, stateFile: file });
     try {
-      const r = await runCli(['mock', 'start', '--port', '0', '--state', file], { env: { CARDCTL_CONFIG_DIR: join(root, 'cfg-lock') }, timeoutMs: 20_000 });
+      const r = await runCli(['mock', 'start', '--port', '0', '--state', file], {
+        env: { CARDCTL_CONFIG_DIR: join(root, 'cfg-lock') },
+        timeoutMs: 20_000,
+      });
       expect(r.code, r.stderr).toBe(2);
       expect(r.stderr).toContain(`in use by another mock (pid ${process.pid})`);
       await expect(startMock({ port: 0, stateFile: file })).rejects.toThrow(`pid ${process.pid}`);

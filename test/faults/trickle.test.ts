@@ -51,14 +51,31 @@ const env = (): Record<string, string> => ({
 
 describe('a server that trickles its body forever', () => {
   it('a read ends at the deadline: exit 8, "no answer ... in time"', async () => {
-    const r = await sb.run(['cards', 'get', '01JD2Q7N8V3K4M5P6R7S8T9V0W', '--retries', '0'], { env: env(), timeoutMs: 25_000 });
+    const r = await sb.run(['cards', 'get', '01JD2Q7N8V3K4M5P6R7S8T9V0W', '--retries', '0'], {
+      env: env(),
+      timeoutMs: 25_000,
+    });
     expect(r.code, r.stderr).toBe(8);
     expect(r.stderr).toMatch(/in time|BODY_TIMEOUT/);
   });
 
   it('a money command ends at the deadline: exit 7, the idempotency key to replay', async () => {
     // --yes: this server cannot tell the key's mode either (its answer to the mode question trickles too), so the key counts as live
-    const r = await sb.run(['cards', 'recharge', '01JD2Q7N8V3K4M5P6R7S8T9V0W', '--amount', '100', '--idempotency-key', 'trickle-1', '--retries', '0', '--yes'], { env: env(), timeoutMs: 25_000 });
+    const r = await sb.run(
+      [
+        'cards',
+        'recharge',
+        '01JD2Q7N8V3K4M5P6R7S8T9V0W',
+        '--amount',
+        '100',
+        '--idempotency-key',
+        'trickle-1',
+        '--retries',
+        '0',
+        '--yes',
+      ],
+      { env: env(), timeoutMs: 25_000 },
+    );
     expect(r.code, r.stderr).toBe(7);
     expect(r.stderr).toContain('trickle-1');
   });
@@ -75,7 +92,10 @@ describe('a server that trickles its body forever', () => {
   it('webhooks test against a receiver that answers 200 and trickles its body: every case ends at --timeout, the JUnit file is written', async () => {
     const junit = join(sb.dir, 'webhooks.xml');
     const receiver = base.replace(/\/api\/v1$/, '/hooks');
-    const r = await sb.run(['webhooks', 'test', receiver, '--timeout', '1', '--junit', junit], { env: { CARDCTL_WEBHOOK_SECRET: 'whsec_trickle_0123456789' }, timeoutMs: 90_000 });
+    const r = await sb.run(['webhooks', 'test', receiver, '--timeout', '1', '--junit', junit], {
+      env: { CARDCTL_WEBHOOK_SECRET: 'whsec_trickle_0123456789' },
+      timeoutMs: 90_000,
+    });
     expect(r.code, r.stderr).not.toBe(0);
     expect(r.code).not.toBe(128);
     expect(existsSync(junit), r.stderr).toBe(true);

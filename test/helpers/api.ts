@@ -75,7 +75,8 @@ export function encodeQuery(query: ApiCallOptions['query']): string {
   if (typeof query === 'string') return query.replace(/^\?/, '');
   const parts: string[] = [];
   for (const [k, v] of Object.entries(query)) {
-    for (const item of Array.isArray(v) ? v : [v]) parts.push(`${encodeURIComponent(k)}=${encodeURIComponent(String(item))}`);
+    for (const item of Array.isArray(v) ? v : [v])
+      parts.push(`${encodeURIComponent(k)}=${encodeURIComponent(String(item))}`);
   }
   return parts.join('&');
 }
@@ -104,9 +105,11 @@ export interface RawRequestOptions {
 /** A request with nothing added: no signature, no content type. For deliberately broken requests. */
 export function rawRequest(opts: RawRequestOptions): Promise<ApiResponse> {
   return new Promise((resolve, reject) => {
-    const body = opts.body === undefined ? undefined : Buffer.isBuffer(opts.body) ? opts.body : Buffer.from(opts.body, 'utf8');
+    const body =
+      opts.body === undefined ? undefined : Buffer.isBuffer(opts.body) ? opts.body : Buffer.from(opts.body, 'utf8');
     const headers: Record<string, string | string[] | number> = { ...(opts.headers ?? {}) };
-    if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-length')) headers['Content-Length'] = body.length;
+    if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-length'))
+      headers['Content-Length'] = body.length;
     const req = http.request(
       {
         host: opts.host ?? '127.0.0.1',
@@ -133,7 +136,9 @@ export function rawRequest(opts: RawRequestOptions): Promise<ApiResponse> {
         });
       },
     );
-    req.setTimeout(opts.timeoutMs ?? 30_000, () => req.destroy(new Error(`no answer within ${opts.timeoutMs ?? 30_000} ms`)));
+    req.setTimeout(opts.timeoutMs ?? 30_000, () =>
+      req.destroy(new Error(`no answer within ${opts.timeoutMs ?? 30_000} ms`)),
+    );
     req.on('error', reject);
     if (body !== undefined) req.end(body);
     else req.end();
@@ -178,7 +183,15 @@ export function apiCall<T = any>(mock: MockHandle, opts: ApiCallOptions): Promis
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   if (opts.idempotencyKey !== undefined) headers['Idempotency-Key'] = opts.idempotencyKey;
   Object.assign(headers, opts.headers ?? {});
-  return rawRequest({ host, port, method: opts.method, path: query ? `${path}?${query}` : path, headers, body, localAddress: opts.localAddress });
+  return rawRequest({
+    host,
+    port,
+    method: opts.method,
+    path: query ? `${path}?${query}` : path,
+    headers,
+    body,
+    localAddress: opts.localAddress,
+  });
 }
 
 /** The signed headers alone, for tests that break one of them on purpose. */
@@ -204,7 +217,13 @@ export function signedHeaders(
 }
 
 /** A control-plane call (`/_mock/...`) with the bearer token, or with `token` when given. */
-export function control<T = any>(mock: MockHandle, method: string, path: string, body?: unknown, token: string | null = mock.controlToken): Promise<ApiResponse<T>> {
+export function control<T = any>(
+  mock: MockHandle,
+  method: string,
+  path: string,
+  body?: unknown,
+  token: string | null = mock.controlToken,
+): Promise<ApiResponse<T>> {
   const { host, port, prefix } = baseParts(mock.controlUrl);
   const full = path.startsWith('/_mock') ? path : prefix + (path.startsWith('/') ? path : '/' + path);
   const headers: Record<string, string> = {};
@@ -258,15 +277,31 @@ export function customerInput(overrides: Record<string, unknown> = {}): Record<s
 /** A tiny valid base64 "image" for document id types. */
 export const TINY_IMAGE = Buffer.from('\xff\xd8\xff\xe0fake-jpeg-front', 'latin1').toString('base64');
 
-export async function createCustomer(mock: MockHandle, opts: { mode?: 'test' | 'live'; key?: KeyPair; overrides?: Record<string, unknown> } = {}): Promise<any> {
-  const res = await apiCall(mock, { method: 'POST', path: '/customers', body: customerInput(opts.overrides), mode: opts.mode, key: opts.key });
-  if (res.status !== 202) throw new Error(`create customer answered ${res.status}: ${res.raw.toString('utf8').slice(0, 500)}`);
+export async function createCustomer(
+  mock: MockHandle,
+  opts: { mode?: 'test' | 'live'; key?: KeyPair; overrides?: Record<string, unknown> } = {},
+): Promise<any> {
+  const res = await apiCall(mock, {
+    method: 'POST',
+    path: '/customers',
+    body: customerInput(opts.overrides),
+    mode: opts.mode,
+    key: opts.key,
+  });
+  if (res.status !== 202)
+    throw new Error(`create customer answered ${res.status}: ${res.raw.toString('utf8').slice(0, 500)}`);
   return res.body.data;
 }
 
-export async function getCustomer(mock: MockHandle, id: string, mode: 'test' | 'live' = 'test', key?: KeyPair): Promise<any> {
+export async function getCustomer(
+  mock: MockHandle,
+  id: string,
+  mode: 'test' | 'live' = 'test',
+  key?: KeyPair,
+): Promise<any> {
   const res = await apiCall(mock, { method: 'GET', path: `/customers/${id}`, mode, key });
-  if (res.status !== 200) throw new Error(`get customer answered ${res.status}: ${res.raw.toString('utf8').slice(0, 300)}`);
+  if (res.status !== 200)
+    throw new Error(`get customer answered ${res.status}: ${res.raw.toString('utf8').slice(0, 300)}`);
   return res.body.data;
 }
 
@@ -287,16 +322,35 @@ export function newIdemKey(): string {
 
 export async function issueCard(
   mock: MockHandle,
-  opts: { customerId: string; amount?: number; productId?: string; mode?: 'test' | 'live'; key?: KeyPair; idempotencyKey?: string },
+  opts: {
+    customerId: string;
+    amount?: number;
+    productId?: string;
+    mode?: 'test' | 'live';
+    key?: KeyPair;
+    idempotencyKey?: string;
+  },
 ): Promise<ApiResponse> {
   const body: Record<string, unknown> = { customer_id: opts.customerId, amount_minor: opts.amount ?? 1000 };
   if (opts.productId) body.product_id = opts.productId;
-  return apiCall(mock, { method: 'POST', path: '/cards', body, mode: opts.mode, key: opts.key, idempotencyKey: opts.idempotencyKey ?? newIdemKey() });
+  return apiCall(mock, {
+    method: 'POST',
+    path: '/cards',
+    body,
+    mode: opts.mode,
+    key: opts.key,
+    idempotencyKey: opts.idempotencyKey ?? newIdemKey(),
+  });
 }
 
 /** Issues a card that must answer 201; returns the Card. */
-export async function activeCard(mock: MockHandle, opts: { customerId?: string; amount?: number; mode?: 'test' | 'live'; key?: KeyPair } = {}): Promise<any> {
-  const customerId = opts.customerId ?? (await approvedCustomer(mock, opts.key ?? (opts.mode === 'live' ? mock.keys.live : undefined))).id;
+export async function activeCard(
+  mock: MockHandle,
+  opts: { customerId?: string; amount?: number; mode?: 'test' | 'live'; key?: KeyPair } = {},
+): Promise<any> {
+  const customerId =
+    opts.customerId ??
+    (await approvedCustomer(mock, opts.key ?? (opts.mode === 'live' ? mock.keys.live : undefined))).id;
   const res = await issueCard(mock, { customerId, amount: opts.amount, mode: opts.mode, key: opts.key });
   if (res.status !== 201) throw new Error(`issue answered ${res.status}: ${res.raw.toString('utf8').slice(0, 500)}`);
   return res.body.data;
@@ -318,7 +372,11 @@ export async function wallets(mock: MockHandle): Promise<WalletRow[]> {
   return ctl<WalletRow[]>(mock, 'GET', '/wallets');
 }
 
-export async function wallet(mock: MockHandle, mode: 'test' | 'live' = 'test', merchantId = mock.merchantId): Promise<WalletRow> {
+export async function wallet(
+  mock: MockHandle,
+  mode: 'test' | 'live' = 'test',
+  merchantId = mock.merchantId,
+): Promise<WalletRow> {
   const row = (await wallets(mock)).find((w) => w.merchant_id === merchantId && w.mode === mode);
   if (!row) throw new Error(`no ${mode} wallet row for merchant ${merchantId}`);
   return row;
@@ -326,7 +384,13 @@ export async function wallet(mock: MockHandle, mode: 'test' | 'live' = 'test', m
 
 /** The interface's conservation rule for one wallet row; returns the difference (0 when it holds). */
 export function walletImbalance(w: WalletRow): number {
-  return w.balance_minor + w.cards_balance_minor + w.fees_collected_minor + w.reserved_minor - (w.initial_balance_minor + w.deposits_credited_minor);
+  return (
+    w.balance_minor +
+    w.cards_balance_minor +
+    w.fees_collected_minor +
+    w.reserved_minor -
+    (w.initial_balance_minor + w.deposits_credited_minor)
+  );
 }
 
 export interface MockEvent {
@@ -346,7 +410,13 @@ export async function advance(mock: MockHandle, seconds: number): Promise<any> {
   return ctl(mock, 'POST', '/clock/advance', { seconds });
 }
 
-export async function fault(mock: MockHandle, operation: 'issue' | 'recharge' | 'terminate' | 'any', kind: string, count = 1, merchantId?: string): Promise<any> {
+export async function fault(
+  mock: MockHandle,
+  operation: 'issue' | 'recharge' | 'terminate' | 'any',
+  kind: string,
+  count = 1,
+  merchantId?: string,
+): Promise<any> {
   return ctl(mock, 'POST', '/faults', { operation, kind, count, ...(merchantId ? { merchant_id: merchantId } : {}) });
 }
 
@@ -369,7 +439,10 @@ export function handleFromBanner(b: MockBanner, close: () => Promise<void> = asy
     controlUrl: b.control_url,
     controlToken: b.control_token,
     merchantId: b.merchant_id,
-    keys: { test: { keyId: b.keys.test.key_id, secret: b.keys.test.secret }, live: { keyId: b.keys.live.key_id, secret: b.keys.live.secret } },
+    keys: {
+      test: { keyId: b.keys.test.key_id, secret: b.keys.test.secret },
+      live: { keyId: b.keys.live.key_id, secret: b.keys.live.secret },
+    },
     webhookSecret: b.webhook_secret,
     products: b.products,
     networks: b.networks,
@@ -379,7 +452,9 @@ export function handleFromBanner(b: MockBanner, close: () => Promise<void> = asy
 }
 
 /** A fresh merchant with its own keys (isolates lists and wallets between tests). */
-export async function newMerchant(mock: MockHandle): Promise<{ merchantId: string; test: KeyPair; live: KeyPair; webhookSecret: string }> {
+export async function newMerchant(
+  mock: MockHandle,
+): Promise<{ merchantId: string; test: KeyPair; live: KeyPair; webhookSecret: string }> {
   const d = await ctl(mock, 'POST', '/merchants', {});
   return {
     merchantId: d.merchant_id,
@@ -390,14 +465,22 @@ export async function newMerchant(mock: MockHandle): Promise<{ merchantId: strin
 }
 
 /** A key created through the control plane. */
-export async function newKey(mock: MockHandle, opts: { mode?: 'test' | 'live'; merchant_id?: string; scopes?: string[]; ip_allowlist?: string[] } = {}): Promise<KeyPair> {
+export async function newKey(
+  mock: MockHandle,
+  opts: { mode?: 'test' | 'live'; merchant_id?: string; scopes?: string[]; ip_allowlist?: string[] } = {},
+): Promise<KeyPair> {
   const d = await ctl(mock, 'POST', '/keys', { mode: opts.mode ?? 'test', ...opts });
   return { keyId: d.key_id, secret: d.secret };
 }
 
 /** Credits the live wallet of a merchant with a deposit; returns the Deposit. */
 export async function fundLive(mock: MockHandle, assetAmount = '1000', merchantId?: string): Promise<any> {
-  return ctl(mock, 'POST', '/deposits', { network: mock.networks[0], asset_amount: assetAmount, status: 'credited', ...(merchantId ? { merchant_id: merchantId } : {}) });
+  return ctl(mock, 'POST', '/deposits', {
+    network: mock.networks[0],
+    asset_amount: assetAmount,
+    status: 'credited',
+    ...(merchantId ? { merchant_id: merchantId } : {}),
+  });
 }
 
 /** The code of an error envelope's `errors[field]`, e.g. errorCode(res, 'gateway'). */

@@ -48,7 +48,10 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRes
   return new Promise((resolve, reject) => {
     const env = { ...cleanEnv(), ...options.env };
     for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
-    const child = spawn(process.execPath, [options.bin ?? BIN, ...args], { cwd: options.cwd ?? ROOT, env: env as NodeJS.ProcessEnv });
+    const child = spawn(process.execPath, [options.bin ?? BIN, ...args], {
+      cwd: options.cwd ?? ROOT,
+      env: env as NodeJS.ProcessEnv,
+    });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (d: Buffer) => out.push(d));
@@ -57,7 +60,11 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRes
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({ code: code ?? (signal ? 128 : 1), stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') });
+      resolve({
+        code: code ?? (signal ? 128 : 1),
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+      });
     });
     if (options.input !== undefined) child.stdin.end(options.input);
     else child.stdin.end();

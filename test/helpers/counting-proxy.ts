@@ -27,7 +27,10 @@ export interface CountingProxy {
 }
 
 /** `inject(n, req)`: called for the n-th request (1-based); answer it, or undefined to forward. */
-export async function startCountingProxy(targetBaseUrl: string, inject?: (n: number, req: { method: string; path: string }) => Injected | undefined): Promise<CountingProxy> {
+export async function startCountingProxy(
+  targetBaseUrl: string,
+  inject?: (n: number, req: { method: string; path: string }) => Injected | undefined,
+): Promise<CountingProxy> {
   const target = new URL(targetBaseUrl);
   const seen: Seen[] = [];
   const server = http.createServer((req, res) => {
@@ -39,14 +42,19 @@ export async function startCountingProxy(targetBaseUrl: string, inject?: (n: num
       const answer = inject?.(seen.length, { method: entry.method, path: entry.path });
       if (answer) {
         entry.injected = true;
-        res.writeHead(answer.status, { 'Content-Type': 'application/json', ...answer.headers }).end(answer.body ?? '{"success":false,"message":"Too Many Attempts.","errors":{"rate_limit":["exceeded"]}}');
+        res
+          .writeHead(answer.status, { 'Content-Type': 'application/json', ...answer.headers })
+          .end(answer.body ?? '{"success":false,"message":"Too Many Attempts.","errors":{"rate_limit":["exceeded"]}}');
         return;
       }
       const headers = { ...req.headers, host: target.host };
-      const up = http.request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers }, (upRes) => {
-        res.writeHead(upRes.statusCode ?? 502, upRes.headers);
-        upRes.pipe(res);
-      });
+      const up = http.request(
+        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers },
+        (upRes) => {
+          res.writeHead(upRes.statusCode ?? 502, upRes.headers);
+          upRes.pipe(res);
+        },
+      );
       up.on('error', () => res.writeHead(502).end());
       up.end(Buffer.concat(chunks));
     });

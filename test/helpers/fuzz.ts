@@ -32,7 +32,12 @@ export const deepArray = (depth: number): string => '['.repeat(depth) + ']'.repe
  * Requests 0 to total-1, inFlight at a time, each by one(i); the outcomes in the order they
  * finished. Stops taking new ones once `going()` is false (the mock under test died).
  */
-export async function inFlight<T>(total: number, width: number, one: (i: number) => Promise<T>, going: () => boolean = () => true): Promise<T[]> {
+export async function inFlight<T>(
+  total: number,
+  width: number,
+  one: (i: number) => Promise<T>,
+  going: () => boolean = () => true,
+): Promise<T[]> {
   const outcomes: T[] = [];
   let next = 0;
   const worker = async () => {
@@ -50,4 +55,8 @@ export interface Outcome {
 }
 
 /** The first ten outcomes of a list, one a line: what was sent and what came back. */
-export const show = (xs: Outcome[]): string => xs.slice(0, 10).map((o) => `${o.desc} -> ${o.status ?? o.error}`).join('\n');
+export const show = (xs: Outcome[]): string =>
+  xs
+    .slice(0, 10)
+    .map((o) => `${o.desc} -> ${o.status ?? o.error}`)
+    .join('\n');

@@ -6,7 +6,15 @@ import { createHash, createHmac, randomUUID } from 'node:crypto';
 import { rawRequest, type ApiResponse } from './api.js';
 
 const enc = (s: string): string =>
-  [...Buffer.from(s, 'utf8')].map((b) => (/[A-Za-z0-9\-_.]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : b === 0x20 ? '+' : '%' + b.toString(16).toUpperCase().padStart(2, '0'))).join('');
+  [...Buffer.from(s, 'utf8')]
+    .map((b) =>
+      /[A-Za-z0-9\-_.]/.test(String.fromCharCode(b))
+        ? String.fromCharCode(b)
+        : b === 0x20
+          ? '+'
+          : '%' + b.toString(16).toUpperCase().padStart(2, '0'),
+    )
+    .join('');
 
 /** QUERY_STRING of SIGNING.md for plain `k=v&k2=v2` queries (decoded, sorted by bytes, list keys as key[]). */
 export function canonicalQueryOf(raw: string): string {
@@ -18,7 +26,9 @@ export function canonicalQueryOf(raw: string): string {
       const dec = (s: string) => decodeURIComponent(s.replace(/\+/g, ' '));
       return i < 0 ? [dec(p), ''] : [dec(p.slice(0, i)), dec(p.slice(i + 1))];
     })
-    .map(([k, v]) => (k!.endsWith('[]') ? { key: k!.slice(0, -2), value: v!, list: true } : { key: k!, value: v!, list: false }));
+    .map(([k, v]) =>
+      k!.endsWith('[]') ? { key: k!.slice(0, -2), value: v!, list: true } : { key: k!, value: v!, list: false },
+    );
   const count = new Map<string, number>();
   for (const p of pairs) count.set(p.key, (count.get(p.key) ?? 0) + (p.list ? 2 : 1));
   const cmp = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
@@ -39,7 +49,15 @@ export interface SignedCall {
   timestamp?: string;
   headers?: Record<string, string>;
   /** deliberate mistakes: what is signed instead of the correct field */
-  signed?: { method?: string; path?: string; query?: string; timestamp?: string; bodySha256?: string; secret?: string; keyId?: string };
+  signed?: {
+    method?: string;
+    path?: string;
+    query?: string;
+    timestamp?: string;
+    bodySha256?: string;
+    secret?: string;
+    keyId?: string;
+  };
 }
 
 export const nowS = (): string => String(Math.floor(Date.now() / 1000));
@@ -72,5 +90,11 @@ export function signedCall(c: SignedCall): Promise<ApiResponse> {
     ...(body ? { 'Content-Type': 'application/json' } : {}),
     ...(c.headers ?? {}),
   };
-  return rawRequest({ port: c.port, method: c.method, path: c.query ? `${c.path}?${c.query}` : c.path, headers, body: body || undefined });
+  return rawRequest({
+    port: c.port,
+    method: c.method,
+    path: c.query ? `${c.path}?${c.query}` : c.path,
+    headers,
+    body: body || undefined,
+  });
 }

@@ -40,7 +40,12 @@ export function journalSandboxes(o: { seed: number; cliTimeoutMs: number }): Jou
   const children: ChildProcess[] = [];
   beforeAll(async () => {
     mock = (await startMock({ port: 0, seed: o.seed, providerLatencyMs: 0 })) as unknown as MockHandle;
-    env = { CARDCTL_API_KEY: mock.keys.test.keyId, CARDCTL_API_SECRET: mock.keys.test.secret, CARDCTL_BASE_URL: mock.baseUrl, CARDCTL_MODE: 'test' };
+    env = {
+      CARDCTL_API_KEY: mock.keys.test.keyId,
+      CARDCTL_API_SECRET: mock.keys.test.secret,
+      CARDCTL_BASE_URL: mock.baseUrl,
+      CARDCTL_MODE: 'test',
+    };
   });
   afterAll(async () => {
     for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
@@ -61,7 +66,10 @@ export function journalSandboxes(o: { seed: number; cliTimeoutMs: number }): Jou
     sandbox() {
       const s = makeSandbox();
       sandboxes.push(s);
-      return { ...s, cli: (args, extra = {}) => s.run(args, { env: { ...started(env), ...extra }, timeoutMs: o.cliTimeoutMs }) };
+      return {
+        ...s,
+        cli: (args, extra = {}) => s.run(args, { env: { ...started(env), ...extra }, timeoutMs: o.cliTimeoutMs }),
+      };
     },
     track(child) {
       children.push(child);

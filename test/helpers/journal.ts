@@ -20,7 +20,12 @@ export function filesUnder(dir: string): string[] {
  */
 export function journalRecords(cardctlState: string): JournalRecord[] {
   const legacy = join(cardctlState, 'operations.ndjson');
-  const old = existsSync(legacy) ? readFileSync(legacy, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as JournalRecord) : [];
+  const old = existsSync(legacy)
+    ? readFileSync(legacy, 'utf8')
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .map((l) => JSON.parse(l) as JournalRecord)
+    : [];
   return old.concat(
     filesUnder(join(cardctlState, 'journal', 'segments')).flatMap((f) =>
       readFileSync(f, 'utf8')
@@ -32,18 +37,28 @@ export function journalRecords(cardctlState: string): JournalRecord[] {
 }
 
 /** The records as NDJSON text, one per line. */
-export const journalText = (cardctlState: string): string => journalRecords(cardctlState).map((r) => JSON.stringify(r) + '\n').join('');
+export const journalText = (cardctlState: string): string =>
+  journalRecords(cardctlState)
+    .map((r) => JSON.stringify(r) + '\n')
+    .join('');
 
 /** The raw bytes of every journal file, concatenated (to look for what must never be written). */
-export const journalBytes = (cardctlState: string): string => filesUnder(join(cardctlState, 'journal')).map((f) => readFileSync(f, 'latin1')).join('\n');
+export const journalBytes = (cardctlState: string): string =>
+  filesUnder(join(cardctlState, 'journal'))
+    .map((f) => readFileSync(f, 'latin1'))
+    .join('\n');
 
 /**
  * Rewrites the journal through `edit` (a record, or null to drop it): written back as the file
  * older versions kept, which the next cardctl command takes over (so the indexes follow).
  */
 export function rewriteJournal(cardctlState: string, edit: (r: JournalRecord) => JournalRecord | null): void {
-  const records = journalRecords(cardctlState).map(edit).filter((r): r is JournalRecord => r !== null);
-  writeFileSync(join(cardctlState, 'operations.ndjson'), records.map((r) => JSON.stringify(r) + '\n').join(''), { mode: 0o600 });
+  const records = journalRecords(cardctlState)
+    .map(edit)
+    .filter((r): r is JournalRecord => r !== null);
+  writeFileSync(join(cardctlState, 'operations.ndjson'), records.map((r) => JSON.stringify(r) + '\n').join(''), {
+    mode: 0o600,
+  });
   rmSync(join(cardctlState, 'journal'), { recursive: true, force: true });
 }
 
@@ -72,9 +87,36 @@ export function legacyJournalText(o: LegacyOptions): string {
     const id = `op_${(0x100000000000 + i * 7919).toString(16).slice(-12)}`;
     const time = new Date(newest - (o.ops - 1 - i) * step).toISOString();
     const path = `/api/v1/cards/${o.card ?? '01JD2QA1B2C3D4E5F6G7H8J9KM'}/recharge`;
-    lines.push(JSON.stringify({ type: 'op', id, time, profile: null, source: 'env', mode: 'test', base_url: o.baseUrl, key_id: o.keyId, method: 'POST', path, query: '', idempotency_key: `${o.keyPrefix ?? 'gen'}-${i}`, body_b64: body.toString('base64'), body_sha256: 'f'.repeat(64) }));
+    lines.push(
+      JSON.stringify({
+        type: 'op',
+        id,
+        time,
+        profile: null,
+        source: 'env',
+        mode: 'test',
+        base_url: o.baseUrl,
+        key_id: o.keyId,
+        method: 'POST',
+        path,
+        query: '',
+        idempotency_key: `${o.keyPrefix ?? 'gen'}-${i}`,
+        body_b64: body.toString('base64'),
+        body_sha256: 'f'.repeat(64),
+      }),
+    );
     if (o.unknownEvery && i % o.unknownEvery === 0) continue;
-    lines.push(JSON.stringify({ type: 'outcome', id, time, status: 200, outcome: 'resolved', code: null, resource_id: o.card ?? '01JD2QA1B2C3D4E5F6G7H8J9KM' }));
+    lines.push(
+      JSON.stringify({
+        type: 'outcome',
+        id,
+        time,
+        status: 200,
+        outcome: 'resolved',
+        code: null,
+        resource_id: o.card ?? '01JD2QA1B2C3D4E5F6G7H8J9KM',
+      }),
+    );
   }
   return lines.join('\n') + '\n';
 }

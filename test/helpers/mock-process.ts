@@ -14,7 +14,11 @@ export interface MockProcess {
 }
 
 export function exitOf(child: ChildProcessWithoutNullStreams): Promise<number | null> {
-  return new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
+  return new Promise((resolve) =>
+    child.exitCode !== null || child.signalCode !== null
+      ? resolve(child.exitCode)
+      : child.once('exit', (code) => resolve(code)),
+  );
 }
 
 /** Starts `mock start --port 0 --json ARGS`; rejects with its stderr when it exits before the banner. */
@@ -46,7 +50,10 @@ export function startMockProcess(sandbox: Sandbox, args: string[]): Promise<Mock
 }
 
 /** Runs `mock start ARGS` expecting it to be refused: its exit code and stderr (killed if it starts after all). */
-export async function refusedMockStart(sandbox: Sandbox, args: string[]): Promise<{ code: number | null; stderr: string }> {
+export async function refusedMockStart(
+  sandbox: Sandbox,
+  args: string[],
+): Promise<{ code: number | null; stderr: string }> {
   try {
     const started = await startMockProcess(sandbox, args);
     await started.stop();

@@ -16,7 +16,8 @@ export interface PackageCopy {
 /** `replace`: a path under the package (`dist/...`) -> the text written there instead. */
 export function packageCopy(replace: Record<string, string>): PackageCopy {
   const root = mkdtempSync(join(tmpdir(), 'cardctl-package-'));
-  for (const part of ['bin', 'dist', 'package.json', 'oclif.manifest.json']) cpSync(join(ROOT, part), join(root, part), { recursive: true });
+  for (const part of ['bin', 'dist', 'package.json', 'oclif.manifest.json'])
+    cpSync(join(ROOT, part), join(root, part), { recursive: true });
   symlinkSync(join(ROOT, 'node_modules'), join(root, 'node_modules'), 'dir');
   for (const [path, text] of Object.entries(replace)) writeFileSync(join(root, path), text);
   return { root, bin: join(root, 'bin', 'run.js'), cleanup: () => rmSync(root, { recursive: true, force: true }) };

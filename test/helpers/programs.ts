@@ -14,7 +14,11 @@ const found = new Map<string, boolean>();
 /** Whether `program` is an executable file in a folder of PATH. */
 export function has(program: string, path = process.env.PATH ?? ''): boolean {
   const key = `${program}\u0000${path}`;
-  if (!found.has(key)) found.set(key, path.split(delimiter).some((dir) => dir !== '' && existsSync(join(dir, program))));
+  if (!found.has(key))
+    found.set(
+      key,
+      path.split(delimiter).some((dir) => dir !== '' && existsSync(join(dir, program))),
+    );
   return found.get(key)!;
 }
 

@@ -20,7 +20,10 @@ export interface TestProxy {
   close(): Promise<void>;
 }
 
-export async function startProxy(routes: Record<string, { host: string; port: number }>, opts: { refuseConnect?: boolean } = {}): Promise<TestProxy> {
+export async function startProxy(
+  routes: Record<string, { host: string; port: number }>,
+  opts: { refuseConnect?: boolean } = {},
+): Promise<TestProxy> {
   const chunks: Buffer[] = [];
   const requests: string[] = [];
   const sockets = new Set<net.Socket>();
@@ -33,10 +36,19 @@ export async function startProxy(routes: Record<string, { host: string; port: nu
       res.writeHead(502).end('no route');
       return;
     }
-    const up = http.request({ host: to.host, port: to.port, method: req.method, path: `${target.pathname}${target.search}`, headers: req.headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const up = http.request(
+      {
+        host: to.host,
+        port: to.port,
+        method: req.method,
+        path: `${target.pathname}${target.search}`,
+        headers: req.headers,
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     up.on('error', () => res.writeHead(502).end());
     req.pipe(up);
   });
@@ -87,15 +99,50 @@ export function makePki(dir: string, host: string): TestPki {
   const f = (name: string): string => join(dir, name);
   const ossl = (...args: string[]): void => void execFileSync('openssl', args, { stdio: 'pipe' });
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  ossl('req', '-x509', ...ec, '-keyout', f('ca.key'), '-out', f('ca.pem'), '-days', '2', '-subj', '/CN=cardctl test CA');
+  ossl(
+    'req',
+    '-x509',
+    ...ec,
+    '-keyout',
+    f('ca.key'),
+    '-out',
+    f('ca.pem'),
+    '-days',
+    '2',
+    '-subj',
+    '/CN=cardctl test CA',
+  );
   ossl('req', ...ec, '-keyout', f('server.key'), '-out', f('server.csr'), '-subj', `/CN=${host}`);
   writeFileSync(f('ext.cnf'), `subjectAltName=DNS:${host}\n`);
-  ossl('x509', '-req', '-in', f('server.csr'), '-CA', f('ca.pem'), '-CAkey', f('ca.key'), '-CAcreateserial', '-out', f('server.pem'), '-days', '2', '-extfile', f('ext.cnf'));
-  return { caFile: f('ca.pem'), key: readFileSync(f('server.key'), 'utf8'), cert: readFileSync(f('server.pem'), 'utf8') };
+  ossl(
+    'x509',
+    '-req',
+    '-in',
+    f('server.csr'),
+    '-CA',
+    f('ca.pem'),
+    '-CAkey',
+    f('ca.key'),
+    '-CAcreateserial',
+    '-out',
+    f('server.pem'),
+    '-days',
+    '2',
+    '-extfile',
+    f('ext.cnf'),
+  );
+  return {
+    caFile: f('ca.pem'),
+    key: readFileSync(f('server.key'), 'utf8'),
+    cert: readFileSync(f('server.pem'), 'utf8'),
+  };
 }
 
 /** TLS in front of a plain HTTP server (the mock): decrypts and forwards each connection. */
-export async function startTlsFront(pki: TestPki, backendPort: number): Promise<{ port: number; close(): Promise<void> }> {
+export async function startTlsFront(
+  pki: TestPki,
+  backendPort: number,
+): Promise<{ port: number; close(): Promise<void> }> {
   const sockets = new Set<net.Socket>();
   const server = tls.createServer({ key: pki.key, cert: pki.cert }, (secure) => {
     const up = net.connect(backendPort, '127.0.0.1');

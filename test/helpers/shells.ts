@@ -28,7 +28,9 @@ const script = (shell: Shell) => join(ROOT, 'completions', `cardctl.${shell}`);
 function run(shell: Shell, args: string[], env: NodeJS.ProcessEnv, cwd: string): string[] {
   const r = spawnSync(shell, args, { encoding: 'utf8', env, cwd, timeout: 20_000 });
   if ((r.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') {
-    throw new Error(`${shell} is not installed, and the completion tests run the real shell: install it (Debian/Ubuntu: apt-get install ${shell}; .ci/run does).`);
+    throw new Error(
+      `${shell} is not installed, and the completion tests run the real shell: install it (Debian/Ubuntu: apt-get install ${shell}; .ci/run does).`,
+    );
   }
   if (r.error) throw r.error;
   if (r.status !== 0 || r.stderr !== '') throw new Error(`${shell} exited ${r.status}: ${r.stderr}`);
@@ -38,7 +40,10 @@ function run(shell: Shell, args: string[], env: NodeJS.ProcessEnv, cwd: string):
 export function completers(sb: Sandbox): Completers {
   const shimDir = join(sb.dir, 'bin');
   mkdirSync(shimDir, { recursive: true });
-  writeFileSync(join(shimDir, 'cardctl'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} "$@"\n`);
+  writeFileSync(
+    join(shimDir, 'cardctl'),
+    `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} "$@"\n`,
+  );
   chmodSync(join(shimDir, 'cardctl'), 0o755);
   const cwd = join(sb.dir, 'cwd');
   mkdirSync(cwd, { recursive: true });
@@ -70,9 +75,15 @@ _cardctl; printf '%s\\n' "\${COMPREPLY[@]}"`;
     zsh: (words) => {
       const errFile = join(sb.dir, 'zsh-complete.err');
       writeFileSync(errFile, '');
-      return run('zsh', ['-f', join(ROOT, 'test', 'helpers', 'zsh-complete.zsh'), fpathDir, words.join(' '), errFile], env, cwd);
+      return run(
+        'zsh',
+        ['-f', join(ROOT, 'test', 'helpers', 'zsh-complete.zsh'), fpathDir, words.join(' '), errFile],
+        env,
+        cwd,
+      );
     },
     // `complete -C` is fish's own completion of a command line; each line is "match<TAB>description".
-    fish: (words) => run('fish', ['-c', 'complete -C $argv[1]', words.join(' ')], env, cwd).map((l) => l.split('\t')[0]!),
+    fish: (words) =>
+      run('fish', ['-c', 'complete -C $argv[1]', words.join(' ')], env, cwd).map((l) => l.split('\t')[0]!),
   };
 }

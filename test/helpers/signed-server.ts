@@ -65,9 +65,16 @@ const echo = (req: Received): Reply => ({
 
 /** The real API's answer to GET /deposit-addresses (live keys only; spec, Errors: 403 `{}` for a test key). */
 const liveOnlyAnswer = (mode: 'test' | 'live'): Reply =>
-  mode === 'live' ? { status: 200, body: { success: true, data: [] } } : { status: 403, body: { success: false, message: 'Deposit addresses are available to live keys only.', errors: {} } };
+  mode === 'live'
+    ? { status: 200, body: { success: true, data: [] } }
+    : {
+        status: 403,
+        body: { success: false, message: 'Deposit addresses are available to live keys only.', errors: {} },
+      };
 
-export async function startSignedServer(opts: { keyId?: string; secret?: string; mode?: 'test' | 'live' } = {}): Promise<SignedServer> {
+export async function startSignedServer(
+  opts: { keyId?: string; secret?: string; mode?: 'test' | 'live' } = {},
+): Promise<SignedServer> {
   const keyId = opts.keyId ?? TEST_KEY_ID;
   const secret = opts.secret ?? TEST_SECRET;
   const mode = opts.mode ?? 'test';
@@ -77,8 +84,12 @@ export async function startSignedServer(opts: { keyId?: string; secret?: string;
 
   const send = (res: ServerResponse, reply: Reply): void => {
     const status = reply.status ?? 200;
-    const text = reply.body === undefined ? '' : typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
-    res.setHeader('Date', reply.date ? (typeof reply.date === 'string' ? reply.date : reply.date.toUTCString()) : new Date().toUTCString());
+    const text =
+      reply.body === undefined ? '' : typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
+    res.setHeader(
+      'Date',
+      reply.date ? (typeof reply.date === 'string' ? reply.date : reply.date.toUTCString()) : new Date().toUTCString(),
+    );
     if (text !== '') res.setHeader('Content-Type', 'application/json');
     for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v);
     res.writeHead(status);
@@ -103,13 +114,30 @@ export async function startSignedServer(opts: { keyId?: string; secret?: string;
       let verified = false;
       if (apiKey !== undefined && ts !== undefined && nonce !== undefined && sig !== undefined) {
         try {
-          canonical = canonicalString({ method: req.method ?? 'GET', path, query, keyId: apiKey, timestamp: ts, nonce, body });
+          canonical = canonicalString({
+            method: req.method ?? 'GET',
+            path,
+            query,
+            keyId: apiKey,
+            timestamp: ts,
+            nonce,
+            body,
+          });
           verified = apiKey === keyId && verifyRequestSignature(canonical, sig, [secret]);
         } catch {
           verified = false;
         }
       }
-      const received: Received = { method: req.method ?? 'GET', path, query, headers: req.headers, body, bodySha256: bodySha256(body), canonical, verified };
+      const received: Received = {
+        method: req.method ?? 'GET',
+        path,
+        query,
+        headers: req.headers,
+        body,
+        bodySha256: bodySha256(body),
+        canonical,
+        verified,
+      };
       if (verified && received.method === 'GET' && path.endsWith('/deposit-addresses') && srv.answerProbes) {
         probes.push(received);
         send(res, liveOnlyAnswer(mode));
@@ -117,7 +145,12 @@ export async function startSignedServer(opts: { keyId?: string; secret?: string;
       }
       requests.push(received);
       if (!verified) {
-        const code = sig === undefined || nonce === undefined || ts === undefined || apiKey === undefined ? 'missing_signature_headers' : apiKey !== keyId ? 'invalid_api_key' : 'invalid_signature';
+        const code =
+          sig === undefined || nonce === undefined || ts === undefined || apiKey === undefined
+            ? 'missing_signature_headers'
+            : apiKey !== keyId
+              ? 'invalid_api_key'
+              : 'invalid_signature';
         send(res, { status: 401, body: { success: false, message: 'Unauthorized.', errors: { gateway: [code] } } });
         return;
       }
@@ -146,7 +179,12 @@ export async function startSignedServer(opts: { keyId?: string; secret?: string;
       queue.push(...replies);
     },
     fallback: echo,
-    env: (envMode = mode) => ({ CARDCTL_API_KEY: keyId, CARDCTL_API_SECRET: secret, CARDCTL_BASE_URL: baseUrl, CARDCTL_MODE: envMode }),
+    env: (envMode = mode) => ({
+      CARDCTL_API_KEY: keyId,
+      CARDCTL_API_SECRET: secret,
+      CARDCTL_BASE_URL: baseUrl,
+      CARDCTL_MODE: envMode,
+    }),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -46,7 +46,11 @@ function verify(secret: string, header: string | undefined, bytes: Buffer | stri
   return tolerance === null || Math.abs(Math.floor(Date.now() / 1000) - Number(h.t)) <= tolerance;
 }
 
-export async function startReceiver(kind: ReceiverKind, secret: string, opts: { delayMs?: number } = {}): Promise<Receiver> {
+export async function startReceiver(
+  kind: ReceiverKind,
+  secret: string,
+  opts: { delayMs?: number } = {},
+): Promise<Receiver> {
   const seen: string[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -79,7 +83,10 @@ export async function startReceiver(kind: ReceiverKind, secret: string, opts: { 
         default:
           ok = verify(secret, sig, raw, 300);
       }
-      const answer = (): void => void res.writeHead(ok ? 200 : 400, { 'Content-Type': 'application/json' }).end(JSON.stringify({ received: ok }));
+      const answer = (): void =>
+        void res
+          .writeHead(ok ? 200 : 400, { 'Content-Type': 'application/json' })
+          .end(JSON.stringify({ received: ok }));
       if (kind === 'slow') setTimeout(answer, opts.delayMs ?? 1_000);
       else answer();
     });

@@ -2,7 +2,15 @@
 // one charge; every other answer is a replay of that card or 409 in_flight.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../src/mock/index.js';
-import { approvedCustomer, ctl, issueCard, newIdemKey, wallet, walletImbalance, type MockHandle } from '../helpers/api.js';
+import {
+  approvedCustomer,
+  ctl,
+  issueCard,
+  newIdemKey,
+  wallet,
+  walletImbalance,
+  type MockHandle,
+} from '../helpers/api.js';
 
 let mock: MockHandle;
 beforeAll(async () => {
@@ -18,7 +26,9 @@ describe('concurrent identical issues', () => {
     const before = await wallet(mock, 'test');
     const cardsBefore = (await ctl(mock, 'GET', '/state')).cards;
     const key = newIdemKey();
-    const answers = await Promise.all(Array.from({ length: 50 }, () => issueCard(mock, { customerId: customer.id, amount: 4321, idempotencyKey: key })));
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, () => issueCard(mock, { customerId: customer.id, amount: 4321, idempotencyKey: key })),
+    );
 
     const created = answers.filter((a) => a.status === 201);
     const inFlight = answers.filter((a) => a.status === 409);
@@ -39,7 +49,11 @@ describe('concurrent identical issues', () => {
     const customer = await approvedCustomer(mock);
     const fee = mock.products.find((p) => p.default)!.issue_fee_minor;
     const before = await wallet(mock, 'test');
-    const answers = await Promise.all(Array.from({ length: 50 }, () => issueCard(mock, { customerId: customer.id, amount: 10, idempotencyKey: newIdemKey() })));
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        issueCard(mock, { customerId: customer.id, amount: 10, idempotencyKey: newIdemKey() }),
+      ),
+    );
     expect(answers.map((a) => a.status)).toEqual(Array(50).fill(201));
     expect(new Set(answers.map((a) => a.body.data.id)).size).toBe(50);
     const after = await wallet(mock, 'test');

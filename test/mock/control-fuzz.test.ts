@@ -8,7 +8,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { activeCard, apiCall, expectOk, handleFromBanner, rawRequest, UNKNOWN_ULID, type MockHandle } from '../helpers/api.js';
+import {
+  activeCard,
+  apiCall,
+  expectOk,
+  handleFromBanner,
+  rawRequest,
+  UNKNOWN_ULID,
+  type MockHandle,
+} from '../helpers/api.js';
 import { BIN, ROOT } from '../helpers/cli.js';
 import { deepArray, fuzzSeed, inFlight, requestRng, show, type Outcome, type Rng } from '../helpers/fuzz.js';
 
@@ -29,7 +37,11 @@ const ids = { card: UNKNOWN_ULID, customer: UNKNOWN_ULID, key: UNKNOWN_ULID, end
 function startChild(): Promise<MockHandle> {
   const env: NodeJS.ProcessEnv = { ...process.env, CARDCTL_CONFIG_DIR: join(dir, 'config'), NO_COLOR: '1' };
   for (const k of Object.keys(env)) if (k.startsWith('CARDCTL_') && k !== 'CARDCTL_CONFIG_DIR') delete env[k];
-  child = spawn(process.execPath, [BIN, 'mock', 'start', '--port', '0', '--json', '--state', stateFile, '--rate-limit', '10000000'], { cwd: ROOT, env });
+  child = spawn(
+    process.execPath,
+    [BIN, 'mock', 'start', '--port', '0', '--json', '--state', stateFile, '--rate-limit', '10000000'],
+    { cwd: ROOT, env },
+  );
   exited = undefined;
   child.on('exit', (code) => (exited = code));
   return new Promise((resolve, reject) => {
@@ -52,7 +64,10 @@ const ctl = (method: string, path: string, body?: string) =>
     method,
     path: `/_mock${path}`,
     body,
-    headers: { Authorization: `Bearer ${mock.controlToken}`, ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
+    headers: {
+      Authorization: `Bearer ${mock.controlToken}`,
+      ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}),
+    },
     timeoutMs: 20_000,
   });
 
@@ -79,41 +94,127 @@ afterAll(async () => {
 
 function routes(): Array<[string, string]> {
   return [
-    ['GET', '/state'], ['POST', '/reset'], ['POST', '/merchants'], ['POST', '/keys'], ['POST', `/keys/${ids.key}/roll`],
-    ['POST', `/keys/${ids.key}/rotate`], ['POST', `/keys/${ids.key}/revoke`], ['GET', '/clock'], ['POST', '/clock/advance'],
-    ['POST', `/customers/${ids.customer}/kyc`], ['POST', `/cards/${ids.card}/provision`], ['POST', `/cards/${ids.card}/transactions`],
-    ['POST', '/deposits'], ['POST', '/withdrawals'], ['GET', '/products'], ['PATCH', `/products/${UNKNOWN_ULID}`], ['GET', '/networks'],
-    ['PUT', '/networks'], ['GET', '/faults'], ['POST', '/faults'], ['GET', '/wallets'], ['GET', '/webhook-endpoints'],
-    ['POST', '/webhook-endpoints'], ['POST', `/webhook-endpoints/${ids.endpoint}/enable`], ['DELETE', `/webhook-endpoints/${ids.endpoint}`],
-    ['GET', '/webhook-deliveries'], ['GET', '/events'], ['POST', '/events'], ['GET', '/events?type=card.issued&merchant_id=%FF'],
+    ['GET', '/state'],
+    ['POST', '/reset'],
+    ['POST', '/merchants'],
+    ['POST', '/keys'],
+    ['POST', `/keys/${ids.key}/roll`],
+    ['POST', `/keys/${ids.key}/rotate`],
+    ['POST', `/keys/${ids.key}/revoke`],
+    ['GET', '/clock'],
+    ['POST', '/clock/advance'],
+    ['POST', `/customers/${ids.customer}/kyc`],
+    ['POST', `/cards/${ids.card}/provision`],
+    ['POST', `/cards/${ids.card}/transactions`],
+    ['POST', '/deposits'],
+    ['POST', '/withdrawals'],
+    ['GET', '/products'],
+    ['PATCH', `/products/${UNKNOWN_ULID}`],
+    ['GET', '/networks'],
+    ['PUT', '/networks'],
+    ['GET', '/faults'],
+    ['POST', '/faults'],
+    ['GET', '/wallets'],
+    ['GET', '/webhook-endpoints'],
+    ['POST', '/webhook-endpoints'],
+    ['POST', `/webhook-endpoints/${ids.endpoint}/enable`],
+    ['DELETE', `/webhook-endpoints/${ids.endpoint}`],
+    ['GET', '/webhook-deliveries'],
+    ['GET', '/events'],
+    ['POST', '/events'],
+    ['GET', '/events?type=card.issued&merchant_id=%FF'],
   ];
 }
 
 /** A value of any JSON type, sometimes deep, sometimes huge. */
 function value(r: Rng): string {
   switch (r.int(12)) {
-    case 0: return deepArray(r.pick(DEPTHS));
-    case 1: return deepObject(r.pick(DEPTHS));
-    case 2: return JSON.stringify('x'.repeat(r.int(3000)));
-    case 3: return r.pick(['1e308', '-1', '0', '1.5', '9007199254740993', '-0', '1e-400', '123456789012345678901234567890']);
-    case 4: return r.pick(['null', 'true', 'false', '[]', '{}', '""']);
-    case 5: return JSON.stringify(r.pick(['approved', 'rejected', 'active', 'failed', 'test', 'live', 'trc20', 'issue', '503', 'card.issued', 'withdrawal.failed']));
-    case 6: return JSON.stringify(r.pick(['http://127.0.0.1:9/x', 'https://10.0.0.1/', 'https://[::1.2.3.4]/', 'https://x.invalid/', 'http://localhost:9/\r\n', 'javascript:1', 'https://' + 'a'.repeat(300) + '.invalid/']));
-    case 7: return JSON.stringify({ nested: '[[[[[[' + '{'.repeat(100) }); // brackets inside a string do not nest
-    case 8: return `"${'\\ud800'.repeat(r.int(4))}\\u0000"`;
-    case 9: return JSON.stringify([r.pick(['bep20', 'erc20', 'trc20', 'nope']), 1, null]);
-    case 10: return JSON.stringify({ __proto__: { polluted: 1 }, constructor: { prototype: { x: 1 } } });
-    default: return String(r.int(100_000));
+    case 0:
+      return deepArray(r.pick(DEPTHS));
+    case 1:
+      return deepObject(r.pick(DEPTHS));
+    case 2:
+      return JSON.stringify('x'.repeat(r.int(3000)));
+    case 3:
+      return r.pick(['1e308', '-1', '0', '1.5', '9007199254740993', '-0', '1e-400', '123456789012345678901234567890']);
+    case 4:
+      return r.pick(['null', 'true', 'false', '[]', '{}', '""']);
+    case 5:
+      return JSON.stringify(
+        r.pick([
+          'approved',
+          'rejected',
+          'active',
+          'failed',
+          'test',
+          'live',
+          'trc20',
+          'issue',
+          '503',
+          'card.issued',
+          'withdrawal.failed',
+        ]),
+      );
+    case 6:
+      return JSON.stringify(
+        r.pick([
+          'http://127.0.0.1:9/x',
+          'https://10.0.0.1/',
+          'https://[::1.2.3.4]/',
+          'https://x.invalid/',
+          'http://localhost:9/\r\n',
+          'javascript:1',
+          'https://' + 'a'.repeat(300) + '.invalid/',
+        ]),
+      );
+    case 7:
+      return JSON.stringify({ nested: '[[[[[[' + '{'.repeat(100) }); // brackets inside a string do not nest
+    case 8:
+      return `"${'\\ud800'.repeat(r.int(4))}\\u0000"`;
+    case 9:
+      return JSON.stringify([r.pick(['bep20', 'erc20', 'trc20', 'nope']), 1, null]);
+    case 10:
+      return JSON.stringify({ __proto__: { polluted: 1 }, constructor: { prototype: { x: 1 } } });
+    default:
+      return String(r.int(100_000));
   }
 }
 
-const FIELDS = ['type', 'data', 'merchant_id', 'mode', 'seconds', 'verdict', 'reason', 'outcome', 'amount_minor', 'fee_minor', 'network', 'asset_amount', 'status', 'operation', 'kind', 'count', 'ms', 'url', 'enabled', 'scopes', 'ip_allowlist', 'expires_in_seconds', 'occurred_at', 'default', 'available', 'name'];
+const FIELDS = [
+  'type',
+  'data',
+  'merchant_id',
+  'mode',
+  'seconds',
+  'verdict',
+  'reason',
+  'outcome',
+  'amount_minor',
+  'fee_minor',
+  'network',
+  'asset_amount',
+  'status',
+  'operation',
+  'kind',
+  'count',
+  'ms',
+  'url',
+  'enabled',
+  'scopes',
+  'ip_allowlist',
+  'expires_in_seconds',
+  'occurred_at',
+  'default',
+  'available',
+  'name',
+];
 
 function body(r: Rng): string | undefined {
   const kind = r.int(10);
   if (kind === 0) return undefined;
   if (kind === 1) return r.pick(['{', 'null', '[]', '""', '\u0000', '{"a":1,"a":2}', '1e999']);
-  if (kind === 2) return `{"type":${JSON.stringify(r.pick(['card.issued', 'withdrawal.failed', 'customer.kyc.rejected']))},"data":{"x":${deepArray(r.pick(DEPTHS))}}}`;
+  if (kind === 2)
+    return `{"type":${JSON.stringify(r.pick(['card.issued', 'withdrawal.failed', 'customer.kyc.rejected']))},"data":{"x":${deepArray(r.pick(DEPTHS))}}}`;
   if (kind === 3) return `{"type":"card.issued","data":${deepObject(r.pick(DEPTHS))}}`;
   if (kind === 4) return `{"data":{"blob":${JSON.stringify('z'.repeat(200_000 + r.int(200_000)))}}}`; // around the size limit
   const n = 1 + r.int(4);
@@ -123,12 +224,21 @@ function body(r: Rng): string | undefined {
 
 async function fuzzOne(i: number): Promise<Outcome> {
   const r = requestRng(SEED, i);
-  const [method, path] = r.chance(0.9) ? r.pick(routes()) : [r.pick(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']), r.pick(['/', '/%00', '/../state', '/keys//roll', `/cards/${'%'.repeat(3)}/provision`])];
+  const [method, path] = r.chance(0.9)
+    ? r.pick(routes())
+    : [
+        r.pick(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']),
+        r.pick(['/', '/%00', '/../state', '/keys//roll', `/cards/${'%'.repeat(3)}/provision`]),
+      ];
   const b = body(r);
   const desc = `#${i} ${method} ${path} ${b === undefined ? '' : `${b.length}B ${b.slice(0, 60)}`}`;
   try {
     const res = await ctl(method, path, b);
-    return { desc, status: res.status, json: typeof res.body === 'object' && res.body !== null && typeof res.body.success === 'boolean' };
+    return {
+      desc,
+      status: res.status,
+      json: typeof res.body === 'object' && res.body !== null && typeof res.body.success === 'boolean',
+    };
   } catch (e) {
     return { desc, error: (e as Error).message };
   }
@@ -141,7 +251,11 @@ describe('control-plane fuzz', () => {
       expect(res.status, `depth ${depth}`).toBe(422);
       expect(res.body.errors.body[0]).toMatch(/more than 32 levels deep: the limit is 32/);
     }
-    const big = await ctl('POST', '/events', `{"type":"card.issued","data":{"blob":${JSON.stringify('z'.repeat(300_000))}}}`);
+    const big = await ctl(
+      'POST',
+      '/events',
+      `{"type":"card.issued","data":{"blob":${JSON.stringify('z'.repeat(300_000))}}}`,
+    );
     expect(big.status).toBe(422);
     expect(big.body.errors.body[0]).toMatch(/the limit is 262144 bytes/);
     // at the limit: accepted, listed and saved
@@ -192,7 +306,13 @@ describe('a change that cannot be saved', () => {
     const m = (await startMock({ port: 0, seed: 3, providerLatencyMs: 0, stateFile: file })) as unknown as MockHandle;
     try {
       const call = (method: string, path: string, b?: string) =>
-        rawRequest({ port: m.port, method, path: `/_mock${path}`, body: b, headers: { Authorization: `Bearer ${m.controlToken}`, ...(b ? { 'Content-Type': 'application/json' } : {}) } });
+        rawRequest({
+          port: m.port,
+          method,
+          path: `/_mock${path}`,
+          body: b,
+          headers: { Authorization: `Bearer ${m.controlToken}`, ...(b ? { 'Content-Type': 'application/json' } : {}) },
+        });
       rmSync(join(folder, 'sub'), { recursive: true, force: true });
       writeFileSync(join(folder, 'sub'), 'a file where the state folder was'); // the state cannot be written now
       const refused = await call('POST', '/merchants', '{}');

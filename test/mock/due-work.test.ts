@@ -16,9 +16,14 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const HOUR = 3600;
 const DAY = 24 * HOUR;
-const deliveryCount = async (mock: MockServer) => ((await ctl(mock, 'GET', '/state')) as { webhook_deliveries: number }).webhook_deliveries;
+const deliveryCount = async (mock: MockServer) =>
+  ((await ctl(mock, 'GET', '/state')) as { webhook_deliveries: number }).webhook_deliveries;
 const kycEvents = async (mock: MockServer, customerId: string) =>
-  (await events(mock)).filter((e) => e.type.startsWith('customer.kyc.') && (e.data as { customer_id?: string }).customer_id === customerId).map((e) => e.type);
+  (await events(mock))
+    .filter(
+      (e) => e.type.startsWith('customer.kyc.') && (e.data as { customer_id?: string }).customer_id === customerId,
+    )
+    .map((e) => e.type);
 
 type Delivery = { endpoint_id: string; event_id: string; state: string; attempts: unknown[] };
 async function waitForDeliveries(mock: MockServer, done: (log: Delivery[]) => boolean): Promise<Delivery[]> {
@@ -67,13 +72,20 @@ describe('work that falls due, after the state was replaced', () => {
     await new Promise<void>((r) => refused.listen(0, '127.0.0.1', r));
     const refusedPort = (refused.address() as { port: number }).port;
     await new Promise<void>((r) => refused.close(() => r())); // nothing listens there now
-    const mock = await startMock({ port: 0, providerLatencyMs: 0, webhookConnectTimeoutMs: 1000, webhookUrls: [`http://127.0.0.1:${(sink.address() as { port: number }).port}/a`] });
+    const mock = await startMock({
+      port: 0,
+      providerLatencyMs: 0,
+      webhookConnectTimeoutMs: 1000,
+      webhookUrls: [`http://127.0.0.1:${(sink.address() as { port: number }).port}/a`],
+    });
     try {
       await ctl(mock, 'POST', '/events', { type: 'card.issued' }); // day 0: one delivery, succeeds
       await waitForDeliveries(mock, (log) => log.length === 1 && log[0]!.state === 'succeeded');
 
       await advance(mock, 10 * DAY);
-      const dead = (await ctl(mock, 'POST', '/webhook-endpoints', { url: `http://127.0.0.1:${refusedPort}/b` })) as { id: string };
+      const dead = (await ctl(mock, 'POST', '/webhook-endpoints', { url: `http://127.0.0.1:${refusedPort}/b` })) as {
+        id: string;
+      };
       await ctl(mock, 'POST', '/events', { type: 'card.issued' }); // day 10: succeeds on the sink, fails on the other
       await waitForDeliveries(mock, (log) => log.length === 3 && log.filter((d) => d.attempts.length > 0).length === 3);
 
@@ -89,15 +101,26 @@ describe('work that falls due, after the state was replaced', () => {
 
       // the log narrowed, as `webhooks trigger` counts an event's deliveries and a user looks for the dead ones
       const secondEvent = log.find((d) => d.endpoint_id === dead.id)!.event_id;
-      expect(((await ctl(mock, 'GET', `/webhook-deliveries?event_id=${secondEvent}`)) as Delivery[]).map((d) => d.event_id)).toEqual([secondEvent, secondEvent]);
-      expect(((await ctl(mock, 'GET', '/webhook-deliveries?state=dead')) as Delivery[]).map((d) => d.endpoint_id)).toEqual([dead.id]);
-      expect(((await ctl(mock, 'GET', `/webhook-deliveries?endpoint_id=${dead.id}&state=succeeded`)) as Delivery[])).toEqual([]);
+      expect(
+        ((await ctl(mock, 'GET', `/webhook-deliveries?event_id=${secondEvent}`)) as Delivery[]).map((d) => d.event_id),
+      ).toEqual([secondEvent, secondEvent]);
+      expect(
+        ((await ctl(mock, 'GET', '/webhook-deliveries?state=dead')) as Delivery[]).map((d) => d.endpoint_id),
+      ).toEqual([dead.id]);
+      expect(
+        (await ctl(mock, 'GET', `/webhook-deliveries?endpoint_id=${dead.id}&state=succeeded`)) as Delivery[],
+      ).toEqual([]);
       const wrong = await control(mock, 'GET', '/webhook-deliveries?state=failed');
       expect(wrong.status).toBe(422);
       expect(JSON.stringify(wrong.body)).toContain('pending, succeeded, dead');
-      const cli = await runCli(['mock', 'webhook-deliveries', '--state', 'dead', '--json', '--control-url', mock.controlUrl], { env: { CARDCTL_MOCK_TOKEN: mock.controlToken } });
+      const cli = await runCli(
+        ['mock', 'webhook-deliveries', '--state', 'dead', '--json', '--control-url', mock.controlUrl],
+        { env: { CARDCTL_MOCK_TOKEN: mock.controlToken } },
+      );
       expect(cli.code, cli.stderr).toBe(0);
-      expect((JSON.parse(cli.stdout).data as Delivery[]).map((d) => [d.endpoint_id, d.state])).toEqual([[dead.id, 'dead']]);
+      expect((JSON.parse(cli.stdout).data as Delivery[]).map((d) => [d.endpoint_id, d.state])).toEqual([
+        [dead.id, 'dead'],
+      ]);
 
       await advance(mock, 20 * DAY + HOUR); // day 30 + 1 h: the first one's history ran out
       expect(await deliveryCount(mock)).toBe(2);

@@ -7,7 +7,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { BIN, ROOT } from '../helpers/cli.js';
-import { apiCall, approvedCustomer, expectOk, handleFromBanner, issueCard, newIdemKey, wallets, walletImbalance, type MockHandle } from '../helpers/api.js';
+import {
+  apiCall,
+  approvedCustomer,
+  expectOk,
+  handleFromBanner,
+  issueCard,
+  newIdemKey,
+  wallets,
+  walletImbalance,
+  type MockHandle,
+} from '../helpers/api.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cardctl-durability-'));
 const children: ChildProcess[] = [];
@@ -56,11 +66,15 @@ process.stdout.write(JSON.stringify({ baseUrl: m.baseUrl, controlUrl: m.controlU
 /** `cardctl mock start --json --state FILE` through `sh -c` (so a ulimit can apply to it). */
 function startCli(stateFile: string, shellPrefix = ''): Promise<Started> {
   const cmd = `${shellPrefix} exec "${process.execPath}" "${BIN}" mock start --port 0 --json --state "${stateFile}"`;
-  const child = spawn('sh', ['-c', cmd], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1', CARDCTL_CONFIG_DIR: join(dir, 'config') } });
+  const child = spawn('sh', ['-c', cmd], {
+    cwd: ROOT,
+    env: { ...process.env, NO_COLOR: '1', CARDCTL_CONFIG_DIR: join(dir, 'config') },
+  });
   return started(child, (b) => handleFromBanner(b, async () => void child.kill('SIGTERM')));
 }
 
-const exited = (c: ChildProcess) => new Promise((r) => (c.exitCode !== null || c.signalCode !== null ? r(null) : c.once('exit', r)));
+const exited = (c: ChildProcess) =>
+  new Promise((r) => (c.exitCode !== null || c.signalCode !== null ? r(null) : c.once('exit', r)));
 
 /** Every acknowledged write, and the answer it got. */
 interface Acked {
@@ -116,7 +130,8 @@ describe('--state survives SIGKILL at random moments', () => {
 
     // every acknowledged card exists; every acknowledged answer replays identically and moves no money
     const before = await wallets(mock);
-    for (const a of acked.filter((x) => x.kind === 'issue')) expectOk(await apiCall(mock, { method: 'GET', path: `/cards/${(a.answer as any).data.id}` }));
+    for (const a of acked.filter((x) => x.kind === 'issue'))
+      expectOk(await apiCall(mock, { method: 'GET', path: `/cards/${(a.answer as any).data.id}` }));
     for (const a of acked) {
       const again = await apiCall(mock, { method: 'POST', path: a.path, body: a.body, idempotencyKey: a.key });
       expect(again.body, `${a.kind} ${a.key}`).toEqual(a.answer);
@@ -137,12 +152,20 @@ describe('a change that could not be saved', () => {
     const answers: Array<{ key: string; status: number; body: unknown }> = [];
     for (let i = 0; i < 300 && answers.filter((a) => a.status === 500).length < 3; i++) {
       const key = newIdemKey();
-      const res = await apiCall(limited.mock, { method: 'POST', path: `/cards/${card.id}/recharge`, body: { amount: 10 }, idempotencyKey: key });
+      const res = await apiCall(limited.mock, {
+        method: 'POST',
+        path: `/cards/${card.id}/recharge`,
+        body: { amount: 10 },
+        idempotencyKey: key,
+      });
       answers.push({ key, status: res.status, body: res.body });
     }
     const statuses = answers.map((a) => a.status);
     expect(statuses.filter((s) => s === 500).length, `statuses: ${statuses.join(',')}`).toBe(3);
-    expect(statuses.every((s) => s === 200 || s === 500), `statuses: ${statuses.join(',')}`).toBe(true);
+    expect(
+      statuses.every((s) => s === 200 || s === 500),
+      `statuses: ${statuses.join(',')}`,
+    ).toBe(true);
     expect(limited.stderr()).toMatch(/could not save the state to .*state\.json.*\(answered 500\)/);
     limited.child.kill('SIGKILL');
     await exited(limited.child);
@@ -152,12 +175,25 @@ describe('a change that could not be saved', () => {
     // every 200 replays identically, moving no money
     const before = await wallets(mock);
     for (const a of answers.filter((x) => x.status === 200)) {
-      const replay = await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/recharge`, body: { amount: 10 }, idempotencyKey: a.key });
+      const replay = await apiCall(mock, {
+        method: 'POST',
+        path: `/cards/${card.id}/recharge`,
+        body: { amount: 10 },
+        idempotencyKey: a.key,
+      });
       expect(replay.body, a.key).toEqual(a.body);
     }
     expect(await wallets(mock)).toEqual(before);
     // a 500 does not say whether the change happened: replaying its key settles it, exactly once
-    for (const a of answers.filter((x) => x.status === 500)) expectOk(await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/recharge`, body: { amount: 10 }, idempotencyKey: a.key }));
+    for (const a of answers.filter((x) => x.status === 500))
+      expectOk(
+        await apiCall(mock, {
+          method: 'POST',
+          path: `/cards/${card.id}/recharge`,
+          body: { amount: 10 },
+          idempotencyKey: a.key,
+        }),
+      );
     const read = expectOk(await apiCall(mock, { method: 'GET', path: `/cards/${card.id}` }));
     expect(read.balance_minor).toBe(1000 + 10 * answers.length);
     for (const w of await wallets(mock)) expect(walletImbalance(w)).toBe(0);

@@ -196,10 +196,12 @@ describe('webhook endpoint registration: one verdict per URL', () => {
     const accepted: Array<{ id: string; url: string }> = [];
     for (const [url, verdict, stored] of CASES) {
       const res = await control(mock, 'POST', '/webhook-endpoints', { url });
-      const got = res.status === 201 ? 'accepted' : `${res.status} ${JSON.stringify(res.body?.errors?.url ?? res.body)}`;
+      const got =
+        res.status === 201 ? 'accepted' : `${res.status} ${JSON.stringify(res.body?.errors?.url ?? res.body)}`;
       if (verdict === true) {
         if (res.status !== 201) failures.push(`${JSON.stringify(url)} should be accepted, got ${got}`);
-        else if (res.body.data.url !== (stored ?? url)) failures.push(`${JSON.stringify(url)} stored as ${res.body.data.url}, expected ${stored ?? url}`);
+        else if (res.body.data.url !== (stored ?? url))
+          failures.push(`${JSON.stringify(url)} stored as ${res.body.data.url}, expected ${stored ?? url}`);
         else accepted.push({ id: res.body.data.id, url: res.body.data.url });
       } else if (res.status !== 422 || !verdict.test(JSON.stringify(res.body?.errors?.url))) {
         failures.push(`${JSON.stringify(url)} should be refused (${verdict}), got ${got}`);
@@ -231,10 +233,16 @@ describe('webhook delivery checks the address again, after resolving, and connec
     const ep = await ctl(mock, 'POST', '/webhook-endpoints', { url: 'https://rebind.example/hooks' });
     try {
       lookups = [];
-      await ctl(mock, 'POST', '/events', { type: 'withdrawal.failed', data: { withdrawal_id: '01JD2QA1B2C3D4E5F6G7H8J9KM', amount_minor: 10 } });
+      await ctl(mock, 'POST', '/events', {
+        type: 'withdrawal.failed',
+        data: { withdrawal_id: '01JD2QA1B2C3D4E5F6G7H8J9KM', amount_minor: 10 },
+      });
       let attempt: { status: number | null; error: string | null } | undefined;
       for (let i = 0; i < 200 && !attempt; i++) {
-        const log = (await ctl(mock, 'GET', '/webhook-deliveries')) as Array<{ endpoint_id: string; attempts: Array<{ status: number | null; error: string | null }> }>;
+        const log = (await ctl(mock, 'GET', '/webhook-deliveries')) as Array<{
+          endpoint_id: string;
+          attempts: Array<{ status: number | null; error: string | null }>;
+        }>;
         attempt = log.find((d) => d.endpoint_id === ep.id)?.attempts[0];
         if (!attempt) await new Promise((r) => setTimeout(r, 25));
       }
@@ -256,7 +264,10 @@ describe('webhook delivery checks the address again, after resolving, and connec
     const port = (server.address() as { port: number }).port;
     const ep = await ctl(mock, 'POST', '/webhook-endpoints', { url: `http://localhost:${port}/hooks` });
     try {
-      await ctl(mock, 'POST', '/events', { type: 'withdrawal.failed', data: { withdrawal_id: '01JD2QA1B2C3D4E5F6G7H8J9KM', amount_minor: 10 } });
+      await ctl(mock, 'POST', '/events', {
+        type: 'withdrawal.failed',
+        data: { withdrawal_id: '01JD2QA1B2C3D4E5F6G7H8J9KM', amount_minor: 10 },
+      });
       for (let i = 0; i < 200 && got.length === 0; i++) await new Promise((r) => setTimeout(r, 25));
       expect(got).toEqual([`POST /hooks localhost:${port}`]);
     } finally {

@@ -3,7 +3,16 @@
 // combination that cannot happen is a clear 422. The built CLI and signed requests against the mock.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../src/mock/index.js';
-import { activeCard, apiCall, approvedCustomer, control, ctl, customerInput, wallet, type MockHandle } from '../helpers/api.js';
+import {
+  activeCard,
+  apiCall,
+  approvedCustomer,
+  control,
+  ctl,
+  customerInput,
+  wallet,
+  type MockHandle,
+} from '../helpers/api.js';
 import { makeSandbox, type Sandbox } from '../helpers/cli.js';
 
 let mock: MockHandle;
@@ -13,19 +22,29 @@ let env: Record<string, string>;
 beforeAll(async () => {
   mock = (await startMock({ port: 0, seed: 51, providerLatencyMs: 0 })) as unknown as MockHandle;
   sb = makeSandbox();
-  env = { CARDCTL_BASE_URL: mock.baseUrl, CARDCTL_API_KEY: mock.keys.test.keyId, CARDCTL_API_SECRET: mock.keys.test.secret, CARDCTL_MODE: 'test', CARDCTL_MOCK_URL: mock.controlUrl, CARDCTL_MOCK_TOKEN: mock.controlToken };
+  env = {
+    CARDCTL_BASE_URL: mock.baseUrl,
+    CARDCTL_API_KEY: mock.keys.test.keyId,
+    CARDCTL_API_SECRET: mock.keys.test.secret,
+    CARDCTL_MODE: 'test',
+    CARDCTL_MOCK_URL: mock.controlUrl,
+    CARDCTL_MOCK_TOKEN: mock.controlToken,
+  };
 });
 afterAll(async () => {
   await mock?.close();
   sb?.cleanup();
 });
 
-const customersCount = async (): Promise<number> => ((await ctl(mock, 'GET', '/state')) as { customers: number }).customers;
+const customersCount = async (): Promise<number> =>
+  ((await ctl(mock, 'GET', '/state')) as { customers: number }).customers;
 
 describe('faults on operations that move no money', () => {
   it('customers.get 500 (added with the CLI): exit 8, the service failed, retry later; the next call works', async () => {
     const c = await approvedCustomer(mock);
-    const add = await sb.run(['mock', 'faults', 'add', '--operation', 'customers.get', '--kind', '500', '--json'], { env });
+    const add = await sb.run(['mock', 'faults', 'add', '--operation', 'customers.get', '--kind', '500', '--json'], {
+      env,
+    });
     expect(add.code, add.stderr).toBe(0);
     expect(JSON.parse(add.stdout)).toMatchObject({ operation: 'customers.get', kind: '500', remaining: 1 });
     const r = await sb.run(['customers', 'get', c.id], { env });
@@ -53,7 +72,9 @@ describe('faults on operations that move no money', () => {
   it('slow on cards.get: answered later, past a client timeout shorter than the delay', async () => {
     const card = await activeCard(mock);
     await ctl(mock, 'POST', '/faults', { operation: 'cards.get', kind: 'slow', ms: 3000 });
-    const late = await sb.run(['cards', 'get', card.id, '--retries', '0'], { env: { ...env, CARDCTL_TIMEOUT_MS: '300' } });
+    const late = await sb.run(['cards', 'get', card.id, '--retries', '0'], {
+      env: { ...env, CARDCTL_TIMEOUT_MS: '300' },
+    });
     expect(late.code, late.stderr).toBe(8);
     expect(late.stderr).toContain('no answer');
     expect((await sb.run(['cards', 'get', card.id], { env })).code).toBe(0); // used up
@@ -65,11 +86,17 @@ describe('the new kinds on money operations', () => {
     const card = await activeCard(mock);
     await ctl(mock, 'POST', '/faults', { operation: 'recharge', kind: '500' });
     const before = await wallet(mock);
-    const r = await sb.run(['cards', 'recharge', card.id, '--amount', '100', '--idempotency-key', 'f500-1', '--retries', '0'], { env });
+    const r = await sb.run(
+      ['cards', 'recharge', card.id, '--amount', '100', '--idempotency-key', 'f500-1', '--retries', '0'],
+      { env },
+    );
     expect(r.code, r.stderr).toBe(7);
     expect((await wallet(mock)).balance_minor).toBe(before.balance_minor);
     // the same key succeeds once, as the fault is used up and the 500 was not stored
-    const again = await sb.run(['cards', 'recharge', card.id, '--amount', '100', '--idempotency-key', 'f500-1', '--json'], { env });
+    const again = await sb.run(
+      ['cards', 'recharge', card.id, '--amount', '100', '--idempotency-key', 'f500-1', '--json'],
+      { env },
+    );
     expect(again.code, again.stderr).toBe(0);
     expect(JSON.parse(again.stdout).balance_minor).toBe(card.balance_minor + 100);
   });
@@ -77,9 +104,15 @@ describe('the new kinds on money operations', () => {
   it('drop on cards.recharge (operation name): done, no answer; exit 7; the replay shows it done once', async () => {
     const card = await activeCard(mock);
     await ctl(mock, 'POST', '/faults', { operation: 'cards.recharge', kind: 'drop' });
-    const r = await sb.run(['cards', 'recharge', card.id, '--amount', '40', '--idempotency-key', 'fdrop-1', '--retries', '0'], { env });
+    const r = await sb.run(
+      ['cards', 'recharge', card.id, '--amount', '40', '--idempotency-key', 'fdrop-1', '--retries', '0'],
+      { env },
+    );
     expect(r.code, r.stderr).toBe(7);
-    const again = await sb.run(['cards', 'recharge', card.id, '--amount', '40', '--idempotency-key', 'fdrop-1', '--json'], { env });
+    const again = await sb.run(
+      ['cards', 'recharge', card.id, '--amount', '40', '--idempotency-key', 'fdrop-1', '--json'],
+      { env },
+    );
     expect(JSON.parse(again.stdout).balance_minor).toBe(card.balance_minor + 40);
   });
 });
@@ -100,7 +133,9 @@ describe('a combination that cannot happen is refused with 422', () => {
   });
 
   it('the CLI shows the refusal and exits 2', async () => {
-    const r = await sb.run(['mock', 'faults', 'add', '--operation', 'customers.list', '--kind', 'issue_failed'], { env });
+    const r = await sb.run(['mock', 'faults', 'add', '--operation', 'customers.list', '--kind', 'issue_failed'], {
+      env,
+    });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('issue only');
   });

@@ -32,7 +32,9 @@ function firstText(child: ChildProcessWithoutNullStreams, stream: 'stdout' | 'st
 }
 
 function exitOf(child: ChildProcessWithoutNullStreams): Promise<number | null> {
-  return new Promise((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.on('exit', (code) => resolve(code))));
+  return new Promise((resolve) =>
+    child.exitCode !== null ? resolve(child.exitCode) : child.on('exit', (code) => resolve(code)),
+  );
 }
 
 describe('cardctl mock start', () => {
@@ -41,7 +43,16 @@ describe('cardctl mock start', () => {
     try {
       const line = (await firstText(child, 'stdout', /\n/)).split('\n')[0]!;
       const banner = JSON.parse(line);
-      expect(Object.keys(banner)).toEqual(['base_url', 'control_url', 'control_token', 'merchant_id', 'keys', 'webhook_secret', 'products', 'networks']);
+      expect(Object.keys(banner)).toEqual([
+        'base_url',
+        'control_url',
+        'control_token',
+        'merchant_id',
+        'keys',
+        'webhook_secret',
+        'products',
+        'networks',
+      ]);
       const mock = handleFromBanner(banner);
       const port = mock.port;
       expect(expectOk(await apiCall(mock, { method: 'GET', path: '/customers' }))).toEqual([]);
@@ -69,7 +80,13 @@ describe('cardctl mock start', () => {
       expect(missing.stderr).toMatch(/not found/);
       const endpoint = await sandbox.run(['mock', 'webhook-endpoints', 'add', 'http://127.0.0.1:9/hooks', '--json']);
       expect(endpoint.code, endpoint.stderr).toBe(0);
-      const enabled = await sandbox.run(['mock', 'webhook-endpoints', 'enable', JSON.parse(endpoint.stdout).id, '--json']);
+      const enabled = await sandbox.run([
+        'mock',
+        'webhook-endpoints',
+        'enable',
+        JSON.parse(endpoint.stdout).id,
+        '--json',
+      ]);
       expect(enabled.code, enabled.stderr).toBe(0);
       expect(JSON.parse(enabled.stdout)).toMatchObject({ url: 'http://127.0.0.1:9/hooks', enabled: true });
 
@@ -92,7 +109,8 @@ describe('cardctl mock start', () => {
     try {
       const text = await firstText(child, 'stderr', /Ctrl-C/);
       expect(text).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+\/api\/v1/);
-      const token = JSON.parse(readFileSync(join(sandbox.configDir, 'mocks', `${child.pid}.json`), 'utf8')).control_token as string;
+      const token = JSON.parse(readFileSync(join(sandbox.configDir, 'mocks', `${child.pid}.json`), 'utf8'))
+        .control_token as string;
       expect(text).not.toContain(token);
       expect(text).not.toMatch(/[A-Za-z0-9+/]{43}=/); // no 44-character base64 secret
       child.kill('SIGINT');
@@ -103,7 +121,7 @@ describe('cardctl mock start', () => {
     }
   });
 
-  it('two mocks: the second keeps the first\'s record, the commands use the newest and say so, stopping one keeps the other\'s record and profiles', async () => {
+  it("two mocks: the second keeps the first's record, the commands use the newest and say so, stopping one keeps the other's record and profiles", async () => {
     const first = spawnMock(['--json', '--seed', '5', '--save-profiles']);
     let second: ChildProcessWithoutNullStreams | undefined;
     try {
@@ -111,7 +129,9 @@ describe('cardctl mock start', () => {
       // a second --save-profiles would replace the first's profiles: refused, nothing started
       const refused = await sandbox.run(['mock', 'start', '--port', '0', '--save-profiles', '--json']);
       expect(refused.code).toBe(2);
-      expect(refused.stdout + refused.stderr).toMatch(new RegExp(`mock-test and mock-live belong to the mock still running \\(pid ${first.pid}`));
+      expect(refused.stdout + refused.stderr).toMatch(
+        new RegExp(`mock-test and mock-live belong to the mock still running \\(pid ${first.pid}`),
+      );
       const profilesBefore = readFileSync(join(sandbox.configDir, 'profiles.json'), 'utf8');
       expect(profilesBefore).toContain(a.keys.test.key_id);
 
@@ -120,7 +140,9 @@ describe('cardctl mock start', () => {
       second.stderr.on('data', (d: Buffer) => (secondErr += d.toString()));
       const b = JSON.parse((await firstText(second, 'stdout', /\n/)).split('\n')[0]!);
       expect(b.control_token).not.toBe(a.control_token);
-      expect(readdirSync(join(sandbox.configDir, 'mocks')).sort()).toEqual([`${first.pid}.json`, `${second.pid}.json`].sort());
+      expect(readdirSync(join(sandbox.configDir, 'mocks')).sort()).toEqual(
+        [`${first.pid}.json`, `${second.pid}.json`].sort(),
+      );
       await new Promise((r) => setTimeout(r, 50));
       expect(secondErr).toMatch(new RegExp(`another mock is running \\(pid ${first.pid}.*now use this one`));
 

@@ -31,15 +31,31 @@ describe('cards and money', () => {
     const c = await approvedCustomer(mock);
     const w0 = await wallet(mock);
     const card = expectOk(await issueCard(mock, { customerId: c.id, amount: 5000 }), 201);
-    expectOk(await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/recharge`, body: { amount: 700 }, idempotencyKey: newIdemKey() }));
+    expectOk(
+      await apiCall(mock, {
+        method: 'POST',
+        path: `/cards/${card.id}/recharge`,
+        body: { amount: 700 },
+        idempotencyKey: newIdemKey(),
+      }),
+    );
     await advance(mock, 3601);
-    const done = expectOk(await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/terminate`, body: { reason: 'lost' }, idempotencyKey: newIdemKey() }));
+    const done = expectOk(
+      await apiCall(mock, {
+        method: 'POST',
+        path: `/cards/${card.id}/terminate`,
+        body: { reason: 'lost' },
+        idempotencyKey: newIdemKey(),
+      }),
+    );
     expect(done).toMatchObject({ status: 'terminated', balance_minor: 0 });
     const w1 = await wallet(mock);
     expect(w1.balance_minor).toBe(w0.balance_minor - fee);
     expect(w1.fees_collected_minor).toBe(w0.fees_collected_minor + fee);
     expect(walletImbalance(w1)).toBe(0);
-    const mine = (await events(mock)).filter((e) => e.data.card_id === card.id).map((e) => [e.type, e.data.refunded_amount_minor]);
+    const mine = (await events(mock))
+      .filter((e) => e.data.card_id === card.id)
+      .map((e) => [e.type, e.data.refunded_amount_minor]);
     expect(mine).toEqual([
       ['card.issued', undefined],
       ['card.terminated', 5700],
@@ -50,7 +66,10 @@ describe('cards and money', () => {
     const c = await approvedCustomer(mock);
     const before = await wallet(mock);
     const key = newIdemKey();
-    const [a, b] = await Promise.all([issueCard(mock, { customerId: c.id, amount: 1000, idempotencyKey: key }), issueCard(mock, { customerId: c.id, amount: 1000, idempotencyKey: key })]);
+    const [a, b] = await Promise.all([
+      issueCard(mock, { customerId: c.id, amount: 1000, idempotencyKey: key }),
+      issueCard(mock, { customerId: c.id, amount: 1000, idempotencyKey: key }),
+    ]);
     expect([a.status, b.status].sort()).toEqual([201, 409]);
     expectError(a.status === 409 ? a : b, 409, 'idempotency', 'in_flight');
     const replay = expectOk(await issueCard(mock, { customerId: c.id, amount: 1000, idempotencyKey: key }), 201);
@@ -61,20 +80,39 @@ describe('cards and money', () => {
 
 describe('KYC rules of this mock', () => {
   it('last_name "Reject" is rejected after the document delay; the image is gone, so resubmitting needs a new one', async () => {
-    const c = await createCustomer(mock, { mode: 'live', overrides: { last_name: 'Reject', id_type: 'passport', country: 'GBR', id_front_image: TINY_IMAGE } });
+    const c = await createCustomer(mock, {
+      mode: 'live',
+      overrides: { last_name: 'Reject', id_type: 'passport', country: 'GBR', id_front_image: TINY_IMAGE },
+    });
     await advance(mock, 601);
     const read = expectOk(await apiCall(mock, { method: 'GET', path: `/customers/${c.id}`, mode: 'live' }));
     expect(read).toMatchObject({ kyc_status: 'rejected', kyc_failure_reason: 'identity_mismatch' });
-    expect((await events(mock)).filter((e) => e.data.customer_id === c.id).map((e) => e.type)).toEqual(['customer.kyc.pending', 'customer.kyc.rejected']);
+    expect((await events(mock)).filter((e) => e.data.customer_id === c.id).map((e) => e.type)).toEqual([
+      'customer.kyc.pending',
+      'customer.kyc.rejected',
+    ]);
 
-    expectOk(await apiCall(mock, { method: 'PATCH', path: `/customers/${c.id}`, body: { last_name: 'Okafor' }, mode: 'live' }));
+    expectOk(
+      await apiCall(mock, { method: 'PATCH', path: `/customers/${c.id}`, body: { last_name: 'Okafor' }, mode: 'live' }),
+    );
     const incomplete = await apiCall(mock, { method: 'POST', path: `/customers/${c.id}/kyc`, mode: 'live' });
     expectError(incomplete, 422, 'customer', 'kyc_incomplete');
     expect(incomplete.body.message).toMatch(/id_front_image/);
 
-    expectOk(await apiCall(mock, { method: 'PATCH', path: `/customers/${c.id}`, body: { id_front_image: TINY_IMAGE }, mode: 'live' }));
-    expect(expectOk(await apiCall(mock, { method: 'POST', path: `/customers/${c.id}/kyc`, mode: 'live' }), 202).kyc_status).toBe('pending');
+    expectOk(
+      await apiCall(mock, {
+        method: 'PATCH',
+        path: `/customers/${c.id}`,
+        body: { id_front_image: TINY_IMAGE },
+        mode: 'live',
+      }),
+    );
+    expect(
+      expectOk(await apiCall(mock, { method: 'POST', path: `/customers/${c.id}/kyc`, mode: 'live' }), 202).kyc_status,
+    ).toBe('pending');
     await ctl(mock, 'POST', `/customers/${c.id}/kyc`, { verdict: 'approved' });
-    expect(expectOk(await apiCall(mock, { method: 'GET', path: `/customers/${c.id}`, mode: 'live' })).kyc_status).toBe('approved');
+    expect(expectOk(await apiCall(mock, { method: 'GET', path: `/customers/${c.id}`, mode: 'live' })).kyc_status).toBe(
+      'approved',
+    );
   });
 });

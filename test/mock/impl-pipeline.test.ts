@@ -1,7 +1,18 @@
 // Step 1 of the mock: one pipeline, every failure an envelope, never a 500 or a crash.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../src/mock/index.js';
-import { apiCall, expectError, expectNotFound, expectOk, expectValidation, rawRequest, rawSocket, signedHeaders, UNKNOWN_ULID, type MockHandle } from '../helpers/api.js';
+import {
+  apiCall,
+  expectError,
+  expectNotFound,
+  expectOk,
+  expectValidation,
+  rawRequest,
+  rawSocket,
+  signedHeaders,
+  UNKNOWN_ULID,
+  type MockHandle,
+} from '../helpers/api.js';
 
 let mock: MockHandle;
 beforeAll(async () => {
@@ -33,7 +44,13 @@ describe('bodies the API cannot use get a 422 envelope', () => {
 describe('size limit', () => {
   it('a 10 MB body answers 413 with the error envelope, and the mock keeps serving', async () => {
     const big = Buffer.alloc(10 * 1024 * 1024, 0x61);
-    const res = await rawRequest({ port: mock.port, method: 'POST', path: '/api/v1/customers', headers: { 'Content-Type': 'application/json' }, body: big });
+    const res = await rawRequest({
+      port: mock.port,
+      method: 'POST',
+      path: '/api/v1/customers',
+      headers: { 'Content-Type': 'application/json' },
+      body: big,
+    });
     expectError(res, 413, 'body', 'too_large');
     expectOk(await apiCall(mock, { method: 'GET', path: '/customers' }));
   });
@@ -44,11 +61,18 @@ describe('routes', () => {
     expectNotFound(await apiCall(mock, { method: 'GET', path: '/nothing' }));
     expectNotFound(await apiCall(mock, { method: 'PUT', path: `/cards/${UNKNOWN_ULID}` }));
     expectNotFound(await rawRequest({ port: mock.port, method: 'GET', path: '/' }));
-    expectError(await rawRequest({ port: mock.port, method: 'GET', path: '/api/v1/nothing' }), 401, 'gateway', 'missing_signature_headers');
+    expectError(
+      await rawRequest({ port: mock.port, method: 'GET', path: '/api/v1/nothing' }),
+      401,
+      'gateway',
+      'missing_signature_headers',
+    );
   });
 
   it('CONNECT (a proxy tunnel request) gets the 404 envelope of an unmatched route and the connection closes', async () => {
-    const out = (await rawSocket(mock.port, Buffer.from('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'))).toString('latin1');
+    const out = (
+      await rawSocket(mock.port, Buffer.from('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'))
+    ).toString('latin1');
     expect(out).toMatch(/^HTTP\/1\.1 404 /);
     expect(out).toMatch(/\r\nConnection: close\r\n/i);
     const body = JSON.parse(out.slice(out.indexOf('\r\n\r\n') + 4));

@@ -9,7 +9,8 @@ import { activeCard, apiCall, ctl, expectOk, walletImbalance, wallets, type Mock
 const dir = mkdtempSync(join(tmpdir(), 'cardctl-mock-impl-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const start = async (opts: Parameters<typeof startMock>[0]) => (await startMock({ port: 0, providerLatencyMs: 0, ...opts })) as unknown as MockHandle;
+const start = async (opts: Parameters<typeof startMock>[0]) =>
+  (await startMock({ port: 0, providerLatencyMs: 0, ...opts })) as unknown as MockHandle;
 
 describe('seeded start', () => {
   it('the same seed gives the same merchant, keys and products; another seed does not', async () => {
@@ -46,20 +47,33 @@ describe('seeded start', () => {
 describe('startMock options are checked', () => {
   it('wrong options reject with a TypeError or RangeError saying what is expected; nothing starts', async () => {
     await expect(startMock({ port: 0, rateLimit: 0 })).rejects.toThrow(RangeError);
-    await expect(startMock({ port: 0, rateLimit: 0 })).rejects.toThrow(/rateLimit must be a whole number of requests per minute, at least 1/);
+    await expect(startMock({ port: 0, rateLimit: 0 })).rejects.toThrow(
+      /rateLimit must be a whole number of requests per minute, at least 1/,
+    );
     await expect(startMock({ port: 0, rateLimit: 2.5 })).rejects.toThrow(RangeError);
     await expect(startMock({ port: 0, rateLimit: '10' as unknown as number })).rejects.toThrow(TypeError);
     await expect(startMock({ port: 0, webhookUrls: ['ftp://10.0.0.1/x'] })).rejects.toThrow(RangeError);
-    await expect(startMock({ port: 0, webhookUrls: ['ftp://10.0.0.1/x'] })).rejects.toThrow(/webhookUrls: "ftp:\/\/10\.0\.0\.1\/x": /);
-    await expect(startMock({ port: 0, webhookUrls: 'https://example.com/h' as unknown as string[] })).rejects.toThrow(TypeError);
+    await expect(startMock({ port: 0, webhookUrls: ['ftp://10.0.0.1/x'] })).rejects.toThrow(
+      /webhookUrls: "ftp:\/\/10\.0\.0\.1\/x": /,
+    );
+    await expect(startMock({ port: 0, webhookUrls: 'https://example.com/h' as unknown as string[] })).rejects.toThrow(
+      TypeError,
+    );
     await expect(startMock({ port: 70000 })).rejects.toThrow(/port must be a whole number from 0 to 65535/);
     await expect(startMock({ port: 0, providerLatencyMs: -1 })).rejects.toThrow(RangeError);
     await expect(startMock({ port: 0, webhookTimeoutMs: Number.NaN })).rejects.toThrow(RangeError);
-    await expect(startMock({ port: 0, keys: [{ keyId: 'k', secret: 's', mode: 'prod' as 'test' }] })).rejects.toThrow(/mode must be one of test, live/);
+    await expect(startMock({ port: 0, keys: [{ keyId: 'k', secret: 's', mode: 'prod' as 'test' }] })).rejects.toThrow(
+      /mode must be one of test, live/,
+    );
   });
 
   it('a valid rateLimit and webhook URL start a mock that answers signed requests with that limit', async () => {
-    const mock = await start({ seed: 10, rateLimit: 1, webhookUrls: ['https://hooks.example.com/cardctl'], lookup: async () => [{ address: '93.184.215.14', family: 4 }] });
+    const mock = await start({
+      seed: 10,
+      rateLimit: 1,
+      webhookUrls: ['https://hooks.example.com/cardctl'],
+      lookup: async () => [{ address: '93.184.215.14', family: 4 }],
+    });
     try {
       const res = await apiCall(mock, { method: 'GET', path: '/customers' });
       expectOk(res);
@@ -68,7 +82,9 @@ describe('startMock options are checked', () => {
       const over = await apiCall(mock, { method: 'GET', path: '/customers' });
       expect(over.status).toBe(429);
       expect(Number(over.headers['retry-after'])).toBeGreaterThanOrEqual(1);
-      expect((await ctl(mock, 'GET', '/webhook-endpoints')).map((e: { url: string }) => e.url)).toEqual(['https://hooks.example.com/cardctl']);
+      expect((await ctl(mock, 'GET', '/webhook-endpoints')).map((e: { url: string }) => e.url)).toEqual([
+        'https://hooks.example.com/cardctl',
+      ]);
     } finally {
       await mock.close();
     }
@@ -99,6 +115,8 @@ describe('--state FILE', () => {
   it('a file that is not a mock state is refused with what to do', async () => {
     const file = join(dir, 'broken.json');
     writeFileSync(file, '{"not": "a state"}');
-    await expect(startMock({ port: 0, stateFile: file })).rejects.toThrow(/not a complete cardctl mock state.*move it away or delete it/);
+    await expect(startMock({ port: 0, stateFile: file })).rejects.toThrow(
+      /not a complete cardctl mock state.*move it away or delete it/,
+    );
   });
 });

@@ -85,13 +85,22 @@ afterAll(() => {
 });
 
 async function mockWith(urls: string[], extra: Partial<StartMockOptions> = {}): Promise<MockHandle> {
-  const mock = (await startMock({ port: 0, providerLatencyMs: 0, webhookUrls: urls, ...extra })) as unknown as MockHandle;
+  const mock = (await startMock({
+    port: 0,
+    providerLatencyMs: 0,
+    webhookUrls: urls,
+    ...extra,
+  })) as unknown as MockHandle;
   opened.push(mock);
   return mock;
 }
 
 const emit = (mock: MockHandle, body: Record<string, unknown> = {}) =>
-  ctl(mock, 'POST', '/events', { type: 'withdrawal.failed', data: { withdrawal_id: '01JD2QA1B2C3D4E5F6G7H8J9KM', amount_minor: 10 }, ...body });
+  ctl(mock, 'POST', '/events', {
+    type: 'withdrawal.failed',
+    data: { withdrawal_id: '01JD2QA1B2C3D4E5F6G7H8J9KM', amount_minor: 10 },
+    ...body,
+  });
 
 describe('webhook delivery: failures', () => {
   it('a 3xx is a failed attempt and the redirect is not followed', async () => {
@@ -118,7 +127,11 @@ describe('webhook delivery: failures', () => {
     opened.push(slow);
     const mock = await mockWith([refusedUrl, slow.url], { webhookTimeoutMs: 300 });
     await emit(mock);
-    await until(async () => (await deliveries(mock)).every((d) => d.attempts.length === 1) && (await deliveries(mock)).length === 2, 'both attempts');
+    await until(
+      async () =>
+        (await deliveries(mock)).every((d) => d.attempts.length === 1) && (await deliveries(mock)).length === 2,
+      'both attempts',
+    );
     const log = await deliveries(mock);
     const refused = log.find((d) => d.url === refusedUrl)!;
     const timedOut = log.find((d) => d.url === slow.url)!;
@@ -163,7 +176,10 @@ describe('webhook delivery: failures', () => {
     expect(a.got).toHaveLength(7); // a disabled endpoint receives nothing
     expect(await deliveries(mock)).toHaveLength(1);
 
-    expect(await ctl(mock, 'POST', `/webhook-endpoints/${ep.id}/enable`)).toMatchObject({ enabled: true, disabled_at: null });
+    expect(await ctl(mock, 'POST', `/webhook-endpoints/${ep.id}/enable`)).toMatchObject({
+      enabled: true,
+      disabled_at: null,
+    });
     await emit(mock);
     await until(() => a.got.length === 8, 'a delivery after re-enabling');
     expect((await control(mock, 'POST', '/webhook-endpoints/01JD2QA1B2C3D4E5F6G7H8J9KM/enable')).status).toBe(404);
@@ -205,7 +221,9 @@ describe('webhook delivery: schedule', () => {
     // spread over the whole range, not a constant
     expect(Math.min(...fractions)).toBeLessThan(0.02);
     expect(Math.max(...fractions)).toBeGreaterThan(0.18);
-    expect(jitterFraction(8, '01JD2QA1B2C3D4E5F6G7H8J000', 1)).not.toBe(jitterFraction(7, '01JD2QA1B2C3D4E5F6G7H8J000', 1));
+    expect(jitterFraction(8, '01JD2QA1B2C3D4E5F6G7H8J000', 1)).not.toBe(
+      jitterFraction(7, '01JD2QA1B2C3D4E5F6G7H8J000', 1),
+    );
   });
 
   it('each delivery waits 1 min plus its own 0-20 % jitter after a first failure', async () => {
@@ -226,7 +244,7 @@ describe('webhook delivery: schedule', () => {
 });
 
 describe('webhook delivery: endpoints', () => {
-  it('each endpoint gets its own copy and schedule; other merchants\' endpoints get nothing', async () => {
+  it("each endpoint gets its own copy and schedule; other merchants' endpoints get nothing", async () => {
     const a = await receiver([500]);
     const b = await receiver();
     const c = await receiver();
@@ -248,10 +266,24 @@ describe('webhook delivery: endpoints', () => {
     expect(c.got).toHaveLength(0);
     // the other merchant's event goes to its endpoint only, signed with its own secret
     await emit(mock, { merchant_id: other.merchantId });
-    await until(() => c.got.length === 1, 'the other merchant\'s delivery');
+    await until(() => c.got.length === 1, "the other merchant's delivery");
     const g = c.got[0]!;
-    expect(verifyWebhook({ secret: other.webhookSecret, header: String(g.headers['x-service-signature']), body: g.body, now: nowSeconds() }).valid).toBe(true);
-    expect(verifyWebhook({ secret: mock.webhookSecret, header: String(g.headers['x-service-signature']), body: g.body, now: nowSeconds() }).valid).toBe(false);
+    expect(
+      verifyWebhook({
+        secret: other.webhookSecret,
+        header: String(g.headers['x-service-signature']),
+        body: g.body,
+        now: nowSeconds(),
+      }).valid,
+    ).toBe(true);
+    expect(
+      verifyWebhook({
+        secret: mock.webhookSecret,
+        header: String(g.headers['x-service-signature']),
+        body: g.body,
+        now: nowSeconds(),
+      }).valid,
+    ).toBe(false);
     await sleep(100);
     expect(a.got).toHaveLength(2);
     expect(b.got).toHaveLength(1);
@@ -269,8 +301,17 @@ describe('webhook delivery: endpoints', () => {
 
   it('registration: loopback http(s) on any port; elsewhere https on 443 to a public host, no userinfo', async () => {
     // hooks.example.com stands for a public host: this resolver answers a public address for it
-    const mock = await mockWith([], { lookup: async (host) => (host === 'hooks.example.com' ? [{ address: '93.184.215.14', family: 4 }] : dns.lookup(host, { all: true })) });
-    for (const url of ['http://127.0.0.1:9/x', 'https://localhost:8443/x', 'http://[::1]:9/x', 'https://hooks.example.com/x', 'https://hooks.example.com:443/x']) {
+    const mock = await mockWith([], {
+      lookup: async (host) =>
+        host === 'hooks.example.com' ? [{ address: '93.184.215.14', family: 4 }] : dns.lookup(host, { all: true }),
+    });
+    for (const url of [
+      'http://127.0.0.1:9/x',
+      'https://localhost:8443/x',
+      'http://[::1]:9/x',
+      'https://hooks.example.com/x',
+      'https://hooks.example.com:443/x',
+    ]) {
       expect((await control(mock, 'POST', '/webhook-endpoints', { url })).status, url).toBe(201);
     }
     const refused: Array<[string, RegExp]> = [
@@ -300,7 +341,12 @@ describe('webhook delivery: stopping', () => {
     const stateFile = join(dir, 'state.json');
     const slow = await receiver([], { hang: true });
     opened.push(slow);
-    const first = (await startMock({ port: 0, providerLatencyMs: 0, stateFile, webhookUrls: [slow.url] })) as unknown as MockHandle;
+    const first = (await startMock({
+      port: 0,
+      providerLatencyMs: 0,
+      stateFile,
+      webhookUrls: [slow.url],
+    })) as unknown as MockHandle;
     await emit(first);
     await until(() => slow.got.length === 1, 'the attempt in flight');
     await first.close();
@@ -322,7 +368,12 @@ describe('webhook delivery: stopping', () => {
     });
     await new Promise<void>((r) => server.listen(Number(sameUrl.port), '127.0.0.1', r));
     opened.push({ close: () => new Promise<void>((r) => server.close(() => r())) });
-    const second = (await startMock({ port: 0, providerLatencyMs: 0, stateFile, webhookUrls: [slow.url] })) as unknown as MockHandle;
+    const second = (await startMock({
+      port: 0,
+      providerLatencyMs: 0,
+      stateFile,
+      webhookUrls: [slow.url],
+    })) as unknown as MockHandle;
     opened.push(second);
     await until(() => got.length === 1, 'the attempt made again after the restart');
     expect(got[0]!.headers['x-service-delivery']).toBe(slow.got[0]!.headers['x-service-delivery']);

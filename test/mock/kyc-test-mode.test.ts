@@ -20,7 +20,13 @@ describe('test-mode verification', () => {
     };
     let t = 1_000;
     const events: string[] = [];
-    const rt = { now: () => t++, markDirty: () => {}, events: { record: (_m: string, _mode: string, type: string) => void events.push(type) }, plainState: { customers: { [c.id]: c } }, state: { customers: { [c.id]: c } } };
+    const rt = {
+      now: () => t++,
+      markDirty: () => {},
+      events: { record: (_m: string, _mode: string, type: string) => void events.push(type) },
+      plainState: { customers: { [c.id]: c } },
+      state: { customers: { [c.id]: c } },
+    };
     expect(settleCustomer(rt as never, c as never)).toBe(true);
     expect(c.kyc_status).toBe('approved');
     expect(events).toEqual(['customer.kyc.pending', 'customer.kyc.approved']);

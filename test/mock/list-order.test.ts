@@ -16,7 +16,12 @@ async function listAll(mock: MockServer, key?: KeyPair): Promise<string[]> {
   const ids: string[] = [];
   let cursor: string | null = null;
   for (;;) {
-    const res = await apiCall(mock, { method: 'GET', path: '/customers', query: { per_page: '2', ...(cursor ? { cursor } : {}) }, key });
+    const res = await apiCall(mock, {
+      method: 'GET',
+      path: '/customers',
+      query: { per_page: '2', ...(cursor ? { cursor } : {}) },
+      key,
+    });
     expect(res.status).toBe(200);
     const page = res.body as { data: Array<{ id: string }>; meta: { next_cursor: string | null } };
     ids.push(...page.data.map((c) => c.id));

@@ -31,13 +31,30 @@ afterAll(async () => mock?.close());
 
 const mode = fc.constantFrom<'test' | 'live'>('test', 'live');
 const op = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('issue' as const), mode, amount: fc.integer({ min: 0, max: 50_000 }) }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('recharge' as const), card: fc.nat(), amount: fc.integer({ min: 1, max: 30_000 }) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({ kind: fc.constant('issue' as const), mode, amount: fc.integer({ min: 0, max: 50_000 }) }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('recharge' as const),
+      card: fc.nat(),
+      amount: fc.integer({ min: 1, max: 30_000 }),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('freeze' as const), card: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('unfreeze' as const), card: fc.nat() }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('terminate' as const), card: fc.nat() }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('replay' as const), nth: fc.nat() }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('provision' as const), card: fc.nat(), outcome: fc.constantFrom('active', 'failed') }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('provision' as const),
+      card: fc.nat(),
+      outcome: fc.constantFrom('active', 'failed'),
+    }),
+  },
   {
     weight: 2,
     arbitrary: fc.record({
@@ -77,7 +94,9 @@ const total = (w: WalletRow) => w.balance_minor + w.cards_balance_minor + w.fees
  * money sits in reserved_minor, a failed one's went back to the wallet: neither is in cards_balance.
  */
 async function issuedCards(merchantId: string, md: 'test' | 'live'): Promise<string[]> {
-  const ids = (await events(mock, merchantId)).filter((e) => e.type === 'card.issued' && e.mode === md).map((e) => String(e.data.card_id));
+  const ids = (await events(mock, merchantId))
+    .filter((e) => e.type === 'card.issued' && e.mode === md)
+    .map((e) => String(e.data.card_id));
   return [...new Set(ids)];
 }
 
@@ -105,7 +124,13 @@ async function runSequence(ops: Op[]): Promise<void> {
   // the first success each key answered: a replay must answer the same (no operation applied twice)
   const succeeded = new Map<string, { status: number; id: unknown; balance: unknown }>();
   const money = async (s: Sent) => {
-    const res = await apiCall(mock, { method: 'POST', path: s.path, body: s.body, key: keyOf(s.mode), idempotencyKey: s.key }).catch((err: Error) => {
+    const res = await apiCall(mock, {
+      method: 'POST',
+      path: s.path,
+      body: s.body,
+      key: keyOf(s.mode),
+      idempotencyKey: s.key,
+    }).catch((err: Error) => {
       // an injected `drop`: done, but the connection closed without an answer (a replay reveals it)
       expect(err.message, s.path).toMatch(/socket hang up|ECONNRESET/);
       return undefined;
@@ -127,7 +152,12 @@ async function runSequence(ops: Op[]): Promise<void> {
     const card = 'card' in o && cards.length ? cards[o.card % cards.length]! : undefined;
     switch (o.kind) {
       case 'issue': {
-        const s = { mode: o.mode, path: '/cards', body: { customer_id: customer.id, amount_minor: o.amount }, key: newIdemKey() };
+        const s = {
+          mode: o.mode,
+          path: '/cards',
+          body: { customer_id: customer.id, amount_minor: o.amount },
+          key: newIdemKey(),
+        };
         sent.push(s);
         await money(s);
         break;
@@ -136,7 +166,12 @@ async function runSequence(ops: Op[]): Promise<void> {
       case 'terminate': {
         if (!card) break;
         if (o.kind === 'terminate') await advance(mock, 3601);
-        const s = { mode: card.mode, path: `/cards/${card.id}/${o.kind}`, body: o.kind === 'recharge' ? { amount: o.amount } : {}, key: newIdemKey() };
+        const s = {
+          mode: card.mode,
+          path: `/cards/${card.id}/${o.kind}`,
+          body: o.kind === 'recharge' ? { amount: o.amount } : {},
+          key: newIdemKey(),
+        };
         sent.push(s);
         await money(s);
         break;
@@ -152,12 +187,20 @@ async function runSequence(ops: Op[]): Promise<void> {
         if (card) await ctl(mock, 'POST', `/cards/${card.id}/provision`, { outcome: o.outcome }).catch(() => undefined); // only pending cards accept it
         break;
       case 'deposit':
-        await ctl(mock, 'POST', '/deposits', { merchant_id: m.merchantId, network: mock.networks[0], asset_amount: o.amount, status: o.status });
+        await ctl(mock, 'POST', '/deposits', {
+          merchant_id: m.merchantId,
+          network: mock.networks[0],
+          asset_amount: o.amount,
+          status: o.status,
+        });
         break;
       case 'fault':
         // issue_failed is refused (422) on recharge and terminate: it means something for issue only
         await ctl(mock, 'POST', '/faults', {
-          operation: o.fault === 'issue_failed' && (o.operation === 'recharge' || o.operation === 'terminate') ? 'issue' : o.operation,
+          operation:
+            o.fault === 'issue_failed' && (o.operation === 'recharge' || o.operation === 'terminate')
+              ? 'issue'
+              : o.operation,
           kind: o.fault,
           count: 1,
           merchant_id: m.merchantId,
@@ -176,7 +219,9 @@ async function runSequence(ops: Op[]): Promise<void> {
     expect(w.balance_minor).toBeGreaterThanOrEqual(0);
     expect(w.cards_balance_minor).toBeGreaterThanOrEqual(0);
     expect(w.reserved_minor).toBeGreaterThanOrEqual(0);
-    expect(total(w) - total(b), `only deposits change the ${w.mode} total`).toBe(w.deposits_credited_minor - b.deposits_credited_minor);
+    expect(total(w) - total(b), `only deposits change the ${w.mode} total`).toBe(
+      w.deposits_credited_minor - b.deposits_credited_minor,
+    );
     if (w.mode === 'test') expect(w.deposits_credited_minor).toBe(b.deposits_credited_minor);
   }
   // The card balances the API shows add up to the wallet's cards_balance_minor: every card it
@@ -247,9 +292,16 @@ async function runCliSequence(sb: Sandbox, ops: CliOp[]): Promise<void> {
   const m = await newMerchant(mock);
   const customer = await approvedCustomer(mock, m.test);
   const fee = mock.products.find((p) => p.default)!.issue_fee_minor;
-  const env = { CARDCTL_API_KEY: m.test.keyId, CARDCTL_API_SECRET: m.test.secret, CARDCTL_BASE_URL: mock.baseUrl, CARDCTL_MODE: 'test', CARDCTL_TIMEOUT_MS: String(CLI_TIMEOUT_MS) };
+  const env = {
+    CARDCTL_API_KEY: m.test.keyId,
+    CARDCTL_API_SECRET: m.test.secret,
+    CARDCTL_BASE_URL: mock.baseUrl,
+    CARDCTL_MODE: 'test',
+    CARDCTL_TIMEOUT_MS: String(CLI_TIMEOUT_MS),
+  };
   const cli = (args: string[]) => sb.run(args, { env, timeoutMs: 60_000 });
-  const balance = async () => (await wallets(mock)).find((w) => w.merchant_id === m.merchantId && w.mode === 'test')!.balance_minor;
+  const balance = async () =>
+    (await wallets(mock)).find((w) => w.merchant_id === m.merchantId && w.mode === 'test')!.balance_minor;
   const cardCount = async () => ((await ctl(mock, 'GET', '/state')) as { cards: number }).cards;
   const before = (await wallets(mock)).filter((w) => w.merchant_id === m.merchantId);
   const applied = new Map<string, number>();
@@ -301,10 +353,19 @@ async function runCliSequence(sb: Sandbox, ops: CliOp[]): Promise<void> {
     const known = await issuedCards(m.merchantId, 'test');
     let s: CliSend | undefined;
     if (o.kind === 'again') s = sends.length ? sends[o.pick % sends.length] : undefined;
-    else if (o.kind === 'issue') s = { kind: 'issue', key: newIdemKey(), amount: o.amount, args: ['cards', 'issue', '--customer', customer.id, '--amount', String(o.amount)] };
+    else if (o.kind === 'issue')
+      s = {
+        kind: 'issue',
+        key: newIdemKey(),
+        amount: o.amount,
+        args: ['cards', 'issue', '--customer', customer.id, '--amount', String(o.amount)],
+      };
     else if (known.length) {
       const card = known[o.pick % known.length]!;
-      const args = o.kind === 'recharge' ? ['cards', 'recharge', card, '--amount', String(o.amount)] : ['cards', 'terminate', card];
+      const args =
+        o.kind === 'recharge'
+          ? ['cards', 'recharge', card, '--amount', String(o.amount)]
+          : ['cards', 'terminate', card];
       s = { kind: o.kind, key: newIdemKey(), amount: o.amount, card, args };
     }
     if (!s) continue;
@@ -315,7 +376,13 @@ async function runCliSequence(sb: Sandbox, ops: CliOp[]): Promise<void> {
     if (s.kind === 'terminate') await advance(mock, 3601); // a card under an hour old is not terminated
     if (o.fault) {
       const kind = o.fault.kind === 'issue_failed' && s.kind !== 'issue' ? '503' : o.fault.kind;
-      await ctl(mock, 'POST', '/faults', { operation: s.kind, kind, count: o.fault.count, merchant_id: m.merchantId, ...(kind === 'slow' ? { ms: o.fault.ms } : {}) });
+      await ctl(mock, 'POST', '/faults', {
+        operation: s.kind,
+        kind,
+        count: o.fault.count,
+        merchant_id: m.merchantId,
+        ...(kind === 'slow' ? { ms: o.fault.ms } : {}),
+      });
     }
     await runCounted(s, s.args);
   }
@@ -325,13 +392,16 @@ async function runCliSequence(sb: Sandbox, ops: CliOp[]): Promise<void> {
     const s = sends.find((x) => x.key === key)!;
     let r;
     for (let i = 0; i < 12 && unresolved.has(key); i++) {
-      for (const id of pending) await ctl(mock, 'POST', `/cards/${id}/provision`, { outcome: 'active' }).catch(() => undefined);
+      for (const id of pending)
+        await ctl(mock, 'POST', `/cards/${id}/provision`, { outcome: 'active' }).catch(() => undefined);
       pending.clear();
       r = await runCounted(s, ['ops', 'replay', key, '--json']);
     }
     expect(unresolved.has(key), `${key} resolved by ops replay (last exit ${r?.code}): ${r?.stderr}`).toBe(false);
   }
-  const left = JSON.parse((await cli(['ops', 'list', '--unresolved', '--all', '--json'])).stdout).data as Array<{ idempotency_key: string }>;
+  const left = JSON.parse((await cli(['ops', 'list', '--unresolved', '--all', '--json'])).stdout).data as Array<{
+    idempotency_key: string;
+  }>;
   expect(left.filter((e) => sends.some((s) => s.key === e.idempotency_key))).toEqual([]);
 
   // and the books balance, as in the property above
@@ -352,7 +422,11 @@ describe('what the CLI reports is what happened, under every fault kind', () => 
   it('for random sequences of issue, recharge, terminate, the same command again and ops replay', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(cliOp, { minLength: 5, maxLength: 9 }), (ops) => runCliSequence(sb, ops)),
-      { numRuns: Number(process.env.PROPERTY_CLI_RUNS ?? 4), seed: Number(process.env.PROPERTY_SEED ?? 4242), endOnFailure: true },
+      {
+        numRuns: Number(process.env.PROPERTY_CLI_RUNS ?? 4),
+        seed: Number(process.env.PROPERTY_SEED ?? 4242),
+        endOnFailure: true,
+      },
     );
     if (process.env.PROPERTY_VERBOSE) console.log(Object.fromEntries([...cliSeen].sort()));
     // the runs reached the outcomes that matter: done, refused, unknown and resolved by a replay

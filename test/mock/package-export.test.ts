@@ -14,7 +14,11 @@ describe("import { startMock } from 'cardctl/mock'", () => {
       const body = await res.json();
       console.log(JSON.stringify({ baseUrl: mock.baseUrl, status: res.status, code: body.errors.gateway[0], products: mock.products.length }));
       await mock.close();`;
-    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     expect(r.stderr).toBe('');
     const out = JSON.parse(r.stdout);
     expect(out.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1$/);

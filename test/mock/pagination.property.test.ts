@@ -30,24 +30,45 @@ function reference(rows: Row[], perPage: number, cursor: { d: 'n' | 'p'; at: Pos
 }
 
 const request = (perPage: number, cursor: string | null) => {
-  const req = readPageRequest('rows', new URLSearchParams({ per_page: String(perPage), ...(cursor ? { cursor } : {}) }));
+  const req = readPageRequest(
+    'rows',
+    new URLSearchParams({ per_page: String(perPage), ...(cursor ? { cursor } : {}) }),
+  );
   if ('status' in req) throw new Error('the request was refused');
   return req;
 };
-const page = (rows: Row[], perPage: number, cursor: string | null) => paginate('rows', rows, position, request(perPage, cursor));
+const page = (rows: Row[], perPage: number, cursor: string | null) =>
+  paginate('rows', rows, position, request(perPage, cursor));
 /** The same page from an index kept oldest first (the customers list): binary search and slice. */
 const sortedPage = (rows: Row[], perPage: number, cursor: string | null) =>
-  paginateSorted('rows', [...rows].sort((a, b) => (newer(position(a), position(b)) ? 1 : -1)), position, request(perPage, cursor));
+  paginateSorted(
+    'rows',
+    [...rows].sort((a, b) => (newer(position(a), position(b)) ? 1 : -1)),
+    position,
+    request(perPage, cursor),
+  );
 
 // rows with unique seqs (as the mock's are) and times that collide often (same millisecond)
-const rowsArb = fc
-  .array(fc.integer({ min: 0, max: 40 }), { maxLength: 120 })
-  .chain((times) => fc.shuffledSubarray(times.map((at, seq) => ({ at, seq })), { minLength: times.length, maxLength: times.length }));
+const rowsArb = fc.array(fc.integer({ min: 0, max: 40 }), { maxLength: 120 }).chain((times) =>
+  fc.shuffledSubarray(
+    times.map((at, seq) => ({ at, seq })),
+    { minLength: times.length, maxLength: times.length },
+  ),
+);
 
 describe('pagination', () => {
   it('one page at any cursor is the page the definition gives', () => {
     fc.assert(
-      fc.property(rowsArb, fc.integer({ min: 1, max: 30 }), fc.option(fc.record({ d: fc.constantFrom('n' as const, 'p' as const), at: fc.tuple(fc.integer({ min: -1, max: 41 }), fc.integer({ min: -1, max: 125 })) })), (rows, perPage, cursor) => {
+      fc.property(
+        rowsArb,
+        fc.integer({ min: 1, max: 30 }),
+        fc.option(
+          fc.record({
+            d: fc.constantFrom('n' as const, 'p' as const),
+            at: fc.tuple(fc.integer({ min: -1, max: 41 }), fc.integer({ min: -1, max: 125 })),
+          }),
+        ),
+        (rows, perPage, cursor) => {
           const raw = cursor ? encodeCursor('rows', cursor.d, cursor.at) : null;
           const want = reference(rows, perPage, cursor);
           for (const got of [page(rows, perPage, raw), sortedPage(rows, perPage, raw)]) {
@@ -55,7 +76,8 @@ describe('pagination', () => {
             expect(got.meta.has_more).toBe(want.hasMore);
             expect(got.meta.previous_cursor !== null).toBe(want.hasPrevious && want.data.length > 0);
           }
-        }),
+        },
+      ),
       { numRuns: 400 },
     );
   });

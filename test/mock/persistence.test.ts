@@ -6,7 +6,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, ROOT } from '../helpers/cli.js';
-import { apiCall, approvedCustomer, expectOk, handleFromBanner, issueCard, newIdemKey, wallets, walletImbalance, type MockBanner, type MockHandle } from '../helpers/api.js';
+import {
+  apiCall,
+  approvedCustomer,
+  expectOk,
+  handleFromBanner,
+  issueCard,
+  newIdemKey,
+  wallets,
+  walletImbalance,
+  type MockBanner,
+  type MockHandle,
+} from '../helpers/api.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cardctl-mock-state-'));
 const stateFile = join(dir, 'state.json');
@@ -22,7 +33,10 @@ type Banner = MockBanner;
 function startChild(): Promise<{ child: ChildProcessWithoutNullStreams; mock: MockHandle; banner: Banner }> {
   return new Promise((resolve, reject) => {
     const env = { ...process.env, NO_COLOR: '1', CARDCTL_CONFIG_DIR: join(dir, 'config') };
-    const child = spawn(process.execPath, [BIN, 'mock', 'start', '--port', '0', '--json', '--state', stateFile], { cwd: ROOT, env });
+    const child = spawn(process.execPath, [BIN, 'mock', 'start', '--port', '0', '--json', '--state', stateFile], {
+      cwd: ROOT,
+      env,
+    });
     children.push(child);
     let out = '';
     let err = '';
@@ -65,7 +79,12 @@ describe('persistence across SIGKILL', () => {
           const res =
             (w + i) % 2 === 0
               ? await issueCard(m1, { customerId: customer.id, amount: 100 + i })
-              : await apiCall(m1, { method: 'POST', path: `/cards/${card.id}/recharge`, body: { amount: 1 + i }, idempotencyKey: newIdemKey() });
+              : await apiCall(m1, {
+                  method: 'POST',
+                  path: `/cards/${card.id}/recharge`,
+                  body: { amount: 1 + i },
+                  idempotencyKey: newIdemKey(),
+                });
           if (res.status === 201) okCards.push(res.body.data.id);
         } catch {
           // connection refused or reset once killed
@@ -79,7 +98,9 @@ describe('persistence across SIGKILL', () => {
     await Promise.all(burst);
     expect(killed).toBe(true);
     expect(okCards.length, 'writes went through before the kill').toBeGreaterThan(0);
-    await new Promise((r) => (first.child.exitCode !== null || first.child.signalCode !== null ? r(null) : first.child.once('exit', r)));
+    await new Promise((r) =>
+      first.child.exitCode !== null || first.child.signalCode !== null ? r(null) : first.child.once('exit', r),
+    );
     expect(existsSync(stateFile)).toBe(true);
     // no temporary files left half-written next to the state would be read as state
     expect(readdirSync(dir).filter((f) => f.startsWith('state.json'))).toContain('state.json');

@@ -4,7 +4,15 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../src/mock/index.js';
-import { activeCard, approvedCustomer, ctl, newKey, rawRequest, type KeyPair, type MockHandle } from '../helpers/api.js';
+import {
+  activeCard,
+  approvedCustomer,
+  ctl,
+  newKey,
+  rawRequest,
+  type KeyPair,
+  type MockHandle,
+} from '../helpers/api.js';
 import { makeSandbox } from '../helpers/cli.js';
 import { independentSignature, nowS, sha256hex, signedCall, type SignedCall } from '../helpers/independent-signer.js';
 
@@ -27,7 +35,10 @@ type Mode = 'test' | 'live';
 const keyOf = (m: MockHandle, mode: Mode): KeyPair => m.keys[mode];
 
 /** Sends one request and returns the record the log kept for it (the newest API record). */
-async function record(m: MockHandle, call: Omit<SignedCall, 'port' | 'keyId' | 'secret'> & { key?: KeyPair; mode?: Mode }): Promise<any> {
+async function record(
+  m: MockHandle,
+  call: Omit<SignedCall, 'port' | 'keyId' | 'secret'> & { key?: KeyPair; mode?: Mode },
+): Promise<any> {
   const key = call.key ?? keyOf(m, call.mode ?? 'test');
   const res = await signedCall({ port: m.port, keyId: key.keyId, secret: key.secret, ...call });
   const [r] = await ctl(m, 'GET', '/_mock/requests?plane=api&limit=1');
@@ -38,23 +49,39 @@ const byId = (m: MockHandle, id: string) => ctl(m, 'GET', `/_mock/requests/${id}
 
 describe('401 missing_signature_headers', () => {
   it('names the missing header and the near name sent instead', async () => {
-    await rawRequest({ port: mock.port, method: 'GET', path: '/api/v1/customers', headers: { 'X-Api-Key': mock.keys.test.keyId, 'X-Timestamp': nowS(), 'X-Nonse': 'n1', 'X-Signature': 'abc' } });
+    await rawRequest({
+      port: mock.port,
+      method: 'GET',
+      path: '/api/v1/customers',
+      headers: { 'X-Api-Key': mock.keys.test.keyId, 'X-Timestamp': nowS(), 'X-Nonse': 'n1', 'X-Signature': 'abc' },
+    });
     const [r] = await ctl(mock, 'GET', '/_mock/requests?limit=1');
     expect(r.codes).toEqual(['missing_signature_headers']);
-    expect(r.diagnosis).toMatchObject({ id: 'header_misnamed', details: { missing: ['X-Nonce'], near: { 'X-Nonce': 'x-nonse' } } });
+    expect(r.diagnosis).toMatchObject({
+      id: 'header_misnamed',
+      details: { missing: ['X-Nonce'], near: { 'X-Nonce': 'x-nonse' } },
+    });
     expect(r.diagnosis.message).toMatch(/X-Nonce \(you sent "x-nonse": rename it\)/);
   });
   it('lists every missing header when none is near', async () => {
     await rawRequest({ port: mock.port, method: 'GET', path: '/api/v1/customers' });
     const [r] = await ctl(mock, 'GET', '/_mock/requests?limit=1');
-    expect(r.diagnosis).toMatchObject({ id: 'headers_missing', details: { missing: ['X-Api-Key', 'X-Timestamp', 'X-Nonce', 'X-Signature'] } });
+    expect(r.diagnosis).toMatchObject({
+      id: 'headers_missing',
+      details: { missing: ['X-Api-Key', 'X-Timestamp', 'X-Nonce', 'X-Signature'] },
+    });
   });
 });
 
 describe('401 timestamp_out_of_window', () => {
   for (const mode of ['test', 'live'] as const) {
     it(`gives the skew on the real clock (${mode} mode)`, async () => {
-      const r = await record(mock, { mode, method: 'GET', path: '/api/v1/customers', timestamp: String(Number(nowS()) - 1000) });
+      const r = await record(mock, {
+        mode,
+        method: 'GET',
+        path: '/api/v1/customers',
+        timestamp: String(Number(nowS()) - 1000),
+      });
       expect(r.diagnosis.id).toBe('timestamp_stale');
       expect(r.diagnosis.details.skew_seconds).toBeLessThanOrEqual(-1000);
       expect(r.diagnosis.details.within_simulated_clock).toBe(false);
@@ -62,22 +89,33 @@ describe('401 timestamp_out_of_window', () => {
     });
   }
   it('tells milliseconds and malformed values', async () => {
-    expect((await record(mock, { method: 'GET', path: '/api/v1/customers', timestamp: String(Date.now()) })).diagnosis.id).toBe('timestamp_milliseconds');
-    expect((await record(mock, { method: 'GET', path: '/api/v1/customers', timestamp: '12ab' })).diagnosis.id).toBe('timestamp_malformed');
+    expect(
+      (await record(mock, { method: 'GET', path: '/api/v1/customers', timestamp: String(Date.now()) })).diagnosis.id,
+    ).toBe('timestamp_milliseconds');
+    expect((await record(mock, { method: 'GET', path: '/api/v1/customers', timestamp: '12ab' })).diagnosis.id).toBe(
+      'timestamp_malformed',
+    );
   });
   it('says when the request was signed with the simulated clock moved by mock clock advance', async () => {
     const m = await newMock({ seed: 181 });
     await ctl(m, 'POST', '/_mock/clock/advance', { seconds: 3600 });
     const simulated = String(Number(nowS()) + 3600);
     const r = await record(m, { mode: 'live', method: 'GET', path: '/api/v1/customers', timestamp: simulated });
-    expect(r.diagnosis).toMatchObject({ id: 'timestamp_from_simulated_clock', details: { within_simulated_clock: true } });
+    expect(r.diagnosis).toMatchObject({
+      id: 'timestamp_from_simulated_clock',
+      details: { within_simulated_clock: true },
+    });
     expect(r.diagnosis.message).toMatch(/mock clock advance/);
   });
 });
 
 describe('401 invalid_api_key', () => {
   it('an unknown key id', async () => {
-    const r = await record(mock, { method: 'GET', path: '/api/v1/customers', key: { keyId: '01JD2Q7N8V3K4M5P6R7S8T9ZZZ', secret: 'x' } });
+    const r = await record(mock, {
+      method: 'GET',
+      path: '/api/v1/customers',
+      key: { keyId: '01JD2Q7N8V3K4M5P6R7S8T9ZZZ', secret: 'x' },
+    });
     expect(r.diagnosis).toMatchObject({ id: 'key_unknown', details: { key_id: '01JD2Q7N8V3K4M5P6R7S8T9ZZZ' } });
   });
   for (const mode of ['test', 'live'] as const) {
@@ -98,7 +136,11 @@ describe('401 invalid_api_key', () => {
     expect(Math.floor(Date.parse(r.diagnosis.details.expires_at) / 1000)).toBe(Date.parse(d.expires_at) / 1000);
   });
   it('a secret sent as the key id, without recording it', async () => {
-    const r = await record(mock, { method: 'GET', path: '/api/v1/customers', key: { keyId: mock.keys.live.secret, secret: mock.keys.live.secret } });
+    const r = await record(mock, {
+      method: 'GET',
+      path: '/api/v1/customers',
+      key: { keyId: mock.keys.live.secret, secret: mock.keys.live.secret },
+    });
     expect(r.diagnosis.id).toBe('secret_sent_as_key_id');
     expect(JSON.stringify(r)).not.toContain(mock.keys.live.secret);
   });
@@ -107,38 +149,74 @@ describe('401 invalid_api_key', () => {
 describe('401 invalid_signature', () => {
   for (const mode of ['test', 'live'] as const) {
     it(`finds the query signed unsorted with the key's secret (${mode} mode), same id as sign diagnose`, async () => {
-      const r = await record(mock, { mode, method: 'GET', path: '/api/v1/customers', query: 'per_page=2&cursor=abc', signed: { query: 'per_page=2&cursor=abc' } });
+      const r = await record(mock, {
+        mode,
+        method: 'GET',
+        path: '/api/v1/customers',
+        query: 'per_page=2&cursor=abc',
+        signed: { query: 'per_page=2&cursor=abc' },
+      });
       expect(r.codes).toEqual(['invalid_signature']);
       expect(r.diagnosis.id).toBe('query_not_sorted');
       expect(r.diagnosis.details.mistakes.map((m: any) => m.id)).toEqual(['query_not_sorted']);
-      expect(r.diagnosis.details.canonical).toEqual(['GET', '/api/v1/customers', 'cursor=abc&per_page=2', keyOf(mock, mode).keyId, expect.any(String), expect.any(String), expect.stringMatching(/^[0-9a-f]{64}$/)]);
+      expect(r.diagnosis.details.canonical).toEqual([
+        'GET',
+        '/api/v1/customers',
+        'cursor=abc&per_page=2',
+        keyOf(mock, mode).keyId,
+        expect.any(String),
+        expect.any(String),
+        expect.stringMatching(/^[0-9a-f]{64}$/),
+      ]);
     });
   }
   it('finds the path signed without /api/v1 and a pretty-printed body', async () => {
-    expect((await record(mock, { method: 'GET', path: '/api/v1/customers', signed: { path: '/customers' } })).diagnosis.id).toBe('path_without_prefix');
+    expect(
+      (await record(mock, { method: 'GET', path: '/api/v1/customers', signed: { path: '/customers' } })).diagnosis.id,
+    ).toBe('path_without_prefix');
     const body = JSON.stringify({ first_name: 'Ada' });
     const pretty = JSON.stringify({ first_name: 'Ada' }, null, 2);
     const { createHash } = await import('node:crypto');
-    const r = await record(mock, { mode: 'live', method: 'POST', path: '/api/v1/customers', body, signed: { bodySha256: createHash('sha256').update(pretty).digest('hex') } });
+    const r = await record(mock, {
+      mode: 'live',
+      method: 'POST',
+      path: '/api/v1/customers',
+      body,
+      signed: { bodySha256: createHash('sha256').update(pretty).digest('hex') },
+    });
     expect(r.diagnosis.id).toBe('body_pretty_printed');
   });
   it('finds a secret read with its trailing newline', async () => {
-    const r = await record(mock, { method: 'GET', path: '/api/v1/customers', signed: { secret: mock.keys.test.secret + '\n' } });
+    const r = await record(mock, {
+      method: 'GET',
+      path: '/api/v1/customers',
+      signed: { secret: mock.keys.test.secret + '\n' },
+    });
     expect(r.diagnosis.id).toBe('secret_trailing_newline');
   });
   it('names the key whose secret signed it: the other mode', async () => {
-    const r = await record(mock, { method: 'GET', path: '/api/v1/customers', signed: { secret: mock.keys.live.secret } });
-    expect(r.diagnosis).toMatchObject({ id: 'signed_with_other_secret', details: { signed_with_key_id: mock.keys.live.keyId } });
+    const r = await record(mock, {
+      method: 'GET',
+      path: '/api/v1/customers',
+      signed: { secret: mock.keys.live.secret },
+    });
+    expect(r.diagnosis).toMatchObject({
+      id: 'signed_with_other_secret',
+      details: { signed_with_key_id: mock.keys.live.keyId },
+    });
     expect(r.diagnosis.message).toMatch(/the live key .* \(the other mode\)/);
   });
   it('names a revoked key whose secret signed it', async () => {
     const revoked = await newKey(mock, { mode: 'test' });
     await ctl(mock, 'POST', `/_mock/keys/${revoked.keyId}/revoke`);
     const r = await record(mock, { method: 'GET', path: '/api/v1/customers', signed: { secret: revoked.secret } });
-    expect(r.diagnosis).toMatchObject({ id: 'signed_with_other_secret', details: { signed_with_key_id: revoked.keyId } });
+    expect(r.diagnosis).toMatchObject({
+      id: 'signed_with_other_secret',
+      details: { signed_with_key_id: revoked.keyId },
+    });
     expect(r.diagnosis.message).toMatch(/revoked key/);
   });
-  it("names a rolled secret past its 24 hours", async () => {
+  it('names a rolled secret past its 24 hours', async () => {
     const m = await newMock({ seed: 183 });
     const old = m.keys.test;
     await ctl(m, 'POST', `/_mock/keys/${old.keyId}/roll`);
@@ -150,14 +228,33 @@ describe('401 invalid_signature', () => {
   it('names the same mistake as `cardctl sign diagnose` given the same request', async () => {
     const key = mock.keys.live;
     const [ts, nonce, body] = [nowS(), randomUUID(), '{"first_name":"Ada"}'];
-    const signature = independentSignature(key.secret + '\n', ['POST', '/api/v1/customers', '', key.keyId, ts, nonce, sha256hex(body)]);
-    const headers = { 'X-Api-Key': key.keyId, 'X-Timestamp': ts, 'X-Nonce': nonce, 'X-Signature': signature, 'Content-Type': 'application/json' };
+    const signature = independentSignature(key.secret + '\n', [
+      'POST',
+      '/api/v1/customers',
+      '',
+      key.keyId,
+      ts,
+      nonce,
+      sha256hex(body),
+    ]);
+    const headers = {
+      'X-Api-Key': key.keyId,
+      'X-Timestamp': ts,
+      'X-Nonce': nonce,
+      'X-Signature': signature,
+      'Content-Type': 'application/json',
+    };
     await rawRequest({ port: mock.port, method: 'POST', path: '/api/v1/customers', headers, body });
     const [r] = await ctl(mock, 'GET', '/_mock/requests?limit=1');
     const sandbox = makeSandbox();
     try {
-      const raw = `POST /api/v1/customers HTTP/1.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
-      const cli = await sandbox.run(['sign', 'diagnose', '--request', '-', '--json'], { input: raw, env: { CARDCTL_API_SECRET: key.secret, CARDCTL_API_KEY: key.keyId } });
+      const raw = `POST /api/v1/customers HTTP/1.1\r\n${Object.entries(headers)
+        .map(([k, v]) => `${k}: ${v}`)
+        .join('\r\n')}\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+      const cli = await sandbox.run(['sign', 'diagnose', '--request', '-', '--json'], {
+        input: raw,
+        env: { CARDCTL_API_SECRET: key.secret, CARDCTL_API_KEY: key.keyId },
+      });
       const ids = JSON.parse(cli.stdout).mistakes.map((m: any) => m.id);
       expect(ids).toEqual(['secret_trailing_newline']);
       expect(r.diagnosis.details.mistakes.map((m: any) => m.id)).toEqual(ids);
@@ -166,7 +263,12 @@ describe('401 invalid_signature', () => {
     }
   });
   it('shows the canonical string with invisible characters made visible', async () => {
-    const r = await record(mock, { method: 'GET', path: '/api/v1/customers', nonce: 'nonce\u00a0x', signed: { path: '/api/v1/customers/' } });
+    const r = await record(mock, {
+      method: 'GET',
+      path: '/api/v1/customers',
+      nonce: 'nonce\u00a0x',
+      signed: { path: '/api/v1/customers/' },
+    });
     expect(r.diagnosis.details.canonical[5]).toBe('nonce\\u{A0}x');
   });
 });
@@ -178,7 +280,10 @@ describe('409 replay_detected', () => {
       const first = await record(mock, { mode, method: 'GET', path: '/api/v1/customers', nonce });
       const again = await record(mock, { mode, method: 'GET', path: '/api/v1/customers', nonce });
       expect(again.codes).toEqual(['replay_detected']);
-      expect(again.diagnosis).toMatchObject({ id: 'nonce_reused', details: { nonce, first_request: { request_id: first.id, at: first.received_at } } });
+      expect(again.diagnosis).toMatchObject({
+        id: 'nonce_reused',
+        details: { nonce, first_request: { request_id: first.id, at: first.received_at } },
+      });
     });
   }
 });
@@ -187,13 +292,34 @@ describe('idempotency', () => {
   it('422 payload_mismatch: the fields that differ from the first body, and its id', async () => {
     const customer = (await approvedCustomer(mock)).id;
     const key = `idem-${randomUUID()}`;
-    const first = await record(mock, { method: 'POST', path: '/api/v1/cards', body: JSON.stringify({ customer_id: customer, amount_minor: 1000 }), headers: { 'Idempotency-Key': key } });
+    const first = await record(mock, {
+      method: 'POST',
+      path: '/api/v1/cards',
+      body: JSON.stringify({ customer_id: customer, amount_minor: 1000 }),
+      headers: { 'Idempotency-Key': key },
+    });
     expect(first.status).toBe(201);
-    const changed = await record(mock, { method: 'POST', path: '/api/v1/cards', body: JSON.stringify({ customer_id: customer, amount_minor: 2000 }), headers: { 'Idempotency-Key': key } });
+    const changed = await record(mock, {
+      method: 'POST',
+      path: '/api/v1/cards',
+      body: JSON.stringify({ customer_id: customer, amount_minor: 2000 }),
+      headers: { 'Idempotency-Key': key },
+    });
     expect(changed.codes).toEqual(['payload_mismatch']);
-    expect(changed.diagnosis).toMatchObject({ id: 'body_fields_differ', details: { fields: ['amount_minor'], first_request: { request_id: first.id } } });
-    const reordered = await record(mock, { method: 'POST', path: '/api/v1/cards', body: JSON.stringify({ amount_minor: 1000, customer_id: customer }), headers: { 'Idempotency-Key': key } });
-    expect(reordered.diagnosis).toMatchObject({ id: 'same_fields_other_bytes', details: { first_request: { request_id: first.id } } });
+    expect(changed.diagnosis).toMatchObject({
+      id: 'body_fields_differ',
+      details: { fields: ['amount_minor'], first_request: { request_id: first.id } },
+    });
+    const reordered = await record(mock, {
+      method: 'POST',
+      path: '/api/v1/cards',
+      body: JSON.stringify({ amount_minor: 1000, customer_id: customer }),
+      headers: { 'Idempotency-Key': key },
+    });
+    expect(reordered.diagnosis).toMatchObject({
+      id: 'same_fields_other_bytes',
+      details: { first_request: { request_id: first.id } },
+    });
   });
   it('422 payload_mismatch: the key reused for another operation (live mode)', async () => {
     await ctl(mock, 'POST', '/_mock/deposits', { network: mock.networks[0], asset_amount: '1000', status: 'credited' });
@@ -201,8 +327,20 @@ describe('idempotency', () => {
     const another = await activeCard(mock, { mode: 'live' });
     const key = `idem-${randomUUID()}`;
     const body = JSON.stringify({ amount: 500 });
-    await record(mock, { mode: 'live', method: 'POST', path: `/api/v1/cards/${card.id}/recharge`, body, headers: { 'Idempotency-Key': key } });
-    const other = await record(mock, { mode: 'live', method: 'POST', path: `/api/v1/cards/${another.id}/recharge`, body, headers: { 'Idempotency-Key': key } });
+    await record(mock, {
+      mode: 'live',
+      method: 'POST',
+      path: `/api/v1/cards/${card.id}/recharge`,
+      body,
+      headers: { 'Idempotency-Key': key },
+    });
+    const other = await record(mock, {
+      mode: 'live',
+      method: 'POST',
+      path: `/api/v1/cards/${another.id}/recharge`,
+      body,
+      headers: { 'Idempotency-Key': key },
+    });
     expect(other.diagnosis.id, JSON.stringify(other.diagnosis)).toBe('key_reused_for_other_operation');
   });
   it('409 in_flight: the request still running with the key', async () => {
@@ -210,9 +348,21 @@ describe('idempotency', () => {
     const customer = (await approvedCustomer(m)).id;
     const key = `idem-${randomUUID()}`;
     const body = JSON.stringify({ customer_id: customer, amount_minor: 1000 });
-    const running = signedCall({ port: m.port, method: 'POST', path: '/api/v1/cards', body, headers: { 'Idempotency-Key': key }, ...m.keys.test });
+    const running = signedCall({
+      port: m.port,
+      method: 'POST',
+      path: '/api/v1/cards',
+      body,
+      headers: { 'Idempotency-Key': key },
+      ...m.keys.test,
+    });
     await new Promise((r) => setTimeout(r, 300));
-    const second = await record(m, { method: 'POST', path: '/api/v1/cards', body, headers: { 'Idempotency-Key': key } });
+    const second = await record(m, {
+      method: 'POST',
+      path: '/api/v1/cards',
+      body,
+      headers: { 'Idempotency-Key': key },
+    });
     expect((await running).status).toBe(201);
     expect(second.codes).toEqual(['in_flight']);
     expect(second.diagnosis.id).toBe('key_still_running');
@@ -223,7 +373,12 @@ describe('idempotency', () => {
 
 describe('422 validation', () => {
   it('lists the fields and their messages', async () => {
-    const r = await record(mock, { mode: 'live', method: 'POST', path: '/api/v1/customers', body: JSON.stringify({ first_name: 'Ada' }) });
+    const r = await record(mock, {
+      mode: 'live',
+      method: 'POST',
+      path: '/api/v1/customers',
+      body: JSON.stringify({ first_name: 'Ada' }),
+    });
     expect(r.diagnosis.id).toBe('validation');
     expect(Object.keys(r.diagnosis.details.fields)).toEqual(expect.arrayContaining(['last_name', 'email']));
     expect(r.diagnosis.message).toMatch(/last_name: /);
@@ -251,10 +406,13 @@ describe('404', () => {
 });
 
 describe('403', () => {
-  it('the scope needed and the key\'s scopes', async () => {
+  it("the scope needed and the key's scopes", async () => {
     const key = await newKey(mock, { mode: 'live', scopes: ['cards.read'] });
     const r = await record(mock, { key, method: 'GET', path: '/api/v1/customers' });
-    expect(r.diagnosis).toMatchObject({ id: 'scope_missing', details: { needed: 'customers.read', scopes: ['cards.read'] } });
+    expect(r.diagnosis).toMatchObject({
+      id: 'scope_missing',
+      details: { needed: 'customers.read', scopes: ['cards.read'] },
+    });
   });
   it('the address and the allowlist', async () => {
     const key = await newKey(mock, { mode: 'test', ip_allowlist: ['203.0.113.0/24'] });
@@ -274,7 +432,10 @@ describe('429', () => {
     for (let i = 0; i < 2; i++) await record(m, { mode: 'live', method: 'GET', path: '/api/v1/customers' });
     const r = await record(m, { mode: 'live', method: 'GET', path: '/api/v1/customers' });
     expect(r.status).toBe(429);
-    expect(r.diagnosis).toMatchObject({ id: 'rate_limit_exceeded', details: { window_seconds: 60, count: 2, limit: 2 } });
+    expect(r.diagnosis).toMatchObject({
+      id: 'rate_limit_exceeded',
+      details: { window_seconds: 60, count: 2, limit: 2 },
+    });
     expect(r.diagnosis.details.reset_seconds).toBeGreaterThanOrEqual(1);
     expect(await byId(m, r.id)).toEqual(r);
   });

@@ -13,12 +13,21 @@ beforeAll(async () => {
 });
 afterAll(async () => mock?.close());
 
-const get = (path: string, query = '', key = mock.keys.test) => signedCall({ port: mock.port, method: 'GET', path, query, keyId: key.keyId, secret: key.secret });
+const get = (path: string, query = '', key = mock.keys.test) =>
+  signedCall({ port: mock.port, method: 'GET', path, query, keyId: key.keyId, secret: key.secret });
 const newest = async (query = 'limit=1'): Promise<any[]> => ctl(mock, 'GET', `/_mock/requests?${query}`);
 
 describe('a record', () => {
   it('holds what the issue lists, and never a header it does not name', async () => {
-    const res = await signedCall({ port: mock.port, method: 'GET', path: '/api/v1/customers', query: 'per_page=2', keyId: mock.keys.test.keyId, secret: mock.keys.test.secret, nonce: 'nonce-record-1' });
+    const res = await signedCall({
+      port: mock.port,
+      method: 'GET',
+      path: '/api/v1/customers',
+      query: 'per_page=2',
+      keyId: mock.keys.test.keyId,
+      secret: mock.keys.test.secret,
+      nonce: 'nonce-record-1',
+    });
     expect(res.status).toBe(200);
     const [r] = await newest();
     expect(r).toMatchObject({
@@ -46,7 +55,14 @@ describe('a record', () => {
 
   it('keeps a body up to 16 KiB, with its size and SHA-256', async () => {
     const big = JSON.stringify({ first_name: 'x'.repeat(20_000) });
-    await signedCall({ port: mock.port, method: 'POST', path: '/api/v1/customers', body: big, keyId: mock.keys.test.keyId, secret: mock.keys.test.secret });
+    await signedCall({
+      port: mock.port,
+      method: 'POST',
+      path: '/api/v1/customers',
+      body: big,
+      keyId: mock.keys.test.keyId,
+      secret: mock.keys.test.secret,
+    });
     const [r] = await newest();
     expect(r.body).toMatchObject({ bytes: Buffer.byteLength(big), sha256: sha256hex(big), truncated: true });
     expect(Buffer.byteLength(r.body.text)).toBe(16 * 1024);
@@ -93,7 +109,11 @@ describe('filters and pages', () => {
     const seen: string[] = [];
     let cursor = '';
     for (let i = 0; i < 3; i++) {
-      const res = await control(mock, 'GET', `/_mock/requests?path=/api/v1/customers&limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+      const res = await control(
+        mock,
+        'GET',
+        `/_mock/requests?path=/api/v1/customers&limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+      );
       seen.push(...res.body.data.filter((r: any) => r.query.startsWith('page_probe')).map((r: any) => r.query));
       cursor = res.body.meta.next_cursor;
     }
@@ -113,7 +133,9 @@ describe('filters and pages', () => {
       expect(Object.keys(res.body.errors)).toEqual(['since']);
     }
     for (const value of ['2026-11-26', '2026-11-26T01:00:00Z', '2026-11-26T01:00:00.5+05:30', '1795000000']) {
-      expect((await control(mock, 'GET', `/_mock/requests?since=${encodeURIComponent(value)}`)).status, value).toBe(200);
+      expect((await control(mock, 'GET', `/_mock/requests?since=${encodeURIComponent(value)}`)).status, value).toBe(
+        200,
+      );
     }
   });
 
@@ -122,7 +144,9 @@ describe('filters and pages', () => {
       const res = await control(mock, 'GET', `/_mock/requests?${query}`);
       expect(res.status, query).toBe(422);
       const name = query.split('&').at(-1)!.split('=')[0]!;
-      expect(res.body.errors[name][0]).toContain(`There is no parameter "${name}": the parameters are status, failed, code,`);
+      expect(res.body.errors[name][0]).toContain(
+        `There is no parameter "${name}": the parameters are status, failed, code,`,
+      );
     }
   });
 });
@@ -131,7 +155,15 @@ describe('bounds', () => {
   it('keeps only the last N requests', async () => {
     const small = (await startMock({ port: 0, seed: 1, requestLog: 3 })) as unknown as MockHandle;
     try {
-      for (let i = 0; i < 5; i++) await signedCall({ port: small.port, method: 'GET', path: '/api/v1/customers', query: `n=${i}`, keyId: small.keys.test.keyId, secret: small.keys.test.secret });
+      for (let i = 0; i < 5; i++)
+        await signedCall({
+          port: small.port,
+          method: 'GET',
+          path: '/api/v1/customers',
+          query: `n=${i}`,
+          keyId: small.keys.test.keyId,
+          secret: small.keys.test.secret,
+        });
       const res = await control(small, 'GET', '/_mock/requests?limit=100');
       expect(res.body.data.map((r: any) => r.query)).toEqual(['n=4', 'n=3', 'n=2']);
       expect(res.body.meta).toMatchObject({ capacity: 3, has_more: false });
@@ -164,7 +196,8 @@ describe('bounds', () => {
       slow.write('POST /api/v1/cards HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 4\r\n\r\n{');
       const read = async () => (await control(m, 'GET', '/_mock/requests?after=req_1&order=oldest')).body;
       let body = await read();
-      for (let n = 0; n < 100 && body.meta.pending.length === 0; n++) (await new Promise((r) => setTimeout(r, 20)), (body = await read()));
+      for (let n = 0; n < 100 && body.meta.pending.length === 0; n++)
+        await new Promise((r) => setTimeout(r, 20)), (body = await read());
       expect(body.meta.pending).toEqual(['req_2']);
       expect(body.data).toEqual([]);
       await rawRequest({ port: m.port, method: 'GET', path: '/api/v1/customers' }); // req_3, answered first
@@ -185,7 +218,13 @@ describe('bounds', () => {
   it('is off with requestLog 0: the calls say how to turn it on', async () => {
     const off = (await startMock({ port: 0, seed: 1, requestLog: 0 })) as unknown as MockHandle;
     try {
-      await signedCall({ port: off.port, method: 'GET', path: '/api/v1/customers', keyId: off.keys.test.keyId, secret: off.keys.test.secret });
+      await signedCall({
+        port: off.port,
+        method: 'GET',
+        path: '/api/v1/customers',
+        keyId: off.keys.test.keyId,
+        secret: off.keys.test.secret,
+      });
       const res = await control(off, 'GET', '/_mock/requests');
       expect(res.status).toBe(404);
       expect(JSON.stringify(res.body.errors)).toMatch(/--request-log 0/);
@@ -196,6 +235,8 @@ describe('bounds', () => {
 
   it('refuses a wrong requestLog option before starting', async () => {
     await expect(startMock({ port: 0, requestLog: -1 })).rejects.toThrow(RangeError);
-    await expect(startMock({ port: 0, requestLog: 'many' as unknown as number })).rejects.toThrow(/requestLog must be a number/);
+    await expect(startMock({ port: 0, requestLog: 'many' as unknown as number })).rejects.toThrow(
+      /requestLog must be a number/,
+    );
   });
 });

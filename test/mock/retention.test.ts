@@ -14,15 +14,25 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const HOUR = 3600;
 const DAY = 24 * HOUR;
-const counts = async (mock: MockServer) => (await ctl(mock, 'GET', '/state')) as { idempotency_keys: number; webhook_deliveries: number };
+const counts = async (mock: MockServer) =>
+  (await ctl(mock, 'GET', '/state')) as { idempotency_keys: number; webhook_deliveries: number };
 
 describe('retention on the simulated clock', () => {
   it('stored replies: kept until 24 h, then forgotten (the same key runs again), also after a restart', async () => {
     const stateFile = join(dir, 'idem', 'state.json');
     let mock = await startMock({ port: 0, stateFile, providerLatencyMs: 0 });
     try {
-      const card = expectOk(await issueCard(mock, { customerId: (await approvedCustomer(mock)).id, amount: 1000 }), 201);
-      const recharge = () => apiCall(mock, { method: 'POST', path: `/cards/${card.id}/recharge`, body: { amount: 10 }, idempotencyKey: 'kept-a-day' });
+      const card = expectOk(
+        await issueCard(mock, { customerId: (await approvedCustomer(mock)).id, amount: 1000 }),
+        201,
+      );
+      const recharge = () =>
+        apiCall(mock, {
+          method: 'POST',
+          path: `/cards/${card.id}/recharge`,
+          body: { amount: 10 },
+          idempotencyKey: 'kept-a-day',
+        });
       expect(expectOk(await recharge()).balance_minor).toBe(1010);
       const stored = (await counts(mock)).idempotency_keys;
       expect(stored).toBeGreaterThanOrEqual(2); // the issue and the recharge
@@ -74,11 +84,22 @@ describe('retention on the simulated clock', () => {
     const stateFile = join(dir, 'steady', 'state.json');
     const mock = await startMock({ port: 0, stateFile, providerLatencyMs: 0, rateLimit: 1_000_000 });
     try {
-      const card = expectOk(await issueCard(mock, { customerId: (await approvedCustomer(mock)).id, amount: 1000 }), 201);
+      const card = expectOk(
+        await issueCard(mock, { customerId: (await approvedCustomer(mock)).id, amount: 1000 }),
+        201,
+      );
       const seen: number[] = [];
       // 12 rounds of 10 recharges, 6 simulated hours apart: a day holds at most 4 or 5 rounds
       for (let round = 0; round < 12; round++) {
-        for (let i = 0; i < 10; i++) expectOk(await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/recharge`, body: { amount: 1 }, idempotencyKey: newIdemKey() }));
+        for (let i = 0; i < 10; i++)
+          expectOk(
+            await apiCall(mock, {
+              method: 'POST',
+              path: `/cards/${card.id}/recharge`,
+              body: { amount: 1 },
+              idempotencyKey: newIdemKey(),
+            }),
+          );
         await advance(mock, 6 * HOUR);
         seen.push((await counts(mock)).idempotency_keys);
       }

@@ -20,18 +20,38 @@ const USER_SECRET = randomBytes(32).toString('base64');
 async function profiles(): Promise<Record<string, { key_id: string; base_url: string; secret_fingerprint: string }>> {
   const r = await sandbox.run(['profiles', 'list', '--json']);
   expect(r.code, r.stderr).toBe(0);
-  return Object.fromEntries((JSON.parse(r.stdout).data as Array<{ name: string; key_id: string; base_url: string; secret_fingerprint: string }>).map((p) => [p.name, p]));
+  return Object.fromEntries(
+    (
+      JSON.parse(r.stdout).data as Array<{ name: string; key_id: string; base_url: string; secret_fingerprint: string }>
+    ).map((p) => [p.name, p]),
+  );
 }
 
 it("keeps the user's mock-test, saves the mock's as mock-test-2, and updates its own profiles on the next start", async () => {
-  const add = await sandbox.run(['profiles', 'add', 'mock-test', '--key-id', USER_KEY, '--mode', 'test', '--base-url', 'https://api.example.com', '--secret-stdin'], { input: `${USER_SECRET}\n` });
+  const add = await sandbox.run(
+    [
+      'profiles',
+      'add',
+      'mock-test',
+      '--key-id',
+      USER_KEY,
+      '--mode',
+      'test',
+      '--base-url',
+      'https://api.example.com',
+      '--secret-stdin',
+    ],
+    { input: `${USER_SECRET}\n` },
+  );
   expect(add.code, add.stderr).toBe(0);
   const userProfile = (await profiles())['mock-test']!;
 
   const first = await startMockProcess(sandbox, ['--save-profiles', '--seed', '3']);
   running.push(first);
   await new Promise((r) => setTimeout(r, 100));
-  expect(first.stderr()).toMatch(/note: mock-test is a profile this mock did not write \(yours\): kept as it is; this mock's keys are saved as mock-test-2 \(instead of mock-test\)/);
+  expect(first.stderr()).toMatch(
+    /note: mock-test is a profile this mock did not write \(yours\): kept as it is; this mock's keys are saved as mock-test-2 \(instead of mock-test\)/,
+  );
   let p = await profiles();
   expect(p['mock-test']).toEqual(userProfile); // same key, URL and secret
   expect(p['mock-test-2']).toMatchObject({ key_id: first.banner.keys.test.key_id, base_url: first.banner.base_url });

@@ -6,7 +6,16 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { BIN, makeSandbox, ROOT } from '../helpers/cli.js';
-import { apiCall, approvedCustomer, control, expectOk, handleFromBanner, issueCard, wallet, type MockHandle } from '../helpers/api.js';
+import {
+  apiCall,
+  approvedCustomer,
+  control,
+  expectOk,
+  handleFromBanner,
+  issueCard,
+  wallet,
+  type MockHandle,
+} from '../helpers/api.js';
 import { startMock } from '../../src/mock/index.js';
 
 const sandbox = makeSandbox();
@@ -19,7 +28,10 @@ afterAll(() => sandbox.cleanup());
 async function startCliMock(stateFile: string): Promise<{ child: ChildProcessWithoutNullStreams; mock: MockHandle }> {
   const env: NodeJS.ProcessEnv = { ...process.env, ...sandbox.env, NO_COLOR: '1' };
   for (const k of Object.keys(env)) if (k.startsWith('CARDCTL_') && !(k in sandbox.env)) delete env[k];
-  const child = spawn(process.execPath, [BIN, 'mock', 'start', '--port', '0', '--json', '--state', stateFile], { cwd: ROOT, env });
+  const child = spawn(process.execPath, [BIN, 'mock', 'start', '--port', '0', '--json', '--state', stateFile], {
+    cwd: ROOT,
+    env,
+  });
   children.push(child);
   const line = await new Promise<string>((resolve, reject) => {
     let out = '';
@@ -54,7 +66,14 @@ describe('cardctl mock snapshot', () => {
 
     // a test changes things: another card, a recharge
     expectOk(await issueCard(mock, { customerId: customer.id, amount: 300 }), 201);
-    expectOk(await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/recharge`, body: { amount: 50 }, idempotencyKey: 'snap-recharge-1' }));
+    expectOk(
+      await apiCall(mock, {
+        method: 'POST',
+        path: `/cards/${card.id}/recharge`,
+        body: { amount: 50 },
+        idempotencyKey: 'snap-recharge-1',
+      }),
+    );
     expect(await wallet(mock)).not.toEqual(walletThen);
 
     const restored = await sandbox.run(['mock', 'snapshot', 'restore', 'prepared']);
@@ -62,7 +81,16 @@ describe('cardctl mock snapshot', () => {
     expect(await wallet(mock)).toEqual(walletThen);
     expect(expectOk(await apiCall(mock, { method: 'GET', path: `/cards/${card.id}` })).balance_minor).toBe(1000);
     // the idempotency memory is the snapshot's too: the same key runs again
-    expect(expectOk(await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/recharge`, body: { amount: 50 }, idempotencyKey: 'snap-recharge-1' })).balance_minor).toBe(1050);
+    expect(
+      expectOk(
+        await apiCall(mock, {
+          method: 'POST',
+          path: `/cards/${card.id}/recharge`,
+          body: { amount: 50 },
+          idempotencyKey: 'snap-recharge-1',
+        }),
+      ).balance_minor,
+    ).toBe(1050);
 
     expect(readdirSync(join(sandbox.dir, 'mockstate', 'state.json.snapshots'))).toEqual(['prepared.json']);
     await stop(child);
@@ -102,7 +130,14 @@ describe('snapshots from the library', () => {
       const card = expectOk(await issueCard(mock, { customerId: customer.id, amount: 700 }), 201);
       const info = await mock.saveSnapshot('one-card');
       expect(info).toMatchObject({ name: 'one-card' });
-      expectOk(await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/recharge`, body: { amount: 5 }, idempotencyKey: 'lib-1' }));
+      expectOk(
+        await apiCall(mock, {
+          method: 'POST',
+          path: `/cards/${card.id}/recharge`,
+          body: { amount: 5 },
+          idempotencyKey: 'lib-1',
+        }),
+      );
       await mock.restoreSnapshot('one-card');
       expect(expectOk(await apiCall(mock, { method: 'GET', path: `/cards/${card.id}` })).balance_minor).toBe(700);
       expect(mock.listSnapshots().map((s) => s.name)).toEqual(['one-card']);
@@ -121,9 +156,14 @@ describe('snapshots from the library', () => {
     } finally {
       await saver.close();
     }
-    const fromSnapshot = await startMock({ port: 0, snapshot: join(sandbox.dir, 'lib', 'state.json.snapshots', 'seeded.json') });
+    const fromSnapshot = await startMock({
+      port: 0,
+      snapshot: join(sandbox.dir, 'lib', 'state.json.snapshots', 'seeded.json'),
+    });
     try {
-      expect(expectOk(await apiCall(fromSnapshot, { method: 'GET', path: `/cards/${cardId}` })).balance_minor).toBe(900);
+      expect(expectOk(await apiCall(fromSnapshot, { method: 'GET', path: `/cards/${cardId}` })).balance_minor).toBe(
+        900,
+      );
     } finally {
       await fromSnapshot.close();
     }

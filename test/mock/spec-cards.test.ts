@@ -95,7 +95,9 @@ describe('POST /cards', () => {
     const provisioned = await ctl(mock, 'POST', `/cards/${id}/provision`, { outcome: 'active' });
     expect(provisioned.status).toBe('active');
     expect((await readCard(id, 'test', m.test)).status).toBe('active');
-    expect((await events(mock, m.merchantId)).filter((e) => e.type === 'card.issued').map((e) => e.data.card_id)).toEqual([id]);
+    expect(
+      (await events(mock, m.merchantId)).filter((e) => e.type === 'card.issued').map((e) => e.data.card_id),
+    ).toEqual([id]);
     const after = await issueCard(mock, body);
     expect(expectOk(after, 201).id).toBe(id);
     expect(walletImbalance(await wallet(mock, 'test', m.merchantId))).toBe(0);
@@ -108,7 +110,10 @@ describe('POST /cards', () => {
     const key = newIdemKey();
     const first = await issueCard(mock, { customerId: m.customer.id, amount: 900, key: m.test, idempotencyKey: key });
     expect(first.status).toBe(202);
-    const id = first.body.data.id ?? (await issueCard(mock, { customerId: m.customer.id, amount: 900, key: m.test, idempotencyKey: key })).body.data.id;
+    const id =
+      first.body.data.id ??
+      (await issueCard(mock, { customerId: m.customer.id, amount: 900, key: m.test, idempotencyKey: key })).body.data
+        .id;
     const failed = await ctl(mock, 'POST', `/cards/${id}/provision`, { outcome: 'failed' });
     expect(failed.status).toBe('failed');
     expect((await readCard(id, 'test', m.test)).status).toBe('failed');
@@ -162,7 +167,10 @@ describe('POST /cards', () => {
       [{ amount_minor: 100 }, 'customer_id'],
       [{ customer_id: c.id, amount_minor: 100, product_id: 'x' }, 'product_id'],
     ] as const) {
-      expectValidation(await apiCall(mock, { method: 'POST', path: '/cards', body, idempotencyKey: newIdemKey() }), field);
+      expectValidation(
+        await apiCall(mock, { method: 'POST', path: '/cards', body, idempotencyKey: newIdemKey() }),
+        field,
+      );
     }
   });
 
@@ -171,26 +179,54 @@ describe('POST /cards', () => {
     const before = await wallet(mock, 'test', m.merchantId);
     for (const literal of ['0.99999999999999999', '99999999.99999999999', '9007199254740993', '1e400']) {
       const body = `{"customer_id":"${m.customer.id}","amount_minor":${literal}}`;
-      const res = await apiCall(mock, { method: 'POST', path: '/cards', body, key: m.test, idempotencyKey: newIdemKey() });
+      const res = await apiCall(mock, {
+        method: 'POST',
+        path: '/cards',
+        body,
+        key: m.test,
+        idempotencyKey: newIdemKey(),
+      });
       expectValidation(res, 'amount_minor');
       expect(res.body.errors.amount_minor[0]).toMatch(/^The amount minor must be an integer number of minor units/);
     }
     // a number elsewhere in the body is refused too (under `body`): the client refuses to send such bodies
-    const extra = await apiCall(mock, { method: 'POST', path: '/cards', body: `{"customer_id":"${m.customer.id}","amount_minor":100,"note":1.00000000000000001}`, key: m.test, idempotencyKey: newIdemKey() });
+    const extra = await apiCall(mock, {
+      method: 'POST',
+      path: '/cards',
+      body: `{"customer_id":"${m.customer.id}","amount_minor":100,"note":1.00000000000000001}`,
+      key: m.test,
+      idempotencyKey: newIdemKey(),
+    });
     expectValidation(extra, 'body');
     const after = await wallet(mock, 'test', m.merchantId);
     expect(after).toEqual(before);
     // exact integers written as decimals or with an exponent stay accepted
-    const big = await apiCall(mock, { method: 'POST', path: '/cards', body: `{"customer_id":"${m.customer.id}","amount_minor":100000000.0}`, key: m.test, idempotencyKey: newIdemKey() });
+    const big = await apiCall(mock, {
+      method: 'POST',
+      path: '/cards',
+      body: `{"customer_id":"${m.customer.id}","amount_minor":100000000.0}`,
+      key: m.test,
+      idempotencyKey: newIdemKey(),
+    });
     expect(expectOk(big, 201).balance_minor).toBe(100_000_000);
-    const exp = await apiCall(mock, { method: 'POST', path: '/cards', body: `{"customer_id":"${m.customer.id}","amount_minor":1e2}`, key: m.test, idempotencyKey: newIdemKey() });
+    const exp = await apiCall(mock, {
+      method: 'POST',
+      path: '/cards',
+      body: `{"customer_id":"${m.customer.id}","amount_minor":1e2}`,
+      key: m.test,
+      idempotencyKey: newIdemKey(),
+    });
     expect(expectOk(exp, 201).balance_minor).toBe(100);
   });
 
   it('404 in test mode too for a product_id that is not a well-formed ULID; nothing charged, nothing issued', async () => {
     const m = await isolated();
     const before = await wallet(mock, 'test', m.merchantId);
-    for (const productId of ['xxxxxxxxxxxxxxxxxxxxxxxxxx', '01jd2qzzzzzzzzzzzzzzzzzzzz', '01JD2QZZZZZZZZZZZZZZZZZZZU']) {
+    for (const productId of [
+      'xxxxxxxxxxxxxxxxxxxxxxxxxx',
+      '01jd2qzzzzzzzzzzzzzzzzzzzz',
+      '01JD2QZZZZZZZZZZZZZZZZZZZU',
+    ]) {
       expectNotFound(await issueCard(mock, { customerId: m.customer.id, productId, key: m.test }));
     }
     expect(await wallet(mock, 'test', m.merchantId)).toEqual(before);
@@ -198,16 +234,27 @@ describe('POST /cards', () => {
   });
 
   it('422 for a body that is not JSON', async () => {
-    const res = await apiCall(mock, { method: 'POST', path: '/cards', body: '{"customer_id":', idempotencyKey: newIdemKey() });
+    const res = await apiCall(mock, {
+      method: 'POST',
+      path: '/cards',
+      body: '{"customer_id":',
+      idempotencyKey: newIdemKey(),
+    });
     expectError(res, 422);
   });
 
   it('422 product unavailable (live key, product without a route to an issuer); nothing charged', async () => {
     await fundLive(mock);
     const c = await approvedCustomer(mock);
-    const unavailable = mock.products.find((p) => p.enabled && !p.available) ?? mock.products.find((p) => !p.available)!;
+    const unavailable =
+      mock.products.find((p) => p.enabled && !p.available) ?? mock.products.find((p) => !p.available)!;
     const before = await wallet(mock, 'live');
-    expectError(await issueCard(mock, { customerId: c.id, productId: unavailable.id, mode: 'live' }), 422, 'product', 'unavailable');
+    expectError(
+      await issueCard(mock, { customerId: c.id, productId: unavailable.id, mode: 'live' }),
+      422,
+      'product',
+      'unavailable',
+    );
     expect((await wallet(mock, 'live')).balance_minor).toBe(before.balance_minor);
   });
 
@@ -233,7 +280,11 @@ describe('POST /cards', () => {
   it('422 balance insufficient_funds when the live wallet cannot cover load plus fee; nothing charged', async () => {
     const m = await newMerchant(mock);
     const c = await approvedCustomer(mock, m.test);
-    const res = await issueCard(mock, { customerId: c.id, key: m.live, amount: Math.max(defaultProduct().min_initial_load_minor, 100) });
+    const res = await issueCard(mock, {
+      customerId: c.id,
+      key: m.live,
+      amount: Math.max(defaultProduct().min_initial_load_minor, 100),
+    });
     expectError(res, 422, 'balance', 'insufficient_funds');
     const w = await wallet(mock, 'live', m.merchantId);
     expect(w.balance_minor).toBe(0);
@@ -245,7 +296,12 @@ describe('POST /cards', () => {
     const c = await approvedCustomer(mock);
     const product = mock.products.find((p) => p.enabled && p.available && p.min_initial_load_minor > 0);
     expect(product, 'the seeded products include one with a minimum initial load').toBeDefined();
-    const res = await issueCard(mock, { customerId: c.id, productId: product!.id, amount: product!.min_initial_load_minor - 1, mode: 'live' });
+    const res = await issueCard(mock, {
+      customerId: c.id,
+      productId: product!.id,
+      amount: product!.min_initial_load_minor - 1,
+      mode: 'live',
+    });
     expectError(res, 422, 'amount_minor', 'below_minimum');
   });
 
@@ -268,7 +324,11 @@ describe('POST /cards', () => {
 
   it('422 idempotency_key when the header is missing or longer than 255', async () => {
     const c = await approvedCustomer(mock);
-    const missing = await apiCall(mock, { method: 'POST', path: '/cards', body: { customer_id: c.id, amount_minor: 100 } });
+    const missing = await apiCall(mock, {
+      method: 'POST',
+      path: '/cards',
+      body: { customer_id: c.id, amount_minor: 100 },
+    });
     expectError(missing, 422, 'idempotency_key');
     const long = await issueCard(mock, { customerId: c.id, idempotencyKey: 'k'.repeat(256) });
     expectError(long, 422, 'idempotency_key');
@@ -312,7 +372,13 @@ describe('POST /cards/{card}/recharge', () => {
     const m = await isolated();
     const card = await activeCard(mock, { customerId: m.customer.id, key: m.test, amount: 1000 });
     const before = await wallet(mock, 'test', m.merchantId);
-    const res = await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/recharge`, body: { amount: 250 }, key: m.test, idempotencyKey: newIdemKey() });
+    const res = await apiCall(mock, {
+      method: 'POST',
+      path: `/cards/${card.id}/recharge`,
+      body: { amount: 250 },
+      key: m.test,
+      idempotencyKey: newIdemKey(),
+    });
     expect(expectOk(res).balance_minor).toBe(1250);
     const after = await wallet(mock, 'test', m.merchantId);
     expect(before.balance_minor - after.balance_minor).toBeGreaterThanOrEqual(250);
@@ -322,7 +388,12 @@ describe('POST /cards/{card}/recharge', () => {
   it('202 (async_202 fault) answers the Processing envelope', async () => {
     const card = await activeCard(mock);
     await fault(mock, 'recharge', 'async_202', 1);
-    const res = await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/recharge`, body: { amount: 5 }, idempotencyKey: newIdemKey() });
+    const res = await apiCall(mock, {
+      method: 'POST',
+      path: `/cards/${card.id}/recharge`,
+      body: { amount: 5 },
+      idempotencyKey: newIdemKey(),
+    });
     expect(res.status).toBe(202);
     expect(res.body).toMatchObject({ success: true, message: expect.any(String), data: { status: 'pending' } });
   });
@@ -331,30 +402,62 @@ describe('POST /cards/{card}/recharge', () => {
     const card = await activeCard(mock, { customerId: m.customer.id, key: m.test, amount: 1000 });
     const before = await wallet(mock, 'test', m.merchantId);
     for (const literal of ['4.9999999999999999', '9007199254740993', '1e999']) {
-      const res = await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/recharge`, body: `{"amount":${literal}}`, key: m.test, idempotencyKey: newIdemKey() });
+      const res = await apiCall(mock, {
+        method: 'POST',
+        path: `/cards/${card.id}/recharge`,
+        body: `{"amount":${literal}}`,
+        key: m.test,
+        idempotencyKey: newIdemKey(),
+      });
       expectValidation(res, 'amount');
       expect(res.body.errors.amount[0]).toMatch(/^The amount must be an integer number of minor units/);
     }
     expect(await wallet(mock, 'test', m.merchantId)).toEqual(before);
     expect((await readCard(card.id, 'test', m.test)).balance_minor).toBe(1000);
-    const exact = await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/recharge`, body: '{"amount":1e2}', key: m.test, idempotencyKey: newIdemKey() });
+    const exact = await apiCall(mock, {
+      method: 'POST',
+      path: `/cards/${card.id}/recharge`,
+      body: '{"amount":1e2}',
+      key: m.test,
+      idempotencyKey: newIdemKey(),
+    });
     expect(expectOk(exact).balance_minor).toBe(1100);
   });
   it('422 "The amount is required." for a missing amount; "must be an integer" for one of another type', async () => {
     const card = await activeCard(mock);
-    const missing = await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/recharge`, body: {}, idempotencyKey: newIdemKey() });
+    const missing = await apiCall(mock, {
+      method: 'POST',
+      path: `/cards/${card.id}/recharge`,
+      body: {},
+      idempotencyKey: newIdemKey(),
+    });
     expectValidation(missing, 'amount');
     expect(missing.body.errors.amount).toEqual(['The amount is required.']);
-    const text = await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/recharge`, body: { amount: '5' }, idempotencyKey: newIdemKey() });
+    const text = await apiCall(mock, {
+      method: 'POST',
+      path: `/cards/${card.id}/recharge`,
+      body: { amount: '5' },
+      idempotencyKey: newIdemKey(),
+    });
     expect(text.body.errors.amount).toEqual(['The amount must be an integer number of minor units.']);
   });
   it('404 for an unknown card', async () => {
-    expectNotFound(await apiCall(mock, { method: 'POST', path: `/cards/${UNKNOWN_ULID}/recharge`, body: { amount: 5 }, idempotencyKey: newIdemKey() }));
+    expectNotFound(
+      await apiCall(mock, {
+        method: 'POST',
+        path: `/cards/${UNKNOWN_ULID}/recharge`,
+        body: { amount: 5 },
+        idempotencyKey: newIdemKey(),
+      }),
+    );
   });
   it('422 validation for amount 0, missing, or amount_minor instead of amount', async () => {
     const card = await activeCard(mock);
     for (const body of [{ amount: 0 }, {}, { amount_minor: 5 }, { amount: 1.5 }]) {
-      expectValidation(await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/recharge`, body, idempotencyKey: newIdemKey() }), 'amount');
+      expectValidation(
+        await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/recharge`, body, idempotencyKey: newIdemKey() }),
+        'amount',
+      );
     }
   });
   it('422 balance insufficient_funds; card and wallet unchanged', async () => {
@@ -363,23 +466,52 @@ describe('POST /cards/{card}/recharge', () => {
     const dep = await fundLive(mock, '1000', m.merchantId);
     const credited = dep.credited_amount_minor as number;
     expect(credited).toBeGreaterThan(2 * defaultProduct().issue_fee_minor + 100);
-    const card = await activeCard(mock, { customerId: c.id, key: m.live, mode: 'live', amount: Math.max(defaultProduct().min_initial_load_minor, 100) });
+    const card = await activeCard(mock, {
+      customerId: c.id,
+      key: m.live,
+      mode: 'live',
+      amount: Math.max(defaultProduct().min_initial_load_minor, 100),
+    });
     const before = await wallet(mock, 'live', m.merchantId);
-    const res = await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/recharge`, body: { amount: before.balance_minor + 1 }, key: m.live, idempotencyKey: newIdemKey() });
+    const res = await apiCall(mock, {
+      method: 'POST',
+      path: `/cards/${card.id}/recharge`,
+      body: { amount: before.balance_minor + 1 },
+      key: m.live,
+      idempotencyKey: newIdemKey(),
+    });
     expectError(res, 422, 'balance', 'insufficient_funds');
     expect((await wallet(mock, 'live', m.merchantId)).balance_minor).toBe(before.balance_minor);
-    expect(expectOk(await apiCall(mock, { method: 'GET', path: `/cards/${card.id}`, key: m.live })).balance_minor).toBe(card.balance_minor);
+    expect(expectOk(await apiCall(mock, { method: 'GET', path: `/cards/${card.id}`, key: m.live })).balance_minor).toBe(
+      card.balance_minor,
+    );
   });
   it('422 card invalid_state for a terminated card', async () => {
     const card = await activeCard(mock);
     await advance(mock, HOUR + 1);
-    expectOk(await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/terminate`, body: {}, idempotencyKey: newIdemKey() }));
-    const res = await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/recharge`, body: { amount: 5 }, idempotencyKey: newIdemKey() });
+    expectOk(
+      await apiCall(mock, {
+        method: 'POST',
+        path: `/cards/${card.id}/terminate`,
+        body: {},
+        idempotencyKey: newIdemKey(),
+      }),
+    );
+    const res = await apiCall(mock, {
+      method: 'POST',
+      path: `/cards/${card.id}/recharge`,
+      body: { amount: 5 },
+      idempotencyKey: newIdemKey(),
+    });
     expectError(res, 422, 'card', 'invalid_state');
   });
   it('422 idempotency_key when the header is missing', async () => {
     const card = await activeCard(mock);
-    expectError(await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/recharge`, body: { amount: 5 } }), 422, 'idempotency_key');
+    expectError(
+      await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/recharge`, body: { amount: 5 } }),
+      422,
+      'idempotency_key',
+    );
   });
 });
 
@@ -396,9 +528,19 @@ describe('freeze and unfreeze', () => {
   });
   it('422 invalid_state: freezing a frozen card, unfreezing an active card', async () => {
     const card = await activeCard(mock);
-    expectError(await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/unfreeze` }), 422, 'card', 'invalid_state');
+    expectError(
+      await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/unfreeze` }),
+      422,
+      'card',
+      'invalid_state',
+    );
     expectOk(await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/freeze` }));
-    expectError(await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/freeze` }), 422, 'card', 'invalid_state');
+    expectError(
+      await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/freeze` }),
+      422,
+      'card',
+      'invalid_state',
+    );
     expect((await readCard(card.id)).status).toBe('frozen');
   });
   it('422 invalid_state: freezing a pending card', async () => {
@@ -418,7 +560,12 @@ describe('freeze and unfreeze', () => {
 describe('POST /cards/{card}/terminate', () => {
   it('422 termination_blocked for a card issued less than an hour ago', async () => {
     const card = await activeCard(mock);
-    const res = await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/terminate`, body: {}, idempotencyKey: newIdemKey() });
+    const res = await apiCall(mock, {
+      method: 'POST',
+      path: `/cards/${card.id}/terminate`,
+      body: {},
+      idempotencyKey: newIdemKey(),
+    });
     expectError(res, 422, 'card', 'termination_blocked');
     expect((await readCard(card.id)).status).toBe('active');
   });
@@ -427,7 +574,13 @@ describe('POST /cards/{card}/terminate', () => {
     const card = await activeCard(mock, { customerId: m.customer.id, key: m.test, amount: 1234 });
     await advance(mock, HOUR + 1);
     const before = await wallet(mock, 'test', m.merchantId);
-    const res = await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/terminate`, body: { reason: 'lost' }, key: m.test, idempotencyKey: newIdemKey() });
+    const res = await apiCall(mock, {
+      method: 'POST',
+      path: `/cards/${card.id}/terminate`,
+      body: { reason: 'lost' },
+      key: m.test,
+      idempotencyKey: newIdemKey(),
+    });
     expect(expectOk(res).status).toBe('terminated');
     const after = await wallet(mock, 'test', m.merchantId);
     expect(after.balance_minor - before.balance_minor).toBe(1234);
@@ -441,32 +594,67 @@ describe('POST /cards/{card}/terminate', () => {
     const card = await activeCard(mock);
     expectOk(await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/freeze` }));
     await advance(mock, HOUR + 1);
-    const res = await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/terminate`, idempotencyKey: newIdemKey() });
+    const res = await apiCall(mock, {
+      method: 'POST',
+      path: `/cards/${card.id}/terminate`,
+      idempotencyKey: newIdemKey(),
+    });
     expect(expectOk(res).status).toBe('terminated');
   });
   it('terminated is final: freeze, unfreeze and a new terminate answer 422 invalid_state', async () => {
     const card = await activeCard(mock);
     await advance(mock, HOUR + 1);
-    expectOk(await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/terminate`, idempotencyKey: newIdemKey() }));
-    expectError(await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/freeze` }), 422, 'card', 'invalid_state');
-    expectError(await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/unfreeze` }), 422, 'card', 'invalid_state');
-    expectError(await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/terminate`, idempotencyKey: newIdemKey() }), 422, 'card', 'invalid_state');
+    expectOk(
+      await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/terminate`, idempotencyKey: newIdemKey() }),
+    );
+    expectError(
+      await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/freeze` }),
+      422,
+      'card',
+      'invalid_state',
+    );
+    expectError(
+      await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/unfreeze` }),
+      422,
+      'card',
+      'invalid_state',
+    );
+    expectError(
+      await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/terminate`, idempotencyKey: newIdemKey() }),
+      422,
+      'card',
+      'invalid_state',
+    );
     expect((await readCard(card.id)).status).toBe('terminated');
   });
   it('202 (async_202 fault) answers the Processing envelope', async () => {
     const card = await activeCard(mock);
     await advance(mock, HOUR + 1);
     await fault(mock, 'terminate', 'async_202', 1);
-    const res = await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/terminate`, idempotencyKey: newIdemKey() });
+    const res = await apiCall(mock, {
+      method: 'POST',
+      path: `/cards/${card.id}/terminate`,
+      idempotencyKey: newIdemKey(),
+    });
     expect(res.status).toBe(202);
     expect(res.body.success).toBe(true);
   });
   it('422 validation for a reason outside the vocabulary', async () => {
     const card = await activeCard(mock);
-    expectValidation(await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/terminate`, body: { reason: 'bored' }, idempotencyKey: newIdemKey() }), 'reason');
+    expectValidation(
+      await apiCall(mock, {
+        method: 'POST',
+        path: `/cards/${card.id}/terminate`,
+        body: { reason: 'bored' },
+        idempotencyKey: newIdemKey(),
+      }),
+      'reason',
+    );
   });
   it('404 for an unknown card; 422 idempotency_key without the header', async () => {
-    expectNotFound(await apiCall(mock, { method: 'POST', path: `/cards/${UNKNOWN_ULID}/terminate`, idempotencyKey: newIdemKey() }));
+    expectNotFound(
+      await apiCall(mock, { method: 'POST', path: `/cards/${UNKNOWN_ULID}/terminate`, idempotencyKey: newIdemKey() }),
+    );
     const card = await activeCard(mock);
     expectError(await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/terminate` }), 422, 'idempotency_key');
   });
@@ -479,7 +667,12 @@ describe('GET /cards/{card}/transactions', () => {
     const before = (await events(mock, m.merchantId)).length;
     const times = ['2025-01-01T10:00:00Z', '2025-01-03T10:00:00Z', '2025-01-02T10:00:00Z'];
     for (const [i, t] of times.entries()) {
-      const tx = await ctl(mock, 'POST', `/cards/${card.id}/transactions`, { type: 'capture', status: 'completed', amount_minor: 10 + i, occurred_at: t });
+      const tx = await ctl(mock, 'POST', `/cards/${card.id}/transactions`, {
+        type: 'capture',
+        status: 'completed',
+        amount_minor: 10 + i,
+        occurred_at: t,
+      });
       expect(tx).toMatchObject({ type: 'capture', status: 'completed', amount_minor: 10 + i });
     }
     const res = await apiCall(mock, { method: 'GET', path: `/cards/${card.id}/transactions`, key: m.test });

@@ -72,7 +72,11 @@ describe('control plane authentication', () => {
   it('API keys are not accepted on the control plane, and the control token is not an API key', async () => {
     const res = await control(mock, 'GET', '/state', undefined, mock.keys.test.secret);
     expectError(res, 401);
-    const api = await apiCall(mock, { method: 'GET', path: '/customers', headers: { Authorization: `Bearer ${mock.controlToken}`, 'X-Signature': 'x' } });
+    const api = await apiCall(mock, {
+      method: 'GET',
+      path: '/customers',
+      headers: { Authorization: `Bearer ${mock.controlToken}`, 'X-Signature': 'x' },
+    });
     expectError(api, 401, 'gateway', 'invalid_signature');
   });
 });
@@ -80,7 +84,8 @@ describe('control plane authentication', () => {
 describe('control calls', () => {
   it('GET /state: counts and clock', async () => {
     const s = await ctl(mock, 'GET', '/state');
-    for (const k of ['merchants', 'keys', 'customers', 'cards', 'deposits', 'events']) expect(typeof s[k], k).toBe('number');
+    for (const k of ['merchants', 'keys', 'customers', 'cards', 'deposits', 'events'])
+      expect(typeof s[k], k).toBe('number');
     expect(s.clock).toBeDefined();
   });
   it('POST /reset: back to the seeded start, seeded keys still work', async () => {
@@ -102,16 +107,30 @@ describe('control calls', () => {
     expect(d.keys.test.secret).toHaveLength(44);
     expect(d.keys.live.key_id).not.toBe(d.keys.test.key_id);
     expect(typeof d.webhook_secret).toBe('string');
-    expectOk(await apiCall(mock, { method: 'GET', path: '/customers', key: { keyId: d.keys.live.key_id, secret: d.keys.live.secret } }));
+    expectOk(
+      await apiCall(mock, {
+        method: 'GET',
+        path: '/customers',
+        key: { keyId: d.keys.live.key_id, secret: d.keys.live.secret },
+      }),
+    );
   });
   it('POST /keys: a key with the given mode, scopes and allowlist', async () => {
     const d = await ctl(mock, 'POST', '/keys', { mode: 'live', scopes: ['cards.read'], ip_allowlist: ['127.0.0.1'] });
-    expect(d).toMatchObject({ mode: 'live', merchant_id: mock.merchantId, scopes: ['cards.read'], ip_allowlist: ['127.0.0.1'] });
+    expect(d).toMatchObject({
+      mode: 'live',
+      merchant_id: mock.merchantId,
+      scopes: ['cards.read'],
+      ip_allowlist: ['127.0.0.1'],
+    });
     expect(d.secret).toHaveLength(44);
   });
   it('POST /keys/{key}/roll, /rotate and /revoke answer the documented shapes', async () => {
     const k = await ctl(mock, 'POST', '/keys', { mode: 'test' });
-    expect(await ctl(mock, 'POST', `/keys/${k.key_id}/roll`)).toMatchObject({ key_id: k.key_id, secret: expect.any(String) });
+    expect(await ctl(mock, 'POST', `/keys/${k.key_id}/roll`)).toMatchObject({
+      key_id: k.key_id,
+      secret: expect.any(String),
+    });
     const rotated = await ctl(mock, 'POST', `/keys/${k.key_id}/rotate`);
     expect(rotated.key_id).not.toBe(k.key_id);
     expect(await ctl(mock, 'POST', `/keys/${k.key_id}/revoke`)).toEqual({ key_id: k.key_id, revoked: true });
@@ -180,7 +199,9 @@ describe('control calls', () => {
   it('PUT /networks sets the enabled networks', async () => {
     const all = mock.networks;
     expect(await ctl(mock, 'PUT', '/networks', { enabled: [all[0]] })).toEqual({ enabled: [all[0]] });
-    expect(await ctl(mock, 'PUT', '/networks', { enabled: all })).toMatchObject({ enabled: expect.arrayContaining(all) });
+    expect(await ctl(mock, 'PUT', '/networks', { enabled: all })).toMatchObject({
+      enabled: expect.arrayContaining(all),
+    });
   });
   it('POST /faults: the next `count` calls fail, then calls work again; `any` covers recharge', async () => {
     const c = await approvedCustomer(mock);
@@ -189,8 +210,23 @@ describe('control calls', () => {
     expectError(await issueCard(mock, { customerId: c.id }), 503);
     const card = expectOk(await issueCard(mock, { customerId: c.id }), 201);
     await fault(mock, 'any', '503', 1);
-    expectError(await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/recharge`, body: { amount: 1 }, idempotencyKey: newIdemKey() }), 503);
-    expectOk(await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/recharge`, body: { amount: 1 }, idempotencyKey: newIdemKey() }));
+    expectError(
+      await apiCall(mock, {
+        method: 'POST',
+        path: `/cards/${card.id}/recharge`,
+        body: { amount: 1 },
+        idempotencyKey: newIdemKey(),
+      }),
+      503,
+    );
+    expectOk(
+      await apiCall(mock, {
+        method: 'POST',
+        path: `/cards/${card.id}/recharge`,
+        body: { amount: 1 },
+        idempotencyKey: newIdemKey(),
+      }),
+    );
   });
   it('POST /faults with merchant_id leaves other merchants alone', async () => {
     const other = await newMerchant(mock);
@@ -213,7 +249,12 @@ describe('control calls', () => {
     expect(Array.isArray(await ctl(mock, 'GET', '/webhook-deliveries'))).toBe(true);
   });
   it('POST /webhook-endpoints refuses a URL outside the rules (https, or loopback http)', async () => {
-    for (const url of ['ftp://example.com/x', 'http://example.com/hook', 'https://user:pw@example.com/x', 'not a url']) {
+    for (const url of [
+      'ftp://example.com/x',
+      'http://example.com/hook',
+      'https://user:pw@example.com/x',
+      'not a url',
+    ]) {
       const res = await control(mock, 'POST', '/webhook-endpoints', { url });
       expect(res.status, url).toBeGreaterThanOrEqual(400);
       expect(res.status, url).toBeLessThan(500);
@@ -222,7 +263,10 @@ describe('control calls', () => {
   });
   it('POST /events records an event of any of the 12 types; GET /events lists it oldest first', async () => {
     const before = await events(mock);
-    const e = await ctl(mock, 'POST', '/events', { type: 'withdrawal.approved', data: { withdrawal_id: UNKNOWN_ULID, amount_minor: 5 } });
+    const e = await ctl(mock, 'POST', '/events', {
+      type: 'withdrawal.approved',
+      data: { withdrawal_id: UNKNOWN_ULID, amount_minor: 5 },
+    });
     expect(e).toMatchObject({ type: 'withdrawal.approved', merchant_id: mock.merchantId });
     const after = await events(mock);
     expect(after).toHaveLength(before.length + 1);
@@ -231,10 +275,14 @@ describe('control calls', () => {
     expect(bad.status).toBeGreaterThanOrEqual(400);
     expect(bad.status).toBeLessThan(500);
   });
-  it('GET /events?merchant_id= lists only that merchant\'s events', async () => {
+  it("GET /events?merchant_id= lists only that merchant's events", async () => {
     const other = await newMerchant(mock);
     expect(await events(mock, other.merchantId)).toEqual([]);
-    await ctl(mock, 'POST', '/events', { type: 'withdrawal.failed', data: { withdrawal_id: UNKNOWN_ULID, amount_minor: 1 }, merchant_id: other.merchantId });
+    await ctl(mock, 'POST', '/events', {
+      type: 'withdrawal.failed',
+      data: { withdrawal_id: UNKNOWN_ULID, amount_minor: 1 },
+      merchant_id: other.merchantId,
+    });
     const mine = await events(mock, other.merchantId);
     expect(mine.map((e) => e.type)).toEqual(['withdrawal.failed']);
     expect((await events(mock)).some((e) => e.merchant_id === other.merchantId)).toBe(false);
@@ -246,6 +294,13 @@ describe('control calls', () => {
   it('kyc, provision and transactions answer 404 for unknown ids', async () => {
     expectError(await control(mock, 'POST', `/customers/${UNKNOWN_ULID}/kyc`, { verdict: 'approved' }), 404);
     expectError(await control(mock, 'POST', `/cards/${UNKNOWN_ULID}/provision`, { outcome: 'active' }), 404);
-    expectError(await control(mock, 'POST', `/cards/${UNKNOWN_ULID}/transactions`, { type: 'capture', status: 'completed', amount_minor: 1 }), 404);
+    expectError(
+      await control(mock, 'POST', `/cards/${UNKNOWN_ULID}/transactions`, {
+        type: 'capture',
+        status: 'completed',
+        amount_minor: 1,
+      }),
+      404,
+    );
   });
 });

@@ -32,11 +32,16 @@ beforeAll(async () => {
 });
 afterAll(async () => mock?.close());
 
-const post = (body: unknown, mode: 'test' | 'live' = 'live') => apiCall(mock, { method: 'POST', path: '/customers', body: body as object, mode });
-const patch = (id: string, body: object, mode: 'test' | 'live' = 'live') => apiCall(mock, { method: 'PATCH', path: `/customers/${id}`, body, mode });
-const submit = (id: string, mode: 'test' | 'live' = 'live') => apiCall(mock, { method: 'POST', path: `/customers/${id}/kyc`, mode });
+const post = (body: unknown, mode: 'test' | 'live' = 'live') =>
+  apiCall(mock, { method: 'POST', path: '/customers', body: body as object, mode });
+const patch = (id: string, body: object, mode: 'test' | 'live' = 'live') =>
+  apiCall(mock, { method: 'PATCH', path: `/customers/${id}`, body, mode });
+const submit = (id: string, mode: 'test' | 'live' = 'live') =>
+  apiCall(mock, { method: 'POST', path: `/customers/${id}/kyc`, mode });
 const kycEvents = async (id: string, type?: string) =>
-  (await events(mock)).filter((e) => e.type.startsWith('customer.kyc.') && e.data.customer_id === id && (!type || e.type === type));
+  (await events(mock)).filter(
+    (e) => e.type.startsWith('customer.kyc.') && e.data.customer_id === id && (!type || e.type === type),
+  );
 
 function yearsAgo(years: number, extraDays = 0): string {
   const d = new Date();
@@ -64,14 +69,33 @@ describe('POST /customers', () => {
   });
 
   it('a business customer with the personal fields of the person behind it', async () => {
-    const c = expectOk(await post(customerInput({ customer_type: 'business', business_name: 'Obi Ltd', registration_number: 'RC123' })), 202);
+    const c = expectOk(
+      await post(customerInput({ customer_type: 'business', business_name: 'Obi Ltd', registration_number: 'RC123' })),
+      202,
+    );
     expect(c).toMatchObject({ customer_type: 'business', business_name: 'Obi Ltd', registration_number: 'RC123' });
   });
 
   const required = [
-    'first_name', 'last_name', 'email', 'phone_number', 'dial_code', 'date_of_birth', 'id_type', 'id_number', 'line1', 'city',
-    'state', 'postal_code', 'country', 'occupation', 'employment_status', 'account_purpose', 'annual_salary',
-    'expected_monthly_volume', 'terms_of_service_accepted',
+    'first_name',
+    'last_name',
+    'email',
+    'phone_number',
+    'dial_code',
+    'date_of_birth',
+    'id_type',
+    'id_number',
+    'line1',
+    'city',
+    'state',
+    'postal_code',
+    'country',
+    'occupation',
+    'employment_status',
+    'account_purpose',
+    'annual_salary',
+    'expected_monthly_volume',
+    'terms_of_service_accepted',
   ];
   for (const field of required) {
     it(`422 Validation failed when ${field} is missing`, async () => {
@@ -105,8 +129,16 @@ describe('POST /customers', () => {
     ['id number over 64', { id_number: '1'.repeat(65) }, 'id_number'],
     ['customer_type unknown', { customer_type: 'robot' }, 'customer_type'],
     ['business without business_name', { customer_type: 'business', registration_number: 'RC1' }, 'business_name'],
-    ['business without registration_number', { customer_type: 'business', business_name: 'X Ltd' }, 'registration_number'],
-    ['business without the person date of birth', { customer_type: 'business', business_name: 'X', registration_number: 'R', date_of_birth: undefined }, 'date_of_birth'],
+    [
+      'business without registration_number',
+      { customer_type: 'business', business_name: 'X Ltd' },
+      'registration_number',
+    ],
+    [
+      'business without the person date of birth',
+      { customer_type: 'business', business_name: 'X', registration_number: 'R', date_of_birth: undefined },
+      'date_of_birth',
+    ],
   ];
   for (const [label, change, field] of invalid) {
     it(`422 Validation failed: ${label}`, async () => {
@@ -114,7 +146,9 @@ describe('POST /customers', () => {
       for (const [k, v] of Object.entries(change)) if (v === undefined) delete body[k];
       const res = await post(body);
       // where the spec does not say which field carries the message, any of the named ones will do
-      const named = (Array.isArray(field) ? field : [field]).find((f) => res.body?.errors?.[f]) ?? (Array.isArray(field) ? field[0]! : field);
+      const named =
+        (Array.isArray(field) ? field : [field]).find((f) => res.body?.errors?.[f]) ??
+        (Array.isArray(field) ? field[0]! : field);
       expectValidation(res, named);
     });
   }
@@ -153,7 +187,10 @@ describe('GET /customers/{customer}', () => {
 describe('PATCH /customers/{customer}', () => {
   it('200 Customer with the change', async () => {
     const c = await createCustomer(mock, { mode: 'live' });
-    expect(expectOk(await patch(c.id, { email: 'new@example.com' }))).toMatchObject({ id: c.id, email: 'new@example.com' });
+    expect(expectOk(await patch(c.id, { email: 'new@example.com' }))).toMatchObject({
+      id: c.id,
+      email: 'new@example.com',
+    });
   });
   it('404 for an unknown customer', async () => {
     expectNotFound(await patch(UNKNOWN_ULID, { city: 'Abuja' }));
@@ -190,7 +227,10 @@ describe('kyc_status transitions', () => {
   });
 
   it('pending -> approved for a document: still pending after 5 s, approved after 10 minutes', async () => {
-    const c = await createCustomer(mock, { mode: 'live', overrides: { id_type: 'passport', country: 'GBR', id_front_image: TINY_IMAGE } });
+    const c = await createCustomer(mock, {
+      mode: 'live',
+      overrides: { id_type: 'passport', country: 'GBR', id_front_image: TINY_IMAGE },
+    });
     await advance(mock, 6);
     expect((await getCustomer(mock, c.id, 'live')).kyc_status).toBe('pending');
     await advance(mock, 600);
@@ -200,7 +240,10 @@ describe('kyc_status transitions', () => {
   it('pending -> rejected (forced verdict): kyc_failure_reason set, event customer.kyc.rejected with reason', async () => {
     const c = await createCustomer(mock, { mode: 'live' });
     await advance(mock, 1);
-    const forced = await ctl(mock, 'POST', `/customers/${c.id}/kyc`, { verdict: 'rejected', reason: 'document_mismatch' });
+    const forced = await ctl(mock, 'POST', `/customers/${c.id}/kyc`, {
+      verdict: 'rejected',
+      reason: 'document_mismatch',
+    });
     expect(forced.kyc_status).toBe('rejected');
     const read = await getCustomer(mock, c.id, 'live');
     expect(read.kyc_status).toBe('rejected');
@@ -222,7 +265,10 @@ describe('kyc_status transitions', () => {
   });
 
   it('422 customer kyc_incomplete: a document customer resubmitted after a verdict has no image left (deleted once verification settles)', async () => {
-    const c = await createCustomer(mock, { mode: 'live', overrides: { id_type: 'passport', country: 'GBR', id_front_image: TINY_IMAGE } });
+    const c = await createCustomer(mock, {
+      mode: 'live',
+      overrides: { id_type: 'passport', country: 'GBR', id_front_image: TINY_IMAGE },
+    });
     await ctl(mock, 'POST', `/customers/${c.id}/kyc`, { verdict: 'rejected', reason: 'blurry_document' });
     const res = await submit(c.id);
     expectError(res, 422, 'customer', 'kyc_incomplete');
@@ -251,7 +297,15 @@ describe('kyc_status transitions', () => {
     expectError(await issueCard(mock, { customerId: c.id, mode: 'live' }), 409, 'customer', 'kyc_not_approved');
     const held = expectOk(await apiCall(mock, { method: 'GET', path: `/cards/${card.id}`, mode: 'live' }));
     expect(held.status).toBe('active');
-    expectOk(await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/recharge`, body: { amount: 10 }, mode: 'live', idempotencyKey: newIdemKey() }));
+    expectOk(
+      await apiCall(mock, {
+        method: 'POST',
+        path: `/cards/${card.id}/recharge`,
+        body: { amount: 10 },
+        mode: 'live',
+        idempotencyKey: newIdemKey(),
+      }),
+    );
   });
 
   for (const [label, change] of [

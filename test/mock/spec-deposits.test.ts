@@ -32,17 +32,30 @@ describe('POST /deposit-addresses', () => {
     expect(addr.id).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
     expect(typeof addr.address).toBe('string');
     expect(typeof addr.asset).toBe('string');
-    const again = expectOk(await apiCall(mock, { method: 'POST', path: '/deposit-addresses', body: { network }, key: m.live }), 200);
+    const again = expectOk(
+      await apiCall(mock, { method: 'POST', path: '/deposit-addresses', body: { network }, key: m.live }),
+      200,
+    );
     expect(again).toEqual(addr);
   });
   it('403 for a test key, errors {} and a message saying live-only', async () => {
-    const res = await apiCall(mock, { method: 'POST', path: '/deposit-addresses', body: { network: mock.networks[0] }, mode: 'test' });
+    const res = await apiCall(mock, {
+      method: 'POST',
+      path: '/deposit-addresses',
+      body: { network: mock.networks[0] },
+      mode: 'test',
+    });
     expectError(res, 403);
     expect(res.body.errors).toEqual({});
     expect(res.body.message.toLowerCase()).toContain('live');
   });
   it('422 Validation failed naming the enabled networks for an unknown network', async () => {
-    const res = await apiCall(mock, { method: 'POST', path: '/deposit-addresses', body: { network: 'dogecoin' }, mode: 'live' });
+    const res = await apiCall(mock, {
+      method: 'POST',
+      path: '/deposit-addresses',
+      body: { network: 'dogecoin' },
+      mode: 'live',
+    });
     expectValidation(res, 'network');
     const text = res.body.errors.network.join(' ');
     for (const n of mock.networks) expect(text).toContain(n);
@@ -62,10 +75,18 @@ describe('POST /deposit-addresses', () => {
   it('422 network not_enabled when the network was turned off meanwhile', async () => {
     const m = await newMerchant(mock);
     const [keep, off] = [mock.networks[0]!, mock.networks[1]!];
-    expectOk(await apiCall(mock, { method: 'POST', path: '/deposit-addresses', body: { network: off }, key: m.live }), 201);
+    expectOk(
+      await apiCall(mock, { method: 'POST', path: '/deposit-addresses', body: { network: off }, key: m.live }),
+      201,
+    );
     try {
       expect(await ctl(mock, 'PUT', '/networks', { enabled: [keep] })).toMatchObject({ enabled: [keep] });
-      const res = await apiCall(mock, { method: 'POST', path: '/deposit-addresses', body: { network: off }, key: m.live });
+      const res = await apiCall(mock, {
+        method: 'POST',
+        path: '/deposit-addresses',
+        body: { network: off },
+        key: m.live,
+      });
       expectError(res, 422, 'network', 'not_enabled');
     } finally {
       await ctl(mock, 'PUT', '/networks', { enabled: mock.networks });
@@ -77,7 +98,10 @@ describe('GET /deposit-addresses', () => {
   it('200 array ordered by network, one per network, no meta', async () => {
     const m = await newMerchant(mock);
     for (const n of [...mock.networks].reverse()) {
-      expectOk(await apiCall(mock, { method: 'POST', path: '/deposit-addresses', body: { network: n }, key: m.live }), 201);
+      expectOk(
+        await apiCall(mock, { method: 'POST', path: '/deposit-addresses', body: { network: n }, key: m.live }),
+        201,
+      );
     }
     const res = await apiCall(mock, { method: 'GET', path: '/deposit-addresses', key: m.live });
     const list = expectOk(res);
@@ -95,7 +119,12 @@ describe('GET /deposits and deposit states', () => {
   it('credited: the live wallet grows by credited_amount_minor, event deposit.credited', async () => {
     const m = await newMerchant(mock);
     const before = await wallet(mock, 'live', m.merchantId);
-    const dep = await ctl(mock, 'POST', '/deposits', { merchant_id: m.merchantId, network: mock.networks[0], asset_amount: '25.5', status: 'credited' });
+    const dep = await ctl(mock, 'POST', '/deposits', {
+      merchant_id: m.merchantId,
+      network: mock.networks[0],
+      asset_amount: '25.5',
+      status: 'credited',
+    });
     expect(dep).toMatchObject({ status: 'credited', asset_amount: '25.5', network: mock.networks[0] });
     expect(Number.isInteger(dep.credited_amount_minor)).toBe(true);
     expect(dep.credited_amount_minor).toBeGreaterThan(0);
@@ -111,7 +140,12 @@ describe('GET /deposits and deposit states', () => {
   it('pending: seen, not credited: wallet unchanged, no deposit.credited event', async () => {
     const m = await newMerchant(mock);
     const before = await wallet(mock, 'live', m.merchantId);
-    const dep = await ctl(mock, 'POST', '/deposits', { merchant_id: m.merchantId, network: mock.networks[0], asset_amount: '10', status: 'pending' });
+    const dep = await ctl(mock, 'POST', '/deposits', {
+      merchant_id: m.merchantId,
+      network: mock.networks[0],
+      asset_amount: '10',
+      status: 'pending',
+    });
     expect(dep.status).toBe('pending');
     expect(await wallet(mock, 'live', m.merchantId)).toEqual(before);
     expect((await events(mock, m.merchantId)).filter((e) => e.type === 'deposit.credited')).toHaveLength(0);
@@ -119,7 +153,12 @@ describe('GET /deposits and deposit states', () => {
   it('flagged: credited and marked for review: the wallet grows', async () => {
     const m = await newMerchant(mock);
     const before = await wallet(mock, 'live', m.merchantId);
-    const dep = await ctl(mock, 'POST', '/deposits', { merchant_id: m.merchantId, network: mock.networks[0], asset_amount: '10', status: 'flagged' });
+    const dep = await ctl(mock, 'POST', '/deposits', {
+      merchant_id: m.merchantId,
+      network: mock.networks[0],
+      asset_amount: '10',
+      status: 'flagged',
+    });
     expect(dep.status).toBe('flagged');
     const after = await wallet(mock, 'live', m.merchantId);
     expect(after.balance_minor - before.balance_minor).toBe(dep.credited_amount_minor);
@@ -130,7 +169,16 @@ describe('GET /deposits and deposit states', () => {
     const testBefore = await wallet(mock, 'test', m.merchantId);
     const ids: string[] = [];
     for (const amount of ['1', '2', '3']) {
-      ids.push((await ctl(mock, 'POST', '/deposits', { merchant_id: m.merchantId, network: mock.networks[0], asset_amount: amount, status: 'credited' })).id);
+      ids.push(
+        (
+          await ctl(mock, 'POST', '/deposits', {
+            merchant_id: m.merchantId,
+            network: mock.networks[0],
+            asset_amount: amount,
+            status: 'credited',
+          })
+        ).id,
+      );
       await ctl(mock, 'POST', '/clock/advance', { seconds: 5 });
     }
     const res = await apiCall(mock, { method: 'GET', path: '/deposits', key: m.live });
@@ -142,7 +190,12 @@ describe('GET /deposits and deposit states', () => {
   it('a deposit of another merchant is not listed', async () => {
     const a = await newMerchant(mock);
     const b = await newMerchant(mock);
-    await ctl(mock, 'POST', '/deposits', { merchant_id: a.merchantId, network: mock.networks[0], asset_amount: '1', status: 'credited' });
+    await ctl(mock, 'POST', '/deposits', {
+      merchant_id: a.merchantId,
+      network: mock.networks[0],
+      asset_amount: '1',
+      status: 'credited',
+    });
     expect(expectOk(await apiCall(mock, { method: 'GET', path: '/deposits', key: b.live }))).toEqual([]);
   });
   it('403 for a test key', async () => {
@@ -151,7 +204,11 @@ describe('GET /deposits and deposit states', () => {
     expect(res.body.errors).toEqual({});
   });
   it('deposit ids are not readable as another resource (404)', async () => {
-    const dep = await ctl(mock, 'POST', '/deposits', { network: mock.networks[0], asset_amount: '1', status: 'credited' });
+    const dep = await ctl(mock, 'POST', '/deposits', {
+      network: mock.networks[0],
+      asset_amount: '1',
+      status: 'credited',
+    });
     expectNotFound(await apiCall(mock, { method: 'GET', path: `/deposits/${dep.id}`, mode: 'live' }));
   });
 });

@@ -52,7 +52,12 @@ describe('401 timestamp_out_of_window', () => {
   const NOW_S = 1_763_800_000;
   let fixed: MockHandle;
   beforeAll(async () => {
-    fixed = (await startMock({ port: 0, seed: 12, providerLatencyMs: 0, now: () => NOW_S * 1000 + 999 })) as unknown as MockHandle;
+    fixed = (await startMock({
+      port: 0,
+      seed: 12,
+      providerLatencyMs: 0,
+      now: () => NOW_S * 1000 + 999,
+    })) as unknown as MockHandle;
   });
   afterAll(async () => fixed?.close());
 
@@ -85,7 +90,11 @@ describe('401 timestamp_out_of_window', () => {
 
 describe('401 invalid_api_key', () => {
   it('for an unknown key id', async () => {
-    const res = await apiCall(mock, { method: 'GET', path: `/cards/${UNKNOWN_ULID}`, key: { keyId: UNKNOWN_ULID, secret: mock.keys.test.secret } });
+    const res = await apiCall(mock, {
+      method: 'GET',
+      path: `/cards/${UNKNOWN_ULID}`,
+      key: { keyId: UNKNOWN_ULID, secret: mock.keys.test.secret },
+    });
     expectError(res, 401, 'gateway', 'invalid_api_key');
     expect(res.headers['x-ratelimit-limit']).toBeUndefined();
   });
@@ -93,7 +102,12 @@ describe('401 invalid_api_key', () => {
     const key = await newKey(mock, { mode: 'test' });
     expectNotFound(await apiCall(mock, { method: 'GET', path: `/cards/${UNKNOWN_ULID}`, key }));
     expect(await ctl(mock, 'POST', `/keys/${key.keyId}/revoke`)).toMatchObject({ key_id: key.keyId, revoked: true });
-    expectError(await apiCall(mock, { method: 'GET', path: `/cards/${UNKNOWN_ULID}`, key }), 401, 'gateway', 'invalid_api_key');
+    expectError(
+      await apiCall(mock, { method: 'GET', path: `/cards/${UNKNOWN_ULID}`, key }),
+      401,
+      'gateway',
+      'invalid_api_key',
+    );
   });
   it('for an expired key (POST /_mock/keys expires_in_seconds, on the simulated clock)', async () => {
     const created = await ctl(mock, 'POST', '/keys', { mode: 'test', expires_in_seconds: 600 });
@@ -113,19 +127,33 @@ describe('401 invalid_api_key', () => {
     }
   });
   it('is checked before the signature (a wrong secret on an unknown key still says invalid_api_key)', async () => {
-    const res = await apiCall(mock, { method: 'GET', path: '/customers', key: { keyId: UNKNOWN_ULID, secret: 'wrong' } });
+    const res = await apiCall(mock, {
+      method: 'GET',
+      path: '/customers',
+      key: { keyId: UNKNOWN_ULID, secret: 'wrong' },
+    });
     expectError(res, 401, 'gateway', 'invalid_api_key');
   });
 });
 
 describe('401 invalid_signature', () => {
   it('for a signature made with the wrong secret', async () => {
-    const res = await apiCall(mock, { method: 'GET', path: '/customers', key: { keyId: mock.keys.test.keyId, secret: mock.keys.live.secret } });
+    const res = await apiCall(mock, {
+      method: 'GET',
+      path: '/customers',
+      key: { keyId: mock.keys.test.keyId, secret: mock.keys.live.secret },
+    });
     expectError(res, 401, 'gateway', 'invalid_signature');
   });
   it('for a body changed after signing', async () => {
     const headers = signedHeaders(mock, { method: 'POST', path: '/customers', body: customerInput() });
-    const res = await rawRequest({ port: mock.port, method: 'POST', path: '/api/v1/customers', headers: { ...headers, 'Content-Type': 'application/json' }, body: JSON.stringify(customerInput()) });
+    const res = await rawRequest({
+      port: mock.port,
+      method: 'POST',
+      path: '/api/v1/customers',
+      headers: { ...headers, 'Content-Type': 'application/json' },
+      body: JSON.stringify(customerInput()),
+    });
     expectError(res, 401, 'gateway', 'invalid_signature');
   });
   it('for a query changed after signing', async () => {
@@ -134,7 +162,14 @@ describe('401 invalid_signature', () => {
     expectError(res, 401, 'gateway', 'invalid_signature');
   });
   it('for a path signed without the /api/v1 prefix', async () => {
-    const headers = signRequest({ method: 'GET', path: '/customers', keyId: mock.keys.test.keyId, secret: mock.keys.test.secret, timestamp: nowSeconds(), nonce: randomUUID() }).headers;
+    const headers = signRequest({
+      method: 'GET',
+      path: '/customers',
+      keyId: mock.keys.test.keyId,
+      secret: mock.keys.test.secret,
+      timestamp: nowSeconds(),
+      nonce: randomUUID(),
+    }).headers;
     const res = await rawRequest({ port: mock.port, method: 'GET', path: '/api/v1/customers', headers });
     expectError(res, 401, 'gateway', 'invalid_signature');
   });
@@ -147,7 +182,12 @@ describe('401 invalid_signature', () => {
   it('accepts a query sent in another valid encoding of the same parameters', async () => {
     // signed from `q=john smith&a=1`; sent as `a=1&q=john%20smith`
     const headers = signedHeaders(mock, { method: 'GET', path: '/customers', query: 'q=john+smith&a=1' });
-    const res = await rawRequest({ port: mock.port, method: 'GET', path: '/api/v1/customers?a=1&q=john%20smith', headers });
+    const res = await rawRequest({
+      port: mock.port,
+      method: 'GET',
+      path: '/api/v1/customers?a=1&q=john%20smith',
+      headers,
+    });
     expectOk(res);
   });
   it('accepts the previous secret for 24 h after a roll, then only the new one', async () => {
@@ -171,7 +211,12 @@ describe('401 invalid_signature', () => {
     expectError(await apiCall(mock, { method: 'GET', path: '/customers', key: fresh }), 403, 'gateway', 'out_of_scope');
     expectNotFound(await apiCall(mock, { method: 'GET', path: `/cards/${UNKNOWN_ULID}`, key }));
     await ctl(mock, 'POST', `/keys/${key.keyId}/revoke`);
-    expectError(await apiCall(mock, { method: 'GET', path: `/cards/${UNKNOWN_ULID}`, key }), 401, 'gateway', 'invalid_api_key');
+    expectError(
+      await apiCall(mock, { method: 'GET', path: `/cards/${UNKNOWN_ULID}`, key }),
+      401,
+      'gateway',
+      'invalid_api_key',
+    );
     expectNotFound(await apiCall(mock, { method: 'GET', path: `/cards/${UNKNOWN_ULID}`, key: fresh }));
   });
 });
@@ -185,7 +230,12 @@ describe('409 replay_detected', () => {
   });
   it('a request with a bad signature does not burn the nonce', async () => {
     const nonce = randomUUID();
-    const bad = await apiCall(mock, { method: 'GET', path: '/customers', nonce, key: { keyId: mock.keys.test.keyId, secret: 'not-the-secret' } });
+    const bad = await apiCall(mock, {
+      method: 'GET',
+      path: '/customers',
+      nonce,
+      key: { keyId: mock.keys.test.keyId, secret: 'not-the-secret' },
+    });
     expectError(bad, 401, 'gateway', 'invalid_signature');
     expectOk(await apiCall(mock, { method: 'GET', path: '/customers', nonce }));
   });
@@ -199,13 +249,25 @@ describe('409 replay_detected', () => {
     const ts = nowSeconds();
     expectOk(await apiCall(mock, { method: 'GET', path: '/customers', nonce, timestamp: ts }));
     await advance(mock, 601);
-    expectError(await apiCall(mock, { method: 'GET', path: '/customers', nonce, timestamp: ts }), 409, 'gateway', 'replay_detected');
+    expectError(
+      await apiCall(mock, { method: 'GET', path: '/customers', nonce, timestamp: ts }),
+      409,
+      'gateway',
+      'replay_detected',
+    );
   });
   it('a captured recharge replayed after the simulated clock passed 24 h is refused and charges nothing', async () => {
     const card = await activeCard(mock);
     const nonce = randomUUID();
     const ts = nowSeconds();
-    const capture = { method: 'POST', path: `/cards/${card.id}/recharge`, body: { amount: 500 }, nonce, timestamp: ts, idempotencyKey: 'k-' + randomUUID() };
+    const capture = {
+      method: 'POST',
+      path: `/cards/${card.id}/recharge`,
+      body: { amount: 500 },
+      nonce,
+      timestamp: ts,
+      idempotencyKey: 'k-' + randomUUID(),
+    };
     expectOk(await apiCall(mock, capture));
     const after = expectOk(await apiCall(mock, { method: 'GET', path: `/cards/${card.id}` }));
     // the API has forgotten the idempotency key (24 h) and, on the simulated clock, the nonce
@@ -216,12 +278,18 @@ describe('409 replay_detected', () => {
   });
   it('a nonce is forgotten once 600 s passed on both clocks (real and simulated)', async () => {
     let real = Date.now();
-    const timed = (await startMock({ port: 0, seed: 13, providerLatencyMs: 0, now: () => real })) as unknown as MockHandle;
+    const timed = (await startMock({
+      port: 0,
+      seed: 13,
+      providerLatencyMs: 0,
+      now: () => real,
+    })) as unknown as MockHandle;
     try {
       const nonce = randomUUID();
       expectOk(await apiCall(timed, { method: 'GET', path: '/customers', nonce, timestamp: Math.floor(real / 1000) }));
       real += 601_000; // the real clock alone: the simulated one has not moved 600 s
-      const sent = () => apiCall(timed, { method: 'GET', path: '/customers', nonce, timestamp: Math.floor(real / 1000) });
+      const sent = () =>
+        apiCall(timed, { method: 'GET', path: '/customers', nonce, timestamp: Math.floor(real / 1000) });
       expectError(await sent(), 409, 'gateway', 'replay_detected');
       await advance(timed, 601);
       expectOk(await sent());
@@ -244,16 +312,30 @@ describe('403 ip_not_allowed', () => {
   });
   it('only after a valid signature: a wrong secret says invalid_signature', async () => {
     const key = await newKey(mock, { mode: 'test', ip_allowlist: ['10.0.0.0/8'] });
-    expectError(await apiCall(mock, { method: 'GET', path: '/customers', key: { keyId: key.keyId, secret: 'x' } }), 401, 'gateway', 'invalid_signature');
+    expectError(
+      await apiCall(mock, { method: 'GET', path: '/customers', key: { keyId: key.keyId, secret: 'x' } }),
+      401,
+      'gateway',
+      'invalid_signature',
+    );
   });
   it('an IPv4-mapped IPv6 source matches its IPv4 form (dual-stack listener)', async () => {
     const dual = (await startMock({ host: '::', port: 0, seed: 12, providerLatencyMs: 0 })) as unknown as MockHandle;
     try {
-      const via4 = { ...dual, baseUrl: `http://127.0.0.1:${dual.port}/api/v1`, controlUrl: `http://127.0.0.1:${dual.port}/_mock` };
+      const via4 = {
+        ...dual,
+        baseUrl: `http://127.0.0.1:${dual.port}/api/v1`,
+        controlUrl: `http://127.0.0.1:${dual.port}/_mock`,
+      };
       const allowed = await newKey(via4, { mode: 'test', ip_allowlist: ['127.0.0.1'] });
       expectOk(await apiCall(via4, { method: 'GET', path: '/customers', key: allowed }));
       const denied = await newKey(via4, { mode: 'test', ip_allowlist: ['127.0.0.2'] });
-      expectError(await apiCall(via4, { method: 'GET', path: '/customers', key: denied }), 403, 'gateway', 'ip_not_allowed');
+      expectError(
+        await apiCall(via4, { method: 'GET', path: '/customers', key: denied }),
+        403,
+        'gateway',
+        'ip_not_allowed',
+      );
     } finally {
       await dual.close();
     }
@@ -299,7 +381,12 @@ describe('403 out_of_scope, per route', () => {
     const key = await newKey(mock, { mode: 'test', scopes: ['cards.read'] });
     const nonce = randomUUID();
     expectError(await apiCall(mock, { method: 'GET', path: '/customers', key, nonce }), 403, 'gateway', 'out_of_scope');
-    expectError(await apiCall(mock, { method: 'GET', path: '/customers', key, nonce }), 409, 'gateway', 'replay_detected');
+    expectError(
+      await apiCall(mock, { method: 'GET', path: '/customers', key, nonce }),
+      409,
+      'gateway',
+      'replay_detected',
+    );
   });
 });
 
@@ -307,29 +394,55 @@ describe('the order of the gateway checks (SIGNING.md 1 to 8)', () => {
   it('1 before 2: a missing header wins over a stale timestamp', async () => {
     const headers = signedHeaders(mock, { method: 'GET', path: CARDS_PATH, timestamp: nowSeconds() - 9999 });
     delete headers['X-Nonce'];
-    expectError(await rawRequest({ port: mock.port, method: 'GET', path: CARDS_PATH, headers }), 401, 'gateway', 'missing_signature_headers');
+    expectError(
+      await rawRequest({ port: mock.port, method: 'GET', path: CARDS_PATH, headers }),
+      401,
+      'gateway',
+      'missing_signature_headers',
+    );
   });
   it('2 before 3: a stale timestamp wins over an unknown key', async () => {
-    const res = await apiCall(mock, { method: 'GET', path: '/customers', timestamp: nowSeconds() - 9999, key: { keyId: UNKNOWN_ULID, secret: 'x' } });
+    const res = await apiCall(mock, {
+      method: 'GET',
+      path: '/customers',
+      timestamp: nowSeconds() - 9999,
+      key: { keyId: UNKNOWN_ULID, secret: 'x' },
+    });
     expectError(res, 401, 'gateway', 'timestamp_out_of_window');
   });
   it('4 before 5: a reused nonce with a bad signature says invalid_signature', async () => {
     const nonce = randomUUID();
     expectOk(await apiCall(mock, { method: 'GET', path: '/customers', nonce }));
-    const res = await apiCall(mock, { method: 'GET', path: '/customers', nonce, key: { keyId: mock.keys.test.keyId, secret: 'x' } });
+    const res = await apiCall(mock, {
+      method: 'GET',
+      path: '/customers',
+      nonce,
+      key: { keyId: mock.keys.test.keyId, secret: 'x' },
+    });
     expectError(res, 401, 'gateway', 'invalid_signature');
   });
   it('5: a nonce is single-use across different requests of the key', async () => {
     const nonce = randomUUID();
     expectOk(await apiCall(mock, { method: 'GET', path: '/customers', nonce }));
-    expectError(await apiCall(mock, { method: 'GET', path: `/cards/${UNKNOWN_ULID}`, nonce }), 409, 'gateway', 'replay_detected');
+    expectError(
+      await apiCall(mock, { method: 'GET', path: `/cards/${UNKNOWN_ULID}`, nonce }),
+      409,
+      'gateway',
+      'replay_detected',
+    );
   });
   it('7 before 8: a key off its allowlist and without the scope says ip_not_allowed', async () => {
     const key = await newKey(mock, { mode: 'test', scopes: ['deposits.read'], ip_allowlist: ['192.0.2.0/24'] });
     expectError(await apiCall(mock, { method: 'GET', path: '/customers', key }), 403, 'gateway', 'ip_not_allowed');
   });
   it('gateway before validation: an unsigned invalid body says missing_signature_headers', async () => {
-    const res = await rawRequest({ port: mock.port, method: 'POST', path: '/api/v1/customers', headers: { 'Content-Type': 'application/json' }, body: '{' });
+    const res = await rawRequest({
+      port: mock.port,
+      method: 'POST',
+      path: '/api/v1/customers',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{',
+    });
     expectError(res, 401, 'gateway', 'missing_signature_headers');
   });
 });
@@ -360,7 +473,11 @@ describe('429 rate_limit exceeded and the X-RateLimit headers', () => {
     const key = await newKey(limited, { mode: 'test' });
     // Failed signatures do not count, but still carry the headers (known key).
     for (let i = 0; i < 3; i++) {
-      const bad = await apiCall(limited, { method: 'GET', path: '/customers', key: { keyId: key.keyId, secret: 'wrong' } });
+      const bad = await apiCall(limited, {
+        method: 'GET',
+        path: '/customers',
+        key: { keyId: key.keyId, secret: 'wrong' },
+      });
       expectError(bad, 401, 'gateway', 'invalid_signature');
       expect(bad.headers['x-ratelimit-limit']).toBe('5');
       expect(bad.headers['x-ratelimit-remaining']).toBeDefined();
@@ -407,7 +524,12 @@ describe('429 rate_limit exceeded and the X-RateLimit headers', () => {
     const key = await newKey(limited, { mode: 'test' });
     const missing = signedHeaders(limited, { method: 'GET', path: '/customers', key });
     delete missing['X-Nonce'];
-    const noNonce = await rawRequest({ port: limited.port, method: 'GET', path: '/api/v1/customers', headers: missing });
+    const noNonce = await rawRequest({
+      port: limited.port,
+      method: 'GET',
+      path: '/api/v1/customers',
+      headers: missing,
+    });
     expectError(noNonce, 401, 'gateway', 'missing_signature_headers');
     expect(noNonce.headers['x-ratelimit-limit']).toBe('5');
     expect(noNonce.headers['x-ratelimit-remaining']).toBe('5');
@@ -420,7 +542,10 @@ describe('429 rate_limit exceeded and the X-RateLimit headers', () => {
       port: limited.port,
       method: 'POST',
       path: '/api/v1/customers',
-      headers: { ...signedHeaders(limited, { method: 'POST', path: '/customers', key, body: big }), 'Content-Type': 'application/json' },
+      headers: {
+        ...signedHeaders(limited, { method: 'POST', path: '/customers', key, body: big }),
+        'Content-Type': 'application/json',
+      },
       body: big,
     });
     expectError(tooLarge, 413, 'body', 'too_large');
@@ -430,15 +555,25 @@ describe('429 rate_limit exceeded and the X-RateLimit headers', () => {
     const counted = await apiCall(limited, { method: 'GET', path: '/customers', key });
     expect(counted.headers['x-ratelimit-remaining']).toBe('4');
     // an unknown or revoked key is not known: no headers
-    const unknown = signedHeaders(limited, { method: 'GET', path: '/customers', key: { keyId: UNKNOWN_ULID, secret: key.secret } });
+    const unknown = signedHeaders(limited, {
+      method: 'GET',
+      path: '/customers',
+      key: { keyId: UNKNOWN_ULID, secret: key.secret },
+    });
     delete unknown['X-Nonce'];
-    const stranger = await rawRequest({ port: limited.port, method: 'GET', path: '/api/v1/customers', headers: unknown });
+    const stranger = await rawRequest({
+      port: limited.port,
+      method: 'GET',
+      path: '/api/v1/customers',
+      headers: unknown,
+    });
     expectError(stranger, 401, 'gateway', 'missing_signature_headers');
     expect(stranger.headers['x-ratelimit-limit']).toBeUndefined();
   });
   it('6 before 7: an over-limit key off its allowlist gets 429, not 403', async () => {
     const key = await newKey(limited, { mode: 'test', ip_allowlist: ['192.0.2.1'] });
-    for (let i = 0; i < 5; i++) expectError(await apiCall(limited, { method: 'GET', path: '/customers', key }), 403, 'gateway', 'ip_not_allowed');
+    for (let i = 0; i < 5; i++)
+      expectError(await apiCall(limited, { method: 'GET', path: '/customers', key }), 403, 'gateway', 'ip_not_allowed');
     expectError(await apiCall(limited, { method: 'GET', path: '/customers', key }), 429, 'rate_limit', 'exceeded');
   });
   it('headers are present on error answers of the operation (404, 422) too', async () => {
@@ -454,10 +589,20 @@ describe('429 rate_limit exceeded and the X-RateLimit headers', () => {
 
 describe('signing vectors through the gateway', () => {
   interface Vector {
-    name: string; method: string; path: string; query: string; key_id: string; timestamp: string;
-    nonce: string; secret: string; body_base64: string; signature: string;
+    name: string;
+    method: string;
+    path: string;
+    query: string;
+    key_id: string;
+    timestamp: string;
+    nonce: string;
+    secret: string;
+    body_base64: string;
+    signature: string;
   }
-  const vectors: Vector[] = JSON.parse(readFileSync(new URL('../fixtures/vectors/signing.json', import.meta.url), 'utf8'));
+  const vectors: Vector[] = JSON.parse(
+    readFileSync(new URL('../fixtures/vectors/signing.json', import.meta.url), 'utf8'),
+  );
   let vm: MockHandle;
   beforeAll(async () => {
     const keys = new Map<string, string>();
@@ -477,10 +622,21 @@ describe('signing vectors through the gateway', () => {
   const send = (v: Vector, change: Partial<Vector> = {}) => {
     const x = { ...v, ...change };
     const body = x.body_base64 ? Buffer.from(x.body_base64, 'base64') : undefined;
-    const headers: Record<string, string> = { 'X-Api-Key': x.key_id, 'X-Timestamp': x.timestamp, 'X-Nonce': x.nonce, 'X-Signature': x.signature };
+    const headers: Record<string, string> = {
+      'X-Api-Key': x.key_id,
+      'X-Timestamp': x.timestamp,
+      'X-Nonce': x.nonce,
+      'X-Signature': x.signature,
+    };
     if (body) headers['Content-Type'] = 'application/json';
     // node:http uppercases the method on the wire; the canonical METHOD is uppercased anyway.
-    return rawRequest({ port: vm.port, method: x.method.toUpperCase(), path: x.query ? `${x.path}?${x.query}` : x.path, headers, body });
+    return rawRequest({
+      port: vm.port,
+      method: x.method.toUpperCase(),
+      path: x.query ? `${x.path}?${x.query}` : x.path,
+      headers,
+      body,
+    });
   };
 
   it('every vector verifies (anything but 401; 409 replay_detected once the shared nonce is remembered)', async () => {
@@ -499,7 +655,12 @@ describe('signing vectors through the gateway', () => {
     it(`tampered ${v.name} answers 401 invalid_signature`, async () => {
       const flip = (s: string) => s.slice(0, -2) + (s.at(-2) === 'A' ? 'B' : 'A') + s.slice(-1);
       expectError(await send(v, { signature: flip(v.signature) }), 401, 'gateway', 'invalid_signature');
-      expectError(await send(v, { nonce: v.nonce.replace(/.$/, (c) => (c === '0' ? '1' : '0')) }), 401, 'gateway', 'invalid_signature');
+      expectError(
+        await send(v, { nonce: v.nonce.replace(/.$/, (c) => (c === '0' ? '1' : '0')) }),
+        401,
+        'gateway',
+        'invalid_signature',
+      );
     });
   }
 });

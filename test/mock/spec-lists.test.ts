@@ -1,7 +1,17 @@
 // Lists: per_page (1 to 100, default 20, clamped), opaque cursors, newest-first, signed queries.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../src/mock/index.js';
-import { activeCard, advance, apiCall, createCustomer, ctl, expectOk, newMerchant, type KeyPair, type MockHandle } from '../helpers/api.js';
+import {
+  activeCard,
+  advance,
+  apiCall,
+  createCustomer,
+  ctl,
+  expectOk,
+  newMerchant,
+  type KeyPair,
+  type MockHandle,
+} from '../helpers/api.js';
 
 let mock: MockHandle;
 let m: { merchantId: string; test: KeyPair; live: KeyPair };
@@ -16,7 +26,8 @@ beforeAll(async () => {
 });
 afterAll(async () => mock?.close());
 
-const list = (query: Record<string, string | number> | string) => apiCall(mock, { method: 'GET', path: '/customers', query, key: m.test });
+const list = (query: Record<string, string | number> | string) =>
+  apiCall(mock, { method: 'GET', path: '/customers', query, key: m.test });
 
 describe('GET /customers pagination', () => {
   it('default page of 20, newest-first, meta with has_more and next_cursor', async () => {
@@ -89,7 +100,7 @@ describe('GET /customers pagination', () => {
     const b = await list(`per_page=2&cursor=${encodeURIComponent(cursor).replace(/%3D/g, '%3d')}`);
     expect(expectOk(a).map((c: any) => c.id)).toEqual(expectOk(b).map((c: any) => c.id));
   });
-  it('a customer list shows only the merchant\'s customers', async () => {
+  it("a customer list shows only the merchant's customers", async () => {
     const other = await newMerchant(mock);
     expect(expectOk(await apiCall(mock, { method: 'GET', path: '/customers', key: other.test }))).toEqual([]);
   });
@@ -99,12 +110,27 @@ describe('GET /cards/{card}/transactions pagination', () => {
   it('pages newest-first by occurred_at through the cursor', async () => {
     const card = await activeCard(mock, { key: m.test });
     for (let i = 0; i < 5; i++) {
-      await ctl(mock, 'POST', `/cards/${card.id}/transactions`, { type: 'authorization', status: 'pending', amount_minor: i + 1, occurred_at: new Date(Date.UTC(2025, 0, 1 + i)).toISOString() });
+      await ctl(mock, 'POST', `/cards/${card.id}/transactions`, {
+        type: 'authorization',
+        status: 'pending',
+        amount_minor: i + 1,
+        occurred_at: new Date(Date.UTC(2025, 0, 1 + i)).toISOString(),
+      });
     }
-    const one = await apiCall(mock, { method: 'GET', path: `/cards/${card.id}/transactions`, query: { per_page: 3 }, key: m.test });
+    const one = await apiCall(mock, {
+      method: 'GET',
+      path: `/cards/${card.id}/transactions`,
+      query: { per_page: 3 },
+      key: m.test,
+    });
     expect(expectOk(one).map((t: any) => t.amount_minor)).toEqual([5, 4, 3]);
     expect(one.body.meta).toMatchObject({ per_page: 3, has_more: true });
-    const two = await apiCall(mock, { method: 'GET', path: `/cards/${card.id}/transactions`, query: { per_page: 3, cursor: one.body.meta.next_cursor }, key: m.test });
+    const two = await apiCall(mock, {
+      method: 'GET',
+      path: `/cards/${card.id}/transactions`,
+      query: { per_page: 3, cursor: one.body.meta.next_cursor },
+      key: m.test,
+    });
     expect(expectOk(two).map((t: any) => t.amount_minor)).toEqual([2, 1]);
     expect(two.body.meta.has_more).toBe(false);
   });

@@ -49,9 +49,26 @@ describe('cross-mode 404', () => {
     expectNotFound(await apiCall(mock, { method: 'GET', path: `/cards/${card.id}/transactions`, ...live }));
     expectNotFound(await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/freeze`, ...live }));
     expectNotFound(await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/unfreeze`, ...live }));
-    expectNotFound(await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/recharge`, body: { amount: 1 }, idempotencyKey: newIdemKey(), ...live }));
-    expectNotFound(await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/terminate`, idempotencyKey: newIdemKey(), ...live }));
-    expect(expectOk(await apiCall(mock, { method: 'GET', path: `/cards/${card.id}`, mode: 'test' })).status).toBe('active');
+    expectNotFound(
+      await apiCall(mock, {
+        method: 'POST',
+        path: `/cards/${card.id}/recharge`,
+        body: { amount: 1 },
+        idempotencyKey: newIdemKey(),
+        ...live,
+      }),
+    );
+    expectNotFound(
+      await apiCall(mock, {
+        method: 'POST',
+        path: `/cards/${card.id}/terminate`,
+        idempotencyKey: newIdemKey(),
+        ...live,
+      }),
+    );
+    expect(expectOk(await apiCall(mock, { method: 'GET', path: `/cards/${card.id}`, mode: 'test' })).status).toBe(
+      'active',
+    );
   });
   it('a live card is not found with a test key', async () => {
     await fundLive(mock);
@@ -59,7 +76,9 @@ describe('cross-mode 404', () => {
     expect(card.mode).toBe('live');
     expectNotFound(await apiCall(mock, { method: 'GET', path: `/cards/${card.id}`, mode: 'test' }));
     expectNotFound(await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/freeze`, mode: 'test' }));
-    expect(expectOk(await apiCall(mock, { method: 'GET', path: `/cards/${card.id}`, mode: 'live' })).status).toBe('active');
+    expect(expectOk(await apiCall(mock, { method: 'GET', path: `/cards/${card.id}`, mode: 'live' })).status).toBe(
+      'active',
+    );
   });
   it('a live issue charges the live wallet, not the test wallet', async () => {
     await fundLive(mock);
@@ -96,7 +115,9 @@ describe('the customer registry is shared by both modes', () => {
     await fundLive(mock);
     const c = await createCustomer(mock, { mode: 'test' });
     expect((await getCustomer(mock, c.id, 'live')).id).toBe(c.id);
-    const listed = expectOk(await apiCall(mock, { method: 'GET', path: '/customers', query: { per_page: 100 }, mode: 'live' }));
+    const listed = expectOk(
+      await apiCall(mock, { method: 'GET', path: '/customers', query: { per_page: 100 }, mode: 'live' }),
+    );
     expect(listed.map((x: any) => x.id)).toContain(c.id);
     const card = expectOk(await issueCard(mock, { customerId: c.id, mode: 'live', amount: 100 }), 201);
     expect(card).toMatchObject({ mode: 'live', customer_id: c.id });

@@ -35,7 +35,10 @@ const Card = z.object({
   mode: z.enum(['test', 'live']),
   masked_pan: z.string(),
   last4: z.string(),
-  expiry: z.string().regex(/^(\d{2}\/\d{2})?$/).nullable(),
+  expiry: z
+    .string()
+    .regex(/^(\d{2}\/\d{2})?$/)
+    .nullable(),
   currency: z.string().regex(/^[A-Z]{3}$/),
   balance_minor: minor,
   created_at: isoWithOffset.nullable(),
@@ -89,14 +92,37 @@ const Deposit = z.object({
   tx_id: z.string().nullable(),
   confirmed_at: isoWithOffset.nullable(),
 });
-const Meta = z.strictObject({ per_page: z.number().int().min(1).max(100), has_more: z.boolean(), next_cursor: z.string().nullable(), previous_cursor: z.string().nullable() });
-const ErrorEnvelope = z.strictObject({ success: z.literal(false), message: z.string().min(1), errors: z.record(z.string(), z.array(z.string())) });
+const Meta = z.strictObject({
+  per_page: z.number().int().min(1).max(100),
+  has_more: z.boolean(),
+  next_cursor: z.string().nullable(),
+  previous_cursor: z.string().nullable(),
+});
+const ErrorEnvelope = z.strictObject({
+  success: z.literal(false),
+  message: z.string().min(1),
+  errors: z.record(z.string(), z.array(z.string())),
+});
 
 function shape<T extends z.ZodType>(schema: T, value: unknown, label: string): void {
   const r = schema.safeParse(value);
-  expect(r.success, `${label}: ${r.success ? '' : JSON.stringify(r.error.issues.slice(0, 5))} in ${JSON.stringify(value).slice(0, 400)}`).toBe(true);
+  expect(
+    r.success,
+    `${label}: ${r.success ? '' : JSON.stringify(r.error.issues.slice(0, 5))} in ${JSON.stringify(value).slice(0, 400)}`,
+  ).toBe(true);
 }
-const FORBIDDEN_KEYS = ['pan', 'card_number', 'number', 'cvv', 'cvc', 'security_code', 'id_number', 'id_front_image', 'provider_id', 'provider_reference'];
+const FORBIDDEN_KEYS = [
+  'pan',
+  'card_number',
+  'number',
+  'cvv',
+  'cvc',
+  'security_code',
+  'id_number',
+  'id_front_image',
+  'provider_id',
+  'provider_reference',
+];
 function noSecrets(value: unknown, label: string): void {
   const walk = (v: unknown, path: string): void => {
     if (v && typeof v === 'object') {
@@ -142,12 +168,26 @@ describe('resource shapes', () => {
     expect(pending.masked_pan).toBe('');
     expect(pending.expiry === '' || pending.expiry === null).toBe(true);
     await advance(mock, 3601);
-    shape(Card, expectOk(await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/terminate`, idempotencyKey: newIdemKey() })), 'terminated card');
+    shape(
+      Card,
+      expectOk(
+        await apiCall(mock, { method: 'POST', path: `/cards/${card.id}/terminate`, idempotencyKey: newIdemKey() }),
+      ),
+      'terminated card',
+    );
   });
 
   it('Customer: exact fields; the full id number and the document image are never returned', async () => {
-    for (const overrides of [{}, { id_type: 'passport', country: 'gbr', id_front_image: TINY_IMAGE, id_number: 'P1234567' }]) {
-      const res = await apiCall(mock, { method: 'POST', path: '/customers', body: customerInput(overrides), mode: 'live' });
+    for (const overrides of [
+      {},
+      { id_type: 'passport', country: 'gbr', id_front_image: TINY_IMAGE, id_number: 'P1234567' },
+    ]) {
+      const res = await apiCall(mock, {
+        method: 'POST',
+        path: '/customers',
+        body: customerInput(overrides),
+        mode: 'live',
+      });
       jsonContentType(res);
       const c = expectOk(res, 202);
       shape(Customer, c, 'created customer');
@@ -169,9 +209,18 @@ describe('resource shapes', () => {
   });
 
   it('DepositAddress and Deposit', async () => {
-    const addr = expectOk(await apiCall(mock, { method: 'POST', path: '/deposit-addresses', body: { network: mock.networks[0] }, mode: 'live' }), 201);
+    const addr = expectOk(
+      await apiCall(mock, {
+        method: 'POST',
+        path: '/deposit-addresses',
+        body: { network: mock.networks[0] },
+        mode: 'live',
+      }),
+      201,
+    );
     shape(DepositAddress, addr, 'deposit address');
-    for (const a of expectOk(await apiCall(mock, { method: 'GET', path: '/deposit-addresses', mode: 'live' }))) shape(DepositAddress, a, 'listed address');
+    for (const a of expectOk(await apiCall(mock, { method: 'GET', path: '/deposit-addresses', mode: 'live' })))
+      shape(DepositAddress, a, 'listed address');
     const res = await apiCall(mock, { method: 'GET', path: '/deposits', mode: 'live' });
     shape(Meta, res.body.meta, 'meta');
     const list = expectOk(res);
@@ -229,10 +278,22 @@ describe('event payloads (ids and amounts only)', () => {
     const seen = new Set(all.map((e) => e.type));
     for (const type of Object.keys(fields)) expect(seen, type).toContain(type);
     for (const e of all) {
-      shape(z.object({ id: z.string(), merchant_id: ulid, mode: z.enum(['test', 'live']), type: z.string(), occurred_at: isoWithOffset, data: z.record(z.string(), z.unknown()) }), e, e.type);
+      shape(
+        z.object({
+          id: z.string(),
+          merchant_id: ulid,
+          mode: z.enum(['test', 'live']),
+          type: z.string(),
+          occurred_at: isoWithOffset,
+          data: z.record(z.string(), z.unknown()),
+        }),
+        e,
+        e.type,
+      );
       const want = fields[e.type];
       if (want) expect(Object.keys(e.data), e.type).toEqual(expect.arrayContaining(want));
-      for (const v of Object.values(e.data)) expect(['string', 'number'], `${e.type} data holds ids and amounts only`).toContain(typeof v);
+      for (const v of Object.values(e.data))
+        expect(['string', 'number'], `${e.type} data holds ids and amounts only`).toContain(typeof v);
       const text = JSON.stringify(e.data);
       for (const secret of [c.first_name, c.last_name, c.email]) expect(text).not.toContain(secret);
     }

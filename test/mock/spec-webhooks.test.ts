@@ -50,10 +50,18 @@ describe('webhook delivery', () => {
   it('delivers each event to each endpoint: headers, exact body, a valid signature', async () => {
     const a = await receiver();
     const b = await receiver();
-    const mock = (await startMock({ port: 0, seed: 131, providerLatencyMs: 0, webhookUrls: [a.url] })) as unknown as MockHandle;
+    const mock = (await startMock({
+      port: 0,
+      seed: 131,
+      providerLatencyMs: 0,
+      webhookUrls: [a.url],
+    })) as unknown as MockHandle;
     opened.push(a, b, mock);
     await ctl(mock, 'POST', '/webhook-endpoints', { url: b.url });
-    const ev = await ctl(mock, 'POST', '/events', { type: 'card.issued', data: { card_id: '01JD2QA1B2C3D4E5F6G7H8J9KM' } });
+    const ev = await ctl(mock, 'POST', '/events', {
+      type: 'card.issued',
+      data: { card_id: '01JD2QA1B2C3D4E5F6G7H8J9KM' },
+    });
     await until(() => a.got.length >= 1 && b.got.length >= 1, 'a delivery to both endpoints');
     for (const r of [a, b]) {
       const d = r.got[0]!;
@@ -63,29 +71,55 @@ describe('webhook delivery', () => {
       expect(d.headers['x-service-delivery']).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
       const header = String(d.headers['x-service-signature']);
       expect(header).toMatch(/^t=\d+, ?v1=[0-9a-f]{64}$/);
-      expect(verifyWebhook({ secret: mock.webhookSecret, header, body: d.body, now: nowSeconds() })).toMatchObject({ valid: true });
+      expect(verifyWebhook({ secret: mock.webhookSecret, header, body: d.body, now: nowSeconds() })).toMatchObject({
+        valid: true,
+      });
       const body = JSON.parse(d.body.toString('utf8'));
       expect(Object.keys(body).sort()).toEqual(['data', 'occurred_at', 'type']);
-      expect(body).toEqual({ type: 'card.issued', occurred_at: ev.occurred_at, data: { card_id: '01JD2QA1B2C3D4E5F6G7H8J9KM' } });
+      expect(body).toEqual({
+        type: 'card.issued',
+        occurred_at: ev.occurred_at,
+        data: { card_id: '01JD2QA1B2C3D4E5F6G7H8J9KM' },
+      });
     }
     expect(a.got[0]!.headers['x-service-delivery']).not.toBe(b.got[0]!.headers['x-service-delivery']);
   });
 
-  it('a real operation\'s event is delivered (deposit.credited)', async () => {
+  it("a real operation's event is delivered (deposit.credited)", async () => {
     const a = await receiver();
-    const mock = (await startMock({ port: 0, seed: 132, providerLatencyMs: 0, webhookUrls: [a.url] })) as unknown as MockHandle;
+    const mock = (await startMock({
+      port: 0,
+      seed: 132,
+      providerLatencyMs: 0,
+      webhookUrls: [a.url],
+    })) as unknown as MockHandle;
     opened.push(a, mock);
-    const dep = await ctl(mock, 'POST', '/deposits', { network: mock.networks[0], asset_amount: '5', status: 'credited' });
-    await until(() => a.got.some((g) => g.headers['x-service-event'] === 'deposit.credited'), 'deposit.credited delivery');
+    const dep = await ctl(mock, 'POST', '/deposits', {
+      network: mock.networks[0],
+      asset_amount: '5',
+      status: 'credited',
+    });
+    await until(
+      () => a.got.some((g) => g.headers['x-service-event'] === 'deposit.credited'),
+      'deposit.credited delivery',
+    );
     const body = JSON.parse(a.got.find((g) => g.headers['x-service-event'] === 'deposit.credited')!.body.toString());
     expect(body.data).toMatchObject({ deposit_id: dep.id, credited_amount_minor: dep.credited_amount_minor });
   });
 
   it('retries a failure (5xx, then a 3xx) on the simulated clock, same delivery id, signed afresh with the real time', async () => {
     const a = await receiver([500, 302]);
-    const mock = (await startMock({ port: 0, seed: 133, providerLatencyMs: 0, webhookUrls: [a.url] })) as unknown as MockHandle;
+    const mock = (await startMock({
+      port: 0,
+      seed: 133,
+      providerLatencyMs: 0,
+      webhookUrls: [a.url],
+    })) as unknown as MockHandle;
     opened.push(a, mock);
-    await ctl(mock, 'POST', '/events', { type: 'withdrawal.requested', data: { withdrawal_id: '01JD2QA1B2C3D4E5F6G7H8J9KM', amount_minor: 10, fee_minor: 1 } });
+    await ctl(mock, 'POST', '/events', {
+      type: 'withdrawal.requested',
+      data: { withdrawal_id: '01JD2QA1B2C3D4E5F6G7H8J9KM', amount_minor: 10, fee_minor: 1 },
+    });
     await until(() => a.got.length >= 1, 'the first attempt');
     await advance(mock, 50); // under the first 1-minute backoff
     await new Promise((r) => setTimeout(r, 200));
@@ -97,7 +131,12 @@ describe('webhook delivery', () => {
     const ids = new Set(a.got.map((g) => g.headers['x-service-delivery']));
     expect(ids.size).toBe(1);
     for (const g of a.got) {
-      const v = verifyWebhook({ secret: mock.webhookSecret, header: String(g.headers['x-service-signature']), body: g.body, now: nowSeconds() });
+      const v = verifyWebhook({
+        secret: mock.webhookSecret,
+        header: String(g.headers['x-service-signature']),
+        body: g.body,
+        now: nowSeconds(),
+      });
       expect(v.valid).toBe(true);
       expect(Math.abs((v.timestamp ?? 0) - g.at)).toBeLessThanOrEqual(5); // real time, not the simulated clock
     }
@@ -108,11 +147,26 @@ describe('webhook delivery', () => {
 
   it('gives up after 7 requests in all', async () => {
     const a = await receiver(Array(20).fill(503));
-    const mock = (await startMock({ port: 0, seed: 134, providerLatencyMs: 0, webhookUrls: [a.url] })) as unknown as MockHandle;
+    const mock = (await startMock({
+      port: 0,
+      seed: 134,
+      providerLatencyMs: 0,
+      webhookUrls: [a.url],
+    })) as unknown as MockHandle;
     opened.push(a, mock);
-    await ctl(mock, 'POST', '/events', { type: 'withdrawal.failed', data: { withdrawal_id: '01JD2QA1B2C3D4E5F6G7H8J9KM', amount_minor: 10 } });
+    await ctl(mock, 'POST', '/events', {
+      type: 'withdrawal.failed',
+      data: { withdrawal_id: '01JD2QA1B2C3D4E5F6G7H8J9KM', amount_minor: 10 },
+    });
     await until(() => a.got.length >= 1, 'the first attempt');
-    for (const [n, wait] of [[2, 60], [3, 300], [4, 1800], [5, 7200], [6, 28800], [7, 86400]] as const) {
+    for (const [n, wait] of [
+      [2, 60],
+      [3, 300],
+      [4, 1800],
+      [5, 7200],
+      [6, 28800],
+      [7, 86400],
+    ] as const) {
       await advance(mock, Math.ceil(wait * 1.2) + 1);
       await until(() => a.got.length >= n, `attempt ${n}`);
     }

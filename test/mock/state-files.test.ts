@@ -2,7 +2,17 @@
 // follow a planted symlink, and a file that is not a whole mock state is refused with one clear
 // message (naming it, saying what to do) and left untouched.
 import { spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -19,9 +29,14 @@ function startCli(stateFile: string, umask = '022'): { status: number | null; st
   const out = join(dir, `run-${++runs}.out`);
   const errFile = join(dir, `run-${runs}.err`);
   // --port 0 and a SIGTERM as soon as the banner is out: the shell waits for it
-  const script = `umask ${umask}; "${process.execPath}" "${BIN}" mock start --port 0 --json --state "${stateFile}" > "${out}" 2> "${errFile}" & pid=$!; ` +
+  const script =
+    `umask ${umask}; "${process.execPath}" "${BIN}" mock start --port 0 --json --state "${stateFile}" > "${out}" 2> "${errFile}" & pid=$!; ` +
     `for i in $(seq 1 200); do if [ -s "${out}" ] || ! kill -0 $pid 2>/dev/null; then break; fi; sleep 0.1; done; kill $pid 2>/dev/null; wait $pid`;
-  const r = spawnSync('sh', ['-c', script], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1', CARDCTL_CONFIG_DIR: join(dir, 'config') }, timeout: 40_000 });
+  const r = spawnSync('sh', ['-c', script], {
+    cwd: ROOT,
+    env: { ...process.env, NO_COLOR: '1', CARDCTL_CONFIG_DIR: join(dir, 'config') },
+    timeout: 40_000,
+  });
   const read = (f: string) => (existsSync(f) ? readFileSync(f, 'utf8') : '');
   return { status: r.status, stdout: read(out), stderr: read(errFile) };
 }

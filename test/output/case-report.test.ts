@@ -1,7 +1,13 @@
 // The case-report renderers as a CI server reads them: the JUnit XML must parse (any text
 // escaped), and GitHub annotations must survive the workflow-command escaping rules.
 import { describe, expect, it } from 'vitest';
-import { escapeCommandData, escapeCommandProperty, formatJunit, githubAnnotations, type CaseSuite } from '../../src/output/case-report.js';
+import {
+  escapeCommandData,
+  escapeCommandProperty,
+  formatJunit,
+  githubAnnotations,
+  type CaseSuite,
+} from '../../src/output/case-report.js';
 import { all, parseXml } from '../helpers/junit.js';
 
 const NASTY = `a <b> & "c" 'd' \u0001 \u0000 tab\there\nline2\r\n% 100%, x:y ]]> \ud800 end`;
@@ -11,9 +17,24 @@ const report: CaseSuite = {
   time_ms: 1234,
   cases: [
     { name: 'credentials', group: 'setup', status: 'passed', expected: 'ok', got: 'ok', time_ms: 5 },
-    { name: `bad ${NASTY}`, group: 'cards', status: 'failed', expected: `201 ${NASTY}`, got: '500', time_ms: 17, details: `> POST /api/v1/cards\n< 500 ${NASTY}` },
+    {
+      name: `bad ${NASTY}`,
+      group: 'cards',
+      status: 'failed',
+      expected: `201 ${NASTY}`,
+      got: '500',
+      time_ms: 17,
+      details: `> POST /api/v1/cards\n< 500 ${NASTY}`,
+    },
     { name: 'dup', group: 'info', status: 'info', expected: 'x', got: 'y & z', time_ms: 2 },
-    { name: 'later', group: 'funding', status: 'skipped', expected: '403', got: 'not run: an earlier case failed', time_ms: 0 },
+    {
+      name: 'later',
+      group: 'funding',
+      status: 'skipped',
+      expected: '403',
+      got: 'not run: an earlier case failed',
+      time_ms: 0,
+    },
   ],
 };
 
@@ -22,11 +43,20 @@ describe('JUnit XML', () => {
     const root = parseXml(formatJunit(report, new Date('2026-11-23T08:00:00.000Z')));
     expect(root.name).toBe('testsuites');
     const [suite] = all(root, 'testsuite');
-    expect(suite!.attrs).toMatchObject({ name: 'cardctl smoke', tests: '4', failures: '1', errors: '0', skipped: '1', time: '1.234', timestamp: '2026-11-23T08:00:00' });
+    expect(suite!.attrs).toMatchObject({
+      name: 'cardctl smoke',
+      tests: '4',
+      failures: '1',
+      errors: '0',
+      skipped: '1',
+      time: '1.234',
+      timestamp: '2026-11-23T08:00:00',
+    });
     const cases = all(root, 'testcase');
     expect(cases.map((c) => c.attrs.time)).toEqual(['0.005', '0.017', '0.002', '0.000']);
     expect(cases[0]!.attrs.classname).toBe('cardctl.smoke.setup');
-    const printable = (s: string): string => s.replace('\u0001', '\\u0001').replace('\u0000', '\\u0000').replace('\ud800', '\\ud800');
+    const printable = (s: string): string =>
+      s.replace('\u0001', '\\u0001').replace('\u0000', '\\u0000').replace('\ud800', '\\ud800');
     expect(cases[1]!.attrs.name).toBe(printable(`bad ${NASTY}`)); // tabs and line breaks kept as references
     const [failure] = all(cases[1]!, 'failure');
     expect(failure!.attrs.message).toBe(printable(`expected 201 ${NASTY}, got 500`));

@@ -16,7 +16,13 @@ const ids: string[] = [];
 beforeAll(async () => {
   mock = (await startMock({ port: 0, seed: 71, providerLatencyMs: 0 })) as unknown as MockHandle;
   sb = makeSandbox();
-  env = { ...sb.env, CARDCTL_BASE_URL: mock.baseUrl, CARDCTL_API_KEY: mock.keys.test.keyId, CARDCTL_API_SECRET: mock.keys.test.secret, CARDCTL_MODE: 'test' };
+  env = {
+    ...sb.env,
+    CARDCTL_BASE_URL: mock.baseUrl,
+    CARDCTL_API_KEY: mock.keys.test.keyId,
+    CARDCTL_API_SECRET: mock.keys.test.secret,
+    CARDCTL_MODE: 'test',
+  };
   for (let i = 0; i < 3; i++) ids.push((await createCustomer(mock)).id);
 });
 afterAll(async () => {
@@ -30,7 +36,10 @@ function onTerminal(args: string[], cols: number, extraEnv: Record<string, strin
   const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env, ...extraEnv };
   for (const [k, v] of Object.entries(extraEnv)) if (v === undefined) delete childEnv[k];
   return new Promise((resolve, reject) => {
-    const child = spawn('script', ['-qec', `stty cols ${cols} rows 40; exec ${quoted} 2>/dev/null`, '/dev/null'], { cwd: ROOT, env: childEnv });
+    const child = spawn('script', ['-qec', `stty cols ${cols} rows 40; exec ${quoted} 2>/dev/null`, '/dev/null'], {
+      cwd: ROOT,
+      env: childEnv,
+    });
     let out = '';
     const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
     // decoded as a stream: a box-drawing character (3 bytes) split across two chunks stays whole
@@ -45,7 +54,12 @@ function onTerminal(args: string[], cols: number, extraEnv: Record<string, strin
 }
 
 // eslint-disable-next-line no-control-regex
-const visibleLines = (s: string): string[] => s.replace(/\x1b\[[0-9;]*m/g, '').split(/\r?\n/).map((l) => l.replace(/\r/g, '')).filter((l) => l.trim() !== '');
+const visibleLines = (s: string): string[] =>
+  s
+    .replace(/\x1b\[[0-9;]*m/g, '')
+    .split(/\r?\n/)
+    .map((l) => l.replace(/\r/g, ''))
+    .filter((l) => l.trim() !== '');
 
 describe('tables on a terminal fit its width', () => {
   it('plain columns (NO_COLOR): no line wider than 70 columns, the header still there', async () => {
@@ -56,7 +70,9 @@ describe('tables on a terminal fit its width', () => {
   });
 
   it('boxed (colour terminal): no line wider than 70 columns; long values wrap inside their cell', async () => {
-    const shown = visibleLines(await onTerminal(['customers', 'list'], 70, { NO_COLOR: undefined, FORCE_COLOR: undefined }));
+    const shown = visibleLines(
+      await onTerminal(['customers', 'list'], 70, { NO_COLOR: undefined, FORCE_COLOR: undefined }),
+    );
     expect(shown.some((l) => l.includes('┌') || l.includes('│'))).toBe(true);
     for (const l of shown) expect([...l].length, l).toBeLessThanOrEqual(70);
   });

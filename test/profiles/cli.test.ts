@@ -14,7 +14,8 @@ const newSecret = (): string => randomBytes(32).toString('base64');
 function secretForms(secret: string): string[] {
   const bytes = Buffer.from(secret, 'base64');
   const forms = [secret, secret.slice(0, 20), secret.slice(-20)];
-  if (bytes.length === 32) forms.push(bytes.toString('hex'), bytes.toString('base64url'), bytes.toString('hex').toUpperCase());
+  if (bytes.length === 32)
+    forms.push(bytes.toString('hex'), bytes.toString('base64url'), bytes.toString('hex').toUpperCase());
   return forms;
 }
 
@@ -70,24 +71,69 @@ describe('profiles add / list / show / use / remove', () => {
     const keep = (r: CliResult): CliResult => (outputs.push(r.stdout, r.stderr), r);
 
     // \r\n line ending (Windows clipboard, some secret managers) and a lower-case key id
-    const a = keep(await s.run(['profiles', 'add', 'ci', '--key-id', KEY_A.toLowerCase(), '--mode', 'test', '--secret-stdin'], { input: `${secretA}\r\n` }));
+    const a = keep(
+      await s.run(['profiles', 'add', 'ci', '--key-id', KEY_A.toLowerCase(), '--mode', 'test', '--secret-stdin'], {
+        input: `${secretA}\r\n`,
+      }),
+    );
     expect(a.code, a.stderr).toBe(0);
     expect(a.stderr).toContain('default');
-    const b = keep(await s.run(['profiles', 'add', 'prod.eu', '--key-id', KEY_B, '--mode', 'live', '--base-url', 'https://api.example.com/api/v1/', '--secret-stdin', '--webhook-secret-stdin', '--json'], { input: `${secretB}\n${webhook}\n` }));
+    const b = keep(
+      await s.run(
+        [
+          'profiles',
+          'add',
+          'prod.eu',
+          '--key-id',
+          KEY_B,
+          '--mode',
+          'live',
+          '--base-url',
+          'https://api.example.com/api/v1/',
+          '--secret-stdin',
+          '--webhook-secret-stdin',
+          '--json',
+        ],
+        { input: `${secretB}\n${webhook}\n` },
+      ),
+    );
     expect(b.code, b.stderr).toBe(0);
-    expect(JSON.parse(b.stdout)).toMatchObject({ name: 'prod.eu', mode: 'live', key_id: KEY_B, base_url: 'https://api.example.com/api/v1', default: false });
+    expect(JSON.parse(b.stdout)).toMatchObject({
+      name: 'prod.eu',
+      mode: 'live',
+      key_id: KEY_B,
+      base_url: 'https://api.example.com/api/v1',
+      default: false,
+    });
 
     const list = keep(await s.run(['profiles', 'list']));
     expect(list.code).toBe(0);
     const rows = list.stdout.trim().split('\n');
     expect(rows[0]).toMatch(/NAME\s+MODE\s+KEY ID\s+BASE URL\s+SECRET$/);
-    expect(rows.find((r) => r.includes(' ci '))).toMatch(/^\*\s+ci\s+test\s+01JD2Q7N8V3K4M5P6R7S8T9V0W\s+http:\/\/127\.0\.0\.1:4010\/api\/v1\s+stored$/);
-    expect(rows.find((r) => r.includes('prod.eu'))).toMatch(/^\s+prod\.eu\s+live\s+01JD2Q7N8V3K4M5P6R7S8T9V0X\s+https:\/\/api\.example\.com\/api\/v1\s+stored$/);
+    expect(rows.find((r) => r.includes(' ci '))).toMatch(
+      /^\*\s+ci\s+test\s+01JD2Q7N8V3K4M5P6R7S8T9V0W\s+http:\/\/127\.0\.0\.1:4010\/api\/v1\s+stored$/,
+    );
+    expect(rows.find((r) => r.includes('prod.eu'))).toMatch(
+      /^\s+prod\.eu\s+live\s+01JD2Q7N8V3K4M5P6R7S8T9V0X\s+https:\/\/api\.example\.com\/api\/v1\s+stored$/,
+    );
 
     const listJson = keep(await s.run(['profiles', 'list', '--json']));
     const listed = JSON.parse(listJson.stdout).data as Array<Record<string, unknown>>;
-    expect(listed.map((p) => [p.name, p.default])).toEqual([['ci', true], ['prod.eu', false]]);
-    expect(Object.keys(listed[0]!).sort()).toEqual(['base_url', 'default', 'key_id', 'mode', 'name', 'secret_command', 'secret_fingerprint', 'webhook_secret_command', 'webhook_secret_fingerprint']);
+    expect(listed.map((p) => [p.name, p.default])).toEqual([
+      ['ci', true],
+      ['prod.eu', false],
+    ]);
+    expect(Object.keys(listed[0]!).sort()).toEqual([
+      'base_url',
+      'default',
+      'key_id',
+      'mode',
+      'name',
+      'secret_command',
+      'secret_fingerprint',
+      'webhook_secret_command',
+      'webhook_secret_fingerprint',
+    ]);
 
     const show = keep(await s.run(['profiles', 'show', 'prod.eu']));
     expect(show.code).toBe(0);
@@ -98,16 +144,27 @@ describe('profiles add / list / show / use / remove', () => {
     const { createHash } = await import('node:crypto');
     expect(show.stdout).toContain(`sha256:${createHash('sha256').update(secretB).digest('hex').slice(0, 8)}`);
     const showJson = keep(await s.run(['profiles', 'show', 'ci', '--json']));
-    expect(JSON.parse(showJson.stdout)).toMatchObject({ name: 'ci', key_id: KEY_A, default: true, webhook_secret_fingerprint: null });
+    expect(JSON.parse(showJson.stdout)).toMatchObject({
+      name: 'ci',
+      key_id: KEY_A,
+      default: true,
+      webhook_secret_fingerprint: null,
+    });
 
     // the store holds the secrets exactly, with the newline (\r\n) dropped
     const stored = JSON.parse(readFileSync(storeFile(s), 'utf8'));
     expect(stored.profiles.ci.secret).toBe(secretA);
-    expect(stored.profiles['prod.eu']).toMatchObject({ secret: secretB, webhookSecret: webhook, baseUrl: 'https://api.example.com/api/v1' });
+    expect(stored.profiles['prod.eu']).toMatchObject({
+      secret: secretB,
+      webhookSecret: webhook,
+      baseUrl: 'https://api.example.com/api/v1',
+    });
 
     const use = keep(await s.run(['profiles', 'use', 'prod.eu']));
     expect(use.code).toBe(0);
-    expect(JSON.parse((await s.run(['profiles', 'list', '--json'])).stdout).data.map((p: { default: boolean }) => p.default)).toEqual([false, true]);
+    expect(
+      JSON.parse((await s.run(['profiles', 'list', '--json'])).stdout).data.map((p: { default: boolean }) => p.default),
+    ).toEqual([false, true]);
 
     // removing the default leaves one profile, which becomes the default
     const rm = keep(await s.run(['profiles', 'remove', 'prod.eu']));
@@ -121,10 +178,40 @@ describe('profiles add / list / show / use / remove', () => {
 
   it('a base URL without a path gets the /api/v1 prefix; a gateway path ending in /api/v1 is kept', async () => {
     const s = sandbox();
-    const bare = await s.run(['profiles', 'add', 'bare', '--key-id', KEY_A, '--mode', 'test', '--base-url', 'https://api.example.com/', '--secret-stdin', '--json'], { input: `${newSecret()}\n` });
+    const bare = await s.run(
+      [
+        'profiles',
+        'add',
+        'bare',
+        '--key-id',
+        KEY_A,
+        '--mode',
+        'test',
+        '--base-url',
+        'https://api.example.com/',
+        '--secret-stdin',
+        '--json',
+      ],
+      { input: `${newSecret()}\n` },
+    );
     expect(bare.code, bare.stderr).toBe(0);
     expect(JSON.parse(bare.stdout).base_url).toBe('https://api.example.com/api/v1');
-    const gw = await s.run(['profiles', 'add', 'gw', '--key-id', KEY_B, '--mode', 'test', '--base-url', 'https://gw.example.com/cards/api/v1/', '--secret-stdin', '--json'], { input: `${newSecret()}\n` });
+    const gw = await s.run(
+      [
+        'profiles',
+        'add',
+        'gw',
+        '--key-id',
+        KEY_B,
+        '--mode',
+        'test',
+        '--base-url',
+        'https://gw.example.com/cards/api/v1/',
+        '--secret-stdin',
+        '--json',
+      ],
+      { input: `${newSecret()}\n` },
+    );
     expect(JSON.parse(gw.stdout).base_url).toBe('https://gw.example.com/cards/api/v1');
   });
 
@@ -168,11 +255,53 @@ describe('input validation', () => {
     const s = sandbox();
     const good = newSecret();
     const cases: Array<[string[], string, RegExp]> = [
-      [['profiles', 'add', 'ci', '--key-id', 'key_123', '--mode', 'test', '--secret-stdin'], `${good}\n`, /key id "key_123" is not a ULID: expected 26 characters of Crockford base32/],
-      [['profiles', 'add', 'ci', '--key-id', KEY_A, '--mode', 'test', '--secret-stdin'], `${good.slice(0, 43)}\n`, /exactly 44 base64 characters \(32 bytes\)/],
-      [['profiles', 'add', 'ci', '--key-id', KEY_A, '--mode', 'test', '--base-url', 'ftp://api.example.com/api/v1', '--secret-stdin'], `${good}\n`, /base URL "ftp:\/\/api\.example\.com\/api\/v1" uses ftp: expected an http:\/\/ or https:\/\/ URL/],
-      [['profiles', 'add', 'ci', '--key-id', KEY_A, '--mode', 'test', '--base-url', 'https://api.example.com/v2', '--secret-stdin'], `${good}\n`, /has the path \/v2, not the API's \/api\/v1 prefix/],
-      [['profiles', 'add', 'bad/name', '--key-id', KEY_A, '--mode', 'test', '--secret-stdin'], `${good}\n`, /use 1 to 64 characters among letters, digits/],
+      [
+        ['profiles', 'add', 'ci', '--key-id', 'key_123', '--mode', 'test', '--secret-stdin'],
+        `${good}\n`,
+        /key id "key_123" is not a ULID: expected 26 characters of Crockford base32/,
+      ],
+      [
+        ['profiles', 'add', 'ci', '--key-id', KEY_A, '--mode', 'test', '--secret-stdin'],
+        `${good.slice(0, 43)}\n`,
+        /exactly 44 base64 characters \(32 bytes\)/,
+      ],
+      [
+        [
+          'profiles',
+          'add',
+          'ci',
+          '--key-id',
+          KEY_A,
+          '--mode',
+          'test',
+          '--base-url',
+          'ftp://api.example.com/api/v1',
+          '--secret-stdin',
+        ],
+        `${good}\n`,
+        /base URL "ftp:\/\/api\.example\.com\/api\/v1" uses ftp: expected an http:\/\/ or https:\/\/ URL/,
+      ],
+      [
+        [
+          'profiles',
+          'add',
+          'ci',
+          '--key-id',
+          KEY_A,
+          '--mode',
+          'test',
+          '--base-url',
+          'https://api.example.com/v2',
+          '--secret-stdin',
+        ],
+        `${good}\n`,
+        /has the path \/v2, not the API's \/api\/v1 prefix/,
+      ],
+      [
+        ['profiles', 'add', 'bad/name', '--key-id', KEY_A, '--mode', 'test', '--secret-stdin'],
+        `${good}\n`,
+        /use 1 to 64 characters among letters, digits/,
+      ],
       [['profiles', 'add', 'ci', '--key-id', KEY_A, '--mode', 'prod', '--secret-stdin'], `${good}\n`, /test, live/],
     ];
     for (const [args, input, message] of cases) {
@@ -190,10 +319,16 @@ describe('input validation', () => {
     for (const attempt of [[`--secret=${secret}`], [secret]]) {
       const r = await s.run(['profiles', 'add', 'ci', '--key-id', KEY_A, '--mode', 'test', ...attempt]);
       expect(r.code).toBe(2);
-      expect(r.stderr).toMatch(attempt.length === 1 && attempt[0] === secret ? /unexpected argument/ : /a secret is never accepted as a flag value/);
+      expect(r.stderr).toMatch(
+        attempt.length === 1 && attempt[0] === secret
+          ? /unexpected argument/
+          : /a secret is never accepted as a flag value/,
+      );
       expectNoSecret(r.stdout + r.stderr, secret);
     }
-    const noStdinFlag = await s.run(['profiles', 'add', 'ci', '--key-id', KEY_A, '--mode', 'test'], { input: `${secret}\n` });
+    const noStdinFlag = await s.run(['profiles', 'add', 'ci', '--key-id', KEY_A, '--mode', 'test'], {
+      input: `${secret}\n`,
+    });
     expect(noStdinFlag.code).toBe(2);
     expect(noStdinFlag.stderr).toContain('Pass --secret-stdin');
     expect(existsSync(storeFile(s))).toBe(false);
@@ -211,14 +346,20 @@ describe('input validation', () => {
     const oneLine = await add(s, 'ci', `${secret}\n`, ['--webhook-secret-stdin']);
     expect(oneLine.code).toBe(2);
     expect(oneLine.stderr).toContain('expected 2 lines on stdin: the API secret, then the webhook secret');
-    const noSecretStdin = await s.run(['profiles', 'add', 'ci', '--key-id', KEY_A, '--mode', 'test', '--webhook-secret-stdin'], { input: `${secret}\nwhsec_abc\n` });
+    const noSecretStdin = await s.run(
+      ['profiles', 'add', 'ci', '--key-id', KEY_A, '--mode', 'test', '--webhook-secret-stdin'],
+      { input: `${secret}\nwhsec_abc\n` },
+    );
     expect(noSecretStdin.code).toBe(2);
     expect(noSecretStdin.stderr).toContain('--webhook-secret-stdin needs --secret-stdin');
     expect(existsSync(storeFile(s))).toBe(false);
     // no final newline is fine too
     const bare = await add(s, 'ci', `${secret}\r\nwhsec_abc`, ['--webhook-secret-stdin']);
     expect(bare.code, bare.stderr).toBe(0);
-    expect(JSON.parse(readFileSync(storeFile(s), 'utf8')).profiles.ci).toMatchObject({ secret, webhookSecret: 'whsec_abc' });
+    expect(JSON.parse(readFileSync(storeFile(s), 'utf8')).profiles.ci).toMatchObject({
+      secret,
+      webhookSecret: 'whsec_abc',
+    });
   });
 });
 
@@ -243,7 +384,11 @@ describe('file and folder modes', () => {
   it('tightens a pre-existing 0644 file and 0755 folder on the next write', async () => {
     const s = sandbox();
     expect((await add(s, 'a', `${newSecret()}\n`)).code).toBe(0);
-    for (const cmd of [['profiles', 'use', 'a'], ['profiles', 'add', 'a', '--key-id', KEY_A, '--mode', 'live', '--secret-stdin', '--force'], ['profiles', 'remove', 'a']]) {
+    for (const cmd of [
+      ['profiles', 'use', 'a'],
+      ['profiles', 'add', 'a', '--key-id', KEY_A, '--mode', 'live', '--secret-stdin', '--force'],
+      ['profiles', 'remove', 'a'],
+    ]) {
       chmodSync(storeFile(s), 0o644);
       chmodSync(s.configDir, 0o755);
       const r = await s.run(cmd, { input: `${newSecret()}\n` });
@@ -254,12 +399,20 @@ describe('file and folder modes', () => {
 
   it('under umask 000: a new store, and a pre-existing 0644 file in a 0755 folder', async () => {
     const s = sandbox();
-    const r1 = await runUmask000(s, ['profiles', 'add', 'a', '--key-id', KEY_A, '--mode', 'test', '--secret-stdin'], `${newSecret()}\n`);
+    const r1 = await runUmask000(
+      s,
+      ['profiles', 'add', 'a', '--key-id', KEY_A, '--mode', 'test', '--secret-stdin'],
+      `${newSecret()}\n`,
+    );
     expect(r1.code, r1.stderr).toBe(0);
     expectPrivate(s);
     chmodSync(storeFile(s), 0o644);
     chmodSync(s.configDir, 0o755);
-    const r2 = await runUmask000(s, ['profiles', 'add', 'b', '--key-id', KEY_B, '--mode', 'test', '--secret-stdin'], `${newSecret()}\n`);
+    const r2 = await runUmask000(
+      s,
+      ['profiles', 'add', 'b', '--key-id', KEY_B, '--mode', 'test', '--secret-stdin'],
+      `${newSecret()}\n`,
+    );
     expect(r2.code, r2.stderr).toBe(0);
     expectPrivate(s);
     chmodSync(storeFile(s), 0o666);
@@ -273,7 +426,13 @@ describe('file and folder modes', () => {
 describe('a corrupted or hand-edited store', () => {
   /** Writes `content` as the store, then checks that reads and writes refuse it and leave it as is. */
   // `every` runs each reading and writing command; otherwise one read and one write (time).
-  async function expectRefused(s: Sandbox, content: string, message: RegExp, secret: string, every = false): Promise<void> {
+  async function expectRefused(
+    s: Sandbox,
+    content: string,
+    message: RegExp,
+    secret: string,
+    every = false,
+  ): Promise<void> {
     mkdirSync(s.configDir, { recursive: true, mode: 0o700 });
     writeFileSync(storeFile(s), content, { mode: 0o600 });
     const runs = [await s.run(['profiles', 'show', 'ci']), await add(s, 'other', `${newSecret()}\n`)];
@@ -316,18 +475,33 @@ describe('a corrupted or hand-edited store', () => {
   it('refuses a profile with a bad key id, naming the profile and what is expected', async () => {
     const s = sandbox();
     const secret = newSecret();
-    await expectRefused(s, JSON.stringify(valid(secret, '01JD2Q7N8V3K4M5P6R7S8T9V0U'), null, 2), /invalid profile "ci": key id .* is not a ULID/, secret);
+    await expectRefused(
+      s,
+      JSON.stringify(valid(secret, '01JD2Q7N8V3K4M5P6R7S8T9V0U'), null, 2),
+      /invalid profile "ci": key id .* is not a ULID/,
+      secret,
+    );
   });
 
   it('refuses a bad secret, an unknown field and a default that names no profile', async () => {
     const s = sandbox();
     const secret = newSecret();
     const badSecret = valid(secret.slice(0, 40));
-    await expectRefused(s, JSON.stringify(badSecret), /invalid profile "ci": the API secret must be exactly 44 base64 characters/, secret.slice(0, 40));
+    await expectRefused(
+      s,
+      JSON.stringify(badSecret),
+      /invalid profile "ci": the API secret must be exactly 44 base64 characters/,
+      secret.slice(0, 40),
+    );
     const typo = valid(secret) as { profiles: { ci: Record<string, unknown> } };
     typo.profiles.ci.key_id = KEY_A;
     await expectRefused(s, JSON.stringify(typo), /unknown field "key_id"/, secret);
-    await expectRefused(s, JSON.stringify({ ...valid(secret), default: 'gone' }), /default profile "gone" that is not among its profiles/, secret);
+    await expectRefused(
+      s,
+      JSON.stringify({ ...valid(secret), default: 'gone' }),
+      /default profile "gone" that is not among its profiles/,
+      secret,
+    );
     await expectRefused(s, '[]', /does not hold a JSON object/, secret);
   });
 

@@ -6,10 +6,25 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CardctlError } from '../../src/errors.js';
 import { resolveCredentials, resolveSigningSecret, resolveWebhookSecret } from '../../src/profiles/resolve.js';
-import { addProfile, configDir, getDefaultProfileName, getProfile, listProfiles, removeProfile, setDefaultProfile, storePath, validateProfile } from '../../src/profiles/store.js';
+import {
+  addProfile,
+  configDir,
+  getDefaultProfileName,
+  getProfile,
+  listProfiles,
+  removeProfile,
+  setDefaultProfile,
+  storePath,
+  validateProfile,
+} from '../../src/profiles/store.js';
 import { DEFAULT_BASE_URL } from '../../src/profiles/types.js';
 
-const KEYS = { a: '01JD2Q7N8V3K4M5P6R7S8T9VAA', b: '01JD2Q7N8V3K4M5P6R7S8T9VBB', c: '01JD2Q7N8V3K4M5P6R7S8T9VCC', env: '01JD2Q7N8V3K4M5P6R7S8T9VEE' };
+const KEYS = {
+  a: '01JD2Q7N8V3K4M5P6R7S8T9VAA',
+  b: '01JD2Q7N8V3K4M5P6R7S8T9VBB',
+  c: '01JD2Q7N8V3K4M5P6R7S8T9VCC',
+  env: '01JD2Q7N8V3K4M5P6R7S8T9VEE',
+};
 const secret = (): string => randomBytes(32).toString('base64');
 
 let dir: string;
@@ -21,9 +36,18 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cardctl-resolve-'));
   storeEnv = { CARDCTL_CONFIG_DIR: join(dir, 'store') };
   emptyEnv = { CARDCTL_CONFIG_DIR: join(dir, 'empty') };
-  await addProfile({ name: 'a', keyId: KEYS.a, secret: secret(), mode: 'test', webhookSecret: 'whsec_a' }, { env: storeEnv });
-  await addProfile({ name: 'b', keyId: KEYS.b, secret: secret(), mode: 'live', baseUrl: 'https://api.example.com/api/v1' }, { env: storeEnv });
-  await addProfile({ name: 'c', keyId: KEYS.c, secret: secret(), mode: 'test', webhookSecret: 'whsec_c' }, { env: storeEnv });
+  await addProfile(
+    { name: 'a', keyId: KEYS.a, secret: secret(), mode: 'test', webhookSecret: 'whsec_a' },
+    { env: storeEnv },
+  );
+  await addProfile(
+    { name: 'b', keyId: KEYS.b, secret: secret(), mode: 'live', baseUrl: 'https://api.example.com/api/v1' },
+    { env: storeEnv },
+  );
+  await addProfile(
+    { name: 'c', keyId: KEYS.c, secret: secret(), mode: 'test', webhookSecret: 'whsec_c' },
+    { env: storeEnv },
+  );
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -37,25 +61,63 @@ async function failure(p: Promise<unknown>): Promise<CardctlError> {
 }
 
 describe('resolveCredentials precedence', () => {
-  const apiEnv = () => ({ ...storeEnv, CARDCTL_API_KEY: KEYS.env, CARDCTL_API_SECRET: envSecret, CARDCTL_PROFILE: 'c' });
+  const apiEnv = () => ({
+    ...storeEnv,
+    CARDCTL_API_KEY: KEYS.env,
+    CARDCTL_API_SECRET: envSecret,
+    CARDCTL_PROFILE: 'c',
+  });
 
   it('1. --profile beats the API-key variables, CARDCTL_PROFILE and the default', async () => {
     const c = await resolveCredentials({ profile: 'b', env: apiEnv() });
-    expect(c).toMatchObject({ name: 'b', keyId: KEYS.b, mode: 'live', baseUrl: 'https://api.example.com/api/v1', source: 'flag' });
+    expect(c).toMatchObject({
+      name: 'b',
+      keyId: KEYS.b,
+      mode: 'live',
+      baseUrl: 'https://api.example.com/api/v1',
+      source: 'flag',
+    });
   });
 
   it('2. CARDCTL_API_KEY + CARDCTL_API_SECRET beat CARDCTL_PROFILE and the default', async () => {
-    expect(await resolveCredentials({ env: apiEnv() })).toEqual({ name: 'env', source: 'env', keyId: KEYS.env, secret: envSecret, mode: 'test', modeDefaulted: true, baseUrl: DEFAULT_BASE_URL, baseUrlFromEnv: false });
-    const live = await resolveCredentials({ env: { ...apiEnv(), CARDCTL_MODE: 'live', CARDCTL_BASE_URL: 'https://x.example/api/v1/', CARDCTL_WEBHOOK_SECRET: 'whsec_env' } });
-    expect(live).toMatchObject({ mode: 'live', baseUrl: 'https://x.example/api/v1', webhookSecret: 'whsec_env', baseUrlFromEnv: true });
+    expect(await resolveCredentials({ env: apiEnv() })).toEqual({
+      name: 'env',
+      source: 'env',
+      keyId: KEYS.env,
+      secret: envSecret,
+      mode: 'test',
+      modeDefaulted: true,
+      baseUrl: DEFAULT_BASE_URL,
+      baseUrlFromEnv: false,
+    });
+    const live = await resolveCredentials({
+      env: {
+        ...apiEnv(),
+        CARDCTL_MODE: 'live',
+        CARDCTL_BASE_URL: 'https://x.example/api/v1/',
+        CARDCTL_WEBHOOK_SECRET: 'whsec_env',
+      },
+    });
+    expect(live).toMatchObject({
+      mode: 'live',
+      baseUrl: 'https://x.example/api/v1',
+      webhookSecret: 'whsec_env',
+      baseUrlFromEnv: true,
+    });
     expect(live.modeDefaulted).toBeUndefined(); // CARDCTL_MODE said it: a claim the API's answer is checked against (src/client/key-mode.ts)
   });
 
   it('3. CARDCTL_PROFILE beats the default; 4. the default profile', async () => {
-    expect(await resolveCredentials({ env: { ...storeEnv, CARDCTL_PROFILE: 'c' } })).toMatchObject({ name: 'c', source: 'env-profile' });
+    expect(await resolveCredentials({ env: { ...storeEnv, CARDCTL_PROFILE: 'c' } })).toMatchObject({
+      name: 'c',
+      source: 'env-profile',
+    });
     expect(await resolveCredentials({ env: storeEnv })).toMatchObject({ name: 'a', keyId: KEYS.a, source: 'default' });
     // an empty variable counts as unset
-    expect(await resolveCredentials({ env: { ...storeEnv, CARDCTL_PROFILE: '', CARDCTL_API_KEY: '' } })).toMatchObject({ name: 'a', source: 'default' });
+    expect(await resolveCredentials({ env: { ...storeEnv, CARDCTL_PROFILE: '', CARDCTL_API_KEY: '' } })).toMatchObject({
+      name: 'a',
+      source: 'default',
+    });
   });
 
   it('says what to do when nothing is configured or a name is unknown', async () => {
@@ -77,21 +139,39 @@ describe('resolveCredentials precedence', () => {
     const half = await failure(resolveCredentials({ env: { ...storeEnv, CARDCTL_API_KEY: KEYS.env } }));
     expect(half.message).toBe('CARDCTL_API_KEY is set but CARDCTL_API_SECRET is not.');
     const badSecret = envSecret.slice(0, 30);
-    const bad = await failure(resolveCredentials({ env: { ...storeEnv, CARDCTL_API_KEY: KEYS.env, CARDCTL_API_SECRET: badSecret } }));
+    const bad = await failure(
+      resolveCredentials({ env: { ...storeEnv, CARDCTL_API_KEY: KEYS.env, CARDCTL_API_SECRET: badSecret } }),
+    );
     expect(bad.message).toContain('CARDCTL_API_SECRET: the API secret must be exactly 44 base64 characters');
     expect(`${bad.message} ${bad.hint}`).not.toContain(badSecret);
-    const badMode = await failure(resolveCredentials({ env: { ...storeEnv, CARDCTL_API_KEY: KEYS.env, CARDCTL_API_SECRET: envSecret, CARDCTL_MODE: 'prod' } }));
+    const badMode = await failure(
+      resolveCredentials({
+        env: { ...storeEnv, CARDCTL_API_KEY: KEYS.env, CARDCTL_API_SECRET: envSecret, CARDCTL_MODE: 'prod' },
+      }),
+    );
     expect(badMode.message).toContain('CARDCTL_MODE');
-    const badUrl = await failure(resolveCredentials({ env: { ...storeEnv, CARDCTL_API_KEY: KEYS.env, CARDCTL_API_SECRET: envSecret, CARDCTL_BASE_URL: 'file:///etc' } }));
+    const badUrl = await failure(
+      resolveCredentials({
+        env: { ...storeEnv, CARDCTL_API_KEY: KEYS.env, CARDCTL_API_SECRET: envSecret, CARDCTL_BASE_URL: 'file:///etc' },
+      }),
+    );
     expect(badUrl.message).toContain('CARDCTL_BASE_URL');
   });
 });
 
 describe('resolveWebhookSecret and resolveSigningSecret', () => {
   it('webhook: --profile, then CARDCTL_WEBHOOK_SECRET, then CARDCTL_PROFILE or the default', async () => {
-    expect(await resolveWebhookSecret({ env: { ...storeEnv, CARDCTL_WEBHOOK_SECRET: 'whsec_env' } })).toEqual({ secret: 'whsec_env', source: 'env' });
-    expect(await resolveWebhookSecret({ profile: 'c', env: { ...storeEnv, CARDCTL_WEBHOOK_SECRET: 'whsec_env' } })).toEqual({ secret: 'whsec_c', source: 'flag', profile: 'c' });
-    expect(await resolveWebhookSecret({ env: { ...storeEnv, CARDCTL_PROFILE: 'c' } })).toMatchObject({ secret: 'whsec_c', profile: 'c' });
+    expect(await resolveWebhookSecret({ env: { ...storeEnv, CARDCTL_WEBHOOK_SECRET: 'whsec_env' } })).toEqual({
+      secret: 'whsec_env',
+      source: 'env',
+    });
+    expect(
+      await resolveWebhookSecret({ profile: 'c', env: { ...storeEnv, CARDCTL_WEBHOOK_SECRET: 'whsec_env' } }),
+    ).toEqual({ secret: 'whsec_c', source: 'flag', profile: 'c' });
+    expect(await resolveWebhookSecret({ env: { ...storeEnv, CARDCTL_PROFILE: 'c' } })).toMatchObject({
+      secret: 'whsec_c',
+      profile: 'c',
+    });
     expect(await resolveWebhookSecret({ env: storeEnv })).toMatchObject({ secret: 'whsec_a', source: 'default' });
     const missing = await failure(resolveWebhookSecret({ profile: 'b', env: storeEnv }));
     expect(missing.message).toBe('profile b has no webhook secret.');
@@ -101,8 +181,13 @@ describe('resolveWebhookSecret and resolveSigningSecret', () => {
   });
 
   it('signing: CARDCTL_API_SECRET (even malformed, with a warning), else the profile with its key id and base URL', async () => {
-    expect(await resolveSigningSecret({ env: { ...storeEnv, CARDCTL_API_SECRET: envSecret } })).toEqual({ secret: envSecret, source: 'env' });
-    const odd = await resolveSigningSecret({ env: { ...emptyEnv, CARDCTL_API_SECRET: 'short', CARDCTL_API_KEY: KEYS.env } });
+    expect(await resolveSigningSecret({ env: { ...storeEnv, CARDCTL_API_SECRET: envSecret } })).toEqual({
+      secret: envSecret,
+      source: 'env',
+    });
+    const odd = await resolveSigningSecret({
+      env: { ...emptyEnv, CARDCTL_API_SECRET: 'short', CARDCTL_API_KEY: KEYS.env },
+    });
     expect(odd).toMatchObject({ secret: 'short', keyId: KEYS.env, source: 'env' });
     expect(odd.warning).toContain('44 base64 characters');
     const b = await getProfile('b', storeEnv);
@@ -114,7 +199,11 @@ describe('resolveWebhookSecret and resolveSigningSecret', () => {
       source: 'flag',
       profile: 'b',
     });
-    expect(await resolveSigningSecret({ env: storeEnv })).toMatchObject({ keyId: KEYS.a, source: 'default', profile: 'a' });
+    expect(await resolveSigningSecret({ env: storeEnv })).toMatchObject({
+      keyId: KEYS.a,
+      source: 'default',
+      profile: 'a',
+    });
     expect((await failure(resolveSigningSecret({ env: emptyEnv }))).message).toMatch(/^no secret to sign with/);
   });
 });
@@ -123,7 +212,16 @@ describe('store functions', () => {
   it('list, default, use and remove keep order and move the default sensibly', async () => {
     const env = { CARDCTL_CONFIG_DIR: join(dir, 'fns') };
     expect(await getDefaultProfileName(env)).toBeNull();
-    const first = await addProfile({ name: 'x.1', keyId: KEYS.a.toLowerCase(), secret: secret(), mode: 'test', baseUrl: 'http://127.0.0.1:9/api/v1///' }, { env });
+    const first = await addProfile(
+      {
+        name: 'x.1',
+        keyId: KEYS.a.toLowerCase(),
+        secret: secret(),
+        mode: 'test',
+        baseUrl: 'http://127.0.0.1:9/api/v1///',
+      },
+      { env },
+    );
     expect(first).toMatchObject({ isDefault: true, replaced: false, path: storePath(env) });
     expect(first.profile).toMatchObject({ keyId: KEYS.a, baseUrl: 'http://127.0.0.1:9/api/v1' });
     await addProfile({ name: 'y', keyId: KEYS.b, secret: secret(), mode: 'live' }, { env, makeDefault: true });
@@ -145,7 +243,9 @@ describe('store functions', () => {
   it('loses no update when several writers add profiles at once (lock file)', async () => {
     const env = { CARDCTL_CONFIG_DIR: join(dir, 'parallel') };
     const names = Array.from({ length: 8 }, (_, i) => `p${i}`);
-    await Promise.all(names.map((name) => addProfile({ name, keyId: KEYS.a, secret: secret(), mode: 'test' }, { env })));
+    await Promise.all(
+      names.map((name) => addProfile({ name, keyId: KEYS.a, secret: secret(), mode: 'test' }, { env })),
+    );
     expect((await listProfiles(env)).map((p) => p.name).sort()).toEqual(names);
     expect(existsSync(`${storePath(env)}.lock`)).toBe(false);
   });
@@ -158,14 +258,22 @@ describe('store functions', () => {
     expect(validateProfile({ ...ok, secret: 'A'.repeat(42) + 'B=' }).problems.secret).toContain('44 base64 characters');
     expect(validateProfile({ ...ok, secret: 'A'.repeat(44) }).problems.secret).toContain('(got 44 characters)');
     expect(validateProfile({ ...ok, keyId: '81JD2Q7N8V3K4M5P6R7S8T9VAA' }).problems.key_id).toContain('not a ULID'); // beyond the ULID range
-    expect(validateProfile({ ...ok, keyId: '01JD2Q7N8V3K4M5P6R7S8T9VAI' }).problems.key_id).toContain('without I, L, O, U');
+    expect(validateProfile({ ...ok, keyId: '01JD2Q7N8V3K4M5P6R7S8T9VAI' }).problems.key_id).toContain(
+      'without I, L, O, U',
+    );
     expect(validateProfile({ ...ok, name: 'a'.repeat(64) }).profile).toBeDefined();
     expect(validateProfile({ ...ok, name: '' }).problems.name).toContain('1 to 64 characters');
     expect(validateProfile({ ...ok, name: 'a'.repeat(65) }).problems.name).toContain('1 to 64 characters');
     expect(validateProfile({ ...ok, secret: ` ${ok.secret}` }).problems.secret).toContain('whitespace');
-    expect(validateProfile({ ...ok, baseUrl: 'not a url' }).problems.base_url).toContain('is not a URL: expected an http');
-    expect(validateProfile({ ...ok, baseUrl: 'https://user:pw@api.example.com/api/v1' }).problems.base_url).not.toContain('pw');
-    expect(validateProfile({ ...ok, baseUrl: 'https://api.example.com/api/v1?x=1' }).problems.base_url).toContain('query');
+    expect(validateProfile({ ...ok, baseUrl: 'not a url' }).problems.base_url).toContain(
+      'is not a URL: expected an http',
+    );
+    expect(
+      validateProfile({ ...ok, baseUrl: 'https://user:pw@api.example.com/api/v1' }).problems.base_url,
+    ).not.toContain('pw');
+    expect(validateProfile({ ...ok, baseUrl: 'https://api.example.com/api/v1?x=1' }).problems.base_url).toContain(
+      'query',
+    );
     expect(validateProfile({ ...ok, webhookSecret: 'has space' }).problems.webhook_secret).toContain('without spaces');
   });
 

@@ -9,12 +9,21 @@ import { startMock, type MockServer } from '../../src/mock/index.js';
 import { approvedCustomer, type MockHandle } from '../helpers/api.js';
 import { makeSandbox, type CliResult } from '../helpers/cli.js';
 
-const CANARY = Buffer.concat([Buffer.from('CMD-CANARY-CMD-CANARY-CMD-'), Buffer.from([0xfb, 0xef, 0xff, 0xfb, 0xf0, 0x01])]).toString('base64');
+const CANARY = Buffer.concat([
+  Buffer.from('CMD-CANARY-CMD-CANARY-CMD-'),
+  Buffer.from([0xfb, 0xef, 0xff, 0xfb, 0xf0, 0x01]),
+]).toString('base64');
 const WEBHOOK_CANARY = 'whsec_CMDCANARYWEBHOOK0123456789abcdef';
 const KEY_ID = '01JD2Q7N8V3K4M5P6R7S8T9CMD';
 
 function leakForms(secret: string): string[] {
-  const forms = [secret, secret.slice(0, 20), secret.slice(-20), Buffer.from(secret).toString('hex'), encodeURIComponent(secret)];
+  const forms = [
+    secret,
+    secret.slice(0, 20),
+    secret.slice(-20),
+    Buffer.from(secret).toString('hex'),
+    encodeURIComponent(secret),
+  ];
   const bytes = Buffer.from(secret, 'base64');
   if (bytes.toString('base64') === secret) forms.push(bytes.toString('hex'), bytes.toString('base64url'));
   return forms;
@@ -45,10 +54,18 @@ function vault(name: string, secret: string): string {
   const secretFile = join(sandbox.dir, `${name}.secret`);
   writeFileSync(secretFile, `${secret}\n`);
   const script = join(sandbox.dir, `${name}.sh`);
-  writeFileSync(script, `echo run >> ${q(join(sandbox.dir, `${name}.runs`))}\nenv > ${q(join(sandbox.dir, `${name}.env`))}\ncat ${q(secretFile)}\n`);
+  writeFileSync(
+    script,
+    `echo run >> ${q(join(sandbox.dir, `${name}.runs`))}\nenv > ${q(join(sandbox.dir, `${name}.env`))}\ncat ${q(secretFile)}\n`,
+  );
   return `sh ${q(script)}`;
 }
-const runs = (name: string): number => (existsSync(join(sandbox.dir, `${name}.runs`)) ? readFileSync(join(sandbox.dir, `${name}.runs`), 'utf8').split('\n').filter(Boolean).length : 0);
+const runs = (name: string): number =>
+  existsSync(join(sandbox.dir, `${name}.runs`))
+    ? readFileSync(join(sandbox.dir, `${name}.runs`), 'utf8')
+        .split('\n')
+        .filter(Boolean).length
+    : 0;
 
 function addArgs(name: string, extra: string[]): string[] {
   return ['profiles', 'add', name, '--key-id', KEY_ID, '--mode', 'test', '--base-url', mock.baseUrl, ...extra];
@@ -56,7 +73,14 @@ function addArgs(name: string, extra: string[]): string[] {
 
 beforeAll(async () => {
   mock = await startMock({ port: 0, providerLatencyMs: 0, keys: [{ keyId: KEY_ID, secret: CANARY, mode: 'test' }] });
-  const add = await cli(addArgs('vault', ['--secret-command', vault('api', CANARY), '--webhook-secret-command', vault('webhook', WEBHOOK_CANARY)]));
+  const add = await cli(
+    addArgs('vault', [
+      '--secret-command',
+      vault('api', CANARY),
+      '--webhook-secret-command',
+      vault('webhook', WEBHOOK_CANARY),
+    ]),
+  );
   expect(add.code, add.stderr).toBe(0);
 });
 afterAll(async () => {
@@ -71,25 +95,72 @@ describe('a secret from a command', () => {
     expect(runs('api')).toBe(1);
     // a money operation, journaled, with the secret from the command
     const customer = (await approvedCustomer(mock as unknown as MockHandle)).id as string;
-    const issued = await cli(['cards', 'issue', '--customer', customer, '--amount', '1000', '-p', 'vault', '--json', '--verbose']);
+    const issued = await cli([
+      'cards',
+      'issue',
+      '--customer',
+      customer,
+      '--amount',
+      '1000',
+      '-p',
+      'vault',
+      '--json',
+      '--verbose',
+    ]);
     expect(issued.code, issued.stderr).toBe(0);
     expect(runs('api')).toBe(2);
     // doctor sends six requests in one run: the command still ran once, and doctor says where the secret comes from
     const doctor = await cli(['doctor', '-p', 'vault', '--json']);
     expect(doctor.code, doctor.stdout).toBe(0);
     expect(runs('api')).toBe(3);
-    const report = JSON.parse(doctor.stdout) as { profile: { secret_source: string }; checks: Array<{ name: string; detail: string }> };
+    const report = JSON.parse(doctor.stdout) as {
+      profile: { secret_source: string };
+      checks: Array<{ name: string; detail: string }>;
+    };
     expect(report.profile.secret_source).toBe('command');
-    expect(report.checks.find((c) => c.name === 'credentials')!.detail).toContain(`the secret from the command \`${vault('api', CANARY)}\``);
+    expect(report.checks.find((c) => c.name === 'credentials')!.detail).toContain(
+      `the secret from the command \`${vault('api', CANARY)}\``,
+    );
     // the webhook secret from its own command: sign, then verify with it
     const payload = join(sandbox.dir, 'event.json');
     writeFileSync(payload, '{"type":"card.issued","data":{}}');
     const header = await cli(['webhooks', 'sign', '--payload', payload, '-p', 'vault', '--timestamp', '1763800000']);
     expect(header.code, header.stderr).toBe(0);
     expect(runs('webhook')).toBe(1);
-    expect((await cli(['webhooks', 'verify', '--header', header.stdout.trim(), '--payload', payload, '--now', '1763800000', '-p', 'vault'])).code).toBe(0);
+    expect(
+      (
+        await cli([
+          'webhooks',
+          'verify',
+          '--header',
+          header.stdout.trim(),
+          '--payload',
+          payload,
+          '--now',
+          '1763800000',
+          '-p',
+          'vault',
+        ])
+      ).code,
+    ).toBe(0);
     // the local sign command uses the command's secret too
-    expect((await cli(['sign', '--method', 'GET', '--path', '/api/v1/customers', '-p', 'vault', '--timestamp', '1763800000', '--nonce', 'n-1'])).code).toBe(0);
+    expect(
+      (
+        await cli([
+          'sign',
+          '--method',
+          'GET',
+          '--path',
+          '/api/v1/customers',
+          '-p',
+          'vault',
+          '--timestamp',
+          '1763800000',
+          '--nonce',
+          'n-1',
+        ])
+      ).code,
+    ).toBe(0);
   });
 
   it('profiles show and list name the command, never a secret or its fingerprint', async () => {
@@ -109,14 +180,18 @@ describe('a secret from a command', () => {
     expect((await cli(addArgs('fails', ['--secret-command', cmd]))).code).toBe(0);
     const r = await cli(['customers', 'list', '-p', 'fails']);
     expect(r.code).toBe(3);
-    expect(r.stderr).toContain(`profile fails: the API secret command failed with exit code 4 (its first error line: "vault: permission denied for this path"): ${cmd}`);
+    expect(r.stderr).toContain(
+      `profile fails: the API secret command failed with exit code 4 (its first error line: "vault: permission denied for this path"): ${cmd}`,
+    );
     const json = await cli(['customers', 'list', '-p', 'fails', '--json']);
     expect(json.code).toBe(3);
     expect(JSON.parse(json.stdout).error.code).toBe('secret_command_failed');
     // doctor reports it as the failed credentials check
     const doctor = await cli(['doctor', '-p', 'fails']);
     expect(doctor.code).toBe(3);
-    expect(doctor.stdout + doctor.stderr).toMatch(/credentials +profile fails: the API secret command failed with exit code 4/);
+    expect(doctor.stdout + doctor.stderr).toMatch(
+      /credentials +profile fails: the API secret command failed with exit code 4/,
+    );
   });
 
   it('a failing command that printed the secret, or an error line that may hold it, shows neither', async () => {
@@ -149,7 +224,9 @@ describe('a secret from a command', () => {
     expect((await cli(addArgs('short', ['--secret-command', 'echo not-a-secret']))).code).toBe(0);
     const short = await cli(['customers', 'list', '-p', 'short']);
     expect(short.code).toBe(3);
-    expect(short.stderr).toContain('profile short: the API secret command printed something that is not a valid API secret');
+    expect(short.stderr).toContain(
+      'profile short: the API secret command printed something that is not a valid API secret',
+    );
     expect(short.stderr).not.toContain('not-a-secret:'); // the output is not quoted (only the command, at the end)
   });
 
@@ -161,7 +238,9 @@ describe('a secret from a command', () => {
     expect(JSON.parse((await cli(['profiles', 'show', 'hangs', '--json'])).stdout).secret_command_timeout).toBe(1);
     const r = await cli(['customers', 'list', '-p', 'hangs']);
     expect(r.code).toBe(3);
-    expect(r.stderr).toContain(`profile hangs: the API secret command did not finish within 1 s and was stopped: ${cmd}`);
+    expect(r.stderr).toContain(
+      `profile hangs: the API secret command did not finish within 1 s and was stopped: ${cmd}`,
+    );
     const pid = Number(readFileSync(pidFile, 'utf8'));
     const alive = (): boolean => {
       try {
@@ -177,7 +256,9 @@ describe('a secret from a command', () => {
     const env = await cli(['customers', 'list', '-p', 'hangs'], { env: { CARDCTL_SECRET_COMMAND_TIMEOUT: '2' } });
     expect(env.code).toBe(3);
     expect(env.stderr).toContain('did not finish within 2 s');
-    expect((await cli(['customers', 'list', '-p', 'hangs'], { env: { CARDCTL_SECRET_COMMAND_TIMEOUT: 'soon' } })).code).toBe(2);
+    expect(
+      (await cli(['customers', 'list', '-p', 'hangs'], { env: { CARDCTL_SECRET_COMMAND_TIMEOUT: 'soon' } })).code,
+    ).toBe(2);
   });
 
   it('a command that leaves a process of another session holding its stdout is stopped at the deadline: exit 3', async () => {
@@ -186,13 +267,18 @@ describe('a secret from a command', () => {
     const pidFile = join(sandbox.dir, 'daemon.pid');
     const daemon = `require('child_process').spawn('sleep', ['60'], { detached: true, stdio: ['ignore', 'inherit', 'ignore'] }).unref()`;
     const holder = join(sandbox.dir, 'daemon.js');
-    writeFileSync(holder, `const c = ${daemon.replace('.unref()', '')}; require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(c.pid)); c.unref();\n`);
+    writeFileSync(
+      holder,
+      `const c = ${daemon.replace('.unref()', '')}; require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(c.pid)); c.unref();\n`,
+    );
     const cmd = `${vault('daemon', CANARY)}; ${q(process.execPath)} ${q(holder)}`;
     expect((await cli(addArgs('daemon', ['--secret-command', cmd, '--secret-command-timeout', '1']))).code).toBe(0);
     try {
       const r = await cli(['customers', 'list', '-p', 'daemon']);
       expect(r.code, r.stderr).toBe(3);
-      expect(r.stderr).toContain('profile daemon: the API secret command exited, but a process it started still held its output open after 1 s');
+      expect(r.stderr).toContain(
+        'profile daemon: the API secret command exited, but a process it started still held its output open after 1 s',
+      );
     } finally {
       if (existsSync(pidFile)) {
         try {
@@ -210,18 +296,29 @@ describe('a secret from a command', () => {
     expect(both.stderr).toContain('--secret-stdin and --secret-command both give the API secret');
     expect((await cli(addArgs('blank', ['--secret-command', '  ']))).code).toBe(2);
     expect((await cli(addArgs('twolines', ['--secret-command', 'echo a\necho b']))).code).toBe(2);
-    expect((await cli(addArgs('timeout', ['--secret-stdin', '--secret-command-timeout', '5']), { input: `${CANARY}\n` })).code).toBe(2);
-    const names = (JSON.parse((await cli(['profiles', 'list', '--json'])).stdout).data as Array<{ name: string }>).map((p) => p.name);
+    expect(
+      (await cli(addArgs('timeout', ['--secret-stdin', '--secret-command-timeout', '5']), { input: `${CANARY}\n` }))
+        .code,
+    ).toBe(2);
+    const names = (JSON.parse((await cli(['profiles', 'list', '--json'])).stdout).data as Array<{ name: string }>).map(
+      (p) => p.name,
+    );
     expect(names).not.toContain('both');
     expect(names).not.toContain('blank');
     // the webhook secret alone from stdin (stored: not the canary) when a command gives the API secret
-    const mixed = await cli(addArgs('mixed', ['--secret-command', vault('api', CANARY), '--webhook-secret-stdin']), { input: 'whsec_stored-on-purpose\n' });
+    const mixed = await cli(addArgs('mixed', ['--secret-command', vault('api', CANARY), '--webhook-secret-stdin']), {
+      input: 'whsec_stored-on-purpose\n',
+    });
     expect(mixed.code, mixed.stderr).toBe(0);
-    expect(JSON.parse((await cli(['profiles', 'show', 'mixed', '--json'])).stdout).webhook_secret_fingerprint).toMatch(/^sha256:/);
+    expect(JSON.parse((await cli(['profiles', 'show', 'mixed', '--json'])).stdout).webhook_secret_fingerprint).toMatch(
+      /^sha256:/,
+    );
   });
 
   it("cardctl's own secrets in the environment are not passed to the command", async () => {
-    const r = await cli(['customers', 'list', '-p', 'vault'], { env: { CARDCTL_API_SECRET: CANARY, CARDCTL_API_KEY: KEY_ID, CARDCTL_MOCK_TOKEN: 'mock-token-canary-0123456789' } });
+    const r = await cli(['customers', 'list', '-p', 'vault'], {
+      env: { CARDCTL_API_SECRET: CANARY, CARDCTL_API_KEY: KEY_ID, CARDCTL_MOCK_TOKEN: 'mock-token-canary-0123456789' },
+    });
     expect(r.code, r.stderr).toBe(0);
     const env = readFileSync(join(sandbox.dir, 'api.env'), 'utf8');
     expect(env).not.toContain('CARDCTL_API_SECRET');

@@ -11,7 +11,10 @@ import { makeSandbox, type CliResult } from '../helpers/cli.js';
 import { startReceiver } from '../helpers/webhook-receivers.js';
 
 // 32 bytes whose base64 holds '+' and '/', so the URL-encoded and query-encoded forms differ from the raw one
-const CANARY_BYTES = Buffer.concat([Buffer.from('CANARY-SECRET-CANARY-SECRET'), Buffer.from([0xfb, 0xef, 0xff, 0xfb, 0xf0])]);
+const CANARY_BYTES = Buffer.concat([
+  Buffer.from('CANARY-SECRET-CANARY-SECRET'),
+  Buffer.from([0xfb, 0xef, 0xff, 0xfb, 0xf0]),
+]);
 const CANARY = CANARY_BYTES.toString('base64'); // the API secret as shown to a merchant: 44 chars
 const WEBHOOK_CANARY = 'whsec_CANARYWEBHOOKSECRET0123456789abcdef';
 const KEY_ID = '01JD2Q7N8V3K4M5P6R7S8T9CAN';
@@ -19,7 +22,13 @@ const KEY_ID = '01JD2Q7N8V3K4M5P6R7S8T9CAN';
 /** Every form in which a leaked secret could show up. */
 function leakForms(secret: string): string[] {
   const bytes = Buffer.from(secret, 'base64');
-  const forms = [secret, Buffer.from(secret).toString('hex'), encodeURIComponent(secret), secret.replace(/=+$/, ''), encodeURIComponent(secret).replace(/%20/g, '+')];
+  const forms = [
+    secret,
+    Buffer.from(secret).toString('hex'),
+    encodeURIComponent(secret),
+    secret.replace(/=+$/, ''),
+    encodeURIComponent(secret).replace(/%20/g, '+'),
+  ];
   if (bytes.toString('base64') === secret) {
     forms.push(bytes.toString('hex'), bytes.toString('base64url'), bytes.toString('latin1'));
   }
@@ -58,9 +67,27 @@ beforeAll(async () => {
   customerFile = join(sandbox.dir, 'customer-full.json');
   writeFileSync(customerFile, JSON.stringify(customerInput()));
   payload = join(sandbox.dir, 'event.json');
-  writeFileSync(payload, '{"type":"card.issued","occurred_at":"2026-11-22T10:00:00+00:00","data":{"card_id":"01JD2QA1B2C3D4E5F6G7H8J9KM"}}');
+  writeFileSync(
+    payload,
+    '{"type":"card.issued","occurred_at":"2026-11-22T10:00:00+00:00","data":{"card_id":"01JD2QA1B2C3D4E5F6G7H8J9KM"}}',
+  );
   // the profile every group below uses: both secrets through stdin
-  const add = await cli(['profiles', 'add', 'canary', '--key-id', KEY_ID, '--mode', 'test', '--base-url', mock.baseUrl, '--secret-stdin', '--webhook-secret-stdin'], { input: `${CANARY}\n${WEBHOOK_CANARY}\n` });
+  const add = await cli(
+    [
+      'profiles',
+      'add',
+      'canary',
+      '--key-id',
+      KEY_ID,
+      '--mode',
+      'test',
+      '--base-url',
+      mock.baseUrl,
+      '--secret-stdin',
+      '--webhook-secret-stdin',
+    ],
+    { input: `${CANARY}\n${WEBHOOK_CANARY}\n` },
+  );
   expect(add.code, add.stderr).toBe(0);
   expect((await cli(['profiles', 'use', 'canary'])).code).toBe(0);
 });
@@ -69,17 +96,55 @@ afterAll(async () => {
   sandbox.cleanup();
 });
 
-const signArgs = ['sign', '--method', 'POST', '--path', '/api/v1/cards', '--data', '{"amount_minor":1}', '--timestamp', '1763800000', '--nonce', 'n-1'];
+const signArgs = [
+  'sign',
+  '--method',
+  'POST',
+  '--path',
+  '/api/v1/cards',
+  '--data',
+  '{"amount_minor":1}',
+  '--timestamp',
+  '1763800000',
+  '--nonce',
+  'n-1',
+];
 
 // Small independent groups: one long sequence of ~80 runs took 33 s at rest and timed out (60 s)
 // under load. Run concurrently they only slowed each other on 2 cores, so they run one after another.
 describe('the canary secret goes through every command', () => {
   it('profiles: add refused, list, show', async () => {
-    const add = ['profiles', 'add', 'canary', '--key-id', KEY_ID, '--mode', 'test', '--base-url', mock.baseUrl, '--secret-stdin', '--webhook-secret-stdin'];
+    const add = [
+      'profiles',
+      'add',
+      'canary',
+      '--key-id',
+      KEY_ID,
+      '--mode',
+      'test',
+      '--base-url',
+      mock.baseUrl,
+      '--secret-stdin',
+      '--webhook-secret-stdin',
+    ];
     expect((await cli(add, { input: `${CANARY}\n${WEBHOOK_CANARY}\n` })).code).toBe(2); // exists already
-    expect((await cli(['profiles', 'add', 'bad', '--key-id', 'nope', '--mode', 'test', '--secret-stdin'], { input: `${CANARY}\n` })).code).toBe(2);
-    expect((await cli(['profiles', 'add', 'flag', '--key-id', KEY_ID, '--mode', 'test', `--secret=${CANARY}`])).code).toBe(2);
-    expect((await cli(['profiles', 'add', 'short', '--key-id', KEY_ID, '--mode', 'test', '--secret-stdin'], { input: `${CANARY.slice(0, 40)}\n` })).code).toBe(2);
+    expect(
+      (
+        await cli(['profiles', 'add', 'bad', '--key-id', 'nope', '--mode', 'test', '--secret-stdin'], {
+          input: `${CANARY}\n`,
+        })
+      ).code,
+    ).toBe(2);
+    expect(
+      (await cli(['profiles', 'add', 'flag', '--key-id', KEY_ID, '--mode', 'test', `--secret=${CANARY}`])).code,
+    ).toBe(2);
+    expect(
+      (
+        await cli(['profiles', 'add', 'short', '--key-id', KEY_ID, '--mode', 'test', '--secret-stdin'], {
+          input: `${CANARY.slice(0, 40)}\n`,
+        })
+      ).code,
+    ).toBe(2);
     await cli(['profiles', 'list']);
     await cli(['profiles', 'list', '--json']);
     await cli(['profiles', 'show', 'canary']);
@@ -91,10 +156,28 @@ describe('the canary secret goes through every command', () => {
     expect(list.code).toBe(0); // the canary secret really signed a request the mock accepted
     expect((await cli(['request', 'GET', '/cards/01JD2QA1B2C3D4E5F6G7H8J9KM', '--verbose'])).code).toBe(4);
     await cli(['request', 'POST', '/customers', '--data', `@${customer}`, '--verbose', '--include']);
-    await cli(['request', 'POST', '/cards', '--data', '{"customer_id":"01JD2QA1B2C3D4E5F6G7H8J9KM","amount_minor":1000}', '--idempotency-key', 'canary-1', '--verbose', '--json']);
+    await cli([
+      'request',
+      'POST',
+      '/cards',
+      '--data',
+      '{"customer_id":"01JD2QA1B2C3D4E5F6G7H8J9KM","amount_minor":1000}',
+      '--idempotency-key',
+      'canary-1',
+      '--verbose',
+      '--json',
+    ]);
     await cli(['request', 'POST', '/cards', '--data', '{not json', '--verbose']);
-    await cli(['request', 'GET', '/customers', '--verbose'], { env: { CARDCTL_API_KEY: '01JD2Q7N8V3K4M5P6R7S8T9XXX', CARDCTL_API_SECRET: CANARY, CARDCTL_BASE_URL: mock.baseUrl } });
-    await cli(['request', 'GET', '/customers', '--verbose', '--json'], { env: { CARDCTL_API_KEY: KEY_ID, CARDCTL_API_SECRET: CANARY, CARDCTL_BASE_URL: 'http://127.0.0.1:9/api/v1' } });
+    await cli(['request', 'GET', '/customers', '--verbose'], {
+      env: {
+        CARDCTL_API_KEY: '01JD2Q7N8V3K4M5P6R7S8T9XXX',
+        CARDCTL_API_SECRET: CANARY,
+        CARDCTL_BASE_URL: mock.baseUrl,
+      },
+    });
+    await cli(['request', 'GET', '/customers', '--verbose', '--json'], {
+      env: { CARDCTL_API_KEY: KEY_ID, CARDCTL_API_SECRET: CANARY, CARDCTL_BASE_URL: 'http://127.0.0.1:9/api/v1' },
+    });
   });
 
   it('customers: create, refused, get, list, update', async () => {
@@ -123,18 +206,41 @@ describe('the canary secret goes through every command', () => {
 
   it('the journal of money operations: list, export, repair, show, replay, resolve', async () => {
     const customerId = (await approvedCustomer(mock as unknown as MockHandle)).id as string;
-    await cli(['request', 'POST', '/cards', '--data', JSON.stringify({ customer_id: customerId, amount_minor: 700 }), '--idempotency-key', 'canary-ops', '--json']);
+    await cli([
+      'request',
+      'POST',
+      '/cards',
+      '--data',
+      JSON.stringify({ customer_id: customerId, amount_minor: 700 }),
+      '--idempotency-key',
+      'canary-ops',
+      '--json',
+    ]);
     const ops = await cli(['ops', 'list', '--all', '--json']);
     await cli(['ops', 'list', '--unresolved']);
     await cli(['ops', 'list', '--all', '--ndjson']);
     await cli(['ops', 'repair', '--json']);
-    const opId = ((JSON.parse(ops.stdout || '{"data":[]}') as { data: Array<{ id: string }> }).data)[0]?.id;
+    const opId = (JSON.parse(ops.stdout || '{"data":[]}') as { data: Array<{ id: string }> }).data[0]?.id;
     expect(opId).toBeTruthy();
     await cli(['ops', 'show', opId!, '--json']);
     await cli(['ops', 'replay', opId!, '--verbose']);
     // an unknown outcome recorded by hand, and refused inputs
     await ctl(mock as unknown as MockHandle, 'POST', '/faults', { operation: 'issue', kind: 'async_202', count: 1 });
-    expect((await cli(['cards', 'issue', '--customer', customerId, '--amount', '800', '--idempotency-key', 'canary-resolve', '--verbose'])).code).toBe(7);
+    expect(
+      (
+        await cli([
+          'cards',
+          'issue',
+          '--customer',
+          customerId,
+          '--amount',
+          '800',
+          '--idempotency-key',
+          'canary-resolve',
+          '--verbose',
+        ])
+      ).code,
+    ).toBe(7);
     await cli(['ops', 'resolve', 'canary-resolve', '--outcome', 'failed', '--note', 'checked in the portal', '--json']);
     await cli(['ops', 'resolve', 'canary-resolve', '--outcome', 'succeeded']);
     await cli(['ops', 'resolve', opId!, '--outcome', 'failed']); // resolved by the API: refused
@@ -146,7 +252,15 @@ describe('the canary secret goes through every command', () => {
     expect((await cli(signArgs)).code).toBe(0);
     await cli([...signArgs, '--key-id', KEY_ID], { env: { CARDCTL_API_SECRET: CANARY } });
     await cli(['sign', '--method', 'GET', '--path', '/customers', '--query', 'a=%ZZ']);
-    const signed = signRequest({ method: 'POST', path: '/api/v1/cards', keyId: KEY_ID, secret: CANARY, timestamp: 1763800000, nonce: 'n-2', body: '{"a":1}' });
+    const signed = signRequest({
+      method: 'POST',
+      path: '/api/v1/cards',
+      keyId: KEY_ID,
+      secret: CANARY,
+      timestamp: 1763800000,
+      nonce: 'n-2',
+      body: '{"a":1}',
+    });
     const raw = (body: string, sig: string) =>
       `POST /api/v1/cards HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-Api-Key: ${KEY_ID}\r\nX-Timestamp: 1763800000\r\nX-Nonce: n-2\r\nX-Signature: ${sig}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
     const good = join(sandbox.dir, 'good.http');
@@ -163,9 +277,25 @@ describe('the canary secret goes through every command', () => {
     const header = await cli(['webhooks', 'sign', '--payload', payload, '--timestamp', '1763800000']);
     expect(header.code).toBe(0);
     await cli(['webhooks', 'sign', '--payload', payload, '--json']);
-    expect((await cli(['webhooks', 'verify', '--header', header.stdout.trim(), '--payload', payload, '--now', '1763800000', '--json'])).code).toBe(0);
+    expect(
+      (
+        await cli([
+          'webhooks',
+          'verify',
+          '--header',
+          header.stdout.trim(),
+          '--payload',
+          payload,
+          '--now',
+          '1763800000',
+          '--json',
+        ])
+      ).code,
+    ).toBe(0);
     expect((await cli(['webhooks', 'verify', '--header', header.stdout.trim(), '--payload', customer])).code).toBe(3);
-    await cli(['webhooks', 'verify', '--header', 'garbage', '--payload', payload, '--json'], { env: { CARDCTL_WEBHOOK_SECRET: WEBHOOK_CANARY } });
+    await cli(['webhooks', 'verify', '--header', 'garbage', '--payload', payload, '--json'], {
+      env: { CARDCTL_WEBHOOK_SECRET: WEBHOOK_CANARY },
+    });
   });
 
   for (const json of [[], ['--json']]) {
@@ -173,8 +303,23 @@ describe('the canary secret goes through every command', () => {
       expect((await cli(['request', 'GET', '/customers', `--secret=${CANARY}`, ...json])).code).toBe(2);
       expect((await cli(['request', 'GET', '/customers', CANARY, ...json])).code).toBe(2);
       expect((await cli([...signArgs, `--secret=${CANARY}`, ...json])).code).toBe(2);
-      expect((await cli(['webhooks', 'verify', '--header', 'x', '--payload', payload, `--webhook-secret=${WEBHOOK_CANARY}`, ...json])).code).toBe(2);
-      expect((await cli(['cards', 'get', `--api-secret=${CANARY}`, '01JD2QA1B2C3D4E5F6G7H8J9KM', ...json])).code).toBe(2);
+      expect(
+        (
+          await cli([
+            'webhooks',
+            'verify',
+            '--header',
+            'x',
+            '--payload',
+            payload,
+            `--webhook-secret=${WEBHOOK_CANARY}`,
+            ...json,
+          ])
+        ).code,
+      ).toBe(2);
+      expect((await cli(['cards', 'get', `--api-secret=${CANARY}`, '01JD2QA1B2C3D4E5F6G7H8J9KM', ...json])).code).toBe(
+        2,
+      );
     });
   }
 
@@ -205,7 +350,10 @@ describe('the canary secret goes through every command', () => {
     await cli(['cards', 'issue', '--batch', batchFile, '--json']);
     // a row refused with kyc_not_approved, with the hint for the customer's state (read with the canary key)
     const rejected = (await createCustomer(mock as unknown as MockHandle)).id as string;
-    await ctl(mock as unknown as MockHandle, 'POST', `/customers/${rejected}/kyc`, { verdict: 'rejected', reason: 'document_expired' });
+    await ctl(mock as unknown as MockHandle, 'POST', `/customers/${rejected}/kyc`, {
+      verdict: 'rejected',
+      reason: 'document_expired',
+    });
     const kycFile = join(sandbox.dir, 'batch-kyc.csv');
     writeFileSync(kycFile, `customer_id,amount_minor\n${customerId},300\n${rejected},400\n`);
     expect((await cli(['cards', 'issue', '--batch', kycFile, '--verbose'])).code).toBe(5);
@@ -218,7 +366,10 @@ describe('the canary secret goes through every command', () => {
       const one = await cli([...addNoName, ...json], { input: `${CANARY}\n` });
       expect(one.code).toBe(2);
       expect(one.stdout + one.stderr).toMatch(/missing NAME/);
-      expect((await cli([...addNoName, '--webhook-secret-stdin', ...json], { input: `${CANARY}\n${WEBHOOK_CANARY}\n` })).code).toBe(2);
+      expect(
+        (await cli([...addNoName, '--webhook-secret-stdin', ...json], { input: `${CANARY}\n${WEBHOOK_CANARY}\n` }))
+          .code,
+      ).toBe(2);
       expect((await cli([...addNoName, ...json], { input: `${CANARY}\n${CANARY}\n` })).code).toBe(2);
       expect((await cli(['cards', 'get', ...json], { input: `${CANARY}\n` })).code).toBe(2);
       expect((await cli(['profiles', 'show', ...json], { input: `${CANARY}\n` })).code).toBe(2);
@@ -232,16 +383,31 @@ describe('the canary secret goes through every command', () => {
       expect((await cli(['customers', 'list', ...json], { env: { ...env, CARDCTL_API_KEY: CANARY } })).code).toBe(2);
       expect((await cli(['customers', 'list', ...json], { env: { ...env, CARDCTL_MODE: CANARY } })).code).toBe(2);
       expect((await cli(['customers', 'list', ...json], { env: { ...env, CARDCTL_BASE_URL: CANARY } })).code).toBe(2);
-      expect((await cli(['mock', 'state', ...json], { env: { CARDCTL_MOCK_URL: CANARY, CARDCTL_MOCK_TOKEN: 'x' } })).code).toBe(2);
+      expect(
+        (await cli(['mock', 'state', ...json], { env: { CARDCTL_MOCK_URL: CANARY, CARDCTL_MOCK_TOKEN: 'x' } })).code,
+      ).toBe(2);
     }
     expect((await cli([...signArgs, '--profile', 'canary'], { env: { CARDCTL_BASE_URL: CANARY } })).code).toBe(0);
-    expect((await cli(['sign', '--method', 'GET', '--path', '/customers'], { env: { CARDCTL_API_KEY: KEY_ID, CARDCTL_API_SECRET: CANARY, CARDCTL_BASE_URL: CANARY } })).code).toBe(2);
+    expect(
+      (
+        await cli(['sign', '--method', 'GET', '--path', '/customers'], {
+          env: { CARDCTL_API_KEY: KEY_ID, CARDCTL_API_SECRET: CANARY, CARDCTL_BASE_URL: CANARY },
+        })
+      ).code,
+    ).toBe(2);
   });
 
   it('webhooks listen (registered on the mock) and trigger', async () => {
     const mockEnv = { CARDCTL_MOCK_URL: mock.controlUrl, CARDCTL_MOCK_TOKEN: mock.controlToken };
     const listening = cli(['webhooks', 'listen', '--mock', '--max-events', '1', '--json'], { env: mockEnv });
-    const endpoints = async () => ((await (await fetch(`${mock.controlUrl}/webhook-endpoints`, { headers: { Authorization: `Bearer ${mock.controlToken}` } })).json()) as { data: unknown[] }).data;
+    const endpoints = async () =>
+      (
+        (await (
+          await fetch(`${mock.controlUrl}/webhook-endpoints`, {
+            headers: { Authorization: `Bearer ${mock.controlToken}` },
+          })
+        ).json()) as { data: unknown[] }
+      ).data;
     for (let i = 0; i < 200 && (await endpoints()).length === 0; i++) await new Promise((r) => setTimeout(r, 50));
     expect((await cli(['webhooks', 'trigger', 'card.issued', '--json'], { env: mockEnv })).code).toBe(0);
     await listening; // valid or not (the mock's merchant signs with its own secret), its output is checked below
@@ -255,19 +421,35 @@ describe('the canary secret goes through every command', () => {
       [[], { ...token, CARDCTL_PROFILE: 'canary' }],
     ] as Array<[string[], Record<string, string>]>) {
       const listening = cli(['webhooks', 'listen', '--mock', '--max-events', '1', ...args], { env });
-      const endpoints = async () => ((await (await fetch(`${mock.controlUrl}/webhook-endpoints`, { headers: { Authorization: `Bearer ${mock.controlToken}` } })).json()) as { data: unknown[] }).data;
+      const endpoints = async () =>
+        (
+          (await (
+            await fetch(`${mock.controlUrl}/webhook-endpoints`, {
+              headers: { Authorization: `Bearer ${mock.controlToken}` },
+            })
+          ).json()) as { data: unknown[] }
+        ).data;
       for (let i = 0; i < 200 && (await endpoints()).length === 0; i++) await new Promise((r) => setTimeout(r, 50));
-      expect((await cli(['webhooks', 'trigger', 'card.issued', '-p', 'canary', '--json'], { env: token })).code).toBe(0);
+      expect((await cli(['webhooks', 'trigger', 'card.issued', '-p', 'canary', '--json'], { env: token })).code).toBe(
+        0,
+      );
       expect((await listening).code).toBe(3); // the mock signs with its own webhook secret, not the canary's: refused, and said so
     }
     for (const json of [[], ['--json']]) {
       expect((await cli(['webhooks', 'listen', '--mock', '-p', 'canary', ...json])).code).toBe(8); // no record, no token: no mock runs there
-      expect((await cli(['webhooks', 'listen', '--mock', ...json], { env: { CARDCTL_PROFILE: 'canary' } })).code).toBe(8);
+      expect((await cli(['webhooks', 'listen', '--mock', ...json], { env: { CARDCTL_PROFILE: 'canary' } })).code).toBe(
+        8,
+      );
       expect((await cli(['webhooks', 'listen', '--mock', ...json], { env: { CARDCTL_PROFILE: CANARY } })).code).toBe(2);
       // trigger in the mode of the profile that found the mock, and its refusals
-      expect((await cli(['webhooks', 'trigger', 'card.issued', ...json], { env: { ...token, CARDCTL_PROFILE: 'canary' } })).code).toBe(0);
+      expect(
+        (await cli(['webhooks', 'trigger', 'card.issued', ...json], { env: { ...token, CARDCTL_PROFILE: 'canary' } }))
+          .code,
+      ).toBe(0);
       expect((await cli(['webhooks', 'trigger', 'card.issued', '-p', 'canary', ...json])).code).toBe(8);
-      expect((await cli(['webhooks', 'trigger', 'card.issued', ...json], { env: { CARDCTL_PROFILE: CANARY } })).code).toBe(2);
+      expect(
+        (await cli(['webhooks', 'trigger', 'card.issued', ...json], { env: { CARDCTL_PROFILE: CANARY } })).code,
+      ).toBe(2);
     }
   });
 
@@ -304,7 +486,13 @@ describe('the canary secret never leaks', () => {
   });
 
   it('runs smoke with the canary key: passing (text, --json, JUnit) and failing with the exchange in the details', async () => {
-    const env = { CARDCTL_API_KEY: KEY_ID, CARDCTL_API_SECRET: CANARY, CARDCTL_BASE_URL: mock.baseUrl, CARDCTL_MODE: 'test', GITHUB_ACTIONS: 'true' };
+    const env = {
+      CARDCTL_API_KEY: KEY_ID,
+      CARDCTL_API_SECRET: CANARY,
+      CARDCTL_BASE_URL: mock.baseUrl,
+      CARDCTL_MODE: 'test',
+      GITHUB_ACTIONS: 'true',
+    };
     const junit = join(sandbox.dir, 'reports', 'smoke.xml');
     const passed = await cli(['smoke', '--junit', junit], { env });
     expect(passed.code, passed.stdout + passed.stderr).toBe(0);
@@ -312,7 +500,9 @@ describe('the canary secret never leaks', () => {
     await cli(['smoke', '--json'], { env });
     // an unknown key id with the canary secret: setup fails, the details carry the signed probes
     const failedJunit = join(sandbox.dir, 'reports', 'smoke-failed.xml');
-    const failed = await cli(['smoke', '--junit', failedJunit, '--json'], { env: { ...env, CARDCTL_API_KEY: '01JD2Q7N8V3K4M5P6R7S8T9XXX' } });
+    const failed = await cli(['smoke', '--junit', failedJunit, '--json'], {
+      env: { ...env, CARDCTL_API_KEY: '01JD2Q7N8V3K4M5P6R7S8T9XXX' },
+    });
     expect(failed.code).toBe(3);
     expect(readFileSync(failedJunit, 'utf8')).toContain('X-Signature: ');
     expect((await cli(['smoke'], { env: { ...env, CARDCTL_MODE: 'live' } })).code).toBe(2);
@@ -330,7 +520,9 @@ describe('the canary secret never leaks', () => {
 
   it('appears in no file but the profile store (journal, locks, config)', () => {
     const files = filesUnder(sandbox.dir).filter((f) => !f.endsWith('profiles.json'));
-    expect(files.some((f) => f.includes('/journal/keys/')) && files.some((f) => f.includes('/journal/segments/'))).toBe(true); // the journal was written and is checked
+    expect(files.some((f) => f.includes('/journal/keys/')) && files.some((f) => f.includes('/journal/segments/'))).toBe(
+      true,
+    ); // the journal was written and is checked
     for (const file of files) {
       const text = readFileSync(file).toString('latin1');
       for (const form of FORMS) expect(text.includes(form), `${file} contains the secret`).toBe(false);

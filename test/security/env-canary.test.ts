@@ -22,7 +22,8 @@ function variablesInSource(): string[] {
     for (const f of readdirSync(dir)) {
       const p = join(dir, f);
       if (statSync(p).isDirectory()) walk(p);
-      else if (p.endsWith('.ts')) for (const m of readFileSync(p, 'utf8').matchAll(/CARDCTL_[A-Z_]+[A-Z]/g)) names.add(m[0]);
+      else if (p.endsWith('.ts'))
+        for (const m of readFileSync(p, 'utf8').matchAll(/CARDCTL_[A-Z_]+[A-Z]/g)) names.add(m[0]);
     }
   };
   walk(join(ROOT, 'src'));
@@ -37,38 +38,129 @@ writeFileSync(batch, `customer_id,amount_minor\n${KEY},500\n`);
 const noSuchFolder = (): string => join(sb.dir, `missing-${Math.random().toString(16).slice(2)}`);
 
 /** For each variable: its canary value (or how to make one) and the command lines that read it. */
-const CASES: Record<string, { value: () => string; env?: Record<string, string>; runs: string[][]; setup?: () => Promise<void> }> = {
-  CARDCTL_PROFILE: { value: () => `tok_${CANARY}_live`, runs: [['customers', 'list'], ['sign', '--method', 'GET', '--path', '/cards'], ['mock', 'state']] },
-  CARDCTL_API_KEY: { value: () => `sk_${CANARY}`, env: { CARDCTL_API_SECRET: SECRET }, runs: [['customers', 'list'], ['customers', 'list', '--json']] },
-  CARDCTL_API_SECRET: { value: () => `${CANARY}-not-a-secret`, env: { CARDCTL_API_KEY: KEY }, runs: [['customers', 'list'], ['sign', '--method', 'GET', '--path', '/cards']] },
-  CARDCTL_WEBHOOK_SECRET: { value: () => `whsec_${CANARY}`, runs: [['webhooks', 'sign', '--payload', payload], ['webhooks', 'verify', '--header', 't=1, v1=00', '--payload', payload]] },
-  CARDCTL_BASE_URL: { value: () => `ftp://${CANARY}.example`, env: { CARDCTL_API_KEY: KEY, CARDCTL_API_SECRET: SECRET }, runs: [['customers', 'list'], ['customers', 'list', '--json']] },
-  CARDCTL_MODE: { value: () => CANARY, env: { CARDCTL_API_KEY: KEY, CARDCTL_API_SECRET: SECRET }, runs: [['customers', 'list']] },
-  CARDCTL_MOCK_URL: { value: () => `${CANARY}://nowhere`, runs: [['mock', 'state'], ['mock', 'state', '--json']] },
-  CARDCTL_MOCK_TOKEN: { value: () => `tok_${CANARY}`, env: { CARDCTL_MOCK_URL: 'http://127.0.0.1:9/_mock' }, runs: [['mock', 'state'], ['mock', 'state', '--json']] },
+const CASES: Record<
+  string,
+  { value: () => string; env?: Record<string, string>; runs: string[][]; setup?: () => Promise<void> }
+> = {
+  CARDCTL_PROFILE: {
+    value: () => `tok_${CANARY}_live`,
+    runs: [
+      ['customers', 'list'],
+      ['sign', '--method', 'GET', '--path', '/cards'],
+      ['mock', 'state'],
+    ],
+  },
+  CARDCTL_API_KEY: {
+    value: () => `sk_${CANARY}`,
+    env: { CARDCTL_API_SECRET: SECRET },
+    runs: [
+      ['customers', 'list'],
+      ['customers', 'list', '--json'],
+    ],
+  },
+  CARDCTL_API_SECRET: {
+    value: () => `${CANARY}-not-a-secret`,
+    env: { CARDCTL_API_KEY: KEY },
+    runs: [
+      ['customers', 'list'],
+      ['sign', '--method', 'GET', '--path', '/cards'],
+    ],
+  },
+  CARDCTL_WEBHOOK_SECRET: {
+    value: () => `whsec_${CANARY}`,
+    runs: [
+      ['webhooks', 'sign', '--payload', payload],
+      ['webhooks', 'verify', '--header', 't=1, v1=00', '--payload', payload],
+    ],
+  },
+  CARDCTL_BASE_URL: {
+    value: () => `ftp://${CANARY}.example`,
+    env: { CARDCTL_API_KEY: KEY, CARDCTL_API_SECRET: SECRET },
+    runs: [
+      ['customers', 'list'],
+      ['customers', 'list', '--json'],
+    ],
+  },
+  CARDCTL_MODE: {
+    value: () => CANARY,
+    env: { CARDCTL_API_KEY: KEY, CARDCTL_API_SECRET: SECRET },
+    runs: [['customers', 'list']],
+  },
+  CARDCTL_MOCK_URL: {
+    value: () => `${CANARY}://nowhere`,
+    runs: [
+      ['mock', 'state'],
+      ['mock', 'state', '--json'],
+    ],
+  },
+  CARDCTL_MOCK_TOKEN: {
+    value: () => `tok_${CANARY}`,
+    env: { CARDCTL_MOCK_URL: 'http://127.0.0.1:9/_mock' },
+    runs: [
+      ['mock', 'state'],
+      ['mock', 'state', '--json'],
+    ],
+  },
   CARDCTL_TIMEOUT: { value: () => `${CANARY}s`, env: apiEnv, runs: [['customers', 'list'], ['doctor']] },
   CARDCTL_TIMEOUT_MS: { value: () => `${CANARY}ms`, env: apiEnv, runs: [['customers', 'list']] },
-  CARDCTL_CA_FILE: { value: () => join(sb.dir, `${CANARY}.pem`), env: apiEnv, runs: [['customers', 'list'], ['doctor'], ['customers', 'list', '--verbose']] },
-  CARDCTL_CONFIG_DIR: { value: () => join(sb.dir, `${CANARY}-file`), setup: async () => writeFileSync(join(sb.dir, `${CANARY}-file`), 'a file, not a folder\n'), runs: [['profiles', 'list'], ['customers', 'list'], ['profiles', 'add', 'x', '--key-id', KEY, '--mode', 'test', '--secret-stdin']] },
+  CARDCTL_CA_FILE: {
+    value: () => join(sb.dir, `${CANARY}.pem`),
+    env: apiEnv,
+    runs: [['customers', 'list'], ['doctor'], ['customers', 'list', '--verbose']],
+  },
+  CARDCTL_CONFIG_DIR: {
+    value: () => join(sb.dir, `${CANARY}-file`),
+    setup: async () => writeFileSync(join(sb.dir, `${CANARY}-file`), 'a file, not a folder\n'),
+    runs: [
+      ['profiles', 'list'],
+      ['customers', 'list'],
+      ['profiles', 'add', 'x', '--key-id', KEY, '--mode', 'test', '--secret-stdin'],
+    ],
+  },
   CARDCTL_STATE_DIR: {
     value: () => join(sb.dir, `${CANARY}-state`),
     setup: async () => symlinkSync(noSuchFolder(), join(sb.dir, `${CANARY}-state`)),
     env: apiEnv,
-    runs: [['ops', 'list'], ['cards', 'issue', '--customer', KEY, '--amount', '500']],
+    runs: [
+      ['ops', 'list'],
+      ['cards', 'issue', '--customer', KEY, '--amount', '500'],
+    ],
   },
   CARDCTL_JOURNAL_RETENTION: { value: () => `${CANARY}d`, runs: [['ops', 'compact']] },
   CARDCTL_SECRET_COMMAND_TIMEOUT: {
     value: () => `${CANARY}`,
     setup: async () => {
-      const add = await sb.run(['profiles', 'add', 'vault', '--key-id', KEY, '--mode', 'test', '--secret-command', `printf %s ${SECRET}`]);
+      const add = await sb.run([
+        'profiles',
+        'add',
+        'vault',
+        '--key-id',
+        KEY,
+        '--mode',
+        'test',
+        '--secret-command',
+        `printf %s ${SECRET}`,
+      ]);
       expect(add.code, add.stderr).toBe(0);
     },
     runs: [['sign', '--method', 'GET', '--path', '/cards', '-p', 'vault']],
   },
   CARDCTL_RERUN_THREADS: { value: () => CANARY, env: apiEnv, runs: [['cards', 'issue', '--batch', batch]] },
   // switches: any value turns them on; still never shown
-  CARDCTL_NO_FAST_PATH: { value: () => CANARY, runs: [['profiles', 'list'], ['customers', 'list']] },
-  CARDCTL_DEBUG: { value: () => CANARY, runs: [['customers', 'list'], ['profiles', 'show', 'nobody']] },
+  CARDCTL_NO_FAST_PATH: {
+    value: () => CANARY,
+    runs: [
+      ['profiles', 'list'],
+      ['customers', 'list'],
+    ],
+  },
+  CARDCTL_DEBUG: {
+    value: () => CANARY,
+    runs: [
+      ['customers', 'list'],
+      ['profiles', 'show', 'nobody'],
+    ],
+  },
   CARDCTL_NO_UPDATE_NOTIFIER: { value: () => CANARY, runs: [['profiles', 'list']] },
 };
 
@@ -84,17 +176,28 @@ describe('environment values are never quoted back', () => {
       expect(value).toContain(CANARY);
       for (const args of c.runs) {
         const r = await sb.run(args, { env: { ...c.env, [variable]: value } });
-        expect(r.stdout + r.stderr, `${variable} ${args.join(' ')}: exit ${r.code}\n${r.stdout}${r.stderr}`).not.toContain(CANARY);
+        expect(
+          r.stdout + r.stderr,
+          `${variable} ${args.join(' ')}: exit ${r.code}\n${r.stdout}${r.stderr}`,
+        ).not.toContain(CANARY);
       }
     });
   }
 
   it('CARDCTL_CONFIG_DIR on a usable folder: profiles add and list name it from the variable', async () => {
     const env = { CARDCTL_CONFIG_DIR: join(sb.dir, `${CANARY}-config`) };
-    const add = await sb.run(['profiles', 'add', 'x', '--key-id', KEY, '--mode', 'test', '--secret-stdin'], { env, input: `${SECRET}\n` });
+    const add = await sb.run(['profiles', 'add', 'x', '--key-id', KEY, '--mode', 'test', '--secret-stdin'], {
+      env,
+      input: `${SECRET}\n`,
+    });
     expect(add.code, add.stderr).toBe(0);
     expect(add.stderr).toContain('in $CARDCTL_CONFIG_DIR/profiles.json');
-    for (const r of [add, await sb.run(['profiles', 'list'], { env }), await sb.run(['profiles', 'remove', 'x'], { env }), await sb.run(['profiles', 'list'], { env })]) {
+    for (const r of [
+      add,
+      await sb.run(['profiles', 'list'], { env }),
+      await sb.run(['profiles', 'remove', 'x'], { env }),
+      await sb.run(['profiles', 'list'], { env }),
+    ]) {
       expect(r.stdout + r.stderr).not.toContain(CANARY);
     }
   });
@@ -109,7 +212,12 @@ describe('environment values are never quoted back', () => {
   it('CARDCTL_TIMEOUT and CARDCTL_CA_FILE: the variable is named with what is wrong', async () => {
     const t = await sb.run(['customers', 'list'], { env: { ...apiEnv, CARDCTL_TIMEOUT: CANARY } });
     expect([t.code, t.stderr]).toEqual([2, expect.stringMatching(/CARDCTL_TIMEOUT is not a number of seconds/)]);
-    const ca = await sb.run(['customers', 'list'], { env: { ...apiEnv, CARDCTL_CA_FILE: join(sb.dir, `${CANARY}.pem`) } });
-    expect([ca.code, ca.stderr]).toEqual([2, expect.stringMatching(/cannot read the CA file CARDCTL_CA_FILE names: no such file/)]);
+    const ca = await sb.run(['customers', 'list'], {
+      env: { ...apiEnv, CARDCTL_CA_FILE: join(sb.dir, `${CANARY}.pem`) },
+    });
+    expect([ca.code, ca.stderr]).toEqual([
+      2,
+      expect.stringMatching(/cannot read the CA file CARDCTL_CA_FILE names: no such file/),
+    ]);
   });
 });

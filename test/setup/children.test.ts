@@ -22,12 +22,21 @@ it('children of failed and timed-out tests are killed in teardown', () => {
   const pidsFile = join(dir, 'pids');
   let pids: number[] = [];
   try {
-    const run = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--config', 'test/fixtures/teardown/vitest.config.ts'], {
-      cwd: ROOT,
-      env: { ...process.env, PIDS_FILE: pidsFile },
-      encoding: 'utf8',
-      timeout: 15_000,
-    });
+    const run = spawnSync(
+      process.execPath,
+      [
+        join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'),
+        'run',
+        '--config',
+        'test/fixtures/teardown/vitest.config.ts',
+      ],
+      {
+        cwd: ROOT,
+        env: { ...process.env, PIDS_FILE: pidsFile },
+        encoding: 'utf8',
+        timeout: 15_000,
+      },
+    );
     expect(run.stdout + run.stderr).toMatch(/2 failed/); // the fixture's tests did fail
     pids = readFileSync(pidsFile, 'utf8').trim().split('\n').map(Number);
     expect(pids).toHaveLength(3);

@@ -23,11 +23,15 @@ function track(child: ChildProcess): ChildProcess {
 for (const name of ['spawn', 'execFile', 'exec'] as const) {
   const original = childProcess[name] as ((...args: unknown[]) => ChildProcess) & { tracked?: boolean };
   if (original.tracked) continue;
-  const tracked = Object.assign(function (this: unknown, ...args: unknown[]) {
-    return track(original.apply(this, args));
-  }, { tracked: true });
+  const tracked = Object.assign(
+    function (this: unknown, ...args: unknown[]) {
+      return track(original.apply(this, args));
+    },
+    { tracked: true },
+  );
   // util.promisify(execFile) keeps working: its custom promisified form is carried over
-  for (const key of Reflect.ownKeys(original)) if (typeof key === 'symbol') Reflect.set(tracked, key, Reflect.get(original, key));
+  for (const key of Reflect.ownKeys(original))
+    if (typeof key === 'symbol') Reflect.set(tracked, key, Reflect.get(original, key));
   (childProcess as unknown as Record<string, unknown>)[name] = tracked;
 }
 syncBuiltinESMExports();

@@ -19,7 +19,9 @@ for (const dir of (process.env.PATH ?? '').split(':').filter(Boolean)) {
   } catch {
     continue;
   }
-  for (const name of names) if (!['zsh', 'fish', 'jq'].includes(name) && !existsSync(join(bin, name))) symlinkSync(join(dir, name), join(bin, name));
+  for (const name of names)
+    if (!['zsh', 'fish', 'jq'].includes(name) && !existsSync(join(bin, name)))
+      symlinkSync(join(dir, name), join(bin, name));
 }
 afterAll(() => rmSync(bin, { recursive: true, force: true }));
 
@@ -28,7 +30,10 @@ function npmTest(extra: Record<string, string>): Promise<{ code: number; out: st
   delete env.CARDCTL_TEST_SKIPS;
   if (!('CARDCTL_REQUIRE_PROGRAMS' in extra)) delete env.CARDCTL_REQUIRE_PROGRAMS;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(ROOT, 'scripts', 'test.mjs'), 'test/completions/dynamic.test.ts'], { cwd: ROOT, env });
+    const child = spawn(process.execPath, [join(ROOT, 'scripts', 'test.mjs'), 'test/completions/dynamic.test.ts'], {
+      cwd: ROOT,
+      env,
+    });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
     child.stderr.on('data', (d: Buffer) => (out += d.toString('utf8')));
@@ -41,8 +46,12 @@ describe('tests that need a program this machine lacks', () => {
   it('are skipped, named at the end one line per program, and the run passes', async () => {
     const r = await npmTest({});
     expect(r.code, r.out).toBe(0);
-    expect(r.out).toContain('skipped: 3 tests need zsh, which is not installed (test/completions/dynamic.test.ts); install zsh to run them');
-    expect(r.out).toContain('skipped: 3 tests need fish, which is not installed (test/completions/dynamic.test.ts); install fish to run them');
+    expect(r.out).toContain(
+      'skipped: 3 tests need zsh, which is not installed (test/completions/dynamic.test.ts); install zsh to run them',
+    );
+    expect(r.out).toContain(
+      'skipped: 3 tests need fish, which is not installed (test/completions/dynamic.test.ts); install fish to run them',
+    );
     expect(r.out).not.toMatch(/need bash/);
   });
 

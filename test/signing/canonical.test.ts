@@ -30,10 +30,12 @@ describe('METHOD', () => {
 
 describe('PATH', () => {
   it('drops one trailing slash', () => expect(canonicalPath('/api/v1/customers/')).toBe('/api/v1/customers'));
-  it('drops only one of two trailing slashes', () => expect(canonicalPath('/api/v1/customers//')).toBe('/api/v1/customers/'));
+  it('drops only one of two trailing slashes', () =>
+    expect(canonicalPath('/api/v1/customers//')).toBe('/api/v1/customers/'));
   it('keeps "/" alone', () => expect(canonicalPath('/')).toBe('/'));
   it('drops the query', () => expect(canonicalPath('/api/v1/cards/?per_page=5')).toBe('/api/v1/cards'));
-  it('keeps the /api/v1 prefix and the path as sent', () => expect(canonicalPath('/api/v1/cards/01JD%2F')).toBe('/api/v1/cards/01JD%2F'));
+  it('keeps the /api/v1 prefix and the path as sent', () =>
+    expect(canonicalPath('/api/v1/cards/01JD%2F')).toBe('/api/v1/cards/01JD%2F'));
 });
 
 describe('QUERY_STRING', () => {
@@ -41,24 +43,29 @@ describe('QUERY_STRING', () => {
   it('sorts keys', () => expect(canonicalQuery('per_page=50&cursor=x')).toBe('cursor=x&per_page=50'));
   it('drops empty pieces', () => expect(canonicalQuery('&&a=1&&b=2&')).toBe('a=1&b=2'));
   it('splits on the first "=" only', () => expect(canonicalQuery('a=b=c')).toBe('a=b%3Dc'));
-  it('writes a key without "=" with an empty value', () => expect(canonicalQuery('flag&per_page=5')).toBe('flag=&per_page=5'));
+  it('writes a key without "=" with an empty value', () =>
+    expect(canonicalQuery('flag&per_page=5')).toBe('flag=&per_page=5'));
   it('writes an empty value as key=', () => expect(canonicalQuery('q=')).toBe('q='));
   it('decodes "+" and "%20" both to a space, written as "+"', () => {
     expect(canonicalQuery('q=john+smith')).toBe('q=john+smith');
     expect(canonicalQuery('q=john%20smith')).toBe('q=john+smith');
   });
-  it('encodes a literal plus as %2B', () => expect(canonicalQuery('cursor=ab%2Bc%2Fd%3D%3D')).toBe('cursor=ab%2Bc%2Fd%3D%3D'));
+  it('encodes a literal plus as %2B', () =>
+    expect(canonicalQuery('cursor=ab%2Bc%2Fd%3D%3D')).toBe('cursor=ab%2Bc%2Fd%3D%3D'));
   it('writes a list key with literal brackets', () => {
     expect(canonicalQuery('status[]=active')).toBe('status[]=active');
     expect(canonicalQuery('status%5B%5D=active')).toBe('status[]=active');
   });
-  it('writes a repeated key as key[]= with values sorted', () => expect(canonicalQuery('status=b&status=a')).toBe('status[]=a&status[]=b'));
+  it('writes a repeated key as key[]= with values sorted', () =>
+    expect(canonicalQuery('status=b&status=a')).toBe('status[]=a&status[]=b'));
   it('keeps duplicate values', () => expect(canonicalQuery('tag=b&tag=a&tag=a')).toBe('tag[]=a&tag[]=a&tag[]=b'));
   it('merges a list key with the same plain key', () => expect(canonicalQuery('s[]=b&s=a')).toBe('s[]=a&s[]=b'));
   it('sorts by UTF-8 bytes: A < B < _ < a', () => expect(canonicalQuery('a=1&_=2&B=3&A=4')).toBe('A=4&B=3&_=2&a=1'));
   it('sorts by bytes beyond the BMP too (U+FF5E sorts before U+1F600)', () => {
     // UTF-16 code units would put the emoji (a surrogate pair, 0xD83D...) first
-    expect(canonicalQuery(`k=${encodeURIComponent('😀')}&k=${encodeURIComponent('～')}`)).toBe('k[]=%EF%BD%9E&k[]=%F0%9F%98%80');
+    expect(canonicalQuery(`k=${encodeURIComponent('😀')}&k=${encodeURIComponent('～')}`)).toBe(
+      'k[]=%EF%BD%9E&k[]=%F0%9F%98%80',
+    );
   });
   it('sorts on decoded values, before encoding', () => expect(canonicalQuery('v=%7E&v=A')).toBe('v[]=A&v[]=%7E'));
   it('encodes "~" as %7E and "*" as %2A', () => expect(canonicalQuery('a=~x*y')).toBe('a=%7Ex%2Ay'));
@@ -90,7 +97,15 @@ describe('BODY_SHA256', () => {
 });
 
 describe('canonical string and signature', () => {
-  const input = { method: 'post', path: '/api/v1/cards/', query: 'b=2&a=1', keyId: 'KEY', timestamp: '1763800000', nonce: 'N', body: '{}' };
+  const input = {
+    method: 'post',
+    path: '/api/v1/cards/',
+    query: 'b=2&a=1',
+    keyId: 'KEY',
+    timestamp: '1763800000',
+    nonce: 'N',
+    body: '{}',
+  };
   it('joins seven fields with \\n, no trailing newline, six separators even when fields are empty', () => {
     const c = canonicalString({ ...input, query: '', body: undefined });
     expect(c.split('\n')).toHaveLength(7);
@@ -103,7 +118,9 @@ describe('canonical string and signature', () => {
   it('uses the secret text as the HMAC key, not base64-decoded', () => {
     const c = canonicalString(input);
     expect(signCanonical(SECRET, c)).toBe(createHmac('sha256', Buffer.from(SECRET, 'utf8')).update(c).digest('base64'));
-    expect(signCanonical(SECRET, c)).not.toBe(createHmac('sha256', Buffer.from(SECRET, 'base64')).update(c).digest('base64'));
+    expect(signCanonical(SECRET, c)).not.toBe(
+      createHmac('sha256', Buffer.from(SECRET, 'base64')).update(c).digest('base64'),
+    );
   });
   it('signRequest returns the four headers and verifies with the right secret only', () => {
     const s = signRequest({ ...input, secret: SECRET });
@@ -116,7 +133,8 @@ describe('canonical string and signature', () => {
 
 describe('webhook header parsing', () => {
   it('trims spaces around items', () => expect(parseWebhookHeader('  t=1 ,  v1=ab  ')).toEqual({ t: '1', v1: ['ab'] }));
-  it('ignores unknown items', () => expect(parseWebhookHeader('t=1, v0=zz, x=y, v1=ab, junk')).toEqual({ t: '1', v1: ['ab'] }));
+  it('ignores unknown items', () =>
+    expect(parseWebhookHeader('t=1, v0=zz, x=y, v1=ab, junk')).toEqual({ t: '1', v1: ['ab'] }));
   it('keeps several v1', () => expect(parseWebhookHeader('t=1, v1=aa, v1=bb')).toEqual({ t: '1', v1: ['aa', 'bb'] }));
   it('rejects a missing t, a missing v1 and a non-numeric t', () => {
     expect(parseWebhookHeader('v1=aa')).toBeNull();
@@ -139,7 +157,9 @@ describe('webhook verification', () => {
   });
   it('accepts when any one of several v1 matches (rotation)', () => {
     const good = webhookSignature(WH_SECRET, body, t);
-    expect(verifyWebhook({ secret: WH_SECRET, header: `t=${t}, v1=${'0'.repeat(64)}, v1=${good}`, body, now: t }).reason).toBe('ok');
+    expect(
+      verifyWebhook({ secret: WH_SECRET, header: `t=${t}, v1=${'0'.repeat(64)}, v1=${good}`, body, now: t }).reason,
+    ).toBe('ok');
   });
   it('does not match uppercase hex', () => {
     const upper = `t=${t}, v1=${webhookSignature(WH_SECRET, body, t).toUpperCase()}`;
@@ -147,11 +167,18 @@ describe('webhook verification', () => {
   });
   it('reports a malformed header', () => {
     expect(verifyWebhook({ secret: WH_SECRET, header: 'v1=abc', body, now: t }).reason).toBe('malformed_header');
-    expect(verifyWebhook({ secret: WH_SECRET, header: `t=soon, v1=${webhookSignature(WH_SECRET, body, t)}`, body, now: t }).reason).toBe('malformed_header');
+    expect(
+      verifyWebhook({ secret: WH_SECRET, header: `t=soon, v1=${webhookSignature(WH_SECRET, body, t)}`, body, now: t })
+        .reason,
+    ).toBe('malformed_header');
   });
   it('checks the tolerance after the signature: a stale forged header is a mismatch, not out of tolerance', () => {
-    expect(verifyWebhook({ secret: WH_SECRET, header: `t=${t}, v1=${'a'.repeat(64)}`, body, now: t + 10_000 }).reason).toBe('signature_mismatch');
-    expect(verifyWebhook({ secret: WH_SECRET, header, body, now: t + 10_000 }).reason).toBe('timestamp_out_of_tolerance');
+    expect(
+      verifyWebhook({ secret: WH_SECRET, header: `t=${t}, v1=${'a'.repeat(64)}`, body, now: t + 10_000 }).reason,
+    ).toBe('signature_mismatch');
+    expect(verifyWebhook({ secret: WH_SECRET, header, body, now: t + 10_000 }).reason).toBe(
+      'timestamp_out_of_tolerance',
+    );
   });
   it('allows exactly the tolerance, both directions', () => {
     expect(verifyWebhook({ secret: WH_SECRET, header, body, now: t + 300 }).valid).toBe(true);

@@ -7,8 +7,35 @@ const RUNS = { numRuns: 1000 };
 const SECRET = 'q8N3d0vYw2l1C5m9JxTzR4bF6hK7aPpUe3sG1oVtW0E=';
 
 // Characters that stress the rules (reserved, unreserved, space, brackets, escapes) plus any code point.
-const tricky = fc.constantFrom(' ', '~', '*', '+', '%', '&', '=', '[', ']', '_', 'A', 'B', 'a', 'z', '0', '-', '.', '/', '?', '#', 'é', '😀', '～');
-const unit = fc.oneof({ arbitrary: tricky, weight: 3 }, { arbitrary: fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }), weight: 1 });
+const tricky = fc.constantFrom(
+  ' ',
+  '~',
+  '*',
+  '+',
+  '%',
+  '&',
+  '=',
+  '[',
+  ']',
+  '_',
+  'A',
+  'B',
+  'a',
+  'z',
+  '0',
+  '-',
+  '.',
+  '/',
+  '?',
+  '#',
+  'é',
+  '😀',
+  '～',
+);
+const unit = fc.oneof(
+  { arbitrary: tricky, weight: 3 },
+  { arbitrary: fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }), weight: 1 },
+);
 const text = (max: number) => fc.string({ unit, maxLength: max });
 
 interface Param {
@@ -64,7 +91,8 @@ function clientEncode(s: string, choose: (n: number) => number): string {
     const bytes = [...Buffer.from(ch, 'utf8')];
     if (ch === ' ') out += choose(2) ? '+' : hex(0x20);
     else if (SAFE_RAW.test(ch) && choose(2)) out += ch;
-    else if (bytes.length > 1 && choose(3) === 0) out += ch; // a raw non-ASCII character
+    else if (bytes.length > 1 && choose(3) === 0)
+      out += ch; // a raw non-ASCII character
     else out += bytes.map(hex).join('');
   }
   return out;
@@ -85,9 +113,17 @@ describe('query canonicalization', () => {
     fc.assert(
       fc.property(fc.array(param, { maxLength: 6 }), fc.gen(), (params, g) => {
         const choose = (n: number): number => g(fc.nat, { max: n - 1 });
-        const order = g(fc.shuffledSubarray, params.map((_, i) => i), { minLength: params.length, maxLength: params.length });
+        const order = g(
+          fc.shuffledSubarray,
+          params.map((_, i) => i),
+          { minLength: params.length, maxLength: params.length },
+        );
         const expected = modelQuery(params);
-        const raw1 = clientQuery(params, params.map((_, i) => i), choose);
+        const raw1 = clientQuery(
+          params,
+          params.map((_, i) => i),
+          choose,
+        );
         const raw2 = clientQuery(params, order, choose);
         expect(canonicalQuery(raw1)).toBe(expected);
         expect(canonicalQuery(raw2)).toBe(expected);
@@ -102,8 +138,12 @@ describe('query canonicalization', () => {
 // ---- request signature: each of the seven fields matters ----
 const requestInput = fc.record({
   method: fc.constantFrom('GET', 'POST', 'PATCH', 'PUT', 'DELETE', 'get', 'post'),
-  path: fc.array(fc.stringMatching(/^[A-Za-z0-9_%-]{1,8}$/), { maxLength: 4 }).map((segs) => '/api/v1/' + segs.join('/')),
-  query: fc.array(param, { maxLength: 3 }).map((ps) => ps.map((p) => `${modelEnc(p.key)}${p.list ? '[]' : ''}=${modelEnc(p.value)}`).join('&')),
+  path: fc
+    .array(fc.stringMatching(/^[A-Za-z0-9_%-]{1,8}$/), { maxLength: 4 })
+    .map((segs) => '/api/v1/' + segs.join('/')),
+  query: fc
+    .array(param, { maxLength: 3 })
+    .map((ps) => ps.map((p) => `${modelEnc(p.key)}${p.list ? '[]' : ''}=${modelEnc(p.value)}`).join('&')),
   keyId: fc.string({ maxLength: 26 }),
   timestamp: fc.nat().map(String),
   nonce: fc.uuid(),
@@ -122,7 +162,9 @@ describe('request signature', () => {
         const cb = canonicalString(b).split('\n');
         fc.pre(ca[index] !== cb[index]); // e.g. "get" and "GET" are the same field
         expect(cb.filter((f, i) => f !== ca[i]).length).toBe(1);
-        expect(signRequest({ ...b, secret: SECRET }).signature).not.toBe(signRequest({ ...a, secret: SECRET }).signature);
+        expect(signRequest({ ...b, secret: SECRET }).signature).not.toBe(
+          signRequest({ ...a, secret: SECRET }).signature,
+        );
       }),
       RUNS,
     );

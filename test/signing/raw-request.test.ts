@@ -7,8 +7,16 @@ import { headerValue, parseRawRequest, RawRequestError } from '../../src/signing
 
 describe('parseRawRequest', () => {
   it('reads CRLF text with Content-Length, ignoring a newline an editor added after the body', () => {
-    const r = parseRawRequest('POST /api/v1/cards?b=2&a=1 HTTP/1.1\r\nX-Api-Key: K\r\nContent-Length: 7\r\n\r\n{"a":1}\n');
-    expect(r).toMatchObject({ method: 'POST', path: '/api/v1/cards', query: 'b=2&a=1', bodySource: 'content-length', format: 'plain' });
+    const r = parseRawRequest(
+      'POST /api/v1/cards?b=2&a=1 HTTP/1.1\r\nX-Api-Key: K\r\nContent-Length: 7\r\n\r\n{"a":1}\n',
+    );
+    expect(r).toMatchObject({
+      method: 'POST',
+      path: '/api/v1/cards',
+      query: 'b=2&a=1',
+      bodySource: 'content-length',
+      format: 'plain',
+    });
     expect(r.body.toString()).toBe('{"a":1}');
     expect(headerValue(r, 'x-api-key')).toBe('K');
   });
@@ -19,7 +27,9 @@ describe('parseRawRequest', () => {
   });
   it('keeps the body bytes exactly, including invalid UTF-8', () => {
     const body = Buffer.from([0x7b, 0xff, 0xfe, 0x7d]);
-    const r = parseRawRequest(Buffer.concat([Buffer.from('POST /api/v1/x HTTP/1.1\r\nContent-Length: 4\r\n\r\n'), body]));
+    const r = parseRawRequest(
+      Buffer.concat([Buffer.from('POST /api/v1/x HTTP/1.1\r\nContent-Length: 4\r\n\r\n'), body]),
+    );
     expect(r.body.equals(body)).toBe(true);
   });
   it('takes an absolute-form target apart, keeping the raw query', () => {
@@ -29,14 +39,17 @@ describe('parseRawRequest', () => {
     expect(r.body.length).toBe(0);
   });
   it('reads curl -v output: > lines, * and < lines skipped, HTTP/2 lowercase headers', () => {
-    const text = '* Connected\n> GET /api/v1/cards HTTP/2\n> host: x\n> x-signature: abc=\n> \n* Request completely sent off\n< HTTP/2 401\n< content-type: application/json\n<\n{"message":"x"}\n';
+    const text =
+      '* Connected\n> GET /api/v1/cards HTTP/2\n> host: x\n> x-signature: abc=\n> \n* Request completely sent off\n< HTTP/2 401\n< content-type: application/json\n<\n{"message":"x"}\n';
     const r = parseRawRequest(text);
     expect(r.format).toBe('curl');
     expect(headerValue(r, 'X-Signature')).toBe('abc=');
     expect(r.body.length).toBe(0);
   });
   it('decodes a chunked body', () => {
-    const r = parseRawRequest('POST /api/v1/x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\n{"a\r\n4\r\n":1}\r\n0\r\n\r\n');
+    const r = parseRawRequest(
+      'POST /api/v1/x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\n{"a\r\n4\r\n":1}\r\n0\r\n\r\n',
+    );
     expect(r.body.toString()).toBe('{"a":1}');
   });
   it('keeps # comment lines before the request line', () => {
@@ -66,7 +79,15 @@ describe('diagnose, in process', () => {
     expect(d.warnings.join(' ')).toMatch(/final newline/);
   });
   it('reads the client canonical string from a comment when no known mistake explains it', () => {
-    const canonical = ['POST', '/api/v1/cards', 'weird', 'K', '1763800000', 'N', createHash('sha256').update('').digest('hex')].join('\n');
+    const canonical = [
+      'POST',
+      '/api/v1/cards',
+      'weird',
+      'K',
+      '1763800000',
+      'N',
+      createHash('sha256').update('').digest('hex'),
+    ].join('\n');
     const sig = createHmac('sha256', SECRET).update(canonical).digest('base64');
     const text = `# canonical: ${JSON.stringify(canonical)}\nPOST /api/v1/cards HTTP/1.1\nX-Api-Key: K\nX-Timestamp: 1763800000\nX-Nonce: N\nX-Signature: ${sig}\n\n`;
     const d = diagnose({ request: text, secret: SECRET });

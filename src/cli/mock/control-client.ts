@@ -39,7 +39,10 @@ export interface ControlChoice {
 }
 
 /** The profile that picks the mock, by the order --control-url, -p, CARDCTL_MOCK_URL, CARDCTL_PROFILE (when taken). */
-async function choosingProfile(flags: ControlChoice, env: NodeJS.ProcessEnv): Promise<{ name: string; mode: Mode; baseUrl: string; from: 'flag' | 'env' } | undefined> {
+async function choosingProfile(
+  flags: ControlChoice,
+  env: NodeJS.ProcessEnv,
+): Promise<{ name: string; mode: Mode; baseUrl: string; from: 'flag' | 'env' } | undefined> {
   if (flags.controlUrl !== undefined) return undefined;
   const byFlag = flags.profile !== undefined && flags.profile !== '';
   if (!byFlag && (!flags.envProfile || env.CARDCTL_MOCK_URL || !env.CARDCTL_PROFILE)) return undefined;
@@ -48,21 +51,35 @@ async function choosingProfile(flags: ControlChoice, env: NodeJS.ProcessEnv): Pr
   return p && { name: p.name, mode: p.mode, baseUrl: p.baseUrl, from: byFlag ? 'flag' : 'env' };
 }
 
-export async function resolveControl(flags: ControlChoice, env: NodeJS.ProcessEnv = process.env, stderr: NodeJS.WritableStream = process.stderr): Promise<ControlTarget> {
+export async function resolveControl(
+  flags: ControlChoice,
+  env: NodeJS.ProcessEnv = process.env,
+  stderr: NodeJS.WritableStream = process.stderr,
+): Promise<ControlTarget> {
   const chosen = await choosingProfile(flags, env);
   const fromProfile = chosen ? controlUrlOfProfile(chosen) : undefined;
   let url = flags.controlUrl ?? fromProfile ?? env.CARDCTL_MOCK_URL;
   let token = flags.controlToken ?? env.CARDCTL_MOCK_TOKEN;
-  if (chosen && !token && !runningMocks(await mocksDir(env)).some((m) => trimmed(m.control_url) === trimmed(fromProfile!))) {
-    const named = chosen.from === 'flag' ? `profile ${chosen.name}` : `CARDCTL_PROFILE names profile ${chosen.name}, which`;
-    throw new CardctlError(`${named} points at ${fromProfile!.replace(/\/_mock$/, '')}, but no running mock started with \`cardctl mock start\` there is recorded.`, {
-      kind: 'unavailable',
-      code: 'no_mock_for_profile',
-      hint:
-        (chosen.from === 'env' ? 'Unset CARDCTL_PROFILE, or point it at a profile of a running mock (mock-test, mock-live). ' : '') +
-        'The mock commands find a mock by -p (a profile saved by `mock start --save-profiles`, with that mock still running), --control-url with CARDCTL_MOCK_TOKEN, ' +
-        'CARDCTL_MOCK_URL and CARDCTL_MOCK_TOKEN, or else the newest running mock. Start one: `cardctl mock start --save-profiles`.',
-    });
+  if (
+    chosen &&
+    !token &&
+    !runningMocks(await mocksDir(env)).some((m) => trimmed(m.control_url) === trimmed(fromProfile!))
+  ) {
+    const named =
+      chosen.from === 'flag' ? `profile ${chosen.name}` : `CARDCTL_PROFILE names profile ${chosen.name}, which`;
+    throw new CardctlError(
+      `${named} points at ${fromProfile!.replace(/\/_mock$/, '')}, but no running mock started with \`cardctl mock start\` there is recorded.`,
+      {
+        kind: 'unavailable',
+        code: 'no_mock_for_profile',
+        hint:
+          (chosen.from === 'env'
+            ? 'Unset CARDCTL_PROFILE, or point it at a profile of a running mock (mock-test, mock-live). '
+            : '') +
+          'The mock commands find a mock by -p (a profile saved by `mock start --save-profiles`, with that mock still running), --control-url with CARDCTL_MOCK_TOKEN, ' +
+          'CARDCTL_MOCK_URL and CARDCTL_MOCK_TOKEN, or else the newest running mock. Start one: `cardctl mock start --save-profiles`.',
+      },
+    );
   }
   if (!url || !token) {
     const mocks = runningMocks(await mocksDir(env));
@@ -86,13 +103,22 @@ export async function resolveControl(flags: ControlChoice, env: NodeJS.ProcessEn
   }
   if (!/^https?:\/\/[^\s]+$/i.test(url) || !URL.canParse(url)) {
     // not quoted unless typed on this command line: CARDCTL_MOCK_URL may hold the token by mistake
-    const from = flags.controlUrl !== undefined ? `--control-url ${JSON.stringify(url)}` : env.CARDCTL_MOCK_URL ? 'CARDCTL_MOCK_URL' : 'the record of `mock start`';
+    const from =
+      flags.controlUrl !== undefined
+        ? `--control-url ${JSON.stringify(url)}`
+        : env.CARDCTL_MOCK_URL
+          ? 'CARDCTL_MOCK_URL'
+          : 'the record of `mock start`';
     throw new CardctlError(`${from} is not an http(s) URL.`, {
       kind: 'usage',
-      hint: 'Use the control_url of the mock\'s --json banner, e.g. http://127.0.0.1:4010/_mock.',
+      hint: "Use the control_url of the mock's --json banner, e.g. http://127.0.0.1:4010/_mock.",
     });
   }
-  return { url: url.replace(/\/+$/, ''), token, ...(chosen ? { profile: { name: chosen.name, mode: chosen.mode } } : {}) };
+  return {
+    url: url.replace(/\/+$/, ''),
+    token,
+    ...(chosen ? { profile: { name: chosen.name, mode: chosen.mode } } : {}),
+  };
 }
 
 function kindFor(status: number, message: string): ErrorKind {
@@ -105,17 +131,32 @@ function kindFor(status: number, message: string): ErrorKind {
 }
 
 /** One control call; returns `data`, or throws a CardctlError with the mock's message and errors. */
-export async function callControl(target: ControlTarget, method: string, path: string, body?: unknown): Promise<unknown> {
+export async function callControl(
+  target: ControlTarget,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<unknown> {
   return (await callControlPage(target, method, path, body)).data;
 }
 
 /** A control call's `data` and its `meta` (a list page's cursor, the request log's `dropped`). */
-export async function callControlPage(target: ControlTarget, method: string, path: string, body?: unknown): Promise<{ data: unknown; meta: Record<string, unknown> }> {
+export async function callControlPage(
+  target: ControlTarget,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ data: unknown; meta: Record<string, unknown> }> {
   const headers: Record<string, string> = { Authorization: `Bearer ${target.token}`, Accept: 'application/json' };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   let res: Response;
   try {
-    res = await fetch(target.url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(15_000) });
+    res = await fetch(target.url + path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(15_000),
+    });
   } catch {
     throw new CardctlError(`the mock at ${target.url} does not answer.`, {
       kind: 'unavailable',
@@ -123,18 +164,28 @@ export async function callControlPage(target: ControlTarget, method: string, pat
     });
   }
   const text = await res.text();
-  let parsed: { success?: boolean; data?: unknown; meta?: Record<string, unknown>; message?: string; errors?: Record<string, unknown> } = {};
+  let parsed: {
+    success?: boolean;
+    data?: unknown;
+    meta?: Record<string, unknown>;
+    message?: string;
+    errors?: Record<string, unknown>;
+  } = {};
   try {
     parsed = JSON.parse(text) as typeof parsed;
   } catch {
     // reported below as an unexpected answer
   }
-  if (res.ok && parsed.success === true) return { data: parsed.data, meta: parsed.meta && typeof parsed.meta === 'object' ? parsed.meta : {} };
+  if (res.ok && parsed.success === true)
+    return { data: parsed.data, meta: parsed.meta && typeof parsed.meta === 'object' ? parsed.meta : {} };
   const message = parsed.message ?? `unexpected answer (HTTP ${res.status}) from ${target.url}`;
   throw new CardctlError(message.replace(/\.$/, '') + '.', {
     kind: kindFor(res.status, message),
     status: res.status,
     errors: parsed.errors ?? {},
-    hint: res.status === 401 ? 'The control token does not match this mock: use the control_token of its banner (or let the record of `cardctl mock start` provide it).' : undefined,
+    hint:
+      res.status === 401
+        ? 'The control token does not match this mock: use the control_token of its banner (or let the record of `cardctl mock start` provide it).'
+        : undefined,
   });
 }

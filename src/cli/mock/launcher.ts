@@ -42,7 +42,10 @@ export function bannerObject(mock: MockServer): Record<string, unknown> {
     control_url: mock.controlUrl,
     control_token: mock.controlToken,
     merchant_id: mock.merchantId,
-    keys: { test: { key_id: mock.keys.test.keyId, secret: mock.keys.test.secret }, live: { key_id: mock.keys.live.keyId, secret: mock.keys.live.secret } },
+    keys: {
+      test: { key_id: mock.keys.test.keyId, secret: mock.keys.test.secret },
+      live: { key_id: mock.keys.live.keyId, secret: mock.keys.live.secret },
+    },
     webhook_secret: mock.webhookSecret,
     products: mock.products,
     networks: mock.networks,
@@ -61,7 +64,8 @@ function readableBanner(mock: MockServer, mockFile: string, saved: SavedProfiles
     `  state           ${stateFile ?? 'in memory'}`,
     '  products:',
     ...mock.products.map(
-      (p) => `    ${p.id}  ${p.name}  min ${p.min_initial_load_minor}, fee ${p.issue_fee_minor}${p.default ? ', default' : ''}${p.enabled ? '' : ', not enabled'}${p.available ? '' : ', unavailable'}`,
+      (p) =>
+        `    ${p.id}  ${p.name}  min ${p.min_initial_load_minor}, fee ${p.issue_fee_minor}${p.default ? ', default' : ''}${p.enabled ? '' : ', not enabled'}${p.available ? '' : ', unavailable'}`,
     ),
     saved
       ? `  profiles ${saved.test} and ${saved.live} saved: try \`cardctl customers list -p ${saved.test}\``
@@ -72,15 +76,27 @@ function readableBanner(mock: MockServer, mockFile: string, saved: SavedProfiles
 }
 
 function check(opts: LaunchOptions): void {
-  if (!Number.isInteger(opts.port) || opts.port < 0 || opts.port > 65535) throw new CardctlError(`--port must be 0 to 65535, not ${opts.port}.`, { kind: 'usage' });
+  if (!Number.isInteger(opts.port) || opts.port < 0 || opts.port > 65535)
+    throw new CardctlError(`--port must be 0 to 65535, not ${opts.port}.`, { kind: 'usage' });
   if (opts.rateLimit !== undefined && (!Number.isInteger(opts.rateLimit) || opts.rateLimit < 1)) {
-    throw new CardctlError('--rate-limit must be a whole number of requests per minute, at least 1.', { kind: 'usage' });
+    throw new CardctlError('--rate-limit must be a whole number of requests per minute, at least 1.', {
+      kind: 'usage',
+    });
   }
-  if (opts.requestLog !== undefined && (!Number.isInteger(opts.requestLog) || opts.requestLog < 0 || opts.requestLog > MAX_REQUEST_LOG_SIZE)) {
-    throw new CardctlError(`--request-log must be a whole number of requests from 0 (no log) to ${MAX_REQUEST_LOG_SIZE}.`, { kind: 'usage' });
+  if (
+    opts.requestLog !== undefined &&
+    (!Number.isInteger(opts.requestLog) || opts.requestLog < 0 || opts.requestLog > MAX_REQUEST_LOG_SIZE)
+  ) {
+    throw new CardctlError(
+      `--request-log must be a whole number of requests from 0 (no log) to ${MAX_REQUEST_LOG_SIZE}.`,
+      { kind: 'usage' },
+    );
   }
   if (opts.log && opts.requestLog === 0) {
-    throw new CardctlError('--log prints the request log, which --request-log 0 turns off.', { kind: 'usage', hint: 'Drop --request-log 0, or give it a size (the default keeps 10,000).' });
+    throw new CardctlError('--log prints the request log, which --request-log 0 turns off.', {
+      kind: 'usage',
+      hint: 'Drop --request-log 0, or give it a size (the default keeps 10,000).',
+    });
   }
   for (const url of opts.webhookUrls) {
     const checked = checkEndpointUrl(url);
@@ -122,18 +138,24 @@ export async function launchMock(opts: LaunchOptions, io: LaunchIO): Promise<voi
   const stateFile = opts.stateFile ? realStatePath(opts.stateFile) : undefined;
   const sharing = stateFile ? mockOnSameFile(dir, stateFile) : undefined;
   if (sharing) {
-    throw new CardctlError(`the state file ${opts.stateFile} is another name (a hard link) of ${sharing.state_file}, in use by a running mock (${describeMock(sharing)}): two mocks on one file would each lose the other's changes.`, {
-      kind: 'usage',
-      hint: 'Stop that mock first, or give --state another file (a copy, not a link).',
-    });
+    throw new CardctlError(
+      `the state file ${opts.stateFile} is another name (a hard link) of ${sharing.state_file}, in use by a running mock (${describeMock(sharing)}): two mocks on one file would each lose the other's changes.`,
+      {
+        kind: 'usage',
+        hint: 'Stop that mock first, or give --state another file (a copy, not a link).',
+      },
+    );
   }
   // the profiles of a mock still running are never replaced behind its back
   const owner = opts.saveProfiles ? runningMocks(dir).find((m) => m.profiles) : undefined;
   if (owner) {
-    throw new CardctlError(`profiles mock-test and mock-live belong to the mock still running (${describeMock(owner)}).`, {
-      kind: 'usage',
-      hint: 'Stop that mock first, or start this one without --save-profiles (its keys are in its --json banner).',
-    });
+    throw new CardctlError(
+      `profiles mock-test and mock-live belong to the mock still running (${describeMock(owner)}).`,
+      {
+        kind: 'usage',
+        hint: 'Stop that mock first, or start this one without --save-profiles (its keys are in its --json banner).',
+      },
+    );
   }
   // Installed before anything is printed: a signal sent as soon as the banner shows must find them.
   let stopSignal: NodeJS.Signals | null = null;
@@ -150,7 +172,16 @@ export async function launchMock(opts: LaunchOptions, io: LaunchIO): Promise<voi
   process.on('SIGTERM', stop);
   let mock: MockServer;
   try {
-    mock = await startMock({ host: opts.host, port: opts.port, seed: opts.seed, stateFile: opts.stateFile, recover: opts.recover, rateLimit: opts.rateLimit, webhookUrls: opts.webhookUrls, requestLog: opts.requestLog });
+    mock = await startMock({
+      host: opts.host,
+      port: opts.port,
+      seed: opts.seed,
+      stateFile: opts.stateFile,
+      recover: opts.recover,
+      rateLimit: opts.rateLimit,
+      webhookUrls: opts.webhookUrls,
+      requestLog: opts.requestLog,
+    });
   } catch (err) {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
@@ -163,18 +194,26 @@ export async function launchMock(opts: LaunchOptions, io: LaunchIO): Promise<voi
       });
     }
     if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EACCES') {
-      throw new CardctlError(`cannot listen on ${opts.host}:${opts.port} (${code}).`, { kind: 'usage', hint: 'Use a local address such as 127.0.0.1, and a port above 1023.' });
+      throw new CardctlError(`cannot listen on ${opts.host}:${opts.port} (${code}).`, {
+        kind: 'usage',
+        hint: 'Use a local address such as 127.0.0.1, and a port above 1023.',
+      });
     }
     throw err;
   }
 
   if (mock.recovered) {
     const r = mock.recovered;
-    io.stderr.write(`recovered ${opts.stateFile}: kept ${r.batches} saved batch${r.batches === 1 ? '' : 'es'} before the damage (${r.damage}); the damaged files were kept aside as ${r.keptAs.join(', ')}.\n`);
+    io.stderr.write(
+      `recovered ${opts.stateFile}: kept ${r.batches} saved batch${r.batches === 1 ? '' : 'es'} before the damage (${r.damage}); the damaged files were kept aside as ${r.keptAs.join(', ')}.\n`,
+    );
   } else if (opts.recover) {
     io.stderr.write(`--recover: ${opts.stateFile ?? 'the state'} had no damage; nothing was set aside.\n`);
   }
-  if (mock.migrated) io.stderr.write(`note: ${opts.stateFile} was in the format before checksums; it was rewritten in format 2 (docs/mock-state.md).\n`);
+  if (mock.migrated)
+    io.stderr.write(
+      `note: ${opts.stateFile} was in the format before checksums; it was rewritten in format 2 (docs/mock-state.md).\n`,
+    );
 
   let mockFile = '';
   try {
@@ -190,7 +229,9 @@ export async function launchMock(opts: LaunchOptions, io: LaunchIO): Promise<voi
         ...(stateFile ? { state_file: stateFile } : {}),
       });
     } catch (err) {
-      io.stderr.write(`warning: could not record this mock in ${dir} (${(err as Error).message}); control commands need CARDCTL_MOCK_URL and CARDCTL_MOCK_TOKEN.\n`);
+      io.stderr.write(
+        `warning: could not record this mock in ${dir} (${(err as Error).message}); control commands need CARDCTL_MOCK_URL and CARDCTL_MOCK_TOKEN.\n`,
+      );
     }
     if (mockFile && others.length > 0) {
       io.stderr.write(

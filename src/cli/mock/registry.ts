@@ -29,7 +29,14 @@ export async function mocksDir(env: NodeJS.ProcessEnv = process.env): Promise<st
 
 function isRecord(v: unknown): v is MockRecord {
   const r = v as MockRecord;
-  return !!r && typeof r === 'object' && typeof r.control_url === 'string' && typeof r.control_token === 'string' && Number.isInteger(r.pid) && typeof r.started_at === 'string';
+  return (
+    !!r &&
+    typeof r === 'object' &&
+    typeof r.control_url === 'string' &&
+    typeof r.control_token === 'string' &&
+    Number.isInteger(r.pid) &&
+    typeof r.started_at === 'string'
+  );
 }
 
 /** Records of the mocks still running, newest first; records of mocks that died unannounced are removed. */

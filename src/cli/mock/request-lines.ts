@@ -24,10 +24,17 @@ export function requestLine(record: unknown): string {
   const r = (record ?? {}) as RecordLike;
   const time = str(r.received_at).slice(11) || '-';
   const target = `${str(r.path)}${r.query ? `?${str(r.query)}` : ''}`;
-  const status = r.outcome === 'dropped' ? `${str(r.status)} dropped` : r.outcome === 'abandoned' ? 'abandoned' : str(r.status);
+  const status =
+    r.outcome === 'dropped' ? `${str(r.status)} dropped` : r.outcome === 'abandoned' ? 'abandoned' : str(r.status);
   const codes = Array.isArray(r.codes) && r.codes.length ? ` ${r.codes.join(',')}` : '';
   const plane = r.plane === 'control' ? ' (control)' : '';
-  const parts = [time, str(r.id), `${str(r.method)} ${target}${plane}`, `${status}${codes}`, `${typeof r.duration_ms === 'number' ? r.duration_ms.toFixed(1) : '-'} ms`];
+  const parts = [
+    time,
+    str(r.id),
+    `${str(r.method)} ${target}${plane}`,
+    `${status}${codes}`,
+    `${typeof r.duration_ms === 'number' ? r.duration_ms.toFixed(1) : '-'} ms`,
+  ];
   const d = r.diagnosis;
   if (d && typeof d === 'object') parts.push(`${str(d.id)}: ${str(d.message)}`);
   return terminalSafeLine(parts.join('  ')); // a path or a diagnosis quotes what the client sent
@@ -38,14 +45,17 @@ export function requestBlock(record: unknown): string {
   const r = (record ?? {}) as Record<string, unknown>;
   const lines: string[] = [];
   const width = 16;
-  const scalar = (v: unknown): string => (v === null || v === undefined ? '-' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+  const scalar = (v: unknown): string =>
+    v === null || v === undefined ? '-' : typeof v === 'object' ? JSON.stringify(v) : String(v);
   for (const [k, v] of Object.entries(r)) {
     if (k === 'diagnosis' || k === 'body') continue;
     lines.push(`${k.padEnd(width)}${scalar(v)}`);
   }
   const body = r.body as { bytes?: number; sha256?: string; text?: string | null; truncated?: boolean } | undefined;
   if (body) {
-    lines.push(`${'body'.padEnd(width)}${body.bytes ?? 0} bytes, sha256 ${body.sha256 ?? '-'}${body.truncated ? ' (the first 16 KiB kept)' : ''}`);
+    lines.push(
+      `${'body'.padEnd(width)}${body.bytes ?? 0} bytes, sha256 ${body.sha256 ?? '-'}${body.truncated ? ' (the first 16 KiB kept)' : ''}`,
+    );
     if (body.text) lines.push(...body.text.split('\n').map((l) => `  ${l}`));
   }
   const d = r.diagnosis as { id?: string; message?: string; details?: Record<string, unknown> } | null | undefined;
@@ -56,7 +66,8 @@ export function requestBlock(record: unknown): string {
         lines.push(`  canonical string the mock built, one field a line (invisible characters made visible):`);
         lines.push(...v.map((f, i) => `    ${i + 1}  ${String(f) === '' ? '(empty)' : String(f)}`));
       } else if (k === 'mistakes' && Array.isArray(v)) {
-        for (const m of v as Array<{ id: string; description: string; fix: string }>) lines.push(`  mistake ${m.id}: ${m.description}`, `    fix: ${m.fix}`);
+        for (const m of v as Array<{ id: string; description: string; fix: string }>)
+          lines.push(`  mistake ${m.id}: ${m.description}`, `    fix: ${m.fix}`);
       } else {
         lines.push(`  ${k}: ${scalar(v)}`);
       }

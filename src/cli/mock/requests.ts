@@ -41,19 +41,27 @@ export interface Dropped {
 
 function droppedOf(meta: Record<string, unknown>): Dropped | undefined {
   const d = meta.dropped as { count?: unknown; first?: unknown; last?: unknown } | null | undefined;
-  if (!d || typeof d.count !== 'number' || d.count <= 0 || typeof d.first !== 'string' || typeof d.last !== 'string') return undefined;
-  return { count: d.count, first: d.first, last: d.last, capacity: typeof meta.capacity === 'number' ? meta.capacity : null };
+  if (!d || typeof d.count !== 'number' || d.count <= 0 || typeof d.first !== 'string' || typeof d.last !== 'string')
+    return undefined;
+  return {
+    count: d.count,
+    first: d.first,
+    last: d.last,
+    capacity: typeof meta.capacity === 'number' ? meta.capacity : null,
+  };
 }
 
 /** The stderr line of a gap, for people. */
 export function gapLine(d: Dropped, flags: RequestsFlags): string {
   const which = d.count === 1 ? `1 request (${d.first})` : `${d.count} requests (${d.first} to ${d.last})`;
   const keeps = d.capacity === null ? '' : ` (it keeps the last ${d.capacity})`;
-  const filtered = flags.failed || flags.status || flags.path || flags.key ? ', some of which may not have matched your filters' : '';
+  const filtered =
+    flags.failed || flags.status || flags.path || flags.key ? ', some of which may not have matched your filters' : '';
   return `cardctl: ${which} left the mock's request log${keeps} before they could be read: not shown${filtered}. To keep up, start the mock with a larger --request-log.`;
 }
 
-const seq = (record: unknown): number => Number(String((record as { id?: unknown }).id ?? '').replace(/^req_/, '')) || 0;
+const seq = (record: unknown): number =>
+  Number(String((record as { id?: unknown }).id ?? '').replace(/^req_/, '')) || 0;
 
 export async function showRequests(flags: RequestsFlags, call: Call, format: RequestsFormat, io: Io): Promise<void> {
   const { stdout: out, stderr: err } = io;
@@ -76,13 +84,20 @@ export async function showRequests(flags: RequestsFlags, call: Call, format: Req
   await follow(flags, call, print, gap, shown.length ? seq(shown.at(-1)) : 0);
 }
 
-const pendingOf = (meta: Record<string, unknown>): string[] => (Array.isArray(meta.pending) ? meta.pending.filter((id): id is string => typeof id === 'string') : []);
+const pendingOf = (meta: Record<string, unknown>): string[] =>
+  Array.isArray(meta.pending) ? meta.pending.filter((id): id is string => typeof id === 'string') : [];
 
 /**
  * One request the follower read past while it was being answered: printed once answered (if it
  * matches the filters), a gap of one if the log dropped it first. True once settled.
  */
-async function recheck(flags: RequestsFlags, call: Call, w: number, print: (record: unknown) => void, gap: (dropped: Dropped) => void): Promise<boolean> {
+async function recheck(
+  flags: RequestsFlags,
+  call: Call,
+  w: number,
+  print: (record: unknown) => void,
+  gap: (dropped: Dropped) => void,
+): Promise<boolean> {
   const answer = await call('GET', queryOf(flags, { after: String(w - 1), limit: '1', order: 'oldest' }));
   if (pendingOf(answer.meta).includes(`req_${w}`)) return false;
   const dropped = droppedOf(answer.meta);
@@ -95,7 +110,13 @@ async function recheck(flags: RequestsFlags, call: Call, w: number, print: (reco
 }
 
 /** Prints every newer record until SIGINT or SIGTERM, then resolves (exit 0). */
-async function follow(flags: RequestsFlags, call: Call, print: (record: unknown) => void, gap: (dropped: Dropped) => void, after: number): Promise<void> {
+async function follow(
+  flags: RequestsFlags,
+  call: Call,
+  print: (record: unknown) => void,
+  gap: (dropped: Dropped) => void,
+  after: number,
+): Promise<void> {
   let stopped = false;
   let wake = (): void => {};
   const stop = (): void => {

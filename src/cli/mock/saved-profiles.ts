@@ -58,7 +58,13 @@ export async function saveMockProfiles(mock: MockServer, dir: string, env: NodeJ
   const marks = readMarks(dir);
   const saved: Partial<SavedProfiles> & { kept: string[] } = { kept: [] };
   for (const mode of ['test', 'live'] as const) {
-    const input = { keyId: mock.keys[mode].keyId, secret: mock.keys[mode].secret, mode, baseUrl: mock.baseUrl, webhookSecret: mock.webhookSecret };
+    const input = {
+      keyId: mock.keys[mode].keyId,
+      secret: mock.keys[mode].secret,
+      mode,
+      baseUrl: mock.baseUrl,
+      webhookSecret: mock.webhookSecret,
+    };
     for (let n = 1; saved[mode] === undefined; n++) {
       const name = n === 1 ? `mock-${mode}` : `mock-${mode}-${n}`;
       if (n > MAX_SUFFIX) throw new Error(`profiles mock-${mode} to ${name} all exist and were not written by a mock`);

@@ -58,7 +58,13 @@ export async function receiveDelivery(req: http.IncomingMessage, check: Verifica
   const body = await readBody(req);
   if (body === null) return { line: { ...base, valid: false, reason: 'body_too_large', ...refused, status: 413 } };
   // The signature over the raw bytes first; nothing in the body is read before it matches.
-  const verdict = verifyWebhook({ secret: check.secret, header: header(req, 'X-Service-Signature') ?? '', body, now: Math.floor(check.now() / 1000), tolerance: check.tolerance });
+  const verdict = verifyWebhook({
+    secret: check.secret,
+    header: header(req, 'X-Service-Signature') ?? '',
+    body,
+    now: Math.floor(check.now() / 1000),
+    tolerance: check.tolerance,
+  });
   if (!verdict.valid) return { line: { ...base, valid: false, reason: verdict.reason, ...refused, status: 400 } };
   return { line: { ...base, valid: true, reason: 'ok', ...eventFields(body), status: 200 }, body };
 }
@@ -89,14 +95,26 @@ function eventFields(body: Buffer): Pick<DeliveryLine, 'type' | 'occurred_at' | 
   return {
     type: typeof parsed.type === 'string' ? parsed.type : null,
     occurred_at: typeof parsed.occurred_at === 'string' ? parsed.occurred_at : null,
-    data: parsed.data && typeof parsed.data === 'object' && !Array.isArray(parsed.data) ? (parsed.data as Record<string, unknown>) : null,
+    data:
+      parsed.data && typeof parsed.data === 'object' && !Array.isArray(parsed.data)
+        ? (parsed.data as Record<string, unknown>)
+        : null,
   };
 }
 
 /** A JSON answer (or an empty one); nothing when an answer already went out. */
-export function send(res: http.ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}): void {
+export function send(
+  res: http.ServerResponse,
+  status: number,
+  body: unknown,
+  extra: Record<string, string> = {},
+): void {
   if (res.headersSent) return;
   const text = body === undefined ? '' : JSON.stringify(body);
-  res.writeHead(status, { ...(text ? { 'Content-Type': 'application/json' } : {}), 'Content-Length': String(Buffer.byteLength(text)), ...extra });
+  res.writeHead(status, {
+    ...(text ? { 'Content-Type': 'application/json' } : {}),
+    'Content-Length': String(Buffer.byteLength(text)),
+    ...extra,
+  });
   res.end(text);
 }

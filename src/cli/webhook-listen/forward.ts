@@ -23,7 +23,14 @@ interface ForwardResult {
  * fills in the line's status, forwarded_status and forward_error. `inFlight` holds the abort of
  * a forward under way, so that stopping the listener cuts it short.
  */
-export async function forwardAndAnswer(target: URL, req: http.IncomingMessage, body: Buffer, res: http.ServerResponse, line: DeliveryLine, inFlight: Set<() => void>): Promise<void> {
+export async function forwardAndAnswer(
+  target: URL,
+  req: http.IncomingMessage,
+  body: Buffer,
+  res: http.ServerResponse,
+  line: DeliveryLine,
+  inFlight: Set<() => void>,
+): Promise<void> {
   const headers: Record<string, string> = {};
   for (const name of DELIVERY_HEADERS) {
     const v = header(req, name);
@@ -44,12 +51,20 @@ export async function forwardAndAnswer(target: URL, req: http.IncomingMessage, b
   line.forwarded_status = r.status;
   if (res.headersSent) return;
   const relay = r.body ?? Buffer.alloc(0);
-  res.writeHead(r.status, { ...(r.contentType && relay.length ? { 'Content-Type': r.contentType } : {}), 'Content-Length': String(relay.length) });
+  res.writeHead(r.status, {
+    ...(r.contentType && relay.length ? { 'Content-Type': r.contentType } : {}),
+    'Content-Length': String(relay.length),
+  });
   res.end(relay);
 }
 
 /** POSTs the raw body with the four delivery headers, unchanged; never throws. */
-export function forwardDelivery(target: URL, body: Buffer, headers: Record<string, string>, timeoutMs = FORWARD_TIMEOUT_MS): { result: Promise<ForwardResult>; abort: () => void } {
+export function forwardDelivery(
+  target: URL,
+  body: Buffer,
+  headers: Record<string, string>,
+  timeoutMs = FORWARD_TIMEOUT_MS,
+): { result: Promise<ForwardResult>; abort: () => void } {
   let req: http.ClientRequest | undefined;
   const result = new Promise<ForwardResult>((resolve) => {
     let settled = false;
@@ -67,7 +82,11 @@ export function forwardDelivery(target: URL, body: Buffer, headers: Record<strin
     try {
       req = lib.request(
         target,
-        { method: 'POST', agent: false, headers: { ...headers, 'Content-Length': String(body.length), Connection: 'close' } },
+        {
+          method: 'POST',
+          agent: false,
+          headers: { ...headers, 'Content-Length': String(body.length), Connection: 'close' },
+        },
         (res) => {
           const chunks: Buffer[] = [];
           let size = 0;
@@ -75,7 +94,13 @@ export function forwardDelivery(target: URL, body: Buffer, headers: Record<strin
             size += c.length;
             if (size <= MAX_RELAY_BYTES) chunks.push(c);
           });
-          res.on('end', () => finish({ status: res.statusCode ?? 502, body: Buffer.concat(chunks), contentType: res.headers['content-type'] }));
+          res.on('end', () =>
+            finish({
+              status: res.statusCode ?? 502,
+              body: Buffer.concat(chunks),
+              contentType: res.headers['content-type'],
+            }),
+          );
           res.on('error', () => finish({ status: res.statusCode ?? null, body: Buffer.concat(chunks) }));
         },
       );

@@ -14,7 +14,9 @@ export interface RequestHandling {
   stderr: NodeJS.WritableStream;
 }
 
-export function requestHandler(h: RequestHandling): (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void> {
+export function requestHandler(
+  h: RequestHandling,
+): (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void> {
   return async (req, res) => {
     if (h.run.closing) {
       req.resume();

@@ -46,7 +46,15 @@ export async function runListen(opts: ListenOptions, io: ListenIO): Promise<numb
   }
 
   run.stopOnSignals();
-  printListening(io, { url, endpointId, secretFrom, tolerance: opts.tolerance, forwardTarget, maxEvents: opts.maxEvents, json: opts.json });
+  printListening(io, {
+    url,
+    endpointId,
+    secretFrom,
+    tolerance: opts.tolerance,
+    forwardTarget,
+    maxEvents: opts.maxEvents,
+    json: opts.json,
+  });
   const code = await run.stopped;
   await close();
   // it registered itself: it removes itself, so the mock does not keep retrying a closed port

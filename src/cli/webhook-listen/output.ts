@@ -6,12 +6,17 @@ import { MAX_BODY_BYTES } from './delivery.js';
 import type { ListenIO } from './options.js';
 import { terminalSafeLine } from '../../terminal-text.js';
 
-const scalarText = (v: unknown): string => (v === null || v === undefined ? '-' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+const scalarText = (v: unknown): string =>
+  v === null || v === undefined ? '-' : typeof v === 'object' ? JSON.stringify(v) : String(v);
 const deliveries = (n: number): string => `deliver${n === 1 ? 'y' : 'ies'}`;
 
 /** One line for people: time, event type, delivery id, verdict, data, forward status. */
 export function formatDeliveryLine(line: DeliveryLine): string {
-  const parts = [line.received_at, line.type ?? line.event ?? '(no event header)', line.delivery_id ?? '(no delivery id)'];
+  const parts = [
+    line.received_at,
+    line.type ?? line.event ?? '(no event header)',
+    line.delivery_id ?? '(no delivery id)',
+  ];
   if (line.valid) {
     parts.push('valid');
     for (const [k, v] of Object.entries(line.data ?? {})) parts.push(`${k}=${scalarText(v)}`);
@@ -19,7 +24,11 @@ export function formatDeliveryLine(line: DeliveryLine): string {
     parts.push(`INVALID (${line.reason})`);
   }
   if (line.forwarded_status !== undefined) {
-    parts.push(line.forwarded_status === null ? `-> forward failed: ${line.forward_error ?? 'unreachable'}, answered ${line.status}` : `-> forwarded: ${line.forwarded_status}`);
+    parts.push(
+      line.forwarded_status === null
+        ? `-> forward failed: ${line.forward_error ?? 'unreachable'}, answered ${line.status}`
+        : `-> forwarded: ${line.forwarded_status}`,
+    );
   } else {
     parts.push(`-> ${line.status}`);
   }
@@ -69,10 +78,16 @@ export function printListening(io: ListenIO, l: Listening): void {
       (l.maxEvents !== undefined ? `; stopping after ${l.maxEvents} ${deliveries(l.maxEvents)}` : '; Ctrl-C to stop') +
       '.\n',
   );
-  if (l.json) io.stdout.write(JSON.stringify({ listening: l.url, endpoint_id: l.endpointId, forward_to: l.forwardTarget?.href ?? null }) + '\n');
+  if (l.json)
+    io.stdout.write(
+      JSON.stringify({ listening: l.url, endpoint_id: l.endpointId, forward_to: l.forwardTarget?.href ?? null }) + '\n',
+    );
 }
 
 /** The count on stderr; with --json only when a delivery failed verification. */
 export function printStopped(io: ListenIO, json: boolean, handled: number, failed: number): void {
-  if (!json || failed > 0) io.stderr.write(`Stopped after ${handled} ${deliveries(handled)}${failed > 0 ? `, ${failed} failed verification` : ''}.\n`);
+  if (!json || failed > 0)
+    io.stderr.write(
+      `Stopped after ${handled} ${deliveries(handled)}${failed > 0 ? `, ${failed} failed verification` : ''}.\n`,
+    );
 }

@@ -17,7 +17,12 @@ export interface LoopbackServer {
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>;
 
-export async function startServer(port: number, host: string, handle: Handler, stderr: NodeJS.WritableStream): Promise<LoopbackServer> {
+export async function startServer(
+  port: number,
+  host: string,
+  handle: Handler,
+  stderr: NodeJS.WritableStream,
+): Promise<LoopbackServer> {
   const server = http.createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
       stderr.write(`error while handling a delivery: ${(err as Error).message}\n`);
@@ -38,8 +43,16 @@ export async function startServer(port: number, host: string, handle: Handler, s
     });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') throw new CardctlError(`port ${port} on ${host} is already in use.`, { kind: 'unavailable', hint: 'Pick another port, or --port 0 for a free one.' });
-    if (code === 'EADDRNOTAVAIL' || code === 'EACCES') throw usageError(`cannot listen on ${host}:${port} (${code}).`, 'Use 127.0.0.1 and a port above 1023, or --port 0.');
+    if (code === 'EADDRINUSE')
+      throw new CardctlError(`port ${port} on ${host} is already in use.`, {
+        kind: 'unavailable',
+        hint: 'Pick another port, or --port 0 for a free one.',
+      });
+    if (code === 'EADDRNOTAVAIL' || code === 'EACCES')
+      throw usageError(
+        `cannot listen on ${host}:${port} (${code}).`,
+        'Use 127.0.0.1 and a port above 1023, or --port 0.',
+      );
     throw err;
   }
   const address = server.address() as AddressInfo;

@@ -55,7 +55,11 @@ function delivery(type: string, body: Buffer, signature: string | null, id: stri
 function reordered(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(reordered);
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value as Record<string, unknown>).reverse().map(([k, v]) => [k, reordered(v)]));
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>)
+        .reverse()
+        .map(([k, v]) => [k, reordered(v)]),
+    );
   }
   return value;
 }
@@ -79,13 +83,23 @@ export function buildCases(input: CaseInputs): WebhookCase[] {
   for (const type of EVENT_TYPES) {
     const body = eventBody(type, sampleEventData(type, newId), occurredAt);
     const id = newId();
-    cases.push({ name: `event ${type}`, expect: 'accept', why: 'a valid delivery of a known event type', deliveries: [(now) => delivery(type, body, valid(body, now), id)] });
+    cases.push({
+      name: `event ${type}`,
+      expect: 'accept',
+      why: 'a valid delivery of a known event type',
+      deliveries: [(now) => delivery(type, body, valid(body, now), id)],
+    });
   }
 
   // One sample for the header variants and the forgeries: a deposit (it carries an amount).
   const type = 'deposit.credited';
   const sample = (): Buffer => eventBody(type, sampleEventData(type, newId), occurredAt);
-  const add = (name: string, expect: Expectation, why: string, make: (body: Buffer, now: number) => { body?: Buffer; signature: string | null }): void => {
+  const add = (
+    name: string,
+    expect: Expectation,
+    why: string,
+    make: (body: Buffer, now: number) => { body?: Buffer; signature: string | null },
+  ): void => {
     const body = sample();
     const id = newId();
     cases.push({
@@ -104,33 +118,64 @@ export function buildCases(input: CaseInputs): WebhookCase[] {
   add('rotation: two v1, one valid', 'accept', 'valid when any v1 matches (secret rotation)', (body, now) => ({
     signature: `t=${now}, v1=${sign(body, now, input.otherSecret)}, v1=${sign(body, now)}`,
   }));
-  add('header: unknown items, extra spaces', 'accept', 'items other than t and v1 are ignored; spaces around items are trimmed', (body, now) => ({
-    signature: `  t=${now} ,v0=${sign(body, now, input.otherSecret)},   v1=${sign(body, now)}  , scheme=hmac-sha256 `,
-  }));
+  add(
+    'header: unknown items, extra spaces',
+    'accept',
+    'items other than t and v1 are ignored; spaces around items are trimmed',
+    (body, now) => ({
+      signature: `  t=${now} ,v0=${sign(body, now, input.otherSecret)},   v1=${sign(body, now)}  , scheme=hmac-sha256 `,
+    }),
+  );
 
-  add('body changed by one byte', 'refuse', 'the signature covers the raw body bytes', (body, now) => ({ body: oneByteChanged(body), signature: valid(body, now) }));
-  add('signed with another secret', 'refuse', 'only the endpoint secret signs', (body, now) => ({ signature: `t=${now}, v1=${sign(body, now, input.otherSecret)}` }));
-  add(`t ${SKEW_S} s in the past`, 'refuse', 'the timestamp tolerance is 300 s', (body, now) => ({ signature: valid(body, now - SKEW_S) }));
+  add('body changed by one byte', 'refuse', 'the signature covers the raw body bytes', (body, now) => ({
+    body: oneByteChanged(body),
+    signature: valid(body, now),
+  }));
+  add('signed with another secret', 'refuse', 'only the endpoint secret signs', (body, now) => ({
+    signature: `t=${now}, v1=${sign(body, now, input.otherSecret)}`,
+  }));
+  add(`t ${SKEW_S} s in the past`, 'refuse', 'the timestamp tolerance is 300 s', (body, now) => ({
+    signature: valid(body, now - SKEW_S),
+  }));
   // One second more at sending: the receiver reads its clock a moment later, and a second
   // boundary crossed in transit must not bring t back within 300 s (the past case only grows).
-  add(`t ${SKEW_S} s in the future`, 'refuse', 'the tolerance holds both ways (|now - t| <= 300 s)', (body, now) => ({ signature: valid(body, now + SKEW_S + 1) }));
-  add('no signature header', 'refuse', 'an unsigned delivery is not from the service', () => ({ signature: null }));
-  add('malformed header', 'refuse', 'items are separated by commas; a header without a numeric t is refused', (body, now) => ({
-    signature: `t=${now}; v1=${sign(body, now)}`,
+  add(`t ${SKEW_S} s in the future`, 'refuse', 'the tolerance holds both ways (|now - t| <= 300 s)', (body, now) => ({
+    signature: valid(body, now + SKEW_S + 1),
   }));
+  add('no signature header', 'refuse', 'an unsigned delivery is not from the service', () => ({ signature: null }));
+  add(
+    'malformed header',
+    'refuse',
+    'items are separated by commas; a header without a numeric t is refused',
+    (body, now) => ({
+      signature: `t=${now}; v1=${sign(body, now)}`,
+    }),
+  );
   // Two re-serializations of the signed body: a receiver that verifies JSON.stringify(parsed)
   // gives back the compact bytes of the pretty one (and accepts it); one that sorts or keeps
   // keys its own way differs on the other.
   const parsed = (body: Buffer): unknown => JSON.parse(body.toString('utf8'));
-  add('body re-serialized: pretty-printed', 'refuse', 'verify the raw bytes, never a re-serialized body', (body, now) => ({
-    body: Buffer.from(JSON.stringify(parsed(body), null, 2), 'utf8'),
-    signature: valid(body, now),
+  add(
+    'body re-serialized: pretty-printed',
+    'refuse',
+    'verify the raw bytes, never a re-serialized body',
+    (body, now) => ({
+      body: Buffer.from(JSON.stringify(parsed(body), null, 2), 'utf8'),
+      signature: valid(body, now),
+    }),
+  );
+  add(
+    'body re-serialized: keys reordered',
+    'refuse',
+    'verify the raw bytes, never a re-serialized body',
+    (body, now) => ({
+      body: Buffer.from(JSON.stringify(reordered(parsed(body))), 'utf8'),
+      signature: valid(body, now),
+    }),
+  );
+  add('uppercase hex', 'refuse', 'hex is compared as written (lowercase)', (body, now) => ({
+    signature: `t=${now}, v1=${sign(body, now).toUpperCase()}`,
   }));
-  add('body re-serialized: keys reordered', 'refuse', 'verify the raw bytes, never a re-serialized body', (body, now) => ({
-    body: Buffer.from(JSON.stringify(reordered(parsed(body))), 'utf8'),
-    signature: valid(body, now),
-  }));
-  add('uppercase hex', 'refuse', 'hex is compared as written (lowercase)', (body, now) => ({ signature: `t=${now}, v1=${sign(body, now).toUpperCase()}` }));
 
   // The same delivery twice (a retry): each attempt signed afresh, the delivery id kept.
   const body = eventBody('card.issued', sampleEventData('card.issued', newId), occurredAt);
@@ -139,7 +184,10 @@ export function buildCases(input: CaseInputs): WebhookCase[] {
     name: 'same delivery id twice',
     expect: 'info',
     why: 'a retry keeps X-Service-Delivery: deduplicate on it (whether the receiver does cannot be seen from outside)',
-    deliveries: [(now) => delivery('card.issued', body, valid(body, now), id), (now) => delivery('card.issued', body, valid(body, now), id)],
+    deliveries: [
+      (now) => delivery('card.issued', body, valid(body, now), id),
+      (now) => delivery('card.issued', body, valid(body, now), id),
+    ],
   });
   return cases;
 }

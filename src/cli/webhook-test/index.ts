@@ -63,20 +63,38 @@ export function checkReceiverUrl(raw: string): URL {
   try {
     url = new URL(raw);
   } catch {
-    throw usageError(`"${raw}" is not an absolute URL.`, 'For example https://example.com/webhooks, or http://localhost:3000/webhooks for a local receiver.');
+    throw usageError(
+      `"${raw}" is not an absolute URL.`,
+      'For example https://example.com/webhooks, or http://localhost:3000/webhooks for a local receiver.',
+    );
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw usageError(`the receiver URL must be http or https, not ${url.protocol}`);
-  if (url.username || url.password) throw usageError('the receiver URL must not carry a user name or password (the service sends none).');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw usageError(`the receiver URL must be http or https, not ${url.protocol}`);
+  if (url.username || url.password)
+    throw usageError('the receiver URL must not carry a user name or password (the service sends none).');
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
-    throw usageError(`http is allowed only for a loopback host, not ${url.hostname}: the service delivers over https only.`, `Use https://${url.host}${url.pathname}${url.search}, or test a local receiver at http://localhost:PORT/...`);
+    throw usageError(
+      `http is allowed only for a loopback host, not ${url.hostname}: the service delivers over https only.`,
+      `Use https://${url.host}${url.pathname}${url.search}, or test a local receiver at http://localhost:PORT/...`,
+    );
   }
   return url;
 }
 
 export function checkTimeout(timeout: string | number | undefined): number {
-  const t = timeout === undefined ? SPEC_TIMEOUT_S : typeof timeout === 'number' ? timeout : /^\s*$/.test(timeout) ? NaN : Number(timeout);
+  const t =
+    timeout === undefined
+      ? SPEC_TIMEOUT_S
+      : typeof timeout === 'number'
+        ? timeout
+        : /^\s*$/.test(timeout)
+          ? NaN
+          : Number(timeout);
   if (!Number.isFinite(t) || t <= 0 || t > SPEC_TIMEOUT_S) {
-    throw usageError(`--timeout must be more than 0 and at most ${SPEC_TIMEOUT_S} seconds, not ${timeout}.`, `The service waits ${SPEC_TIMEOUT_S} s for an answer; a longer timeout would pass a receiver the service gives up on.`);
+    throw usageError(
+      `--timeout must be more than 0 and at most ${SPEC_TIMEOUT_S} seconds, not ${timeout}.`,
+      `The service waits ${SPEC_TIMEOUT_S} s for an answer; a longer timeout would pass a receiver the service gives up on.`,
+    );
   }
   return t;
 }
@@ -101,7 +119,12 @@ async function runCase(c: WebhookCase, url: URL, timeoutS: number, nowS: () => n
   const base = { name: c.name, group: c.expect, time_ms, delivery_id: deliveryId, why: c.why };
   const r = results[0]!;
   if (c.expect === 'info') {
-    return { ...base, status: 'info', expected: '2xx both times; acting on it once is up to the receiver', got: results.map(gotText).join(', then ') };
+    return {
+      ...base,
+      status: 'info',
+      expected: '2xx both times; acting on it once is up to the receiver',
+      got: results.map(gotText).join(', then '),
+    };
   }
   // no answer in time fails either way: the service counts it as a failed delivery and retries
   const answered = r.status !== null;
@@ -132,7 +155,12 @@ export async function runWebhookTest(opts: WebhookTestOptions, deps: WebhookTest
   const now = deps.now ?? Date.now;
   const nowS = (): number => Math.floor(now() / 1000);
   const started = now();
-  const cases = buildCases({ secret: resolved.secret, now: nowS(), newId: () => ulid(), otherSecret: randomBytes(32).toString('base64') });
+  const cases = buildCases({
+    secret: resolved.secret,
+    now: nowS(),
+    newId: () => ulid(),
+    otherSecret: randomBytes(32).toString('base64'),
+  });
   const reports = await inOrder(cases, CONCURRENCY, (c) => runCase(c, url, timeoutS, nowS));
   const count = (s: WebhookCaseReport['status']): number => reports.filter((r) => r.status === s).length;
   return {

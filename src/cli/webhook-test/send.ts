@@ -28,7 +28,12 @@ function describe(err: NodeJS.ErrnoException, timeoutS: number): string {
   }
 }
 
-export function postDelivery(url: URL, body: Buffer, headers: Record<string, string>, timeoutS: number): Promise<PostResult> {
+export function postDelivery(
+  url: URL,
+  body: Buffer,
+  headers: Record<string, string>,
+  timeoutS: number,
+): Promise<PostResult> {
   const started = performance.now();
   const ms = (): number => Math.round(performance.now() - started);
   return new Promise((resolve) => {
@@ -45,7 +50,12 @@ export function postDelivery(url: URL, body: Buffer, headers: Record<string, str
     const req = mod.request(url, {
       method: 'POST',
       agent: false,
-      headers: { ...headers, 'Content-Length': String(body.length), 'User-Agent': 'cardctl-webhooks-test/1', Connection: 'close' },
+      headers: {
+        ...headers,
+        'Content-Length': String(body.length),
+        'User-Agent': 'cardctl-webhooks-test/1',
+        Connection: 'close',
+      },
     });
     const timer = setTimeout(() => {
       // a status already received is the verdict, even if the answer's body never ends
@@ -60,7 +70,11 @@ export function postDelivery(url: URL, body: Buffer, headers: Record<string, str
       res.resume(); // the answer's body is not kept
     });
     req.on('error', (err: NodeJS.ErrnoException) => finish({ status: null, error: describe(err, timeoutS) }));
-    req.on('close', () => finish(status !== null ? { status, error: null } : { status: null, error: 'connection closed without an answer' }));
+    req.on('close', () =>
+      finish(
+        status !== null ? { status, error: null } : { status: null, error: 'connection closed without an answer' },
+      ),
+    );
     req.end(body);
   });
 }

@@ -64,7 +64,11 @@ export class DigestLookup {
   }
 
   share(): DigestShare {
-    return { table: this.table.buffer as SharedArrayBuffer, hi: this.hi.buffer as SharedArrayBuffer, lo: this.lo.buffer as SharedArrayBuffer };
+    return {
+      table: this.table.buffer as SharedArrayBuffer,
+      hi: this.hi.buffer as SharedArrayBuffer,
+      lo: this.lo.buffer as SharedArrayBuffer,
+    };
   }
 
   /** The row whose digest is (hi, lo) at occurrence n, else 0. */
@@ -78,7 +82,8 @@ export class DigestLookup {
 
   protected find(hi: number, lo: number): number {
     const mask = this.table.length - 1;
-    for (let i = this.slot(hi, lo, mask), r = this.table[i]!; r !== 0; i = (i + 1) & mask, r = this.table[i]!) if (this.hi[r] === hi && this.lo[r] === lo) return r;
+    for (let i = this.slot(hi, lo, mask), r = this.table[i]!; r !== 0; i = (i + 1) & mask, r = this.table[i]!)
+      if (this.hi[r] === hi && this.lo[r] === lo) return r;
     return 0;
   }
 }
@@ -91,7 +96,8 @@ interface Growable extends SharedArrayBuffer {
 const GrowableBuffer = SharedArrayBuffer as unknown as new (bytes: number, opts: { maxByteLength: number }) => Growable;
 
 /** A growable shared buffer of `rows` + 1 Uint32 (row numbers start at 1), able to grow to `maxRows` + 1 in place. */
-const perRow = (rows: number, maxRows: number): Growable => new GrowableBuffer(4 * (rows + 1), { maxByteLength: 4 * (Math.max(rows, maxRows) + 1) });
+const perRow = (rows: number, maxRows: number): Growable =>
+  new GrowableBuffer(4 * (rows + 1), { maxByteLength: 4 * (Math.max(rows, maxRows) + 1) });
 
 export class RowDigests extends DigestLookup {
   private size = 0;
@@ -107,7 +113,11 @@ export class RowDigests extends DigestLookup {
   /** `maxRows`: the most rows the file can hold (its size over the shortest row): the address space the per-row arrays may grow into. */
   constructor(operation: string, maxRows: number) {
     const slots = 2 ** Math.ceil(Math.log2(Math.max(1024, 2 * maxRows + 2)));
-    super({ table: new GrowableBuffer(4 * 1024, { maxByteLength: 4 * slots }), hi: perRow(1024, maxRows), lo: perRow(1024, maxRows) });
+    super({
+      table: new GrowableBuffer(4 * 1024, { maxByteLength: 4 * slots }),
+      hi: perRow(1024, maxRows),
+      lo: perRow(1024, maxRows),
+    });
     [this.seedHi, this.seedLo] = seeds(operation);
   }
 

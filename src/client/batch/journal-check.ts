@@ -31,11 +31,20 @@ export interface JournalAnswers {
 }
 
 /** Reads the journal once for the batch's keys (and the version before's), then answers chunks of rows. */
-export async function journalAnswers(operation: BatchOperation, journal: Journal, client: ApiClient, batch: RerunBatch & { threads?: PassThreads }): Promise<JournalAnswers> {
+export async function journalAnswers(
+  operation: BatchOperation,
+  journal: Journal,
+  client: ApiClient,
+  batch: RerunBatch & { threads?: PassThreads },
+): Promise<JournalAnswers> {
   const { baseUrl, mode, keyId, formerKeyIds } = client.credentials;
   let index: RerunIndex;
   try {
-    index = await RerunIndex.build(journal, { ...batch, target: { baseUrl, mode, keyId, formerKeyIds }, nowMs: client.clock() });
+    index = await RerunIndex.build(journal, {
+      ...batch,
+      target: { baseUrl, mode, keyId, formerKeyIds },
+      nowMs: client.clock(),
+    });
   } catch (err) {
     if (!(err instanceof CardctlError)) throw err;
     index = RerunIndex.empty(); // each row meets it again on the ordinary path, and says it
@@ -62,7 +71,12 @@ export async function journalAnswers(operation: BatchOperation, journal: Journal
     await ask.byHistory(rows, asked, out);
     return out;
   };
-  return { answers, close: () => index.close(), pass: index.stats, allKnown: !index.hasLegacy && index.verdicts() === batch.total };
+  return {
+    answers,
+    close: () => index.close(),
+    pass: index.stats,
+    allKnown: !index.hasLegacy && index.verdicts() === batch.total,
+  };
 }
 
 /** A row's slot when the journal answers it. */
@@ -71,8 +85,16 @@ type AnswerSlot = { report: JournalReport; bodySha256Prefix: string };
 /** The ways a row is answered from the journal: a success from its slot, another report from its slot, or its key's whole history. */
 async function asker(operation: BatchOperation, journal: Journal, client: ApiClient) {
   const route = routeOf(operation);
-  const requestOf = (row: BatchRow) => ({ method: route.method, path: operationPath(route, row.call.params), json: row.call.json, idempotencyKey: row.idempotencyKey, batch: true });
-  const answerOf = async (run: () => Promise<Awaited<ReturnType<ApiClient['journalAnswer']>>>): Promise<KnownAnswer | undefined> => {
+  const requestOf = (row: BatchRow) => ({
+    method: route.method,
+    path: operationPath(route, row.call.params),
+    json: row.call.json,
+    idempotencyKey: row.idempotencyKey,
+    batch: true,
+  });
+  const answerOf = async (
+    run: () => Promise<Awaited<ReturnType<ApiClient['journalAnswer']>>>,
+  ): Promise<KnownAnswer | undefined> => {
     try {
       const res = await run();
       return res ? { res } : undefined;
@@ -93,9 +115,18 @@ async function asker(operation: BatchOperation, journal: Journal, client: ApiCli
       if (!hash('sha256', body, 'hex').startsWith(slot.bodySha256Prefix)) return undefined;
       return known(slot.report);
     },
-    byReport: (row: BatchRow, slot: AnswerSlot) => answerOf(() => client.journalReportAnswer(requestOf(row), slot.report, slot.bodySha256Prefix)),
+    byReport: (row: BatchRow, slot: AnswerSlot) =>
+      answerOf(() => client.journalReportAnswer(requestOf(row), slot.report, slot.bodySha256Prefix)),
     /** rows[i] for each i of `which`: answered by its key's history (out[i]), when the journal has one */
-    byHistory: async (rows: BatchRow[], which: number[], out: Array<KnownAnswer | undefined>, histories = historiesOrNothing(journal, which.map((i) => rows[i]!.idempotencyKey))): Promise<void> => {
+    byHistory: async (
+      rows: BatchRow[],
+      which: number[],
+      out: Array<KnownAnswer | undefined>,
+      histories = historiesOrNothing(
+        journal,
+        which.map((i) => rows[i]!.idempotencyKey),
+      ),
+    ): Promise<void> => {
       for (const i of which) {
         const history = histories.get(rows[i]!.idempotencyKey) ?? [];
         if (history.length > 0) out[i] = await answerOf(() => client.journalAnswer(requestOf(rows[i]!), history));
@@ -104,7 +135,9 @@ async function asker(operation: BatchOperation, journal: Journal, client: ApiCli
   };
 }
 
-const known = (report: JournalReport): KnownAnswer => ({ res: { status: report.status ?? 200, body: report, fromJournal: report } });
+const known = (report: JournalReport): KnownAnswer => ({
+  res: { status: report.status ?? 200, body: report, fromJournal: report },
+});
 
 /**
  * The rows of a file the version before sent (`batch-<file hash>-ROW`, `P-ROW`): a row whose
@@ -114,14 +147,19 @@ const known = (report: JournalReport): KnownAnswer => ({ res: { status: report.s
  */
 async function legacyRows(operation: BatchOperation, journal: Journal, ask: Awaited<ReturnType<typeof asker>>) {
   const requestOf = await rowRequests(operation);
-  return async (rows: BatchRow[], slotOf: (row: number, key: string) => Slot, out: Array<KnownAnswer | undefined>): Promise<number[]> => {
+  return async (
+    rows: BatchRow[],
+    slotOf: (row: number, key: string) => Slot,
+    out: Array<KnownAnswer | undefined>,
+  ): Promise<number[]> => {
     const own: number[] = [];
     const asked: number[] = [];
     for (const [i, row] of rows.entries()) {
       const slot = slotOf(row.row, row.legacyKey);
       if (slot.kind === 'none') own.push(i);
       else if (slot.kind === 'ask') asked.push(i);
-      else if (!requestSha(requestOf(row)).startsWith(slot.bodySha256Prefix)) own.push(i); // the key the version before gave another request
+      else if (!requestSha(requestOf(row)).startsWith(slot.bodySha256Prefix))
+        own.push(i); // the key the version before gave another request
       else {
         row.idempotencyKey = row.legacyKey;
         if (slot.report.outcome === 'succeeded') out[i] = known(slot.report);
@@ -129,7 +167,10 @@ async function legacyRows(operation: BatchOperation, journal: Journal, ask: Awai
       }
     }
     if (asked.length === 0) return own;
-    const histories = historiesOrNothing(journal, asked.map((i) => rows[i]!.legacyKey));
+    const histories = historiesOrNothing(
+      journal,
+      asked.map((i) => rows[i]!.legacyKey),
+    );
     const mine = asked.filter((i) => {
       const text = requestOf(rows[i]!);
       const sent = (histories.get(rows[i]!.legacyKey) ?? []).some((e) => entryRequest(e) === text);

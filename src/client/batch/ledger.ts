@@ -3,7 +3,15 @@
 import { CardctlError, type ErrorKind } from '../../errors.js';
 import type { ApiResponse } from '../client.js';
 import type { JournalReport } from '../money-rules.js';
-import { MAX_CONCURRENCY, type BatchCounts, type BatchInterruption, type BatchRow, type BatchSummary, type LimiterStats, type RowResult } from './types.js';
+import {
+  MAX_CONCURRENCY,
+  type BatchCounts,
+  type BatchInterruption,
+  type BatchRow,
+  type BatchSummary,
+  type LimiterStats,
+  type RowResult,
+} from './types.js';
 
 export interface LedgerReport {
   onResult?: (result: RowResult) => void;
@@ -22,15 +30,36 @@ const dataOf = (res: RowAnswer | undefined): CardData | undefined => {
 
 export function resultOf(row: BatchRow, res: RowAnswer | undefined, err?: unknown): RowResult {
   const data = dataOf(res);
-  const e = err === undefined ? undefined : err instanceof CardctlError ? err : new CardctlError(err instanceof Error ? err.message : String(err), { kind: 'unexpected' });
+  const e =
+    err === undefined
+      ? undefined
+      : err instanceof CardctlError
+        ? err
+        : new CardctlError(err instanceof Error ? err.message : String(err), { kind: 'unexpected' });
   // the journal's answer instead of a request: on a success (res) or a failure (the error's data)
   const reported = e?.data as Partial<JournalReport> | undefined;
   const journal = res?.fromJournal ?? (reported?.from_journal ? (reported as JournalReport) : undefined);
   const httpStatus = journal ? journal.status : (res?.status ?? null);
   const id = journal ? journal.id : typeof data?.id === 'string' ? data.id : null;
-  const balance = journal ? (journal.balance_minor ?? null) : typeof data?.balance_minor === 'number' ? data.balance_minor : null;
+  const balance = journal
+    ? (journal.balance_minor ?? null)
+    : typeof data?.balance_minor === 'number'
+      ? data.balance_minor
+      : null;
   // literals, not `{ ...base, ... }`: V8 builds a spread followed by more fields many times slower, and a rerun reports a million rows
-  if (e === undefined) return { row: row.row, line: row.line, idempotency_key: row.idempotencyKey, http_status: httpStatus, id, balance_minor: balance, from_journal: journal !== undefined, status: 'ok', error: null, kind: null };
+  if (e === undefined)
+    return {
+      row: row.row,
+      line: row.line,
+      idempotency_key: row.idempotencyKey,
+      http_status: httpStatus,
+      id,
+      balance_minor: balance,
+      from_journal: journal !== undefined,
+      status: 'ok',
+      error: null,
+      kind: null,
+    };
   return {
     row: row.row,
     line: row.line,
@@ -89,7 +118,11 @@ export class RowLedger {
   stopped = false;
   private advanced: Array<() => void> = [];
 
-  constructor(total: number, private readonly report: LedgerReport, private readonly window = 4096) {
+  constructor(
+    total: number,
+    private readonly report: LedgerReport,
+    private readonly window = 4096,
+  ) {
     this.counts = { total, done: 0, ok: 0, refused: 0, unknown: 0 };
     this.capacity = window + MAX_CONCURRENCY;
     this.finished = new Array<RowResult | undefined>(this.capacity).fill(undefined);
@@ -98,13 +131,18 @@ export class RowLedger {
 
   /** Resolves when a worker may take another row: fewer than `window` rows wait to be reported. */
   async room(): Promise<void> {
-    while (!this.stopped && this.taken - this.emitNext >= this.window) await new Promise<void>((r) => this.advanced.push(r));
+    while (!this.stopped && this.taken - this.emitNext >= this.window)
+      await new Promise<void>((r) => this.advanced.push(r));
   }
 
   /** A worker takes the next row (index: its place in the file, from 0). */
   take(row: BatchRow): number {
     const index = this.taken++;
-    if (index - this.emitNext >= this.capacity) throw new CardctlError(`batch ledger overflow: row ${row.row} taken ${index - this.emitNext} rows ahead of the first unreported one.`, { kind: 'unexpected' });
+    if (index - this.emitNext >= this.capacity)
+      throw new CardctlError(
+        `batch ledger overflow: row ${row.row} taken ${index - this.emitNext} rows ahead of the first unreported one.`,
+        { kind: 'unexpected' },
+      );
     this.started[index % this.capacity] = { row, sent: false };
     return index;
   }
@@ -136,7 +174,11 @@ export class RowLedger {
     if (result.kind) this.kinds.add(result.kind);
     this.finished[index % this.capacity] = result;
     this.report.onProgress?.(c); // the live counts, not a copy a row: read them now, keep none
-    for (let r = this.finished[this.emitNext % this.capacity]; r && !this.stopped; r = this.finished[this.emitNext % this.capacity]) {
+    for (
+      let r = this.finished[this.emitNext % this.capacity];
+      r && !this.stopped;
+      r = this.finished[this.emitNext % this.capacity]
+    ) {
       this.finished[this.emitNext % this.capacity] = undefined;
       this.emitNext++;
       this.report.onResult?.(r);
@@ -147,7 +189,8 @@ export class RowLedger {
   /** The rows taken and not yet reported, by index: started (not finished) or finished (waiting for an earlier row). */
   private pending(): Array<[number, { row: BatchRow; sent: boolean } | undefined, RowResult | undefined]> {
     const out: Array<[number, { row: BatchRow; sent: boolean } | undefined, RowResult | undefined]> = [];
-    for (let i = this.emitNext; i < this.taken; i++) out.push([i, this.started[i % this.capacity], this.finished[i % this.capacity]]);
+    for (let i = this.emitNext; i < this.taken; i++)
+      out.push([i, this.started[i % this.capacity], this.finished[i % this.capacity]]);
     return out;
   }
 
@@ -159,14 +202,19 @@ export class RowLedger {
     const started = pending.flatMap(([i, s]) => (s ? [[i, s] as const] : []));
     const inFlight = started.filter(([, s]) => s.sent);
     const owed: Array<[number, RowResult]> = pending.flatMap(([i, , r]) => (r ? [[i, r] as [number, RowResult]] : []));
-    const lost = new CardctlError('interrupted before its answer: outcome unknown.', { kind: 'outcome_unknown', code: 'interrupted' });
+    const lost = new CardctlError('interrupted before its answer: outcome unknown.', {
+      kind: 'outcome_unknown',
+      code: 'interrupted',
+    });
     for (const [i, s] of inFlight) owed.push([i, resultOf(s.row, undefined, lost)]);
     owed.sort(([a], [b]) => a - b);
     const byRow = (a: number, b: number) => a - b;
     // rows are numbered in file order from 1, so the rows never taken are the ones after `taken`
     const waiting = started.filter(([, s]) => !s.sent).map(([, s]) => s.row.row);
     const later = this.counts.total - this.taken;
-    const notSent = waiting.concat(Array.from({ length: Math.min(later, ROWS_NAMED + 1) }, (_, k) => this.taken + 1 + k)).sort(byRow);
+    const notSent = waiting
+      .concat(Array.from({ length: Math.min(later, ROWS_NAMED + 1) }, (_, k) => this.taken + 1 + k))
+      .sort(byRow);
     return {
       results: owed.map(([, r]) => r),
       counts: { ...this.counts },
@@ -177,6 +225,17 @@ export class RowLedger {
   }
 
   summary(stats: LimiterStats): BatchSummary {
-    return { ...this.counts, kinds: [...this.kinds], unknownRows: [...this.unknownRows.rows], refusedRows: [...this.refusedRows.rows], refusedUnsent: this.refusedUnsent, refusedUnsentRows: [...this.refusedUnsentRows.rows], refusedSentRows: [...this.refusedSentRows.rows], fromJournal: this.fromJournal, keyInUse: this.keyInUse, stats: { ...stats } };
+    return {
+      ...this.counts,
+      kinds: [...this.kinds],
+      unknownRows: [...this.unknownRows.rows],
+      refusedRows: [...this.refusedRows.rows],
+      refusedUnsent: this.refusedUnsent,
+      refusedUnsentRows: [...this.refusedUnsentRows.rows],
+      refusedSentRows: [...this.refusedSentRows.rows],
+      fromJournal: this.fromJournal,
+      keyInUse: this.keyInUse,
+      stats: { ...stats },
+    };
   }
 }

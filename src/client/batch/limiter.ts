@@ -25,7 +25,14 @@ export class BatchLimiter {
   private openPool!: () => void;
   private readonly poolOpen = new Promise<void>((resolve) => (this.openPool = resolve));
 
-  constructor(private readonly opts: { concurrency: number; now: () => number; sleep: (ms: number) => Promise<void>; windowMs?: number }) {}
+  constructor(
+    private readonly opts: {
+      concurrency: number;
+      now: () => number;
+      sleep: (ms: number) => Promise<void>;
+      windowMs?: number;
+    },
+  ) {}
 
   /** Waits until a request may go, and counts it. `retry`: the client's retry of a request already under way. */
   async acquire(retry = false): Promise<void> {

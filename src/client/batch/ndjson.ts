@@ -43,13 +43,17 @@ export function ndjsonFields(text: string, example: string): NdjsonFields {
   } catch (err) {
     return { error: `not valid JSON (${(err as Error).message}).` };
   }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return { error: `each line must be one JSON object, such as ${example}.` };
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    return { error: `each line must be one JSON object, such as ${example}.` };
   const fields: Record<string, unknown> = Object.create(null) as Record<string, unknown>; // "__proto__" is a name like any other
   const seen = new Map<string, string>();
   for (const m of members(text)) {
     const name = m.name.trim().toLowerCase();
     const earlier = seen.get(name);
-    if (earlier !== undefined) return { error: `the field "${m.name}" is given twice${earlier === m.name ? '' : ` (also as "${earlier}")`}: which one is meant cannot be known; give it once.` };
+    if (earlier !== undefined)
+      return {
+        error: `the field "${m.name}" is given twice${earlier === m.name ? '' : ` (also as "${earlier}")`}: which one is meant cannot be known; give it once.`,
+      };
     seen.set(name, m.name);
     const v = (value as Record<string, unknown>)[m.name];
     fields[name] = m.number !== undefined && typeof v === 'number' ? new JsonNumber(m.number) : v;

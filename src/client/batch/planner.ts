@@ -13,7 +13,17 @@ import { readRecords, spoolFormat } from './reader.js';
 import { cutShortMessage, spoolBytes, type Spool } from './spool.js';
 import { DEFAULT_KEY_PREFIX, keySuffix, legacyKey, rowKey } from './row-keys.js';
 import { CheckedRows } from './checked-rows.js';
-import { MAX_PREFIX_LENGTH, MAX_PROBLEMS_KEPT, SMALL_BATCH_ROWS, type BatchFormat, type BatchOperation, type BatchPlan, type BatchRow, type RawRecord, type RowProblem } from './types.js';
+import {
+  MAX_PREFIX_LENGTH,
+  MAX_PROBLEMS_KEPT,
+  SMALL_BATCH_ROWS,
+  type BatchFormat,
+  type BatchOperation,
+  type BatchPlan,
+  type BatchRow,
+  type RawRecord,
+  type RowProblem,
+} from './types.js';
 
 /**
  * The key prefix the version before gave a file (`batch-<hash>`): a hash of what its rows ask for
@@ -36,7 +46,9 @@ function amountOf(errors: Record<string, string[]>, field: string, v: unknown): 
   const text = v instanceof JsonNumber ? v.literal : typeof v === 'string' ? v : undefined;
   if (text === undefined) return v;
   if (/^-?\d+$/.test(text)) return Number(text);
-  (errors[field] ??= []).push(`${JSON.stringify(text)} is not a whole number of minor units: write digits only (no spaces, sign, decimals, exponent or hex), as for --amount.`);
+  (errors[field] ??= []).push(
+    `${JSON.stringify(text)} is not a whole number of minor units: write digits only (no spaces, sign, decimals, exponent or hex), as for --amount.`,
+  );
   return v;
 }
 
@@ -54,7 +66,10 @@ function idField(errors: Record<string, string[]>, field: string, what: string, 
 const fieldMap = <T>(): Record<string, T> => Object.create(null) as Record<string, T>;
 
 /** A record's call, built and checked field by field (ids, whole amounts, known columns), without the schemas. */
-function callOf(operation: BatchOperation, rec: RawRecord): { call: BatchRow['call']; errors: Record<string, string[]> } {
+function callOf(
+  operation: BatchOperation,
+  rec: RawRecord,
+): { call: BatchRow['call']; errors: Record<string, string[]> } {
   // null-prototype maps: a row's field names are the user's (`__proto__`, `constructor` are names like any other)
   const errors = fieldMap<string[]>();
   if (rec.error || !rec.fields) return { call: { json: {} }, errors: { row: [rec.error ?? 'unreadable.'] } };
@@ -71,7 +86,9 @@ function callOf(operation: BatchOperation, rec: RawRecord): { call: BatchRow['ca
     }
     const first = givenAs[target];
     if (first !== undefined) {
-      (errors[first] ??= []).push(`given twice (as "${first}" and as "${k}", two names of one field): which one is meant cannot be known; give it once.`);
+      (errors[first] ??= []).push(
+        `given twice (as "${first}" and as "${k}", two names of one field): which one is meant cannot be known; give it once.`,
+      );
       continue;
     }
     givenAs[target] = k;
@@ -82,14 +99,18 @@ function callOf(operation: BatchOperation, rec: RawRecord): { call: BatchRow['ca
       customer_id: idField(errors, 'customer_id', 'customer', values.customer_id),
       amount_minor: amountOf(errors, 'amount_minor', values.amount_minor),
     };
-    if (values.product_id !== undefined && values.product_id !== null && values.product_id !== '') json.product_id = idField(errors, 'product_id', 'product', values.product_id);
+    if (values.product_id !== undefined && values.product_id !== null && values.product_id !== '')
+      json.product_id = idField(errors, 'product_id', 'product', values.product_id);
     return { call: { json }, errors };
   }
   const card = values.card_id;
   if (card === undefined || card === null || card === '') (errors.card_id ??= []).push('The card id is required.');
   else if (typeof card !== 'string') (errors.card_id ??= []).push('The card id must be a string.');
   const cardId = typeof card === 'string' && card !== '' ? idField(errors, 'card_id', 'card', card) : card;
-  return { call: { params: { card: String(cardId ?? '') }, json: { amount: amountOf(errors, 'amount', values.amount) } }, errors };
+  return {
+    call: { params: { card: String(cardId ?? '') }, json: { amount: amountOf(errors, 'amount', values.amount) } },
+    errors,
+  };
 }
 
 const hasErrors = (errors: Record<string, string[]>): boolean => {
@@ -98,7 +119,10 @@ const hasErrors = (errors: Record<string, string[]>): boolean => {
 };
 
 /** One record checked with the contract's schemas (the API's own 422 messages); the call to send, or the field messages. */
-export async function checkRecord(operation: BatchOperation, rec: RawRecord): Promise<{ call: BatchRow['call'] } | { errors: Record<string, string[]> }> {
+export async function checkRecord(
+  operation: BatchOperation,
+  rec: RawRecord,
+): Promise<{ call: BatchRow['call'] } | { errors: Record<string, string[]> }> {
   const { call, errors } = callOf(operation, rec);
   if (rec.error || !rec.fields) return { errors };
   if (!hasErrors(errors) && plainlyValid(operation, call.json)) return { call }; // what nearly every row is: no schema needed
@@ -119,7 +143,10 @@ const callText = (c: BatchRow['call']): string => JSON.stringify([c.params ?? {}
 
 function checkPrefix(prefix: string | undefined): void {
   if (prefix !== undefined && !new RegExp(`^[\\x21-\\x7e]{1,${MAX_PREFIX_LENGTH}}$`).test(prefix)) {
-    throw usageError(`the idempotency prefix must be 1 to ${MAX_PREFIX_LENGTH} printable ASCII characters without spaces.`, 'Pass another --idempotency-prefix, or leave it out (the keys are then batch-<row digest>-<n>).');
+    throw usageError(
+      `the idempotency prefix must be 1 to ${MAX_PREFIX_LENGTH} printable ASCII characters without spaces.`,
+      'Pass another --idempotency-prefix, or leave it out (the keys are then batch-<row digest>-<n>).',
+    );
   }
 }
 
@@ -153,10 +180,25 @@ export async function planBatch(spool: Spool, operation: BatchOperation, opts: P
   const format = await spoolFormat(spool);
   const checked = new CheckedRows();
   try {
-    const { found, prefixHash, digests, keySuffixes } = await firstReading(spool, operation, format, checked, opts.allowDuplicates === true);
+    const { found, prefixHash, digests, keySuffixes } = await firstReading(
+      spool,
+      operation,
+      format,
+      checked,
+      opts.allowDuplicates === true,
+    );
     checked.flush();
     const keyPrefix = opts.prefix ?? DEFAULT_KEY_PREFIX;
-    return { operation, format, ...found, keyPrefix, legacyPrefix: opts.prefix ?? `batch-${prefixHash}`, digests, keySuffixes, checked };
+    return {
+      operation,
+      format,
+      ...found,
+      keyPrefix,
+      legacyPrefix: opts.prefix ?? `batch-${prefixHash}`,
+      digests,
+      keySuffixes,
+      checked,
+    };
   } catch (err) {
     checked.close();
     throw err;
@@ -166,9 +208,18 @@ export async function planBatch(spool: Spool, operation: BatchOperation, opts: P
 /** The most rows a spooled file can hold: each takes two bytes at least (a character and a line end). */
 const maxRows = (spool: Spool): number => Math.ceil(fstatSync(spool.fd).size / 2) + 1;
 
-type FirstReading = Pick<BatchPlan, 'total' | 'amountTotal' | 'duplicates' | 'problems' | 'problemRows' | 'fileProblem'>;
+type FirstReading = Pick<
+  BatchPlan,
+  'total' | 'amountTotal' | 'duplicates' | 'problems' | 'problemRows' | 'fileProblem'
+>;
 
-async function firstReading(spool: Spool, operation: BatchOperation, format: BatchFormat, checked: CheckedRows, allowDuplicates: boolean) {
+async function firstReading(
+  spool: Spool,
+  operation: BatchOperation,
+  format: BatchFormat,
+  checked: CheckedRows,
+  allowDuplicates: boolean,
+) {
   const problems = new ProblemList();
   const digests = new RowDigests(operation, maxRows(spool));
   let keySuffixes: string[] | undefined = [];
@@ -199,18 +250,43 @@ async function firstReading(spool: Spool, operation: BatchOperation, format: Bat
     if (earlier === 0) continue;
     counts.duplicates++;
     if (!allowDuplicates) {
-      problems.add({ row: rec.row, line: rec.line, errors: { row: [`the same request as row ${earlier}: sent twice, it would charge twice. Remove one, or pass --allow-duplicates if both are meant.`] } });
+      problems.add({
+        row: rec.row,
+        line: rec.line,
+        errors: {
+          row: [
+            `the same request as row ${earlier}: sent twice, it would charge twice. Remove one, or pass --allow-duplicates if both are meant.`,
+          ],
+        },
+      });
     }
   }
   // input cut short (a pipe's last row without its line end): that row may be a part of what was meant
-  if (spool.cut) problems.add(last ? { row: last.row, line: last.line, errors: { row: [cutShortMessage(spool.cut)] } } : { row: 0, line: 1, errors: { file: [cutShortMessage(spool.cut)] } });
-  const found: FirstReading = { ...counts, problems: problems.shown, problemRows: problems.rows, fileProblem: problems.file };
+  if (spool.cut)
+    problems.add(
+      last
+        ? { row: last.row, line: last.line, errors: { row: [cutShortMessage(spool.cut)] } }
+        : { row: 0, line: 1, errors: { file: [cutShortMessage(spool.cut)] } },
+    );
+  const found: FirstReading = {
+    ...counts,
+    problems: problems.shown,
+    problemRows: problems.rows,
+    fileProblem: problems.file,
+  };
   return { found, prefixHash: hash.digest('hex').slice(0, 16), digests, keySuffixes };
 }
 
 /** The rows as the first reading checked them, in file order, with their keys (the plan had no problem); read again at each call. */
 export function* checkedRows(plan: BatchPlan): Generator<BatchRow> {
-  for (const { row, line, keySuffix: suffix, call } of plan.checked.rows()) yield { row, line, idempotencyKey: rowKey(plan.keyPrefix, suffix), legacyKey: legacyKey(plan.legacyPrefix, row), call };
+  for (const { row, line, keySuffix: suffix, call } of plan.checked.rows())
+    yield {
+      row,
+      line,
+      idempotencyKey: rowKey(plan.keyPrefix, suffix),
+      legacyKey: legacyKey(plan.legacyPrefix, row),
+      call,
+    };
 }
 
 /** The second reading: the rows to send (checkedRows), the checked rows' file closed after. */
@@ -223,7 +299,11 @@ export async function* planRows(plan: BatchPlan): AsyncGenerator<BatchRow> {
 }
 
 /** A whole (small) batch in memory: its plan and its rows (tests, and the in-process runner). */
-export async function loadBatch(operation: BatchOperation, bytes: Buffer, opts: PlanOptions & { name?: string } = {}): Promise<BatchPlan & { rows: BatchRow[] }> {
+export async function loadBatch(
+  operation: BatchOperation,
+  bytes: Buffer,
+  opts: PlanOptions & { name?: string } = {},
+): Promise<BatchPlan & { rows: BatchRow[] }> {
   const spool = await spoolBytes(bytes, opts.name);
   try {
     const plan = await planBatch(spool, operation, opts);

@@ -30,11 +30,23 @@ export async function spoolFormat(spool: Spool): Promise<BatchFormat> {
 export type ReadItem = { record: RawRecord } | { problem: RowProblem };
 
 const tooLong = (line: number): ReadItem => ({
-  problem: { row: 0, line, errors: { file: [`a record longer than ${MAX_RECORD_CHARS / 1024 / 1024} MiB starts here (an unclosed quote?): the rest of the file was not read.`] } },
+  problem: {
+    row: 0,
+    line,
+    errors: {
+      file: [
+        `a record longer than ${MAX_RECORD_CHARS / 1024 / 1024} MiB starts here (an unclosed quote?): the rest of the file was not read.`,
+      ],
+    },
+  },
 });
 
 /** The records of the file, in order. A problem of the whole file ends the reading. */
-export async function* readRecords(spool: Spool, operation: BatchOperation, format: BatchFormat): AsyncGenerator<ReadItem> {
+export async function* readRecords(
+  spool: Spool,
+  operation: BatchOperation,
+  format: BatchFormat,
+): AsyncGenerator<ReadItem> {
   yield* format === 'ndjson' ? ndjsonRecords(spool, operation) : csvRecords(spool, operation);
 }
 
@@ -73,10 +85,17 @@ function headerErrors(operation: BatchOperation, rec: CsvRecord, header: string[
   for (const h of header) {
     const target = Object.hasOwn(names, h) ? names[h] : undefined;
     if (!target) errors.push(`"${h}" is not a column of this batch (expected ${expected(operation)}).`);
-    else if (seen.has(target)) errors.push(seen.get(target) === h ? `the column "${h}" is named twice: which one is meant cannot be known; name it once.` : `"${h}" and "${seen.get(target)}" name the same column.`);
+    else if (seen.has(target))
+      errors.push(
+        seen.get(target) === h
+          ? `the column "${h}" is named twice: which one is meant cannot be known; name it once.`
+          : `"${h}" and "${seen.get(target)}" name the same column.`,
+      );
     else seen.set(target, h);
   }
-  for (const need of REQUIRED[operation]) if (![...seen.keys()].includes(need)) errors.push(`no ${need} column (the first line must name the columns: ${expected(operation)}).`);
+  for (const need of REQUIRED[operation])
+    if (![...seen.keys()].includes(need))
+      errors.push(`no ${need} column (the first line must name the columns: ${expected(operation)}).`);
   return errors;
 }
 
@@ -94,7 +113,14 @@ async function* csvRecords(spool: Spool, operation: BatchOperation): AsyncGenera
     }
     row++;
     if (rec.error) return { record: { row, line: rec.line, error: rec.error } };
-    if (rec.cells.length > header.names.length) return { record: { row, line: rec.line, error: `${rec.cells.length} fields, but the header on line ${header.line} names ${header.names.length} columns.` } };
+    if (rec.cells.length > header.names.length)
+      return {
+        record: {
+          row,
+          line: rec.line,
+          error: `${rec.cells.length} fields, but the header on line ${header.line} names ${header.names.length} columns.`,
+        },
+      };
     const fields: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
     header.names.forEach((h, k) => {
       const v = rec.cells[k];
@@ -115,5 +141,12 @@ async function* csvRecords(spool: Spool, operation: BatchOperation): AsyncGenera
     const it = item(rec);
     if (it) yield it;
   }
-  if (!header) yield { problem: { row: 0, line: 1, errors: { header: [`the file is empty (a CSV batch starts with a header line: ${expected(operation)}).`] } } };
+  if (!header)
+    yield {
+      problem: {
+        row: 0,
+        line: 1,
+        errors: { header: [`the file is empty (a CSV batch starts with a header line: ${expected(operation)}).`] },
+      },
+    };
 }

@@ -59,7 +59,8 @@ async function rowsToSend(plan: BatchPlan, known: JournalAnswers['answers']) {
 }
 
 const succeeded = (e: JournalEntry): boolean =>
-  e.outcome === 'resolved' && (e.resolution ? e.resolution.outcome === 'succeeded' : e.status !== null && e.status >= 200 && e.status < 300);
+  e.outcome === 'resolved' &&
+  (e.resolution ? e.resolution.outcome === 'succeeded' : e.status !== null && e.status >= 200 && e.status < 300);
 
 /** The hour segments that can hold an operation sent since `sinceMs` (segments/<day>/<HH>.ndjson). */
 function recentSegments(journal: Journal, sinceMs: number): string[] {
@@ -75,7 +76,13 @@ function recentSegments(journal: Journal, sinceMs: number): string[] {
  * account (the key id, or one the profile held before). Reads only when a row would be sent
  * under a key the journal does not hold, and then only the last day's segments.
  */
-export async function findRepeats(plan: BatchPlan, journal: Journal, credentials: Pick<Credentials, 'keyId' | 'formerKeyIds'>, known: JournalAnswers, nowMs: number): Promise<Repeats> {
+export async function findRepeats(
+  plan: BatchPlan,
+  journal: Journal,
+  credentials: Pick<Credentials, 'keyId' | 'formerKeyIds'>,
+  known: JournalAnswers,
+  nowMs: number,
+): Promise<Repeats> {
   const found: Repeats = { shown: [], rows: 0 };
   const sinceMs = nowMs - REPEAT_WINDOW_MS;
   if (known.allKnown) return found;
@@ -92,7 +99,8 @@ export async function findRepeats(plan: BatchPlan, journal: Journal, credentials
   const flagged = new Uint8Array(plan.total + 1);
   for (const file of segments) {
     for (const e of journal.segmentEntries(file).entries) {
-      if (!succeeded(e) || !account.has(e.key_id ?? '') || Date.parse(e.time) < sinceMs || own(e.idempotency_key)) continue;
+      if (!succeeded(e) || !account.has(e.key_id ?? '') || Date.parse(e.time) < sinceMs || own(e.idempotency_key))
+        continue;
       const row = candidates.firstRowOf(entryRequest(e));
       if (row === 0 || flagged[row] === 1) continue;
       flagged[row] = 1;

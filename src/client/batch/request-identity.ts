@@ -15,10 +15,12 @@ const routeTail = (path: string): string => {
   return at >= 0 ? path.slice(at) : path;
 };
 
-export const requestText = (method: string, path: string, bodySha256: string): string => `${method} ${routeTail(path)}\n${bodySha256}`;
+export const requestText = (method: string, path: string, bodySha256: string): string =>
+  `${method} ${routeTail(path)}\n${bodySha256}`;
 
 /** A journaled send's request text. */
-export const entryRequest = (e: Pick<JournalEntry, 'method' | 'path' | 'body_sha256'>): string => requestText(e.method, e.path, e.body_sha256);
+export const entryRequest = (e: Pick<JournalEntry, 'method' | 'path' | 'body_sha256'>): string =>
+  requestText(e.method, e.path, e.body_sha256);
 
 /** The SHA-256 (hex) of a request text: what a legacy key's slot holds instead of the body's. */
 export const requestSha = (text: string): string => createHash('sha256').update(text).digest('hex');
@@ -27,5 +29,10 @@ export const requestSha = (text: string): string => createHash('sha256').update(
 export async function rowRequests(operation: BatchOperation): Promise<(row: Pick<BatchRow, 'call'>) => string> {
   const route = routeOf(operation);
   const order = await bodyFieldOrder(route.operation);
-  return (row) => requestText(route.method, operationPath(route, row.call.params), hash('sha256', serializeDeterministic(row.call.json, order), 'hex'));
+  return (row) =>
+    requestText(
+      route.method,
+      operationPath(route, row.call.params),
+      hash('sha256', serializeDeterministic(row.call.json, order), 'hex'),
+    );
 }

@@ -57,7 +57,10 @@ export class RerunIndex {
   }
 
   /** The pass: reads each key bucket the batch's keys can be in, once (in two threads when there are many). */
-  static async build(journal: Journal, opts: RerunBatch & { target: RerunTarget; nowMs: number; threads?: PassThreads }): Promise<RerunIndex> {
+  static async build(
+    journal: Journal,
+    opts: RerunBatch & { target: RerunTarget; nowMs: number; threads?: PassThreads },
+  ): Promise<RerunIndex> {
     const dir = journal.readyForPass();
     const existing = journal.keyBuckets();
     if (existing.length === 0 || opts.total === 0) return RerunIndex.empty();
@@ -66,10 +69,26 @@ export class RerunIndex {
       const slots = SlotFile.create(opts.total);
       const legacy = SlotFile.create(opts.total);
       const { keyPrefix, legacyPrefix, total, digests, target, nowMs } = opts;
-      return { slots, legacy, job: { dir, buckets, next: bucketCounter(), keyPrefix, legacyPrefix, total, digests, legacy: legacy.share(), target, nowMs } };
+      return {
+        slots,
+        legacy,
+        job: {
+          dir,
+          buckets,
+          next: bucketCounter(),
+          keyPrefix,
+          legacyPrefix,
+          total,
+          digests,
+          legacy: legacy.share(),
+          target,
+          nowMs,
+        },
+      };
     };
     const first = made();
-    const two = opts.threads === undefined ? availableParallelism() > 1 && worthAThread(dir, buckets) : opts.threads === 2;
+    const two =
+      opts.threads === undefined ? availableParallelism() > 1 && worthAThread(dir, buckets) : opts.threads === 2;
     const helper = two ? startPassWorker(first.job, first.slots) : undefined;
     let workerFailed: string;
     try {
@@ -133,7 +152,8 @@ const NONE: Slot = { kind: 'none' };
 
 function slotsOf(file: SlotFile | undefined, nowMs: number): (row: number, key: string) => Slot {
   if (file === undefined) return () => NONE;
-  return (row, key) => decodeSlot(file.region(Math.floor((row - 1) / REGION_ROWS)), ((row - 1) % REGION_ROWS) * SLOT_BYTES, key, nowMs);
+  return (row, key) =>
+    decodeSlot(file.region(Math.floor((row - 1) / REGION_ROWS)), ((row - 1) % REGION_ROWS) * SLOT_BYTES, key, nowMs);
 }
 
 /**
@@ -142,27 +162,39 @@ function slotsOf(file: SlotFile | undefined, nowMs: number): (row: number, key: 
  */
 function passWorkerUrl(): URL {
   const here = import.meta.url;
-  return here.endsWith('.ts') ? new URL('../../../dist/client/batch/rerun-pass-worker.js', here) : new URL('./rerun-pass-worker.js', here);
+  return here.endsWith('.ts')
+    ? new URL('../../../dist/client/batch/rerun-pass-worker.js', here)
+    : new URL('./rerun-pass-worker.js', here);
 }
 
 /**
  * Runs `job` in a worker thread writing to `slots` (undefined when no worker can start).
  * `done`: true once the worker's slots are written (it writes nothing after), else why it failed, once it stopped.
  */
-function startPassWorker(job: PassJob, slots: SlotFile): { done: Promise<true | string>; stop: () => Promise<unknown> } | undefined {
+function startPassWorker(
+  job: PassJob,
+  slots: SlotFile,
+): { done: Promise<true | string>; stop: () => Promise<unknown> } | undefined {
   let worker: Worker;
   try {
     // execArgv: [] so that flags meant for the main program do not reach it. A young generation
     // of 4 MiB, not V8's default of up to 32: the worker's records live one bucket long, and the
     // default added some 25 MiB to a million-row rerun's peak (taking it past 150 MiB)
-    worker = new Worker(passWorkerUrl(), { workerData: { job, share: slots.share() }, execArgv: [], resourceLimits: { maxYoungGenerationSizeMb: 4 } });
+    worker = new Worker(passWorkerUrl(), {
+      workerData: { job, share: slots.share() },
+      execArgv: [],
+      resourceLimits: { maxYoungGenerationSizeMb: 4 },
+    });
   } catch {
     return undefined;
   }
   const done = new Promise<true | string>((resolve) => {
     let why = 'it stopped before the end';
     worker.once('message', (m) => resolve(m === 'done' || 'it sent an unexpected message')); // posted once every slot it found is written
-    worker.once('error', (err) => void (why = (err instanceof Error ? err.message : String(err)).split('\n')[0]!.slice(0, 200))); // the exit that follows ends it
+    worker.once(
+      'error',
+      (err) => void (why = (err instanceof Error ? err.message : String(err)).split('\n')[0]!.slice(0, 200)),
+    ); // the exit that follows ends it
     worker.once('exit', (code) => resolve(`${why} (exit ${code})`)); // no effect once resolved
   });
   return { done, stop: () => worker.terminate() };
@@ -190,6 +222,7 @@ function bucketsOf(batch: RerunBatch, existing: readonly string[]): string[] {
     if (needed.size >= BUCKETS) break;
     needed.add(keyBucketName(rowKey(batch.keyPrefix, suffix)));
   }
-  for (let row = 1; row <= batch.total && needed.size < BUCKETS; row++) needed.add(keyBucketName(legacyKey(batch.legacyPrefix, row)));
+  for (let row = 1; row <= batch.total && needed.size < BUCKETS; row++)
+    needed.add(keyBucketName(legacyKey(batch.legacyPrefix, row)));
   return existing.filter((b) => needed.has(b));
 }

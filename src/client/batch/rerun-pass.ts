@@ -51,7 +51,21 @@ export function slotValue(sends: readonly JournalEntry[], key: string, target: R
   if (!request) return 'none';
   const { method, path, body_sha256: bodySha256 } = request;
   // a literal, not `{ ...target, ... }`: V8 (Node 20) builds a spread followed by more fields some 50 times slower
-  const verdict = sendVerdict(sends, { baseUrl: target.baseUrl, mode: target.mode, keyId: target.keyId, formerKeyIds: target.formerKeyIds, idempotencyKey: key, method, path, bodySha256, batch: true }, nowMs);
+  const verdict = sendVerdict(
+    sends,
+    {
+      baseUrl: target.baseUrl,
+      mode: target.mode,
+      keyId: target.keyId,
+      formerKeyIds: target.formerKeyIds,
+      idempotencyKey: key,
+      method,
+      path,
+      bodySha256,
+      batch: true,
+    },
+    nowMs,
+  );
   return verdict.send ? 'none' : 'report' in verdict ? { report: verdict.report, bodySha256 } : 'ask';
 }
 
@@ -61,7 +75,12 @@ export function slotValue(sends: readonly JournalEntry[], key: string, target: R
  * for may ask something else; a key with sends the rules would send again is `ask` (the row reads
  * its history and replays that key: never a new key while its outcome is unknown).
  */
-export function legacySlotValue(sends: readonly JournalEntry[], key: string, target: RerunTarget, nowMs: number): SlotValue {
+export function legacySlotValue(
+  sends: readonly JournalEntry[],
+  key: string,
+  target: RerunTarget,
+  nowMs: number,
+): SlotValue {
   if (sends.length === 0) return 'none';
   const asRequests = sends.map((e) => ({ ...e, body_sha256: requestSha(entryRequest(e)) }));
   const value = slotValue(asRequests, key, target, nowMs);
@@ -72,14 +91,22 @@ export function legacySlotValue(sends: readonly JournalEntry[], key: string, tar
 export function rowOfKey(keyPrefix: string, total: number): (key: string) => number {
   const dash = keyPrefix.length + 1;
   return (key) => {
-    if (key.length <= dash || key[dash - 1] !== '-' || !key.startsWith(keyPrefix) || !/^[1-9]\d*$/.test(key.slice(dash))) return 0;
+    if (
+      key.length <= dash ||
+      key[dash - 1] !== '-' ||
+      !key.startsWith(keyPrefix) ||
+      !/^[1-9]\d*$/.test(key.slice(dash))
+    )
+      return 0;
     const row = Number(key.slice(dash));
     return row <= total ? row : 0;
   };
 }
 
 /** The row of a key of the batch: positive for its own key, negative for its legacy key, 0 for another key. */
-export function rowOfAnyKey(job: Pick<PassJob, 'keyPrefix' | 'legacyPrefix' | 'total' | 'digests'>): (key: string) => number {
+export function rowOfAnyKey(
+  job: Pick<PassJob, 'keyPrefix' | 'legacyPrefix' | 'total' | 'digests'>,
+): (key: string) => number {
   const own = rowOfRowKey(job.keyPrefix, new DigestLookup(job.digests));
   const legacy = rowOfKey(job.legacyPrefix, job.total);
   return (key) => {
@@ -97,7 +124,13 @@ export const bucketCounter = (): SharedArrayBuffer => new SharedArrayBuffer(4);
  * says why) or a key or id written with an escape (the ordinary way reads it exactly). A key's
  * records are parsed only for its verdict, so few are alive at once (src/client/journal-store/key-spans.ts).
  */
-function bucketVerdicts(bytes: Buffer, job: PassJob, rowOf: (key: string) => number, scratch: Buffer, legacy: boolean[]): { scratch: Buffer; count: number } | undefined {
+function bucketVerdicts(
+  bytes: Buffer,
+  job: PassJob,
+  rowOf: (key: string) => number,
+  scratch: Buffer,
+  legacy: boolean[],
+): { scratch: Buffer; count: number } | undefined {
   const spans = wantedSpans(bytes, (key) => rowOf(key) !== 0);
   if (typeof spans === 'string') return undefined;
   let count = 0;
@@ -105,7 +138,10 @@ function bucketVerdicts(bytes: Buffer, job: PassJob, rowOf: (key: string) => num
     const records = recordsAt(bytes, at, key);
     if (typeof records === 'string') return undefined;
     const row = rowOf(key);
-    const value = row > 0 ? slotValue(entriesOf(records), key, job.target, job.nowMs) : legacySlotValue(entriesOf(records), key, job.target, job.nowMs);
+    const value =
+      row > 0
+        ? slotValue(entriesOf(records), key, job.target, job.nowMs)
+        : legacySlotValue(entriesOf(records), key, job.target, job.nowMs);
     if (value === 'none') continue;
     if ((count + 1) * SLOT_BYTES > scratch.length) scratch = Buffer.concat([scratch, Buffer.alloc(scratch.length)]);
     encodeSlot(scratch, count * SLOT_BYTES, value, Math.abs(row));
@@ -134,7 +170,9 @@ export function passOver(job: PassJob, slots: SlotFile): void {
     scratch = found.scratch;
     for (let k = 0; k < found.count; k++) {
       const from = k * SLOT_BYTES;
-      (legacy[k] ? legacySlots : slots).put(slotRow(scratch, from), (buf, at) => scratch.copy(buf, at, from, from + SLOT_BYTES));
+      (legacy[k] ? legacySlots : slots).put(slotRow(scratch, from), (buf, at) =>
+        scratch.copy(buf, at, from, from + SLOT_BYTES),
+      );
     }
   }
   slots.finish();

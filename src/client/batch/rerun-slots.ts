@@ -10,7 +10,10 @@ export const SLOT_BYTES = 128;
 
 /** `none`: nothing the rules act on (send it the ordinary way); `ask`: read the key's history for this row. */
 /** `bodySha256Prefix`: the first hex digits of the SHA-256 of the body the answer is valid for. */
-export type Slot = { kind: 'none' } | { kind: 'ask' } | { kind: 'answer'; report: JournalReport; bodySha256Prefix: string };
+export type Slot =
+  | { kind: 'none' }
+  | { kind: 'ask' }
+  | { kind: 'answer'; report: JournalReport; bodySha256Prefix: string };
 
 /** What the pass decided for a key: its report, valid for rows whose body has this SHA-256 (hex). */
 export type SlotValue = 'none' | 'ask' | { report: JournalReport; bodySha256: string };
@@ -23,7 +26,21 @@ const HASH_BYTES = 16;
 const NO_STATUS = 0xffff;
 const ABSENT = 0xff;
 // offsets in a slot
-const AT = { kind: 0, outcome: 1, why: 2, recordedBy: 3, status: 4, flags: 6, balance: 8, firstSent: 16, hash: 24, id: 40, code: 73, journalId: 102, row: 124 } as const;
+const AT = {
+  kind: 0,
+  outcome: 1,
+  why: 2,
+  recordedBy: 3,
+  status: 4,
+  flags: 6,
+  balance: 8,
+  firstSent: 16,
+  hash: 24,
+  id: 40,
+  code: 73,
+  journalId: 102,
+  row: 124,
+} as const;
 const ID_MAX = 32;
 const CODE_MAX = 28;
 const JOURNAL_ID_MAX = AT.row - AT.journalId - 1;
@@ -103,7 +120,32 @@ export function decodeSlot(buf: Buffer, at: number, idempotencyKey: string, nowM
   // the key order of money-rules' report(), as two literals (a conditional spread is many times slower)
   const report: JournalReport =
     buf[at + AT.flags] === 1
-      ? { from_journal: true, outcome, id, balance_minor: buf.readDoubleLE(at + AT.balance), status: st, code, idempotency_key: idempotencyKey, journal_id, first_sent_at, why, recorded_by, note: null }
-      : { from_journal: true, outcome, id, status: st, code, idempotency_key: idempotencyKey, journal_id, first_sent_at, why, recorded_by, note: null };
+      ? {
+          from_journal: true,
+          outcome,
+          id,
+          balance_minor: buf.readDoubleLE(at + AT.balance),
+          status: st,
+          code,
+          idempotency_key: idempotencyKey,
+          journal_id,
+          first_sent_at,
+          why,
+          recorded_by,
+          note: null,
+        }
+      : {
+          from_journal: true,
+          outcome,
+          id,
+          status: st,
+          code,
+          idempotency_key: idempotencyKey,
+          journal_id,
+          first_sent_at,
+          why,
+          recorded_by,
+          note: null,
+        };
   return { kind: 'answer', report, bodySha256Prefix: buf.toString('hex', at + AT.hash, at + AT.hash + HASH_BYTES) };
 }

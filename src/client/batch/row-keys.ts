@@ -30,7 +30,13 @@ const COUNT = /^[1-9]\d{0,9}$/;
 export function rowOfRowKey(prefix: string, digests: DigestLookup): (key: string) => number {
   const start = prefix.length + 1;
   return (key) => {
-    if (key.length < start + 18 || key.charCodeAt(start - 1) !== 45 || key.charCodeAt(start + 16) !== 45 || !key.startsWith(prefix)) return 0;
+    if (
+      key.length < start + 18 ||
+      key.charCodeAt(start - 1) !== 45 ||
+      key.charCodeAt(start + 16) !== 45 ||
+      !key.startsWith(prefix)
+    )
+      return 0;
     const hex = key.slice(start, start + 16);
     const n = key.slice(start + 17);
     if (!HEX16.test(hex) || !COUNT.test(n)) return 0;

@@ -8,7 +8,18 @@ import { kycRefusedCustomer, readKycHint, withKycHint } from '../kyc-hint.js';
 import { callOperation } from '../operations.js';
 import { BatchLimiter } from './limiter.js';
 import { RowLedger, resultOf, type RowAnswer } from './ledger.js';
-import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY, MAX_RATE_LIMITED_ROUNDS, type BatchClientHooks, type BatchCounts, type BatchInterruption, type BatchPlan, type BatchRow, type BatchSummary, type RowResult } from './types.js';
+import {
+  DEFAULT_CONCURRENCY,
+  MAX_CONCURRENCY,
+  MAX_RATE_LIMITED_ROUNDS,
+  type BatchClientHooks,
+  type BatchCounts,
+  type BatchInterruption,
+  type BatchPlan,
+  type BatchRow,
+  type BatchSummary,
+  type RowResult,
+} from './types.js';
 
 export interface RunBatchOptions {
   concurrency?: number;
@@ -37,7 +48,11 @@ export interface RunBatchOptions {
 const defaultSleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** One answer hook for every row: each answer tells the limiter what budget is left; a Retry-After pauses every row. */
-function answerHook(limiter: BatchLimiter, now: () => number, onPause?: RunBatchOptions['onPause']): BatchClientHooks['onAnswer'] {
+function answerHook(
+  limiter: BatchLimiter,
+  now: () => number,
+  onPause?: RunBatchOptions['onPause'],
+): BatchClientHooks['onAnswer'] {
   return (status, headers) => {
     limiter.answered(status);
     const limit = header(headers, 'x-ratelimit-limit');
@@ -85,7 +100,10 @@ export const JOURNAL_CHUNK = 256;
 export type KnownAnswer = { res: RowAnswer } | { err: unknown };
 
 /** The rows in chunks; each chunk is asked of the journal first, and the rows it resolved come with their answer. */
-async function* feed(rows: BatchSource['rows'], known: RunBatchOptions['fromJournal']): AsyncGenerator<{ row: BatchRow; known?: KnownAnswer }> {
+async function* feed(
+  rows: BatchSource['rows'],
+  known: RunBatchOptions['fromJournal'],
+): AsyncGenerator<{ row: BatchRow; known?: KnownAnswer }> {
   let chunk: BatchRow[] = [];
   const flush = async function* (): AsyncGenerator<{ row: BatchRow; known?: KnownAnswer }> {
     const answers = known ? await known(chunk) : [];
@@ -127,7 +145,14 @@ export async function runBatch(plan: BatchSource, opts: RunBatchOptions): Promis
       if (next.done || ledger.stopped) return;
       const { row, known } = next.value;
       const index = ledger.take(row);
-      ledger.finish(index, known ? ('res' in known ? resultOf(row, known.res) : resultOf(row, undefined, known.err)) : await send(row, index));
+      ledger.finish(
+        index,
+        known
+          ? 'res' in known
+            ? resultOf(row, known.res)
+            : resultOf(row, undefined, known.err)
+          : await send(row, index),
+      );
     }
   };
   opts.onStart?.({ interrupt: () => ledger.interrupt() });
@@ -136,7 +161,12 @@ export async function runBatch(plan: BatchSource, opts: RunBatchOptions): Promis
 }
 
 /** Sends one row through the limiter (a 429 goes round again with the same key, after the pause). */
-function rowSender(operation: BatchPlan['operation'], limiter: BatchLimiter, ledger: RowLedger, opts: RunBatchOptions & { now: () => number; sleep: (ms: number) => Promise<void> }): (row: BatchRow, index: number) => Promise<RowResult> {
+function rowSender(
+  operation: BatchPlan['operation'],
+  limiter: BatchLimiter,
+  ledger: RowLedger,
+  opts: RunBatchOptions & { now: () => number; sleep: (ms: number) => Promise<void> },
+): (row: BatchRow, index: number) => Promise<RowResult> {
   const { now, sleep } = opts;
   const onAnswer = answerHook(limiter, now, opts.onPause);
   const explain = kycExplainer(limiter);
@@ -166,7 +196,10 @@ function rowSender(operation: BatchPlan['operation'], limiter: BatchLimiter, led
       } finally {
         limiter.settled();
       }
-      const result = failure === undefined ? resultOf(row, res) : resultOf(row, res, client ? await explain(client, row, failure) : failure);
+      const result =
+        failure === undefined
+          ? resultOf(row, res)
+          : resultOf(row, res, client ? await explain(client, row, failure) : failure);
       // a 429 means nothing was processed: once the pause is over, the same key goes again
       if (result.kind === 'rate_limited' && round < MAX_RATE_LIMITED_ROUNDS) continue;
       return result;

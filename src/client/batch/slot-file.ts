@@ -73,7 +73,8 @@ export class SlotFile {
     const first = Atomics.add(this.filled, region, count);
     if (first + count > REGION_ROWS) throw new Error('a batch slot region overflowed'); // a row found twice: a bug
     const at = (region * REGION_ROWS + first) * SLOT_BYTES;
-    for (let done = 0; done < count * SLOT_BYTES; ) done += writeSync(this.fd, buf, done, count * SLOT_BYTES - done, at + done);
+    for (let done = 0; done < count * SLOT_BYTES; )
+      done += writeSync(this.fd, buf, done, count * SLOT_BYTES - done, at + done);
     buf.writeUInt32LE(0, FLUSH_SLOTS * SLOT_BYTES);
   }
 
@@ -89,7 +90,8 @@ export class SlotFile {
       got += n;
     }
     this.slots.fill(0);
-    for (let at = 0; at < bytes; at += SLOT_BYTES) this.raw.copy(this.slots, ((slotRow(this.raw, at) - 1) % REGION_ROWS) * SLOT_BYTES, at, at + SLOT_BYTES);
+    for (let at = 0; at < bytes; at += SLOT_BYTES)
+      this.raw.copy(this.slots, ((slotRow(this.raw, at) - 1) % REGION_ROWS) * SLOT_BYTES, at, at + SLOT_BYTES);
     this.loaded = region;
     return this.slots;
   }

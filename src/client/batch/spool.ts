@@ -2,7 +2,18 @@
 // sent as src/client/batch/checked-rows.ts kept them): a file edited while the batch runs, or rows
 // on stdin, are sent exactly as they were checked. The copy is unlinked as soon as it is open (POSIX), so nothing is left behind, even
 // after a SIGKILL; it is read in chunks, never whole.
-import { closeSync, copyFileSync, createReadStream, createWriteStream, fstatSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  copyFileSync,
+  createReadStream,
+  createWriteStream,
+  fstatSync,
+  mkdtempSync,
+  openSync,
+  readSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
@@ -31,7 +42,13 @@ const SHOWN_BYTES = 64;
 /** Bytes shown on a terminal as they are only when printable ASCII; every other byte as \xNN (a quote and a backslash escaped too). */
 export function escapeBytes(bytes: Buffer): string {
   let out = '';
-  for (const b of bytes) out += b === 0x22 || b === 0x5c ? `\\${String.fromCharCode(b)}` : b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : `\\x${b.toString(16).padStart(2, '0')}`;
+  for (const b of bytes)
+    out +=
+      b === 0x22 || b === 0x5c
+        ? `\\${String.fromCharCode(b)}`
+        : b >= 0x20 && b < 0x7f
+          ? String.fromCharCode(b)
+          : `\\x${b.toString(16).padStart(2, '0')}`;
   return out;
 }
 
@@ -55,7 +72,8 @@ class LastLine extends Transform {
       this.head = Buffer.from(chunk.subarray(nl + 1, nl + 1 + SHOWN_BYTES));
       this.length = chunk.length - nl - 1;
     } else {
-      if (this.head.length < SHOWN_BYTES) this.head = Buffer.concat([this.head, chunk.subarray(0, SHOWN_BYTES - this.head.length)]);
+      if (this.head.length < SHOWN_BYTES)
+        this.head = Buffer.concat([this.head, chunk.subarray(0, SHOWN_BYTES - this.head.length)]);
       this.length += chunk.length;
     }
     done(null, chunk);
@@ -85,7 +103,10 @@ const CHUNK_BYTES = 1 << 14;
 
 function cannotRead(file: string, err: unknown): Error {
   const code = (err as NodeJS.ErrnoException).code;
-  return usageError(`cannot read the batch file ${file}: ${code === 'ENOENT' ? 'no such file' : (code ?? (err as Error).message)}.`, 'Check the path (or pass - to read the rows from stdin).');
+  return usageError(
+    `cannot read the batch file ${file}: ${code === 'ENOENT' ? 'no such file' : (code ?? (err as Error).message)}.`,
+    'Check the path (or pass - to read the rows from stdin).',
+  );
 }
 
 /**
@@ -140,7 +161,10 @@ function streamed(file: string): boolean {
   }
   if (st.isFile()) return false;
   if (st.isFIFO()) return true;
-  throw usageError(`the batch file ${file} is not a regular file or a pipe.`, 'Pass a CSV or NDJSON file, or - to read the rows from stdin.');
+  throw usageError(
+    `the batch file ${file} is not a regular file or a pipe.`,
+    'Pass a CSV or NDJSON file, or - to read the rows from stdin.',
+  );
 }
 
 /** Bytes already in memory as a spool (tests, and small batches built in-process): complete, as a regular file is. */

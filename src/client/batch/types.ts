@@ -145,4 +145,3 @@ export interface BatchInterruption {
   notSent: number[];
   notSentCount: number;
 }
-

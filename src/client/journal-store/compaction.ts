@@ -66,12 +66,20 @@ function dueDays(root: string, cutoffMs: number, through: string | undefined): s
   const dir = join(root, 'segments');
   if (!existsSync(dir)) return [];
   return readdirSync(dir)
-    .filter((d) => /^\d{4}-\d\d-\d\d$/.test(d) && Date.parse(`${d}T00:00:00Z`) + DAY_MS <= cutoffMs && (through === undefined || d > through))
+    .filter(
+      (d) =>
+        /^\d{4}-\d\d-\d\d$/.test(d) &&
+        Date.parse(`${d}T00:00:00Z`) + DAY_MS <= cutoffMs &&
+        (through === undefined || d > through),
+    )
     .sort();
 }
 
 /** The text with every record of the given ops replaced by its compact record (once, where its first record was); undefined when a line is damaged. */
-function compactText(text: string, compacts: ReadonlyMap<string, JournalCompact>): { text: string; changed: boolean } | undefined {
+function compactText(
+  text: string,
+  compacts: ReadonlyMap<string, JournalCompact>,
+): { text: string; changed: boolean } | undefined {
   const out: string[] = [];
   const written = new Set<string>();
   let changed = false;
@@ -106,10 +114,24 @@ class Compactor {
   private readonly journal: Journal;
   private readonly now: string;
 
-  constructor(private readonly root: string, retentionDays: number, nowMs: number) {
+  constructor(
+    private readonly root: string,
+    retentionDays: number,
+    nowMs: number,
+  ) {
     this.journal = new Journal(root, true);
     this.now = new Date(nowMs).toISOString();
-    this.report = { retention_days: retentionDays, cutoff: new Date(nowMs - retentionDays * DAY_MS).toISOString(), days: [], compacted: 0, kept_unknown: 0, files_rewritten: 0, bytes_before: 0, bytes_after: 0, damaged: [] };
+    this.report = {
+      retention_days: retentionDays,
+      cutoff: new Date(nowMs - retentionDays * DAY_MS).toISOString(),
+      days: [],
+      compacted: 0,
+      kept_unknown: 0,
+      files_rewritten: 0,
+      bytes_before: 0,
+      bytes_after: 0,
+      damaged: [],
+    };
   }
 
   /** One hour's segment: its resolved old ops compacted there, and queued for their key buckets. Returns false when it is damaged. */
@@ -183,19 +205,28 @@ export function compactJournal(root: string, opts: { retentionDays?: number; now
   const nowMs = opts.nowMs ?? Date.now();
   const compactor = new Compactor(root, retentionDays, nowMs);
   const report = compactor.report;
-  if (existsSync(join(root, '..', 'journal.importing'))) return { ...report, skipped: 'the old operations.ndjson is being taken over' };
+  if (existsSync(join(root, '..', 'journal.importing')))
+    return { ...report, skipped: 'the old operations.ndjson is being taken over' };
   if (!existsSync(root)) return report;
   const lock = tryLock(join(root, 'compaction.lock'));
   if (!lock) return { ...report, skipped: 'another cardctl process is compacting the journal' };
   try {
     const state = readCompactionState(root);
     // a day that has not yet aged past the cutoff cannot have been done (a damaged byte, a clock that ran ahead): then every day is looked at again
-    if (!(typeof state.compacted_through === 'string' && Date.parse(`${state.compacted_through}T00:00:00Z`) + DAY_MS <= Date.parse(report.cutoff))) delete state.compacted_through;
+    if (
+      !(
+        typeof state.compacted_through === 'string' &&
+        Date.parse(`${state.compacted_through}T00:00:00Z`) + DAY_MS <= Date.parse(report.cutoff)
+      )
+    )
+      delete state.compacted_through;
     let through = state.compacted_through;
     let sound = true;
     for (const day of dueDays(root, Date.parse(report.cutoff), state.compacted_through)) {
       const dir = join(root, 'segments', day);
-      for (const hour of readdirSync(dir).filter((h) => /^\d\d\.ndjson$/.test(h)).sort()) {
+      for (const hour of readdirSync(dir)
+        .filter((h) => /^\d\d\.ndjson$/.test(h))
+        .sort()) {
         lock.touch(); // worked on: see src/client/lock-owner.ts
         sound = compactor.segment(join(dir, hour)) && sound;
       }
@@ -204,11 +235,17 @@ export function compactJournal(root: string, opts: { retentionDays?: number; now
     }
     // the key buckets once for every day (each flush rewrites every bucket it touches)
     if (!compactor.flush()) through = state.compacted_through;
-    writeFileSync(statePath(root), JSON.stringify({ compacted_through: through, last_run: new Date(nowMs).toISOString() }) + '\n', { mode: 0o600 });
+    writeFileSync(
+      statePath(root),
+      JSON.stringify({ compacted_through: through, last_run: new Date(nowMs).toISOString() }) + '\n',
+      { mode: 0o600 },
+    );
     return report;
   } catch (err) {
     // a full disk: the file whose copy could not be written whole is as it was (files.ts), the days are done again next time
-    throw isStateFolderProblem(err) ? stateFolderError(err, join(root, '..'), 'compaction stopped; the file it was rewriting is as it was') : err;
+    throw isStateFolderProblem(err)
+      ? stateFolderError(err, join(root, '..'), 'compaction stopped; the file it was rewriting is as it was')
+      : err;
   } finally {
     lock.release();
   }

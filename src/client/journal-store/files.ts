@@ -4,7 +4,24 @@
 // A --batch appends durably without blocking the event loop (appendLinesDurably): the write is
 // done at once, the fdatasync in libuv's threadpool, and rows waiting on the same file meanwhile
 // share the next write and fdatasync (group commit).
-import { closeSync, constants, createReadStream, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeSync, type Stats } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  createReadStream,
+  fdatasync,
+  fdatasyncSync,
+  fstatSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+  type Stats,
+} from 'node:fs';
 import { dirname } from 'node:path';
 import { decodeText, encodeLine, type DamagedLine, type RawRecord } from './lines.js';
 
@@ -100,13 +117,18 @@ function writeWhole(fd: number, file: string, bytes: Buffer): void {
 
 /** A write that wrote nothing and said no error (seen as a full disk). */
 function shortWrite(file: string, done: number, length: number): NodeJS.ErrnoException {
-  return Object.assign(new Error(`write cut short after ${done} of ${length} bytes`), { code: 'ENOSPC', syscall: 'write', path: file });
+  return Object.assign(new Error(`write cut short after ${done} of ${length} bytes`), {
+    code: 'ENOSPC',
+    syscall: 'write',
+    path: file,
+  });
 }
 
 /** The error with the file's path and the call (Node's write errors name neither). */
 function withPath(err: unknown, file: string): unknown {
   const e = err as NodeJS.ErrnoException;
-  if (e && typeof e === 'object' && typeof e.code === 'string' && !e.path) Object.assign(e, { path: file, syscall: e.syscall ?? 'write' });
+  if (e && typeof e === 'object' && typeof e.code === 'string' && !e.path)
+    Object.assign(e, { path: file, syscall: e.syscall ?? 'write' });
   return err;
 }
 

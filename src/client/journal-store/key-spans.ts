@@ -92,7 +92,10 @@ export function recordsAt(buf: Buffer, spans: readonly number[], key: string): R
  * ids found per key. `damaged` when a line of the bucket fails its checksum. What it finds is a
  * candidate: its reader checks the parsed records (recordsOfIds) and else reads the bucket whole.
  */
-export function fewKeysLines(buf: Buffer, keys: Iterable<string>): Map<string, { lines: number[]; ids: Set<string> }> | 'damaged' {
+export function fewKeysLines(
+  buf: Buffer,
+  keys: Iterable<string>,
+): Map<string, { lines: number[]; ids: Set<string> }> | 'damaged' {
   const bounds = lineBounds(buf);
   if (!checksumsOk(buf, bounds)) return 'damaged';
   /** The line (its index in bounds, in pairs) holding the byte at `offset`. */
@@ -130,7 +133,11 @@ export function fewKeysLines(buf: Buffer, keys: Iterable<string>): Map<string, {
  * The records at `lines` (from fewKeysLines), parsed: `damaged` when one cannot be read,
  * `inexact` when an id was written with an escape or a record's own id is not one of `ids`.
  */
-export function recordsOfIds(buf: Buffer, lines: readonly number[], ids: ReadonlySet<string>): RawRecord[] | 'damaged' | 'inexact' {
+export function recordsOfIds(
+  buf: Buffer,
+  lines: readonly number[],
+  ids: ReadonlySet<string>,
+): RawRecord[] | 'damaged' | 'inexact' {
   for (const id of ids) if (id.includes('\\')) return 'inexact';
   const out: RawRecord[] = [];
   for (let i = 0; i < lines.length; i += 2) {
@@ -161,7 +168,9 @@ export function fewKeysRecords(bytes: Buffer, wanted: ReadonlySet<string>): Map<
     }
     const records = recordsOfIds(bytes, at, ids);
     if (typeof records === 'string') return undefined;
-    const opIds = new Set(records.filter((r) => (r.type === 'op' || r.type === 'compact') && r.idempotency_key === k).map((r) => r.id));
+    const opIds = new Set(
+      records.filter((r) => (r.type === 'op' || r.type === 'compact') && r.idempotency_key === k).map((r) => r.id),
+    );
     if (opIds.size !== ids.size) return undefined;
     out.set(k, records);
   }

@@ -13,7 +13,13 @@ export const ID_LINE_BYTES = 192;
 export const keyBucketName = (key: string): string => createHash('sha256').update(key).digest('hex').slice(0, 3);
 
 /** Two characters of the id after `op_`, lower case: an id prefix of two or more characters names one file. */
-export const idShard = (id: string): string => (id.slice(3, 5).toLowerCase().replace(/[^0-9a-z]/g, '_') + '__').slice(0, 2);
+export const idShard = (id: string): string =>
+  (
+    id
+      .slice(3, 5)
+      .toLowerCase()
+      .replace(/[^0-9a-z]/g, '_') + '__'
+  ).slice(0, 2);
 
 export const keyBucketFile = (root: string, bucket: string): string => `${root}${sep}keys${sep}${bucket}.ndjson`;
 export const idBucketFile = (root: string, shard: string): string => join(root, 'ids', `${shard}.ndjson`);
@@ -21,7 +27,8 @@ export const markerFile = (root: string, id: string): string => join(root, 'unre
 
 /** The hour's segment of a time (`2026-11-24T19:39:13.000Z` -> segments/2026-11-24/19.ndjson). */
 export function segmentFile(root: string, time: string): string {
-  const iso = time.length === 24 && time.endsWith('Z') && time[10] === 'T' ? time : new Date(Date.parse(time)).toISOString();
+  const iso =
+    time.length === 24 && time.endsWith('Z') && time[10] === 'T' ? time : new Date(Date.parse(time)).toISOString();
   return `${root}${sep}segments${sep}${iso.slice(0, 10)}${sep}${iso.slice(11, 13)}.ndjson`;
 }
 

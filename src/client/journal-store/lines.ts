@@ -6,7 +6,8 @@ import { createRequire } from 'node:module';
 
 /** node:zlib's crc32, loaded on first use: a command that reads or writes no journal line (every GET) does not load zlib at start-up */
 let zlibCrc32: typeof import('node:zlib').crc32 | undefined;
-const crc32 = (data: string | Uint8Array): number => (zlibCrc32 ??= (createRequire(import.meta.url)('node:zlib') as typeof import('node:zlib')).crc32)(data);
+const crc32 = (data: string | Uint8Array): number =>
+  (zlibCrc32 ??= (createRequire(import.meta.url)('node:zlib') as typeof import('node:zlib')).crc32)(data);
 
 export type RawRecord = Record<string, unknown> & { type: string; id: string };
 
@@ -28,7 +29,8 @@ export const encodeJson = (json: string): string => `${hex8(crc32(json))} ${json
 
 const isStr = (v: unknown): v is string => typeof v === 'string';
 const isStrOrNull = (v: unknown): boolean => v === null || v === undefined || typeof v === 'string';
-const isStatus = (v: unknown): boolean => v === null || v === undefined || (typeof v === 'number' && Number.isInteger(v));
+const isStatus = (v: unknown): boolean =>
+  v === null || v === undefined || (typeof v === 'number' && Number.isInteger(v));
 
 /** Why a parsed record cannot be used, or undefined when its shape is right. */
 export function shapeProblem(r: unknown): string | undefined {
@@ -40,12 +42,14 @@ export function shapeProblem(r: unknown): string | undefined {
     for (const f of ['mode', 'base_url', 'method', 'path', 'idempotency_key', 'body_b64', 'body_sha256', 'source']) {
       if (!isStr(o[f])) return `${o.id}: op without ${f}`;
     }
-    if (!isStrOrNull(o.query) || !isStrOrNull(o.profile) || !isStrOrNull(o.key_id)) return `${o.id}: op with a field of the wrong type`;
+    if (!isStrOrNull(o.query) || !isStrOrNull(o.profile) || !isStrOrNull(o.key_id))
+      return `${o.id}: op with a field of the wrong type`;
     return undefined;
   }
   if (o.type === 'outcome') {
     if (o.outcome !== 'resolved' && o.outcome !== 'unknown') return `${o.id}: outcome neither resolved nor unknown`;
-    if (!isStatus(o.status) || !isStrOrNull(o.code) || !isStrOrNull(o.resource_id)) return `${o.id}: outcome with a field of the wrong type`;
+    if (!isStatus(o.status) || !isStrOrNull(o.code) || !isStrOrNull(o.resource_id))
+      return `${o.id}: outcome with a field of the wrong type`;
     return undefined;
   }
   if (o.type === 'resolution') {
@@ -58,14 +62,34 @@ export function shapeProblem(r: unknown): string | undefined {
       if (!isStr(o[f])) return `${o.id}: compacted op without ${f}`;
     }
     if (o.outcome !== 'resolved') return `${o.id}: compacted op not resolved`;
-    if (o.not_processed !== undefined && o.not_processed !== true) return `${o.id}: compacted op with a field of the wrong type`;
-    if (o.balance_minor !== undefined && !Number.isSafeInteger(o.balance_minor)) return `${o.id}: compacted op with a balance of the wrong type`;
-    if (!isStatus(o.status) || !isStrOrNull(o.code) || !isStrOrNull(o.resource_id) || !isStrOrNull(o.key_id) || !isStrOrNull(o.resolved_by)) return `${o.id}: compacted op with a field of the wrong type`;
+    if (o.not_processed !== undefined && o.not_processed !== true)
+      return `${o.id}: compacted op with a field of the wrong type`;
+    if (o.balance_minor !== undefined && !Number.isSafeInteger(o.balance_minor))
+      return `${o.id}: compacted op with a balance of the wrong type`;
+    if (
+      !isStatus(o.status) ||
+      !isStrOrNull(o.code) ||
+      !isStrOrNull(o.resource_id) ||
+      !isStrOrNull(o.key_id) ||
+      !isStrOrNull(o.resolved_by)
+    )
+      return `${o.id}: compacted op with a field of the wrong type`;
     const res = o.resolution as Record<string, unknown> | undefined | null;
-    if (res !== undefined && res !== null && (typeof res !== 'object' || (res.outcome !== 'succeeded' && res.outcome !== 'failed') || !isStr(res.time) || !isStrOrNull(res.note))) return `${o.id}: compacted op with a resolution of the wrong shape`;
+    if (
+      res !== undefined &&
+      res !== null &&
+      (typeof res !== 'object' ||
+        (res.outcome !== 'succeeded' && res.outcome !== 'failed') ||
+        !isStr(res.time) ||
+        !isStrOrNull(res.note))
+    )
+      return `${o.id}: compacted op with a resolution of the wrong shape`;
     return undefined;
   }
-  if (o.type === 'id') return isStr(o.key_bucket) && /^[0-9a-f]{3}$/.test(o.key_bucket) ? undefined : `${o.id}: index line without its key bucket`;
+  if (o.type === 'id')
+    return isStr(o.key_bucket) && /^[0-9a-f]{3}$/.test(o.key_bucket)
+      ? undefined
+      : `${o.id}: index line without its key bucket`;
   return `${o.id}: unknown record type ${JSON.stringify(o.type)?.slice(0, 40)}`;
 }
 

@@ -21,7 +21,11 @@ export interface Completion {
 }
 
 const ndjsonIn = (dir: string): string[] =>
-  existsSync(dir) ? readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? ndjsonIn(join(dir, d.name)) : d.name.endsWith('.ndjson') ? [join(dir, d.name)] : [])) : [];
+  existsSync(dir)
+    ? readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
+        d.isDirectory() ? ndjsonIn(join(dir, d.name)) : d.name.endsWith('.ndjson') ? [join(dir, d.name)] : [],
+      )
+    : [];
 
 /** Each readable line of a file with its checksum (the same record has the same line in every copy). */
 function* linesOf(file: string): Generator<{ crc: string; rec: RawRecord }> {
@@ -54,7 +58,12 @@ function* withPlaces(file: string, have: Set<string>): Generator<{ rec: RawRecor
   for (const { crc, rec } of linesOf(file)) {
     if (isOp(rec)) places.set(rec.id, { key: rec.idempotency_key as string, time: rec.time as string });
     const place = places.get(rec.id);
-    if (place) yield { rec, place, lacking: !have.has(crc + rec.id) && !have.has('#' + rec.id) && !(isOp(rec) && have.has('@' + rec.id)) };
+    if (place)
+      yield {
+        rec,
+        place,
+        lacking: !have.has(crc + rec.id) && !have.has('#' + rec.id) && !(isOp(rec) && have.has('@' + rec.id)),
+      };
   }
 }
 
@@ -83,7 +92,9 @@ export function completeJournal(root: string): Completion {
   // a key bucket lost or emptied (the 24-hour rule reads it): its records back from the segments first
   const toBuckets = new Missing();
   const inBuckets = fingerprints(ndjsonIn(join(root, 'keys')));
-  for (const file of segments) for (const { rec, place, lacking } of withPlaces(file, inBuckets)) if (lacking) toBuckets.add(keyBucketFile(root, keyBucketName(place.key)), rec);
+  for (const file of segments)
+    for (const { rec, place, lacking } of withPlaces(file, inBuckets))
+      if (lacking) toBuckets.add(keyBucketFile(root, keyBucketName(place.key)), rec);
   const completed = toBuckets.write(root);
   // then what the buckets hold and the segments, the id index or the markers lack
   const inSegments = fingerprints(segments);
@@ -99,7 +110,10 @@ export function completeJournal(root: string): Completion {
       if (lacking) missing.add(segmentFile(root, place.time), rec);
       if (isOp(rec) && !indexed.has(rec.id)) {
         indexed.add(rec.id);
-        missing.add(idBucketFile(root, idShard(rec.id)), idRecord(rec.id, place.time, keyBucketName(place.key)) as unknown as RawRecord);
+        missing.add(
+          idBucketFile(root, idShard(rec.id)),
+          idRecord(rec.id, place.time, keyBucketName(place.key)) as unknown as RawRecord,
+        );
       }
     }
     for (const e of entriesOf(records)) {

@@ -25,7 +25,9 @@ export interface RepairReport {
 
 function filesIn(dir: string): string[] {
   if (!existsSync(dir)) return [];
-  return readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? filesIn(join(dir, d.name)) : d.name.endsWith('.ndjson') ? [join(dir, d.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
+    d.isDirectory() ? filesIn(join(dir, d.name)) : d.name.endsWith('.ndjson') ? [join(dir, d.name)] : [],
+  );
 }
 
 type Decoded = { file: string; records: RawRecord[]; damaged: number };
@@ -43,7 +45,9 @@ function* readAll(files: string[]): Generator<Decoded> {
 function* withPlaces(copies: Iterable<Decoded>): Generator<{ rec: RawRecord; key: string; time: string }> {
   for (const c of copies) {
     const ops = new Map<string, { key: string; time: string }>();
-    for (const r of c.records) if (r.type === 'op' || r.type === 'compact') ops.set(r.id, { key: r.idempotency_key as string, time: r.time as string });
+    for (const r of c.records)
+      if (r.type === 'op' || r.type === 'compact')
+        ops.set(r.id, { key: r.idempotency_key as string, time: r.time as string });
     for (const r of c.records) {
       const place = ops.get(r.id);
       if (place) yield { rec: r, ...place };
@@ -91,7 +95,14 @@ export function repairJournal(root: string, opts: { discardUnreadable?: boolean 
   const buckets = filesIn(join(root, 'keys'));
   const segments = filesIn(join(root, 'segments'));
   const ids = filesIn(join(root, 'ids'));
-  const report: RepairReport = { checked: buckets.length + segments.length + ids.length, repaired: [], unreadable: [], discarded: 0, completed: [], markers: 0 };
+  const report: RepairReport = {
+    checked: buckets.length + segments.length + ids.length,
+    repaired: [],
+    unreadable: [],
+    discarded: 0,
+    completed: [],
+    markers: 0,
+  };
   const damagedOf = (files: string[]): Decoded[] => {
     const out: Decoded[] = [];
     for (const d of readAll(files)) if (d.damaged > 0) out.push(d);
@@ -99,24 +110,39 @@ export function repairJournal(root: string, opts: { discardUnreadable?: boolean 
   };
   const badBuckets = damagedOf(buckets);
   const badSegments = damagedOf(segments);
-  const note = (d: Decoded, restored: number) => report.repaired.push({ file: relative(root, d.file), damaged: d.damaged, restored, lost: Math.max(0, d.damaged - restored) });
+  const note = (d: Decoded, restored: number) =>
+    report.repaired.push({
+      file: relative(root, d.file),
+      damaged: d.damaged,
+      restored,
+      lost: Math.max(0, d.damaged - restored),
+    });
   for (const d of badBuckets) {
     const name = d.file.slice(-10, -7);
     const others = [...withPlaces(readAll(segments))].filter((x) => keyBucketName(x.key) === name).map((x) => x.rec);
     note(d, replace(d, others));
   }
   for (const d of badSegments) {
-    const others = [...withPlaces(readAll(buckets))].filter((x) => segmentFile(root, x.time) === d.file).map((x) => x.rec);
+    const others = [...withPlaces(readAll(buckets))]
+      .filter((x) => segmentFile(root, x.time) === d.file)
+      .map((x) => x.rec);
     note(d, replace(d, others));
   }
   for (const d of damagedOf(ids)) {
-    const others = [...withPlaces(readAll(buckets))].filter((x) => (x.rec.type === 'op' || x.rec.type === 'compact') && idBucketFile(root, idShard(x.rec.id)) === d.file).map((x) => idRecord(x.rec.id, x.time, keyBucketName(x.key)) as unknown as RawRecord);
+    const others = [...withPlaces(readAll(buckets))]
+      .filter(
+        (x) => (x.rec.type === 'op' || x.rec.type === 'compact') && idBucketFile(root, idShard(x.rec.id)) === d.file,
+      )
+      .map((x) => idRecord(x.rec.id, x.time, keyBucketName(x.key)) as unknown as RawRecord);
     note(d, replace(d, others));
   }
   Object.assign(report, completeJournal(root));
   const unreadable = join(root, 'damaged.ndjson');
   if (existsSync(unreadable)) {
-    report.unreadable = readFileSync(unreadable, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as RepairReport['unreadable'][number]);
+    report.unreadable = readFileSync(unreadable, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as RepairReport['unreadable'][number]);
     if (opts.discardUnreadable) {
       renameSync(unreadable, join(root, `damaged.discarded-${new Date().toISOString().replace(/[:.]/g, '-')}.ndjson`));
       report.discarded = report.unreadable.length;

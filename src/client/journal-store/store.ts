@@ -1,13 +1,41 @@
 // The journal's folder: writes (each op record synced in its key bucket and its segment before
 // the request leaves) and the reads the commands need, each touching only the files it must.
-import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { constants } from 'node:buffer';
 import { join } from 'node:path';
 import { CardctlError } from '../../errors.js';
 import { appendLines, appendLinesDurably, ensureDir, readRecords } from './files.js';
-import { checksumOkAt, decodeText, isDamaged, lineBounds, parseRecord, type DamagedLine, type RawRecord } from './lines.js';
+import {
+  checksumOkAt,
+  decodeText,
+  isDamaged,
+  lineBounds,
+  parseRecord,
+  type DamagedLine,
+  type RawRecord,
+} from './lines.js';
 import { fieldText, ID_LABEL, KEY_LABEL } from './key-spans.js';
-import { ID_LINE_BYTES, idBucketFile, idRecord, idShard, keyBucketFile, keyBucketName, markerFile, segmentFile } from './layout.js';
+import {
+  ID_LINE_BYTES,
+  idBucketFile,
+  idRecord,
+  idShard,
+  keyBucketFile,
+  keyBucketName,
+  markerFile,
+  segmentFile,
+} from './layout.js';
 
 /** Where an op's later records go: its key bucket and the segment of its time. */
 export interface OpPlace {
@@ -36,13 +64,23 @@ const listDir = (dir: string): string[] => {
  */
 export function unreadable(path: string, err: unknown): unknown {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  const why = code === 'EISDIR' ? 'a folder is where a file should be' : code === 'ENOTDIR' || code === 'EEXIST' ? 'a file is where a folder should be' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : undefined;
+  const why =
+    code === 'EISDIR'
+      ? 'a folder is where a file should be'
+      : code === 'ENOTDIR' || code === 'EEXIST'
+        ? 'a file is where a folder should be'
+        : code === 'EACCES' || code === 'EPERM'
+          ? 'permission denied'
+          : undefined;
   if (!why) return err;
-  return new CardctlError(`cannot read the operations journal's ${path} (${why}): what it records cannot be known, so a money operation whose key it may hold is not sent.`, {
-    kind: 'usage', // exit 2, as a journal folder that cannot be written (state_folder_unwritable) and an unreadable profile store: the user can set it right
-    code: 'journal_unreadable',
-    hint: 'Make it what it was again (move what is in its place aside; files readable and writable by you), then run `cardctl ops repair` before any money command: it rebuilds a lost file from the second copy.',
-  });
+  return new CardctlError(
+    `cannot read the operations journal's ${path} (${why}): what it records cannot be known, so a money operation whose key it may hold is not sent.`,
+    {
+      kind: 'usage', // exit 2, as a journal folder that cannot be written (state_folder_unwritable) and an unreadable profile store: the user can set it right
+      code: 'journal_unreadable',
+      hint: 'Make it what it was again (move what is in its place aside; files readable and writable by you), then run `cardctl ops repair` before any money command: it rebuilds a lost file from the second copy.',
+    },
+  );
 }
 
 /** `read()`, with an unreadable journal file said as such. */
@@ -89,7 +127,10 @@ export class JournalStore {
 
   /** writeAfter for a --batch: both copies synced at once; on disk when this resolves. */
   async writeAfterDurably(rec: RawRecord, place: OpPlace): Promise<void> {
-    await Promise.all([appendLinesDurably(keyBucketFile(this.root, keyBucketName(place.key)), [rec]), appendLinesDurably(segmentFile(this.root, place.time), [rec])]);
+    await Promise.all([
+      appendLinesDurably(keyBucketFile(this.root, keyBucketName(place.key)), [rec]),
+      appendLinesDurably(segmentFile(this.root, place.time), [rec]),
+    ]);
   }
 
   /** Every readable record of the key's bucket and the damaged lines in it. */
@@ -106,7 +147,8 @@ export class JournalStore {
     for (let i = 0; i < bounds.length; i += 2) {
       const s = bounds[i]!;
       const end = bounds[i + 1]!;
-      if (!checksumOkAt(buf, s, end)) damaged.push({ damaged: true, why: 'checksum mismatch', text: buf.toString('utf8', s, end) });
+      if (!checksumOkAt(buf, s, end))
+        damaged.push({ damaged: true, why: 'checksum mismatch', text: buf.toString('utf8', s, end) });
       else {
         const r = parseRecord(buf.toString('utf8', s + 9, end));
         (isDamaged(r) ? damaged : records).push(r as never);
@@ -204,7 +246,12 @@ export class JournalStore {
 
   /** Index lines whose id starts with `prefix` (`op_` included); a prefix under two characters reads every index file. */
   idLookup(prefix: string): { found: IdIndexRecord[]; damaged: DamagedLine[] } {
-    const files = prefix.length >= 5 ? [idBucketFile(this.root, idShard(prefix))] : listDir(join(this.root, 'ids')).filter((f) => f.endsWith('.ndjson')).map((f) => join(this.root, 'ids', f));
+    const files =
+      prefix.length >= 5
+        ? [idBucketFile(this.root, idShard(prefix))]
+        : listDir(join(this.root, 'ids'))
+            .filter((f) => f.endsWith('.ndjson'))
+            .map((f) => join(this.root, 'ids', f));
     const found: IdIndexRecord[] = [];
     const damaged: DamagedLine[] = [];
     for (const file of files) {
@@ -221,7 +268,11 @@ export class JournalStore {
     const root = join(this.root, 'segments');
     return listDir(root)
       .filter((day) => /^\d{4}-\d\d-\d\d$/.test(day))
-      .flatMap((day) => listDir(join(root, day)).filter((h) => /^\d\d\.ndjson$/.test(h)).map((h) => join(root, day, h)));
+      .flatMap((day) =>
+        listDir(join(root, day))
+          .filter((h) => /^\d\d\.ndjson$/.test(h))
+          .map((h) => join(root, day, h)),
+      );
   }
 
   segmentRecords(file: string): Array<RawRecord | DamagedLine> {
@@ -235,11 +286,14 @@ export class JournalStore {
     // an hour is read whole: past the longest string V8 makes it cannot be (no key's rate limit
     // comes near: 600 operations a minute are 21 MiB an hour)
     if (size > constants.MAX_STRING_LENGTH) {
-      throw new CardctlError(`the journal segment ${file} holds ${Math.round(size / 1048576)} MiB, one hour of operations: more than can be read at once.`, {
-        kind: 'unexpected',
-        code: 'journal_segment_too_large',
-        hint: 'List the other hours with --since and --until; money commands are not affected (they read key buckets, not segments).',
-      });
+      throw new CardctlError(
+        `the journal segment ${file} holds ${Math.round(size / 1048576)} MiB, one hour of operations: more than can be read at once.`,
+        {
+          kind: 'unexpected',
+          code: 'journal_segment_too_large',
+          hint: 'List the other hours with --since and --until; money commands are not affected (they read key buckets, not segments).',
+        },
+      );
     }
     return decodeText(reading(file, () => readFileSync(file, 'utf8')));
   }
@@ -275,7 +329,12 @@ export class JournalStore {
   /** Operations recorded (from the index files' sizes: nothing is read). */
   opCount(): number {
     const dir = join(this.root, 'ids');
-    return listDir(dir).filter((f) => f.endsWith('.ndjson')).reduce((n, f) => n + (statSync(join(dir, f)).isFile() ? Math.floor(statSync(join(dir, f)).size / ID_LINE_BYTES) : 0), 0);
+    return listDir(dir)
+      .filter((f) => f.endsWith('.ndjson'))
+      .reduce(
+        (n, f) => n + (statSync(join(dir, f)).isFile() ? Math.floor(statSync(join(dir, f)).size / ID_LINE_BYTES) : 0),
+        0,
+      );
   }
 
   /** Bytes on disk under the journal folder. */
@@ -284,7 +343,8 @@ export class JournalStore {
       listDir(dir).reduce((n, name) => {
         const p = join(dir, name);
         const st = statSync(p);
-        if (st.isDirectory() && name.endsWith('.ndjson')) throw unreadable(p, Object.assign(new Error('EISDIR'), { code: 'EISDIR' })); // doctor says it
+        if (st.isDirectory() && name.endsWith('.ndjson'))
+          throw unreadable(p, Object.assign(new Error('EISDIR'), { code: 'EISDIR' })); // doctor says it
         return n + (st.isDirectory() ? walk(p) : st.size);
       }, 0);
     return walk(this.root);

@@ -5,7 +5,16 @@
 // taken. The holder touches it while it works (`touch`), which is what tells a stale lock where a
 // process's start cannot be read. An older cardctl wrote only its pid: that is read too.
 import { unlinkSync } from 'node:fs';
-import { createLockFile, isMine, ownIdentity, readLockFile, stillHeld, touchLockFile, TOUCH_EVERY_MS, type LockOwner } from '../lock-owner.js';
+import {
+  createLockFile,
+  isMine,
+  ownIdentity,
+  readLockFile,
+  stillHeld,
+  touchLockFile,
+  TOUCH_EVERY_MS,
+  type LockOwner,
+} from '../lock-owner.js';
 
 /** A held lock: `touch` at the holder's progress points (cheap: the file is touched every TOUCH_EVERY_MS at most), `release` when done. */
 export interface HeldLock {
@@ -24,7 +33,9 @@ function ownerIn(text: string): LockOwner | undefined {
   if (/^\s*\d+\s*$/.test(text)) return { pid: Number(text) };
   try {
     const o = JSON.parse(text) as LockOwner;
-    return Number.isInteger(o?.pid) ? { pid: o.pid, process_start: typeof o.process_start === 'string' ? o.process_start : undefined } : undefined;
+    return Number.isInteger(o?.pid)
+      ? { pid: o.pid, process_start: typeof o.process_start === 'string' ? o.process_start : undefined }
+      : undefined;
   } catch {
     return undefined;
   }
@@ -73,7 +84,8 @@ export function takeoverLock(file: string, note?: (line: string) => void): HeldL
   for (let waited = 0; !tryCreate(file); waited += 100) {
     const seen = look(file);
     if (seen?.held) {
-      if (!told && waited >= 1000) note?.(`Waiting for cardctl process ${seen.owner!.pid}, which is taking over the operations journal...`);
+      if (!told && waited >= 1000)
+        note?.(`Waiting for cardctl process ${seen.owner!.pid}, which is taking over the operations journal...`);
       told ||= waited >= 1000;
       sleepSync(100);
       continue;

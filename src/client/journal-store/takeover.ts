@@ -4,7 +4,22 @@
 // only once complete and synced; the old file is removed only then. A line that cannot be read
 // is kept in `damaged.ndjson`: any key may be in it, so money commands refuse until a person
 // has looked (`cardctl ops repair`).
-import { appendFileSync, closeSync, existsSync, fdatasyncSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  existsSync,
+  fdatasyncSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { ensureDir } from './files.js';
 import { checksumOkAt, encodeJson, encodeLine, parseRecord, isDamaged, type RawRecord } from './lines.js';
@@ -32,7 +47,10 @@ class Staging {
   readonly recent = new Map<string, { key: string; time: string }>();
   private readonly ring: Array<string | undefined> = new Array(RECENT_OPS);
   private ringAt = 0;
-  constructor(readonly root: string, readonly p: Progress) {}
+  constructor(
+    readonly root: string,
+    readonly p: Progress,
+  ) {}
 
   add(file: string, line: string): void {
     const list = this.buffers.get(file);
@@ -103,7 +121,9 @@ class Staging {
 /** Every file under a folder, relative to it. */
 function walk(root: string, dir = root): string[] {
   if (!existsSync(dir)) return [];
-  return readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? walk(root, join(dir, d.name)) : [relative(root, join(dir, d.name))]));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
+    d.isDirectory() ? walk(root, join(dir, d.name)) : [relative(root, join(dir, d.name))],
+  );
 }
 
 /** A checkpoint whose checksum matches (one damaged byte, such as a digit of the offset, would skip or repeat records), else undefined: start over. */
@@ -111,7 +131,9 @@ function readProgress(buf: Buffer): Progress | undefined {
   const end = buf.indexOf(0x0a) < 0 ? buf.length : buf.indexOf(0x0a);
   if (!checksumOkAt(buf, 0, end)) return undefined;
   const p = JSON.parse(buf.toString('utf8', 9, end)) as Progress;
-  return Number.isSafeInteger(p?.offset) && typeof p.sizes === 'object' && p.sizes !== null && Array.isArray(p.unknown) ? p : undefined;
+  return Number.isSafeInteger(p?.offset) && typeof p.sizes === 'object' && p.sizes !== null && Array.isArray(p.unknown)
+    ? p
+    : undefined;
 }
 
 /** The staging folder as the last checkpoint left it, or a fresh one; null progress means start over. */
@@ -125,7 +147,11 @@ function resume(staging: string): Progress {
   }
   const files = walk(staging).filter((f) => f !== 'progress.json' && f !== 'progress.json.tmp');
   // a file shorter than its checkpoint (a power cut lost what was not yet synced): start over
-  if (!p || files.some((f) => statSync(join(staging, f)).size < (p!.sizes[f] ?? 0)) || Object.keys(p.sizes).some((f) => !files.includes(f))) {
+  if (
+    !p ||
+    files.some((f) => statSync(join(staging, f)).size < (p!.sizes[f] ?? 0)) ||
+    Object.keys(p.sizes).some((f) => !files.includes(f))
+  ) {
     rmSync(staging, { recursive: true, force: true });
     ensureDir(staging);
     return fresh;
@@ -193,7 +219,11 @@ function placeLate(st: Staging): void {
     st.add(keyBucketFile(st.root, hit.key_bucket), line);
     st.add(segmentFile(st.root, hit.time), line);
     const op = store.bucketByName(hit.key_bucket).records.find((x) => x.type === 'op' && x.id === r.id);
-    st.unknown(r.id, r.type === 'outcome' && r.outcome === 'unknown', (op?.idempotency_key as string | undefined) ?? '');
+    st.unknown(
+      r.id,
+      r.type === 'outcome' && r.outcome === 'unknown',
+      (op?.idempotency_key as string | undefined) ?? '',
+    );
   }
   st.flush(st.p.offset);
   unlinkSync(file);
@@ -280,7 +310,9 @@ export function takeOverIfNeeded(legacy: string, dir: string, deps: TakeoverDeps
       const elapsed = Date.now() - started;
       if (elapsed < 1000 || elapsed - told < 2000) return;
       told = elapsed;
-      deps.note?.(`Taking over ${legacy} into ${dir}${resumed ? ' (resumed)' : ''}: ${Math.floor((done / Math.max(total, 1)) * 100)}% of ${(total / 1048576).toFixed(0)} MiB, ${st.p.records} records, ${(elapsed / 1000).toFixed(0)} s`);
+      deps.note?.(
+        `Taking over ${legacy} into ${dir}${resumed ? ' (resumed)' : ''}: ${Math.floor((done / Math.max(total, 1)) * 100)}% of ${(total / 1048576).toFixed(0)} MiB, ${st.p.records} records, ${(elapsed / 1000).toFixed(0)} s`,
+      );
     };
     importLines(legacy, st, progress);
     placeLate(st);
@@ -288,8 +320,13 @@ export function takeOverIfNeeded(legacy: string, dir: string, deps: TakeoverDeps
     syncAll(staging);
     install(staging, dir, identityOf(legacy));
     unlinkSync(legacy); // only now: the journal holds every record of it
-    const damaged = st.p.damaged ? `; ${st.p.damaged} unreadable, kept in ${join(dir, 'damaged.ndjson')} (see \`cardctl ops repair\`)` : '';
-    if (Date.now() - started >= 1000 || st.p.damaged) deps.note?.(`Took over ${legacy}: ${st.p.records} records into ${dir} in ${((Date.now() - started) / 1000).toFixed(1)} s${damaged}.`);
+    const damaged = st.p.damaged
+      ? `; ${st.p.damaged} unreadable, kept in ${join(dir, 'damaged.ndjson')} (see \`cardctl ops repair\`)`
+      : '';
+    if (Date.now() - started >= 1000 || st.p.damaged)
+      deps.note?.(
+        `Took over ${legacy}: ${st.p.records} records into ${dir} in ${((Date.now() - started) / 1000).toFixed(1)} s${damaged}.`,
+      );
   } finally {
     lock.release();
   }

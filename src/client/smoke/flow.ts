@@ -25,7 +25,11 @@ export async function runSigning(h: Harness): Promise<void> {
   });
   await h.run('signing', 'nonce sent twice', 'the first accepted, the second 409 replay_detected', async () => {
     const first = await h.call({ method: 'GET', path: '/customers', query: [['per_page', '1']] }, 'fixed-nonce');
-    if (first.err) throw new CaseFailure(`the first request: ${first.err.status ?? ''} ${first.err.code ?? first.err.message}`.trim(), first.err.kind);
+    if (first.err)
+      throw new CaseFailure(
+        `the first request: ${first.err.status ?? ''} ${first.err.code ?? first.err.message}`.trim(),
+        first.err.kind,
+      );
     const second = await h.call({ method: 'GET', path: '/customers', query: [['per_page', '1']] }, 'fixed-nonce');
     return `${first.res!.status}, then ${expectRefusal(second, 409, 'replay_detected', 'auth')}`;
   });
@@ -34,20 +38,32 @@ export async function runSigning(h: Harness): Promise<void> {
 /** Creates a customer and checks it reads back and lists; answers its id, or undefined. */
 export async function runCustomers(h: Harness, runId: string): Promise<string | undefined> {
   let id: string | undefined;
-  await h.run('customers', 'create', `202 (or 201), then kyc_status approved within ${KYC_POLL_DELAYS_MS.length} reads`, async () => {
-    const created = expectData<Customer>(await h.call({ method: 'POST', path: '/customers', json: smokeCustomer(runId) }), 'customer');
-    id = created.id;
-    let status = created.kyc_status;
-    let reads = 0;
-    for (const delay of KYC_POLL_DELAYS_MS) {
-      if (status === 'approved' || status === 'rejected') break;
-      await h.sleep(delay);
-      status = expectData<Customer>(await h.call({ method: 'GET', path: `/customers/${id}` }), 'customer').kyc_status;
-      reads++;
-    }
-    check(status === 'approved', `customer ${id}: kyc_status ${status} after ${reads} reads`, status === 'rejected' ? 'business' : 'outcome_unknown');
-    return `customer ${id}, approved after ${reads} read${reads === 1 ? '' : 's'}`;
-  });
+  await h.run(
+    'customers',
+    'create',
+    `202 (or 201), then kyc_status approved within ${KYC_POLL_DELAYS_MS.length} reads`,
+    async () => {
+      const created = expectData<Customer>(
+        await h.call({ method: 'POST', path: '/customers', json: smokeCustomer(runId) }),
+        'customer',
+      );
+      id = created.id;
+      let status = created.kyc_status;
+      let reads = 0;
+      for (const delay of KYC_POLL_DELAYS_MS) {
+        if (status === 'approved' || status === 'rejected') break;
+        await h.sleep(delay);
+        status = expectData<Customer>(await h.call({ method: 'GET', path: `/customers/${id}` }), 'customer').kyc_status;
+        reads++;
+      }
+      check(
+        status === 'approved',
+        `customer ${id}: kyc_status ${status} after ${reads} reads`,
+        status === 'rejected' ? 'business' : 'outcome_unknown',
+      );
+      return `customer ${id}, approved after ${reads} read${reads === 1 ? '' : 's'}`;
+    },
+  );
   if (!id) return undefined;
   const customerId = id;
   await h.run('customers', 'get', '200, the same customer', async () => {
@@ -55,16 +71,37 @@ export async function runCustomers(h: Harness, runId: string): Promise<string | 
     check(got.id === customerId, `customer ${got.id}, expected ${customerId}`);
     return `200, customer ${got.id} (${got.kyc_status})`;
   });
-  await h.run('customers', 'list', 'per_page=1 gives one customer; its next_cursor, followed once, another one', async () => {
-    const page = await h.call({ method: 'GET', path: '/customers', query: [['per_page', '1']] });
-    const first = expectData<Customer[]>(page, 'list');
-    check(Array.isArray(first) && first.length === 1, `${Array.isArray(first) ? first.length : 'no'} customers on a page of 1`);
-    const next = (page.res?.body as { meta?: { next_cursor?: string | null } } | undefined)?.meta?.next_cursor;
-    if (!next) return '1 customer and no next_cursor: the account has one customer, nothing to follow';
-    const second = expectData<Customer[]>(await h.call({ method: 'GET', path: '/customers', query: [['per_page', '1'], ['cursor', next]] }), 'list');
-    check(second.length === 1 && second[0]!.id !== first[0]!.id, `the next page holds ${second.length} customers${second[0]?.id === first[0]!.id ? ', the same as the first page' : ''}`);
-    return `${first[0]!.id}, then ${second[0]!.id} after next_cursor`;
-  });
+  await h.run(
+    'customers',
+    'list',
+    'per_page=1 gives one customer; its next_cursor, followed once, another one',
+    async () => {
+      const page = await h.call({ method: 'GET', path: '/customers', query: [['per_page', '1']] });
+      const first = expectData<Customer[]>(page, 'list');
+      check(
+        Array.isArray(first) && first.length === 1,
+        `${Array.isArray(first) ? first.length : 'no'} customers on a page of 1`,
+      );
+      const next = (page.res?.body as { meta?: { next_cursor?: string | null } } | undefined)?.meta?.next_cursor;
+      if (!next) return '1 customer and no next_cursor: the account has one customer, nothing to follow';
+      const second = expectData<Customer[]>(
+        await h.call({
+          method: 'GET',
+          path: '/customers',
+          query: [
+            ['per_page', '1'],
+            ['cursor', next],
+          ],
+        }),
+        'list',
+      );
+      check(
+        second.length === 1 && second[0]!.id !== first[0]!.id,
+        `the next page holds ${second.length} customers${second[0]?.id === first[0]!.id ? ', the same as the first page' : ''}`,
+      );
+      return `${first[0]!.id}, then ${second[0]!.id} after next_cursor`;
+    },
+  );
   return customerId;
 }
 
@@ -89,16 +126,31 @@ export async function runCards(h: Harness, customerId: string, amount: number, r
   const key = `smoke-${runId}-issue`;
   const body = { customer_id: customerId, amount_minor: amount };
   const result: CardsResult = {};
-  await h.run('cards', 'issue', `201, an active card loaded with ${amount} (default product, fresh Idempotency-Key)`, async () => {
-    const card = expectData<Card>(await issueWithKey(h, key, body), 'card');
-    result.cardId = card.id;
-    result.status = card.status;
-    check(card.status === 'active', `card ${card.id} is ${card.status}`, 'outcome_unknown');
-    return `card ${card.id}, active, balance ${card.balance_minor}`;
-  });
+  await h.run(
+    'cards',
+    'issue',
+    `201, an active card loaded with ${amount} (default product, fresh Idempotency-Key)`,
+    async () => {
+      const card = expectData<Card>(await issueWithKey(h, key, body), 'card');
+      result.cardId = card.id;
+      result.status = card.status;
+      check(card.status === 'active', `card ${card.id} is ${card.status}`, 'outcome_unknown');
+      return `card ${card.id}, active, balance ${card.balance_minor}`;
+    },
+  );
   const id = result.cardId;
   if (!id || result.status !== 'active') {
-    for (const name of ['issue replayed', 'issue, another body', 'recharge 1', 'freeze', 'unfreeze', 'transactions', 'terminate', 'left frozen']) h.skip('cards', name, '-', 'no active card was issued');
+    for (const name of [
+      'issue replayed',
+      'issue, another body',
+      'recharge 1',
+      'freeze',
+      'unfreeze',
+      'transactions',
+      'terminate',
+      'left frozen',
+    ])
+      h.skip('cards', name, '-', 'no active card was issued');
     return result;
   }
   let balance = 0;
@@ -109,10 +161,28 @@ export async function runCards(h: Harness, customerId: string, amount: number, r
     return `card ${card.id} again`;
   });
   await h.run('cards', 'issue, another body', '422 payload_mismatch: same key, another amount', async () =>
-    expectRefusal(await h.call({ method: 'POST', path: '/cards', json: { ...body, amount_minor: amount + 1 }, idempotencyKey: key }), 422, 'payload_mismatch', 'business'),
+    expectRefusal(
+      await h.call({
+        method: 'POST',
+        path: '/cards',
+        json: { ...body, amount_minor: amount + 1 },
+        idempotencyKey: key,
+      }),
+      422,
+      'payload_mismatch',
+      'business',
+    ),
   );
   await h.run('cards', 'recharge 1', `balance ${'+'}1`, async () => {
-    const card = expectData<Card>(await h.call({ method: 'POST', path: `/cards/${id}/recharge`, json: { amount: 1 }, idempotencyKey: `smoke-${runId}-recharge` }), 'card');
+    const card = expectData<Card>(
+      await h.call({
+        method: 'POST',
+        path: `/cards/${id}/recharge`,
+        json: { amount: 1 },
+        idempotencyKey: `smoke-${runId}-recharge`,
+      }),
+      'card',
+    );
     check(card.balance_minor === balance + 1, `balance ${card.balance_minor}, expected ${balance + 1}`, 'business');
     return `balance ${balance} -> ${card.balance_minor}`;
   });
@@ -126,20 +196,34 @@ export async function runCards(h: Harness, customerId: string, amount: number, r
   await setStatus('freeze', 'freeze', 'frozen');
   await setStatus('unfreeze', 'unfreeze', 'active');
   await h.run('cards', 'transactions', '200, a page of transactions', async () => {
-    const page = expectData<unknown[]>(await h.call({ method: 'GET', path: `/cards/${id}/transactions`, query: [['per_page', '5']] }), 'page');
+    const page = expectData<unknown[]>(
+      await h.call({ method: 'GET', path: `/cards/${id}/transactions`, query: [['per_page', '5']] }),
+      'page',
+    );
     check(Array.isArray(page), 'the answer holds no list');
     return `${page.length} transaction${page.length === 1 ? '' : 's'}`;
   });
-  await h.run('cards', 'terminate', '422 termination_blocked while the card is new, or terminated where the account allows it', async () => {
-    const o = await h.call({ method: 'POST', path: `/cards/${id}/terminate`, json: { reason: 'no_longer_needed' }, idempotencyKey: `smoke-${runId}-terminate` });
-    const card = dataOf<Card>(o);
-    if (!o.err && card?.status === 'terminated') {
-      result.status = 'terminated';
-      return 'terminated (the account allows it)';
-    }
-    return expectRefusal(o, 422, 'termination_blocked', 'business');
-  });
-  if ((result.status as string | undefined) === 'terminated') h.skip('cards', 'left frozen', 'status frozen', 'the card was terminated');
+  await h.run(
+    'cards',
+    'terminate',
+    '422 termination_blocked while the card is new, or terminated where the account allows it',
+    async () => {
+      const o = await h.call({
+        method: 'POST',
+        path: `/cards/${id}/terminate`,
+        json: { reason: 'no_longer_needed' },
+        idempotencyKey: `smoke-${runId}-terminate`,
+      });
+      const card = dataOf<Card>(o);
+      if (!o.err && card?.status === 'terminated') {
+        result.status = 'terminated';
+        return 'terminated (the account allows it)';
+      }
+      return expectRefusal(o, 422, 'termination_blocked', 'business');
+    },
+  );
+  if ((result.status as string | undefined) === 'terminated')
+    h.skip('cards', 'left frozen', 'status frozen', 'the card was terminated');
   else await setStatus('left frozen', 'freeze', 'frozen');
   return result;
 }
@@ -149,6 +233,8 @@ export async function runFunding(h: Harness): Promise<void> {
     ['deposit addresses refused', '/deposit-addresses'],
     ['deposits refused', '/deposits'],
   ] as const) {
-    await h.run('funding', name, '403: funding is live-only', async () => expectRefusal(await h.call({ method: 'GET', path }), 403, undefined, 'auth'));
+    await h.run('funding', name, '403: funding is live-only', async () =>
+      expectRefusal(await h.call({ method: 'GET', path }), 403, undefined, 'auth'),
+    );
   }
 }

@@ -96,7 +96,8 @@ export class Harness {
     if (c) return c;
     const creds = this.deps.credentials;
     // a secret that is surely not the key's: the real one with its first character changed
-    const secret = variant === 'wrong-secret' ? (creds.secret[0] === 'A' ? 'B' : 'A') + creds.secret.slice(1) : creds.secret;
+    const secret =
+      variant === 'wrong-secret' ? (creds.secret[0] === 'A' ? 'B' : 'A') + creds.secret.slice(1) : creds.secret;
     const nonce = `smoke-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
     c = new ApiClient({
       credentials: { ...creds, secret },
@@ -124,7 +125,13 @@ export class Harness {
         budget.take();
         return super.send(req);
       }
-    })({ credentials: this.deps.credentials, retries: 0, journal: null, timeoutMs: this.deps.timeoutMs ?? timeoutMs, log });
+    })({
+      credentials: this.deps.credentials,
+      retries: 0,
+      journal: null,
+      timeoutMs: this.deps.timeoutMs ?? timeoutMs,
+      log,
+    });
   }
 
   /** The exchange captured since the current case began. */
@@ -167,8 +174,19 @@ export class Harness {
       const kind: ErrorKind = failure?.kind ?? e?.kind ?? 'unexpected';
       // the exchange as --verbose shows it, and the last answer's body (the API's words)
       const answer = err instanceof ApiError ? err.response?.text : failure?.answer;
-      if (answer) this.lines.push(`< body: ${answer.length > 2_000 ? `${answer.slice(0, 2_000)}… (${answer.length} bytes)` : answer}`);
-      row = { ...base, status: 'failed', got, kind, time_ms: 0, requests: 0, ...(this.lines.length ? { details: this.lines.join('\n') } : {}) };
+      if (answer)
+        this.lines.push(
+          `< body: ${answer.length > 2_000 ? `${answer.slice(0, 2_000)}… (${answer.length} bytes)` : answer}`,
+        );
+      row = {
+        ...base,
+        status: 'failed',
+        got,
+        kind,
+        time_ms: 0,
+        requests: 0,
+        ...(this.lines.length ? { details: this.lines.join('\n') } : {}),
+      };
     }
     row.time_ms = Math.round(performance.now() - started);
     row.requests = this.deps.budget.used - before;
@@ -208,7 +226,8 @@ export function dataOf<T = Record<string, unknown>>(o: Outcome): T | undefined {
 
 /** Passes when the call was refused with `status` (and `code`, when given); `kind` classes a call that was not refused. */
 export function expectRefusal(o: Outcome, status: number, code: string | undefined, kind: ErrorKind): string {
-  if (o.err?.status === status && (code === undefined || o.err.code === code)) return `${status}${o.err.code ? ` ${o.err.code}` : ''}`;
+  if (o.err?.status === status && (code === undefined || o.err.code === code))
+    return `${status}${o.err.code ? ` ${o.err.code}` : ''}`;
   if (o.err) throw new CaseFailure(describeOutcome(o), o.err.kind, o.res?.text);
   throw new CaseFailure(`${o.res?.status ?? 'no answer'}: accepted`, kind, o.res?.text);
 }
@@ -217,7 +236,8 @@ export function expectRefusal(o: Outcome, status: number, code: string | undefin
 export function expectData<T = Record<string, unknown>>(o: Outcome, what: string): T {
   if (o.err) throw new CaseFailure(describeOutcome(o), o.err.kind, o.res?.text);
   const data = dataOf<T>(o);
-  if (!data || typeof data !== 'object') throw new CaseFailure(`${o.res?.status}: no ${what} in the answer`, 'unexpected', o.res?.text);
+  if (!data || typeof data !== 'object')
+    throw new CaseFailure(`${o.res?.status}: no ${what} in the answer`, 'unexpected', o.res?.text);
   return data;
 }
 

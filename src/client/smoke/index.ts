@@ -14,12 +14,28 @@ export { MAX_REQUESTS, type SmokeCase } from './harness.js';
 
 /** Every case, in the order of the report: one not run is listed as skipped, with why. */
 export const CASES: ReadonlyArray<readonly [SmokeCase['group'], string]> = [
-  ['setup', 'credentials'], ['setup', 'reach'], ['setup', 'clock'], ['setup', 'key'], ['setup', 'mode'], ['setup', 'scopes'],
-  ['signing', 'wrong signature'], ['signing', 'nonce sent twice'],
-  ['customers', 'create'], ['customers', 'get'], ['customers', 'list'],
-  ['cards', 'issue'], ['cards', 'issue replayed'], ['cards', 'issue, another body'], ['cards', 'recharge 1'], ['cards', 'freeze'],
-  ['cards', 'unfreeze'], ['cards', 'transactions'], ['cards', 'terminate'], ['cards', 'left frozen'],
-  ['funding', 'deposit addresses refused'], ['funding', 'deposits refused'],
+  ['setup', 'credentials'],
+  ['setup', 'reach'],
+  ['setup', 'clock'],
+  ['setup', 'key'],
+  ['setup', 'mode'],
+  ['setup', 'scopes'],
+  ['signing', 'wrong signature'],
+  ['signing', 'nonce sent twice'],
+  ['customers', 'create'],
+  ['customers', 'get'],
+  ['customers', 'list'],
+  ['cards', 'issue'],
+  ['cards', 'issue replayed'],
+  ['cards', 'issue, another body'],
+  ['cards', 'recharge 1'],
+  ['cards', 'freeze'],
+  ['cards', 'unfreeze'],
+  ['cards', 'transactions'],
+  ['cards', 'terminate'],
+  ['cards', 'left frozen'],
+  ['funding', 'deposit addresses refused'],
+  ['funding', 'deposits refused'],
 ];
 
 const caseIndex = (c: SmokeCase): number => CASES.findIndex(([g, n]) => g === c.group && n === c.name);
@@ -34,9 +50,29 @@ function skipMissing(cases: SmokeCase[], why: string, all = false): void {
 
 /** The report of a run whose credentials could not be resolved: that case failed, nothing else ran. */
 export function credentialsFailed(err: CardctlError): SmokeReport {
-  const cases: SmokeCase[] = [{ group: 'setup', name: 'credentials', status: 'failed', expected: 'a test key, its secret and a base URL', got: err.hint ? `${err.message} ${err.hint}` : err.message, time_ms: 0, requests: 0, kind: err.kind }];
+  const cases: SmokeCase[] = [
+    {
+      group: 'setup',
+      name: 'credentials',
+      status: 'failed',
+      expected: 'a test key, its secret and a base URL',
+      got: err.hint ? `${err.message} ${err.hint}` : err.message,
+      time_ms: 0,
+      requests: 0,
+      kind: err.kind,
+    },
+  ];
   skipMissing(cases, 'no credentials', true);
-  return { suite: 'cardctl smoke', ok: false, profile: null, created: { customer_id: null, card_id: null, card_status: null }, requests: 0, max_requests: MAX_REQUESTS, time_ms: 0, cases };
+  return {
+    suite: 'cardctl smoke',
+    ok: false,
+    profile: null,
+    created: { customer_id: null, card_id: null, card_status: null },
+    requests: 0,
+    max_requests: MAX_REQUESTS,
+    time_ms: 0,
+    cases,
+  };
 }
 
 /** The default product's minimum initial load on the mock; pass another with --amount. */
@@ -72,10 +108,17 @@ const defaultSleep = (ms: number): Promise<void> => new Promise((r) => setTimeou
 /** Refused before anything is sent: a live key, or an amount that is not a whole number of minor units. */
 export function checkSmokeInput(creds: Credentials, opts: SmokeOptions): number {
   if (creds.mode === 'live') {
-    throw usageError(`refusing to run the smoke test with a live key (${creds.source === 'env' ? 'CARDCTL_MODE=live' : `profile "${creds.name}"`}): it issues cards and moves money. Nothing was sent.`, 'Use a test (sandbox) key: `cardctl smoke -p TEST_PROFILE`, or `cardctl smoke --mock`.');
+    throw usageError(
+      `refusing to run the smoke test with a live key (${creds.source === 'env' ? 'CARDCTL_MODE=live' : `profile "${creds.name}"`}): it issues cards and moves money. Nothing was sent.`,
+      'Use a test (sandbox) key: `cardctl smoke -p TEST_PROFILE`, or `cardctl smoke --mock`.',
+    );
   }
   const amount = opts.amount ?? DEFAULT_AMOUNT_MINOR;
-  if (!Number.isSafeInteger(amount) || amount < 0 || amount > 100_000_000) throw usageError(`--amount must be a whole number of minor units from 0 to 100000000, not ${opts.amount}.`, "Use your default product's minimum initial load.");
+  if (!Number.isSafeInteger(amount) || amount < 0 || amount > 100_000_000)
+    throw usageError(
+      `--amount must be a whole number of minor units from 0 to 100000000, not ${opts.amount}.`,
+      "Use your default product's minimum initial load.",
+    );
   return amount;
 }
 
@@ -115,9 +158,15 @@ export async function runSmoke(opts: SmokeOptions, deps: SmokeDeps): Promise<Smo
 }
 
 /** smoke with the real parts: the credential resolver (-p, env, default profile) and the shared HTTP agent. */
-export async function smoke(opts: SmokeOptions & { profile?: string; env?: NodeJS.ProcessEnv; credentials?: Credentials }): Promise<SmokeReport> {
+export async function smoke(
+  opts: SmokeOptions & { profile?: string; env?: NodeJS.ProcessEnv; credentials?: Credentials },
+): Promise<SmokeReport> {
   const env = opts.env ?? process.env;
-  const [{ resolveCredentials }, { closeAgent }, { timeoutFromFlagOrEnv }] = await Promise.all([import('../../profiles/resolve.js'), import('../http.js'), import('../timeout.js')]);
+  const [{ resolveCredentials }, { closeAgent }, { timeoutFromFlagOrEnv }] = await Promise.all([
+    import('../../profiles/resolve.js'),
+    import('../http.js'),
+    import('../timeout.js'),
+  ]);
   const flagOrEnvTimeout = timeoutFromFlagOrEnv(opts.timeout, env); // a bad value: exit 2, nothing sent
   try {
     let credentials: Credentials;
@@ -129,7 +178,8 @@ export async function smoke(opts: SmokeOptions & { profile?: string; env?: NodeJ
       throw err;
     }
     // undefined: each probe's own default
-    const timeoutMs = flagOrEnvTimeout ?? (credentials.timeout !== undefined ? Math.round(credentials.timeout * 1000) : undefined);
+    const timeoutMs =
+      flagOrEnvTimeout ?? (credentials.timeout !== undefined ? Math.round(credentials.timeout * 1000) : undefined);
     return await runSmoke(opts, { credentials, timeoutMs });
   } finally {
     await closeAgent();

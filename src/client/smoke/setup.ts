@@ -40,9 +40,27 @@ export async function runSetup(h: Harness): Promise<boolean> {
     const requests = name === 'reach' ? h.requestsUsed - before : 0;
     if (c.status === 'fail') {
       ok = false;
-      h.record({ group: 'setup', name, status: 'failed', expected: EXPECTED[name], got: c.hint ? `${got} ${c.hint}` : got, time_ms, requests, kind: c.kind ?? 'unexpected', ...(exchange ? { details: exchange } : {}) });
+      h.record({
+        group: 'setup',
+        name,
+        status: 'failed',
+        expected: EXPECTED[name],
+        got: c.hint ? `${got} ${c.hint}` : got,
+        time_ms,
+        requests,
+        kind: c.kind ?? 'unexpected',
+        ...(exchange ? { details: exchange } : {}),
+      });
     } else if (c.status === 'skipped') {
-      h.record({ group: 'setup', name, status: 'skipped', expected: EXPECTED[name], got: `not run: ${c.detail}`, time_ms, requests });
+      h.record({
+        group: 'setup',
+        name,
+        status: 'skipped',
+        expected: EXPECTED[name],
+        got: `not run: ${c.detail}`,
+        time_ms,
+        requests,
+      });
     } else {
       h.record({ group: 'setup', name, status: 'passed', expected: EXPECTED[name], got, time_ms, requests });
     }

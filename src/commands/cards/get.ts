@@ -4,7 +4,10 @@ import { BaseCommand } from '../../cli/base-command.js';
 
 export default class CardsGet extends BaseCommand {
   static override summary = 'Show a card in its current state (the poll target of a pending card).';
-  static override examples = ['<%= config.bin %> cards get 01JD2Q7N8V3K4M5P6R7S8T9V0W', '<%= config.bin %> cards get 01JD2Q7N8V3K4M5P6R7S8T9V0W --json | jq .balance_minor'];
+  static override examples = [
+    '<%= config.bin %> cards get 01JD2Q7N8V3K4M5P6R7S8T9V0W',
+    '<%= config.bin %> cards get 01JD2Q7N8V3K4M5P6R7S8T9V0W --json | jq .balance_minor',
+  ];
   static override args = { card: Args.string({ description: 'card id', required: true }) };
   static override flags = { ...apiFlags };
 

@@ -4,15 +4,16 @@ import { BaseCommand } from '../../cli/base-command.js';
 import { usageError } from '../../errors.js';
 
 export default class CardsIssue extends BaseCommand {
-  static override summary = 'Issue a card to an approved customer, paid from the wallet (initial load plus the issue fee).';
+  static override summary =
+    'Issue a card to an approved customer, paid from the wallet (initial load plus the issue fee).';
   static override description =
     'Always sent with an Idempotency-Key (generated and printed on stderr unless given) and recorded in the journal, ' +
     'so the same command with the same key replays instead of charging twice. A 202 exits 7 with the key to replay; ' +
     '--wait replays it until the card is active or failed.\n\n' +
     '--batch FILE issues one card per row of a CSV file with a header (customer_id, amount_minor, optional product_id; ' +
     'or customer, amount, product) or of an NDJSON file (one JSON object per line with the same keys); - reads stdin. ' +
-    'Every row is checked before anything is sent. Rows run concurrently under a rate limiter that follows the key\'s ' +
-    'X-RateLimit-Remaining and Retry-After. Each row\'s Idempotency-Key is derived from the rows\' content and the row number, ' +
+    "Every row is checked before anything is sent. Rows run concurrently under a rate limiter that follows the key's " +
+    "X-RateLimit-Remaining and Retry-After. Each row's Idempotency-Key is derived from the rows' content and the row number, " +
     'so running the same file again replays the rows that went through instead of charging twice. One result line per row ' +
     'on stdout, in row order (NDJSON with --json), a summary on stderr; exit 7 if any outcome is unknown.';
   static override examples = [
@@ -26,17 +27,37 @@ export default class CardsIssue extends BaseCommand {
     amount: Flags.integer({ description: 'initial load in minor units (0 to 100000000)', min: 0, max: 100_000_000 }),
     product: Flags.string({ description: 'product id (default: the platform default product)' }),
     'idempotency-key': Flags.string({ description: 'Idempotency-Key (generated otherwise); reuse it to replay' }),
-    wait: Flags.boolean({ description: 'on a 202, replay the same key until the card is active or failed', default: false }),
+    wait: Flags.boolean({
+      description: 'on a 202, replay the same key until the card is active or failed',
+      default: false,
+    }),
     'wait-timeout': Flags.integer({ description: 'seconds --wait waits before exiting 7', default: 120, min: 1 }),
     batch: Flags.string({
-      description: 'issue one card per row of this CSV or NDJSON file (- for stdin): customer_id, amount_minor, optional product_id',
+      description:
+        'issue one card per row of this CSV or NDJSON file (- for stdin): customer_id, amount_minor, optional product_id',
       exclusive: ['customer', 'amount', 'product', 'idempotency-key', 'wait', 'wait-timeout'],
       helpGroup: 'BATCH',
     }),
-    concurrency: Flags.integer({ description: 'with --batch: rows sent at once (1 to 16, default 4)', min: 1, max: 16, helpGroup: 'BATCH' }),
-    'idempotency-prefix': Flags.string({ description: 'with --batch: keys are PREFIX-<row digest>-<n> instead of batch-<row digest>-<n> (a new prefix sends rows already done again)', helpGroup: 'BATCH' }),
-    'allow-duplicates': Flags.boolean({ description: 'with --batch: send rows identical to an earlier row (refused otherwise: each would be charged)', helpGroup: 'BATCH' }),
-    'allow-repeat': Flags.boolean({ description: 'with --batch: send rows that repeat a success of the last 24 h under another key (held back otherwise)', helpGroup: 'BATCH' }),
+    concurrency: Flags.integer({
+      description: 'with --batch: rows sent at once (1 to 16, default 4)',
+      min: 1,
+      max: 16,
+      helpGroup: 'BATCH',
+    }),
+    'idempotency-prefix': Flags.string({
+      description:
+        'with --batch: keys are PREFIX-<row digest>-<n> instead of batch-<row digest>-<n> (a new prefix sends rows already done again)',
+      helpGroup: 'BATCH',
+    }),
+    'allow-duplicates': Flags.boolean({
+      description: 'with --batch: send rows identical to an earlier row (refused otherwise: each would be charged)',
+      helpGroup: 'BATCH',
+    }),
+    'allow-repeat': Flags.boolean({
+      description:
+        'with --batch: send rows that repeat a success of the last 24 h under another key (held back otherwise)',
+      helpGroup: 'BATCH',
+    }),
   };
 
   async run(): Promise<unknown> {
@@ -46,18 +67,38 @@ export default class CardsIssue extends BaseCommand {
       process.exitCode = await runBatchCommand(this.io, 'cards.issue', { ...flags, batch: flags.batch });
       return;
     }
-    if (flags.concurrency !== undefined || flags['idempotency-prefix'] !== undefined || flags['allow-duplicates'] || flags['allow-repeat']) {
-      throw usageError('--concurrency, --idempotency-prefix, --allow-duplicates and --allow-repeat apply only with --batch FILE.', 'See `cardctl cards issue --help`.');
+    if (
+      flags.concurrency !== undefined ||
+      flags['idempotency-prefix'] !== undefined ||
+      flags['allow-duplicates'] ||
+      flags['allow-repeat']
+    ) {
+      throw usageError(
+        '--concurrency, --idempotency-prefix, --allow-duplicates and --allow-repeat apply only with --batch FILE.',
+        'See `cardctl cards issue --help`.',
+      );
     }
     if (flags.customer === undefined || flags.amount === undefined) {
-      throw usageError('give --customer ID and --amount MINOR to issue one card, or --batch FILE to issue one per row of a file.', 'See `cardctl cards issue --help`.');
+      throw usageError(
+        'give --customer ID and --amount MINOR to issue one card, or --batch FILE to issue one per row of a file.',
+        'See `cardctl cards issue --help`.',
+      );
     }
-    const [{ showOperation }, { checkId }] = await Promise.all([import('../../cli/resources.js'), import('../../client/operations.js')]);
+    const [{ showOperation }, { checkId }] = await Promise.all([
+      import('../../cli/resources.js'),
+      import('../../client/operations.js'),
+    ]);
     const json = {
       customer_id: checkId('customer', flags.customer),
       amount_minor: flags.amount,
       ...(flags.product !== undefined ? { product_id: checkId('product', flags.product) } : {}),
     };
-    return showOperation(this.io, flags, 'cards.issue', { json, idempotencyKey: flags['idempotency-key'] }, { waitS: flags.wait ? flags['wait-timeout'] : undefined });
+    return showOperation(
+      this.io,
+      flags,
+      'cards.issue',
+      { json, idempotencyKey: flags['idempotency-key'] },
+      { waitS: flags.wait ? flags['wait-timeout'] : undefined },
+    );
   }
 }

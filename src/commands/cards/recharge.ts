@@ -10,8 +10,8 @@ export default class CardsRecharge extends BaseCommand {
     'An unknown outcome (202, 500, dropped connection) exits 7: run the same command with the same key, or `cardctl ops replay`.\n\n' +
     '--batch FILE recharges one card per row of a CSV file with a header (card_id, amount; or card, amount) or of an NDJSON ' +
     'file (one JSON object per line with the same keys); - reads stdin. Every row is checked before anything is sent. ' +
-    'Rows run concurrently under a rate limiter that follows the key\'s X-RateLimit-Remaining and Retry-After. Each row\'s ' +
-    'Idempotency-Key is derived from the rows\' content and the row number, so running the same file again replays the rows ' +
+    "Rows run concurrently under a rate limiter that follows the key's X-RateLimit-Remaining and Retry-After. Each row's " +
+    "Idempotency-Key is derived from the rows' content and the row number, so running the same file again replays the rows " +
     'that went through instead of charging twice. One result line per row on stdout, in row order (NDJSON with --json), ' +
     'a summary on stderr; exit 7 if any outcome is unknown.';
   static override examples = [
@@ -28,27 +28,62 @@ export default class CardsRecharge extends BaseCommand {
       exclusive: ['amount', 'idempotency-key'],
       helpGroup: 'BATCH',
     }),
-    concurrency: Flags.integer({ description: 'with --batch: rows sent at once (1 to 16, default 4)', min: 1, max: 16, helpGroup: 'BATCH' }),
-    'idempotency-prefix': Flags.string({ description: 'with --batch: keys are PREFIX-<row digest>-<n> instead of batch-<row digest>-<n> (a new prefix sends rows already done again)', helpGroup: 'BATCH' }),
-    'allow-duplicates': Flags.boolean({ description: 'with --batch: send rows identical to an earlier row (refused otherwise: each would be charged)', helpGroup: 'BATCH' }),
-    'allow-repeat': Flags.boolean({ description: 'with --batch: send rows that repeat a success of the last 24 h under another key (held back otherwise)', helpGroup: 'BATCH' }),
+    concurrency: Flags.integer({
+      description: 'with --batch: rows sent at once (1 to 16, default 4)',
+      min: 1,
+      max: 16,
+      helpGroup: 'BATCH',
+    }),
+    'idempotency-prefix': Flags.string({
+      description:
+        'with --batch: keys are PREFIX-<row digest>-<n> instead of batch-<row digest>-<n> (a new prefix sends rows already done again)',
+      helpGroup: 'BATCH',
+    }),
+    'allow-duplicates': Flags.boolean({
+      description: 'with --batch: send rows identical to an earlier row (refused otherwise: each would be charged)',
+      helpGroup: 'BATCH',
+    }),
+    'allow-repeat': Flags.boolean({
+      description:
+        'with --batch: send rows that repeat a success of the last 24 h under another key (held back otherwise)',
+      helpGroup: 'BATCH',
+    }),
   };
 
   async run(): Promise<unknown> {
     const { args, flags } = await this.parse(CardsRecharge);
     if (flags.batch !== undefined) {
-      if (args.card !== undefined) throw usageError('give either a CARD argument or --batch FILE, not both.', 'The batch file names the card of each row (card_id).');
+      if (args.card !== undefined)
+        throw usageError(
+          'give either a CARD argument or --batch FILE, not both.',
+          'The batch file names the card of each row (card_id).',
+        );
       const { runBatchCommand } = await import('../../cli/batch.js');
       process.exitCode = await runBatchCommand(this.io, 'cards.recharge', { ...flags, batch: flags.batch });
       return;
     }
-    if (flags.concurrency !== undefined || flags['idempotency-prefix'] !== undefined || flags['allow-duplicates'] || flags['allow-repeat']) {
-      throw usageError('--concurrency, --idempotency-prefix, --allow-duplicates and --allow-repeat apply only with --batch FILE.', 'See `cardctl cards recharge --help`.');
+    if (
+      flags.concurrency !== undefined ||
+      flags['idempotency-prefix'] !== undefined ||
+      flags['allow-duplicates'] ||
+      flags['allow-repeat']
+    ) {
+      throw usageError(
+        '--concurrency, --idempotency-prefix, --allow-duplicates and --allow-repeat apply only with --batch FILE.',
+        'See `cardctl cards recharge --help`.',
+      );
     }
     if (args.card === undefined || flags.amount === undefined) {
-      throw usageError('give CARD and --amount MINOR to recharge one card, or --batch FILE to recharge one per row of a file.', 'See `cardctl cards recharge --help`.');
+      throw usageError(
+        'give CARD and --amount MINOR to recharge one card, or --batch FILE to recharge one per row of a file.',
+        'See `cardctl cards recharge --help`.',
+      );
     }
     const { showOperation } = await import('../../cli/resources.js');
-    return showOperation(this.io, flags, 'cards.recharge', { params: { card: args.card }, json: { amount: flags.amount }, idempotencyKey: flags['idempotency-key'] });
+    return showOperation(this.io, flags, 'cards.recharge', {
+      params: { card: args.card },
+      json: { amount: flags.amount },
+      idempotencyKey: flags['idempotency-key'],
+    });
   }
 }

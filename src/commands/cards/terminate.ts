@@ -12,7 +12,10 @@ export default class CardsTerminate extends BaseCommand {
   static override args = { card: Args.string({ description: 'card id', required: true }) };
   static override flags = {
     ...moneyFlags,
-    reason: Flags.string({ description: 'why (the API default is no_longer_needed)', options: [...TERMINATION_REASONS] }),
+    reason: Flags.string({
+      description: 'why (the API default is no_longer_needed)',
+      options: [...TERMINATION_REASONS],
+    }),
     'idempotency-key': Flags.string({ description: 'Idempotency-Key (generated otherwise); reuse it to replay' }),
   };
 
@@ -20,6 +23,10 @@ export default class CardsTerminate extends BaseCommand {
     const { args, flags } = await this.parse(CardsTerminate);
     const { showOperation } = await import('../../cli/resources.js');
     const json = flags.reason !== undefined ? { reason: flags.reason } : undefined;
-    return showOperation(this.io, flags, 'cards.terminate', { params: { card: args.card }, json, idempotencyKey: flags['idempotency-key'] });
+    return showOperation(this.io, flags, 'cards.terminate', {
+      params: { card: args.card },
+      json,
+      idempotencyKey: flags['idempotency-key'],
+    });
   }
 }

@@ -20,7 +20,10 @@ export default class CustomersCreate extends BaseCommand {
 
   async run(): Promise<unknown> {
     const { flags } = await this.parse(CustomersCreate);
-    const [{ showOperation }, { customerBody }] = await Promise.all([import('../../cli/resources.js'), import('../../cli/customer-input.js')]);
+    const [{ showOperation }, { customerBody }] = await Promise.all([
+      import('../../cli/resources.js'),
+      import('../../cli/customer-input.js'),
+    ]);
     return showOperation(this.io, flags, 'customers.create', { json: await customerBody(flags) });
   }
 }

@@ -18,9 +18,16 @@ export default class CustomersUpdate extends BaseCommand {
 
   async run(): Promise<unknown> {
     const { args, flags } = await this.parse(CustomersUpdate);
-    const [{ showOperation }, { customerBody }] = await Promise.all([import('../../cli/resources.js'), import('../../cli/customer-input.js')]);
+    const [{ showOperation }, { customerBody }] = await Promise.all([
+      import('../../cli/resources.js'),
+      import('../../cli/customer-input.js'),
+    ]);
     const json = await customerBody(flags);
-    if (Object.keys(json).length === 0) throw usageError('nothing to update: no field was given.', 'Pass at least one field flag (see --help), --status, or --from FILE.');
+    if (Object.keys(json).length === 0)
+      throw usageError(
+        'nothing to update: no field was given.',
+        'Pass at least one field flag (see --help), --status, or --from FILE.',
+      );
     return showOperation(this.io, flags, 'customers.update', { params: { customer: args.customer }, json });
   }
 }

@@ -3,8 +3,10 @@ import { apiFlags } from '../../cli/api-flags.js';
 import { BaseCommand } from '../../cli/base-command.js';
 
 export default class DepositAddressesCreate extends BaseCommand {
-  static override summary = 'Get the permanent deposit address of a network (created on first call, the same one after). Live keys only.';
-  static override description = 'Send only the address\'s asset to it. A memo, when not null, is mandatory on the transfer.';
+  static override summary =
+    'Get the permanent deposit address of a network (created on first call, the same one after). Live keys only.';
+  static override description =
+    "Send only the address's asset to it. A memo, when not null, is mandatory on the transfer.";
   static override examples = ['<%= config.bin %> deposit-addresses create --network trc20 -p live'];
   static override flags = {
     ...apiFlags,

@@ -9,6 +9,12 @@ export default class DepositAddressesList extends BaseCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(DepositAddressesList);
     const { listOperation } = await import('../../cli/resources.js');
-    await listOperation(this.io, { ...flags, all: false, ndjson: false }, 'depositAddresses.list', undefined, 'deposit-address');
+    await listOperation(
+      this.io,
+      { ...flags, all: false, ndjson: false },
+      'depositAddresses.list',
+      undefined,
+      'deposit-address',
+    );
   }
 }

@@ -3,7 +3,10 @@ import { BaseCommand } from '../../cli/base-command.js';
 
 export default class DepositsList extends BaseCommand {
   static override summary = 'List received deposits, newest first. Live keys only.';
-  static override examples = ['<%= config.bin %> deposits list -p live', '<%= config.bin %> deposits list -p live --all --ndjson | jq .credited_amount_minor'];
+  static override examples = [
+    '<%= config.bin %> deposits list -p live',
+    '<%= config.bin %> deposits list -p live --all --ndjson | jq .credited_amount_minor',
+  ];
   static override flags = { ...apiFlags, ...listFlags };
 
   async run(): Promise<void> {

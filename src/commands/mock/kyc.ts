@@ -15,6 +15,11 @@ export default class MockKyc extends MockControlCommand {
 
   async run(): Promise<Result> {
     const { args, flags } = await this.parse(MockKyc);
-    return this.render(await this.control(flags, 'POST', `/customers/${encodeURIComponent(args.customer)}/kyc`, { verdict: flags.verdict, reason: flags.reason }));
+    return this.render(
+      await this.control(flags, 'POST', `/customers/${encodeURIComponent(args.customer)}/kyc`, {
+        verdict: flags.verdict,
+        reason: flags.reason,
+      }),
+    );
   }
 }

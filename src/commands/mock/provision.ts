@@ -14,6 +14,10 @@ export default class MockProvision extends MockControlCommand {
 
   async run(): Promise<Result> {
     const { args, flags } = await this.parse(MockProvision);
-    return this.render(await this.control(flags, 'POST', `/cards/${encodeURIComponent(args.card)}/provision`, { outcome: flags.outcome }));
+    return this.render(
+      await this.control(flags, 'POST', `/cards/${encodeURIComponent(args.card)}/provision`, {
+        outcome: flags.outcome,
+      }),
+    );
   }
 }

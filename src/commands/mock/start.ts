@@ -16,21 +16,43 @@ export default class MockStart extends BaseCommand {
   static override flags = {
     host: Flags.string({ description: 'address to listen on', default: '127.0.0.1' }),
     port: Flags.integer({ description: 'port (0 picks a free one)', default: 4010, min: 0, max: 65535 }),
-    state: Flags.string({ description: 'keep the whole state in this file (checksummed, locked, reloaded on start; docs/mock-state.md)' }),
-    recover: Flags.boolean({ description: 'with --state: salvage a damaged state up to the damage; the damaged files are kept aside', default: false }),
+    state: Flags.string({
+      description: 'keep the whole state in this file (checksummed, locked, reloaded on start; docs/mock-state.md)',
+    }),
+    recover: Flags.boolean({
+      description: 'with --state: salvage a damaged state up to the damage; the damaged files are kept aside',
+      default: false,
+    }),
     seed: Flags.integer({ description: 'seed for the ids, keys and secrets of the start (same seed, same banner)' }),
-    'save-profiles': Flags.boolean({ description: 'save profiles mock-test and mock-live for this mock', default: false }),
-    webhook: Flags.string({ description: 'webhook endpoint URL for the default merchant (repeatable)', multiple: true }),
+    'save-profiles': Flags.boolean({
+      description: 'save profiles mock-test and mock-live for this mock',
+      default: false,
+    }),
+    webhook: Flags.string({
+      description: 'webhook endpoint URL for the default merchant (repeatable)',
+      multiple: true,
+    }),
     'rate-limit': Flags.integer({ description: 'requests per minute per key', min: 1 }),
-    'request-log': Flags.integer({ description: 'how many answered requests the request log keeps (0 turns it off; `cardctl mock requests`)', default: 10000, min: 0, max: 1000000 }),
-    log: Flags.boolean({ description: 'print each request on stderr as it is answered, with the diagnosis of a refusal', default: false }),
+    'request-log': Flags.integer({
+      description: 'how many answered requests the request log keeps (0 turns it off; `cardctl mock requests`)',
+      default: 10000,
+      min: 0,
+      max: 1000000,
+    }),
+    log: Flags.boolean({
+      description: 'print each request on stderr as it is answered, with the diagnosis of a refusal',
+      default: false,
+    }),
   };
 
   async run(): Promise<void> {
     const { flags } = await this.parse(MockStart);
     if (flags.recover && flags.state === undefined) {
       const { usageError } = await import('../../errors.js');
-      throw usageError('--recover applies to a state file: give --state FILE too.', 'e.g. `cardctl mock start --state ./mock-state.json --recover`');
+      throw usageError(
+        '--recover applies to a state file: give --state FILE too.',
+        'e.g. `cardctl mock start --state ./mock-state.json --recover`',
+      );
     }
     const { launchMock } = await import('../../cli/mock/launcher.js');
     await launchMock(

@@ -2,7 +2,8 @@ import type { Result } from '../../output/render.js';
 import { MockControlCommand } from '../../cli/mock/control-command.js';
 
 export default class MockWallets extends MockControlCommand {
-  static override summary = 'Show the wallet of each merchant and mode (balance, cards, fees; --json adds reserved, the initial balance and deposits).';
+  static override summary =
+    'Show the wallet of each merchant and mode (balance, cards, fees; --json adds reserved, the initial balance and deposits).';
   static override examples = ['<%= config.bin %> mock wallets', '<%= config.bin %> mock wallets --json'];
 
   async run(): Promise<Result> {

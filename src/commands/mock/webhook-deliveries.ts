@@ -19,9 +19,16 @@ export default class MockWebhookDeliveries extends MockControlCommand {
   async run(): Promise<Result> {
     const { flags } = await this.parse(MockWebhookDeliveries);
     const query = new URLSearchParams();
-    for (const [flag, param] of [['event', 'event_id'], ['endpoint', 'endpoint_id'], ['merchant', 'merchant_id'], ['state', 'state']] as const) {
+    for (const [flag, param] of [
+      ['event', 'event_id'],
+      ['endpoint', 'endpoint_id'],
+      ['merchant', 'merchant_id'],
+      ['state', 'state'],
+    ] as const) {
       if (flags[flag]) query.set(param, flags[flag]);
     }
-    return this.renderList(await this.controlPage(flags, 'GET', query.size ? `/webhook-deliveries?${query}` : '/webhook-deliveries'));
+    return this.renderList(
+      await this.controlPage(flags, 'GET', query.size ? `/webhook-deliveries?${query}` : '/webhook-deliveries'),
+    );
   }
 }

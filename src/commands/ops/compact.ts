@@ -9,7 +9,9 @@ export default class OpsCompact extends BaseCommand {
     'An operation whose outcome is unknown is kept whole. Safe while other cardctl processes send; files with a damaged line are left for `cardctl ops repair`.';
   static override examples = ['<%= config.bin %> ops compact', '<%= config.bin %> ops compact --older-than 30d'];
   static override flags = {
-    'older-than': Flags.string({ description: 'retention in days (e.g. 30 or 30d; default CARDCTL_JOURNAL_RETENTION, else 90)' }),
+    'older-than': Flags.string({
+      description: 'retention in days (e.g. 30 or 30d; default CARDCTL_JOURNAL_RETENTION, else 90)',
+    }),
     auto: Flags.boolean({ hidden: true, default: false }),
   };
 
@@ -22,7 +24,10 @@ export default class OpsCompact extends BaseCommand {
       import('../../errors.js'),
     ]);
     const days = flags['older-than'] === undefined ? undefined : parseRetention(flags['older-than'], '--older-than');
-    if (flags['older-than'] !== undefined && days === undefined) throw usageError('--older-than takes a number of days, such as 30 or 30d (off is for CARDCTL_JOURNAL_RETENTION).');
+    if (flags['older-than'] !== undefined && days === undefined)
+      throw usageError(
+        '--older-than takes a number of days, such as 30 or 30d (off is for CARDCTL_JOURNAL_RETENTION).',
+      );
     const r = await compactOps({ retentionDays: days, tell: (line) => this.note(line) });
     if (flags.json) {
       this.io.stdout.write(jsonText(r));
@@ -37,7 +42,13 @@ export default class OpsCompact extends BaseCommand {
       `compacted ${r.compacted} operation${r.compacted === 1 ? '' : 's'} first sent before ${r.cutoff} (${r.retention_days} days), in ${r.days.length} day${r.days.length === 1 ? '' : 's'} of the journal; ` +
         `${r.files_rewritten} files rewritten, ${mib(r.bytes_before)} MiB -> ${mib(r.bytes_after)} MiB\n`,
     );
-    if (r.kept_unknown) this.io.stdout.write(`kept whole: ${r.kept_unknown} operation${r.kept_unknown === 1 ? '' : 's'} whose outcome is unknown (\`cardctl ops list --unresolved\`)\n`);
-    for (const f of r.damaged) this.note(`Left as it is: ${f} holds a damaged line. Run \`cardctl ops repair\`, then \`cardctl ops compact\` again.`);
+    if (r.kept_unknown)
+      this.io.stdout.write(
+        `kept whole: ${r.kept_unknown} operation${r.kept_unknown === 1 ? '' : 's'} whose outcome is unknown (\`cardctl ops list --unresolved\`)\n`,
+      );
+    for (const f of r.damaged)
+      this.note(
+        `Left as it is: ${f} holds a damaged line. Run \`cardctl ops repair\`, then \`cardctl ops compact\` again.`,
+      );
   }
 }

@@ -8,10 +8,17 @@ export default class OpsReplay extends BaseCommand {
     'The API answers a replay with the original outcome (no second charge), so this is how an unknown outcome ' +
     '(202, 500, dropped connection) becomes known. The new outcome is recorded under the same id.';
   static override examples = ['<%= config.bin %> ops replay op_lx2k3abc12345678'];
-  static override args = { id: Args.string({ description: 'operation id (a unique prefix is enough) or its idempotency key', required: true }) };
+  static override args = {
+    id: Args.string({ description: 'operation id (a unique prefix is enough) or its idempotency key', required: true }),
+  };
   static override flags = {
     ...moneyFlags,
-    include: Flags.boolean({ char: 'i', description: 'print the status line and headers before the body (not with --json, which prints the body alone)', default: false, exclusive: ['json'] }),
+    include: Flags.boolean({
+      char: 'i',
+      description: 'print the status line and headers before the body (not with --json, which prints the body alone)',
+      default: false,
+      exclusive: ['json'],
+    }),
   };
 
   async run(): Promise<void> {
@@ -23,9 +30,12 @@ export default class OpsReplay extends BaseCommand {
     ]);
     try {
       const { response } = await replayOp(args.id, sessionOptions(flags, this.io));
-      this.io.stdout.write(flags.json ? jsonText(response.body ?? response.text) : formatResponse(response, flags.include));
+      this.io.stdout.write(
+        flags.json ? jsonText(response.body ?? response.text) : formatResponse(response, flags.include),
+      );
     } catch (err) {
-      if (!flags.json && err instanceof ApiError && err.response) this.io.stdout.write(formatResponse(err.response, flags.include));
+      if (!flags.json && err instanceof ApiError && err.response)
+        this.io.stdout.write(formatResponse(err.response, flags.include));
       throw err;
     }
   }

@@ -5,11 +5,16 @@ import { BaseCommand } from '../../cli/base-command.js';
 export default class OpsShow extends BaseCommand {
   static override summary = 'Show one journaled money operation: request, key, body and outcomes.';
   static override examples = ['<%= config.bin %> ops show op_lx2k3abc12345678'];
-  static override args = { id: Args.string({ description: 'operation id (a unique prefix is enough) or its idempotency key', required: true }) };
+  static override args = {
+    id: Args.string({ description: 'operation id (a unique prefix is enough) or its idempotency key', required: true }),
+  };
 
   async run(): Promise<Result> {
     const { args } = await this.parse(OpsShow);
-    const [{ showOp, opView }, { formatKeyValue }] = await Promise.all([import('../../client/ops.js'), import('../../output/index.js')]);
+    const [{ showOp, opView }, { formatKeyValue }] = await Promise.all([
+      import('../../client/ops.js'),
+      import('../../output/index.js'),
+    ]);
     const entry = showOp(args.id, undefined, (line) => this.note(line));
     const { body_b64: _b, ...view } = opView(entry);
     return result({ ...opView(entry), outcomes: entry.outcomes }, () => formatKeyValue(view));

@@ -2,7 +2,10 @@ import { BaseCommand } from '../../cli/base-command.js';
 
 export default class ProfilesList extends BaseCommand {
   static override summary = 'List the saved profiles (never their secrets).';
-  static override examples = ['<%= config.bin %> profiles list', '<%= config.bin %> profiles list --jq \'.data[] | select(.default) | .name\''];
+  static override examples = [
+    '<%= config.bin %> profiles list',
+    "<%= config.bin %> profiles list --jq '.data[] | select(.default) | .name'",
+  ];
 
   async run(): Promise<void> {
     const { flags } = await this.parse(ProfilesList);
@@ -11,7 +14,9 @@ export default class ProfilesList extends BaseCommand {
     if (flags.json) return this.printJson((await import('../../output/json.js')).listDocument(profiles));
     if (profiles.length === 0) {
       const { shownStorePath } = await import('../../profiles/store.js');
-      this.note(`No profiles in ${shownStorePath(path)}. Add one: cardctl profiles add NAME --key-id KEY_ID --mode test --secret-stdin`);
+      this.note(
+        `No profiles in ${shownStorePath(path)}. Add one: cardctl profiles add NAME --key-id KEY_ID --mode test --secret-stdin`,
+      );
       return;
     }
     const { formatTable } = await import('../../output/text.js');

@@ -3,7 +3,8 @@ import { BaseCommand } from '../../cli/base-command.js';
 
 export default class ProfilesRemove extends BaseCommand {
   static override summary = 'Delete a profile from the store.';
-  static override description = 'When the default is removed and one profile remains, that one becomes the default; with several left there is none until `cardctl profiles use NAME`.';
+  static override description =
+    'When the default is removed and one profile remains, that one becomes the default; with several left there is none until `cardctl profiles use NAME`.';
   static override examples = ['<%= config.bin %> profiles remove old-ci'];
   static override args = { name: Args.string({ description: 'profile name', required: true }) };
 
@@ -14,7 +15,9 @@ export default class ProfilesRemove extends BaseCommand {
     if (flags.json) return this.printJson({ removed: result.removed, default: result.defaultProfile });
     this.note(
       `Removed profile ${result.removed}.` +
-        (result.defaultProfile === null ? ' There is no default profile now: choose one with `cardctl profiles use NAME`.' : ` Default profile: ${result.defaultProfile}.`),
+        (result.defaultProfile === null
+          ? ' There is no default profile now: choose one with `cardctl profiles use NAME`.'
+          : ` Default profile: ${result.defaultProfile}.`),
     );
   }
 }

@@ -2,7 +2,8 @@ import { Args } from '../../cli/oclif.js';
 import { BaseCommand } from '../../cli/base-command.js';
 
 export default class ProfilesShow extends BaseCommand {
-  static override summary = 'Show one profile; secrets appear only as a fingerprint, or as the command that prints them.';
+  static override summary =
+    'Show one profile; secrets appear only as a fingerprint, or as the command that prints them.';
   static override description =
     'The fingerprint is "sha256:" and the first 8 hex digits of SHA-256 over the secret text, so you can compare two machines without revealing it: ' +
     'printf %s "$SECRET" | sha256sum | cut -c1-8';
@@ -22,7 +23,12 @@ export default class ProfilesShow extends BaseCommand {
         'key id': p.key_id,
         'base URL': p.base_url,
         secret: p.secret_command !== null ? `from the command: ${p.secret_command}` : `**** (${p.secret_fingerprint})`,
-        'webhook secret': p.webhook_secret_command !== null ? `from the command: ${p.webhook_secret_command}` : p.webhook_secret_fingerprint ? `**** (${p.webhook_secret_fingerprint})` : 'not set',
+        'webhook secret':
+          p.webhook_secret_command !== null
+            ? `from the command: ${p.webhook_secret_command}`
+            : p.webhook_secret_fingerprint
+              ? `**** (${p.webhook_secret_fingerprint})`
+              : 'not set',
         ...(p.secret_command_timeout !== undefined ? { 'command timeout': `${p.secret_command_timeout} s` } : {}),
         ...(p.ca_file !== undefined ? { 'CA file': p.ca_file } : {}),
         ...(p.timeout !== undefined ? { timeout: `${p.timeout} s per attempt` } : {}),

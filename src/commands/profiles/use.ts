@@ -3,7 +3,8 @@ import { BaseCommand } from '../../cli/base-command.js';
 
 export default class ProfilesUse extends BaseCommand {
   static override summary = 'Make a profile the default.';
-  static override description = 'The default is used when there is no --profile, no CARDCTL_API_KEY/CARDCTL_API_SECRET and no CARDCTL_PROFILE.';
+  static override description =
+    'The default is used when there is no --profile, no CARDCTL_API_KEY/CARDCTL_API_SECRET and no CARDCTL_PROFILE.';
   static override examples = ['<%= config.bin %> profiles use ci'];
   static override args = { name: Args.string({ description: 'profile name', required: true }) };
 

@@ -3,7 +3,8 @@ import { result, type Result } from '../../output/render.js';
 import { BaseCommand } from '../../cli/base-command.js';
 
 export default class SignDiagnose extends BaseCommand {
-  static override summary = 'Find out why a request\'s signature fails: recompute it and name the client mistake that reproduces it.';
+  static override summary =
+    "Find out why a request's signature fails: recompute it and name the client mistake that reproduces it.";
   static override description =
     'FILE holds the failing request as raw HTTP/1.1 text, as a proxy dump or `curl -v` shows it (request line, headers, blank line, body; ' +
     '"> " prefixes, CRLF or LF, absolute URLs accepted). With Content-Length the body is exactly that many bytes.\n' +
@@ -15,25 +16,38 @@ export default class SignDiagnose extends BaseCommand {
     'When nothing else explains it, tries the secrets of the other stored profiles and names the one that reproduces the signature (never the secret).\n' +
     'The signature the server expects is shown by its first 6 characters only: a diagnosis pasted beside its request must not be a request the server accepts.\n' +
     'Exit 0 when the signature is valid, 3 when it is not (found or not).';
-  static override examples = ['<%= config.bin %> sign diagnose --request failing.http', 'pbpaste | <%= config.bin %> sign diagnose --request - --json'];
+  static override examples = [
+    '<%= config.bin %> sign diagnose --request failing.http',
+    'pbpaste | <%= config.bin %> sign diagnose --request - --json',
+  ];
   static override flags = {
     request: Flags.string({ char: 'r', description: 'file with the raw HTTP request, or - for stdin', required: true }),
     profile: Flags.string({ char: 'p', description: 'profile whose secret signed the request' }),
     now: Flags.string({ description: 'Unix seconds to check the timestamp against (default: now)' }),
     'show-valid-signature': Flags.boolean({
-      description: 'print the whole signature the server expects: with the request beside it, that is a request the server accepts for up to 300 s (default: its first 6 characters)',
+      description:
+        'print the whole signature the server expects: with the request beside it, that is a request the server accepts for up to 300 s (default: its first 6 characters)',
     }),
-    'try-secret-commands': Flags.boolean({ description: "when nothing else explains the signature, also run the other profiles' secret commands (they may prompt) to try their secrets" }),
+    'try-secret-commands': Flags.boolean({
+      description:
+        "when nothing else explains the signature, also run the other profiles' secret commands (they may prompt) to try their secrets",
+    }),
   };
 
   async run(): Promise<Result> {
     const { flags } = await this.parse(SignDiagnose);
-    const [{ runDiagnose, parseUnixSeconds }, { diagnosisJson, formatDiagnosis }, { exitCodeForKind }] = await Promise.all([
-      import('../../cli/signing-tools.js'),
-      import('../../output/diagnosis.js'),
-      import('../../cli/exit-codes.js'),
-    ]);
-    const d = await runDiagnose({ request: flags.request, profile: flags.profile, now: parseUnixSeconds(flags.now, '--now'), trySecretCommands: flags['try-secret-commands'] });
+    const [{ runDiagnose, parseUnixSeconds }, { diagnosisJson, formatDiagnosis }, { exitCodeForKind }] =
+      await Promise.all([
+        import('../../cli/signing-tools.js'),
+        import('../../output/diagnosis.js'),
+        import('../../cli/exit-codes.js'),
+      ]);
+    const d = await runDiagnose({
+      request: flags.request,
+      profile: flags.profile,
+      now: parseUnixSeconds(flags.now, '--now'),
+      trySecretCommands: flags['try-secret-commands'],
+    });
     const show = { showValid: flags['show-valid-signature'] };
     // The verdict is the output; the exit code still says "signature invalid" (3).
     if (!d.valid) process.exitCode = exitCodeForKind('signature_invalid');

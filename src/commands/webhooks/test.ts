@@ -2,10 +2,11 @@ import { Args, Flags } from '../../cli/oclif.js';
 import { BaseCommand } from '../../cli/base-command.js';
 
 export default class WebhooksTest extends BaseCommand {
-  static override summary = 'Grade a webhook receiver: every event type accepted, every forged or stale delivery refused.';
+  static override summary =
+    'Grade a webhook receiver: every event type accepted, every forged or stale delivery refused.';
   static override description =
-    'Posts real deliveries to URL, signed with the endpoint secret (CARDCTL_WEBHOOK_SECRET, else the profile\'s webhook secret; never a flag), ' +
-    'with the spec\'s headers and body. Must be accepted (2xx): one delivery of each of the 12 event types, a header with two v1 values of which one is valid, ' +
+    "Posts real deliveries to URL, signed with the endpoint secret (CARDCTL_WEBHOOK_SECRET, else the profile's webhook secret; never a flag), " +
+    "with the spec's headers and body. Must be accepted (2xx): one delivery of each of the 12 event types, a header with two v1 values of which one is valid, " +
     'a header with unknown items and extra spaces. Must be refused (any non-2xx): the body changed by one byte, another secret, t 301 s in the past or future, ' +
     'no signature header, a malformed header, the body re-serialized under the original signature, uppercase hex. A 3xx is not followed (a failed delivery); ' +
     'no answer within --timeout fails the case. The same delivery id sent twice is reported as information.\n' +
@@ -17,25 +18,41 @@ export default class WebhooksTest extends BaseCommand {
     '<%= config.bin %> webhooks test http://127.0.0.1:8080/hook --timeout 5 --json | jq \'.cases[] | select(.status == "failed")\'',
   ];
   static override args = {
-    url: Args.string({ description: 'the receiver: https://..., or http://localhost:PORT/... for a local one', required: true }),
+    url: Args.string({
+      description: 'the receiver: https://..., or http://localhost:PORT/... for a local one',
+      required: true,
+    }),
   };
   static override flags = {
     junit: Flags.string({ description: 'also write the report as JUnit XML to this file' }),
-    timeout: Flags.string({ description: 'seconds to wait for each answer (at most 15, the service\'s limit)', default: '15' }),
+    timeout: Flags.string({
+      description: "seconds to wait for each answer (at most 15, the service's limit)",
+      default: '15',
+    }),
     profile: Flags.string({ char: 'p', description: 'profile whose webhook secret to use' }),
   };
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(WebhooksTest);
-    const [{ runWebhookTest }, { emitCaseReport, checkJunitPath }, { EXIT, exitCodeForKind }, { formatWebhookTest }] = await Promise.all([
-      import('../../cli/webhook-test/index.js'),
-      import('../../cli/case-output.js'),
-      import('../../cli/exit-codes.js'),
-      import('../../output/webhook-test.js'),
-    ]);
+    const [{ runWebhookTest }, { emitCaseReport, checkJunitPath }, { EXIT, exitCodeForKind }, { formatWebhookTest }] =
+      await Promise.all([
+        import('../../cli/webhook-test/index.js'),
+        import('../../cli/case-output.js'),
+        import('../../cli/exit-codes.js'),
+        import('../../output/webhook-test.js'),
+      ]);
     checkJunitPath(flags.junit);
-    const report = await runWebhookTest({ url: args.url, timeout: flags.timeout, profile: flags.profile }, { env: process.env });
-    await emitCaseReport(report, { ...this.io, json: flags.json, junit: flags.junit, env: process.env, text: (chalk) => formatWebhookTest(report, chalk) });
+    const report = await runWebhookTest(
+      { url: args.url, timeout: flags.timeout, profile: flags.profile },
+      { env: process.env },
+    );
+    await emitCaseReport(report, {
+      ...this.io,
+      json: flags.json,
+      junit: flags.junit,
+      env: process.env,
+      text: (chalk) => formatWebhookTest(report, chalk),
+    });
     process.exitCode = report.ok ? EXIT.ok : exitCodeForKind('signature_invalid'); // 3: a receiver that verifies wrongly
   }
 }

@@ -8,9 +8,10 @@ export const section: Section = {
     const { r, ids, write, counts } = ctx;
     write('customer.json', JSON.stringify(CUSTOMER, null, 2) + '\n');
     write('customer-invalid.json', JSON.stringify(CUSTOMER_INVALID, null, 2) + '\n');
-      await r.step({
+    await r.step({
       name: 'customers: create',
-      title: 'Any API call, signed, with `request`: create a customer from a file; --include shows the status line and headers',
+      title:
+        'Any API call, signed, with `request`: create a customer from a file; --include shows the status line and headers',
       argv: ['request', 'POST', '/customers', '--data', '@customer.json', '--include'],
       maxLines: 16,
       check: (run) => {
@@ -35,11 +36,15 @@ export const section: Section = {
     const before422 = await counts();
     await r.step({
       name: 'customers: validation error',
-      title: 'A body with mistakes: refused before sending (nothing was sent), each field named with the API\'s message, exit 2',
+      title:
+        "A body with mistakes: refused before sending (nothing was sent), each field named with the API's message, exit 2",
       argv: ['customers', 'create', '--from', 'customer-invalid.json'],
       expectExit: 2,
       check: async (run) => {
-        expect(/^\s+email: /m.test(run.stderr) && /^\s+phone_number: /m.test(run.stderr), 'the refusal should name email and phone_number');
+        expect(
+          /^\s+email: /m.test(run.stderr) && /^\s+phone_number: /m.test(run.stderr),
+          'the refusal should name email and phone_number',
+        );
         expect((await counts()).customers === before422.customers, 'a customer was created on the mock');
         return 'email and phone_number refused, nothing sent';
       },

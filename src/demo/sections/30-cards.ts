@@ -6,7 +6,7 @@ export const section: Section = {
   title: 'Cards: issue, replay, recharge, freeze, terminate',
   async run(ctx) {
     const { r, ids, write, wallet, counts, fee } = ctx;
-      let before = await wallet('test');
+    let before = await wallet('test');
     const issue = issueArgv(ids);
     await r.step({
       name: 'cards: issue',
@@ -18,7 +18,10 @@ export const section: Section = {
         expect(/^[0-9A-Z]{26}$/.test(ids.card), 'the answer should carry the card id');
         expect(c.status === 'active', `card status ${c.status}, expected active`);
         const after = await wallet('test');
-        expect(before.balance_minor - after.balance_minor === 5000 + fee, `the wallet moved ${before.balance_minor - after.balance_minor}, expected ${5000 + fee}`);
+        expect(
+          before.balance_minor - after.balance_minor === 5000 + fee,
+          `the wallet moved ${before.balance_minor - after.balance_minor}, expected ${5000 + fee}`,
+        );
         before = after;
         return `card ${ids.card}, wallet charged ${5000 + fee}`;
       },
@@ -86,7 +89,18 @@ export const section: Section = {
     await r.step({
       name: 'mock: transaction authorization',
       title: 'And a pending authorization',
-      argv: ['mock', 'transactions', 'add', ids.card, '--type', 'authorization', '--amount', '300', '--status', 'pending'],
+      argv: [
+        'mock',
+        'transactions',
+        'add',
+        ids.card,
+        '--type',
+        'authorization',
+        '--amount',
+        '300',
+        '--status',
+        'pending',
+      ],
     });
     await r.step({
       name: 'cards: transactions',
@@ -95,7 +109,10 @@ export const section: Section = {
       check: (run) => {
         const rows = tableRows(run.stdout);
         expect(rows.length === 2, `${rows.length} transactions listed, expected 2`);
-        expect(rows[0]?.TYPE === 'authorization' && rows[1]?.TYPE === 'capture', 'expected the authorization, then the capture');
+        expect(
+          rows[0]?.TYPE === 'authorization' && rows[1]?.TYPE === 'capture',
+          'expected the authorization, then the capture',
+        );
         return '2 transactions';
       },
     });
@@ -108,13 +125,23 @@ export const section: Section = {
       check: async (run) => {
         expect(card(run).status === 'terminated', `card status ${card(run).status}, expected terminated`);
         const after = await wallet('test');
-        expect(after.balance_minor - before.balance_minor === 7500, `the wallet got back ${after.balance_minor - before.balance_minor}, expected 7500`);
+        expect(
+          after.balance_minor - before.balance_minor === 7500,
+          `the wallet got back ${after.balance_minor - before.balance_minor}, expected 7500`,
+        );
         return 'terminated, 7500 refunded';
       },
     });
 
     // Bulk: rows checked first, a key per row; a refused row says what to do for its customer's state
-    write('customer-rejected.json', JSON.stringify({ ...CUSTOMER, first_name: 'Mallory', last_name: 'Reject', email: 'mallory@example.com' }, null, 2) + '\n');
+    write(
+      'customer-rejected.json',
+      JSON.stringify(
+        { ...CUSTOMER, first_name: 'Mallory', last_name: 'Reject', email: 'mallory@example.com' },
+        null,
+        2,
+      ) + '\n',
+    );
     let rejectedId = '';
     await r.step({
       name: 'customers: rejected',
@@ -131,18 +158,26 @@ export const section: Section = {
     before = await wallet('test');
     await r.step({
       name: 'cards: batch',
-      title: "Issue cards in bulk from a CSV (every row checked first, one idempotency key per row); a refused row says what to do for its customer's state, as the single command does (exit 5)",
+      title:
+        "Issue cards in bulk from a CSV (every row checked first, one idempotency key per row); a refused row says what to do for its customer's state, as the single command does (exit 5)",
       argv: ['cards', 'issue', '--batch', 'cards.csv'],
       expectExit: 5,
       check: async (run) => {
         const rows = tableRows(run.stdout);
-        expect(rows[0]?.STATUS === 'ok' && rows[1]?.STATUS === 'error', `rows answered ${rows.map((x) => x.STATUS).join(', ')}, expected ok, error`);
         expect(
-          rows[1]?.DETAIL?.includes(`Customer ${rejectedId}'s verification was rejected (identity_mismatch)`) && rows[1].DETAIL.includes(`cardctl customers kyc ${rejectedId}`),
+          rows[0]?.STATUS === 'ok' && rows[1]?.STATUS === 'error',
+          `rows answered ${rows.map((x) => x.STATUS).join(', ')}, expected ok, error`,
+        );
+        expect(
+          rows[1]?.DETAIL?.includes(`Customer ${rejectedId}'s verification was rejected (identity_mismatch)`) &&
+            rows[1].DETAIL.includes(`cardctl customers kyc ${rejectedId}`),
           'the refused row should say the verification was rejected, and how to resubmit',
         );
         const after = await wallet('test');
-        expect(before.balance_minor - after.balance_minor === 1000 + fee, `the wallet moved ${before.balance_minor - after.balance_minor}, expected ${1000 + fee} (row 1 only)`);
+        expect(
+          before.balance_minor - after.balance_minor === 1000 + fee,
+          `the wallet moved ${before.balance_minor - after.balance_minor}, expected ${1000 + fee} (row 1 only)`,
+        );
         return 'row 1 issued; row 2 refused, rejected (identity_mismatch): fix and resubmit, waiting will not help';
       },
     });

@@ -29,7 +29,10 @@ export const section: Section = {
       argv: ['mock', 'deposits', 'add', '--network', 'trc20', '--asset-amount', '250'],
       check: async () => {
         const after = await wallet('live');
-        expect(after.balance_minor - live.balance_minor === 25000, `the live wallet moved ${after.balance_minor - live.balance_minor}, expected 25000`);
+        expect(
+          after.balance_minor - live.balance_minor === 25000,
+          `the live wallet moved ${after.balance_minor - live.balance_minor}, expected 25000`,
+        );
         live = after;
         return 'live wallet credited 25000';
       },
@@ -63,7 +66,10 @@ export const section: Section = {
       check: async (run) => {
         expect(card(run).mode === 'live', `card mode ${card(run).mode}, expected live`);
         const after = await wallet('live');
-        expect(live.balance_minor - after.balance_minor === 5000 + fee, 'the live wallet should pay the load and the fee');
+        expect(
+          live.balance_minor - after.balance_minor === 5000 + fee,
+          'the live wallet should pay the load and the fee',
+        );
         return `live card ${card(run).id}`;
       },
     });

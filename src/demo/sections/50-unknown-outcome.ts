@@ -25,7 +25,10 @@ export const section: Section = {
         expect(c.id === card2, `the wait answered card ${c.id}, expected ${card2}`);
         expect(c.status === 'active', `card status ${c.status}, expected active`);
         const after = await wallet('test');
-        expect(before.balance_minor - after.balance_minor === 5000 + fee, `the wallet moved ${before.balance_minor - after.balance_minor}, expected ${5000 + fee} (once)`);
+        expect(
+          before.balance_minor - after.balance_minor === 5000 + fee,
+          `the wallet moved ${before.balance_minor - after.balance_minor}, expected ${5000 + fee} (once)`,
+        );
         expect(after.reserved_minor === 0, 'money is still reserved for the card');
         before = after;
         return `card ${card2} active, charged once`;
@@ -37,7 +40,10 @@ export const section: Section = {
       argv: ['mock', 'provision', card2, '--outcome', 'active'],
       grep: '^(id|status) ',
     });
-    await r.wait(waiting, { name: 'cards: issue --wait, done', title: 'The waiting command sees the card active and prints it' });
+    await r.wait(waiting, {
+      name: 'cards: issue --wait, done',
+      title: 'The waiting command sees the card active and prints it',
+    });
     await r.step({
       name: 'mock: fault 500_after_commit',
       title: 'Make the next recharge succeed but answer 500 (the worst case: money moved, answer lost)',
@@ -52,7 +58,10 @@ export const section: Section = {
       check: async (run) => {
         expect(run.stderr.includes('demo-recharge-1'), 'the idempotency key should be printed');
         const after = await wallet('test');
-        expect(before.balance_minor - after.balance_minor === 1000, 'the recharge should have moved 1000 despite the 500');
+        expect(
+          before.balance_minor - after.balance_minor === 1000,
+          'the recharge should have moved 1000 despite the 500',
+        );
         before = after;
         return 'the wallet did move 1000';
       },
@@ -114,12 +123,17 @@ export const section: Section = {
       expectExit: 7,
       check: async () => {
         const after = await wallet('test');
-        expect(before.balance_minor - after.balance_minor === 500, 'the recharge should have moved 500 despite the 500');
+        expect(
+          before.balance_minor - after.balance_minor === 500,
+          'the recharge should have moved 500 despite the 500',
+        );
         before = after;
         return 'the wallet did move 500';
       },
     });
-    r.say('When a replay is not possible (the service or the mock is gone, or the key is past the API\'s 24 hours), learn the outcome elsewhere and record it.');
+    r.say(
+      "When a replay is not possible (the service or the mock is gone, or the key is past the API's 24 hours), learn the outcome elsewhere and record it.",
+    );
     await r.step({
       name: 'cards: get, to learn the outcome',
       title: 'The card shows the 500: the recharge went through',
@@ -142,19 +156,32 @@ export const section: Section = {
       name: 'ops: nothing unresolved',
       title: 'Nothing left unresolved (the --wait issue resolved itself; the last recharge was resolved by hand)',
       argv: ['ops', 'list', '--unresolved'],
-      check: ({ stdout }) => expect(!stdout.includes('demo-recharge-1') && !stdout.includes('demo-issue-2') && !stdout.includes('demo-recharge-2'), 'an operation is still unresolved'),
+      check: ({ stdout }) =>
+        expect(
+          !stdout.includes('demo-recharge-1') &&
+            !stdout.includes('demo-issue-2') &&
+            !stdout.includes('demo-recharge-2'),
+          'an operation is still unresolved',
+        ),
     });
-    r.say('The journal keeps resolved operations whole for 90 days, then compacts them (in the background) to what the 24-hour rule needs: key, target, body hash, outcome.');
+    r.say(
+      'The journal keeps resolved operations whole for 90 days, then compacts them (in the background) to what the 24-hour rule needs: key, target, body hash, outcome.',
+    );
     await r.step({
       name: 'ops: compact',
       title: 'Compaction by hand (money commands start it once a day): nothing in this journal is 90 days old',
       argv: ['ops', 'compact', '--older-than', '90d'],
       check: ({ stdout }) => {
-        expect(/^compacted 0 operations first sent before \S+ \(90 days\)/.test(stdout), `unexpected ops compact output: ${stdout.slice(0, 200)}`);
+        expect(
+          /^compacted 0 operations first sent before \S+ \(90 days\)/.test(stdout),
+          `unexpected ops compact output: ${stdout.slice(0, 200)}`,
+        );
         return 'nothing past the retention';
       },
     });
-    r.say('One key, two shells: while one cardctl process sends a key, another one refuses it instead of sending it too.');
+    r.say(
+      'One key, two shells: while one cardctl process sends a key, another one refuses it instead of sending it too.',
+    );
     await r.step({
       name: 'mock: fault slow',
       title: 'Make the next recharge answer 3 s late (done at once, answered late)',
@@ -170,7 +197,10 @@ export const section: Section = {
       check: async (run) => {
         expect(card(run).balance_minor === 6600, `card balance ${card(run).balance_minor}, expected 6600`);
         const after = await wallet('test');
-        expect(before.balance_minor - after.balance_minor === 100, `the wallet moved ${before.balance_minor - after.balance_minor}, expected 100 (once)`);
+        expect(
+          before.balance_minor - after.balance_minor === 100,
+          `the wallet moved ${before.balance_minor - after.balance_minor}, expected 100 (once)`,
+        );
         before = after;
         return 'recharged once';
       },
@@ -185,6 +215,9 @@ export const section: Section = {
         return 'another cardctl process is sending it';
       },
     });
-    await r.wait(slow, { name: 'cards: recharge, answered late, done', title: 'The first shell gets its answer: the card recharged once' });
+    await r.wait(slow, {
+      name: 'cards: recharge, answered late, done',
+      title: 'The first shell gets its answer: the card recharged once',
+    });
   },
 };

@@ -12,18 +12,26 @@ export const section: Section = {
       argv: ['cards', 'list'],
       expectExit: 2,
       check: ({ stderr }) => {
-        expect(stderr.includes('The API has no card listing') && stderr.includes('cardctl cards get CARD'), 'the answer should say how to read a card');
+        expect(
+          stderr.includes('The API has no card listing') && stderr.includes('cardctl cards get CARD'),
+          'the answer should say how to read a card',
+        );
         return 'cards get CARD, ops list';
       },
     });
     await r.step({
       name: 'mistake: mistyped flag',
-      title: 'A mistyped flag: the closest one, and the usage lines (required bare, optional in brackets, --batch the other way); nothing sent',
+      title:
+        'A mistyped flag: the closest one, and the usage lines (required bare, optional in brackets, --batch the other way); nothing sent',
       argv: ['cards', 'issue', '--customer', ids.customer, '--ammount', '5000'],
       expectExit: 2,
       check: async ({ stderr }) => {
         expect(stderr.includes('Did you mean `--amount MINOR`?'), 'the answer should suggest --amount');
-        expect(stderr.includes('cardctl cards issue --customer ID --amount MINOR [--product ID]') && stderr.includes('cardctl cards issue --batch FILE'), 'the usage lines should follow');
+        expect(
+          stderr.includes('cardctl cards issue --customer ID --amount MINOR [--product ID]') &&
+            stderr.includes('cardctl cards issue --batch FILE'),
+          'the usage lines should follow',
+        );
         expect((await counts()).cards === before.cards, 'a card was issued');
         return 'did you mean --amount';
       },
@@ -34,7 +42,10 @@ export const section: Section = {
       argv: ['cards', 'freeze', ids.card],
       expectExit: 5,
       check: ({ stderr }) => {
-        expect(stderr.includes(`card ${ids.card} is terminated: nothing was changed.`), 'the refusal should say the card is terminated');
+        expect(
+          stderr.includes(`card ${ids.card} is terminated: nothing was changed.`),
+          'the refusal should say the card is terminated',
+        );
         return 'terminated: issue a new one';
       },
     });

@@ -17,7 +17,8 @@ export const section: Section = {
     let count = 0;
     await r.step({
       name: 'scripting: --jq over every page',
-      title: 'The filter runs over what --json prints, {data, meta}; with --all every row: .data | length counts every customer',
+      title:
+        'The filter runs over what --json prints, {data, meta}; with --all every row: .data | length counts every customer',
       argv: ['customers', 'list', '--all', '--per-page', '2', '--jq', '.data | length'],
       check: ({ stdout }) => {
         count = Number(stdout.trim());
@@ -32,9 +33,15 @@ export const section: Section = {
       maxLines: 6,
       check: ({ stdout }) => {
         const lines = stdout.split('\r\n').filter(Boolean);
-        expect(lines[0] === 'id,first_name,last_name,kyc_status', `expected the header of the columns asked for, got ${JSON.stringify(lines[0])}`);
+        expect(
+          lines[0] === 'id,first_name,last_name,kyc_status',
+          `expected the header of the columns asked for, got ${JSON.stringify(lines[0])}`,
+        );
         expect(lines.length === count + 1, `expected ${count} rows and the header, got ${lines.length} lines`);
-        expect(lines.some((l) => l.startsWith(`${ids.customer},`)), 'the approved customer should be a row');
+        expect(
+          lines.some((l) => l.startsWith(`${ids.customer},`)),
+          'the approved customer should be a row',
+        );
         return `${count} rows, CRLF line ends`;
       },
     });

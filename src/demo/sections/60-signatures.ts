@@ -14,7 +14,20 @@ export const section: Section = {
     await r.step({
       name: 'sign: json',
       title: 'Sign a request locally: canonical string, body hash, signature, headers, curl',
-      argv: ['sign', '--method', 'POST', '--path', '/cards', '--data', '@pretty.json', '--timestamp', ts, '--nonce', nonce, '--json'],
+      argv: [
+        'sign',
+        '--method',
+        'POST',
+        '--path',
+        '/cards',
+        '--data',
+        '@pretty.json',
+        '--timestamp',
+        ts,
+        '--nonce',
+        nonce,
+        '--json',
+      ],
       maxLines: 12,
       check: (run) => {
         signature = bodyJson<{ signature: string }>(run.stdout).signature;

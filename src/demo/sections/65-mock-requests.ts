@@ -10,14 +10,24 @@ export const section: Section = {
     const { signRequest } = await import('../../signing/index.js');
     const body = { customer_id: ids.customer, amount_minor: 5000 };
     const path = `${new URL(mock.baseUrl).pathname}/cards`;
-    const signed = signRequest({ method: 'POST', path, keyId: mock.keys.test.keyId, secret: mock.keys.test.secret, timestamp: Math.floor(Date.now() / 1000), nonce: `demo-requests-${Date.now()}`, body: JSON.stringify(body, null, 2) });
+    const signed = signRequest({
+      method: 'POST',
+      path,
+      keyId: mock.keys.test.keyId,
+      secret: mock.keys.test.secret,
+      timestamp: Math.floor(Date.now() / 1000),
+      nonce: `demo-requests-${Date.now()}`,
+      body: JSON.stringify(body, null, 2),
+    });
     const res = await fetch(new URL(mock.baseUrl).origin + path, {
       method: 'POST',
       headers: { ...signed.headers, 'Content-Type': 'application/json', 'Idempotency-Key': 'demo-requests-1' },
       body: JSON.stringify(body),
     });
     expect(res.status === 401, `the mock should refuse the request (401), not answer ${res.status}`);
-    r.say('A client of your own sent POST /api/v1/cards signed over the pretty-printed body, but sent it compact: the mock answered 401 invalid_signature.');
+    r.say(
+      'A client of your own sent POST /api/v1/cards signed over the pretty-printed body, but sent it compact: the mock answered 401 invalid_signature.',
+    );
     let id = '';
     await r.step({
       name: 'mock requests: failed',
@@ -38,8 +48,14 @@ export const section: Section = {
       maxLines: 40,
       check: async ({ stdout }) => {
         const kept = await ctx.control('GET', `/requests/${id}`);
-        expect(kept.diagnosis.id === 'body_pretty_printed' && /^diagnosis +body_pretty_printed$/m.test(stdout), 'the record should carry the diagnosis the mock keeps');
-        expect(/^ +7 +[0-9a-f]{64}$/m.test(stdout) && kept.diagnosis.details.canonical.length === 7, 'expected the seven canonical fields');
+        expect(
+          kept.diagnosis.id === 'body_pretty_printed' && /^diagnosis +body_pretty_printed$/m.test(stdout),
+          'the record should carry the diagnosis the mock keeps',
+        );
+        expect(
+          /^ +7 +[0-9a-f]{64}$/m.test(stdout) && kept.diagnosis.details.canonical.length === 7,
+          'expected the seven canonical fields',
+        );
         expect(!stdout.includes(mock.keys.test.secret), 'no secret in the record');
         return 'same diagnosis as sign diagnose: body_pretty_printed; no secret';
       },

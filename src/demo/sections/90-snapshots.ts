@@ -18,7 +18,10 @@ export const section: Section = {
       grep: '^(customers|cards) ',
       check: async () => {
         const now = await counts();
-        expect(now.customers === 0 && now.cards === 0, `${now.customers} customers and ${now.cards} cards after the reset, expected none`);
+        expect(
+          now.customers === 0 && now.cards === 0,
+          `${now.customers} customers and ${now.cards} cards after the reset, expected none`,
+        );
         return 'no customer, no card';
       },
     });
@@ -28,7 +31,10 @@ export const section: Section = {
       argv: ['mock', 'snapshot', 'restore', 'tour'],
       check: async () => {
         const now = await counts();
-        expect(now.customers === saved.customers && now.cards === saved.cards, `${now.customers} customers and ${now.cards} cards, expected ${saved.customers} and ${saved.cards}`);
+        expect(
+          now.customers === saved.customers && now.cards === saved.cards,
+          `${now.customers} customers and ${now.cards} cards, expected ${saved.customers} and ${saved.cards}`,
+        );
         return `${now.customers} customers and ${now.cards} cards back`;
       },
     });

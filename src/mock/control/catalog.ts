@@ -31,8 +31,13 @@ export const listNetworks = ({ rt }: ControlRequest): Reply => ok({ enabled: rt.
 
 export function setNetworks({ rt, body }: ControlRequest): Reply {
   const input = new Input(body);
-  const list = input.stringList('enabled', (s) => /^[a-z0-9_-]{1,32}$/.test(s), 'must be a list of network names such as trc20.');
-  if (list === undefined && !input.errors.enabled) input.add('enabled', 'The enabled list is required (it may be empty).');
+  const list = input.stringList(
+    'enabled',
+    (s) => /^[a-z0-9_-]{1,32}$/.test(s),
+    'must be a list of network names such as trc20.',
+  );
+  if (list === undefined && !input.errors.enabled)
+    input.add('enabled', 'The enabled list is required (it may be empty).');
   const bad = input.fail();
   if (bad) return bad;
   const enabled = [...new Set(list!)].sort();

@@ -11,12 +11,16 @@ export const readClock = ({ rt }: ControlRequest): Reply => ok(rt.clock.view());
 export async function advanceClock({ rt, body }: ControlRequest): Promise<Reply> {
   const v = body.seconds;
   if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > MAX_ADVANCE_SECONDS) {
-    return validation({ seconds: [`The seconds must be a number from 0 to ${MAX_ADVANCE_SECONDS} (the clock only moves forward).`] });
+    return validation({
+      seconds: [`The seconds must be a number from 0 to ${MAX_ADVANCE_SECONDS} (the clock only moves forward).`],
+    });
   }
   // ids (ULIDs) and ISO dates need a four-digit year: the simulated now stops at the end of 9999
   const room = Math.floor((MAX_SIMULATED_MS - rt.now()) / 1000);
   if (rt.now() + Math.round(v * 1000) > MAX_SIMULATED_MS) {
-    return validation({ seconds: [`The clock cannot move past ${isoTime(MAX_SIMULATED_MS)}: at most ${Math.max(0, room)} more seconds.`] });
+    return validation({
+      seconds: [`The clock cannot move past ${isoTime(MAX_SIMULATED_MS)}: at most ${Math.max(0, room)} more seconds.`],
+    });
   }
   rt.clock.advance(v);
   rt.state.clock_offset_ms = rt.clock.offsetMs;

@@ -37,8 +37,10 @@ export function deleteEndpoint({ rt, params }: ControlRequest): Reply {
 /** The delivery log, oldest first, narrowed by `event_id`, `endpoint_id`, `merchant_id`, `state`. */
 export function listDeliveries({ rt, query }: ControlRequest): Reply {
   const state = query.get('state');
-  if (state && !(DELIVERY_STATES as readonly string[]).includes(state)) return validation({ state: [`The state must be one of ${DELIVERY_STATES.join(', ')}.`] });
+  if (state && !(DELIVERY_STATES as readonly string[]).includes(state))
+    return validation({ state: [`The state must be one of ${DELIVERY_STATES.join(', ')}.`] });
   const filter: DeliveryFilter = { state: (state || undefined) as DeliveryFilter['state'] };
-  for (const field of ['event_id', 'endpoint_id', 'merchant_id'] as const) filter[field] = query.get(field) || undefined;
+  for (const field of ['event_id', 'endpoint_id', 'merchant_id'] as const)
+    filter[field] = query.get(field) || undefined;
   return ok(rt.deliveries.log(filter));
 }

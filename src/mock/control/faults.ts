@@ -6,7 +6,15 @@ import { newId, cryptoRandom } from '../random.js';
 import type { FaultKind, FaultOperation, FaultRec } from '../state.js';
 import { Input, merchantOf, type ControlRequest } from './request.js';
 
-const faultView = (f: FaultRec) => ({ id: f.id, operation: f.operation, kind: f.kind, count: f.count, remaining: f.remaining, merchant_id: f.merchant_id, ...(f.ms !== undefined ? { ms: f.ms } : {}) });
+const faultView = (f: FaultRec) => ({
+  id: f.id,
+  operation: f.operation,
+  kind: f.kind,
+  count: f.count,
+  remaining: f.remaining,
+  merchant_id: f.merchant_id,
+  ...(f.ms !== undefined ? { ms: f.ms } : {}),
+});
 
 export const listFaults = ({ rt }: ControlRequest): Reply => ok(rt.state.faults.map(faultView));
 
@@ -29,7 +37,16 @@ export function addFault({ rt, body }: ControlRequest): Reply {
     if (isReply(m)) return m;
     merchant = m;
   }
-  const fault: FaultRec = { id: newId(cryptoRandom, rt.now()), operation: operation!, kind: kind!, count: count!, remaining: count!, ...(ms !== undefined ? { ms } : {}), merchant_id: merchant, created_at: rt.now() };
+  const fault: FaultRec = {
+    id: newId(cryptoRandom, rt.now()),
+    operation: operation!,
+    kind: kind!,
+    count: count!,
+    remaining: count!,
+    ...(ms !== undefined ? { ms } : {}),
+    merchant_id: merchant,
+    created_at: rt.now(),
+  };
   rt.state.faults.push(fault);
   rt.markDirty();
   return ok(faultView(fault), 201);

@@ -24,12 +24,21 @@ export const CONTROL_BODY_LIMIT_BYTES = 256 * 1024;
 export const CONTROL_DEPTH_LIMIT = 32;
 
 /** The body of a control call: within the limits (else 422 naming the limit), then a JSON object. */
-function controlBody(headers: Record<string, string | string[] | undefined>, raw: Buffer): Record<string, unknown> | Reply {
+function controlBody(
+  headers: Record<string, string | string[] | undefined>,
+  raw: Buffer,
+): Record<string, unknown> | Reply {
   if (raw.length > CONTROL_BODY_LIMIT_BYTES) {
-    return validation({ body: [`The control body is ${raw.length} bytes: the limit is ${CONTROL_BODY_LIMIT_BYTES} bytes (256 KiB).`] });
+    return validation({
+      body: [`The control body is ${raw.length} bytes: the limit is ${CONTROL_BODY_LIMIT_BYTES} bytes (256 KiB).`],
+    });
   }
   if (jsonNestingDepth(raw, CONTROL_DEPTH_LIMIT) > CONTROL_DEPTH_LIMIT) {
-    return validation({ body: [`The control body nests arrays and objects more than ${CONTROL_DEPTH_LIMIT} levels deep: the limit is ${CONTROL_DEPTH_LIMIT}.`] });
+    return validation({
+      body: [
+        `The control body nests arrays and objects more than ${CONTROL_DEPTH_LIMIT} levels deep: the limit is ${CONTROL_DEPTH_LIMIT}.`,
+      ],
+    });
   }
   return parseJsonObject(headers, raw);
 }
@@ -85,7 +94,9 @@ export async function handleControl(
   const given = typeof auth === 'string' && /^Bearer /i.test(auth) ? auth.slice(7).trim() : '';
   const token = controlTokens.get(rt) ?? '';
   if (!token || !given || !safeEqual(given, token)) {
-    return fail(401, 'Unauthorized.', { authorization: ['A valid control token is required: Authorization: Bearer <control_token of the mock banner>.'] });
+    return fail(401, 'Unauthorized.', {
+      authorization: ['A valid control token is required: Authorization: Bearer <control_token of the mock banner>.'],
+    });
   }
   let sub = rawPath.slice('/_mock'.length);
   if (sub.length > 1 && sub.endsWith('/')) sub = sub.slice(0, -1);

@@ -31,17 +31,33 @@ const keyView = (k: KeyRec) => ({
 export function createKey({ rt, body }: ControlRequest): Reply {
   const input = new Input(body);
   const mode = input.oneOf<Mode>('mode', MODES);
-  const scopes = input.stringList('scopes', (s) => (SCOPES as readonly string[]).includes(s), `must be a list of scopes among ${SCOPES.join(', ')}.`);
-  const allow = input.stringList('ip_allowlist', (s) => parseAllowEntry(s) !== null, 'must be a list of IPv4 or IPv6 addresses or CIDR ranges.');
+  const scopes = input.stringList(
+    'scopes',
+    (s) => (SCOPES as readonly string[]).includes(s),
+    `must be a list of scopes among ${SCOPES.join(', ')}.`,
+  );
+  const allow = input.stringList(
+    'ip_allowlist',
+    (s) => parseAllowEntry(s) !== null,
+    'must be a list of IPv4 or IPv6 addresses or CIDR ranges.',
+  );
   // optional: the key stops working (401 invalid_api_key) this many simulated seconds from now
-  const expiresIn = input.has('expires_in_seconds') ? input.integer('expires_in_seconds', 1, MAX_ADVANCE_SECONDS) : undefined;
+  const expiresIn = input.has('expires_in_seconds')
+    ? input.integer('expires_in_seconds', 1, MAX_ADVANCE_SECONDS)
+    : undefined;
   const bad = input.fail();
   if (bad) return bad;
   const merchant = merchantOf(rt, body);
   if (isReply(merchant)) return merchant;
   const now = rt.now();
   const expiresAt = expiresIn === undefined ? null : now + expiresIn * 1000;
-  const key = addKey(rt.state, cryptoRandom, now, { merchant_id: merchant, mode: mode!, scopes, ip_allowlist: allow, expires_at: expiresAt });
+  const key = addKey(rt.state, cryptoRandom, now, {
+    merchant_id: merchant,
+    mode: mode!,
+    scopes,
+    ip_allowlist: allow,
+    expires_at: expiresAt,
+  });
   rt.redactor.add([key.secret]);
   rt.markDirty();
   return ok(keyView(key), 201);
@@ -61,7 +77,12 @@ export function rollKey({ rt, params }: ControlRequest): Reply {
 export function rotateKey({ rt, params }: ControlRequest): Reply {
   const old = keyOf(rt, params[0]!);
   if (isReply(old)) return old;
-  const key = addKey(rt.state, cryptoRandom, rt.now(), { merchant_id: old.merchant_id, mode: old.mode, scopes: old.scopes, ip_allowlist: old.ip_allowlist });
+  const key = addKey(rt.state, cryptoRandom, rt.now(), {
+    merchant_id: old.merchant_id,
+    mode: old.mode,
+    scopes: old.scopes,
+    ip_allowlist: old.ip_allowlist,
+  });
   rt.redactor.add([key.secret]);
   rt.markDirty();
   return ok(keyView(key), 201);

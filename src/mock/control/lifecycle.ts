@@ -8,7 +8,12 @@ import { Input, notFoundThing, type ControlRequest } from './request.js';
 export function forceKyc({ rt, body, params }: ControlRequest): Reply {
   const input = new Input(body);
   const verdict = input.oneOf('verdict', ['approved', 'rejected'] as const);
-  const reason = input.string('reason', /^[\w .:-]{1,100}$/, 'must be a short label (letters, digits, _ . : -), at most 100 characters.', true);
+  const reason = input.string(
+    'reason',
+    /^[\w .:-]{1,100}$/,
+    'must be a short label (letters, digits, _ . : -), at most 100 characters.',
+    true,
+  );
   const bad = input.fail();
   if (bad) return bad;
   const c = Object.hasOwn(rt.state.customers, params[0]!) ? rt.state.customers[params[0]!] : undefined;

@@ -73,9 +73,14 @@ function toMinor(assetAmount: string): number {
 export function addDeposit({ rt, body }: ControlRequest): Reply {
   const input = new Input(body);
   const network = input.string('network', /^[a-z0-9_-]{1,32}$/, 'must be a network name such as trc20.');
-  const amount = input.string('asset_amount', /^\d{1,12}(\.\d{1,18})?$/, 'must be a positive decimal string such as "100.50".');
+  const amount = input.string(
+    'asset_amount',
+    /^\d{1,12}(\.\d{1,18})?$/,
+    'must be a positive decimal string such as "100.50".',
+  );
   const status = input.oneOf('status', ['pending', 'credited', 'flagged'] as const, 'credited');
-  if (amount !== undefined && toMinor(amount) <= 0 && !/[1-9]/.test(amount)) input.add('asset_amount', 'The asset_amount must be greater than zero.');
+  if (amount !== undefined && toMinor(amount) <= 0 && !/[1-9]/.test(amount))
+    input.add('asset_amount', 'The asset_amount must be greater than zero.');
   const bad = input.fail();
   if (bad) return bad;
   const merchant = merchantOf(rt, body);
@@ -121,7 +126,8 @@ export function addWithdrawal({ rt, body }: ControlRequest): Reply {
   const amount = input.integer('amount_minor', 1, Number.MAX_SAFE_INTEGER);
   const fee = input.integer('fee_minor', 0, Number.MAX_SAFE_INTEGER, 0);
   const outcome = input.oneOf('outcome', Object.keys(WITHDRAWAL_PATHS));
-  if (amount !== undefined && fee !== undefined && fee > amount) input.add('fee_minor', 'The fee_minor must not exceed amount_minor.');
+  if (amount !== undefined && fee !== undefined && fee > amount)
+    input.add('fee_minor', 'The fee_minor must not exceed amount_minor.');
   const bad = input.fail();
   if (bad) return bad;
   const merchant = merchantOf(rt, body);

@@ -11,9 +11,14 @@ export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;
 
 const logOff = (): Reply =>
-  fail(404, 'The request log is off.', { request_log: ['This mock was started with --request-log 0 (or requestLog: 0): start it without, or with a size, to keep a log.'] });
+  fail(404, 'The request log is off.', {
+    request_log: [
+      'This mock was started with --request-log 0 (or requestLog: 0): start it without, or with a size, to keep a log.',
+    ],
+  });
 
-const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](?:[01]\d|2[0-3]):?[0-5]\d)?)?$/i;
+const ISO_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](?:[01]\d|2[0-3]):?[0-5]\d)?)?$/i;
 
 /**
  * Unix seconds, or an ISO 8601 time that exists: Date.parse alone took `Nov 26` as 2001 and
@@ -23,9 +28,12 @@ function since(value: string): number | undefined {
   if (/^\d{1,12}$/.test(value)) return Number(value) * 1000;
   const m = ISO_TIME.exec(value);
   if (!m) return undefined;
-  const [year, month, day, hour = 0, minute = 0, second = 0] = m.slice(1, 7).map((x) => (x === undefined ? undefined : Number(x))) as number[];
+  const [year, month, day, hour = 0, minute = 0, second = 0] = m
+    .slice(1, 7)
+    .map((x) => (x === undefined ? undefined : Number(x))) as number[];
   const daysInMonth = new Date(Date.UTC(year!, month!, 0)).getUTCDate();
-  if (month! < 1 || month! > 12 || day! < 1 || day! > daysInMonth || hour > 23 || minute > 59 || second > 59) return undefined;
+  if (month! < 1 || month! > 12 || day! < 1 || day! > daysInMonth || hour > 23 || minute > 59 || second > 59)
+    return undefined;
   const ms = Date.parse(value);
   return Number.isNaN(ms) ? undefined : ms;
 }
@@ -33,10 +41,15 @@ function since(value: string): number | undefined {
 const PARAMETERS = ['status', 'failed', 'code', 'path', 'key', 'plane', 'since', 'cursor', 'after', 'limit', 'order'];
 
 /** The filter of a query, or the messages of what is wrong with it (an unknown parameter too: a typo must not widen the answer). */
-export function readFilter(query: URLSearchParams): { filter: RequestFilter; limit: number; oldestFirst: boolean } | { errors: ErrorMap } {
+export function readFilter(
+  query: URLSearchParams,
+): { filter: RequestFilter; limit: number; oldestFirst: boolean } | { errors: ErrorMap } {
   const errors: ErrorMap = {};
   for (const name of new Set(query.keys())) {
-    if (!PARAMETERS.includes(name)) (errors[name] ??= []).push(`There is no parameter ${JSON.stringify(name)}: the parameters are ${PARAMETERS.join(', ')}.`);
+    if (!PARAMETERS.includes(name))
+      (errors[name] ??= []).push(
+        `There is no parameter ${JSON.stringify(name)}: the parameters are ${PARAMETERS.join(', ')}.`,
+      );
   }
   const filter: RequestFilter = {};
   const status = query.get('status');
@@ -44,7 +57,8 @@ export function readFilter(query: URLSearchParams): { filter: RequestFilter; lim
     for (const item of status.split(',').map((s) => s.trim().toLowerCase())) {
       if (/^[1-5]xx$/.test(item)) (filter.statusClasses ??= []).push(Number(item[0]));
       else if (/^[1-5]\d\d$/.test(item)) (filter.statuses ??= []).push(Number(item));
-      else (errors.status ??= []).push(`The status ${JSON.stringify(item)} is not a class like 4xx or a code like 401.`);
+      else
+        (errors.status ??= []).push(`The status ${JSON.stringify(item)} is not a class like 4xx or a code like 401.`);
     }
   }
   const failed = query.get('failed');
@@ -63,9 +77,13 @@ export function readFilter(query: URLSearchParams): { filter: RequestFilter; lim
   const sinceText = query.get('since');
   if (sinceText) {
     filter.since = since(sinceText);
-    if (filter.since === undefined) errors.since = ['The since filter is an ISO 8601 time (2026-11-26T01:00:00Z) or Unix seconds.'];
+    if (filter.since === undefined)
+      errors.since = ['The since filter is an ISO 8601 time (2026-11-26T01:00:00Z) or Unix seconds.'];
   }
-  for (const [name, field] of [['cursor', 'beforeSeq'], ['after', 'afterSeq']] as const) {
+  for (const [name, field] of [
+    ['cursor', 'beforeSeq'],
+    ['after', 'afterSeq'],
+  ] as const) {
     const v = query.get(name);
     if (!v) continue;
     const seq = /^\d{1,15}$/.test(v) ? Number(v) : seqOf(v);
@@ -79,7 +97,8 @@ export function readFilter(query: URLSearchParams): { filter: RequestFilter; lim
     if (!(limit >= 1 && limit <= MAX_LIMIT)) errors.limit = [`The limit is a whole number from 1 to ${MAX_LIMIT}.`];
   }
   const order = query.get('order');
-  if (order && order !== 'newest' && order !== 'oldest') errors.order = ['The order is newest (the default) or oldest.'];
+  if (order && order !== 'newest' && order !== 'oldest')
+    errors.order = ['The order is newest (the default) or oldest.'];
   return Object.keys(errors).length ? { errors } : { filter, limit, oldestFirst: order === 'oldest' };
 }
 
@@ -103,7 +122,9 @@ export function showRequest({ rt, params }: ControlRequest): Reply {
   const rec = seq === null ? undefined : log.get(seq);
   if (!rec) {
     return fail(404, 'Request not found.', {
-      request: [`No request ${params[0]} in the log: ids look like ${requestId(1)}; the log keeps the last ${log.capacity} requests (\`cardctl mock requests\` lists them).`],
+      request: [
+        `No request ${params[0]} in the log: ids look like ${requestId(1)}; the log keeps the last ${log.capacity} requests (\`cardctl mock requests\` lists them).`,
+      ],
     });
   }
   return ok(recordView(rec));

@@ -41,7 +41,17 @@ function nearHeader(wanted: string, sent: string[]): string | undefined {
 }
 
 export function missingHeaders(r: Extract<Refusal, { kind: 'missing_signature_headers' }>): Diagnosis {
-  const near = Object.fromEntries(r.missing.map((m) => [m, nearHeader(m, r.sent.filter((s) => !r.missing.some((x) => x.toLowerCase() === s)))]).filter(([, v]) => v));
+  const near = Object.fromEntries(
+    r.missing
+      .map((m) => [
+        m,
+        nearHeader(
+          m,
+          r.sent.filter((s) => !r.missing.some((x) => x.toLowerCase() === s)),
+        ),
+      ])
+      .filter(([, v]) => v),
+  );
   const nearText = Object.entries(near).map(([m, s]) => `${m} (you sent ${s}: rename it)`);
   const list = r.missing.map((m) => (near[m] ? `${m} (you sent "${near[m]}": rename it)` : m));
   return {
@@ -51,13 +61,26 @@ export function missingHeaders(r: Extract<Refusal, { kind: 'missing_signature_he
   };
 }
 
-export function timestampOutOfWindow(rt: Runtime, r: Extract<Refusal, { kind: 'timestamp_out_of_window' }>, receivedReal: number, receivedSim: number): Diagnosis {
+export function timestampOutOfWindow(
+  rt: Runtime,
+  r: Extract<Refusal, { kind: 'timestamp_out_of_window' }>,
+  receivedReal: number,
+  receivedSim: number,
+): Diagnosis {
   const ts = r.timestamp;
   if (/^\d{13}$/.test(ts)) {
-    return { id: 'timestamp_milliseconds', message: `X-Timestamp ${ts} is in milliseconds: send Unix seconds (Math.floor(Date.now() / 1000)) and sign the same value.`, details: { timestamp: ts } };
+    return {
+      id: 'timestamp_milliseconds',
+      message: `X-Timestamp ${ts} is in milliseconds: send Unix seconds (Math.floor(Date.now() / 1000)) and sign the same value.`,
+      details: { timestamp: ts },
+    };
   }
   if (!/^\d{1,10}$/.test(ts)) {
-    return { id: 'timestamp_malformed', message: `X-Timestamp ${JSON.stringify(ts)} is not 1 to 10 decimal digits: send decimal Unix seconds.`, details: { timestamp: ts } };
+    return {
+      id: 'timestamp_malformed',
+      message: `X-Timestamp ${JSON.stringify(ts)} is not 1 to 10 decimal digits: send decimal Unix seconds.`,
+      details: { timestamp: ts },
+    };
   }
   const realS = Math.floor(receivedReal / 1000);
   const simS = Math.floor(receivedSim / 1000);
@@ -65,13 +88,20 @@ export function timestampOutOfWindow(rt: Runtime, r: Extract<Refusal, { kind: 't
   const simSkew = Number(ts) - simS;
   const withinSim = Math.abs(simSkew) <= TIMESTAMP_WINDOW_S;
   const side = skew < 0 ? 'in the past' : 'in the future';
-  const details = { timestamp: Number(ts), skew_seconds: skew, window_seconds: TIMESTAMP_WINDOW_S, real_now: at(receivedReal), simulated_now: at(receivedSim), within_simulated_clock: withinSim };
+  const details = {
+    timestamp: Number(ts),
+    skew_seconds: skew,
+    window_seconds: TIMESTAMP_WINDOW_S,
+    real_now: at(receivedReal),
+    simulated_now: at(receivedSim),
+    within_simulated_clock: withinSim,
+  };
   if (withinSim && rt.clock.offsetMs !== 0) {
     return {
       id: 'timestamp_from_simulated_clock',
       message:
         `X-Timestamp is ${Math.abs(skew)} s ${side} of the real clock but within the window of the mock's simulated clock (moved ${Math.round(rt.clock.offsetMs / 1000)} s by \`mock clock advance\`): ` +
-        'the gateway\'s 300 s window uses the real clock; sign with the real time, not the simulated one.',
+        "the gateway's 300 s window uses the real clock; sign with the real time, not the simulated one.",
       details,
     };
   }
@@ -87,7 +117,11 @@ export function invalidApiKey(rt: Runtime, r: Extract<Refusal, { kind: 'invalid_
   if (!key) {
     const looksSecret = Object.values(rt.state.keys).some((k) => k.secret === r.keyId || k.previous_secret === r.keyId);
     if (looksSecret) {
-      return { id: 'secret_sent_as_key_id', message: 'X-Api-Key holds a secret, not a key id: send the key id in X-Api-Key and never send the secret (roll this key now: `cardctl mock keys roll KEY`).' };
+      return {
+        id: 'secret_sent_as_key_id',
+        message:
+          'X-Api-Key holds a secret, not a key id: send the key id in X-Api-Key and never send the secret (roll this key now: `cardctl mock keys roll KEY`).',
+      };
     }
     return {
       id: 'key_unknown',

@@ -22,14 +22,19 @@ export function differingFields(a: unknown, b: unknown, prefix = '', out: string
   if (out.length >= 20) return out;
   const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
   if (isObj(a) && isObj(b)) {
-    for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) differingFields(a[k], b[k], prefix ? `${prefix}.${k}` : k, out);
+    for (const k of new Set([...Object.keys(a), ...Object.keys(b)]))
+      differingFields(a[k], b[k], prefix ? `${prefix}.${k}` : k, out);
     return out;
   }
   if (JSON.stringify(a) !== JSON.stringify(b)) out.push(prefix || '(the whole body)');
   return out;
 }
 
-export function payloadMismatch(r: Extract<Refusal, { kind: 'payload_mismatch' }>, body: Buffer, log: RequestLog): Diagnosis {
+export function payloadMismatch(
+  r: Extract<Refusal, { kind: 'payload_mismatch' }>,
+  body: Buffer,
+  log: RequestLog,
+): Diagnosis {
   const first = firstUseView(r.first, log);
   const details: Record<string, unknown> = { first_request: first };
   const by = first ? ` (${first.request_id})` : '';
@@ -58,7 +63,10 @@ export function payloadMismatch(r: Extract<Refusal, { kind: 'payload_mismatch' }
       details: { ...details, fields },
     };
   }
-  const why = kept && kept.sha256 === r.firstSha256 && !kept.truncated ? 'the bodies are not both JSON small and shallow enough to compare field by field' : 'that body is no longer in the log';
+  const why =
+    kept && kept.sha256 === r.firstSha256 && !kept.truncated
+      ? 'the bodies are not both JSON small and shallow enough to compare field by field'
+      : 'that body is no longer in the log';
   return {
     id: 'body_differs',
     message: `The body differs from the first request with this Idempotency-Key${by} (SHA-256 ${r.firstSha256}; ${why}): a retry must send the same body; a new operation needs a new key.`,

@@ -6,7 +6,15 @@ import type { Trace } from '../refusal.js';
 import type { Diagnosis, RequestLog } from '../request-log.js';
 import type { Runtime } from '../runtime.js';
 import { inFlight, payloadMismatch } from './idempotency.js';
-import { invalidApiKey, ipNotAllowed, missingHeaders, outOfScope, rateLimited, replayDetected, timestampOutOfWindow } from './gateway.js';
+import {
+  invalidApiKey,
+  ipNotAllowed,
+  missingHeaders,
+  outOfScope,
+  rateLimited,
+  replayDetected,
+  timestampOutOfWindow,
+} from './gateway.js';
 import { unknownResource, unknownRoute } from './routes.js';
 import { invalidSignature } from './signature.js';
 
@@ -42,7 +50,11 @@ function fromRefusal(rt: Runtime, log: RequestLog, a: Answered): Diagnosis | und
     case 'out_of_scope':
       return outOfScope(r, keyId);
     case 'live_only':
-      return { id: 'live_only', message: `${r.route.operation} is live only: use a live key (test keys answer 403 here).`, details: { operation: r.route.operation } };
+      return {
+        id: 'live_only',
+        message: `${r.route.operation} is live only: use a live key (test keys answer 403 here).`,
+        details: { operation: r.route.operation },
+      };
     case 'unknown_route':
       return unknownRoute(a.method, a.rawPath);
     case 'payload_mismatch':
@@ -70,14 +82,26 @@ function fromReply(rt: Runtime, a: Answered): Diagnosis | undefined {
   }
   if (status === 404 && !t.route) return unknownRoute(a.method, a.rawPath);
   if (status === 401 && a.plane === 'control') {
-    return { id: 'control_token_wrong', message: 'The control plane needs Authorization: Bearer <control_token> of the mock banner (the cardctl mock commands find it in the record of `mock start`).' };
+    return {
+      id: 'control_token_wrong',
+      message:
+        'The control plane needs Authorization: Bearer <control_token> of the mock banner (the cardctl mock commands find it in the record of `mock start`).',
+    };
   }
   const fields = Object.entries(errors).map(([f, v]) => `${f}: ${Array.isArray(v) ? v.join('; ') : String(v)}`);
   if (status === 422 && env.message === VALIDATION_MESSAGE) {
-    return { id: 'validation', message: `${env.message ?? 'Validation failed.'} ${fields.join(' | ')}`.trim(), details: { fields: errors } };
+    return {
+      id: 'validation',
+      message: `${env.message ?? 'Validation failed.'} ${fields.join(' | ')}`.trim(),
+      details: { fields: errors },
+    };
   }
   const code = Object.values(errors).flat()[0];
-  return { id: typeof code === 'string' && /^[a-z_]+$/.test(code) ? code : `http_${status}`, message: [env.message, ...fields].filter(Boolean).join(' '), details: Object.keys(errors).length ? { fields: errors } : undefined };
+  return {
+    id: typeof code === 'string' && /^[a-z_]+$/.test(code) ? code : `http_${status}`,
+    message: [env.message, ...fields].filter(Boolean).join(' '),
+    details: Object.keys(errors).length ? { fields: errors } : undefined,
+  };
 }
 
 const FAULT_EFFECT: Record<string, string> = {
@@ -92,7 +116,11 @@ const FAULT_EFFECT: Record<string, string> = {
 function fromFault(a: Answered, dropped: boolean): Diagnosis | undefined {
   const kind = a.trace.fault;
   if (!kind || !FAULT_EFFECT[kind] || (a.reply.status < 400 && !dropped)) return undefined;
-  return { id: 'injected_fault', message: `An injected fault (${kind}, \`cardctl mock faults add\`) ${FAULT_EFFECT[kind]}: nothing in the request was wrong.`, details: { fault: kind } };
+  return {
+    id: 'injected_fault',
+    message: `An injected fault (${kind}, \`cardctl mock faults add\`) ${FAULT_EFFECT[kind]}: nothing in the request was wrong.`,
+    details: { fault: kind },
+  };
 }
 
 /** The diagnosis of a refused request (status >= 400, or dropped by a fault), or undefined for an answer that is no refusal. */

@@ -16,7 +16,8 @@ function nearestByTypo(method: string, relative: string): { route: RouteDef; d: 
     const pattern = route.path.split('/');
     if (pattern.length !== segs.length) continue;
     let d = route.method === method ? 0 : 1;
-    for (let i = 0; i < pattern.length; i++) if (!pattern[i]!.startsWith('{')) d += distance(pattern[i]!, segs[i]!.toLowerCase());
+    for (let i = 0; i < pattern.length; i++)
+      if (!pattern[i]!.startsWith('{')) d += distance(pattern[i]!, segs[i]!.toLowerCase());
     if (d <= 3 && (!best || d < best.d)) best = { route, d };
   }
   return best;
@@ -28,7 +29,11 @@ export function unknownRoute(method: string, rawPath: string): Diagnosis {
   if (!isApi) {
     const m = matchRoute(method, relative);
     if (m) {
-      return { id: 'route_without_prefix', message: `${method} ${rawPath} lacks the /api/v1 prefix: send ${method} ${API_PREFIX}${rawPath} (and sign that path).`, details: { nearest: shown(m.route) } };
+      return {
+        id: 'route_without_prefix',
+        message: `${method} ${rawPath} lacks the /api/v1 prefix: send ${method} ${API_PREFIX}${rawPath} (and sign that path).`,
+        details: { nearest: shown(m.route) },
+      };
     }
   }
   const others = ROUTES.filter((r) => r.method !== method && matchRoute(r.method, relative)?.route === r);
@@ -41,28 +46,54 @@ export function unknownRoute(method: string, rawPath: string): Diagnosis {
   }
   const near = nearestByTypo(method, relative);
   if (near) {
-    return { id: 'route_typo', message: `No route ${method} ${rawPath}: did you mean ${shown(near.route)}?`, details: { nearest: shown(near.route) } };
+    return {
+      id: 'route_typo',
+      message: `No route ${method} ${rawPath}: did you mean ${shown(near.route)}?`,
+      details: { nearest: shown(near.route) },
+    };
   }
-  return { id: 'route_unknown', message: `No route ${method} ${rawPath} in the API: see the routes of the spec (\`cardctl request --help\`).`, details: { nearest: null } };
+  return {
+    id: 'route_unknown',
+    message: `No route ${method} ${rawPath} in the API: see the routes of the spec (\`cardctl request --help\`).`,
+    details: { nearest: null },
+  };
 }
 
 /** A 404 on a known route: the id it names, and where that id does exist. */
-export function unknownResource(rt: Runtime, route: RouteDef, params: Record<string, string>, merchantId: string, mode: string): Diagnosis | undefined {
+export function unknownResource(
+  rt: Runtime,
+  route: RouteDef,
+  params: Record<string, string>,
+  merchantId: string,
+  mode: string,
+): Diagnosis | undefined {
   const [name, id] = Object.entries(params)[0] ?? [];
   if (!name || id === undefined) return undefined;
   if (name === 'card') {
     const card = Object.hasOwn(rt.state.cards, id) ? rt.state.cards[id]! : undefined;
     if (card && card.merchant_id === merchantId && card.mode !== mode) {
-      return { id: 'resource_in_other_mode', message: `Card ${id} exists in ${card.mode} mode: use a ${card.mode} key (ids of one mode answer 404 to the other).`, details: { card: id, mode: card.mode } };
+      return {
+        id: 'resource_in_other_mode',
+        message: `Card ${id} exists in ${card.mode} mode: use a ${card.mode} key (ids of one mode answer 404 to the other).`,
+        details: { card: id, mode: card.mode },
+      };
     }
     if (card && card.merchant_id !== merchantId) {
-      return { id: 'resource_of_other_merchant', message: `Card ${id} belongs to another merchant: use that merchant's key.`, details: { card: id } };
+      return {
+        id: 'resource_of_other_merchant',
+        message: `Card ${id} belongs to another merchant: use that merchant's key.`,
+        details: { card: id },
+      };
     }
   }
   if (name === 'customer') {
     const c = Object.hasOwn(rt.state.customers, id) ? rt.state.customers[id]! : undefined;
     if (c && c.merchant_id !== merchantId) {
-      return { id: 'resource_of_other_merchant', message: `Customer ${id} belongs to another merchant: use that merchant's key.`, details: { customer: id } };
+      return {
+        id: 'resource_of_other_merchant',
+        message: `Customer ${id} belongs to another merchant: use that merchant's key.`,
+        details: { customer: id },
+      };
     }
   }
   return {

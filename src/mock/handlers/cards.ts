@@ -3,7 +3,19 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { IssueCardSchema, RechargeSchema, TerminateSchema, validationErrors, isUlid } from '../../contract/requests.js';
 import { inexactNumberFields } from '../../contract/numbers.js';
-import { codeError, endpointNotFound, notFound, ok, page, processing, serverError, unavailable, validation, type ErrorMap, type Reply } from '../envelope.js';
+import {
+  codeError,
+  endpointNotFound,
+  notFound,
+  ok,
+  page,
+  processing,
+  serverError,
+  unavailable,
+  validation,
+  type ErrorMap,
+  type Reply,
+} from '../envelope.js';
 import { jsonBody, type RequestContext } from '../context.js';
 import { readIdempotencyKey, runIdempotent, type Outcome } from '../idempotency.js';
 import { takeFault } from '../faults.js';
@@ -27,7 +39,10 @@ export function findCard(rt: Runtime, merchantId: string, mode: Mode, id: string
 }
 
 /** Body errors (or a body-level 422) merged with the Idempotency-Key errors. */
-function money<T>(ctx: RequestContext, parse: (body: Record<string, unknown>) => { data?: T; errors?: ErrorMap }): { key: string; data: T } | Reply {
+function money<T>(
+  ctx: RequestContext,
+  parse: (body: Record<string, unknown>) => { data?: T; errors?: ErrorMap },
+): { key: string; data: T } | Reply {
   const idem = readIdempotencyKey(ctx);
   const body = jsonBody(ctx);
   let errors: ErrorMap = { ...(idem.errors ?? {}) };
@@ -58,7 +73,9 @@ export function inexactNumberErrors(text: string): ErrorMap | null {
     const shown = literal.length > 40 ? `${literal.slice(0, 37)}...` : literal;
     const read = becomes === 'null' ? 'it is out of range' : `it would be read as ${becomes}`;
     if (field !== null && MONEY_FIELDS.has(field)) {
-      errors[field] ??= [`The ${field.replace(/_/g, ' ')} must be an integer number of minor units, written exactly: ${shown} is not (${read}).`];
+      errors[field] ??= [
+        `The ${field.replace(/_/g, ' ')} must be an integer number of minor units, written exactly: ${shown} is not (${read}).`,
+      ];
     } else {
       errors.body ??= [`The request body holds a number that cannot be read exactly: ${shown} (${read}).`];
     }
@@ -66,7 +83,9 @@ export function inexactNumberErrors(text: string): ErrorMap | null {
   return Object.keys(errors).length ? errors : null;
 }
 
-function zodParse<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: unknown } }) {
+function zodParse<T>(schema: {
+  safeParse(v: unknown): { success: true; data: T } | { success: false; error: unknown };
+}) {
   return (body: Record<string, unknown>): { data?: T; errors?: ErrorMap } => {
     const r = schema.safeParse(body);
     return r.success ? { data: r.data } : { errors: validationErrors(r.error as never) };
@@ -74,7 +93,11 @@ function zodParse<T>(schema: { safeParse(v: unknown): { success: true; data: T }
 }
 
 /** The product an issue uses: live keys see the merchant's rules, test keys issue whatever is named. */
-function resolveProduct(rt: Runtime, mode: Mode, productId: string | undefined): { product: ProductRec; id: string } | Reply {
+function resolveProduct(
+  rt: Runtime,
+  mode: Mode,
+  productId: string | undefined,
+): { product: ProductRec; id: string } | Reply {
   const products = rt.state.products;
   const fallback = products.find((p) => p.default && p.enabled);
   if (productId === undefined) {
@@ -119,10 +142,12 @@ export async function issue(ctx: RequestContext): Promise<Reply> {
       if (customer.status === 'disabled') return { reply: codeError('invalid'), store: true };
       if (customer.kyc_status !== 'approved') return { reply: codeError('kyc_not_approved'), store: false };
       const { product } = resolved;
-      if (ctx.mode === 'live' && body.amount_minor < product.min_initial_load_minor) return { reply: codeError('below_minimum'), store: true };
+      if (ctx.mode === 'live' && body.amount_minor < product.min_initial_load_minor)
+        return { reply: codeError('below_minimum'), store: true };
       const fee = product.issue_fee_minor;
       const wallet = rt.wallet(ctx.merchantId, ctx.mode);
-      if (wallet.balance_minor < body.amount_minor + fee) return { reply: codeError('insufficient_funds'), store: true };
+      if (wallet.balance_minor < body.amount_minor + fee)
+        return { reply: codeError('insufficient_funds'), store: true };
       const fault = takeFault(rt, 'issue', ctx.merchantId, ctx.trace);
       const refused = beforeCommit(fault);
       if (refused) return refused;
@@ -193,7 +218,8 @@ export async function recharge(ctx: RequestContext): Promise<Reply> {
       const card = findCard(rt, ctx.merchantId, ctx.mode, ctx.params.card!);
       if (!card) return { reply: notFound(), store: true };
       // Decided: a frozen card can be loaded (freeze blocks spending, not loading).
-      if (card.status !== 'active' && card.status !== 'frozen') return { reply: codeError('invalid_state'), store: true };
+      if (card.status !== 'active' && card.status !== 'frozen')
+        return { reply: codeError('invalid_state'), store: true };
       const wallet = rt.wallet(ctx.merchantId, ctx.mode);
       if (wallet.balance_minor < amount) return { reply: codeError('insufficient_funds'), store: true };
       const fault = takeFault(rt, 'recharge', ctx.merchantId, ctx.trace);
@@ -238,9 +264,11 @@ export async function terminate(ctx: RequestContext): Promise<Reply> {
       await providerLatency(rt);
       const card = findCard(rt, ctx.merchantId, ctx.mode, ctx.params.card!);
       if (!card) return { reply: notFound(), store: true };
-      if (card.status !== 'active' && card.status !== 'frozen') return { reply: codeError('invalid_state'), store: true };
+      if (card.status !== 'active' && card.status !== 'frozen')
+        return { reply: codeError('invalid_state'), store: true };
       // temporary: the same key succeeds once the card is old enough, so it is not remembered
-      if (rt.now() - card.created_at < MIN_TERMINATION_AGE_MS) return { reply: codeError('termination_blocked'), store: false };
+      if (rt.now() - card.created_at < MIN_TERMINATION_AGE_MS)
+        return { reply: codeError('termination_blocked'), store: false };
       const fault = takeFault(rt, 'terminate', ctx.merchantId, ctx.trace);
       const refused = beforeCommit(fault);
       if (refused) return refused;
@@ -249,7 +277,10 @@ export async function terminate(ctx: RequestContext): Promise<Reply> {
       wallet.balance_minor += refund;
       card.balance_minor = 0;
       card.status = 'terminated';
-      rt.events.record(card.merchant_id, card.mode, 'card.terminated', { card_id: card.id, refunded_amount_minor: refund });
+      rt.events.record(card.merchant_id, card.mode, 'card.terminated', {
+        card_id: card.id,
+        refunded_amount_minor: refund,
+      });
       rt.markDirty();
       return afterCommit(ctx, fault, ok(cardView(card)));
     },

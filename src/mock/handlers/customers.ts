@@ -1,5 +1,10 @@
 // Customers: the registry shared by both modes of a merchant.
-import { changedIdentityFields, missingVerificationFields, parseCustomerCreate, parseCustomerUpdate } from '../../contract/customer.js';
+import {
+  changedIdentityFields,
+  missingVerificationFields,
+  parseCustomerCreate,
+  parseCustomerUpdate,
+} from '../../contract/customer.js';
 import { fail, notFound, ok, page, validation, type Reply } from '../envelope.js';
 import { jsonBody, type RequestContext } from '../context.js';
 import { isReply, paginateSorted, readPageRequest } from '../pagination.js';
@@ -51,7 +56,12 @@ export function list(ctx: RequestContext): Reply {
   const req = readPageRequest('customers', ctx.query);
   if (isReply(req)) return req;
   // the page is found in the merchant's order (plain records, no change tracking); its rows are settled through the tracked state
-  const { data, meta } = paginateSorted('customers', customersInOrder(ctx.rt.plainState, ctx.merchantId), customerPosition, req);
+  const { data, meta } = paginateSorted(
+    'customers',
+    customersInOrder(ctx.rt.plainState, ctx.merchantId),
+    customerPosition,
+    req,
+  );
   const tracked = data.map((c) => ctx.rt.state.customers[c.id]!);
   for (const c of tracked) settleCustomer(ctx.rt, c);
   return page(tracked.map(customerView), meta);
@@ -95,7 +105,11 @@ export function kyc(ctx: RequestContext): Reply {
   if (c.kyc_status === 'pending') return ok(customerView(c), 202);
   const missing = missingVerificationFields(c.fields);
   if (missing.length > 0) {
-    return fail(422, `The customer is missing fields required for verification: ${missing.join(', ')}. Send them with PATCH, then submit again.`, { customer: ['kyc_incomplete'] });
+    return fail(
+      422,
+      `The customer is missing fields required for verification: ${missing.join(', ')}. Send them with PATCH, then submit again.`,
+      { customer: ['kyc_incomplete'] },
+    );
   }
   submit(rt, c, ctx.mode);
   return ok(customerView(c), 202);

@@ -32,10 +32,15 @@ export function createAddress(ctx: RequestContext): Reply {
     if (network !== undefined && rt.state.known_networks.includes(network)) return codeError('not_enabled');
     // missing or not a string: the schema's own message ("is required." / "must be a string.")
     const schemaMessage = parsed.success ? undefined : validationErrors(parsed.error).network?.[0];
-    const what = network === undefined ? (schemaMessage ?? 'The network is required.') : `The network "${network.slice(0, 40)}" is not supported.`;
+    const what =
+      network === undefined
+        ? (schemaMessage ?? 'The network is required.')
+        : `The network "${network.slice(0, 40)}" is not supported.`;
     return validation({ network: [`${what} Enabled networks: ${enabledNetworksText(rt)}.`] });
   }
-  const existing = Object.values(rt.state.addresses).find((a) => a.merchant_id === ctx.merchantId && a.network === network);
+  const existing = Object.values(rt.state.addresses).find(
+    (a) => a.merchant_id === ctx.merchantId && a.network === network,
+  );
   if (existing) return ok(addressView(existing), 200);
   const now = rt.now();
   const address: AddressRec = {

@@ -13,7 +13,11 @@ export default class MockClockAdvance extends MockControlCommand {
   async run(): Promise<Result> {
     const { args, flags } = await this.parse(MockClockAdvance);
     const seconds = Number(args.seconds);
-    if (!Number.isFinite(seconds) || seconds < 0) throw usageError('SECONDS must be a number of seconds, 0 or more (e.g. 3600).', 'See `cardctl mock clock advance --help`.');
+    if (!Number.isFinite(seconds) || seconds < 0)
+      throw usageError(
+        'SECONDS must be a number of seconds, 0 or more (e.g. 3600).',
+        'See `cardctl mock clock advance --help`.',
+      );
     return this.render(await this.control(flags, 'POST', '/clock/advance', { seconds }));
   }
 }

@@ -8,12 +8,23 @@ export default class MockDepositsAdd extends MockControlCommand {
   static override flags = {
     network: Flags.string({ description: 'network, e.g. trc20', required: true }),
     'asset-amount': Flags.string({ description: 'on-chain amount, a decimal string such as 100.50', required: true }),
-    status: Flags.string({ description: 'pending, credited or flagged', options: ['pending', 'credited', 'flagged'], default: 'credited' }),
+    status: Flags.string({
+      description: 'pending, credited or flagged',
+      options: ['pending', 'credited', 'flagged'],
+      default: 'credited',
+    }),
     merchant: Flags.string({ description: 'merchant id (default: the banner merchant)' }),
   };
 
   async run(): Promise<Result> {
     const { flags } = await this.parse(MockDepositsAdd);
-    return this.render(await this.control(flags, 'POST', '/deposits', { network: flags.network, asset_amount: flags['asset-amount'], status: flags.status, merchant_id: flags.merchant }));
+    return this.render(
+      await this.control(flags, 'POST', '/deposits', {
+        network: flags.network,
+        asset_amount: flags['asset-amount'],
+        status: flags.status,
+        merchant_id: flags.merchant,
+      }),
+    );
   }
 }

@@ -22,9 +22,19 @@ export default class MockEventsEmit extends MockControlCommand {
       try {
         data = JSON.parse(flags.data);
       } catch {
-        throw usageError('--data must be a JSON object, e.g. \'{"card_id":"01J..."}\'.', 'See `cardctl mock events emit --help`.');
+        throw usageError(
+          '--data must be a JSON object, e.g. \'{"card_id":"01J..."}\'.',
+          'See `cardctl mock events emit --help`.',
+        );
       }
     }
-    return this.render(await this.control(flags, 'POST', '/events', { type: args.type, data, mode: flags.mode, merchant_id: flags.merchant }));
+    return this.render(
+      await this.control(flags, 'POST', '/events', {
+        type: args.type,
+        data,
+        mode: flags.mode,
+        merchant_id: flags.merchant,
+      }),
+    );
   }
 }

@@ -11,6 +11,12 @@ export default class MockEvents extends MockControlCommand {
 
   async run(): Promise<Result> {
     const { flags } = await this.parse(MockEvents);
-    return this.renderList(await this.controlPage(flags, 'GET', flags.merchant ? `/events?merchant_id=${encodeURIComponent(flags.merchant)}` : '/events'));
+    return this.renderList(
+      await this.controlPage(
+        flags,
+        'GET',
+        flags.merchant ? `/events?merchant_id=${encodeURIComponent(flags.merchant)}` : '/events',
+      ),
+    );
   }
 }

@@ -16,15 +16,35 @@ export default class MockFaultsAdd extends MockControlCommand {
     '<%= config.bin %> mock faults add --operation any --kind slow --ms 2000 --count 3',
   ];
   static override flags = {
-    operation: Flags.string({ description: 'which calls', options: ['issue', 'recharge', 'terminate', 'any', ...ROUTES.map((r) => r.operation)], required: true }),
-    kind: Flags.string({ description: 'what they answer', options: ['503', '500', '500_after_commit', 'drop', 'slow', 'async_202', 'issue_failed'], required: true }),
-    ms: Flags.integer({ description: 'with --kind slow: the delay before answering, in ms (1 to 60000)', min: 1, max: 60_000 }),
+    operation: Flags.string({
+      description: 'which calls',
+      options: ['issue', 'recharge', 'terminate', 'any', ...ROUTES.map((r) => r.operation)],
+      required: true,
+    }),
+    kind: Flags.string({
+      description: 'what they answer',
+      options: ['503', '500', '500_after_commit', 'drop', 'slow', 'async_202', 'issue_failed'],
+      required: true,
+    }),
+    ms: Flags.integer({
+      description: 'with --kind slow: the delay before answering, in ms (1 to 60000)',
+      min: 1,
+      max: 60_000,
+    }),
     count: Flags.integer({ description: 'how many calls', default: 1, min: 1 }),
     merchant: Flags.string({ description: 'only this merchant (default: any)' }),
   };
 
   async run(): Promise<Result> {
     const { flags } = await this.parse(MockFaultsAdd);
-    return this.render(await this.control(flags, 'POST', '/faults', { operation: flags.operation, kind: flags.kind, count: flags.count, ms: flags.ms, merchant_id: flags.merchant }));
+    return this.render(
+      await this.control(flags, 'POST', '/faults', {
+        operation: flags.operation,
+        kind: flags.kind,
+        count: flags.count,
+        ms: flags.ms,
+        merchant_id: flags.merchant,
+      }),
+    );
   }
 }

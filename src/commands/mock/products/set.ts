@@ -16,18 +16,27 @@ export default class MockProductsSet extends MockControlCommand {
     '<%= config.bin %> mock products set 01J... --no-default',
     '<%= config.bin %> mock products set 01J... --no-available',
   ];
-  static override args = { product: Args.string({ description: 'product id (see `cardctl mock products`)', required: true }) };
+  static override args = {
+    product: Args.string({ description: 'product id (see `cardctl mock products`)', required: true }),
+  };
   static override flags = {
     default: Flags.boolean({ allowNo: true, description: 'the product used when an issue names none' }),
     enabled: Flags.boolean({ allowNo: true, description: 'enabled for merchants (live issue: 404 when not)' }),
-    available: Flags.boolean({ allowNo: true, description: 'has a route to an issuer (live issue: 422 product: [unavailable] when not)' }),
+    available: Flags.boolean({
+      allowNo: true,
+      description: 'has a route to an issuer (live issue: 422 product: [unavailable] when not)',
+    }),
   };
 
   async run(): Promise<Result> {
     const { args, flags } = await this.parse(MockProductsSet, switchArgv(this.argv, SWITCHES));
     const body: Record<string, boolean> = {};
     for (const k of SWITCHES) if (flags[k] !== undefined) body[k] = flags[k];
-    if (Object.keys(body).length === 0) throw usageError('nothing to change.', 'Pass --default, --enabled or --available (or --no-default, --no-enabled, --no-available).');
+    if (Object.keys(body).length === 0)
+      throw usageError(
+        'nothing to change.',
+        'Pass --default, --enabled or --available (or --no-default, --no-enabled, --no-available).',
+      );
     return this.render(await this.control(flags, 'PATCH', `/products/${encodeURIComponent(args.product)}`, body));
   }
 }

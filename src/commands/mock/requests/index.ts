@@ -12,9 +12,16 @@ export default class MockRequests extends MockControlCommand {
     '<%= config.bin %> mock requests --failed --follow',
   ];
   static override flags = {
-    failed: Flags.boolean({ description: 'only refused or failed requests (status 400 and above, dropped ones)', default: false }),
+    failed: Flags.boolean({
+      description: 'only refused or failed requests (status 400 and above, dropped ones)',
+      default: false,
+    }),
     limit: Flags.integer({ description: 'how many of the newest to show (1 to 1000)', default: 20, min: 1, max: 1000 }),
-    follow: Flags.boolean({ description: 'keep printing new requests as they are answered, until Ctrl-C; requests the log dropped before they were read are counted on stderr, never skipped silently', default: false }),
+    follow: Flags.boolean({
+      description:
+        'keep printing new requests as they are answered, until Ctrl-C; requests the log dropped before they were read are counted on stderr, never skipped silently',
+      default: false,
+    }),
     ndjson: Flags.boolean({ description: 'one JSON record per line', default: false, exclusive: ['json'] }),
     status: Flags.string({ description: 'only these statuses: a class (4xx) or a code (401), comma-separated' }),
     path: Flags.string({ description: 'only paths starting with this (e.g. /api/v1/cards)' }),
@@ -24,6 +31,11 @@ export default class MockRequests extends MockControlCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(MockRequests);
     const { showRequests } = await import('../../../cli/mock/requests.js');
-    await showRequests(flags, (method, path) => this.controlPage(flags, method, path), this.jsonOutput ? 'json' : flags.ndjson ? 'ndjson' : 'text', this.io);
+    await showRequests(
+      flags,
+      (method, path) => this.controlPage(flags, method, path),
+      this.jsonOutput ? 'json' : flags.ndjson ? 'ndjson' : 'text',
+      this.io,
+    );
   }
 }

@@ -6,9 +6,15 @@ export default class MockSnapshotSave extends MockControlCommand {
   static override summary = 'Save a copy of the whole mock state under a name (replacing one of that name).';
   static override description =
     'A test suite saves its prepared state once and restores it before each test. With --state the snapshot is a file beside the state file (FILE.snapshots/NAME.json) and survives a restart; without, it lives as long as the mock.';
-  static override examples = ['<%= config.bin %> mock snapshot save prepared', '<%= config.bin %> mock snapshot save before-refunds --json'];
+  static override examples = [
+    '<%= config.bin %> mock snapshot save prepared',
+    '<%= config.bin %> mock snapshot save before-refunds --json',
+  ];
   static override args = {
-    name: Args.string({ description: 'snapshot name: 1 to 64 letters, digits, dots, underscores or dashes', required: true }),
+    name: Args.string({
+      description: 'snapshot name: 1 to 64 letters, digits, dots, underscores or dashes',
+      required: true,
+    }),
   };
 
   async run(): Promise<Result> {

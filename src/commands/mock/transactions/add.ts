@@ -9,8 +9,16 @@ export default class MockTransactionsAdd extends MockControlCommand {
     card: Args.string({ description: 'card id', required: true }),
   };
   static override flags = {
-    type: Flags.string({ description: 'transaction type', options: ['authorization', 'capture', 'refund', 'reversal', 'decline'], required: true }),
-    status: Flags.string({ description: 'transaction status', options: ['pending', 'completed', 'declined', 'reversed'], default: 'completed' }),
+    type: Flags.string({
+      description: 'transaction type',
+      options: ['authorization', 'capture', 'refund', 'reversal', 'decline'],
+      required: true,
+    }),
+    status: Flags.string({
+      description: 'transaction status',
+      options: ['pending', 'completed', 'declined', 'reversed'],
+      default: 'completed',
+    }),
     amount: Flags.integer({ description: 'amount in minor units (positive)', required: true, min: 1 }),
     'occurred-at': Flags.string({ description: 'ISO 8601 time (default: the simulated now)' }),
     currency: Flags.string({ description: 'ISO 4217 code (default: the card currency)' }),
@@ -18,6 +26,14 @@ export default class MockTransactionsAdd extends MockControlCommand {
 
   async run(): Promise<Result> {
     const { args, flags } = await this.parse(MockTransactionsAdd);
-    return this.render(await this.control(flags, 'POST', `/cards/${encodeURIComponent(args.card)}/transactions`, { type: flags.type, status: flags.status, amount_minor: flags.amount, occurred_at: flags['occurred-at'], currency: flags.currency }));
+    return this.render(
+      await this.control(flags, 'POST', `/cards/${encodeURIComponent(args.card)}/transactions`, {
+        type: flags.type,
+        status: flags.status,
+        amount_minor: flags.amount,
+        occurred_at: flags['occurred-at'],
+        currency: flags.currency,
+      }),
+    );
   }
 }

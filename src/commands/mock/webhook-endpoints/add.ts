@@ -14,6 +14,8 @@ export default class MockWebhookEndpointsAdd extends MockControlCommand {
 
   async run(): Promise<Result> {
     const { args, flags } = await this.parse(MockWebhookEndpointsAdd);
-    return this.render(await this.control(flags, 'POST', '/webhook-endpoints', { url: args.url, merchant_id: flags.merchant }));
+    return this.render(
+      await this.control(flags, 'POST', '/webhook-endpoints', { url: args.url, merchant_id: flags.merchant }),
+    );
   }
 }

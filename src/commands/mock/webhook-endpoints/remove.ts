@@ -3,7 +3,8 @@ import type { Result } from '../../../output/render.js';
 import { MockControlCommand } from '../../../cli/mock/control-command.js';
 
 export default class MockWebhookEndpointsRemove extends MockControlCommand {
-  static override summary = 'Remove a webhook endpoint: no new deliveries; its pending ones end as dead (the log keeps them).';
+  static override summary =
+    'Remove a webhook endpoint: no new deliveries; its pending ones end as dead (the log keeps them).';
   static override examples = ['<%= config.bin %> mock webhook-endpoints remove 01J...'];
   static override args = {
     endpoint: Args.string({ description: 'endpoint id (see `cardctl mock webhook-endpoints`)', required: true }),

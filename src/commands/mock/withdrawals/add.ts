@@ -8,12 +8,23 @@ export default class MockWithdrawalsAdd extends MockControlCommand {
   static override flags = {
     amount: Flags.integer({ description: 'amount in minor units', required: true, min: 1 }),
     fee: Flags.integer({ description: 'fee in minor units', default: 0, min: 0 }),
-    outcome: Flags.string({ description: 'outcome', options: ['completed', 'rejected', 'failed', 'cancelled'], default: 'completed' }),
+    outcome: Flags.string({
+      description: 'outcome',
+      options: ['completed', 'rejected', 'failed', 'cancelled'],
+      default: 'completed',
+    }),
     merchant: Flags.string({ description: 'merchant id (default: the banner merchant)' }),
   };
 
   async run(): Promise<Result> {
     const { flags } = await this.parse(MockWithdrawalsAdd);
-    return this.render(await this.control(flags, 'POST', '/withdrawals', { amount_minor: flags.amount, fee_minor: flags.fee, outcome: flags.outcome, merchant_id: flags.merchant }));
+    return this.render(
+      await this.control(flags, 'POST', '/withdrawals', {
+        amount_minor: flags.amount,
+        fee_minor: flags.fee,
+        outcome: flags.outcome,
+        merchant_id: flags.merchant,
+      }),
+    );
   }
 }
