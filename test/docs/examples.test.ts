@@ -57,14 +57,14 @@ function blocksWithoutJq(blocks: ReadonlyArray<{ code: string }>): Set<number> {
   const out = new Set<number>();
   if (has('jq') || programsRequired()) return out;
   const missing: RegExp[] = [];
-  const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   blocks.forEach((b, i) => {
     if (!JQ_USE.test(b.code) && !missing.some((re) => re.test(b.code))) return;
     out.add(i);
     for (const m of b.code.matchAll(/^\s*(?:export\s+)?([A-Za-z_]\w*)=/gm))
       missing.push(new RegExp(`\\$\\{?${m[1]}\\b`));
     for (const m of b.code.matchAll(/>>?\s*([\w./-]+)/g))
-      if (!m[1]!.startsWith('/dev/')) missing.push(new RegExp(`(^|[\\s'"/=@])${escape(m[1]!)}($|[\\s'"])`, 'm'));
+      if (!m[1]!.startsWith('/dev/')) missing.push(new RegExp(`(^|[\\s'"/=@])${escapeRegExp(m[1]!)}($|[\\s'"])`, 'm'));
   });
   return out;
 }
