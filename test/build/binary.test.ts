@@ -271,6 +271,14 @@ describe('the single-file binary, with no node on the PATH and no files beside i
       const state = join(work, `rerun-state-${who}`);
       mkdirSync(join(state, 'cardctl'), { recursive: true });
       writeFileSync(join(state, 'cardctl', 'operations.ndjson'), lines.join('\n') + '\n');
+      // the machine that sent them learned the key's mode from their answers (src/client/key-mode.ts)
+      writeFileSync(
+        join(state, 'cardctl', 'key-modes.json'),
+        JSON.stringify({
+          version: 1,
+          keys: { '01JD2Q7N8V3K4M5P6R7S8T9V0W': { mode: 'test', learned_at: time, from: 'answer' } },
+        }),
+      );
       const env = binEnv({
         XDG_STATE_HOME: state,
         CARDCTL_API_KEY: '01JD2Q7N8V3K4M5P6R7S8T9V0W',

@@ -181,5 +181,33 @@ export const section: Section = {
         return 'row 1 issued; row 2 refused, rejected (identity_mismatch): fix and resubmit, waiting will not help';
       },
     });
+    // The same file edited: a row added at the top, the others reordered. Keys come from what each
+    // row asks, not from the file, so only the new row is sent.
+    write('cards.csv', `customer_id,amount_minor\n${ids.customer},3300\n${rejectedId},1000\n${ids.customer},1000\n`);
+    before = await wallet('test');
+    await r.step({
+      name: 'cards: batch, edited file',
+      title:
+        'Add a row at the top and reorder the others, then run the file again: the rows already done come from the journal, only the new row is charged',
+      argv: ['cards', 'issue', '--batch', 'cards.csv'],
+      expectExit: 5,
+      check: async (run) => {
+        const rows = tableRows(run.stdout);
+        expect(
+          rows.map((x) => x.STATUS).join(',') === 'ok,error,ok',
+          `rows answered ${rows.map((x) => x.STATUS).join(', ')}, expected ok, error, ok`,
+        );
+        expect(
+          (rows[2]?.DETAIL ?? '').includes('from the journal'),
+          'the row issued by the first run should come from the journal',
+        );
+        const after = await wallet('test');
+        expect(
+          before.balance_minor - after.balance_minor === 3300 + fee,
+          `the wallet moved ${before.balance_minor - after.balance_minor}, expected ${3300 + fee} (the new row only)`,
+        );
+        return 'the new row issued; the two rows of the first run not sent again';
+      },
+    });
   },
 };

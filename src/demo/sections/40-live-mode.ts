@@ -59,6 +59,39 @@ export const section: Section = {
       },
     });
     await r.step({
+      name: 'profiles: a live key saved as test',
+      title: 'A profile that says test but holds the live key (a copy-paste mistake)',
+      argv: [
+        'profiles',
+        'add',
+        'staging',
+        '--key-id',
+        ctx.mock.keys.live.keyId,
+        '--mode',
+        'test',
+        '--base-url',
+        ctx.mock.baseUrl,
+        '--secret-stdin',
+      ],
+      input: `${ctx.mock.keys.live.secret}\n`,
+    });
+    await r.step({
+      name: 'live: the mode is what the API says',
+      title:
+        'A money command through it, even with --yes: refused before sending, the API says the key is live (exit 2)',
+      argv: [...issue, '--profile', 'staging', '--yes'],
+      expectExit: 2,
+      check: async ({ stderr }) => {
+        expect(
+          /profile "staging" says test, but key \w+ is a live key/.test(stderr),
+          'the refusal should name both modes',
+        );
+        expect(stderr.includes('--mode live'), 'the refusal should give the fix');
+        expect((await wallet('live')).balance_minor === live.balance_minor, 'the live wallet moved');
+        return 'mode_mismatch, nothing sent';
+      },
+    });
+    await r.step({
       name: 'live: issue with --yes',
       title: 'Confirmed with --yes: a live card, paid from the deposit',
       argv: [...liveIssue, '--yes'],

@@ -86,6 +86,31 @@ export const section: Section = {
       },
     });
     await r.step({
+      name: 'cards: recharge, a replay said so',
+      title: 'The same recharge command again: the API replays it, and stderr says so in one line',
+      argv: ['cards', 'recharge', card2, '--amount', '1000', '--idempotency-key', 'demo-recharge-1'],
+      grep: '^Replay: ',
+      check: async (run) => {
+        expect(
+          /^Replay: Idempotency-Key demo-recharge-1 was first sent .*not charged again\.$/m.test(run.stderr),
+          'stderr should say the answer is a replay, not charged again',
+        );
+        expect((await wallet('test')).balance_minor === before.balance_minor, 'the replay charged the wallet again');
+        return 'not charged again';
+      },
+    });
+    await r.step({
+      name: 'cards: same key, another amount',
+      title: 'The same key with another amount: one key is one money operation, refused before sending (exit 5)',
+      argv: ['cards', 'recharge', card2, '--amount', '1001', '--idempotency-key', 'demo-recharge-1'],
+      expectExit: 5,
+      check: async ({ stderr }) => {
+        expect(stderr.includes('amount (1000 then, 1001 now)'), 'the refusal should name the amount that differs');
+        expect((await wallet('test')).balance_minor === before.balance_minor, 'the wallet moved');
+        return 'payload_mismatch, nothing sent';
+      },
+    });
+    await r.step({
       name: 'mock: fault on a read',
       title: 'Faults reach every operation: make the next customers.get answer 500',
       argv: ['mock', 'faults', 'add', '--operation', 'customers.get', '--kind', '500', '--count', '1'],
