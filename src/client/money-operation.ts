@@ -45,13 +45,11 @@ export interface SignedClient {
   send(req: { method: string; path: string }): Promise<unknown>;
 }
 
-type ApiClient = SignedClient;
-
 export class MoneyOperation {
   private readonly url: string;
 
   constructor(
-    private readonly client: ApiClient,
+    private readonly client: SignedClient,
     private readonly p: PreparedRequest,
     private readonly o: { replayOf?: string; batch: boolean },
   ) {
@@ -234,7 +232,7 @@ export class MoneyOperation {
 const answersForTheKey = (status: number): boolean => status < 500 && status !== 409 && status !== 429;
 
 /** The account the client sends for (src/client/identity.ts). */
-export const accountOf = (c: ApiClient['credentials']) => ({
+export const accountOf = (c: SignedClient['credentials']) => ({
   keyId: c.keyId,
   formerKeyIds: c.formerKeyIds,
   baseUrl: c.baseUrl,
@@ -246,7 +244,7 @@ export const accountOf = (c: ApiClient['credentials']) => ({
  * API answered it from its memory of the key, so nothing was charged again (or, when the earlier
  * outcome was unknown, this answer is that one operation's).
  */
-export function replayNote(earlier: JournalEntry, client: ApiClient, status: number): string {
+export function replayNote(earlier: JournalEntry, client: SignedClient, status: number): string {
   const c = client.credentials;
   const via: string[] = [];
   if (earlier.profile !== (c.source === 'env' ? null : c.name))
@@ -262,7 +260,7 @@ export function replayNote(earlier: JournalEntry, client: ApiClient, status: num
 
 /** The journal's answer instead of a request: a success resolves (marked `from_journal`), anything else throws. `tell`: say so on stderr (a batch row's summary says it instead). */
 export function journalResponse(
-  client: ApiClient,
+  client: SignedClient,
   p: PreparedRequest,
   report: JournalReport,
   tell = true,
@@ -295,7 +293,7 @@ export function journalResponse(
 
 /** A --batch row's answer from its key's sends alone, or undefined when it must be sent (which asks again under the key's lock). */
 export function answerFromHistory(
-  client: ApiClient,
+  client: SignedClient,
   p: PreparedRequest,
   history: readonly JournalEntry[],
 ): ApiResponse | undefined {
@@ -320,15 +318,15 @@ export function answerFromHistory(
  * A money operation is not sent unless it could be journaled first; a failure to record its
  * outcome afterwards is only a warning (the answer itself must not be lost).
  */
-function journalWrite<T>(client: ApiClient, journal: Journal, write: () => T | Promise<T>, before: true): Promise<T>;
+function journalWrite<T>(client: SignedClient, journal: Journal, write: () => T | Promise<T>, before: true): Promise<T>;
 function journalWrite<T>(
-  client: ApiClient,
+  client: SignedClient,
   journal: Journal,
   write: () => T | Promise<T>,
   before: false,
 ): Promise<T | undefined>;
 async function journalWrite<T>(
-  client: ApiClient,
+  client: SignedClient,
   journal: Journal,
   write: () => T | Promise<T>,
   before: boolean,
