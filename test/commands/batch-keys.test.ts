@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsKeyPrefix } from '../../src/client/batch.js';
 import { startMock } from '../../src/mock/index.js';
-import { activeCard, apiCall, ctl, type MockHandle } from '../helpers/api.js';
+import { activeCard, type MockHandle, cardBalance, apiRequestsDuring } from '../helpers/api.js';
 import { BIN, makeSandbox, type CliResult, type Sandbox } from '../helpers/cli.js';
 import { batchFiles, jsonLines } from '../helpers/batch-files.js';
 
@@ -19,17 +19,9 @@ let env: Record<string, string>;
 const run = (args: string[], input?: string | Buffer) => sb.run(args, { env, input });
 const file = batchFiles(() => sb.dir);
 
-async function balance(id: string): Promise<number> {
-  const res = await apiCall(mock, { method: 'GET', path: `/cards/${id}` });
-  return res.body.data.balance_minor;
-}
+const balance = (id: string): Promise<number> => cardBalance(mock, id);
 
-/** The API requests the mock answered while `f` ran (from its request log). */
-async function sentDuring(f: () => Promise<unknown>): Promise<number> {
-  const newest = (await ctl(mock, 'GET', '/requests?limit=1')) as Array<{ id: string }>;
-  await f();
-  return ((await ctl(mock, 'GET', `/requests?plane=api&limit=1000&after=${newest[0]!.id}`)) as unknown[]).length;
-}
+const sentDuring = (f: () => Promise<unknown>): Promise<number> => apiRequestsDuring(mock, f);
 
 beforeAll(async () => {
   mock = (await startMock({ port: 0, seed: 28, providerLatencyMs: 0 })) as unknown as MockHandle;

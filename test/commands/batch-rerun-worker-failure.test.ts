@@ -9,7 +9,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../src/mock/index.js';
-import { activeCard, apiCall, ctl, type MockHandle } from '../helpers/api.js';
+import { activeCard, apiCall, type MockHandle, apiRequestsDuring } from '../helpers/api.js';
 import { makeSandbox, type CliResult, type Sandbox } from '../helpers/cli.js';
 import { packageCopy, type PackageCopy } from '../helpers/package-copy.js';
 import { batchKeys, writeRerunJournal } from '../helpers/batch-files.js';
@@ -44,12 +44,7 @@ const rerun = (extra: Record<string, string> = {}, bin?: string) =>
     { env: { ...env, CARDCTL_RERUN_THREADS: '2', ...extra }, bin, timeoutMs: 120_000 },
   );
 
-/** The API requests the mock answered while `f` ran (from its request log). */
-async function sentDuring(f: () => Promise<unknown>): Promise<number> {
-  const newest = (await ctl(mock, 'GET', '/requests?limit=1')) as Array<{ id: string }>;
-  await f();
-  return ((await ctl(mock, 'GET', `/requests?plane=api&limit=1000&after=${newest[0]!.id}`)) as unknown[]).length;
-}
+const sentDuring = (f: () => Promise<unknown>): Promise<number> => apiRequestsDuring(mock, f);
 
 const balance = async () => (await apiCall(mock, { method: 'GET', path: `/cards/${card.id}` })).body.data.balance_minor;
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyBucketFile, keyBucketName } from '../../src/client/journal-store/layout.js';
 import { startMock } from '../../src/mock/index.js';
-import { activeCard, apiCall, ctl, type MockHandle } from '../helpers/api.js';
+import { activeCard, ctl, type MockHandle, cardBalance, apiRequestsDuring } from '../helpers/api.js';
 import { makeSandbox, type CliResult, type Sandbox } from '../helpers/cli.js';
 import { batchFiles, jsonLines, writeRerunJournal } from '../helpers/batch-files.js';
 
@@ -19,17 +19,9 @@ const run = (args: string[], opts: { sandbox?: Sandbox; env?: Record<string, str
 const rows = jsonLines;
 const file = batchFiles(() => sb.dir);
 
-async function balance(id: string): Promise<number> {
-  const res = await apiCall(mock, { method: 'GET', path: `/cards/${id}` });
-  return res.body.data.balance_minor;
-}
+const balance = (id: string): Promise<number> => cardBalance(mock, id);
 
-/** The API requests the mock answered while `f` ran (from its request log). */
-async function sentDuring(f: () => Promise<unknown>): Promise<number> {
-  const newest = (await ctl(mock, 'GET', '/requests?limit=1')) as Array<{ id: string }>;
-  await f();
-  return ((await ctl(mock, 'GET', `/requests?plane=api&limit=1000&after=${newest[0]!.id}`)) as unknown[]).length;
-}
+const sentDuring = (f: () => Promise<unknown>): Promise<number> => apiRequestsDuring(mock, f);
 
 beforeAll(async () => {
   mock = (await startMock({ port: 0, seed: 47, providerLatencyMs: 0 })) as unknown as MockHandle;

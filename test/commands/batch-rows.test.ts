@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../src/mock/index.js';
-import { activeCard, apiCall, ctl, wallet, type MockHandle } from '../helpers/api.js';
+import { activeCard, ctl, wallet, type MockHandle, cardBalance } from '../helpers/api.js';
 import { BIN, makeSandbox, ROOT, type CliResult, type Sandbox } from '../helpers/cli.js';
 import { batchFiles, jsonLines } from '../helpers/batch-files.js';
 import { journalRecords } from '../helpers/journal.js';
@@ -24,10 +24,7 @@ async function books(): Promise<Record<string, unknown>> {
   return rest;
 }
 
-async function balance(id: string): Promise<number> {
-  const res = await apiCall(mock, { method: 'GET', path: `/cards/${id}` });
-  return res.body.data.balance_minor;
-}
+const balance = (id: string): Promise<number> => cardBalance(mock, id);
 
 beforeAll(async () => {
   mock = (await startMock({ port: 0, seed: 31, providerLatencyMs: 0 })) as unknown as MockHandle;

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../src/mock/index.js';
-import { activeCard, apiCall, ctl, wallet, type MockHandle } from '../helpers/api.js';
+import { activeCard, ctl, wallet, type MockHandle, cardBalance } from '../helpers/api.js';
 import { batchFiles, jsonLines } from '../helpers/batch-files.js';
 import { BIN, makeSandbox, ROOT, type CliResult, type Sandbox } from '../helpers/cli.js';
 import { startCountingProxy, type CountingProxy } from '../helpers/counting-proxy.js';
@@ -42,9 +42,7 @@ function opsFor(cardId: string): Array<{ op: JournalRecord; inBucket: boolean }>
     });
 }
 
-async function balance(id: string): Promise<number> {
-  return (await apiCall(mock, { method: 'GET', path: `/cards/${id}` })).body.data.balance_minor;
-}
+const balance = (id: string): Promise<number> => cardBalance(mock, id);
 
 beforeAll(async () => {
   mock = (await startMock({ port: 0, seed: 47, providerLatencyMs: 0, rateLimit: 100_000 })) as unknown as MockHandle;

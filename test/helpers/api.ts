@@ -523,3 +523,15 @@ export function expectOk(res: ApiResponse, status = 200): any {
   expect(res.body?.success).toBe(true);
   return res.body.data;
 }
+
+/** A card's balance, as the mock's API answers it. */
+export async function cardBalance(mock: MockHandle, id: string): Promise<number> {
+  return (await apiCall(mock, { method: 'GET', path: `/cards/${id}` })).body.data.balance_minor;
+}
+
+/** How many API requests the mock answered while `f` ran (from its request log). */
+export async function apiRequestsDuring(mock: MockHandle, f: () => Promise<unknown>): Promise<number> {
+  const newest = (await ctl(mock, 'GET', '/requests?limit=1')) as Array<{ id: string }>;
+  await f();
+  return ((await ctl(mock, 'GET', `/requests?plane=api&limit=1000&after=${newest[0]!.id}`)) as unknown[]).length;
+}
