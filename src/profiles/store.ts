@@ -11,6 +11,7 @@
 import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { afterRotation, readFormerKeyIds, writeFormerKeyIds } from './former-keys.js';
 import { CardctlError } from '../errors.js';
 import { pathShown } from '../env-paths.js';
 import { DEFAULT_BASE_URL, type Mode, type StoredProfile } from './types.js';
@@ -32,7 +33,6 @@ export const STORE_FILE_NAME = 'profiles.json';
 const STORE_VERSION = 1;
 const PROFILE_FIELDS = [
   'keyId',
-  'formerKeyIds',
   'secret',
   'secretCommand',
   'mode',
@@ -83,12 +83,7 @@ export interface ProfileInput {
   secretCommandTimeout?: number;
   caFile?: string;
   timeout?: number;
-  /** key ids the profile held before (a rotation): the same account for the journal (src/client/identity.ts) */
-  formerKeyIds?: readonly string[];
 }
-
-/** At most this many former key ids are kept, the most recent first. */
-export const MAX_FORMER_KEY_IDS = 20;
 
 /** The problems of the secret fields: stored or from a command, not both (never quoting a value). */
 function secretProblems(input: ProfileInput, problems: Record<string, string>): void {
@@ -137,20 +132,8 @@ export function validateProfile(input: ProfileInput): { profile?: StoredProfile;
   ) {
     problems.timeout = `must be a number of seconds above 0 and at most ${MAX_PROFILE_TIMEOUT_S}`;
   }
-  const former = input.formerKeyIds;
-  if (
-    former !== undefined &&
-    !(
-      Array.isArray(former) &&
-      former.length <= MAX_FORMER_KEY_IDS &&
-      former.every((k) => typeof k === 'string' && !checkKeyId(normalizeKeyId(k), k))
-    )
-  ) {
-    problems.former_key_ids = `must be a list of at most ${MAX_FORMER_KEY_IDS} key ids`;
-  }
   if (Object.keys(problems).length > 0) return { problems };
   const profile: StoredProfile = { name: input.name, keyId, mode: input.mode as Mode, baseUrl: base.url! };
-  if (former?.length) profile.formerKeyIds = former.map(normalizeKeyId);
   if (input.secret !== undefined) profile.secret = input.secret;
   if (input.secretCommand !== undefined) profile.secretCommand = input.secretCommand;
   if (input.webhookSecret !== undefined) profile.webhookSecret = input.webhookSecret;
@@ -257,7 +240,6 @@ export function parseStoreText(text: string, path: string): StoreState {
       secretCommandTimeout: value.secretCommandTimeout as number | undefined,
       caFile: value.caFile as string | undefined,
       timeout: value.timeout as number | undefined,
-      formerKeyIds: value.formerKeyIds as string[] | undefined,
     });
     if (!profile) throw invalidStore(path, `${where}: ${Object.values(problems).join('; ')}`);
     profiles.set(name, profile);
@@ -273,8 +255,7 @@ function toJson(state: StoreState): Record<string, unknown> {
   // Object.fromEntries defines own properties, so any valid name (even "__proto__") is kept.
   const profiles = Object.fromEntries(
     [...state.profiles.values()].map((p) => {
-      const entry: Record<string, string | number | readonly string[]> = { keyId: p.keyId };
-      if (p.formerKeyIds?.length) entry.formerKeyIds = p.formerKeyIds;
+      const entry: Record<string, string | number> = { keyId: p.keyId };
       if (p.secret !== undefined) entry.secret = p.secret;
       if (p.secretCommand !== undefined) entry.secretCommand = p.secretCommand;
       entry.mode = p.mode;
@@ -353,7 +334,7 @@ async function open(env: NodeJS.ProcessEnv = process.env): Promise<Opened> {
     if (err instanceof CardctlError) throw err;
     throw readFailure(path, err);
   }
-  return { conf, state, dir, path };
+  return { conf, state: withFormerKeyIds(state, dir), dir, path };
 }
 
 /** The validated store, read without conf: what conf's read would give, an absent file being an empty store. */
@@ -369,7 +350,17 @@ function readState(env: NodeJS.ProcessEnv = process.env): { state: StoreState; p
       return { state: { defaultProfile: null, profiles: new Map() }, path };
     throw readFailure(path, err);
   }
-  return { state: parseStoreText(text, path), path };
+  return { state: withFormerKeyIds(parseStoreText(text, path), dir), path };
+}
+
+/** The store's profiles with the key ids each held before (src/profiles/former-keys.ts: a file beside the store). */
+function withFormerKeyIds(state: StoreState, dir: string): StoreState {
+  const former = readFormerKeyIds(dir);
+  for (const [name, ids] of former) {
+    const p = state.profiles.get(name);
+    if (p && ids.length) p.formerKeyIds = ids.filter((k) => k !== p.keyId);
+  }
+  return state;
 }
 
 function readFailure(path: string, err: unknown): CardctlError {
@@ -388,6 +379,7 @@ function commit(opened: Opened, state: StoreState): void {
   ensureFolder(opened.dir, true);
   try {
     opened.conf.store = toJson(state);
+    writeFormerKeyIds(opened.dir, new Map([...state.profiles].map(([name, p]) => [name, p.formerKeyIds ?? []])));
     // conf's atomic write creates the file with mode 0600 but would keep an older file's mode
     // bits in some paths; make it explicit, and fix the folder too.
     chmodSync(opened.path, 0o600);
@@ -534,9 +526,7 @@ export async function addProfile(
     const profiles = new Map(state.profiles);
     const before = state.profiles.get(profile.name);
     if (options.keepFormerKeyIds && before) {
-      const former = [before.keyId, ...(before.formerKeyIds ?? [])]
-        .filter((k, i, all) => k !== profile.keyId && all.indexOf(k) === i)
-        .slice(0, MAX_FORMER_KEY_IDS);
+      const former = afterRotation(before, profile.keyId);
       if (former.length) profile.formerKeyIds = former;
     }
     profiles.set(profile.name, profile);

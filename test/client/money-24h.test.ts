@@ -3,7 +3,7 @@
 // a day passing would) AND moves the mock's clock past 24 h, so the mock has forgotten the key:
 // sent again, the same key would be a new charge. The mock's books (wallet, card count) say
 // whether anything was charged twice.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../src/mock/index.js';
@@ -215,6 +215,11 @@ describe('a key first sent more than 23 h ago is never sent again', () => {
     expect((await add(key2.keyId, key2.secret, true)).code).toBe(0);
     const shown = JSON.parse((await sb.run(['profiles', 'show', 'rotating', '--json'])).stdout);
     expect(shown.former_key_ids).toEqual([mock.keys.test.keyId]);
+    // kept beside the store, not in it: an older cardctl refuses a store with a field it does not know
+    expect(readFileSync(join(sb.configDir, 'profiles.json'), 'utf8')).not.toContain(mock.keys.test.keyId);
+    expect(JSON.parse(readFileSync(join(sb.configDir, 'former-key-ids.json'), 'utf8'))).toEqual({
+      rotating: [mock.keys.test.keyId],
+    });
     await dayPasses('day-rotate-1');
     const before = await books();
     const again = await sb.run(issue);
