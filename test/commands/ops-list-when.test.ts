@@ -5,7 +5,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../src/mock/index.js';
 import { approvedCustomer, type MockHandle } from '../helpers/api.js';
-import { makeSandbox } from '../helpers/cli.js';
+import { makeSandbox, type Sandbox } from '../helpers/cli.js';
 
 const sb = makeSandbox();
 afterAll(() => sb.cleanup());
@@ -59,50 +59,47 @@ describe('ops compact --older-than', () => {
   );
 });
 
-describe('ops list --card', () => {
-  it('finds the operations of a card given in lower case, as cards get takes it', async () => {
-    const mock = (await startMock({ port: 0, seed: 12, providerLatencyMs: 0 })) as unknown as MockHandle;
-    const own = makeSandbox();
-    try {
-      const env = {
-        CARDCTL_BASE_URL: mock.baseUrl,
-        CARDCTL_API_KEY: mock.keys.test.keyId,
-        CARDCTL_API_SECRET: mock.keys.test.secret,
-      };
-      const customer = (await approvedCustomer(mock)).id as string;
-      const issued = await own.run(['cards', 'issue', '--customer', customer, '--amount', '1000', '--jq', '.id'], {
+type CardRun = { own: Sandbox; env: Record<string, string>; card: string };
+
+/** A mock and a sandbox of their own and a card issued through the CLI; both are stopped after `f`, also on failure. */
+async function withIssuedCard(seed: number, amount: number, f: (c: CardRun) => Promise<void>): Promise<void> {
+  const mock = (await startMock({ port: 0, seed, providerLatencyMs: 0 })) as unknown as MockHandle;
+  const own = makeSandbox();
+  try {
+    const env = {
+      CARDCTL_BASE_URL: mock.baseUrl,
+      CARDCTL_API_KEY: mock.keys.test.keyId,
+      CARDCTL_API_SECRET: mock.keys.test.secret,
+    };
+    const customer = (await approvedCustomer(mock)).id as string;
+    const issued = await own.run(
+      ['cards', 'issue', '--customer', customer, '--amount', String(amount), '--jq', '.id'],
+      {
         env,
-      });
-      expect(issued.code, issued.stderr).toBe(0);
-      const card = issued.stdout.trim();
+      },
+    );
+    expect(issued.code, issued.stderr).toBe(0);
+    await f({ own, env, card: issued.stdout.trim() });
+  } finally {
+    own.cleanup();
+    await mock.close();
+  }
+}
+
+describe('ops list --card', () => {
+  it('finds the operations of a card given in lower case, as cards get takes it', () =>
+    withIssuedCard(12, 1000, async ({ own, card }) => {
       const upper = JSON.parse((await own.run(['ops', 'list', '--card', card, '--json'])).stdout).data as unknown[];
       expect(upper).toHaveLength(1);
       const lower = await own.run(['ops', 'list', '--card', card.toLowerCase(), '--json']);
       expect(lower.code, lower.stderr).toBe(0);
       expect(JSON.parse(lower.stdout).data).toEqual(upper);
-    } finally {
-      own.cleanup();
-      await mock.close();
-    }
-  });
+    }));
 });
 
 describe('ops list shows the amount', () => {
-  it('an AMOUNT_MINOR column: the initial load of an issue, the amount of a recharge, nothing for a terminate', async () => {
-    const mock = (await startMock({ port: 0, seed: 29, providerLatencyMs: 0 })) as unknown as MockHandle;
-    const own = makeSandbox();
-    try {
-      const env = {
-        CARDCTL_BASE_URL: mock.baseUrl,
-        CARDCTL_API_KEY: mock.keys.test.keyId,
-        CARDCTL_API_SECRET: mock.keys.test.secret,
-      };
-      const customer = (await approvedCustomer(mock)).id as string;
-      const issued = await own.run(['cards', 'issue', '--customer', customer, '--amount', '1234', '--jq', '.id'], {
-        env,
-      });
-      expect(issued.code, issued.stderr).toBe(0);
-      const card = issued.stdout.trim();
+  it('an AMOUNT_MINOR column: the initial load of an issue, the amount of a recharge, nothing for a terminate', () =>
+    withIssuedCard(29, 1234, async ({ own, env, card }) => {
       expect((await own.run(['cards', 'recharge', card, '--amount', '567'], { env })).code).toBe(0);
       expect((await own.run(['cards', 'terminate', card, '--yes'], { env })).code).toBeLessThan(8);
       const table = await own.run(['ops', 'list', '--card', card]);
@@ -118,9 +115,5 @@ describe('ops list shows the amount', () => {
       expect(amountOf(/POST \/api\/v1\/cards\s/)).toBe('1234');
       expect(amountOf(/\/recharge\s/)).toBe('567');
       expect(amountOf(/\/terminate\s/)).toBe('-'); // an empty cell
-    } finally {
-      own.cleanup();
-      await mock.close();
-    }
-  });
+    }));
 });
