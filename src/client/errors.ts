@@ -600,7 +600,8 @@ export function journalReason(r: JournalAnswer, nowMs: number): string {
  * The journal's answer for an operation that is not sent again (src/client/money-rules.ts), as an
  * error when it is not a success: unknown exits 7 and says how to find out; a recorded refusal
  * exits with the class of the original refusal (404: 4, a 422 validation: 2, any other refusal or
- * a failure recorded with `ops resolve`: 5); a key first sent with another body or API key: 5.
+ * a failure recorded with `ops resolve`: 5). A key sent with another request never gets here:
+ * rule 5 of src/client/money-rules.ts refuses it first.
  */
 export function journalError(r: JournalAnswer, nowMs: number): CardctlError | null {
   if (r.outcome === 'succeeded') return null;
@@ -614,20 +615,6 @@ export function journalError(r: JournalAnswer, nowMs: number): CardctlError | nu
       code: 'key_forgotten',
       hint: `Find out with ${how}, then record it: \`cardctl ops resolve ${r.journal_id} --outcome succeeded|failed\`. Do not send it with a new key unless you know it failed.`,
     });
-  }
-  if (r.outcome === 'reused') {
-    return new CardctlError(
-      `${journalReason(r, nowMs)} It was sent then with another body or another API key (${r.journal_id}).`,
-      {
-        ...base,
-        kind: 'business',
-        code: 'key_reused',
-        hint:
-          'Use a new idempotency key for a new operation; `cardctl ops show ' +
-          r.journal_id +
-          '` shows the earlier one.',
-      },
-    );
   }
   const what =
     r.recorded_by === 'ops resolve'

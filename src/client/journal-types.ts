@@ -98,8 +98,8 @@ export interface JournalEntry extends JournalOp {
 /** The journal's answer instead of a request: shown to people and in `--json`, marked as such. */
 export interface JournalReport {
   from_journal: true;
-  /** `reused`: the key was first sent (over 23 h ago) with another body or another API key */
-  outcome: 'succeeded' | 'failed' | 'unknown' | 'reused';
+  /** (the same key with another request never gets a report: rule 5 refuses it, src/client/money-rules.ts) */
+  outcome: 'succeeded' | 'failed' | 'unknown';
   /** the card the operation concerns, when the journal knows it */
   id: string | null;
   /** the card's balance in the answer that resolved it (a success; older entries do not hold it) */

@@ -166,8 +166,7 @@ function report(
   // built as two literals, not with a conditional spread: V8 builds that many times slower, and a
   // --batch rerun reports a million rows
   const id = cardIdOf(e);
-  const status = outcome === 'reused' ? null : e.status;
-  const code = outcome === 'reused' ? null : e.code;
+  const { status, code } = e;
   const first_sent_at = new Date(firstSentMs).toISOString();
   const recorded_by = e.resolution ? 'ops resolve' : 'api';
   const note = e.resolution?.note ?? null;

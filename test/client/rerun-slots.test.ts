@@ -10,7 +10,7 @@ const printable = (max: number) =>
   fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: max });
 
 const report = fc.record({
-  outcome: fc.constantFrom('succeeded', 'failed', 'unknown', 'reused') as fc.Arbitrary<JournalReport['outcome']>,
+  outcome: fc.constantFrom('succeeded', 'failed', 'unknown') as fc.Arbitrary<JournalReport['outcome']>,
   id: fc.option(printable(32), { nil: null }),
   balance: fc.option(fc.maxSafeInteger(), { nil: undefined }),
   status: fc.option(fc.integer({ min: 0, max: 0xfffe }), { nil: null }),

@@ -19,7 +19,7 @@ export type Slot =
 export type SlotValue = 'none' | 'ask' | { report: JournalReport; bodySha256: string };
 
 const KIND = { none: 0, answer: 1, ask: 2 } as const;
-const OUTCOMES = ['succeeded', 'failed', 'unknown', 'reused'] as const;
+const OUTCOMES = ['succeeded', 'failed', 'unknown'] as const;
 const WHY = ['resolved', 'key_forgotten'] as const;
 const RECORDED_BY = ['api', 'ops resolve'] as const;
 const HASH_BYTES = 16;
