@@ -4,7 +4,7 @@
 // names (a value, or a stray argument, could be a pasted secret).
 import { readFileSync } from 'node:fs';
 import { CardctlError } from '../errors.js';
-import { redactParseMessage } from './exit-codes.js';
+import { redactParseMessage } from '../output/error.js';
 import { closest } from './suggest.js';
 import { usageLines, valueName, type ManifestCommand } from './usage.js';
 
