@@ -1,0 +1,182 @@
+// How a batch looks (issue 30: the batch's lines go through src/output like every other output):
+// one result line per row on stdout as rows finish (fixed columns for people, one JSON object per
+// line with --json), gathered into large writes; the progress line on a terminal's stderr, cleared
+// before any other line; the summary lines. Text the API sent (a refusal's message) is escaped.
+import type { BatchCounts, BatchSummary, RowResult } from '../client/batch.js';
+import type { OutStream } from '../io.js';
+import { terminalSafeLine } from '../terminal-text.js';
+
+export const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
+
+/** One line per row for people: fixed columns, so lines print as rows finish. */
+export function rowLine(r: RowResult, rowWidth: number): string {
+  const cells = [
+    String(r.row).padEnd(rowWidth),
+    r.status.padEnd(7),
+    (r.http_status === null ? '-' : String(r.http_status)).padEnd(4),
+    terminalSafeLine(r.id ?? '-').padEnd(26),
+    (r.balance_minor === null ? '-' : String(r.balance_minor)).padEnd(13),
+  ];
+  let detail = '';
+  // a refused row says what to do, as the single command does (for kyc_not_approved: by the customer's state)
+  if (r.error)
+    detail =
+      r.status === 'unknown'
+        ? `${r.error.message} (key ${r.idempotency_key})`
+        : [r.error.message, r.error.hint].filter(Boolean).join(' ');
+  else if (r.from_journal) detail = 'from the journal: already done, not sent again';
+  // the message and hint can quote what the API said: escaped like every text from outside
+  return `${cells.join('  ')}  ${terminalSafeLine(detail)}`.trimEnd();
+}
+
+export function headerLine(rowWidth: number): string {
+  return ['ROW'.padEnd(rowWidth), 'STATUS ', 'HTTP', 'ID'.padEnd(26), 'BALANCE_MINOR', 'DETAIL'].join('  ');
+}
+
+/** The `--json` line of a row. */
+export function rowJson(r: RowResult): Record<string, unknown> {
+  return {
+    row: r.row,
+    idempotency_key: r.idempotency_key,
+    status: r.status,
+    http_status: r.http_status,
+    id: r.id,
+    balance_minor: r.balance_minor,
+    error: r.error,
+    from_journal: r.from_journal,
+  };
+}
+
+export function progressText(c: BatchCounts): string {
+  const width = 20;
+  const filled = c.total === 0 ? width : Math.round((c.done / c.total) * width);
+  return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${c.done}/${c.total}  ok ${c.ok}  refused ${c.refused}  unknown ${c.unknown}`;
+}
+
+export const rowsList = (rows: number[]): string =>
+  rows.length > 10 ? `${rows.slice(0, 10).join(', ')}, ...` : rows.join(', ');
+
+export function summaryLines(s: BatchSummary, keyPrefix: string, duplicates = 0): string[] {
+  const lines = [`${plural(s.total, 'row')}: ${s.ok} ok, ${s.refused} refused, ${s.unknown} unknown.`];
+  if (duplicates > 0)
+    lines.push(
+      `${plural(duplicates, 'row')} repeated an earlier row and ${duplicates === 1 ? 'was' : 'were'} sent anyway (--allow-duplicates): each is its own operation, with its own key.`,
+    );
+  if (s.stats.throttled > 0)
+    lines.push(
+      `Rate limited ${plural(s.stats.throttled, 'time')} (429): every row waited for the Retry-After; the requests were sent again with the same keys.`,
+    );
+  if (s.fromJournal > 0) {
+    lines.push(
+      `${plural(s.fromJournal, 'row')} already done: answered from the journal, not sent again. ` +
+        `To send ${s.fromJournal === 1 ? 'it' : 'them'} again on purpose (next month's top-ups, say), run the command with a new --idempotency-prefix (keys are ${keyPrefix}-<row digest>-<n>: another prefix makes new keys).`,
+    );
+  }
+  if (s.unknown > 0) {
+    lines.push(
+      `The outcome of ${s.unknown === 1 ? 'row' : 'rows'} ${rowsList(s.unknownRows)} is not known yet: run the same command again. ` +
+        "Each row's idempotency key comes from what the row asks, not from the file: it replays the row instead of charging twice (also after other rows were added, removed or reordered), and the rows that went through answer the same result.",
+    );
+  }
+  const byApi = s.refused - s.refusedUnsent;
+  if (byApi > 0) {
+    lines.push(
+      `Refused ${byApi === 1 ? 'row' : 'rows'} ${rowsList(s.refusedSentRows)}: not charged (each refused row's line says what to do). Running the same command again resends those refused as temporary ` +
+        '(kyc_not_approved, 503, 429); other refusals are remembered under their keys: an edited row has a new key already, and to send a row again unchanged (after a deposit, say) use a new --idempotency-prefix.',
+    );
+  }
+  lines.push(...unsentLines(s));
+  return lines;
+}
+
+/** The rows refused here, never sent: those whose key another process held (key_in_use), and those the journal refused. */
+function unsentLines(s: BatchSummary): string[] {
+  const lines: string[] = [];
+  if (s.keyInUse > 0) {
+    lines.push(
+      `Refused here, never sent: ${plural(s.keyInUse, 'row')} whose idempotency key another cardctl process holds right now (key_in_use: it is sending the same row, e.g. the same file run in two shells; each line names its pid). ` +
+        'Let it finish, then run the same command again: those rows are answered from the journal if it sent them, and sent once otherwise.',
+    );
+  }
+  const journalRows = s.refusedUnsent - s.keyInUse;
+  if (journalRows > 0) {
+    const which =
+      s.keyInUse === 0
+        ? `${journalRows === 1 ? 'row' : 'rows'} ${rowsList(s.refusedUnsentRows)}`
+        : plural(journalRows, 'other row');
+    lines.push(
+      `Refused here, never sent: ${which} (each line says why: a journal that could not be written or read). ` +
+        'Set that right, then run the same command again: those rows are sent once, and the rows that went through come from the journal.',
+    );
+  }
+  return lines;
+}
+
+/** The progress line on a terminal: redrawn at most every 100 ms, cleared before any other line. */
+export function progressLine(
+  err: OutStream,
+  tty: boolean,
+): { set: (text: string) => void; clear: () => void; draw: (force?: boolean) => void } {
+  let progress = '';
+  let lastDraw = 0;
+  return {
+    set: (text) => void (progress = text),
+    clear: () => {
+      if (tty && progress) err.write('\r\x1b[K');
+    },
+    draw: (force = false) => {
+      if (!tty || !progress) return;
+      const t = Date.now();
+      if (!force && t - lastDraw < 100) return;
+      lastDraw = t;
+      err.write(`\r\x1b[K${progress}`);
+    },
+  };
+}
+
+/** Writes to stderr between result lines: the result lines so far first, the progress line cleared and redrawn. */
+export function aside(bar: ReturnType<typeof progressLine>, stdout: { flush: () => void }, write: () => void): void {
+  stdout.flush();
+  bar.clear();
+  write();
+  bar.draw(true);
+}
+
+/**
+ * Result lines gathered into writes of up to 64 KiB (a rerun answers thousands of rows a second
+ * from the journal), flushed at least every 100 ms and before anything goes to stderr.
+ */
+export function bufferedWriter(out: OutStream): {
+  write: (text: string) => void;
+  flush: () => void;
+  room: () => Promise<void> | undefined;
+} {
+  let pending = '';
+  let timer: NodeJS.Timeout | undefined;
+  let behind: Promise<void> | undefined;
+  /** until the reader has taken what the stream holds (or the stream is gone: a closed stdout drops what is written) */
+  const waitForReader = (): Promise<void> =>
+    new Promise((resolve) => {
+      const done = (): void => {
+        for (const event of ['drain', 'close', 'error'] as const) out.off(event, done);
+        behind = undefined;
+        resolve();
+      };
+      for (const event of ['drain', 'close', 'error'] as const) out.on(event, done);
+    });
+  const flush = (): void => {
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    if (pending !== '' && !out.write(pending) && !behind && !out.destroyed) behind = waitForReader();
+    pending = '';
+  };
+  return {
+    write: (text) => {
+      pending += text;
+      if (pending.length >= 65536) flush();
+      else timer ??= setTimeout(flush, 100);
+    },
+    flush,
+    room: () => behind,
+  };
+}
