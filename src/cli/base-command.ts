@@ -131,14 +131,42 @@ export abstract class BaseCommand extends Command {
 
   override async _run(): Promise<any> {
     const result = await super._run();
+    if (isStreamResult(result)) {
+      await this.renderStream(result);
+      return result;
+    }
+    // the command failed after all (src/output/render.ts, `failure`): with --json the error is the one document
+    if (isResult(result) && result.failure !== undefined && this.jsonOutput) {
+      await this.catch(result.failure as Error);
+      return result;
+    }
     try {
       // a command returns its result; this prints it, once, in the format asked for (src/output/render.ts)
       if (isResult(result)) await (await import('../output/render.js')).render(this.io, result, this.jsonOutput);
       this.jq?.finish();
     } catch (err) {
       process.exitCode = await showError(err, false, this.id, this.io);
+      return result;
     }
+    if (isResult(result) && result.failure !== undefined)
+      process.exitCode = await showError(result.failure, this.jsonErrors, this.id, this.io);
+    else if (isResult(result) && result.exitCode !== undefined) process.exitCode = result.exitCode;
     return result;
+  }
+
+  /**
+   * A command that runs until stopped (src/output/stream.ts): each item printed as it comes, then
+   * the exit code it ends with. A failure on the way shows as any error of the command does.
+   */
+  private async renderStream(result: import('../output/stream.js').StreamResult): Promise<void> {
+    try {
+      const { renderStream } = await import('../output/stream.js');
+      const exitCode = await renderStream(this.io, result, this.jsonOutput);
+      this.jq?.finish();
+      if (exitCode !== undefined) process.exitCode = exitCode;
+    } catch (err) {
+      await this.catch(err as Error);
+    }
   }
 
   /** The one JSON document of `--json` (what `--jq` filters). */
@@ -171,6 +199,15 @@ function isResult(value: unknown): value is import('../output/render.js').Result
     typeof value === 'object' &&
     value !== null &&
     (value as Record<symbol, unknown>)[Symbol.for('cardctl.result')] === true
+  );
+}
+
+/** Whether `run()` returned a streaming result (src/output/stream.ts; checked without loading it). */
+function isStreamResult(value: unknown): value is import('../output/stream.js').StreamResult {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as Record<symbol, unknown>)[Symbol.for('cardctl.stream')] === true
   );
 }
 

@@ -1,4 +1,4 @@
-// Where a case report goes: stdout (readable, or one JSON value with --json), a JUnit XML file
+// Where a case report goes: the command's result (readable, or one JSON value with --json), a JUnit XML file
 // with --junit, and GitHub Actions annotations on stderr when GITHUB_ACTIONS=true. The runner
 // takes workflow commands from both streams of a step (actions/runner ScriptHandler.cs and
 // OutputManager.cs; docs/ci.md, "Why stderr is enough"), and stderr keeps stdout one JSON value.
@@ -6,17 +6,19 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { usageError } from '../errors.js';
 import type { CaseSuite } from '../output/case-report.js';
+import type { Result } from '../output/render.js';
+import type { OutStream } from '../io.js';
 
 export interface CaseOutputOptions {
-  json: boolean;
   /** --junit FILE */
   junit?: string;
   env: NodeJS.ProcessEnv;
-  /** the command's streams (src/io.ts) */
-  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  /** where the annotations go (src/io.ts): they are written before the report is printed */
   stderr: NodeJS.WritableStream;
   /** the readable form, when it is more than the case list */
   text?: (chalk: import('chalk').ChalkInstance) => string;
+  /** the exit code the report ends with */
+  exitCode: number;
 }
 
 /** Refuses a --junit path that cannot be written, before anything is sent. */
@@ -34,9 +36,16 @@ export function checkJunitPath(file: string | undefined): void {
   }
 }
 
-export async function emitCaseReport(report: CaseSuite, opts: CaseOutputOptions): Promise<void> {
-  const { stdout, stderr } = opts;
-  const { formatCaseList, formatJunit, githubAnnotations } = await import('../output/case-report.js');
+/**
+ * Writes the JUnit file and the annotations, and returns the report as the command's result
+ * (src/output/render.ts): one JSON value with --json, the readable form otherwise.
+ */
+export async function caseReport(report: CaseSuite, opts: CaseOutputOptions): Promise<Result> {
+  const { stderr } = opts;
+  const [{ formatCaseList, formatJunit, githubAnnotations }, { outcome, result }] = await Promise.all([
+    import('../output/case-report.js'),
+    import('../output/render.js'),
+  ]);
   if (opts.junit !== undefined) {
     try {
       mkdirSync(dirname(resolve(opts.junit)), { recursive: true });
@@ -48,11 +57,10 @@ export async function emitCaseReport(report: CaseSuite, opts: CaseOutputOptions)
     }
   }
   if (opts.env.GITHUB_ACTIONS === 'true') stderr.write(githubAnnotations(report));
-  if (opts.json) {
-    stdout.write(JSON.stringify(report, null, 2) + '\n');
-  } else {
+  const text = async (out: OutStream): Promise<string> => {
     const { chalkFor } = await import('../output/color.js');
-    const chalk = await chalkFor(stdout);
-    stdout.write(opts.text ? opts.text(chalk) : formatCaseList(report, chalk));
-  }
+    const chalk = await chalkFor(out);
+    return opts.text ? opts.text(chalk) : formatCaseList(report, chalk);
+  };
+  return outcome(result(report, text), { exitCode: opts.exitCode });
 }

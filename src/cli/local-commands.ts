@@ -1,15 +1,15 @@
 // What `sign`, `webhooks sign` and `webhooks verify` do once their flags are parsed (the
-// commands call these; the start-up fast path runs those commands like every other).
+// commands call these and return their result; the start-up fast path runs those commands like
+// every other). Nothing here prints the output: src/output/render.ts does.
 import { usageError } from '../errors.js';
 import { exitCodeFor } from './exit-codes.js';
-import type { Io } from '../io.js';
+import { outcome, result, type Result } from '../output/render.js';
 
 export type ParsedFlags = Record<string, string | boolean | undefined>;
-export type LocalCommand = (flags: ParsedFlags, io: Io) => Promise<void>;
+/** `note`: a line for stderr, said while the work is done (before the output) */
+export type LocalCommand = (flags: ParsedFlags, note: (line: string) => void) => Promise<Result>;
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-const printJson = (io: Io, value: unknown): void => void io.stdout.write(JSON.stringify(value, null, 2) + '\n');
-const note = (io: Io, message: string): void => void io.stderr.write(message + '\n');
 
 function parseTolerance(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -18,9 +18,9 @@ function parseTolerance(value: string | undefined): number | undefined {
   return Number(value);
 }
 
-export const sign: LocalCommand = async (flags, io) => {
+export const sign: LocalCommand = async (flags, note) => {
   const { runSign, formatSign } = await import('./signing-tools.js');
-  const result = await runSign({
+  const signed = await runSign({
     method: str(flags.method)!,
     path: str(flags.path)!,
     query: str(flags.query),
@@ -31,16 +31,12 @@ export const sign: LocalCommand = async (flags, io) => {
     idempotencyKey: str(flags['idempotency-key']),
     profile: str(flags.profile),
   });
-  for (const n of result.notes) note(io, n);
-  if (flags.json) {
-    const { notes: _notes, ...json } = result;
-    printJson(io, json);
-  } else {
-    io.stdout.write(formatSign(result));
-  }
+  for (const n of signed.notes) note(n);
+  const { notes: _notes, ...json } = signed;
+  return result(json, () => formatSign(signed));
 };
 
-export const webhooksVerify: LocalCommand = async (flags, io) => {
+export const webhooksVerify: LocalCommand = async (flags) => {
   const { runWebhookVerify, webhookVerifyError, parseUnixSeconds } = await import('./signing-tools.js');
   const r = await runWebhookVerify({
     header: str(flags.header)!,
@@ -50,41 +46,35 @@ export const webhooksVerify: LocalCommand = async (flags, io) => {
     profile: str(flags.profile),
   });
   if (r.valid) {
-    if (flags.json)
-      printJson(io, {
-        valid: true,
-        reason: r.reason,
-        timestamp: r.timestamp,
-        age_seconds: r.now - (r.timestamp ?? r.now),
-      });
-    else
-      io.stdout.write(
-        `valid: the signature matches (t=${r.timestamp}, ${r.now - (r.timestamp ?? r.now)} s before now).\n`,
-      );
-    return;
+    const age = r.now - (r.timestamp ?? r.now);
+    return result(
+      { valid: true, reason: r.reason, timestamp: r.timestamp, age_seconds: age },
+      () => `valid: the signature matches (t=${r.timestamp}, ${age} s before now).\n`,
+    );
   }
   const err = webhookVerifyError(r);
   if (!flags.json) throw err;
   // --json: the verdict is the output, on stdout, with what the text says (the diagnosis of a
   // re-serialized payload included); the exit code still says invalid
-  printJson(io, {
-    valid: false,
-    reason: r.reason,
-    message: err.message,
-    hint: err.hint ?? null,
-    reserialized_as: r.reserializedAs ?? null,
-  });
-  process.exitCode = exitCodeFor(err);
+  return outcome(
+    result({
+      valid: false,
+      reason: r.reason,
+      message: err.message,
+      hint: err.hint ?? null,
+      reserialized_as: r.reserializedAs ?? null,
+    }),
+    { exitCode: exitCodeFor(err) },
+  );
 };
 
-export const webhooksSign: LocalCommand = async (flags, io) => {
+export const webhooksSign: LocalCommand = async (flags, note) => {
   const { runWebhookSign, parseUnixSeconds } = await import('./signing-tools.js');
   const r = await runWebhookSign({
     payload: str(flags.payload)!,
     timestamp: parseUnixSeconds(str(flags.timestamp), '--timestamp'),
     profile: str(flags.profile),
   });
-  for (const n of r.notes) note(io, n);
-  if (flags.json) printJson(io, { header: r.header, timestamp: r.timestamp, headers: r.headers });
-  else io.stdout.write(r.header + '\n');
+  for (const n of r.notes) note(n);
+  return result({ header: r.header, timestamp: r.timestamp, headers: r.headers }, () => r.header + '\n');
 };

@@ -19,13 +19,6 @@ const dataOf = (res: ApiResponse | undefined): unknown => (res?.body as { data?:
 const isResource = (v: unknown): v is Record<string, unknown> =>
   !!v && typeof v === 'object' && !Array.isArray(v) && typeof (v as { id?: unknown }).id === 'string';
 
-/** One resource: every field as `key value` lines, or with --json the resource itself. */
-export async function printResource(io: Io, value: unknown, json: boolean): Promise<void> {
-  const { jsonText, formatKeyValue } = await import('../output/index.js');
-  if (json || !value || typeof value !== 'object') io.stdout.write(jsonText(value));
-  else io.stdout.write(await formatKeyValue(value as Record<string, unknown>));
-}
-
 /**
  * Sends `operation` and prints the resource it answers. A 202 on a money operation still
  * prints what came back when it is a resource (the pending card carries the id to poll),
@@ -74,9 +67,12 @@ export async function showOperation(
   try {
     res = await (money ? interruptible(io, (signal) => ({ stderr: interruptedMoney(signal, watch) }), send) : send());
   } catch (err) {
-    // (with --json the error object is the one value printed; its idempotency_key replays)
-    if (!flags.json && err instanceof ApiError && err.status === 202 && isResource(dataOf(err.response)))
-      await printResource(io, dataOf(err.response), false);
+    // a 202: the pending resource, then the error (with --json the error object is the one
+    // value printed; its idempotency_key replays)
+    if (err instanceof ApiError && err.status === 202 && isResource(dataOf(err.response)))
+      return (await import('../output/render.js')).outcome(await resourceResult(dataOf(err.response)), {
+        failure: err,
+      });
     throw err;
   }
   // not sent: the journal's answer (a key the API has forgotten), marked as such

@@ -1,4 +1,5 @@
 import { Flags } from '../cli/oclif.js';
+import { outcome, result, type Result } from '../output/render.js';
 import { BaseCommand } from '../cli/base-command.js';
 import { exitCodeFor } from '../cli/exit-codes.js';
 import { CardctlError } from '../errors.js';
@@ -23,18 +24,18 @@ export default class Demo extends BaseCommand {
     seed: Flags.integer({ description: 'seed of the mock: the same seed gives the same ids and secrets', min: 0 }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<Result> {
     const { flags } = await this.parse(Demo);
     const { runDemo } = await import('../demo/index.js');
+    // The tour is shown as it runs (each step's command line and output, live): it is the
+    // demo's work made visible, written where it is asked for, not a result to print at the end.
+    // The result is the summary: the one JSON value with --json; for people the tour said it all.
     const summary = await runDemo({
       keep: flags.keep,
       seed: flags.seed,
       out: flags.json ? this.io.stderr : this.io.stdout,
     });
-    if (summary.ok) {
-      if (flags.json) this.printJson(summary);
-      return;
-    }
+    if (summary.ok) return result(summary, () => '');
     const err = new CardctlError(
       summary.failed_step
         ? `the demo failed at step "${summary.failed_step}": ${summary.message}.`
@@ -46,7 +47,6 @@ export default class Demo extends BaseCommand {
     );
     if (!flags.json) throw err;
     // one JSON value on stdout: the summary says what failed
-    this.printJson(summary);
-    process.exitCode = exitCodeFor(err);
+    return outcome(result(summary), { exitCode: exitCodeFor(err) });
   }
 }

@@ -1,5 +1,5 @@
 import { Flags } from '../cli/oclif.js';
-import { result, type Result } from '../output/render.js';
+import { outcome, result, type Result } from '../output/render.js';
 import { BaseCommand } from '../cli/base-command.js';
 
 export default class Doctor extends BaseCommand {
@@ -42,7 +42,9 @@ export default class Doctor extends BaseCommand {
       io: this.io,
     });
     const failed = report.checks.find((c) => c.status === 'fail');
-    if (failed) process.exitCode = exitCodeForKind(failed.kind ?? 'unexpected');
-    return result(report, () => formatDoctor(report, this.io.stdout));
+    return outcome(
+      result(report, (out) => formatDoctor(report, out)),
+      { exitCode: failed ? exitCodeForKind(failed.kind ?? 'unexpected') : undefined },
+    );
   }
 }

@@ -1,4 +1,5 @@
 import { Flags } from '../cli/oclif.js';
+import type { Result } from '../output/render.js';
 import { BaseCommand } from '../cli/base-command.js';
 
 export default class Smoke extends BaseCommand {
@@ -41,9 +42,9 @@ export default class Smoke extends BaseCommand {
     }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<Result> {
     const { flags } = await this.parse(Smoke);
-    const [{ emitCaseReport, checkJunitPath }, { EXIT, exitCodeForKind }, { formatSmoke }, { usageError }] =
+    const [{ caseReport, checkJunitPath }, { EXIT, exitCodeForKind }, { formatSmoke }, { usageError }] =
       await Promise.all([
         import('../cli/case-output.js'),
         import('../cli/exit-codes.js'),
@@ -67,14 +68,13 @@ export default class Smoke extends BaseCommand {
           amount: flags.amount,
           timeout: flags.timeout,
         });
-    await emitCaseReport(report, {
-      ...this.io,
-      json: flags.json,
+    const failed = report.cases.find((c) => c.status === 'failed');
+    return caseReport(report, {
+      stderr: this.io.stderr,
       junit: flags.junit,
       env: process.env,
       text: (chalk) => formatSmoke(report, chalk),
+      exitCode: failed ? exitCodeForKind(failed.kind ?? 'unexpected') : EXIT.ok,
     });
-    const failed = report.cases.find((c) => c.status === 'failed');
-    process.exitCode = failed ? exitCodeForKind(failed.kind ?? 'unexpected') : EXIT.ok;
   }
 }

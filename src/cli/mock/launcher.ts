@@ -1,7 +1,7 @@
-// `cardctl mock start`: start the mock, print the banner (the --json one is the first stdout
-// line), record where its control plane is (mocks/<pid>.json, 0600: one record per running
-// mock, see registry.ts), optionally save profiles, and
-// serve until SIGINT or SIGTERM.
+// `cardctl mock start`: start the mock, record where its control plane is (mocks/<pid>.json,
+// 0600: one record per running mock, see registry.ts), optionally save profiles, say the banner
+// (for people on stderr; the --json one is the first stdout line, as the command's streaming
+// result: src/output/stream.ts) and serve until SIGINT or SIGTERM.
 import { dirname } from 'node:path';
 import { CardctlError } from '../../errors.js';
 import { startMock, DEFAULT_PORT, MAX_REQUEST_LOG_SIZE, type MockServer } from '../../mock/index.js';
@@ -12,6 +12,7 @@ import { StateFileError } from '../../mock/persistence.js';
 import { describeMock, forgetMock, mockOnSameFile, mocksDir, recordMock, runningMocks } from './registry.js';
 import { resolveStatePath } from '../../mock/state-path.js';
 import { keptNote, saveMockProfiles, type SavedProfiles } from './saved-profiles.js';
+import { streamResult, type StreamItem, type StreamResult } from '../../output/stream.js';
 
 export interface LaunchOptions {
   host: string;
@@ -30,8 +31,8 @@ export interface LaunchOptions {
   log?: boolean;
 }
 
+/** What the launcher is given: stderr for its notes, banner and log (its stdout is its result). */
 export interface LaunchIO {
-  stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
   env: NodeJS.ProcessEnv;
 }
@@ -112,16 +113,6 @@ async function checkWebhooks(urls: string[]): Promise<void> {
   }
 }
 
-function writeWhenFlushed(stream: NodeJS.WritableStream, text: string): Promise<void> {
-  return new Promise((resolve) => {
-    try {
-      stream.write(text, () => resolve());
-    } catch {
-      resolve();
-    }
-  });
-}
-
 function realStatePath(file: string): string {
   try {
     return resolveStatePath(file);
@@ -130,8 +121,11 @@ function realStatePath(file: string): string {
   }
 }
 
-/** Starts the mock and resolves once it was stopped by SIGINT or SIGTERM. */
-export async function launchMock(opts: LaunchOptions, io: LaunchIO): Promise<void> {
+/**
+ * Starts the mock and returns once it serves: the result is the stream of what it prints (with
+ * --json its banner, one item), which ends once the mock was stopped by SIGINT or SIGTERM and closed.
+ */
+export async function launchMock(opts: LaunchOptions, io: LaunchIO): Promise<StreamResult> {
   check(opts);
   await checkWebhooks(opts.webhookUrls);
   const dir = await mocksDir(io.env);
@@ -244,17 +238,26 @@ export async function launchMock(opts: LaunchOptions, io: LaunchIO): Promise<voi
     const saved = opts.saveProfiles ? await saveMockProfiles(mock, dirname(dir), io.env) : null;
     if (saved) io.stderr.write(keptNote(saved));
 
-    if (opts.json) await writeWhenFlushed(io.stdout, JSON.stringify(bannerObject(mock)) + '\n');
-    else io.stderr.write(readableBanner(mock, mockFile, saved, opts.stateFile));
-    if (opts.log) mock.onRequest((record) => io.stderr.write(requestLine(record) + '\n'));
+    if (!opts.json) io.stderr.write(readableBanner(mock, mockFile, saved, opts.stateFile));
   } catch (err) {
     // the server is up: close it, or the process would keep serving after reporting the error
     await mock.close();
     forgetMock(mockFile, mock.controlToken);
     throw err;
   }
-  await stopped;
-  if (!opts.json) io.stderr.write(`\n${stopSignal ?? 'signal'}: stopping the mock.\n`);
-  await mock.close();
-  forgetMock(mockFile, mock.controlToken);
+  const m = mock;
+  // the --json banner (for people it went to stderr above), then serve until stopped; closed
+  // also when the output stops reading (the stream is left early)
+  async function* serve(): AsyncGenerator<StreamItem> {
+    try {
+      yield { json: bannerObject(m), text: null };
+      if (opts.log) m.onRequest((record) => io.stderr.write(requestLine(record) + '\n'));
+      await stopped;
+      if (!opts.json) io.stderr.write(`\n${stopSignal ?? 'signal'}: stopping the mock.\n`);
+    } finally {
+      await m.close();
+      forgetMock(mockFile, m.controlToken);
+    }
+  }
+  return streamResult(serve());
 }

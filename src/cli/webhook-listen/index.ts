@@ -5,29 +5,34 @@
 // there as a command. The secret is never printed; a body is parsed only after its signature matched.
 import { checkNotForwardingToItself, checkOptions, loadSecret, type ListenIO, type ListenOptions } from './options.js';
 import { findMock, registerOnMock, removeFromMock } from './mock-endpoint.js';
-import { deliveryPrinter, printListening, printStopped } from './output.js';
+import { deliveryItems, listeningBanner, listeningItem, stoppedNotes } from './output.js';
 import { requestHandler } from './handle-request.js';
 import { ListenerRun } from './run-state.js';
 import { closeServer, startServer } from './server.js';
+import { ItemQueue, streamResult, type StreamItem, type StreamResult } from '../../output/stream.js';
 
 export type { ListenIO, ListenOptions } from './options.js';
 
 /**
- * Runs the listener until --max-events deliveries were handled, or SIGINT/SIGTERM.
- * Resolves with the exit code: 0, or 3 when --max-events was reached and a delivery failed
- * verification. Errors before listening (no secret, no mock, port in use) are thrown.
+ * Starts the listener and returns once it listens: the command's result is the stream of what it
+ * says (src/output/stream.ts: the {"listening"} item, then one item per delivery), which ends
+ * after --max-events deliveries were handled, or on SIGINT/SIGTERM, with the exit code: 0, or 3
+ * when --max-events was reached and a delivery failed verification. Errors before listening (no
+ * secret, no mock, port in use) are thrown.
  */
-export async function runListen(opts: ListenOptions, io: ListenIO): Promise<number> {
+export async function runListen(opts: ListenOptions, io: ListenIO): Promise<StreamResult> {
   const forwardTarget = checkOptions(opts);
   const { secret, from: secretFrom } = await loadSecret(opts, io.env);
   const control = opts.mock ? await findMock(opts, io.env) : undefined;
 
   const run = new ListenerRun(opts.maxEvents);
+  const items = new ItemQueue<StreamItem>();
+  const item = deliveryItems(secretFrom);
   const handle = requestHandler({
     run,
     verification: { secret, tolerance: opts.tolerance, now: io.now ?? Date.now },
     forwardTarget,
-    print: deliveryPrinter(io, opts.json, secretFrom),
+    print: (line) => items.push(item(line)),
     stderr: io.stderr,
   });
   const { server, url, port } = await startServer(opts.port, opts.host, handle, io.stderr);
@@ -46,19 +51,45 @@ export async function runListen(opts: ListenOptions, io: ListenIO): Promise<numb
   }
 
   run.stopOnSignals();
-  printListening(io, {
+  const listening = {
     url,
     endpointId,
     secretFrom,
     tolerance: opts.tolerance,
     forwardTarget,
     maxEvents: opts.maxEvents,
-    json: opts.json,
+  };
+  io.stderr.write(listeningBanner(listening));
+  items.push(listeningItem(listening));
+
+  // Once stopped (or once the output stopped reading): close, and the items end after the last
+  // delivery that came in meanwhile.
+  let code = 0;
+  let finished: Promise<void> | undefined;
+  const finish = (): Promise<void> =>
+    (finished ??= (async () => {
+      try {
+        await close();
+        // it registered itself: it removes itself, so the mock does not keep retrying a closed port
+        if (endpointId && control) await removeFromMock(control, endpointId, io.stderr);
+      } finally {
+        items.close();
+      }
+    })());
+  void run.stopped.then((c) => {
+    code = c;
+    // a failure to close is thrown where the output ends (below)
+    finish().catch(() => {});
   });
-  const code = await run.stopped;
-  await close();
-  // it registered itself: it removes itself, so the mock does not keep retrying a closed port
-  if (endpointId && control) await removeFromMock(control, endpointId, io.stderr);
-  printStopped(io, opts.json, run.handled, run.failed);
-  return code;
+  async function* output(): AsyncGenerator<StreamItem> {
+    try {
+      yield* items;
+    } finally {
+      await finish();
+    }
+  }
+  return streamResult(output(), () => ({
+    notes: stoppedNotes(opts.json, run.handled, run.failed),
+    exitCode: code,
+  }));
 }

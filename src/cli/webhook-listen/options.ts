@@ -17,8 +17,8 @@ export interface ListenOptions {
   tolerance: number;
 }
 
+/** What the listener is given: stderr for its banner and hints (what it prints on stdout is its result, src/output/stream.ts). */
 export interface ListenIO {
-  stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
   env: NodeJS.ProcessEnv;
   /** injected for tests; the real clock otherwise (Unix ms) */

@@ -1,9 +1,10 @@
-// What `webhooks listen` prints: the banner once listening (stderr, and the {"listening"} line
-// with --json), one line per delivery on stdout (for people, or NDJSON), a hint on stderr the
-// first time each kind of refusal shows up, and the count when it stops. Never the secret.
+// What `webhooks listen` says: the banner once listening (stderr, and the {"listening"} item,
+// printed with --json), one item per delivery (a line for people, or its NDJSON line), a hint on
+// stderr the first time each kind of refusal shows up, and the count when it stops. The items are
+// printed by src/output/stream.ts, the banner and the count are stderr. Never the secret.
 import type { DeliveryLine, ListenReason } from './delivery.js';
 import { MAX_BODY_BYTES } from './delivery.js';
-import type { ListenIO } from './options.js';
+import type { StreamItem } from '../../output/stream.js';
 import { terminalSafeLine } from '../../terminal-text.js';
 
 const scalarText = (v: unknown): string =>
@@ -49,15 +50,16 @@ function reasonHint(reason: ListenReason, secretFrom: string): string {
   }
 }
 
-/** Prints each delivery's line; the first refusal of each reason also gets its hint. */
-export function deliveryPrinter(io: ListenIO, json: boolean, secretFrom: string): (line: DeliveryLine) => void {
+/** Each delivery as an item of the output; the first refusal of each reason also gets its hint. */
+export function deliveryItems(secretFrom: string): (line: DeliveryLine) => StreamItem {
   const hinted = new Set<ListenReason>();
   return (line) => {
-    io.stdout.write((json ? JSON.stringify(line) : formatDeliveryLine(line)) + '\n');
+    let notes: string[] | undefined;
     if (!line.valid && !hinted.has(line.reason)) {
       hinted.add(line.reason);
-      io.stderr.write(reasonHint(line.reason, secretFrom) + '\n');
+      notes = [reasonHint(line.reason, secretFrom)];
     }
+    return { json: line, text: formatDeliveryLine(line) + '\n', notes };
   };
 }
 
@@ -68,26 +70,29 @@ export interface Listening {
   tolerance: number;
   forwardTarget?: URL;
   maxEvents?: number;
-  json: boolean;
 }
 
-export function printListening(io: ListenIO, l: Listening): void {
-  io.stderr.write(
+/** The banner on stderr, said as soon as it listens. */
+export function listeningBanner(l: Listening): string {
+  return (
     `Listening on ${l.url}; verifying with the webhook secret from ${l.secretFrom} (tolerance ${l.tolerance} s)` +
-      (l.forwardTarget ? `; forwarding verified deliveries to ${l.forwardTarget.href}` : '') +
-      (l.maxEvents !== undefined ? `; stopping after ${l.maxEvents} ${deliveries(l.maxEvents)}` : '; Ctrl-C to stop') +
-      '.\n',
+    (l.forwardTarget ? `; forwarding verified deliveries to ${l.forwardTarget.href}` : '') +
+    (l.maxEvents !== undefined ? `; stopping after ${l.maxEvents} ${deliveries(l.maxEvents)}` : '; Ctrl-C to stop') +
+    '.\n'
   );
-  if (l.json)
-    io.stdout.write(
-      JSON.stringify({ listening: l.url, endpoint_id: l.endpointId, forward_to: l.forwardTarget?.href ?? null }) + '\n',
-    );
 }
 
-/** The count on stderr; with --json only when a delivery failed verification. */
-export function printStopped(io: ListenIO, json: boolean, handled: number, failed: number): void {
-  if (!json || failed > 0)
-    io.stderr.write(
-      `Stopped after ${handled} ${deliveries(handled)}${failed > 0 ? `, ${failed} failed verification` : ''}.\n`,
-    );
+/** The first item: with --json the {"listening"} line; for people the banner said it (nothing on stdout). */
+export function listeningItem(l: Listening): StreamItem {
+  return {
+    json: { listening: l.url, endpoint_id: l.endpointId, forward_to: l.forwardTarget?.href ?? null },
+    text: null,
+  };
+}
+
+/** The count for stderr once stopped; with --json only when a delivery failed verification. */
+export function stoppedNotes(json: boolean, handled: number, failed: number): string[] {
+  return !json || failed > 0
+    ? [`Stopped after ${handled} ${deliveries(handled)}${failed > 0 ? `, ${failed} failed verification` : ''}.`]
+    : [];
 }

@@ -1,5 +1,6 @@
 import { Flags } from '../../cli/oclif.js';
 import { moneyFlags } from '../../cli/api-flags.js';
+import type { Result } from '../../output/render.js';
 import { BaseCommand } from '../../cli/base-command.js';
 import { usageError } from '../../errors.js';
 
@@ -60,7 +61,8 @@ export default class CardsIssue extends BaseCommand {
     }),
   };
 
-  async run(): Promise<unknown> {
+  /** the resource (src/cli/resources.ts showOperation); --batch prints its rows as they finish (src/cli/batch.ts) */
+  async run(): Promise<Result | undefined> {
     const { flags } = await this.parse(CardsIssue);
     if (flags.batch !== undefined) {
       const { runBatchCommand } = await import('../../cli/batch.js');

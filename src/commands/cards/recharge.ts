@@ -1,5 +1,6 @@
 import { Args, Flags } from '../../cli/oclif.js';
 import { moneyFlags } from '../../cli/api-flags.js';
+import type { Result } from '../../output/render.js';
 import { BaseCommand } from '../../cli/base-command.js';
 import { usageError } from '../../errors.js';
 
@@ -50,7 +51,8 @@ export default class CardsRecharge extends BaseCommand {
     }),
   };
 
-  async run(): Promise<unknown> {
+  /** the resource (src/cli/resources.ts showOperation); --batch prints its rows as they finish (src/cli/batch.ts) */
+  async run(): Promise<Result | undefined> {
     const { args, flags } = await this.parse(CardsRecharge);
     if (flags.batch !== undefined) {
       if (args.card !== undefined)

@@ -1,4 +1,5 @@
 import { Flags } from '../../cli/oclif.js';
+import type { StreamResult } from '../../output/stream.js';
 import { BaseCommand } from '../../cli/base-command.js';
 
 export default class MockStart extends BaseCommand {
@@ -45,7 +46,7 @@ export default class MockStart extends BaseCommand {
     }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<StreamResult> {
     const { flags } = await this.parse(MockStart);
     if (flags.recover && flags.state === undefined) {
       const { usageError } = await import('../../errors.js');
@@ -55,7 +56,7 @@ export default class MockStart extends BaseCommand {
       );
     }
     const { launchMock } = await import('../../cli/mock/launcher.js');
-    await launchMock(
+    return launchMock(
       {
         host: flags.host,
         port: flags.port,
@@ -69,7 +70,7 @@ export default class MockStart extends BaseCommand {
         requestLog: flags['request-log'],
         log: flags.log,
       },
-      { ...this.io, env: process.env },
+      { stderr: this.io.stderr, env: process.env },
     );
   }
 }

@@ -1,4 +1,5 @@
 import { Flags } from '../../cli/oclif.js';
+import { result, type Result } from '../../output/render.js';
 import { BaseCommand } from '../../cli/base-command.js';
 
 export default class OpsCompact extends BaseCommand {
@@ -15,12 +16,11 @@ export default class OpsCompact extends BaseCommand {
     auto: Flags.boolean({ hidden: true, default: false }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<Result> {
     const { flags } = await this.parse(OpsCompact);
-    const [{ compactOps }, { parseRetention }, { jsonText }, { usageError }] = await Promise.all([
+    const [{ compactOps }, { parseRetention }, { usageError }] = await Promise.all([
       import('../../client/ops.js'),
       import('../../client/retention.js'),
-      import('../../output/json.js'),
       import('../../errors.js'),
     ]);
     const days = flags['older-than'] === undefined ? undefined : parseRetention(flags['older-than'], '--older-than');
@@ -29,26 +29,23 @@ export default class OpsCompact extends BaseCommand {
         '--older-than takes a number of days, such as 30 or 30d (off is for CARDCTL_JOURNAL_RETENTION).',
       );
     const r = await compactOps({ retentionDays: days, tell: (line) => this.note(line) });
-    if (flags.json) {
-      this.io.stdout.write(jsonText(r));
-      return;
-    }
-    if (r.skipped) {
-      this.note(`Nothing compacted: ${r.skipped}.`);
-      return;
-    }
+    if (flags.json) return result(r);
+    // people: nothing on stdout when it was skipped, the reason on stderr
+    if (r.skipped) return result(r, () => '', [`Nothing compacted: ${r.skipped}.`]);
     const mib = (n: number) => (n / 1048576).toFixed(1);
-    this.io.stdout.write(
+    const text = () =>
       `compacted ${r.compacted} operation${r.compacted === 1 ? '' : 's'} first sent before ${r.cutoff} (${r.retention_days} days), in ${r.days.length} day${r.days.length === 1 ? '' : 's'} of the journal; ` +
-        `${r.files_rewritten} files rewritten, ${mib(r.bytes_before)} MiB -> ${mib(r.bytes_after)} MiB\n`,
+      `${r.files_rewritten} files rewritten, ${mib(r.bytes_before)} MiB -> ${mib(r.bytes_after)} MiB\n` +
+      (r.kept_unknown
+        ? `kept whole: ${r.kept_unknown} operation${r.kept_unknown === 1 ? '' : 's'} whose outcome is unknown (\`cardctl ops list --unresolved\`)\n`
+        : '');
+    return result(
+      r,
+      text,
+      r.damaged.map(
+        (f) =>
+          `Left as it is: ${f} holds a damaged line. Run \`cardctl ops repair\`, then \`cardctl ops compact\` again.`,
+      ),
     );
-    if (r.kept_unknown)
-      this.io.stdout.write(
-        `kept whole: ${r.kept_unknown} operation${r.kept_unknown === 1 ? '' : 's'} whose outcome is unknown (\`cardctl ops list --unresolved\`)\n`,
-      );
-    for (const f of r.damaged)
-      this.note(
-        `Left as it is: ${f} holds a damaged line. Run \`cardctl ops repair\`, then \`cardctl ops compact\` again.`,
-      );
   }
 }

@@ -1,5 +1,6 @@
 import { terminalSafeLine } from '../../terminal-text.js';
 import { Flags } from '../../cli/oclif.js';
+import { result, type Result } from '../../output/render.js';
 import { BaseCommand } from '../../cli/base-command.js';
 
 export default class OpsRepair extends BaseCommand {
@@ -16,41 +17,36 @@ export default class OpsRepair extends BaseCommand {
     }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<Result> {
     const { flags } = await this.parse(OpsRepair);
-    const [{ repairOps }, { jsonText }] = await Promise.all([
-      import('../../client/ops.js'),
-      import('../../output/json.js'),
-    ]);
+    const { repairOps } = await import('../../client/ops.js');
     const r = await repairOps({ discardUnreadable: flags['discard-unreadable'], tell: (line) => this.note(line) });
-    if (flags.json) {
-      this.io.stdout.write(jsonText(r));
-      return;
-    }
+    if (flags.json) return result(r);
+    const lines: string[] = [];
     for (const f of r.repaired)
-      this.io.stdout.write(
+      lines.push(
         `repaired ${f.file}: ${f.damaged} damaged line${f.damaged === 1 ? '' : 's'}, ${f.restored} record${f.restored === 1 ? '' : 's'} restored from the other copy${f.lost ? `, ${f.lost} not found in it` : ''}\n`,
       );
     for (const u of r.unreadable)
-      this.io.stdout.write(
-        `unreadable line of the old file (byte ${u.offset}, ${u.why}): ${terminalSafeLine(u.text)}\n`,
+      lines.push(`unreadable line of the old file (byte ${u.offset}, ${u.why}): ${terminalSafeLine(u.text)}\n`);
+    for (const f of r.completed)
+      lines.push(
+        `completed ${f.file}: ${f.restored} record${f.restored === 1 ? '' : 's'} it lacked, restored from the other copy\n`,
       );
+    if (r.markers) lines.push(`set right ${r.markers} unresolved marker${r.markers === 1 ? '' : 's'} (unresolved/)\n`);
+    // stderr after the report: what to do about unreadable lines, then what was checked
+    const notes: string[] = [];
     if (r.unreadable.length && !r.discarded)
-      this.note(
+      notes.push(
         `These ${r.unreadable.length} lines cannot be read: an operation in them could be charged again if sent with its key. Check them (\`cardctl cards get ID\`, the portal), then run \`cardctl ops repair --discard-unreadable\`.`,
       );
     if (r.discarded)
-      this.note(`Set aside ${r.discarded} unreadable line${r.discarded === 1 ? '' : 's'}; money commands go again.`);
-    for (const f of r.completed)
-      this.io.stdout.write(
-        `completed ${f.file}: ${f.restored} record${f.restored === 1 ? '' : 's'} it lacked, restored from the other copy\n`,
-      );
-    if (r.markers)
-      this.io.stdout.write(`set right ${r.markers} unresolved marker${r.markers === 1 ? '' : 's'} (unresolved/)\n`);
-    this.note(
+      notes.push(`Set aside ${r.discarded} unreadable line${r.discarded === 1 ? '' : 's'}; money commands go again.`);
+    notes.push(
       r.repaired.length || r.unreadable.length || r.completed.length || r.markers
         ? `Checked ${r.checked} files in ${r.dir}.`
         : `The journal ${r.dir} is sound: ${r.checked} files checked, every line's checksum matches.`,
     );
+    return result(r, () => lines.join(''), notes);
   }
 }

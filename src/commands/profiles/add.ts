@@ -1,4 +1,5 @@
 import { Args, Flags } from '../../cli/oclif.js';
+import { result, type Result } from '../../output/render.js';
 import { BaseCommand } from '../../cli/base-command.js';
 import { usageError } from '../../errors.js';
 
@@ -60,7 +61,7 @@ export default class ProfilesAdd extends BaseCommand {
     'webhook-secret': Flags.string({ hidden: true }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<Result> {
     const { args, argv, flags } = await this.parse({
       args: ProfilesAdd.args,
       flags: ProfilesAdd.flags,
@@ -85,7 +86,7 @@ export default class ProfilesAdd extends BaseCommand {
       flags.timeout === undefined
         ? undefined
         : (await import('../../client/timeout.js')).parseTimeoutSeconds(flags.timeout, '--timeout');
-    const result = await addFromCommand({
+    const added = await addFromCommand({
       name: args.name,
       keyId: flags['key-id'],
       mode: flags.mode,
@@ -100,18 +101,19 @@ export default class ProfilesAdd extends BaseCommand {
       makeDefault: flags.default,
       force: flags.force,
     });
-    if (flags.json) return this.printJson(result.summary);
-    const p = result.profile;
+    if (flags.json) return result(added.summary);
+    const p = added.profile;
     const fetched =
       p.secretCommand !== undefined
         ? ` Its secret is not stored: \`${p.secretCommand}\` prints it when needed (\`cardctl doctor -p ${p.name}\` tries it).`
         : '';
-    this.note(
-      `${result.replaced ? 'Replaced' : 'Saved'} profile ${p.name} (${p.mode}, key ${p.keyId}, ${p.baseUrl}) in ${shownStorePath(result.path)}` +
-        (result.isDefault
+    // people get the line on stderr and nothing on stdout
+    return result(added.summary, () => '', [
+      `${added.replaced ? 'Replaced' : 'Saved'} profile ${p.name} (${p.mode}, key ${p.keyId}, ${p.baseUrl}) in ${shownStorePath(added.path)}` +
+        (added.isDefault
           ? '; it is the default.'
           : `. Use it with --profile ${p.name}, or make it the default: cardctl profiles use ${p.name}.`) +
         fetched,
-    );
+    ]);
   }
 }

@@ -1,4 +1,5 @@
 import { Args } from '../../cli/oclif.js';
+import { result, type Result } from '../../output/render.js';
 import { BaseCommand } from '../../cli/base-command.js';
 
 export default class ProfilesShow extends BaseCommand {
@@ -10,14 +11,12 @@ export default class ProfilesShow extends BaseCommand {
   static override examples = ['<%= config.bin %> profiles show ci', '<%= config.bin %> profiles show ci --json'];
   static override args = { name: Args.string({ description: 'profile name', required: true }) };
 
-  async run(): Promise<void> {
-    const { args, flags } = await this.parse(ProfilesShow);
+  async run(): Promise<Result> {
+    const { args } = await this.parse(ProfilesShow);
     const { showSummary } = await import('../../profiles/actions.js');
     const { path, profile: p } = await showSummary(args.name);
-    if (flags.json) return this.printJson(p);
-    const { formatKeyValue } = await import('../../output/text.js');
-    this.io.stdout.write(
-      await formatKeyValue({
+    return result(p, async () =>
+      (await import('../../output/text.js')).formatKeyValue({
         name: p.name,
         mode: p.mode,
         'key id': p.key_id,

@@ -1,4 +1,5 @@
 import { Args } from '../../cli/oclif.js';
+import { result, type Result } from '../../output/render.js';
 import { BaseCommand } from '../../cli/base-command.js';
 
 export default class ProfilesUse extends BaseCommand {
@@ -8,11 +9,12 @@ export default class ProfilesUse extends BaseCommand {
   static override examples = ['<%= config.bin %> profiles use ci'];
   static override args = { name: Args.string({ description: 'profile name', required: true }) };
 
-  async run(): Promise<void> {
+  async run(): Promise<Result> {
     const { args, flags } = await this.parse(ProfilesUse);
     const { useProfile } = await import('../../profiles/actions.js');
     const summary = await useProfile(args.name);
-    if (flags.json) return this.printJson(summary);
-    this.note(`Default profile: ${summary.name} (${summary.mode}, ${summary.base_url}).`);
+    // people get the line on stderr and nothing on stdout
+    if (flags.json) return result(summary);
+    return result(summary, () => '', [`Default profile: ${summary.name} (${summary.mode}, ${summary.base_url}).`]);
   }
 }

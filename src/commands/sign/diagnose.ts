@@ -1,5 +1,5 @@
 import { Flags } from '../../cli/oclif.js';
-import { result, type Result } from '../../output/render.js';
+import { outcome, result, type Result } from '../../output/render.js';
 import { BaseCommand } from '../../cli/base-command.js';
 
 export default class SignDiagnose extends BaseCommand {
@@ -50,7 +50,9 @@ export default class SignDiagnose extends BaseCommand {
     });
     const show = { showValid: flags['show-valid-signature'] };
     // The verdict is the output; the exit code still says "signature invalid" (3).
-    if (!d.valid) process.exitCode = exitCodeForKind('signature_invalid');
-    return result(diagnosisJson(d, show), () => formatDiagnosis(d, show));
+    return outcome(
+      result(diagnosisJson(d, show), () => formatDiagnosis(d, show)),
+      { exitCode: d.valid ? undefined : exitCodeForKind('signature_invalid') },
+    );
   }
 }

@@ -1,4 +1,5 @@
 import { Flags } from '../../cli/oclif.js';
+import type { Result } from '../../output/render.js';
 import { BaseCommand } from '../../cli/base-command.js';
 
 export default class Sign extends BaseCommand {
@@ -36,9 +37,9 @@ export default class Sign extends BaseCommand {
     profile: Flags.string({ char: 'p', description: 'profile whose secret, key id and base URL to use' }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<Result> {
     const { flags } = await this.parse(Sign);
     const { sign } = await import('../../cli/local-commands.js');
-    await sign(flags, this.io);
+    return sign(flags, (line) => this.note(line));
   }
 }

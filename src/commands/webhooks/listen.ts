@@ -1,4 +1,5 @@
 import { Flags } from '../../cli/oclif.js';
+import type { StreamResult } from '../../output/stream.js';
 import { BaseCommand } from '../../cli/base-command.js';
 
 export default class WebhooksListen extends BaseCommand {
@@ -46,10 +47,10 @@ export default class WebhooksListen extends BaseCommand {
     }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<StreamResult> {
     const { flags } = await this.parse(WebhooksListen);
     const { runListen } = await import('../../cli/webhook-listen/index.js');
-    process.exitCode = await runListen(
+    return runListen(
       {
         port: flags.port,
         host: flags.host,
@@ -61,7 +62,7 @@ export default class WebhooksListen extends BaseCommand {
         profile: flags.profile,
         tolerance: flags.tolerance,
       },
-      { ...this.io, env: process.env },
+      { stderr: this.io.stderr, env: process.env },
     );
   }
 }

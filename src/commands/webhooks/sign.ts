@@ -1,4 +1,5 @@
 import { Flags } from '../../cli/oclif.js';
+import type { Result } from '../../output/render.js';
 import { BaseCommand } from '../../cli/base-command.js';
 
 export default class WebhooksSign extends BaseCommand {
@@ -16,9 +17,9 @@ export default class WebhooksSign extends BaseCommand {
     profile: Flags.string({ char: 'p', description: 'profile whose webhook secret to use' }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<Result> {
     const { flags } = await this.parse(WebhooksSign);
     const { webhooksSign } = await import('../../cli/local-commands.js');
-    await webhooksSign(flags, this.io);
+    return webhooksSign(flags, (line) => this.note(line));
   }
 }

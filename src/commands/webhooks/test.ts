@@ -1,4 +1,5 @@
 import { Args, Flags } from '../../cli/oclif.js';
+import type { Result } from '../../output/render.js';
 import { BaseCommand } from '../../cli/base-command.js';
 
 export default class WebhooksTest extends BaseCommand {
@@ -32,9 +33,9 @@ export default class WebhooksTest extends BaseCommand {
     profile: Flags.string({ char: 'p', description: 'profile whose webhook secret to use' }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<Result> {
     const { args, flags } = await this.parse(WebhooksTest);
-    const [{ runWebhookTest }, { emitCaseReport, checkJunitPath }, { EXIT, exitCodeForKind }, { formatWebhookTest }] =
+    const [{ runWebhookTest }, { caseReport, checkJunitPath }, { EXIT, exitCodeForKind }, { formatWebhookTest }] =
       await Promise.all([
         import('../../cli/webhook-test/index.js'),
         import('../../cli/case-output.js'),
@@ -46,13 +47,12 @@ export default class WebhooksTest extends BaseCommand {
       { url: args.url, timeout: flags.timeout, profile: flags.profile },
       { env: process.env },
     );
-    await emitCaseReport(report, {
-      ...this.io,
-      json: flags.json,
+    return caseReport(report, {
+      stderr: this.io.stderr,
       junit: flags.junit,
       env: process.env,
       text: (chalk) => formatWebhookTest(report, chalk),
+      exitCode: report.ok ? EXIT.ok : exitCodeForKind('signature_invalid'), // 3: a receiver that verifies wrongly
     });
-    process.exitCode = report.ok ? EXIT.ok : exitCodeForKind('signature_invalid'); // 3: a receiver that verifies wrongly
   }
 }

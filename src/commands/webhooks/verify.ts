@@ -1,4 +1,5 @@
 import { Flags } from '../../cli/oclif.js';
+import type { Result } from '../../output/render.js';
 import { BaseCommand } from '../../cli/base-command.js';
 
 export default class WebhooksVerify extends BaseCommand {
@@ -19,9 +20,9 @@ export default class WebhooksVerify extends BaseCommand {
     profile: Flags.string({ char: 'p', description: 'profile whose webhook secret to use' }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<Result> {
     const { flags } = await this.parse(WebhooksVerify);
     const { webhooksVerify } = await import('../../cli/local-commands.js');
-    await webhooksVerify(flags, this.io);
+    return webhooksVerify(flags, (line) => this.note(line));
   }
 }
