@@ -1,5 +1,6 @@
 // What the resource commands (cards, customers, deposit-addresses, deposits) do once their
-// flags are parsed: open a session, call one operation, print the resource or the list.
+// flags are parsed: open a session, call one operation, return the resource or the list as the
+// command's result (src/output/render.ts, src/output/list.ts).
 import type { CardctlError } from '../errors.js';
 import type { OperationName } from '../contract/routes.js';
 import type { ApiResponse } from '../client/client.js';

@@ -8,7 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renderLines, renderList, type ListPage } from '../../src/output/list.js';
+import { renderLines, renderList, type ListPage, type StreamEvent } from '../../src/output/list.js';
 import { startMock } from '../../src/mock/index.js';
 import { createCustomer, type MockHandle } from '../helpers/api.js';
 import { BIN, makeSandbox, ROOT, type Sandbox } from '../helpers/cli.js';
@@ -151,7 +151,7 @@ describe('renderList (in-process)', () => {
   });
 
   it('an endless stream: items on stdout as they come, notes on stderr between them', async () => {
-    async function* events() {
+    async function* events(): AsyncGenerator<StreamEvent<{ id: number }>> {
       yield { item: { id: 1 } };
       yield { note: { text: 'a gap', json: { gap: 1 } } };
       yield { item: { id: 2 } };

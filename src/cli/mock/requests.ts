@@ -1,5 +1,6 @@
-// `cardctl mock requests`: the newest N records of the mock's request log, printed oldest first
-// (a log tail); with --follow, then every new one as it is answered, until Ctrl-C.
+// `cardctl mock requests`: the newest N records of the mock's request log, oldest first (a log
+// tail); with --follow, then every new one as it is answered, until Ctrl-C. Returned as the
+// command's result: a list, or with --follow an endless stream of lines (src/output/list.ts).
 import { requestLine } from './request-lines.js';
 import type { StreamEvent } from '../../output/list.js';
 import type { Result } from '../../output/render.js';
