@@ -145,7 +145,9 @@ export abstract class BaseCommand extends Command {
       if (isResult(result)) await (await import('../output/render.js')).render(this.io, result, this.jsonOutput);
       this.jq?.finish();
     } catch (err) {
-      process.exitCode = await showError(err, false, this.id, this.io);
+      // a list's pages are fetched as it prints: a failure there is the command's, shown as one from run()
+      if (isResult(result) && result.list) await this.catch(err as Error);
+      else process.exitCode = await showError(err, false, this.id, this.io);
       return result;
     }
     if (isResult(result) && result.failure !== undefined)

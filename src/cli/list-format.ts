@@ -2,8 +2,9 @@
 // --jq, and the columns of --columns. Contradictions are usage errors (exit 2) said before
 // anything is sent.
 import { usageError } from '../errors.js';
+import type { ListFormat } from '../output/list.js';
 
-export type ListFormat = 'table' | 'json' | 'ndjson' | 'csv' | 'tsv';
+export type { ListFormat };
 
 export interface ListFormatFlags {
   json: boolean;

@@ -1,5 +1,6 @@
 // What the resource commands (cards, customers, deposit-addresses, deposits) do once their
-// flags are parsed: open a session, call one operation, print the resource or the list.
+// flags are parsed: open a session, call one operation, return the resource or the list as the
+// command's result (src/output/render.ts, src/output/list.ts).
 import type { CardctlError } from '../errors.js';
 import type { OperationName } from '../contract/routes.js';
 import type { ApiResponse } from '../client/client.js';
@@ -7,7 +8,6 @@ import type { OperationCall } from '../client/operations.js';
 import type { ResourceKind } from '../output/resources.js';
 import { sessionOptions, type ApiFlagValues, type ListFlagValues } from './api-flags.js';
 import { interruptible, resumeCommand } from './interrupt.js';
-import { terminalSafeLine } from '../terminal-text.js';
 import type { Io } from '../io.js';
 import type { Result } from '../output/render.js';
 
@@ -117,8 +117,10 @@ function interruptedMoney(signal: NodeJS.Signals, w: MoneyWatch): string {
 }
 
 /**
- * A list: a table, or `{data, meta}` with --json (what --jq filters), one line per resource with
- * --ndjson, CSV or TSV with --output. NDJSON, CSV and TSV stream page by page.
+ * A list as the command's result (src/output/list.ts): a table, or `{data, meta}` with --json
+ * (what --jq filters), one line per resource with --ndjson, CSV or TSV with --output. The pages
+ * are fetched as the renderer pulls them, inside one session (open while they are pulled, closed
+ * after): NDJSON, CSV and TSV stream page by page.
  */
 export async function listOperation(
   io: Io,
@@ -126,73 +128,27 @@ export async function listOperation(
   operation: OperationName,
   params: Record<string, string> | undefined,
   kind: ResourceKind,
-): Promise<void> {
+): Promise<Result> {
   const { listFormat, listColumns } = await import('./list-format.js');
   const format = listFormat(flags);
   const columns = listColumns(flags, format);
-  const [{ withSession }, { pages }, out, { COLUMNS, PLURAL }] = await Promise.all([
+  const [{ inSession }, { pages }, { COLUMNS, PLURAL }, { listResult }] = await Promise.all([
     import('../client/session.js'),
     import('../client/operations.js'),
-    import('../output/index.js'),
     import('../output/resources.js'),
+    import('../output/render.js'),
   ]);
-  const delimited =
-    format === 'csv' || format === 'tsv'
-      ? (await import('../output/delimited.js')).delimitedWriter(format, columns, io.stdout, {
-          rawCells: flags['raw-cells'],
-        })
-      : undefined;
-  await withSession(sessionOptions(flags, io), async ({ client }) => {
-    const rows: unknown[] = [];
-    let lastMeta: Record<string, unknown> | undefined;
-    let count = 0;
-    for await (const page of pages(client, operation, params, {
-      perPage: flags['per-page'],
-      cursor: flags.cursor,
-      all: flags.all,
-    })) {
-      lastMeta = page.meta;
-      count += page.data.length;
-      if (format === 'ndjson') for (const item of page.data) await out.writeNdjson(item, io.stdout);
-      else if (delimited) for (const item of page.data) await delimited.row(item as Record<string, unknown>);
-      else rows.push(...page.data);
-    }
-    await delimited?.end();
-    const guarded = delimited?.guarded() ?? 0;
-    if (guarded > 0)
-      io.stderr.write(
-        `${guarded === 1 ? '1 field begins' : `${guarded} fields begin`} with = + - @, a tab or a line break: written with a ' in front, so a spreadsheet shows ${guarded === 1 ? 'it' : 'them'} instead of running ${guarded === 1 ? 'it' : 'them'} as a formula (--raw-cells: as sent).\n`,
-      );
-    const next = lastMeta?.has_more === true ? lastMeta.next_cursor : undefined;
-    const moreHint = (): void => {
-      // the cursor is the server's text: escaped like every other (src/terminal-text.ts)
-      if (!flags.all && typeof next === 'string')
-        io.stderr.write(`More ${PLURAL[kind]}: add --cursor ${terminalSafeLine(next)} (or --all for every page).\n`);
-    };
-    if (format === 'ndjson') return;
-    if (format === 'json') {
-      // `{data, meta}` as the API sent it; --all: every row, with the last page's meta (no cursor left to follow)
-      io.stdout.write(out.jsonText(out.listDocument(rows, lastMeta)));
-      return; // the meta holds the cursor
-    }
-    if (count === 0) io.stderr.write(`No ${PLURAL[kind]}.\n`);
-    else if (!delimited)
-      io.stdout.write(
-        await out.formatTable(
-          rows as Array<Record<string, unknown>>,
-          columns ? await namedColumns(columns, rows[0] as Record<string, unknown> | undefined) : COLUMNS[kind],
-        ),
-      );
-    moreHint();
+  return listResult({
+    kind: 'list',
+    pages: inSession(sessionOptions(flags, io), ({ client }) =>
+      pages(client, operation, params, { perPage: flags['per-page'], cursor: flags.cursor, all: flags.all }),
+    ),
+    format,
+    table: COLUMNS[kind],
+    columns,
+    rawCells: flags['raw-cells'],
+    empty: `No ${PLURAL[kind]}.`,
+    // --all follows every cursor: no hint
+    more: flags.all ? undefined : PLURAL[kind],
   });
-}
-
-/** Table columns from `--columns` names: the header is the name as typed. */
-async function namedColumns(
-  names: readonly string[],
-  first: Record<string, unknown> | undefined,
-): Promise<Array<{ header: string; get: (r: Record<string, unknown>) => unknown }>> {
-  const { valueAt, checkColumns } = await import('../output/delimited.js');
-  if (first) checkColumns(first, names);
-  return names.map((name) => ({ header: name, get: (r) => valueAt(r, name) }));
 }

@@ -102,12 +102,34 @@ export async function withSession<T>(opts: SessionOptions, fn: (session: Session
     session = await openSession(opts);
     return await fn(session);
   } finally {
-    await closeAgent();
-    // once a day, after a money operation: resolved operations past the retention compacted, in the background
-    const journal = session?.openedJournal();
-    if (journal?.wroteOutcome) {
-      const { compactInBackground } = await import('./retention.js');
-      compactInBackground(journal.dir, opts.env ?? process.env);
-    }
+    await closeSession(session, opts);
+  }
+}
+
+/**
+ * `withSession` for what is pulled a piece at a time (a list's pages, src/output/list.ts): the
+ * session opens at the first pull, stays open while the pieces are pulled, and closes after the
+ * last, or when the reader stops early or fails (the generator's `return`).
+ */
+export async function* inSession<T>(
+  opts: SessionOptions,
+  body: (session: Session) => AsyncIterable<T>,
+): AsyncGenerator<T, void, undefined> {
+  let session: Session | undefined;
+  try {
+    session = await openSession(opts);
+    yield* body(session);
+  } finally {
+    await closeSession(session, opts);
+  }
+}
+
+async function closeSession(session: Session | undefined, opts: SessionOptions): Promise<void> {
+  await closeAgent();
+  // once a day, after a money operation: resolved operations past the retention compacted, in the background
+  const journal = session?.openedJournal();
+  if (journal?.wroteOutcome) {
+    const { compactInBackground } = await import('./retention.js');
+    compactInBackground(journal.dir, opts.env ?? process.env);
   }
 }

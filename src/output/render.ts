@@ -1,8 +1,11 @@
 // The one renderer of a command's result (issue 30): a command returns what it found, and
 // BaseCommand prints it here: the JSON document with --json (which --jq filters, src/io.ts), text
-// for people otherwise. Commands that stream (lists with --ndjson, --follow, batches, listeners)
-// write through the same io object as they go and return nothing.
+// for people otherwise. A list returns its pages (`list`, src/output/list.ts: also --ndjson, csv,
+// tsv), written as they are pulled; a command that runs until stopped returns a stream of items
+// (src/output/stream.ts: `webhooks listen`, `mock start`, `mock requests --follow`). Only
+// `--batch` writes its rows itself, through src/output/batch.ts, as they finish.
 import type { Io, OutStream } from '../io.js';
+import type { LineStream, ListOutput } from './list.js';
 import { jsonText } from './json.js';
 
 /** What a command hands back: its one JSON document, and how people see it. */
@@ -23,6 +26,8 @@ export interface Result {
    * the one document (see `outcome`)
    */
   readonly failure?: unknown;
+  /** a list or an endless stream of lines (src/output/list.ts), written as its pages are pulled; `json` and `text` unused */
+  readonly list?: ListOutput<any> | LineStream<any>;
 }
 
 const RESULT = Symbol.for('cardctl.result'); // BaseCommand checks it without loading this module
@@ -36,12 +41,20 @@ export function result(
   return { [RESULT]: true, json, text, notes } as Result;
 }
 
+/** A list (or endless stream) to return from `run()`: printed as it is pulled, `notes` after it. */
+export function listResult(list: ListOutput<any> | LineStream<any>, notes?: readonly string[]): Result {
+  return { [RESULT]: true, json: undefined, list, notes } as Result;
+}
+
 export function isResult(value: unknown): value is Result {
   return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[RESULT] === true;
 }
 
 export async function render(io: Io, r: Result, json: boolean): Promise<void> {
-  io.stdout.write(json || !r.text ? jsonText(r.json) : await r.text(io.stdout));
+  if (r.list) {
+    const { renderList, renderLines } = await import('./list.js');
+    await (r.list.kind === 'list' ? renderList(io, r.list) : renderLines(io, r.list));
+  } else io.stdout.write(json || !r.text ? jsonText(r.json) : await r.text(io.stdout));
   for (const line of r.notes ?? []) io.stderr.write(line + '\n');
 }
 

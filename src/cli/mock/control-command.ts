@@ -5,6 +5,7 @@ import { Flags } from '../oclif.js';
 import { BaseCommand } from '../base-command.js';
 import type { Result } from '../../output/render.js';
 import { terminalSafeLine } from '../../terminal-text.js';
+import type { OutStream } from '../../io.js';
 
 export abstract class MockControlCommand extends BaseCommand {
   static override baseFlags = {
@@ -57,21 +58,23 @@ export abstract class MockControlCommand extends BaseCommand {
     return result(data, () => readable(data), notes);
   }
 
-  /** A list (docs/output.md): with --json (and --jq) the `{data, meta}` envelope every list prints, else a table. */
+  /**
+   * A list (docs/output.md), as the command's result for the one list renderer (src/output/list.ts):
+   * with --json (and --jq) the `{data, meta}` envelope every list prints, else a table.
+   */
   protected async renderList(
     page: { data: unknown; meta: Record<string, unknown> },
     columns?: (row: Record<string, unknown>) => Record<string, unknown>,
   ): Promise<Result> {
     if (!Array.isArray(page.data)) return this.render(page.data);
-    const [{ result }, { listDocument }] = await Promise.all([
-      import('../../output/render.js'),
-      import('../../output/json.js'),
-    ]);
-    const rows = page.data;
-    // `columns`: the text table's view of a row (the JSON keeps every field)
-    return result(listDocument(rows, page.meta), () =>
-      readable(columns ? (rows as Record<string, unknown>[]).map(columns) : rows),
-    );
+    const { listResult } = await import('../../output/render.js');
+    return listResult({
+      kind: 'list',
+      pages: [{ data: page.data, meta: page.meta }],
+      format: this.jsonOutput ? 'json' : 'table',
+      // `columns`: the text table's view of a row (the JSON keeps every field)
+      table: (rows, stream) => readable(columns ? (rows as Record<string, unknown>[]).map(columns) : rows, stream),
+    });
   }
 }
 
@@ -79,7 +82,7 @@ const scalar = (v: unknown): string =>
   v === null || v === undefined ? '-' : typeof v === 'object' ? JSON.stringify(v) : String(v);
 
 /** A table for a list of objects (columns: every key seen), key-value lines for an object. */
-export async function readable(data: unknown): Promise<string> {
+export async function readable(data: unknown, stream?: OutStream): Promise<string> {
   if (Array.isArray(data)) {
     if (data.length === 0) return '(none)\n';
     if (!data.every((row) => row && typeof row === 'object' && !Array.isArray(row)))
@@ -90,6 +93,7 @@ export async function readable(data: unknown): Promise<string> {
     return formatTable(
       rows,
       keys.map((k) => ({ header: k.toUpperCase(), get: (row: Record<string, unknown>) => scalar(row[k]) })),
+      stream,
     );
   }
   if (data && typeof data === 'object') {

@@ -1,8 +1,9 @@
-// `cardctl mock requests`: the newest N records of the mock's request log, printed oldest first
-// (a log tail); with --follow, then every new one as it is answered, until Ctrl-C.
+// `cardctl mock requests`: the newest N records of the mock's request log, oldest first (a log
+// tail); with --follow, then every new one as it is answered, until Ctrl-C. Returned as the
+// command's result: a list, or with --follow an endless stream of lines (src/output/list.ts).
 import { requestLine } from './request-lines.js';
-import { listDocument } from '../../output/json.js';
-import type { Io } from '../../io.js';
+import type { StreamEvent } from '../../output/list.js';
+import type { Result } from '../../output/render.js';
 
 export interface RequestsFlags {
   failed: boolean;
@@ -63,60 +64,64 @@ export function gapLine(d: Dropped, flags: RequestsFlags): string {
 const seq = (record: unknown): number =>
   Number(String((record as { id?: unknown }).id ?? '').replace(/^req_/, '')) || 0;
 
-export async function showRequests(flags: RequestsFlags, call: Call, format: RequestsFormat, io: Io): Promise<void> {
-  const { stdout: out, stderr: err } = io;
+/**
+ * The command's result (src/output/list.ts): the newest N records, oldest first, as a list; with
+ * --follow a stream of lines, those records and then every new one as it is answered (a gap the
+ * log dropped: a note on stderr), until SIGINT or SIGTERM.
+ */
+export async function showRequests(flags: RequestsFlags, call: Call, format: RequestsFormat): Promise<Result> {
+  const { listResult } = await import('../../output/render.js');
   const page = await call('GET', queryOf(flags, { limit: String(flags.limit) }));
   const shown = [...(page.data as unknown[])].reverse();
-  if (format === 'json' && !flags.follow) {
-    // the list shape of every list (docs/output.md); the mock's meta as it sent it
-    out.write(JSON.stringify(listDocument(shown, page.meta), null, 2) + '\n');
-    return;
-  }
-  const print = (record: unknown): void => {
-    out.write((format === 'text' ? requestLine(record) : JSON.stringify(record)) + '\n');
-  };
-  if (format === 'text' && shown.length === 0 && !flags.follow) out.write('(no requests yet)\n');
-  shown.forEach(print);
-  if (!flags.follow) return;
-  const gap = (dropped: Dropped): void => {
-    err.write((format === 'text' ? gapLine(dropped, flags) : JSON.stringify({ gap: dropped })) + '\n');
-  };
-  await follow(flags, call, print, gap, shown.length ? seq(shown.at(-1)) : 0);
+  if (!flags.follow)
+    return listResult({
+      kind: 'list',
+      // the list shape of every list (docs/output.md); the mock's meta as it sent it
+      pages: [{ data: shown, meta: page.meta }],
+      format: format === 'text' ? 'table' : format,
+      table: (rows) => (rows.length === 0 ? '(no requests yet)\n' : rows.map((r) => requestLine(r) + '\n').join('')),
+    });
+  return listResult({
+    kind: 'lines',
+    events: followed(flags, call, shown),
+    // --json --follow: one JSON record per line too (a document never ends)
+    format: format === 'text' ? 'text' : 'ndjson',
+    text: requestLine,
+  });
 }
+
+/** The records shown first, then every newer one as it is answered, and the gaps between. */
+async function* followed(flags: RequestsFlags, call: Call, shown: unknown[]): AsyncGenerator<StreamEvent<unknown>> {
+  for (const record of shown) yield { item: record };
+  yield* follow(flags, call, shown.length ? seq(shown.at(-1)) : 0);
+}
+
+/** A gap as a stream's note: the line for people, `{gap}` with --ndjson and --json. */
+const gapNote = (dropped: Dropped, flags: RequestsFlags): StreamEvent<unknown> => ({
+  note: { text: gapLine(dropped, flags), json: { gap: dropped } },
+});
 
 const pendingOf = (meta: Record<string, unknown>): string[] =>
   Array.isArray(meta.pending) ? meta.pending.filter((id): id is string => typeof id === 'string') : [];
 
 /**
- * One request the follower read past while it was being answered: printed once answered (if it
- * matches the filters), a gap of one if the log dropped it first. True once settled.
+ * One request the follower read past while it was being answered: yielded once answered (if it
+ * matches the filters), a gap of one if the log dropped it first. Returns true once settled.
  */
-async function recheck(
-  flags: RequestsFlags,
-  call: Call,
-  w: number,
-  print: (record: unknown) => void,
-  gap: (dropped: Dropped) => void,
-): Promise<boolean> {
+async function* recheck(flags: RequestsFlags, call: Call, w: number): AsyncGenerator<StreamEvent<unknown>, boolean> {
   const answer = await call('GET', queryOf(flags, { after: String(w - 1), limit: '1', order: 'oldest' }));
   if (pendingOf(answer.meta).includes(`req_${w}`)) return false;
   const dropped = droppedOf(answer.meta);
-  if (dropped && seq({ id: dropped.first }) === w) gap({ ...dropped, count: 1, last: dropped.first });
+  if (dropped && seq({ id: dropped.first }) === w) yield gapNote({ ...dropped, count: 1, last: dropped.first }, flags);
   else {
     const [record] = answer.data as unknown[];
-    if (record !== undefined && seq(record) === w) print(record);
+    if (record !== undefined && seq(record) === w) yield { item: record };
   }
   return true;
 }
 
-/** Prints every newer record until SIGINT or SIGTERM, then resolves (exit 0). */
-async function follow(
-  flags: RequestsFlags,
-  call: Call,
-  print: (record: unknown) => void,
-  gap: (dropped: Dropped) => void,
-  after: number,
-): Promise<void> {
+/** Every newer record, until SIGINT or SIGTERM; then it ends (exit 0). */
+async function* follow(flags: RequestsFlags, call: Call, after: number): AsyncGenerator<StreamEvent<unknown>> {
   let stopped = false;
   let wake = (): void => {};
   const stop = (): void => {
@@ -140,16 +145,16 @@ async function follow(
       // the log made room for newer requests before these were read: said on stderr, never skipped silently
       const dropped = droppedOf(answer.meta);
       if (dropped) {
-        gap(dropped);
+        yield gapNote(dropped, flags);
         last = Math.max(last, seq({ id: dropped.last }));
       }
       for (const record of fresh) {
-        print(record);
+        yield { item: record };
         last = Math.max(last, seq(record));
       }
       // requests finish out of order: one still being answered that this read went past is asked for again
       for (const id of pendingOf(answer.meta)) if (seq({ id }) < last) waiting.add(seq({ id }));
-      for (const w of [...waiting]) if (await recheck(flags, call, w, print, gap)) waiting.delete(w);
+      for (const w of [...waiting]) if (yield* recheck(flags, call, w)) waiting.delete(w);
       if (fresh.length === 1000) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, FOLLOW_POLL_MS);

@@ -1,6 +1,7 @@
 import { Args } from '../../cli/oclif.js';
 import { apiFlags, listFlags } from '../../cli/api-flags.js';
 import { BaseCommand } from '../../cli/base-command.js';
+import type { Result } from '../../output/render.js';
 
 export default class CardsTransactions extends BaseCommand {
   static override summary = 'List the issuer-reported activity of a card, newest first.';
@@ -11,9 +12,9 @@ export default class CardsTransactions extends BaseCommand {
   static override args = { card: Args.string({ description: 'card id', required: true }) };
   static override flags = { ...apiFlags, ...listFlags };
 
-  async run(): Promise<void> {
+  async run(): Promise<Result> {
     const { args, flags } = await this.parse(CardsTransactions);
     const { listOperation } = await import('../../cli/resources.js');
-    await listOperation(this.io, flags, 'cards.transactions', { card: args.card }, 'transaction');
+    return listOperation(this.io, flags, 'cards.transactions', { card: args.card }, 'transaction');
   }
 }

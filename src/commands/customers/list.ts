@@ -1,5 +1,6 @@
 import { apiFlags, listFlags } from '../../cli/api-flags.js';
 import { BaseCommand } from '../../cli/base-command.js';
+import type { Result } from '../../output/render.js';
 
 export default class CustomersList extends BaseCommand {
   static override summary = 'List customers, newest first.';
@@ -9,9 +10,9 @@ export default class CustomersList extends BaseCommand {
   ];
   static override flags = { ...apiFlags, ...listFlags };
 
-  async run(): Promise<void> {
+  async run(): Promise<Result> {
     const { flags } = await this.parse(CustomersList);
     const { listOperation } = await import('../../cli/resources.js');
-    await listOperation(this.io, flags, 'customers.list', undefined, 'customer');
+    return listOperation(this.io, flags, 'customers.list', undefined, 'customer');
   }
 }

@@ -1,5 +1,6 @@
 import { apiFlags, listFlags } from '../../cli/api-flags.js';
 import { BaseCommand } from '../../cli/base-command.js';
+import type { Result } from '../../output/render.js';
 
 export default class DepositsList extends BaseCommand {
   static override summary = 'List received deposits, newest first. Live keys only.';
@@ -9,9 +10,9 @@ export default class DepositsList extends BaseCommand {
   ];
   static override flags = { ...apiFlags, ...listFlags };
 
-  async run(): Promise<void> {
+  async run(): Promise<Result> {
     const { flags } = await this.parse(DepositsList);
     const { listOperation } = await import('../../cli/resources.js');
-    await listOperation(this.io, flags, 'deposits.list', undefined, 'deposit');
+    return listOperation(this.io, flags, 'deposits.list', undefined, 'deposit');
   }
 }

@@ -1,6 +1,7 @@
-import { once } from 'node:events';
 import { Flags } from '../../cli/oclif.js';
 import { BaseCommand } from '../../cli/base-command.js';
+import type { JournalEntry } from '../../client/journal.js';
+import type { Result } from '../../output/render.js';
 
 export default class OpsList extends BaseCommand {
   static override summary = 'List the money operations recorded in the local journal, newest first.';
@@ -30,13 +31,14 @@ export default class OpsList extends BaseCommand {
     }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<Result> {
     const { flags } = await this.parse(OpsList);
-    const [{ scanOps, moreAfter, parseWindow, DEFAULT_OPS_LIMIT }, { opView }, { listDocument }] = await Promise.all([
-      import('../../client/ops-query.js'),
-      import('../../client/ops.js'),
-      import('../../output/json.js'),
-    ]);
+    const [{ scanOps, moreAfter, parseWindow, DEFAULT_OPS_LIMIT }, { opView, damageNotes }, { listResult }] =
+      await Promise.all([
+        import('../../client/ops-query.js'),
+        import('../../client/ops.js'),
+        import('../../output/render.js'),
+      ]);
     const q = {
       unresolved: flags.unresolved,
       limit: flags.all ? undefined : (flags.limit ?? DEFAULT_OPS_LIMIT),
@@ -46,31 +48,41 @@ export default class OpsList extends BaseCommand {
       tell: (line: string) => this.note(line),
     };
     const scan = scanOps(q);
-    const shown = [];
-    let n = 0;
-    while (q.limit === undefined || n < q.limit) {
-      const next = scan.entries.next();
-      if (next.done) break;
-      n++;
-      if (!flags.ndjson) shown.push(next.value);
-      else if (!this.io.stdout.write(JSON.stringify(opView(next.value)) + '\n')) await once(this.io.stdout, 'drain');
+    let more: number | 'some' = 0;
+    /** the journal's operations as the renderer pulls them, one at a time (--ndjson --all: constant memory) */
+    function* operations(): Generator<{ data: JournalEntry[]; meta?: Record<string, unknown> }> {
+      let n = 0;
+      while (q.limit === undefined || n < q.limit) {
+        const next = scan.entries.next();
+        if (next.done) break;
+        n++;
+        yield { data: [next.value] };
+      }
+      more = q.limit !== undefined && n === q.limit ? moreAfter(q, n, scan.entries) : 0;
+      // the list shape of every list (docs/output.md): the journal has no cursor, --limit N or --all shows more
+      yield { data: [], meta: { has_more: more !== 0 } };
     }
-    const more = q.limit !== undefined && n === q.limit ? moreAfter(q, n, scan.entries) : 0;
-    // the list shape of every list (docs/output.md): the journal has no cursor, --limit N or --all shows more
-    if (flags.json) this.printJson(listDocument(shown.map(opView), { has_more: more !== 0 }));
-    else if (!flags.ndjson && n === 0)
-      this.note(
-        flags.unresolved
-          ? 'No operation with an unknown outcome.'
-          : filtered(flags)
-            ? 'No operation matches.'
-            : 'No money operation recorded yet.',
-      );
-    else if (!flags.ndjson) this.print(await (await import('../../output/ops.js')).formatOps(shown));
-    if (more === 'some') this.note(`More operations match: --limit N or --all shows them.`);
-    else if (more > 0) this.note(`${more} more operation${more === 1 ? '' : 's'}: --limit N or --all shows them.`);
-    const { damageNotes } = await import('../../client/ops.js');
-    for (const line of damageNotes(scan.damaged)) this.note(line);
+    return listResult({
+      kind: 'list',
+      pages: operations(),
+      format: flags.ndjson ? 'ndjson' : flags.json ? 'json' : 'table',
+      view: opView,
+      table: async (rows: readonly JournalEntry[], stream) =>
+        (await import('../../output/ops.js')).formatOps(rows, stream),
+      empty: flags.unresolved
+        ? 'No operation with an unknown outcome.'
+        : filtered(flags)
+          ? 'No operation matches.'
+          : 'No money operation recorded yet.',
+      notes: () => [
+        ...(more === 'some'
+          ? ['More operations match: --limit N or --all shows them.']
+          : more > 0
+            ? [`${more} more operation${more === 1 ? '' : 's'}: --limit N or --all shows them.`]
+            : []),
+        ...damageNotes(scan.damaged),
+      ],
+    });
   }
 }
 

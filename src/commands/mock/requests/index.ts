@@ -1,4 +1,5 @@
 import { Flags } from '../../../cli/oclif.js';
+import type { Result } from '../../../output/render.js';
 import { MockControlCommand } from '../../../cli/mock/control-command.js';
 
 export default class MockRequests extends MockControlCommand {
@@ -28,14 +29,13 @@ export default class MockRequests extends MockControlCommand {
     key: Flags.string({ description: 'only requests with this key id' }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<Result> {
     const { flags } = await this.parse(MockRequests);
     const { showRequests } = await import('../../../cli/mock/requests.js');
-    await showRequests(
+    return showRequests(
       flags,
       (method, path) => this.controlPage(flags, method, path),
       this.jsonOutput ? 'json' : flags.ndjson ? 'ndjson' : 'text',
-      this.io,
     );
   }
 }
