@@ -6,8 +6,6 @@
 // meta) and a table collects its rows. A command whose pages need an open session (an API
 // client) opens it inside the pages' generator, so it stays open while they are pulled and closes
 // after, also when the rendering fails or stops early (the generator's `finally`).
-// `LineStream` is the same for an output with no end (`mock requests --follow`): lines written
-// as they come, text or NDJSON, until the stream ends.
 import { writeDrained, type Io, type OutStream } from '../io.js';
 import { terminalSafeLine } from '../terminal-text.js';
 import { jsonText, listDocument } from './json.js';
@@ -48,20 +46,6 @@ export interface ListOutput<T = unknown> {
   readonly more?: string;
   /** stderr lines after the output, known once every page is read (ops list: how many more, damage) */
   readonly notes?: () => readonly string[];
-}
-
-/** What an endless stream carries: a row (stdout) or a note beside it (stderr), in order. */
-export type StreamEvent<T> =
-  | { readonly item: T }
-  | { readonly note: { readonly text: string; readonly json: unknown } };
-
-export interface LineStream<T = unknown> {
-  readonly kind: 'lines';
-  /** pulled as they come; the stream ends when the iterable does */
-  readonly events: AsyncIterable<StreamEvent<T>>;
-  /** text: `text(item)` a line, a note's `text`; ndjson: each compact JSON, a note's `json` */
-  readonly format: 'text' | 'ndjson';
-  readonly text: (item: T) => string;
 }
 
 export async function renderList<T>(io: Io, list: ListOutput<T>): Promise<void> {
@@ -124,14 +108,3 @@ async function table<T>(list: ListOutput<T>, rows: T[], stream: OutStream): Prom
 }
 
 /** Writes an endless stream's lines as they come (stdout, waiting for it to drain), its notes on stderr. */
-export async function renderLines<T>(io: Io, stream: LineStream<T>): Promise<void> {
-  for await (const event of stream.events) {
-    if ('note' in event)
-      io.stderr.write((stream.format === 'text' ? event.note.text : JSON.stringify(event.note.json)) + '\n');
-    else
-      await writeDrained(
-        io.stdout,
-        (stream.format === 'text' ? stream.text(event.item) : JSON.stringify(event.item)) + '\n',
-      );
-  }
-}

@@ -5,7 +5,7 @@
 // (src/output/stream.ts: `webhooks listen`, `mock start`, `mock requests --follow`). Only
 // `--batch` writes its rows itself, through src/output/batch.ts, as they finish.
 import type { Io, OutStream } from '../io.js';
-import type { LineStream, ListOutput } from './list.js';
+import type { ListOutput } from './list.js';
 import { jsonText } from './json.js';
 
 /** What a command hands back: its one JSON document, and how people see it. */
@@ -26,8 +26,8 @@ export interface Result {
    * the one document (see `outcome`)
    */
   readonly failure?: unknown;
-  /** a list or an endless stream of lines (src/output/list.ts), written as its pages are pulled; `json` and `text` unused */
-  readonly list?: ListOutput<any> | LineStream<any>;
+  /** a list (src/output/list.ts), written as its pages are pulled; `json` and `text` unused */
+  readonly list?: ListOutput<any>;
 }
 
 const RESULT = Symbol.for('cardctl.result'); // BaseCommand checks it without loading this module
@@ -42,7 +42,7 @@ export function result(
 }
 
 /** A list (or endless stream) to return from `run()`: printed as it is pulled, `notes` after it. */
-export function listResult(list: ListOutput<any> | LineStream<any>, notes?: readonly string[]): Result {
+export function listResult(list: ListOutput<any>, notes?: readonly string[]): Result {
   return { [RESULT]: true, json: undefined, list, notes } as Result;
 }
 
@@ -52,8 +52,8 @@ export function isResult(value: unknown): value is Result {
 
 export async function render(io: Io, r: Result, json: boolean): Promise<void> {
   if (r.list) {
-    const { renderList, renderLines } = await import('./list.js');
-    await (r.list.kind === 'list' ? renderList(io, r.list) : renderLines(io, r.list));
+    const { renderList } = await import('./list.js');
+    await renderList(io, r.list);
   } else io.stdout.write(json || !r.text ? jsonText(r.json) : await r.text(io.stdout));
   for (const line of r.notes ?? []) io.stderr.write(line + '\n');
 }

@@ -8,8 +8,8 @@ import { type Io, writeDrained } from '../io.js';
 
 /** One thing the command has to say, as it happens. */
 export interface StreamItem {
-  /** what --json prints for it: one compact line */
-  readonly json: unknown;
+  /** what --json prints for it: one compact line; none: nothing on stdout (an item that is only notes) */
+  readonly json?: unknown;
   /** its line(s) for people, with their line end; null: nothing on stdout for people (said on stderr instead) */
   readonly text: string | null;
   /** lines for stderr right after it (a hint the first time a kind of refusal shows up) */
@@ -51,7 +51,7 @@ export function isStreamResult(value: unknown): value is StreamResult {
  */
 export async function renderStream(io: Io, r: StreamResult, json: boolean): Promise<number | undefined> {
   for await (const item of r.items) {
-    const out = json ? JSON.stringify(item.json) + '\n' : item.text;
+    const out = json ? (item.json === undefined ? null : JSON.stringify(item.json) + '\n') : item.text;
     if (out) await writeDrained(io.stdout, out);
     for (const line of item.notes ?? []) io.stderr.write(line + '\n');
   }

@@ -8,7 +8,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renderLines, renderList, type ListPage, type StreamEvent } from '../../src/output/list.js';
+import { renderList, type ListPage } from '../../src/output/list.js';
+import { renderStream, streamResult, type StreamItem } from '../../src/output/stream.js';
 import { startMock } from '../../src/mock/index.js';
 import { createCustomer, type MockHandle } from '../helpers/api.js';
 import { BIN, makeSandbox, ROOT, type Sandbox } from '../helpers/cli.js';
@@ -151,17 +152,21 @@ describe('renderList (in-process)', () => {
   });
 
   it('an endless stream: items on stdout as they come, notes on stderr between them', async () => {
-    async function* events(): AsyncGenerator<StreamEvent<{ id: number }>> {
-      yield { item: { id: 1 } };
-      yield { note: { text: 'a gap', json: { gap: 1 } } };
-      yield { item: { id: 2 } };
+    async function* events(format: 'text' | 'ndjson'): AsyncGenerator<StreamItem> {
+      const line = (r: { id: number }) => `${format === 'text' ? `line ${r.id}` : JSON.stringify(r)}\n`;
+      yield { json: { id: 1 }, text: line({ id: 1 }) };
+      yield { text: null, notes: [format === 'text' ? 'a gap' : JSON.stringify({ gap: 1 })] };
+      yield { json: { id: 2 }, text: line({ id: 2 }) };
     }
     const text = memoryIo();
-    await renderLines(text.io, { kind: 'lines', events: events(), format: 'text', text: (r) => `line ${r.id}` });
+    await renderStream(text.io, streamResult(events('text')), false);
     expect([text.out(), text.err()]).toEqual(['line 1\nline 2\n', 'a gap\n']);
     const ndjson = memoryIo();
-    await renderLines(ndjson.io, { kind: 'lines', events: events(), format: 'ndjson', text: () => 'unused' });
+    await renderStream(ndjson.io, streamResult(events('ndjson')), false);
     expect([ndjson.out(), ndjson.err()]).toEqual(['{"id":1}\n{"id":2}\n', '{"gap":1}\n']);
+    const json = memoryIo(); // --json: each item's JSON value; a note-only item prints nothing on stdout
+    await renderStream(json.io, streamResult(events('ndjson')), true);
+    expect([json.out(), json.err()]).toEqual(['{"id":1}\n{"id":2}\n', '{"gap":1}\n']);
   });
 });
 

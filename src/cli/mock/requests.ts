@@ -1,9 +1,10 @@
 // `cardctl mock requests`: the newest N records of the mock's request log, oldest first (a log
 // tail); with --follow, then every new one as it is answered, until Ctrl-C. Returned as the
-// command's result: a list, or with --follow an endless stream of lines (src/output/list.ts).
+// command's result: a list (src/output/list.ts), or with --follow a stream of items printed as
+// they come (src/output/stream.ts), as `webhooks listen` does.
 import { requestLine } from './request-lines.js';
-import type { StreamEvent } from '../../output/list.js';
 import type { Result } from '../../output/render.js';
+import type { StreamItem, StreamResult } from '../../output/stream.js';
 
 export interface RequestsFlags {
   failed: boolean;
@@ -69,7 +70,11 @@ const seq = (record: unknown): number =>
  * --follow a stream of lines, those records and then every new one as it is answered (a gap the
  * log dropped: a note on stderr), until SIGINT or SIGTERM.
  */
-export async function showRequests(flags: RequestsFlags, call: Call, format: RequestsFormat): Promise<Result> {
+export async function showRequests(
+  flags: RequestsFlags,
+  call: Call,
+  format: RequestsFormat,
+): Promise<Result | StreamResult> {
   const { listResult } = await import('../../output/render.js');
   const page = await call('GET', queryOf(flags, { limit: String(flags.limit) }));
   const shown = [...(page.data as unknown[])].reverse();
@@ -81,25 +86,30 @@ export async function showRequests(flags: RequestsFlags, call: Call, format: Req
       format: format === 'text' ? 'table' : format,
       table: (rows) => (rows.length === 0 ? '(no requests yet)\n' : rows.map((r) => requestLine(r) + '\n').join('')),
     });
-  return listResult({
-    kind: 'lines',
-    events: followed(flags, call, shown),
-    // --json --follow: one JSON record per line too (a document never ends)
-    format: format === 'text' ? 'text' : 'ndjson',
-    text: requestLine,
-  });
+  const { streamResult } = await import('../../output/stream.js');
+  // --json --follow: one JSON record per line too (a document never ends), as --ndjson
+  const items: Items = {
+    record: (r) => ({ json: r, text: `${format === 'text' ? requestLine(r) : JSON.stringify(r)}\n` }),
+    // a gap: a note on stderr, the line for people, `{gap}` with --ndjson and --json
+    gap: (dropped) => ({
+      text: null,
+      notes: [format === 'text' ? gapLine(dropped, flags) : JSON.stringify({ gap: dropped })],
+    }),
+  };
+  return streamResult(followed(flags, call, shown, items));
+}
+
+/** How a record and a gap show in the stream. */
+interface Items {
+  record: (record: unknown) => StreamItem;
+  gap: (dropped: Dropped) => StreamItem;
 }
 
 /** The records shown first, then every newer one as it is answered, and the gaps between. */
-async function* followed(flags: RequestsFlags, call: Call, shown: unknown[]): AsyncGenerator<StreamEvent<unknown>> {
-  for (const record of shown) yield { item: record };
-  yield* follow(flags, call, shown.length ? seq(shown.at(-1)) : 0);
+async function* followed(flags: RequestsFlags, call: Call, shown: unknown[], items: Items): AsyncGenerator<StreamItem> {
+  for (const record of shown) yield items.record(record);
+  yield* follow(flags, call, shown.length ? seq(shown.at(-1)) : 0, items);
 }
-
-/** A gap as a stream's note: the line for people, `{gap}` with --ndjson and --json. */
-const gapNote = (dropped: Dropped, flags: RequestsFlags): StreamEvent<unknown> => ({
-  note: { text: gapLine(dropped, flags), json: { gap: dropped } },
-});
 
 const pendingOf = (meta: Record<string, unknown>): string[] =>
   Array.isArray(meta.pending) ? meta.pending.filter((id): id is string => typeof id === 'string') : [];
@@ -108,20 +118,25 @@ const pendingOf = (meta: Record<string, unknown>): string[] =>
  * One request the follower read past while it was being answered: yielded once answered (if it
  * matches the filters), a gap of one if the log dropped it first. Returns true once settled.
  */
-async function* recheck(flags: RequestsFlags, call: Call, w: number): AsyncGenerator<StreamEvent<unknown>, boolean> {
+async function* recheck(
+  flags: RequestsFlags,
+  call: Call,
+  w: number,
+  items: Items,
+): AsyncGenerator<StreamItem, boolean> {
   const answer = await call('GET', queryOf(flags, { after: String(w - 1), limit: '1', order: 'oldest' }));
   if (pendingOf(answer.meta).includes(`req_${w}`)) return false;
   const dropped = droppedOf(answer.meta);
-  if (dropped && seq({ id: dropped.first }) === w) yield gapNote({ ...dropped, count: 1, last: dropped.first }, flags);
+  if (dropped && seq({ id: dropped.first }) === w) yield items.gap({ ...dropped, count: 1, last: dropped.first });
   else {
     const [record] = answer.data as unknown[];
-    if (record !== undefined && seq(record) === w) yield { item: record };
+    if (record !== undefined && seq(record) === w) yield items.record(record);
   }
   return true;
 }
 
 /** Every newer record, until SIGINT or SIGTERM; then it ends (exit 0). */
-async function* follow(flags: RequestsFlags, call: Call, after: number): AsyncGenerator<StreamEvent<unknown>> {
+async function* follow(flags: RequestsFlags, call: Call, after: number, items: Items): AsyncGenerator<StreamItem> {
   let stopped = false;
   let wake = (): void => {};
   const stop = (): void => {
@@ -145,16 +160,16 @@ async function* follow(flags: RequestsFlags, call: Call, after: number): AsyncGe
       // the log made room for newer requests before these were read: said on stderr, never skipped silently
       const dropped = droppedOf(answer.meta);
       if (dropped) {
-        yield gapNote(dropped, flags);
+        yield items.gap(dropped);
         last = Math.max(last, seq({ id: dropped.last }));
       }
       for (const record of fresh) {
-        yield { item: record };
+        yield items.record(record);
         last = Math.max(last, seq(record));
       }
       // requests finish out of order: one still being answered that this read went past is asked for again
       for (const id of pendingOf(answer.meta)) if (seq({ id }) < last) waiting.add(seq({ id }));
-      for (const w of [...waiting]) if (yield* recheck(flags, call, w)) waiting.delete(w);
+      for (const w of [...waiting]) if (yield* recheck(flags, call, w, items)) waiting.delete(w);
       if (fresh.length === 1000) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, FOLLOW_POLL_MS);

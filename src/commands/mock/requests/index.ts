@@ -1,5 +1,6 @@
 import { Flags } from '../../../cli/oclif.js';
 import type { Result } from '../../../output/render.js';
+import type { StreamResult } from '../../../output/stream.js';
 import { MockControlCommand } from '../../../cli/mock/control-command.js';
 
 export default class MockRequests extends MockControlCommand {
@@ -29,7 +30,7 @@ export default class MockRequests extends MockControlCommand {
     key: Flags.string({ description: 'only requests with this key id' }),
   };
 
-  async run(): Promise<Result> {
+  async run(): Promise<Result | StreamResult> {
     const { flags } = await this.parse(MockRequests);
     const { showRequests } = await import('../../../cli/mock/requests.js');
     return showRequests(
