@@ -6,6 +6,7 @@ import { forbidPrompts } from '../no-input.js';
 import type { JqStream } from '../output/jq-stream.js';
 import { guardClosedStdout } from './closed-stdout.js';
 import { processIo, type Io } from '../io.js';
+import { terminalSafe } from '../terminal-text.js';
 
 type Flags_ = { [name: string]: any }; // oclif's FlagOutput and ArgOutput, not exported by name
 type Args_ = { [name: string]: any };
@@ -171,19 +172,9 @@ export abstract class BaseCommand extends Command {
     }
   }
 
-  /** The one JSON document of `--json` (what `--jq` filters). */
-  protected printJson(value: unknown): void {
-    this.io.stdout.write(JSON.stringify(value, null, 2) + '\n');
-  }
-
-  /** Human text for stdout (a block, a table, a line). */
-  protected print(text: string): void {
-    this.io.stdout.write(text);
-  }
-
-  /** One line on stderr. */
+  /** One line on stderr while the command works (what comes after its output goes in its result's notes); escaped, as it may quote an argument, a file or a server. */
   protected note(message: string): void {
-    this.io.stderr.write(message + '\n');
+    this.io.stderr.write(terminalSafe(message) + '\n');
   }
 
   protected override async catch(err: Error): Promise<void> {

@@ -4,6 +4,7 @@
 // operation is recorded before it is sent (one synchronous write, never torn by a signal), so
 // one in flight simply keeps an unknown outcome, which the resume command replays.
 
+import { shellQuote } from '../shell-quote.js';
 import { beginMoneyWork } from './closed-stdout.js';
 import type { Io } from '../io.js';
 
@@ -50,11 +51,6 @@ export async function interruptible<T>(
   }
 }
 
-/** A word as a POSIX shell reads it back unchanged. */
-export function shellWord(s: string): string {
-  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
-}
-
 const hasFlag = (argv: readonly string[], flag: string): boolean =>
   argv.some((a) => a === flag || a.startsWith(`${flag}=`));
 
@@ -70,5 +66,5 @@ export function resumeCommand(
   if (add.idempotencyKey !== undefined && !hasFlag(words, '--idempotency-key'))
     words.push('--idempotency-key', add.idempotencyKey);
   for (const f of add.flags ?? []) if (!hasFlag(words, f)) words.push(f);
-  return ['cardctl', ...words].map(shellWord).join(' ');
+  return ['cardctl', ...words].map(shellQuote).join(' ');
 }

@@ -2,6 +2,7 @@
 // `webhooks verify`: read inputs, find the secret, call the pure signing core, render.
 // Lives outside src/commands because oclif treats every file there as a command.
 // Only node built-ins and light project modules here; the secret is never printed.
+import { shellQuote } from '../shell-quote.js';
 import { randomUUID } from 'node:crypto';
 import { CardctlError, usageError } from '../errors.js';
 import { readInputFile, readInputStream } from '../client/bounded-read.js';
@@ -94,12 +95,6 @@ export function parseUnixSeconds(value: string | undefined, flag: string): numbe
 
 // ---------------------------------------------------------------------------------------
 // Shell quoting and the curl command.
-
-/** POSIX shell single-quoting; bare when nothing needs quoting. */
-export function shellQuote(s: string): string {
-  if (/^[A-Za-z0-9_\-.,/:=@%+]+$/.test(s)) return s;
-  return `'${s.replace(/'/g, `'\\''`)}'`;
-}
 
 function isPlainText(body: Buffer): boolean {
   return Buffer.from(body.toString('utf8'), 'utf8').equals(body) && !body.includes(0);

@@ -3,6 +3,7 @@
 // exit code and the value it expects, and records it for the --json summary. A step can also
 // start in the background (`cardctl ... &`) while later steps run, and be collected with
 // `wait $!`, where its exit code and check are verified like any other step's.
+import { shellQuote } from '../shell-quote.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { ChalkInstance } from 'chalk';
 
@@ -87,14 +88,6 @@ export interface RunnerOptions {
   /** strings that must never appear in any output (the mock's secrets) */
   secrets: string[];
   timeoutMs?: number;
-}
-
-const SAFE_ARG = /^[A-Za-z0-9_\-./:=@%+,]+$/;
-
-/** POSIX-shell quoting for display, so a reader can copy the line. */
-export function shellQuote(arg: string): string {
-  if (arg !== '' && SAFE_ARG.test(arg)) return arg;
-  return `'${arg.replaceAll("'", `'\\''`)}'`;
 }
 
 /** First `max` lines, then a count of the rest. */

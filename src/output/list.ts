@@ -8,6 +8,7 @@
 // after, also when the rendering fails or stops early (the generator's `finally`).
 import { writeDrained, type Io, type OutStream } from '../io.js';
 import { terminalSafeLine } from '../terminal-text.js';
+import { writeNotes } from './notes.js';
 import { jsonText, listDocument } from './json.js';
 import type { Column } from './text.js';
 
@@ -67,7 +68,7 @@ export async function renderList<T>(io: Io, list: ListOutput<T>): Promise<void> 
     else rows.push(...page.data);
   }
   const notes = (): void => {
-    for (const line of list.notes?.() ?? []) io.stderr.write(line + '\n');
+    writeNotes(io, list.notes?.());
   };
   if (format === 'ndjson') return notes();
   if (format === 'json') {
@@ -78,7 +79,7 @@ export async function renderList<T>(io: Io, list: ListOutput<T>): Promise<void> 
   await delimited?.end();
   const guarded = delimited?.guarded() ?? 0;
   if (guarded > 0) io.stderr.write(formulaNote(guarded));
-  if (count === 0 && list.empty !== undefined) io.stderr.write(list.empty + '\n');
+  if (count === 0 && list.empty !== undefined) writeNotes(io, [list.empty]);
   else if (!delimited) io.stdout.write(await table(list, rows, io.stdout));
   const next = lastMeta?.has_more === true ? lastMeta.next_cursor : undefined;
   // the cursor is the server's text: escaped like every other (src/terminal-text.ts)

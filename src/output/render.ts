@@ -7,6 +7,7 @@
 import type { Io, OutStream } from '../io.js';
 import type { ListOutput } from './list.js';
 import { jsonText } from './json.js';
+import { writeNotes } from './notes.js';
 
 /** What a command hands back: its one JSON document, and how people see it. */
 export interface Result {
@@ -55,7 +56,7 @@ export async function render(io: Io, r: Result, json: boolean): Promise<void> {
     const { renderList } = await import('./list.js');
     await renderList(io, r.list);
   } else io.stdout.write(json || !r.text ? jsonText(r.json) : await r.text(io.stdout));
-  for (const line of r.notes ?? []) io.stderr.write(line + '\n');
+  writeNotes(io, r.notes);
 }
 
 /** A result with how the command ends: an exit code after its output, or a failure shown after it (text) or instead (--json). */

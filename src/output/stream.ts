@@ -5,6 +5,7 @@
 // (one compact line each: NDJSON, which --jq filters as it goes, src/output/jq-stream.ts).
 // Imports nothing heavy: the listener and the mock load it when they start.
 import { type Io, writeDrained } from '../io.js';
+import { writeNotes } from './notes.js';
 
 /** One thing the command has to say, as it happens. */
 export interface StreamItem {
@@ -53,10 +54,10 @@ export async function renderStream(io: Io, r: StreamResult, json: boolean): Prom
   for await (const item of r.items) {
     const out = json ? (item.json === undefined ? null : JSON.stringify(item.json) + '\n') : item.text;
     if (out) await writeDrained(io.stdout, out);
-    for (const line of item.notes ?? []) io.stderr.write(line + '\n');
+    writeNotes(io, item.notes);
   }
   const end = (await r.end?.()) ?? {};
-  for (const line of end.notes ?? []) io.stderr.write(line + '\n');
+  writeNotes(io, end.notes);
   return end.exitCode;
 }
 

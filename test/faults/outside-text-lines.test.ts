@@ -1,6 +1,8 @@
-// Issue 30: a batch's result lines (src/output/batch.ts) quote what the API said when it refused
-// a row (its message, its hint): escaped on the people's lines like every text from outside, exact
-// in the --json lines. A server that refuses every row with a hostile 403 stands in for the API.
+// Issue 30: lines printed beside the results escape what they quote, like every text from outside:
+// a batch's result lines (src/output/batch.ts) quoting what the API said when it refused a row (its
+// message, its hint), exact in the --json lines; and a command's notes on stderr (src/output/notes.ts,
+// BaseCommand.note) quoting an argument. A server that refuses every row with a hostile 403 stands
+// in for the API.
 import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -58,5 +60,31 @@ describe('a batch row refused with a message from outside', () => {
     const line = JSON.parse(json.stdout.trim().split('\n')[0]!);
     expect(line.status).toBe('error');
     expect(line.error.message).toContain(HOSTILE);
+  });
+});
+
+/** What a command line can carry (no NUL): the same sequences. */
+const TYPED = HOSTILE.replace('\u0000', '');
+
+describe('a note on stderr quoting what was typed', () => {
+  it('sign --path with control characters: the note names the path escaped; --json keeps it exact', async () => {
+    const args = [
+      'sign',
+      '--method',
+      'GET',
+      '--path',
+      `/cards/${TYPED}`,
+      '--key-id',
+      'k',
+      '--timestamp',
+      '1700000000',
+    ];
+    const text = await sb.run(args, { env: { CARDCTL_API_SECRET: env.CARDCTL_API_SECRET } });
+    expect(text.code).toBe(0);
+    expect(text.stderr).toContain('\\x1b]0;X\\x07');
+    expect(text.stderr).not.toMatch(RAW);
+    expect(text.stdout).not.toMatch(RAW);
+    const json = await sb.run([...args, '--json'], { env: { CARDCTL_API_SECRET: env.CARDCTL_API_SECRET } });
+    expect(JSON.stringify(JSON.parse(json.stdout))).toContain(JSON.stringify(TYPED).slice(1, -1));
   });
 });
