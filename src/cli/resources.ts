@@ -85,8 +85,8 @@ async function resourceResult(value: unknown): Promise<Result> {
     import('../output/render.js'),
     import('../output/index.js'),
   ]);
-  return result(value, () =>
-    !value || typeof value !== 'object' ? jsonText(value) : formatKeyValue(value as Record<string, unknown>),
+  return result(value, (out) =>
+    !value || typeof value !== 'object' ? jsonText(value) : formatKeyValue(value as Record<string, unknown>, out),
   );
 }
 

@@ -92,7 +92,7 @@ export function delimitedLine(format: Delimited, fields: readonly string[]): str
 export function delimitedWriter(
   format: Delimited,
   columns: readonly string[] | undefined,
-  out: NodeJS.WritableStream = process.stdout,
+  out: NodeJS.WritableStream,
   options: { rawCells?: boolean } = {},
 ): { row(row: Row): Promise<void>; end(): Promise<void>; guarded(): number } {
   let names = columns;

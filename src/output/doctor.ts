@@ -4,10 +4,7 @@ import type { DoctorReport } from '../client/doctor.js';
 import { chalkFor, colorEnabled } from './color.js';
 import { terminalSafe, terminalSafeLine } from '../terminal-text.js';
 
-export async function formatDoctor(
-  report: DoctorReport,
-  stream: { isTTY?: boolean } = process.stdout,
-): Promise<string> {
+export async function formatDoctor(report: DoctorReport, stream: { isTTY?: boolean }): Promise<string> {
   const chalk = colorEnabled(stream) ? await chalkFor(stream) : undefined; // chalk only for colour
   const mark = chalk
     ? { ok: chalk.green('✓'), warn: chalk.yellow('!'), fail: chalk.red('✗'), skipped: chalk.dim('-') }

@@ -29,9 +29,6 @@ export const OPS_COLUMNS: ReadonlyArray<Column<JournalEntry>> = [
   { header: 'IDEMPOTENCY KEY', get: (e) => e.idempotency_key },
 ];
 
-export function formatOps(
-  entries: readonly JournalEntry[],
-  stream: { isTTY?: boolean } = process.stdout,
-): Promise<string> {
+export function formatOps(entries: readonly JournalEntry[], stream: { isTTY?: boolean }): Promise<string> {
   return formatTable(entries, OPS_COLUMNS, stream);
 }

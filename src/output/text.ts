@@ -9,10 +9,7 @@ export function displayValue(value: unknown): string {
 }
 
 /** `key   value` lines, keys padded to one column; nested objects shown as compact JSON. */
-export async function formatKeyValue(
-  record: Record<string, unknown>,
-  stream: { isTTY?: boolean } = process.stdout,
-): Promise<string> {
+export async function formatKeyValue(record: Record<string, unknown>, stream: { isTTY?: boolean }): Promise<string> {
   const bold = colorEnabled(stream) ? (await chalkFor(stream)).bold : (s: string) => s; // chalk only for colour
   const keys = Object.keys(record);
   const shown = keys.map(terminalSafeLine); // keys may come from a server too
@@ -58,7 +55,7 @@ const shorten = (v: string, width: number): string =>
 export async function formatTable<T>(
   rows: readonly T[],
   columns: readonly Column<T>[],
-  stream: { isTTY?: boolean; columns?: number } = process.stdout,
+  stream: { isTTY?: boolean; columns?: number },
 ): Promise<string> {
   const cells = rows.map((r) => columns.map((c) => displayValue(c.get(r))));
   const headers = columns.map((c) => terminalSafeLine(c.header)); // the mock's lists take theirs from the answer

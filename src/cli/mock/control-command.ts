@@ -55,7 +55,7 @@ export abstract class MockControlCommand extends BaseCommand {
   /** One object, as the command's result: with --json (and --jq) the object itself, else `key value` lines. */
   protected async render(data: unknown, notes?: readonly string[]): Promise<Result> {
     const { result } = await import('../../output/render.js');
-    return result(data, () => readable(data), notes);
+    return result(data, (out) => readable(data, out), notes);
   }
 
   /**
@@ -82,7 +82,7 @@ const scalar = (v: unknown): string =>
   v === null || v === undefined ? '-' : typeof v === 'object' ? JSON.stringify(v) : String(v);
 
 /** A table for a list of objects (columns: every key seen), key-value lines for an object. */
-export async function readable(data: unknown, stream?: OutStream): Promise<string> {
+export async function readable(data: unknown, stream: OutStream): Promise<string> {
   if (Array.isArray(data)) {
     if (data.length === 0) return '(none)\n';
     if (!data.every((row) => row && typeof row === 'object' && !Array.isArray(row)))

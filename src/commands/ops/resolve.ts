@@ -37,6 +37,6 @@ export default class OpsResolve extends BaseCommand {
         `Recorded: ${entry.id} ${flags.outcome} (appended to the journal; \`ops list --unresolved\` no longer lists it).`,
       );
     const { body_b64: _b, ...view } = opView(entry);
-    return result({ ...opView(entry), outcomes: entry.outcomes }, () => formatKeyValue(view));
+    return result({ ...opView(entry), outcomes: entry.outcomes }, (out) => formatKeyValue(view, out));
   }
 }

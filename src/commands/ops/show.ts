@@ -17,6 +17,6 @@ export default class OpsShow extends BaseCommand {
     ]);
     const entry = showOp(args.id, undefined, (line) => this.note(line));
     const { body_b64: _b, ...view } = opView(entry);
-    return result({ ...opView(entry), outcomes: entry.outcomes }, () => formatKeyValue(view));
+    return result({ ...opView(entry), outcomes: entry.outcomes }, (out) => formatKeyValue(view, out));
   }
 }

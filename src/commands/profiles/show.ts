@@ -15,25 +15,29 @@ export default class ProfilesShow extends BaseCommand {
     const { args } = await this.parse(ProfilesShow);
     const { showSummary } = await import('../../profiles/actions.js');
     const { path, profile: p } = await showSummary(args.name);
-    return result(p, async () =>
-      (await import('../../output/text.js')).formatKeyValue({
-        name: p.name,
-        mode: p.mode,
-        'key id': p.key_id,
-        'base URL': p.base_url,
-        secret: p.secret_command !== null ? `from the command: ${p.secret_command}` : `**** (${p.secret_fingerprint})`,
-        'webhook secret':
-          p.webhook_secret_command !== null
-            ? `from the command: ${p.webhook_secret_command}`
-            : p.webhook_secret_fingerprint
-              ? `**** (${p.webhook_secret_fingerprint})`
-              : 'not set',
-        ...(p.secret_command_timeout !== undefined ? { 'command timeout': `${p.secret_command_timeout} s` } : {}),
-        ...(p.ca_file !== undefined ? { 'CA file': p.ca_file } : {}),
-        ...(p.timeout !== undefined ? { timeout: `${p.timeout} s per attempt` } : {}),
-        default: p.default ? 'yes' : 'no',
-        store: path,
-      }),
+    return result(p, async (out) =>
+      (await import('../../output/text.js')).formatKeyValue(
+        {
+          name: p.name,
+          mode: p.mode,
+          'key id': p.key_id,
+          'base URL': p.base_url,
+          secret:
+            p.secret_command !== null ? `from the command: ${p.secret_command}` : `**** (${p.secret_fingerprint})`,
+          'webhook secret':
+            p.webhook_secret_command !== null
+              ? `from the command: ${p.webhook_secret_command}`
+              : p.webhook_secret_fingerprint
+                ? `**** (${p.webhook_secret_fingerprint})`
+                : 'not set',
+          ...(p.secret_command_timeout !== undefined ? { 'command timeout': `${p.secret_command_timeout} s` } : {}),
+          ...(p.ca_file !== undefined ? { 'CA file': p.ca_file } : {}),
+          ...(p.timeout !== undefined ? { timeout: `${p.timeout} s per attempt` } : {}),
+          default: p.default ? 'yes' : 'no',
+          store: path,
+        },
+        out,
+      ),
     );
   }
 }
