@@ -34,8 +34,8 @@ export interface Sandbox {
   cleanup(): void;
 }
 
-/** Environment with every CARDCTL_* variable of the developer's shell removed. */
-function cleanEnv(): Record<string, string> {
+/** Environment with every CARDCTL_* variable of the developer's shell removed (also test/helpers/in-process.ts). */
+export function cleanEnv(): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) {
     if (v !== undefined && !k.startsWith('CARDCTL_')) env[k] = v;
