@@ -145,7 +145,17 @@ describe('argument errors in cardctl words', () => {
     expect(both.stderr).toMatch(
       /^Error: --customer cannot be used with --batch: they are the two ways to run this command, pick one\.\n/,
     );
-    const kind = await runInProcess(['mock', 'faults', 'add', '--operation', 'issue', '--kind', 'sloww', '--count', '1']);
+    const kind = await runInProcess([
+      'mock',
+      'faults',
+      'add',
+      '--operation',
+      'issue',
+      '--kind',
+      'sloww',
+      '--count',
+      '1',
+    ]);
     expect(kind.stderr).toMatch(
       /^Error: --kind must be one of: 503, 500, 500_after_commit, drop, slow, async_202, issue_failed\.\nDid you mean `--kind slow`\?\n/,
     );
