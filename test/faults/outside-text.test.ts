@@ -138,10 +138,9 @@ describe('text from outside never reaches a terminal raw', () => {
       );
       const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
       await listening;
-      const trig = await run(
-        ['webhooks', 'trigger', 'card.issued', '--data', JSON.stringify({ card_id: HOSTILE })],
-        { env: mockEnv() },
-      );
+      const trig = await run(['webhooks', 'trigger', 'card.issued', '--data', JSON.stringify({ card_id: HOSTILE })], {
+        env: mockEnv(),
+      });
       expect(trig.code, trig.stderr).toBe(0);
       expect(await exited, stderr).toBe(0);
       if (json) {
