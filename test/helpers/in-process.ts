@@ -28,9 +28,13 @@
 // - listeners a run added to process (exit, signals...) and to its stdout/stderr: removed after
 //   it, the 'exit' ones first called with the exit code, as at a process's end (the key locks
 //   still held are released, the journal's appends finished).
-// Limits (use runCli for these): `options.bin` (another install) and `--version` (start-up) are
-// spawned; one process for every run (same pid: a lock of one run is "this process's" for the
-// next); `timeoutMs` fails the test instead of killing anything; no signals.
+// Limits (use runCli for these): `options.bin` (another install) and `--version` (bin/run.js's
+// start-up answer) are spawned (runCli); one process for every run (same pid: a lock one run left
+// is "this process's" for the next, so locks between processes, signals, interrupts and closed
+// pipes are not for this runner); `timeoutMs` fails the test instead of killing anything (the run
+// may go on); a command's uncaught exception fails the test instead of printing a stack and exiting
+// 1; runCli (makeSandbox().run) started during a run gets the worker's environment, but other code
+// that copies process.env then (a child spawned by hand) sees the command's.
 import { Buffer } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { createRequire, isBuiltin } from 'node:module';
@@ -38,7 +42,7 @@ import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { format } from 'node:util';
 import { Script } from 'node:vm';
-import { BIN, ROOT, cleanEnv, runCli, type CliOptions, type CliResult } from './cli.js';
+import { BIN, ROOT, cleanEnv, holdWorkerEnv, runCli, type CliOptions, type CliResult } from './cli.js';
 
 const BUNDLES = join(ROOT, 'dist', 'bundle');
 const FAST_PATH = Symbol.for('cardctl.fastPath');
@@ -154,6 +158,7 @@ function enterProcess(
 ): { exitCode(): number; leave(code: number): number } {
   const savedEnv = { ...process.env };
   const env: Record<string, string | undefined> = { ...cleanEnv(), ...options.env };
+  holdWorkerEnv(savedEnv); // runCli started meanwhile (a child the test waits on) gets the worker's
   for (const k of Object.keys(process.env)) delete process.env[k];
   for (const [k, v] of Object.entries(env)) if (v !== undefined) process.env[k] = v;
 
@@ -236,6 +241,7 @@ function enterProcess(
       process.argv = savedArgv;
       for (const k of Object.keys(process.env)) delete process.env[k];
       Object.assign(process.env, savedEnv);
+      holdWorkerEnv(undefined);
       return final;
     },
   };
