@@ -104,7 +104,7 @@ export abstract class BaseCommand extends Command {
     if (flags.output === 'ndjson') flags.ndjson = true;
     this.jsonOutput = flags.json === true;
     this.jsonErrors = this.jsonOutput;
-    if (flags['no-input'] === true) forbidPrompts();
+    forbidPrompts(flags['no-input'] === true);
     if (flags.jq !== undefined) await this.startJq(flags);
     return parsed;
   }

@@ -10,6 +10,7 @@ import { startMock } from '../../src/mock/index.js';
 import { runsAsFormula } from '../../src/output/delimited.js';
 import { createCustomer, ctl, getCustomer, type MockHandle } from '../helpers/api.js';
 import { makeSandbox, type Sandbox } from '../helpers/cli.js';
+import { inProcessRunner } from '../helpers/in-process.js';
 import { parseCsv } from '../helpers/rfc4180.js';
 
 let mock: MockHandle;
@@ -47,7 +48,8 @@ afterAll(async () => {
   sb?.cleanup();
 });
 
-const run = (args: string[]) => sb.run(args, { env });
+/** The built CLI in this process (test/helpers/in-process.ts), in the sandbox; the batch (a money path) is a child process. */
+const run = (args: string[]) => inProcessRunner(sb)(args, { env });
 
 /** email -> business_name of a CSV export with those two columns. */
 const byEmail = (csv: string): Map<string, string> =>
@@ -133,7 +135,7 @@ describe('--output csv and tsv: formulas', () => {
     // a batch file made from the export: its id column as is, an amount per row
     const batch = join(sb.dir, 'from-export.csv');
     writeFileSync(batch, ['customer_id,amount_minor', ...records.map((rec) => `${rec[0]},500`)].join('\r\n') + '\r\n');
-    const issued = await run(['cards', 'issue', '--batch', batch, '--json']);
+    const issued = await sb.run(['cards', 'issue', '--batch', batch, '--json'], { env });
     expect(issued.code, issued.stderr).toBe(0);
     const rows = issued.stdout
       .trim()

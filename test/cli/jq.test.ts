@@ -1,10 +1,12 @@
 // `--jq EXPR` (issue 21 item 1) through the built CLI against the mock: gh's output (strings raw,
 // other values compact JSON, one per line), a list as one array (every page with --all), each
 // row with --ndjson, a bad expression refused before anything is sent, errors on stderr only.
+// In this process (test/helpers/in-process.ts), the bad expressions as child processes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../src/mock/index.js';
 import { activeCard, createCustomer, type MockHandle } from '../helpers/api.js';
 import { makeSandbox, type Sandbox } from '../helpers/cli.js';
+import { inProcessRunner } from '../helpers/in-process.js';
 import { startCountingProxy, type CountingProxy } from '../helpers/counting-proxy.js';
 
 let mock: MockHandle;
@@ -34,7 +36,11 @@ afterAll(async () => {
   sb?.cleanup();
 });
 
-const run = (args: string[], extra: Record<string, string> = {}) => sb.run(args, { env: { ...env, ...extra } });
+/** The built CLI in this process (test/helpers/in-process.ts), in the sandbox. */
+const run = (args: string[], extra: Record<string, string> = {}) =>
+  inProcessRunner(sb)(args, { env: { ...env, ...extra } });
+/** ... and as a child process: a bad expression is refused by a whole process, before it sends anything. */
+const spawned = (args: string[]) => sb.run(args, { env });
 
 describe('--jq', () => {
   it('prints a string raw, a number and an object as JSON, one value per line (fast path and oclif alike)', async () => {
@@ -107,7 +113,7 @@ describe('--jq', () => {
       ['.data[', 'syntax error'],
       ['', 'needs an expression'],
     ] as const) {
-      const r = await run(['cards', 'get', card.id, '--jq', expr]);
+      const r = await spawned(['cards', 'get', card.id, '--jq', expr]);
       expect(r.code, r.stderr).toBe(2);
       expect(r.stderr).toContain(says);
       expect(r.stdout).toBe('');

@@ -1,6 +1,7 @@
 // Issue 30: `--jq EXPR` filters exactly the document `--json` prints, on every command that
 // offers `--jq`. This walks oclif.manifest.json: each command that has the flag runs twice
-// through the built CLI, with `--json` and with `--jq .`, against the real mock (port 0) and a
+// through the built CLI (in this process: test/helpers/in-process.ts; the fixtures are made by
+// child processes), with `--json` and with `--jq .`, against the real mock (port 0) and a
 // sandbox put back in the same state before each run (a mock snapshot, a copy of the config and
 // state folders); jq's `.` prints the same value compact, so the two parsed values must be equal.
 // Values that change by themselves between two runs (times, generated ids, nonces, durations) are
@@ -22,6 +23,7 @@ import {
   type MockHandle,
 } from '../helpers/api.js';
 import { ROOT, makeSandbox, type Sandbox } from '../helpers/cli.js';
+import { inProcessRunner } from '../helpers/in-process.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receivers.js';
 
 /** Commands that cannot run to an end in a test, and why. Keep this short. */
@@ -327,10 +329,12 @@ describe('--jq . prints the document --json prints, on every command that offers
       const env_ = { ...env, ...extra };
       const words = [...id.split(':'), ...args];
       await restoreState();
-      const json = await sb.run([...words, '--json'], { env: env_, input, timeoutMs: 60_000 });
+      // in-process (test/helpers/in-process.ts): the same built command, without a node process per run
+      const run = inProcessRunner(sb);
+      const json = await run([...words, '--json'], { env: env_, input, timeoutMs: 60_000 });
       expect(json.code, `--json: ${json.stdout}${json.stderr}`).toBe(0);
       await restoreState();
-      const jq = await sb.run([...words, '--jq', '.'], { env: env_, input, timeoutMs: 60_000 });
+      const jq = await run([...words, '--jq', '.'], { env: env_, input, timeoutMs: 60_000 });
       expect(jq.code, `--jq .: ${jq.stderr}`).toBe(0);
       const printed = values(json.stdout);
       expect(printed).toHaveLength(1); // one JSON value

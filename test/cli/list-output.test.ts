@@ -6,6 +6,7 @@ import { checkColumns, delimitedLine, flatNames, valueAt } from '../../src/outpu
 import { startMock } from '../../src/mock/index.js';
 import { createCustomer, type MockHandle } from '../helpers/api.js';
 import { makeSandbox, type Sandbox } from '../helpers/cli.js';
+import { inProcessRunner } from '../helpers/in-process.js';
 import { startCountingProxy, type CountingProxy } from '../helpers/counting-proxy.js';
 import { parseCsv } from '../helpers/rfc4180.js';
 
@@ -34,7 +35,8 @@ afterAll(async () => {
   sb?.cleanup();
 });
 
-const run = (args: string[]) => sb.run(args, { env });
+/** The built CLI in this process (test/helpers/in-process.ts), in the sandbox. */
+const run = (args: string[]) => inProcessRunner(sb)(args, { env });
 
 describe('--output and --columns', () => {
   it('csv: a header of every field, RFC 4180 quoting; read back it equals the JSON of the same page', async () => {

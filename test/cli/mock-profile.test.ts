@@ -6,9 +6,12 @@
 // profile that found the mock.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, makeSandbox, ROOT } from '../helpers/cli.js';
+import { BIN, makeSandbox, ROOT, type CliOptions } from '../helpers/cli.js';
+import { inProcessRunner } from '../helpers/in-process.js';
 
 const sb = makeSandbox();
+/** The built CLI in this process (test/helpers/in-process.ts), in the sandbox. */
+const runIn = (args: string[], options?: CliOptions) => inProcessRunner(sb)(args, options);
 const children: ChildProcessWithoutNullStreams[] = [];
 let banner: { base_url: string; control_url: string };
 /** started after the first, without profiles: the newest running mock */
@@ -73,19 +76,19 @@ function listen(args: string[], extraEnv: Record<string, string> = {}) {
 
 describe('-p on the mock-facing commands', () => {
   it('mock state -p mock-test finds the mock the profile points at', async () => {
-    const r = await sb.run(['mock', 'state', '-p', 'mock-test', '--json']);
+    const r = await runIn(['mock', 'state', '-p', 'mock-test', '--json']);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toHaveProperty('customers');
   });
 
   it('webhooks trigger -p mock-test emits on that mock', async () => {
-    const r = await sb.run(['webhooks', 'trigger', 'card.issued', '-p', 'mock-test', '--json']);
+    const r = await runIn(['webhooks', 'trigger', 'card.issued', '-p', 'mock-test', '--json']);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ type: 'card.issued' });
   });
 
   it('a profile whose address has no running mock: the error says how the mock commands find a mock', async () => {
-    const add = await sb.run(
+    const add = await runIn(
       [
         'profiles',
         'add',
@@ -103,11 +106,11 @@ describe('-p on the mock-facing commands', () => {
       },
     );
     expect(add.code, add.stderr).toBe(0);
-    const r = await sb.run(['mock', 'faults', '-p', 'elsewhere']);
+    const r = await runIn(['mock', 'faults', '-p', 'elsewhere']);
     expect(r.code).toBe(8);
     expect(r.stderr).toContain('profile elsewhere points at http://127.0.0.1:9, but no running mock');
     expect(r.stderr).toContain('mock start --save-profiles');
-    const none = await sb.run(['mock', 'state', '-p', 'nope']);
+    const none = await runIn(['mock', 'state', '-p', 'nope']);
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('no profile named nope');
   });
@@ -116,13 +119,13 @@ describe('-p on the mock-facing commands', () => {
 describe('webhooks trigger takes the mode of the profile that found the mock', () => {
   it('-p mock-live emits a live event on that mock; --mode overrides; CARDCTL_PROFILE counts too; with neither, test', async () => {
     const emitted = async (args: string[], env: Record<string, string> = {}) => {
-      const r = await sb.run(['webhooks', 'trigger', 'card.issued', '--json', ...args], { env });
+      const r = await runIn(['webhooks', 'trigger', 'card.issued', '--json', ...args], { env });
       expect(r.code, r.stderr).toBe(0);
       return JSON.parse(r.stdout) as { id: string; mode: string };
     };
     const live = await emitted(['-p', 'mock-live']);
     expect(live.mode).toBe('live');
-    const onFirst = await sb.run(['mock', 'events', '-p', 'mock-live', '--json']);
+    const onFirst = await runIn(['mock', 'events', '-p', 'mock-live', '--json']);
     expect(JSON.parse(onFirst.stdout).data).toContainEqual(expect.objectContaining({ id: live.id, mode: 'live' }));
     expect((await emitted(['-p', 'mock-live', '--mode', 'test'])).mode).toBe('test');
     expect((await emitted(['-p', 'mock-test'])).mode).toBe('test');
@@ -139,12 +142,12 @@ describe('webhooks listen --mock with a profile, while a newer mock runs', () =>
     it(`${how}: registers on the mock the profile points at, not the newest, and verifies its delivery`, async () => {
       const l = listen(args, env);
       const ready = await l.ready;
-      const mine = await sb.run(['mock', 'webhook-endpoints', '-p', 'mock-test', '--json']);
+      const mine = await runIn(['mock', 'webhook-endpoints', '-p', 'mock-test', '--json']);
       expect(JSON.parse(mine.stdout).data.map((e: { id: string }) => e.id)).toContain(ready.endpoint_id);
-      const newest = await sb.run(['mock', 'webhook-endpoints', '--json']); // no -p: the newest mock
+      const newest = await runIn(['mock', 'webhook-endpoints', '--json']); // no -p: the newest mock
       expect(newest.stderr).toContain(newer.base_url);
       expect(JSON.parse(newest.stdout).data).toEqual([]);
-      const trig = await sb.run(['webhooks', 'trigger', 'card.issued', '-p', 'mock-test', '--json']);
+      const trig = await runIn(['webhooks', 'trigger', 'card.issued', '-p', 'mock-test', '--json']);
       expect(trig.code, trig.stderr).toBe(0);
       expect(await l.exited, l.out().stderr).toBe(0);
       expect(l.out().stderr).toContain(`on the mock at ${banner.control_url} as webhook endpoint ${ready.endpoint_id}`);
@@ -154,7 +157,7 @@ describe('webhooks listen --mock with a profile, while a newer mock runs', () =>
   }
 
   it('a profile with no running mock at its address: a clear error before listening, naming the profile (or CARDCTL_PROFILE)', async () => {
-    const add = await sb.run(
+    const add = await runIn(
       [
         'profiles',
         'add',
@@ -171,18 +174,18 @@ describe('webhooks listen --mock with a profile, while a newer mock runs', () =>
       { input: 'c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXh4eHg=\nwhsec_gone0123456789abcdef0123456789\n' },
     );
     expect(add.code, add.stderr).toBe(0);
-    const byFlag = await sb.run(['webhooks', 'listen', '--mock', '-p', 'gone']);
+    const byFlag = await runIn(['webhooks', 'listen', '--mock', '-p', 'gone']);
     expect(byFlag.code).toBe(8);
     expect(byFlag.stderr).toContain('profile gone points at http://127.0.0.1:9, but no running mock');
     expect(byFlag.stderr).not.toContain('Listening on');
-    const byEnv = await sb.run(['webhooks', 'listen', '--mock', '--json'], { env: { CARDCTL_PROFILE: 'gone' } });
+    const byEnv = await runIn(['webhooks', 'listen', '--mock', '--json'], { env: { CARDCTL_PROFILE: 'gone' } });
     expect(byEnv.code).toBe(8);
     expect(JSON.parse(byEnv.stdout).error).toMatchObject({ code: 'no_mock_for_profile' });
     expect(JSON.parse(byEnv.stdout).error.message).toContain(
       'CARDCTL_PROFILE names profile gone, which points at http://127.0.0.1:9',
     );
     expect(JSON.parse(byEnv.stdout).error.hint).toContain('Unset CARDCTL_PROFILE'); // what to do next: its own field
-    const remove = await sb.run(['profiles', 'remove', 'gone']);
+    const remove = await runIn(['profiles', 'remove', 'gone']);
     expect(remove.code, remove.stderr).toBe(0);
   });
 });

@@ -1,12 +1,15 @@
 // Small mismatches a new user trips on (issue 11, item 7): switches that read like switches,
 // usage lines that show the arguments, --json errors with clean text, ops ids whose short
 // prefixes tell operations apart, and the README's base URL rule as the CLI applies it.
+// The built CLI runs in this process (test/helpers/in-process.ts), but for the money sends that
+// make the operations of the ops ids case (child processes).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../src/mock/index.js';
 import { ctl, type MockHandle } from '../helpers/api.js';
-import { makeSandbox, ROOT, type Sandbox } from '../helpers/cli.js';
+import { makeSandbox, ROOT, type CliOptions, type Sandbox } from '../helpers/cli.js';
+import { inProcessRunner } from '../helpers/in-process.js';
 import { startSignedServer, type SignedServer } from '../helpers/signed-server.js';
 
 let mock: MockHandle;
@@ -26,6 +29,9 @@ afterAll(async () => {
   sb?.cleanup();
 });
 
+/** The built CLI in this process, in the sandbox. */
+const run = (args: string[], options?: CliOptions) => inProcessRunner(sb)(args, options);
+
 const products = async (): Promise<Array<{ id: string; default: boolean; enabled: boolean; available: boolean }>> => {
   const r = (await ctl(mock, 'GET', '/products')) as any;
   return Array.isArray(r) ? r : (r.data ?? r.products);
@@ -34,16 +40,16 @@ const products = async (): Promise<Array<{ id: string; default: boolean; enabled
 describe('mock products set: switches', () => {
   it('--default is a switch, --no-default turns it off, and the old --default true|false still works', async () => {
     const other = (await products()).find((p) => !p.default && p.enabled && p.available)!;
-    const on = await sb.run(['mock', 'products', 'set', other.id, '--default', '--json'], { env: mockEnv });
+    const on = await run(['mock', 'products', 'set', other.id, '--default', '--json'], { env: mockEnv });
     expect(on.code, on.stderr).toBe(0);
     expect((await products()).find((p) => p.id === other.id)!.default).toBe(true);
-    const off = await sb.run(['mock', 'products', 'set', other.id, '--no-default'], { env: mockEnv });
+    const off = await run(['mock', 'products', 'set', other.id, '--no-default'], { env: mockEnv });
     expect(off.code, off.stderr).toBe(0);
     expect((await products()).find((p) => p.id === other.id)!.default).toBe(false);
-    const old = await sb.run(['mock', 'products', 'set', other.id, '--default', 'true'], { env: mockEnv });
+    const old = await run(['mock', 'products', 'set', other.id, '--default', 'true'], { env: mockEnv });
     expect(old.code, old.stderr).toBe(0);
     expect((await products()).find((p) => p.id === other.id)!.default).toBe(true);
-    const oldOff = await sb.run(['mock', 'products', 'set', other.id, '--available=false'], { env: mockEnv });
+    const oldOff = await run(['mock', 'products', 'set', other.id, '--available=false'], { env: mockEnv });
     expect(oldOff.code, oldOff.stderr).toBe(0);
     expect((await products()).find((p) => p.id === other.id)!.available).toBe(false);
   });
@@ -51,13 +57,13 @@ describe('mock products set: switches', () => {
 
 describe('usage lines', () => {
   it('mock networks set --help shows its arguments', async () => {
-    const r = await sb.run(['mock', 'networks', 'set', '--help']);
+    const r = await run(['mock', 'networks', 'set', '--help']);
     expect(r.stdout).toContain('$ cardctl mock networks set [NETWORKS...]');
     expect(r.stdout).toMatch(/ARGUMENTS\n\s+\[NETWORKS\.\.\.\]\s+the networks to enable/);
   });
 
   it('profiles add takes one NAME', async () => {
-    const r = await sb.run(['profiles', 'add', '--help']);
+    const r = await run(['profiles', 'add', '--help']);
     expect(r.stdout).toContain('$ cardctl profiles add NAME --key-id KEY_ID --mode test|live');
     expect(r.stdout).not.toContain('NAME...');
   });
@@ -71,7 +77,7 @@ describe('--json errors for bad flag values', () => {
     ],
     [['cards', 'terminate', '01JD2QA1B2C3D4E5F6G7H8J9KM', '--reason', 'bad', '--json'], /one of: lost, stolen/],
   ])('%j: one line, no tab, no "See more help"', async (args, text) => {
-    const r = await sb.run(args as string[]);
+    const r = await run(args as string[]);
     expect(r.code).toBe(2);
     const { message } = JSON.parse(r.stdout).error;
     expect(message).toMatch(text);
@@ -98,19 +104,19 @@ describe('ops ids', () => {
       );
       expect(r.code, r.stderr).toBe(0);
     }
-    const ids = (
-      JSON.parse((await sb.run(['ops', 'list', '--all', '--json'])).stdout).data as Array<{ id: string }>
-    ).map((e) => e.id);
+    const ids = (JSON.parse((await run(['ops', 'list', '--all', '--json'])).stdout).data as Array<{ id: string }>).map(
+      (e) => e.id,
+    );
     expect(ids).toHaveLength(3);
     const prefixes = ids.map((id) => id.slice(0, 'op_'.length + 5));
     expect(new Set(prefixes).size).toBe(3);
     for (const [i, p] of prefixes.entries()) {
-      const shown = await sb.run(['ops', 'show', p, '--json']);
+      const shown = await run(['ops', 'show', p, '--json']);
       expect(shown.code, shown.stderr).toBe(0);
       expect(JSON.parse(shown.stdout).id).toBe(ids[i]);
     }
     // an ambiguous prefix is named as such, with the operations it matches
-    const amb = await sb.run(['ops', 'show', 'op_']);
+    const amb = await run(['ops', 'show', 'op_']);
     expect(amb.code).toBe(2);
     expect(amb.stderr).toContain('is ambiguous: it matches 3 operations');
   });
@@ -121,7 +127,7 @@ describe('docs/profiles.md: the base URL rule is the one the CLI applies', () =>
     const readme = readFileSync(join(ROOT, 'docs', 'profiles.md'), 'utf8');
     expect(readme).toContain('a URL without a path gets `/api/v1`');
     expect(readme).not.toMatch(/the base URL is\s+`http:\/\/` or `https:\/\/`, includes the `\/api\/v1` prefix/);
-    const r = await sb.run(
+    const r = await run(
       [
         'profiles',
         'add',

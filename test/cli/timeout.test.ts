@@ -4,7 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../src/mock/index.js';
 import { activeCard, ctl, wallet, type MockHandle } from '../helpers/api.js';
-import { makeSandbox, type Sandbox } from '../helpers/cli.js';
+import { makeSandbox, type CliOptions, type Sandbox } from '../helpers/cli.js';
+import { inProcessRunner } from '../helpers/in-process.js';
 import { startCountingProxy, type CountingProxy } from '../helpers/counting-proxy.js';
 
 let mock: MockHandle;
@@ -25,7 +26,7 @@ beforeAll(async () => {
   };
   card = await activeCard(mock);
   // a profile with a short deadline, for the profile's place in the order
-  const add = await sb.run(
+  const add = await run(
     [
       'profiles',
       'add',
@@ -50,6 +51,9 @@ afterAll(async () => {
   sb?.cleanup();
 });
 
+/** The built CLI in this process (test/helpers/in-process.ts), in the sandbox; the money operation is a child process. */
+const run = (args: string[], options?: CliOptions) => inProcessRunner(sb)(args, options);
+
 /** The next cards.get answers after `ms`. */
 const slowGet = (ms: number) => ctl(mock, 'POST', '/faults', { operation: 'cards.get', kind: 'slow', ms });
 
@@ -57,7 +61,7 @@ describe('--timeout', () => {
   it('ends an attempt that takes longer (exit 8, no answer), through the fast path and through oclif', async () => {
     for (const noFastPath of ['', '1']) {
       await slowGet(3000);
-      const r = await sb.run(['cards', 'get', card.id, '--retries', '0', '--timeout', '0.5'], {
+      const r = await run(['cards', 'get', card.id, '--retries', '0', '--timeout', '0.5'], {
         env: { ...env, CARDCTL_NO_FAST_PATH: noFastPath },
       });
       expect(r.code, r.stderr).toBe(8);
@@ -67,30 +71,30 @@ describe('--timeout', () => {
 
   it('wins over CARDCTL_TIMEOUT, which wins over the profile, which wins over the default', async () => {
     await slowGet(1500);
-    const flagWins = await sb.run(['cards', 'get', card.id, '--retries', '0', '--timeout', '20', '--json'], {
+    const flagWins = await run(['cards', 'get', card.id, '--retries', '0', '--timeout', '20', '--json'], {
       env: { ...env, CARDCTL_TIMEOUT: '0.5' },
     });
     expect(flagWins.code, flagWins.stderr).toBe(0);
     expect(JSON.parse(flagWins.stdout).id).toBe(card.id);
 
     await slowGet(1500);
-    const envShort = await sb.run(['cards', 'get', card.id, '--retries', '0'], {
+    const envShort = await run(['cards', 'get', card.id, '--retries', '0'], {
       env: { ...env, CARDCTL_TIMEOUT: '0.5' },
     });
     expect(envShort.code, envShort.stderr).toBe(8);
 
     await slowGet(1500);
-    const profileShort = await sb.run(['cards', 'get', card.id, '--retries', '0', '-p', 'short']);
+    const profileShort = await run(['cards', 'get', card.id, '--retries', '0', '-p', 'short']);
     expect(profileShort.code, profileShort.stderr).toBe(8);
 
     await slowGet(1500);
-    const envOverProfile = await sb.run(['cards', 'get', card.id, '--retries', '0', '-p', 'short'], {
+    const envOverProfile = await run(['cards', 'get', card.id, '--retries', '0', '-p', 'short'], {
       env: { CARDCTL_TIMEOUT: '20' },
     });
     expect(envOverProfile.code, envOverProfile.stderr).toBe(0);
 
     await slowGet(1500);
-    const byDefault = await sb.run(['cards', 'get', card.id, '--retries', '0'], { env });
+    const byDefault = await run(['cards', 'get', card.id, '--retries', '0'], { env });
     expect(byDefault.code, byDefault.stderr).toBe(0);
   });
 
@@ -141,7 +145,7 @@ describe('--timeout', () => {
       { args: ['smoke', '--timeout', 'x'], says: '--timeout "x"' },
     ];
     for (const c of cases) {
-      const r = await sb.run(c.args, { env: { ...env, ...c.env } });
+      const r = await run(c.args, { env: { ...env, ...c.env } });
       expect(r.code, `${c.args.join(' ')}: ${r.stderr}`).toBe(2);
       expect(r.stderr + r.stdout).toContain(c.says);
       expect(r.stderr + r.stdout).toContain('e.g. --timeout 30');
@@ -151,9 +155,9 @@ describe('--timeout', () => {
   });
 
   it('profiles add --timeout stores seconds, shown by profiles show; a bad one saves nothing', async () => {
-    const shown = await sb.run(['profiles', 'show', 'short', '--json']);
+    const shown = await run(['profiles', 'show', 'short', '--json']);
     expect(JSON.parse(shown.stdout)).toMatchObject({ name: 'short', timeout: 0.5 });
-    const bad = await sb.run(
+    const bad = await run(
       [
         'profiles',
         'add',
@@ -170,6 +174,6 @@ describe('--timeout', () => {
     );
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--timeout "later"');
-    expect((await sb.run(['profiles', 'show', 'bad'])).code).not.toBe(0);
+    expect((await run(['profiles', 'show', 'bad'])).code).not.toBe(0);
   });
 });

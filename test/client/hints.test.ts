@@ -3,12 +3,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../src/mock/index.js';
 import { createCustomer, getCustomer, UNKNOWN_ULID, type MockHandle } from '../helpers/api.js';
-import { makeSandbox, type Sandbox } from '../helpers/cli.js';
+import { makeSandbox, type CliOptions, type Sandbox } from '../helpers/cli.js';
+import { inProcessRunner } from '../helpers/in-process.js';
 import { startSignedServer, type SignedServer } from '../helpers/signed-server.js';
 
 let mock: MockHandle;
 let srv: SignedServer;
 let sb: Sandbox;
+/** The built CLI in this process (test/helpers/in-process.ts), in the sandbox. */
+const runIn = (args: string[], options?: CliOptions) => inProcessRunner(sb)(args, options);
 let testEnv: Record<string, string>;
 let liveEnv: Record<string, string>;
 
@@ -40,10 +43,9 @@ describe('kyc_not_approved: the hint follows the customer state', () => {
   it('rejected: the reason, then customers update and customers kyc; never "wait"', async () => {
     const c = await createCustomer(mock, { overrides: { last_name: 'Reject' } });
     expect((await getCustomer(mock, c.id)).kyc_status).toBe('rejected');
-    const r = await sb.run(
-      ['cards', 'issue', '--customer', c.id, '--amount', '500', '--idempotency-key', 'kyc-rej-1'],
-      { env: testEnv },
-    );
+    const r = await runIn(['cards', 'issue', '--customer', c.id, '--amount', '500', '--idempotency-key', 'kyc-rej-1'], {
+      env: testEnv,
+    });
     expect(r.code, r.stderr).toBe(5);
     expect(r.stderr).toContain('kyc_not_approved');
     expect(r.stderr).toContain('rejected (identity_mismatch)');
@@ -55,7 +57,7 @@ describe('kyc_not_approved: the hint follows the customer state', () => {
   it('pending: wait (or poll), then the same command', async () => {
     const c = await createCustomer(mock, { mode: 'live' });
     expect((await getCustomer(mock, c.id, 'live')).kyc_status).toBe('pending');
-    const r = await sb.run(
+    const r = await runIn(
       ['cards', 'issue', '--customer', c.id, '--amount', '500', '--idempotency-key', 'kyc-pend-1', '--yes', '--json'],
       { env: liveEnv },
     );
@@ -69,7 +71,7 @@ describe('kyc_not_approved: the hint follows the customer state', () => {
 
 describe('404', () => {
   it('names every id the request carried', async () => {
-    const r = await sb.run(
+    const r = await runIn(
       [
         'cards',
         'issue',
@@ -91,14 +93,14 @@ describe('404', () => {
   });
 
   it('an unmatched route says the path is wrong, not the id', async () => {
-    const r = await sb.run(['request', 'GET', '/cardz/01JD2QZZZZZZZZZZZZZZZZZZZZ'], { env: testEnv });
+    const r = await runIn(['request', 'GET', '/cardz/01JD2QZZZZZZZZZZZZZZZZZZZZ'], { env: testEnv });
     expect(r.code, r.stderr).toBe(4);
     expect(r.stderr).toContain('the path (or the method) is wrong, not an id');
     expect(r.stderr).not.toContain('Check the id');
   });
 
   it('a single id is named', async () => {
-    const r = await sb.run(['cards', 'get', UNKNOWN_ULID], { env: testEnv });
+    const r = await runIn(['cards', 'get', UNKNOWN_ULID], { env: testEnv });
     expect(r.code).toBe(4);
     expect(r.stderr).toContain(`Check the card id ${UNKNOWN_ULID}`);
   });
@@ -106,10 +108,10 @@ describe('404', () => {
 
 describe('profiles remove of a name that does not exist', () => {
   it('suggests profiles list, not profiles add', async () => {
-    await sb.run(['profiles', 'add', 'ci', '--key-id', mock.keys.test.keyId, '--mode', 'test', '--secret-stdin'], {
+    await runIn(['profiles', 'add', 'ci', '--key-id', mock.keys.test.keyId, '--mode', 'test', '--secret-stdin'], {
       input: `${mock.keys.test.secret}\n`,
     });
-    const r = await sb.run(['profiles', 'remove', 'nope']);
+    const r = await runIn(['profiles', 'remove', 'nope']);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('cardctl profiles list');
     expect(r.stderr).toContain('ci');
@@ -120,7 +122,7 @@ describe('profiles remove of a name that does not exist', () => {
 describe('a 500 on a call that moves no money', () => {
   it('is exit 8, "the service failed: retry later", not "report it"', async () => {
     srv.script({ status: 500, body: { success: false, message: 'Server error.', errors: {} } });
-    const r = await sb.run(['cards', 'get', UNKNOWN_ULID], { env: srv.env() });
+    const r = await runIn(['cards', 'get', UNKNOWN_ULID], { env: srv.env() });
     expect(r.code, r.stderr).toBe(8);
     expect(r.stderr).toContain('the service failed (500)');
     expect(r.stderr).toContain('retry later');

@@ -1,9 +1,10 @@
-// `cardctl request` end to end: the built CLI as a child process against a loopback server
-// that verifies every signature.
+// `cardctl request` end to end: the built CLI against a loopback server that verifies every
+// signature; in this process (test/helpers/in-process.ts), the money operations as a child process.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makeSandbox, type Sandbox } from '../helpers/cli.js';
+import { inProcessRunner } from '../helpers/in-process.js';
 import { startSignedServer, type Reply, type SignedServer } from '../helpers/signed-server.js';
 import { journalBytes, journalRecords } from '../helpers/journal.js';
 
@@ -13,7 +14,11 @@ const card = { id: CARD, status: 'active', mode: 'test', balance_minor: 500, fut
 
 let srv: SignedServer;
 let sb: Sandbox;
+/** The built CLI in this process (test/helpers/in-process.ts), in the sandbox. */
 const run = (args: string[], env: Record<string, string> = {}, input?: string) =>
+  inProcessRunner(sb)(args, { env: { ...srv.env(), ...env }, input });
+/** ... and as a child process: the money operations end to end (keys, the journal, replays, the live confirmation). */
+const runChild = (args: string[], env: Record<string, string> = {}, input?: string) =>
   sb.run(args, { env: { ...srv.env(), ...env }, input });
 
 beforeAll(async () => {
@@ -275,7 +280,7 @@ describe('money operations', () => {
     journalRecords(join(sb.stateDir, 'cardctl')) as Array<Record<string, unknown>>;
 
   it('always sends an Idempotency-Key, generated and printed on stderr when not given', async () => {
-    const r = await run(['request', 'POST', `/cards/${CARD}/terminate`]);
+    const r = await runChild(['request', 'POST', `/cards/${CARD}/terminate`]);
     expect(r.code).toBe(0);
     const key = srv.requests[0]!.headers['idempotency-key'] as string;
     expect(key).toMatch(/^[0-9a-f-]{36}$/);
@@ -286,8 +291,8 @@ describe('money operations', () => {
   it('inline JSON is serialized deterministically: reordered input gives identical bytes in schema order', async () => {
     const a = `{"amount_minor": 1000, "customer_id": "${CUSTOMER}"}`;
     const b = `{ "customer_id":"${CUSTOMER}",\n "amount_minor":1000 }`;
-    expect((await run(['request', 'POST', '/cards', '--data', a, '--idempotency-key', 'det-1'])).code).toBe(0);
-    expect((await run(['request', 'POST', '/cards', '--data', b, '--idempotency-key', 'det-1'])).code).toBe(0);
+    expect((await runChild(['request', 'POST', '/cards', '--data', a, '--idempotency-key', 'det-1'])).code).toBe(0);
+    expect((await runChild(['request', 'POST', '/cards', '--data', b, '--idempotency-key', 'det-1'])).code).toBe(0);
     const [x, y] = srv.requests.map((q) => q.body.toString('utf8'));
     expect(x).toBe(`{"customer_id":"${CUSTOMER}","amount_minor":1000}`);
     expect(y).toBe(x);
@@ -298,7 +303,7 @@ describe('money operations', () => {
       status: 202,
       body: { success: true, message: 'The request is being processed.', data: { status: 'pending' } },
     });
-    const r = await run([
+    const r = await runChild([
       'request',
       'POST',
       '/cards',
@@ -327,7 +332,7 @@ describe('money operations', () => {
         body: { success: false, message: 'Server error.', errors: {} },
       })),
     );
-    const r = await run([
+    const r = await runChild([
       'request',
       'POST',
       `/cards/${CARD}/recharge`,
@@ -342,13 +347,13 @@ describe('money operations', () => {
     expect(r.code).toBe(7);
     expect(JSON.parse(r.stdout).error).toMatchObject({ status: 500, idempotency_key: 'k-500' });
     expect(srv.requests).toHaveLength(2);
-    const list = await run(['ops', 'list', '--unresolved', '--all', '--json']);
+    const list = await runChild(['ops', 'list', '--unresolved', '--all', '--json']);
     expect(JSON.parse(list.stdout).data.map((e: { idempotency_key: string }) => e.idempotency_key)).toContain('k-500');
   });
 
   it('journals before sending: a dropped connection leaves it unknown, and `ops replay` resolves it with the same bytes and key', async () => {
     srv.script({ drop: true }, { drop: true });
-    const r = await run([
+    const r = await runChild([
       'request',
       'POST',
       `/cards/${CARD}/recharge`,
@@ -361,7 +366,7 @@ describe('money operations', () => {
     ]);
     expect(r.code, r.stderr).toBe(7);
     expect(r.stderr).toMatch(/k-drop/);
-    const unresolved = JSON.parse((await run(['ops', 'list', '--unresolved', '--all', '--json'])).stdout)
+    const unresolved = JSON.parse((await runChild(['ops', 'list', '--unresolved', '--all', '--json'])).stdout)
       .data as Array<{ id: string; idempotency_key: string; body: string }>;
     const op = unresolved.find((e) => e.idempotency_key === 'k-drop')!;
     expect(op.body).toBe('{"amount":77}');
@@ -371,21 +376,22 @@ describe('money operations', () => {
 
     srv.requests.length = 0;
     srv.script({ status: 200, body: { success: true, data: card } });
-    const replay = await run(['ops', 'replay', op.id.slice(0, 12)]);
+    const replay = await runChild(['ops', 'replay', op.id.slice(0, 12)]);
     expect(replay.code, replay.stderr).toBe(0);
     expect(JSON.parse(replay.stdout).data.id).toBe(CARD);
     expect(srv.requests[0]!.headers['idempotency-key']).toBe('k-drop');
     expect(srv.requests[0]!.body.toString('utf8')).toBe('{"amount":77}');
-    const after = JSON.parse((await run(['ops', 'list', '--unresolved', '--all', '--json'])).stdout).data as Array<{
+    const after = JSON.parse((await runChild(['ops', 'list', '--unresolved', '--all', '--json'])).stdout)
+      .data as Array<{
       id: string;
     }>;
     expect(after.map((e) => e.id)).not.toContain(op.id);
-    const shown = JSON.parse((await run(['ops', 'show', op.id, '--json'])).stdout);
+    const shown = JSON.parse((await runChild(['ops', 'show', op.id, '--json'])).stdout);
     expect(shown).toMatchObject({ outcome: 'resolved', status: 200, resource_id: CARD });
-    const table = await run(['ops', 'list']);
+    const table = await runChild(['ops', 'list']);
     expect(table.stdout).toMatch(/^ID\s+TIME\s+MODE\s+OPERATION/);
     expect(table.stdout).toContain(op.id);
-    const people = await run(['ops', 'show', op.id]);
+    const people = await runChild(['ops', 'show', op.id]);
     expect(people.stdout).toMatch(/idempotency_key\s+k-drop/);
   });
 
@@ -411,7 +417,7 @@ describe('money operations', () => {
   it('a money operation that cannot be journaled is not sent', async () => {
     const blocker = join(sb.dir, 'not-a-folder');
     writeFileSync(blocker, 'x');
-    const r = await run(['request', 'POST', `/cards/${CARD}/recharge`, '--data', '{"amount":5}'], {
+    const r = await runChild(['request', 'POST', `/cards/${CARD}/recharge`, '--data', '{"amount":5}'], {
       CARDCTL_STATE_DIR: join(blocker, 'state'),
     });
     expect(r.code).toBe(2); // a state folder that cannot be written is the user's to fix (test/commands/state-folder.test.ts)
@@ -444,7 +450,7 @@ describe('a request too large for the server', () => {
         CARDCTL_API_SECRET: mock.keys.test.secret,
       };
       for (const json of [false, true]) {
-        const r = await sb.run(['request', 'GET', `/cards/${long}`, ...(json ? ['--json'] : [])], { env });
+        const r = await inProcessRunner(sb)(['request', 'GET', `/cards/${long}`, ...(json ? ['--json'] : [])], { env });
         expect(r.code, r.stderr).toBe(2);
         expect(r.stdout + r.stderr).toMatch(/request too large: the path is 100014 characters/);
         expect(r.stdout + r.stderr).not.toContain('A'.repeat(200));

@@ -5,10 +5,13 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../src/mock/index.js';
 import { activeCard, advance, type MockHandle } from '../helpers/api.js';
-import { makeSandbox, type Sandbox } from '../helpers/cli.js';
+import { makeSandbox, type CliOptions, type Sandbox } from '../helpers/cli.js';
+import { inProcessRunner } from '../helpers/in-process.js';
 
 let mock: MockHandle;
 let sb: Sandbox;
+/** The built CLI in this process (test/helpers/in-process.ts), in the sandbox. */
+const runIn = (args: string[], options?: CliOptions) => inProcessRunner(sb)(args, options);
 let env: Record<string, string>;
 
 beforeAll(async () => {
@@ -29,20 +32,20 @@ afterAll(async () => {
 describe('a refusal for the card state says which state', () => {
   it('freeze on a frozen card: "already frozen", what would work, exit 5; --json carries the same', async () => {
     const card = await activeCard(mock);
-    expect((await sb.run(['cards', 'freeze', card.id], { env })).code).toBe(0);
-    const again = await sb.run(['cards', 'freeze', card.id], { env });
+    expect((await runIn(['cards', 'freeze', card.id], { env })).code).toBe(0);
+    const again = await runIn(['cards', 'freeze', card.id], { env });
     expect(again.code).toBe(5);
     expect(again.stderr).toBe(
       `Error: card ${card.id} is already frozen: nothing was changed.\n  card: invalid_state\nTo let it spend again: \`cardctl cards unfreeze ${card.id}\`.\n`,
     );
-    const json = await sb.run(['cards', 'freeze', card.id, '--json'], { env });
+    const json = await runIn(['cards', 'freeze', card.id, '--json'], { env });
     expect(JSON.parse(json.stdout).error).toMatchObject({
       code: 'invalid_state',
       message: `card ${card.id} is already frozen: nothing was changed.`,
       hint: `To let it spend again: \`cardctl cards unfreeze ${card.id}\`.`,
     });
-    expect((await sb.run(['cards', 'unfreeze', card.id], { env })).code).toBe(0);
-    const active = await sb.run(['cards', 'unfreeze', card.id], { env });
+    expect((await runIn(['cards', 'unfreeze', card.id], { env })).code).toBe(0);
+    const active = await runIn(['cards', 'unfreeze', card.id], { env });
     expect(active.code).toBe(5);
     expect(active.stderr).toContain(`card ${card.id} is already active (not frozen): nothing was changed.`);
   });
@@ -50,8 +53,8 @@ describe('a refusal for the card state says which state', () => {
   it('a recharge on a terminated card: terminated, issue a new one', async () => {
     const card = await activeCard(mock);
     await advance(mock, 3600);
-    expect((await sb.run(['cards', 'terminate', card.id], { env })).code).toBe(0);
-    const r = await sb.run(['cards', 'recharge', card.id, '--amount', '100'], { env });
+    expect((await runIn(['cards', 'terminate', card.id], { env })).code).toBe(0);
+    const r = await runIn(['cards', 'recharge', card.id, '--amount', '100'], { env });
     expect(r.code).toBe(5);
     expect(r.stderr).toContain(`card ${card.id} is terminated: nothing was changed.`);
     expect(r.stderr).toContain('issue a new one');
@@ -64,7 +67,7 @@ describe('an unreachable API: the hint names where the base URL came from', () =
     CARDCTL_API_SECRET: 'c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXh4eHg=',
   };
   it('CARDCTL_BASE_URL, the default, or the profile (and how it was chosen)', async () => {
-    const byEnv = await sb.run(['customers', 'list', '--retries', '0'], {
+    const byEnv = await runIn(['customers', 'list', '--retries', '0'], {
       env: { ...key, CARDCTL_BASE_URL: 'http://127.0.0.1:9' },
     });
     expect(byEnv.code).toBe(8);
@@ -79,7 +82,7 @@ describe('an unreachable API: the hint names where the base URL came from', () =
     await new Promise<void>((r) => redirector.listen(0, '127.0.0.1', () => r()));
     try {
       const proxy = `http://127.0.0.1:${(redirector.address() as AddressInfo).port}`;
-      const byDefault = await sb.run(['customers', 'list', '--retries', '0', '--json'], {
+      const byDefault = await runIn(['customers', 'list', '--retries', '0', '--json'], {
         env: { ...key, CARDCTL_BASE_URL: '', HTTP_PROXY: proxy, http_proxy: proxy, NO_PROXY: '', no_proxy: '' },
       });
       const { error } = JSON.parse(byDefault.stdout);
@@ -91,7 +94,7 @@ describe('an unreachable API: the hint names where the base URL came from', () =
       redirector.closeAllConnections();
       await new Promise<void>((r) => redirector.close(() => r()));
     }
-    const add = await sb.run(
+    const add = await runIn(
       [
         'profiles',
         'add',
@@ -107,11 +110,11 @@ describe('an unreachable API: the hint names where the base URL came from', () =
       { input: `${key.CARDCTL_API_SECRET}\n` },
     );
     expect(add.code, add.stderr).toBe(0);
-    expect((await sb.run(['customers', 'list', '--retries', '0', '-p', 'far'])).stderr).toContain(
+    expect((await runIn(['customers', 'list', '--retries', '0', '-p', 'far'])).stderr).toContain(
       'Check the base URL of profile "far" (--profile)',
     );
     expect(
-      (await sb.run(['customers', 'list', '--retries', '0'], { env: { CARDCTL_PROFILE: 'far' } })).stderr,
+      (await runIn(['customers', 'list', '--retries', '0'], { env: { CARDCTL_PROFILE: 'far' } })).stderr,
     ).toContain('Check the base URL of profile "far" (CARDCTL_PROFILE)');
   });
 });
@@ -119,7 +122,7 @@ describe('an unreachable API: the hint names where the base URL came from', () =
 describe('a signature the server refuses: the hint names the secret in use', () => {
   it('CARDCTL_API_SECRET for credentials from the environment, the profile otherwise', async () => {
     const wrong = Buffer.alloc(32, 7).toString('base64'); // 44 base64 characters, not the key's secret
-    const byEnv = await sb.run(['customers', 'list', '--json'], { env: { ...env, CARDCTL_API_SECRET: wrong } });
+    const byEnv = await runIn(['customers', 'list', '--json'], { env: { ...env, CARDCTL_API_SECRET: wrong } });
     expect(byEnv.code).toBe(3);
     expect(JSON.parse(byEnv.stdout).error).toMatchObject({
       code: 'invalid_signature',
@@ -127,7 +130,7 @@ describe('a signature the server refuses: the hint names the secret in use', () 
         `check that the secret of CARDCTL_API_SECRET belongs to key ${mock.keys.test.keyId}`,
       ),
     });
-    const add = await sb.run(
+    const add = await runIn(
       [
         'profiles',
         'add',
@@ -143,7 +146,7 @@ describe('a signature the server refuses: the hint names the secret in use', () 
       { input: `${wrong}\n` },
     );
     expect(add.code, add.stderr).toBe(0);
-    expect((await sb.run(['customers', 'list', '-p', 'wrongsecret'])).stderr).toContain(
+    expect((await runIn(['customers', 'list', '-p', 'wrongsecret'])).stderr).toContain(
       'check that the secret of profile "wrongsecret" belongs to key',
     );
   });

@@ -1,5 +1,7 @@
 // `cardctl doctor` against the mock: each check passes, warns or fails for the cause a user
 // would meet, with the exit code of the first failure, and running it changes nothing.
+// In this process (test/helpers/in-process.ts); the moved clock and the journal's money operations
+// as child processes.
 import { writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { join } from 'node:path';
@@ -8,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../src/mock/index.js';
 import { approvedCustomer, ctl, type MockHandle } from '../helpers/api.js';
 import { makeSandbox, type Sandbox } from '../helpers/cli.js';
+import { inProcessRunner } from '../helpers/in-process.js';
 
 let mock: MockHandle;
 let sb: Sandbox;
@@ -21,8 +24,18 @@ interface Report {
   ok: boolean;
   checks: Array<{ name: string; status: string; detail: string; hint?: string }>;
 }
-async function doctor(env: Record<string, string>): Promise<{ code: number; report: Report; stderr: string }> {
-  const r = await sb.run(['doctor', '--json'], { env });
+/**
+ * `doctor --json` in this process (test/helpers/in-process.ts), or as a child process: a clock
+ * moved by a NODE_OPTIONS preload needs a process of its own.
+ */
+async function doctor(
+  env: Record<string, string>,
+  how: 'in-process' | 'child' = 'in-process',
+): Promise<{ code: number; report: Report; stderr: string }> {
+  const r =
+    how === 'child'
+      ? await sb.run(['doctor', '--json'], { env })
+      : await inProcessRunner(sb)(['doctor', '--json'], { env });
   return { code: r.code, report: JSON.parse(r.stdout) as Report, stderr: r.stderr };
 }
 const status = (report: Report) => Object.fromEntries(report.checks.map((c) => [c.name, c.status]));
@@ -54,7 +67,9 @@ describe('cardctl doctor', () => {
     });
     expect(check(report, 'mode').detail).toContain('a test key');
     expect(check(report, 'scopes').detail).toContain('all six');
-    const human = await sb.run(['doctor'], { env: envFor(mock.keys.test.keyId, mock.keys.test.secret, 'test') });
+    const human = await inProcessRunner(sb)(['doctor'], {
+      env: envFor(mock.keys.test.keyId, mock.keys.test.secret, 'test'),
+    });
     expect(human.stdout).toMatch(/^✓ scopes\s+all six/m);
     expect(human.stdout).not.toContain(mock.keys.test.secret);
   });
@@ -108,10 +123,13 @@ describe('cardctl doctor', () => {
   it('a local clock 400 s ahead fails the clock check (exit 3) and says by how much', async () => {
     const preload = join(sb.dir, 'clock-ahead.mjs');
     writeFileSync(preload, 'const real = Date.now; Date.now = () => real() + 400_000;\n');
-    const { code, report } = await doctor({
-      ...envFor(mock.keys.test.keyId, mock.keys.test.secret, 'test'),
-      NODE_OPTIONS: `--import=${pathToFileURL(preload).href}`,
-    });
+    const { code, report } = await doctor(
+      {
+        ...envFor(mock.keys.test.keyId, mock.keys.test.secret, 'test'),
+        NODE_OPTIONS: `--import=${pathToFileURL(preload).href}`,
+      },
+      'child',
+    );
     expect(code).toBe(3);
     expect(check(report, 'clock').status).toBe('fail');
     expect(check(report, 'clock').detail).toMatch(/local clock is (399|400|401) s ahead of the server/);
@@ -128,7 +146,7 @@ describe('cardctl doctor', () => {
       clock: 'skipped',
       key: 'skipped',
     });
-    const r = await sb.run(['doctor', '-p', 'nope', '--json']);
+    const r = await inProcessRunner(sb)(['doctor', '-p', 'nope', '--json']);
     expect(r.code).toBe(2);
     const report = JSON.parse(r.stdout) as Report;
     expect(check(report, 'credentials').detail).toContain('no profile named nope');

@@ -4,9 +4,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../src/mock/index.js';
 import type { MockHandle } from '../helpers/api.js';
-import { makeSandbox } from '../helpers/cli.js';
+import { makeSandbox, type CliOptions } from '../helpers/cli.js';
+import { inProcessRunner } from '../helpers/in-process.js';
 
 const sandbox = makeSandbox();
+/** The built CLI in this process (test/helpers/in-process.ts), in the sandbox. */
+const runIn = (args: string[], options?: CliOptions) => inProcessRunner(sandbox)(args, options);
 let mock: MockHandle;
 let env: Record<string, string>;
 const WRONG_SECRET = Buffer.alloc(32, 7).toString('base64'); // a well-formed secret, not the key's
@@ -31,12 +34,12 @@ const shownId = (text: string): string => /cardctl mock requests show (req_\d+)/
 
 describe('a refusal of the mock, explained in the hint', () => {
   it('an unknown card: the hint carries the diagnosis and the record it names is that request', async () => {
-    const r = await sandbox.run(['cards', 'get', '01JD2QA1B2C3D4E5F6G7H8J9KM', '--retries', '0'], { env });
+    const r = await runIn(['cards', 'get', '01JD2QA1B2C3D4E5F6G7H8J9KM', '--retries', '0'], { env });
     expect(r.code).toBe(4);
     expect(r.stderr).toMatch(/The mock explains it \(resource_unknown: No card 01JD2QA1B2C3D4E5F6G7H8J9KM exists/);
     const id = shownId(r.stderr);
     expect(id).toMatch(/^req_\d+$/);
-    const show = await sandbox.run(['mock', 'requests', 'show', id, '--json'], { env });
+    const show = await runIn(['mock', 'requests', 'show', id, '--json'], { env });
     expect(show.code, show.stderr).toBe(0);
     expect(JSON.parse(show.stdout)).toMatchObject({
       id,
@@ -49,14 +52,14 @@ describe('a refusal of the mock, explained in the hint', () => {
 
   it('a wrong secret: exit 3, the hint says what the mock found (never the secret); --json has it in the hint; --verbose prints the header', async () => {
     const wrong = { ...env, CARDCTL_API_SECRET: WRONG_SECRET };
-    const r = await sandbox.run(['customers', 'list', '--retries', '0'], { env: wrong });
+    const r = await runIn(['customers', 'list', '--retries', '0'], { env: wrong });
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/The mock explains it \([a-z_]+: [^)]+/);
-    const j = await sandbox.run(['customers', 'list', '--retries', '0', '--json'], { env: wrong });
+    const j = await runIn(['customers', 'list', '--retries', '0', '--json'], { env: wrong });
     const hint = JSON.parse(j.stdout).error.hint as string;
     expect(hint).toMatch(/The mock explains it \([a-z_]+: /);
     expect(shownId(hint)).toMatch(/^req_\d+$/);
-    const v = await sandbox.run(['customers', 'list', '--retries', '0', '--verbose'], { env: wrong });
+    const v = await runIn(['customers', 'list', '--retries', '0', '--verbose'], { env: wrong });
     expect(v.stderr).toMatch(/< x-cardctl-mock-diagnosis: [a-z_]+: /i);
     for (const out of [r.stdout, r.stderr, j.stdout, j.stderr, v.stdout, v.stderr]) {
       expect(out).not.toContain(WRONG_SECRET);
@@ -65,7 +68,7 @@ describe('a refusal of the mock, explained in the hint', () => {
   });
 
   it('an answer the mock accepted names its record only with --verbose; the hint of a mock started with --request-log 0 is as before', async () => {
-    const ok = await sandbox.run(['customers', 'list', '--per-page', '1', '--verbose'], { env });
+    const ok = await runIn(['customers', 'list', '--per-page', '1', '--verbose'], { env });
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stderr).toMatch(/< x-cardctl-mock-request: req_\d+/i);
     expect(ok.stderr).not.toMatch(/x-cardctl-mock-diagnosis/i);
@@ -76,7 +79,7 @@ describe('a refusal of the mock, explained in the hint', () => {
       requestLog: 0,
     })) as unknown as MockHandle;
     try {
-      const r = await sandbox.run(['cards', 'get', '01JD2QA1B2C3D4E5F6G7H8J9KM', '--retries', '0'], {
+      const r = await runIn(['cards', 'get', '01JD2QA1B2C3D4E5F6G7H8J9KM', '--retries', '0'], {
         env: {
           ...env,
           CARDCTL_API_KEY: quiet.keys.test.keyId,

@@ -1,12 +1,16 @@
 // `cardctl mock requests` and `mock requests show` (issue 18 item 3): the built CLI against the
-// mock on port 0, requests signed by the test's own signer.
+// mock on port 0, requests signed by the test's own signer. In this process
+// (test/helpers/in-process.ts), but for `mock start` (refused here; it would run until a signal).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../src/mock/index.js';
 import type { MockHandle } from '../helpers/api.js';
-import { makeSandbox } from '../helpers/cli.js';
+import { makeSandbox, type CliOptions } from '../helpers/cli.js';
+import { inProcessRunner } from '../helpers/in-process.js';
 import { signedCall } from '../helpers/independent-signer.js';
 
 const sandbox = makeSandbox();
+/** The built CLI in this process, in the sandbox. */
+const run = (args: string[], options?: CliOptions) => inProcessRunner(sandbox)(args, options);
 let mock: MockHandle;
 let env: Record<string, string>;
 
@@ -40,7 +44,7 @@ afterAll(async () => {
 
 describe('mock requests', () => {
   it('prints one line per request, oldest first, each refusal with its diagnosis', async () => {
-    const r = await sandbox.run(['mock', 'requests'], { env });
+    const r = await run(['mock', 'requests'], { env });
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trim().split('\n');
     expect(lines).toHaveLength(3);
@@ -54,11 +58,11 @@ describe('mock requests', () => {
   });
 
   it('--failed --limit N keeps the newest N refusals; --json and --ndjson give the records', async () => {
-    const json = await sandbox.run(['mock', 'requests', '--failed', '--limit', '1', '--json'], { env });
+    const json = await run(['mock', 'requests', '--failed', '--limit', '1', '--json'], { env });
     expect(json.code, json.stderr).toBe(0);
     const records = JSON.parse(json.stdout).data; // the {data, meta} of every list
     expect(records.map((x: any) => x.id)).toEqual(['req_3']);
-    const nd = await sandbox.run(['mock', 'requests', '--failed', '--ndjson'], { env });
+    const nd = await run(['mock', 'requests', '--failed', '--ndjson'], { env });
     expect(
       nd.stdout
         .trim()
@@ -68,7 +72,7 @@ describe('mock requests', () => {
   });
 
   it('show ID prints the whole record: the diagnosis, the mistakes and the canonical string the mock built', async () => {
-    const r = await sandbox.run(['mock', 'requests', 'show', 'req_2'], { env });
+    const r = await run(['mock', 'requests', 'show', 'req_2'], { env });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^diagnosis +query_not_sorted/m);
     expect(r.stdout).toMatch(/fix: sort the parameters by key/);
@@ -77,14 +81,14 @@ describe('mock requests', () => {
   });
 
   it('show of an unknown id exits 4 and says what ids look like', async () => {
-    const r = await sandbox.run(['mock', 'requests', 'show', 'req_424242'], { env });
+    const r = await run(['mock', 'requests', 'show', 'req_424242'], { env });
     expect(r.code).toBe(4);
     expect(r.stderr).toMatch(/req_1/);
   });
 
   it('show of an empty id is exit 2 with nothing on stdout (it printed the whole list as one record)', async () => {
     for (const id of ['', '  ']) {
-      const r = await sandbox.run(['mock', 'requests', 'show', id], { env });
+      const r = await run(['mock', 'requests', 'show', id], { env });
       expect(r.code, r.stdout).toBe(2);
       expect(r.stdout).toBe('');
       expect(r.stderr).toContain('the request id is empty');

@@ -1,5 +1,8 @@
 // The resource commands (cards, customers, deposit-addresses, deposits) end to end: the built
-// CLI against the embedded mock, checked against the mock's own books.
+// CLI against the embedded mock, checked against the mock's own books. Rendering, flags and
+// refusals run the CLI in this process (test/helpers/in-process.ts); the money paths (an issue
+// charged once, its replay, a recharge and the refund, --wait, a 202, the live confirmation) as
+// child processes.
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,14 +19,20 @@ import {
   type MockHandle,
 } from '../helpers/api.js';
 import { BIN, makeSandbox, type CliResult, type Sandbox } from '../helpers/cli.js';
+import { inProcessRunner } from '../helpers/in-process.js';
 
 let mock: MockHandle;
 let sb: Sandbox;
 let testEnv: Record<string, string>;
 let liveEnv: Record<string, string>;
+/** The built CLI in this process (test/helpers/in-process.ts), in the sandbox: rendering, flags, refusals. */
 const run = (args: string[], extra: Record<string, string> = {}, input?: string) =>
+  inProcessRunner(sb)(args, { env: { ...testEnv, ...extra }, input });
+const live = (args: string[]) => inProcessRunner(sb)(args, { env: liveEnv });
+/** ... and as a child process: the money paths end to end (charged once, replays, --wait, 202, the live confirmation). */
+const spawnRun = (args: string[], extra: Record<string, string> = {}, input?: string) =>
   sb.run(args, { env: { ...testEnv, ...extra }, input });
-const live = (args: string[]) => sb.run(args, { env: liveEnv });
+const liveSpawned = (args: string[]) => sb.run(args, { env: liveEnv });
 const json = (r: CliResult): any => {
   expect(r.code, r.stderr).toBe(0);
   return JSON.parse(r.stdout);
@@ -187,12 +196,12 @@ describe('cards', () => {
       'res-issue-1',
       '--json',
     ];
-    const card = json(await run(args));
+    const card = json(await spawnRun(args));
     expect(card).toMatchObject({ customer_id: customer.id, status: 'active', balance_minor: 4000, mode: 'test' });
-    expect(json(await run(args)).id).toBe(card.id);
+    expect(json(await spawnRun(args)).id).toBe(card.id);
     const fee = mock.products.find((p) => p.default)!.issue_fee_minor;
     expect(before.balance_minor - (await wallet(mock, 'test')).balance_minor).toBe(4000 + fee);
-    const journal = json(await run(['ops', 'list', '--all', '--json'])).data as Array<{
+    const journal = json(await spawnRun(['ops', 'list', '--all', '--json'])).data as Array<{
       idempotency_key: string;
       outcome: string;
       resource_id: string;
@@ -206,34 +215,44 @@ describe('cards', () => {
 
   it('without --idempotency-key a key is generated and printed on stderr, and a retyped command with it replays', async () => {
     const customer = await approvedCustomer(mock);
-    const first = await run(['cards', 'issue', '--customer', customer.id, '--amount', '100', '--json']);
+    const first = await spawnRun(['cards', 'issue', '--customer', customer.id, '--amount', '100', '--json']);
     const key = /Idempotency-Key: (\S+) \(generated/.exec(first.stderr)?.[1];
     expect(key).toBeDefined();
     const again = json(
-      await run(['cards', 'issue', '--customer', customer.id, '--amount', '100', '--idempotency-key', key!, '--json']),
+      await spawnRun([
+        'cards',
+        'issue',
+        '--customer',
+        customer.id,
+        '--amount',
+        '100',
+        '--idempotency-key',
+        key!,
+        '--json',
+      ]),
     );
     expect(again.id).toBe(json(first).id);
   });
 
   it('recharge, freeze, unfreeze, terminate: each state change, its refusals and exit codes, and the refund', async () => {
     const card = await activeCard(mock, { amount: 1000 });
-    expect(json(await run(['cards', 'recharge', card.id, '--amount', '250', '--json'])).balance_minor).toBe(1250);
-    const frozen = await run(['cards', 'freeze', card.id]);
+    expect(json(await spawnRun(['cards', 'recharge', card.id, '--amount', '250', '--json'])).balance_minor).toBe(1250);
+    const frozen = await spawnRun(['cards', 'freeze', card.id]);
     expect(frozen.code, frozen.stderr).toBe(0);
     expect(frozen.stdout).toMatch(/^status\s+frozen$/m);
-    const twice = await run(['cards', 'freeze', card.id]);
+    const twice = await spawnRun(['cards', 'freeze', card.id]);
     expect(twice.code).toBe(5);
     expect(twice.stderr).toContain('invalid_state');
-    expect(json(await run(['cards', 'unfreeze', card.id, '--json'])).status).toBe('active');
-    const young = await run(['cards', 'terminate', card.id, '--reason', 'lost']);
+    expect(json(await spawnRun(['cards', 'unfreeze', card.id, '--json'])).status).toBe('active');
+    const young = await spawnRun(['cards', 'terminate', card.id, '--reason', 'lost']);
     expect(young.code).toBe(5);
     expect(young.stderr).toContain('termination_blocked');
     await advance(mock, 3601);
     const before = await wallet(mock, 'test');
-    const done = json(await run(['cards', 'terminate', card.id, '--reason', 'lost', '--json']));
+    const done = json(await spawnRun(['cards', 'terminate', card.id, '--reason', 'lost', '--json']));
     expect(done).toMatchObject({ id: card.id, status: 'terminated' });
     expect((await wallet(mock, 'test')).balance_minor - before.balance_minor).toBe(1250);
-    expect((await run(['cards', 'recharge', card.id, '--amount', '1'])).code).toBe(5);
+    expect((await spawnRun(['cards', 'recharge', card.id, '--amount', '1'])).code).toBe(5);
   });
 
   it('refuses bad ids and amounts before sending (exit 2); an unknown card is exit 4', async () => {
@@ -320,7 +339,7 @@ describe('cards', () => {
     expect(before.balance_minor - (await wallet(mock, 'test')).balance_minor).toBe(800 + fee);
     // one journal entry for the issue and its replays, resolved with the card
     const entries = (
-      json(await run(['ops', 'list', '--all', '--json'])).data as Array<{
+      json(await spawnRun(['ops', 'list', '--all', '--json'])).data as Array<{
         idempotency_key: string;
         outcome: string;
         resource_id: string | null;
@@ -330,7 +349,7 @@ describe('cards', () => {
     expect(entries).toEqual([expect.objectContaining({ outcome: 'resolved', resource_id: pendingId, status: 201 })]);
 
     await ctl(mock, 'POST', '/faults', { operation: 'issue', kind: 'async_202', count: 1 });
-    const timedOut = await run([
+    const timedOut = await spawnRun([
       'cards',
       'issue',
       '--customer',
@@ -347,7 +366,7 @@ describe('cards', () => {
     expect(timedOut.stderr).toContain('still pending after 1 s');
     expect(timedOut.stderr).toContain('res-wait-2');
     expect(timedOut.stdout).toMatch(/^status\s+pending$/m);
-    const unresolved = json(await run(['ops', 'list', '--unresolved', '--all', '--json'])).data as Array<{
+    const unresolved = json(await spawnRun(['ops', 'list', '--unresolved', '--all', '--json'])).data as Array<{
       idempotency_key: string;
     }>;
     expect(unresolved.map((e) => e.idempotency_key)).toContain('res-wait-2');
@@ -356,7 +375,7 @@ describe('cards', () => {
   it('a 202 with --json prints one JSON value, the error with the key to replay (exit 7)', async () => {
     const customer = await approvedCustomer(mock);
     await ctl(mock, 'POST', '/faults', { operation: 'issue', kind: 'async_202', count: 1 });
-    const r = await run([
+    const r = await spawnRun([
       'cards',
       'issue',
       '--customer',
@@ -370,7 +389,7 @@ describe('cards', () => {
     expect(r.code).toBe(7);
     expect(JSON.parse(r.stdout)).toMatchObject({ error: { status: 202, idempotency_key: 'res-202-json' } });
     // replayed while pending: the API answers the pending card, and the error carries it (the id to poll)
-    const again = await run([
+    const again = await spawnRun([
       'cards',
       'issue',
       '--customer',
@@ -423,7 +442,7 @@ describe('funding (live keys only)', () => {
   it('a live card issue needs --yes when nobody can confirm', async () => {
     const customer = await getCustomer(mock, (await approvedCustomer(mock)).id, 'live');
     const before = await counts();
-    const refused = await live(['cards', 'issue', '--customer', customer.id, '--amount', '500']);
+    const refused = await liveSpawned(['cards', 'issue', '--customer', customer.id, '--amount', '500']);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('--yes');
     expect(refused.stderr).not.toContain('Idempotency-Key'); // nothing was sent: no key to replay

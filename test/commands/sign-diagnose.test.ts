@@ -1,18 +1,22 @@
 // `cardctl sign diagnose` through the built CLI: each known mistake is made on purpose by a
 // deliberately wrong client signer (written here, independent of src/signing), the request is
 // written as raw HTTP text to a file, and the diagnosis must name that mistake.
+// In this process (test/helpers/in-process.ts): sign's whole-process runs are test/commands/sign.test.ts's.
 import { createHash, createHmac } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { KNOWN_MISTAKES } from '../../src/signing/diagnose.js';
 import { makeSandbox } from '../helpers/cli.js';
+import { inProcessRunner } from '../helpers/in-process.js';
 
 const SECRET = 'q8N3d0vYw2l1C5m9JxTzR4bF6hK7aPpUe3sG1oVtW0E=';
 const KEY = '01JD2Q7N8V3K4M5P6R7S8T9V0W';
 const TS = '1763800000';
 const NONCE = '6f1c2d3e-4b5a-4c7d-9e8f-0a1b2c3d4e5f';
 const sandbox = makeSandbox();
+/** The built CLI in this process (test/helpers/in-process.ts), in the sandbox. */
+const diagnoseRun = inProcessRunner(sandbox);
 const env = { CARDCTL_API_SECRET: SECRET, CARDCTL_API_KEY: KEY };
 afterAll(() => sandbox.cleanup());
 
@@ -163,7 +167,7 @@ const named = new Set<string>();
 async function diagnoseText(text: string, args: string[] = []) {
   const file = join(sandbox.dir, `req-${++fileNo}.http`);
   writeFileSync(file, text);
-  const res = await sandbox.run(['sign', 'diagnose', '--request', file, '--now', TS, '--json', ...args], { env });
+  const res = await diagnoseRun(['sign', 'diagnose', '--request', file, '--now', TS, '--json', ...args], { env });
   const json = JSON.parse(res.stdout) as {
     valid: boolean;
     found: boolean;
@@ -366,7 +370,7 @@ describe('sign diagnose verdicts', () => {
   it('a valid request: exit 0, human output says valid', async () => {
     const file = join(sandbox.dir, 'valid.http');
     writeFileSync(file, rawHttp(POST_CARD, wrongSign(POST_CARD, [])));
-    const r = await sandbox.run(['sign', 'diagnose', '--request', file, '--now', TS], { env });
+    const r = await diagnoseRun(['sign', 'diagnose', '--request', file, '--now', TS], { env });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^Valid:/);
     expect(r.stdout).not.toContain(SECRET);
@@ -376,7 +380,7 @@ describe('sign diagnose verdicts', () => {
     const file = join(sandbox.dir, 'unknown.http');
     const sig = createHmac('sha256', 'some other secret').update('x').digest('base64');
     writeFileSync(file, rawHttp(POST_CARD, sig));
-    const r = await sandbox.run(['sign', 'diagnose', '--request', file, '--now', TS], { env });
+    const r = await diagnoseRun(['sign', 'diagnose', '--request', file, '--now', TS], { env });
     expect(r.code).toBe(3);
     expect(r.stdout).toMatch(/could not be found/);
     expect(r.stdout).toMatch(
@@ -416,7 +420,7 @@ describe('sign diagnose verdicts', () => {
   it('warns about a stale timestamp but keeps a valid signature valid', async () => {
     const file = join(sandbox.dir, 'stale.http');
     writeFileSync(file, rawHttp(GET_LIST, wrongSign(GET_LIST, [])));
-    const r = await sandbox.run(['sign', 'diagnose', '--request', file, '--now', String(Number(TS) + 3600), '--json'], {
+    const r = await diagnoseRun(['sign', 'diagnose', '--request', file, '--now', String(Number(TS) + 3600), '--json'], {
       env,
     });
     expect(r.code).toBe(0);
@@ -428,7 +432,7 @@ describe('sign diagnose verdicts', () => {
   it('the human verdict names the mistake and the fix in one sentence', async () => {
     const file = join(sandbox.dir, 'human.http');
     writeFileSync(file, rawHttp(GET_LIST, wrongSign(GET_LIST, ['query_not_sorted'])));
-    const r = await sandbox.run(['sign', 'diagnose', '--request', file, '--now', TS], { env });
+    const r = await diagnoseRun(['sign', 'diagnose', '--request', file, '--now', TS], { env });
     expect(r.code).toBe(3);
     expect(r.stdout.split('\n')[0]).toMatch(
       /^Invalid: the query parameters were signed in the order they were sent.*Fix: sort the parameters/,
@@ -439,7 +443,7 @@ describe('sign diagnose verdicts', () => {
   it('a file that is not an HTTP request is a usage error with what to do', async () => {
     const file = join(sandbox.dir, 'bad.http');
     writeFileSync(file, 'hello world\n');
-    const res = await sandbox.run(['sign', 'diagnose', '--request', file], { env });
+    const res = await diagnoseRun(['sign', 'diagnose', '--request', file], { env });
     expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/request line/);
     expect(res.stderr).toMatch(/blank line/);
@@ -453,7 +457,7 @@ describe('sign diagnose never prints a working signature unless asked', () => {
   it('an invalid request: the expected signature is cut to 6 characters, text and --json', async () => {
     const file = join(sandbox.dir, 'paste.http');
     writeFileSync(file, rawHttp(POST_CARD, invalid));
-    const text = await sandbox.run(['sign', 'diagnose', '--request', file, '--now', TS], { env });
+    const text = await diagnoseRun(['sign', 'diagnose', '--request', file, '--now', TS], { env });
     expect(text.code).toBe(3);
     expect(text.stdout + text.stderr).not.toContain(valid);
     expect(text.stdout).toContain(`expected X-Signature: ${valid.slice(0, 6)}…`);
@@ -470,7 +474,7 @@ describe('sign diagnose never prints a working signature unless asked', () => {
     for (const args of [[], ['--json']]) {
       const file = join(sandbox.dir, 'valid-paste.http');
       writeFileSync(file, rawHttp(POST_CARD, valid));
-      const r = await sandbox.run(['sign', 'diagnose', '--request', file, '--now', TS, ...args], { env });
+      const r = await diagnoseRun(['sign', 'diagnose', '--request', file, '--now', TS, ...args], { env });
       expect(r.code).toBe(0);
       expect(r.stdout + r.stderr).not.toContain(valid);
     }
@@ -479,12 +483,12 @@ describe('sign diagnose never prints a working signature unless asked', () => {
   it('--show-valid-signature prints it whole, and its help says what that gives away', async () => {
     const r = await diagnoseText(rawHttp(POST_CARD, invalid), ['--show-valid-signature']);
     expect(r.json.expected_signature).toBe(valid);
-    const text = await sandbox.run(
+    const text = await diagnoseRun(
       ['sign', 'diagnose', '--request', join(sandbox.dir, 'paste.http'), '--now', TS, '--show-valid-signature'],
       { env },
     );
     expect(text.stdout).toContain(`expected X-Signature: ${valid}\n`);
-    const help = await sandbox.run(['sign', 'diagnose', '--help']);
+    const help = await diagnoseRun(['sign', 'diagnose', '--help']);
     expect(help.stdout.replace(/\s+/g, ' ')).toMatch(
       /--show-valid-signature print the whole signature the server expects: with the request beside it, that is a request the server accepts/,
     );
@@ -498,6 +502,7 @@ describe('sign diagnose tries the secrets of the other profiles', () => {
   const VAULT_SECRET = Buffer.from('canary: secret from a vault cmd!').toString('base64');
   const VAULT_KEY = '01JD2Q7N8V3K4M5P6R7S8T9V0Y';
   const profiles = makeSandbox();
+  const runIn = inProcessRunner(profiles);
   afterAll(() => profiles.cleanup());
   const signedWith = (secret: string, req: WireRequest): string =>
     createHmac('sha256', secret)
@@ -519,11 +524,11 @@ describe('sign diagnose tries the secrets of the other profiles', () => {
 
   it('set up: three profiles, one whose secret comes from a command', async () => {
     const add = (name: string, key: string, mode: string, input: string) =>
-      profiles.run(['profiles', 'add', name, '--key-id', key, '--mode', mode, '--secret-stdin'], { input });
+      runIn(['profiles', 'add', name, '--key-id', key, '--mode', mode, '--secret-stdin'], { input });
     expect((await add('test', KEY, 'test', `${SECRET}\n`)).code).toBe(0);
     expect((await add('live', LIVE_KEY, 'live', `${LIVE_SECRET}\n`)).code).toBe(0);
     writeFileSync(join(profiles.dir, 'vault'), VAULT_SECRET);
-    const vault = await profiles.run([
+    const vault = await runIn([
       'profiles',
       'add',
       'vault',
@@ -540,8 +545,8 @@ describe('sign diagnose tries the secrets of the other profiles', () => {
   async function diagnoseAs(req: WireRequest, secret: string, args: string[] = []) {
     const file = join(profiles.dir, `other-${++fileNo}.http`);
     writeFileSync(file, rawHttp(req, signedWith(secret, req)));
-    const text = await profiles.run(['sign', 'diagnose', '--request', file, '--now', TS, '--profile', 'test', ...args]);
-    const json = await profiles.run([
+    const text = await runIn(['sign', 'diagnose', '--request', file, '--now', TS, '--profile', 'test', ...args]);
+    const json = await runIn([
       'sign',
       'diagnose',
       '--request',

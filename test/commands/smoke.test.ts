@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../src/mock/index.js';
 import { apiCall, ctl, wallet, type MockHandle } from '../helpers/api.js';
-import { makeSandbox, type Sandbox } from '../helpers/cli.js';
+import { makeSandbox, type CliOptions, type Sandbox } from '../helpers/cli.js';
+import { inProcessRunner } from '../helpers/in-process.js';
 import { startCountingProxy, type CountingProxy, type Injected } from '../helpers/counting-proxy.js';
 import { all, parseXml } from '../helpers/junit.js';
 
@@ -53,6 +54,8 @@ const CASES = [
 ];
 
 let sb: Sandbox;
+/** The built CLI in this process (test/helpers/in-process.ts), in the sandbox. */
+const runIn = (args: string[], options?: CliOptions) => inProcessRunner(sb)(args, options);
 let mock: MockHandle;
 const proxies: CountingProxy[] = [];
 
@@ -96,7 +99,7 @@ const names = (r: Report): string[] => r.cases.map((c) => `${c.group}: ${c.name}
 
 describe('cardctl smoke', () => {
   it('--mock: every case passes against the embedded mock, exit 0, naming the customer and the card', async () => {
-    const run = await sb.run(['smoke', '--mock', '--json']);
+    const run = await runIn(['smoke', '--mock', '--json']);
     const report = parse(run.stdout, run.stderr);
     expect(
       run.code,
@@ -114,7 +117,7 @@ describe('cardctl smoke', () => {
     expect(report.cases.find((c) => c.name === 'list')?.got).toMatch(/then [0-9A-Z]{26} after next_cursor$/);
     expect(report.requests).toBeLessThanOrEqual(30);
     // readable: the same cases, and the ids a CI log needs
-    const text = await sb.run(['smoke', '--mock']);
+    const text = await runIn(['smoke', '--mock']);
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/^✓ 22 cases: 22 passed, 0 failed/m);
     expect(text.stdout).toMatch(
@@ -125,7 +128,7 @@ describe('cardctl smoke', () => {
   it('against a sandbox URL: at most 30 requests, the card left frozen and recharged once, what the report says it created exists', async () => {
     const p = await proxy();
     const before = await wallet(mock);
-    const run = await sb.run(['smoke', '--json'], { env: envFor(p.baseUrl) });
+    const run = await runIn(['smoke', '--json'], { env: envFor(p.baseUrl) });
     const report = parse(run.stdout, run.stderr);
     expect(run.code).toBe(0);
     expect(p.seen.length).toBe(report.requests);
@@ -145,13 +148,13 @@ describe('cardctl smoke', () => {
 
   it('refuses a live key before sending anything: exit 2', async () => {
     const p = await proxy();
-    const run = await sb.run(['smoke'], { env: envFor(p.baseUrl, mock.keys.live, 'live') });
+    const run = await runIn(['smoke'], { env: envFor(p.baseUrl, mock.keys.live, 'live') });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/refusing to run the smoke test with a live key.*Nothing was sent/);
     expect(run.stderr).toMatch(/Use a test \(sandbox\) key/);
     expect(p.seen).toEqual([]);
     // --mock with -p: refused without quoting the -p value (a pasted secret would show)
-    const both = await sb.run(['smoke', '--mock', '-p', mock.keys.test.secret]);
+    const both = await runIn(['smoke', '--mock', '-p', mock.keys.test.secret]);
     expect(both.code).toBe(2);
     expect(both.stderr).toMatch(/--mock runs with the embedded mock's own test key: leave out -p/);
     expect(both.stderr + both.stdout).not.toContain(mock.keys.test.secret);
@@ -162,7 +165,7 @@ describe('cardctl smoke', () => {
     await ctl(mock, 'POST', `/keys/${key.key_id}/revoke`);
     const p = await proxy();
     const junit = join(sb.dir, 'out', 'smoke.xml');
-    const run = await sb.run(['smoke', '--junit', junit], {
+    const run = await runIn(['smoke', '--junit', junit], {
       env: { ...envFor(p.baseUrl, { keyId: key.key_id, secret: key.secret }), GITHUB_ACTIONS: 'true' },
     });
     expect(run.code).toBe(3);
@@ -195,7 +198,7 @@ describe('cardctl smoke', () => {
 
   it('without credentials: the credentials case fails, every other case is skipped, exit 2, the JUnit file still written', async () => {
     const junit = join(sb.dir, 'out', 'no-credentials.xml');
-    const run = await sb.run(['smoke', '--junit', junit, '--json']);
+    const run = await runIn(['smoke', '--junit', junit, '--json']);
     expect(run.code).toBe(2);
     const report = parse(run.stdout, run.stderr);
     expect(names(report)).toEqual(CASES);
@@ -217,7 +220,7 @@ describe('cardctl smoke', () => {
       }
       return undefined;
     });
-    const run = await sb.run(['smoke', '--json'], { env: envFor(p.baseUrl) });
+    const run = await runIn(['smoke', '--json'], { env: envFor(p.baseUrl) });
     const report = parse(run.stdout, run.stderr);
     expect(run.code).toBe(0);
     const creates = p.seen.filter((s) => s.method === 'POST' && s.path === '/api/v1/customers');
@@ -229,7 +232,7 @@ describe('cardctl smoke', () => {
   it('stops at 30 requests when 429s double every call: exit 6, the budget named', async () => {
     // after setup and signing (9 requests), every other request is a 429: each call costs two
     const p = await proxy((n) => (n > 9 && n % 2 === 0 ? { status: 429, headers: { 'Retry-After': '0' } } : undefined));
-    const run = await sb.run(['smoke', '--json'], { env: envFor(p.baseUrl) });
+    const run = await runIn(['smoke', '--json'], { env: envFor(p.baseUrl) });
     const report = parse(run.stdout, run.stderr);
     expect(p.seen.length).toBe(30);
     expect(run.code).toBe(6);

@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../../src/contract/resources.js';
-import { makeSandbox, type Sandbox } from '../helpers/cli.js';
+import { makeSandbox, type CliOptions, type Sandbox } from '../helpers/cli.js';
+import { inProcessRunner } from '../helpers/in-process.js';
 import { all, parseXml } from '../helpers/junit.js';
 import { startReceiver, type Receiver, type ReceiverKind } from '../helpers/webhook-receivers.js';
 
@@ -29,6 +30,8 @@ interface Report {
 }
 
 let sb: Sandbox;
+/** The built CLI in this process (test/helpers/in-process.ts), in the sandbox. */
+const runIn = (args: string[], options?: CliOptions) => inProcessRunner(sb)(args, options);
 const receivers: Receiver[] = [];
 
 beforeAll(() => {
@@ -50,7 +53,7 @@ async function grade(
   extra: string[] = [],
   env: Record<string, string> = {},
 ): Promise<{ code: number; report: Report; stderr: string; stdout: string }> {
-  const run = await sb.run(['webhooks', 'test', url, '--json', ...extra], {
+  const run = await runIn(['webhooks', 'test', url, '--json', ...extra], {
     env: { CARDCTL_WEBHOOK_SECRET: SECRET, ...env },
   });
   let report: Report;
@@ -140,7 +143,7 @@ describe('webhooks test', () => {
 
   it('writes JUnit XML with one testcase per case and a failure for each failed case', async () => {
     const file = join(sb.dir, 'reports', 'webhooks.xml');
-    const run = await sb.run(['webhooks', 'test', (await receiver('no-tolerance')).url, '--junit', file], {
+    const run = await runIn(['webhooks', 'test', (await receiver('no-tolerance')).url, '--junit', file], {
       env: { CARDCTL_WEBHOOK_SECRET: SECRET, GITHUB_ACTIONS: 'true' },
     });
     expect(run.code).toBe(3);
@@ -182,14 +185,14 @@ describe('webhooks test', () => {
 
   it('refuses http to a host that is not loopback, an unusable URL and a bad --timeout, before sending anything (exit 2)', async () => {
     const env = { CARDCTL_WEBHOOK_SECRET: SECRET };
-    const plain = await sb.run(['webhooks', 'test', 'http://example.com/webhooks'], { env });
+    const plain = await runIn(['webhooks', 'test', 'http://example.com/webhooks'], { env });
     expect(plain.code).toBe(2);
     expect(plain.stderr).toMatch(/http is allowed only for a loopback host.*\n.*https:\/\/example\.com\/webhooks/);
-    expect((await sb.run(['webhooks', 'test', 'not a url'], { env })).code).toBe(2);
-    expect((await sb.run(['webhooks', 'test', 'https://user:pw@example.com/'], { env })).code).toBe(2);
+    expect((await runIn(['webhooks', 'test', 'not a url'], { env })).code).toBe(2);
+    expect((await runIn(['webhooks', 'test', 'https://user:pw@example.com/'], { env })).code).toBe(2);
     const r = await receiver('correct');
     for (const t of ['0', '16', 'soon']) {
-      const run = await sb.run(['webhooks', 'test', r.url, '--timeout', t], { env });
+      const run = await runIn(['webhooks', 'test', r.url, '--timeout', t], { env });
       expect(run.code).toBe(2);
       expect(run.stderr).toMatch(/--timeout must be more than 0 and at most 15 seconds/);
     }
@@ -198,10 +201,10 @@ describe('webhooks test', () => {
 
   it('needs the webhook secret from the environment or a profile, never a flag', async () => {
     const r = await receiver('correct');
-    const none = await sb.run(['webhooks', 'test', r.url]);
+    const none = await runIn(['webhooks', 'test', r.url]);
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(/no webhook secret/);
-    expect((await sb.run(['webhooks', 'test', r.url, '--secret', SECRET])).code).toBe(2);
+    expect((await runIn(['webhooks', 'test', r.url, '--secret', SECRET])).code).toBe(2);
     expect(r.seen).toEqual([]);
   });
 });

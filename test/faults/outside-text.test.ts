@@ -3,13 +3,16 @@
 // hint quoting a server's `next_cursor`, doctor's lines quoting the server's error messages,
 // `webhooks listen` printing a delivery's data, `mock requests` and `mock requests show` printing
 // an unauthenticated request's body, and errors. JSON output keeps the same bytes exact.
+// The commands run in this process (test/helpers/in-process.ts); `webhooks listen`, which waits
+// for a delivery, is a child process.
 import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../src/mock/index.js';
 import { rawRequest, type MockHandle } from '../helpers/api.js';
-import { BIN, ROOT, makeSandbox, type Sandbox } from '../helpers/cli.js';
+import { BIN, ROOT, makeSandbox, type CliOptions, type Sandbox } from '../helpers/cli.js';
+import { inProcessRunner } from '../helpers/in-process.js';
 
 /** A title change and a screen clear (OSC, CSI), a C1 CSI, a bidi override and NUL. */
 const HOSTILE = 'x\u001b]0;X\u0007\u001b[2J\u009b31m\u202Eevil\u0000';
@@ -52,6 +55,9 @@ afterAll(async () => {
   sb?.cleanup();
 });
 
+/** The built CLI in this process, in the sandbox. */
+const run = (args: string[], options?: CliOptions) => inProcessRunner(sb)(args, options);
+
 const serverEnv = (): Record<string, string> => ({
   CARDCTL_BASE_URL: base,
   CARDCTL_API_KEY: '01JD2Q7N8V3K4M5P6R7S8T9V0W',
@@ -66,26 +72,26 @@ const mockEnv = (): Record<string, string> => ({
 
 describe('text from outside never reaches a terminal raw', () => {
   it("the list hint quoting the server's next_cursor: escaped; --json keeps the cursor exact", async () => {
-    const r = await sb.run(['customers', 'list'], { env: serverEnv() });
+    const r = await run(['customers', 'list'], { env: serverEnv() });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain('More customers: add --cursor x\\x1b]0;X\\x07\\x1b[2J');
     expect(r.stdout + r.stderr).not.toMatch(RAW);
-    const json = await sb.run(['customers', 'list', '--json'], { env: serverEnv() });
+    const json = await run(['customers', 'list', '--json'], { env: serverEnv() });
     expect(JSON.parse(json.stdout).meta.next_cursor).toBe(HOSTILE);
   });
 
   it("doctor's lines quoting the server's error messages: escaped", async () => {
-    const r = await sb.run(['doctor'], { env: serverEnv(), timeoutMs: 60_000 });
+    const r = await run(['doctor'], { env: serverEnv(), timeoutMs: 60_000 });
     expect(r.stdout).toContain('x\\x1b]0;X\\x07');
     expect(r.stdout + r.stderr).not.toMatch(RAW);
   });
 
   it('an error quoting the server: escaped on stderr, exact with --json', async () => {
-    const r = await sb.run(['cards', 'get', '01JD2Q7N8V3K4M5P6R7S8T9V0W'], { env: serverEnv() });
+    const r = await run(['cards', 'get', '01JD2Q7N8V3K4M5P6R7S8T9V0W'], { env: serverEnv() });
     expect(r.code).toBe(3);
     expect(r.stderr).toContain('\\u{202E}evil\\x00');
     expect(r.stdout + r.stderr).not.toMatch(RAW);
-    const json = await sb.run(['cards', 'get', '01JD2Q7N8V3K4M5P6R7S8T9V0W', '--json'], { env: serverEnv() });
+    const json = await run(['cards', 'get', '01JD2Q7N8V3K4M5P6R7S8T9V0W', '--json'], { env: serverEnv() });
     expect(JSON.parse(json.stdout).error.message).toContain(HOSTILE);
   });
 
@@ -99,13 +105,13 @@ describe('text from outside never reaches a terminal raw', () => {
       body,
     });
     expect(sent.status).toBe(401);
-    const list = await sb.run(['mock', 'requests', '--failed', '--limit', '1'], { env: mockEnv() });
+    const list = await run(['mock', 'requests', '--failed', '--limit', '1'], { env: mockEnv() });
     expect(list.code, list.stderr).toBe(0);
     expect(list.stdout + list.stderr).not.toMatch(RAW);
-    const json = await sb.run(['mock', 'requests', '--failed', '--limit', '1', '--json'], { env: mockEnv() });
+    const json = await run(['mock', 'requests', '--failed', '--limit', '1', '--json'], { env: mockEnv() });
     const record = JSON.parse(json.stdout).data[0];
     expect(record.body.text).toBe(body); // exact in JSON
-    const show = await sb.run(['mock', 'requests', 'show', record.id], { env: mockEnv() });
+    const show = await run(['mock', 'requests', 'show', record.id], { env: mockEnv() });
     expect(show.code, show.stderr).toBe(0);
     expect(show.stdout).toContain('x\\x1b]0;X\\x07\\x1b[2J');
     expect(show.stdout + show.stderr).not.toMatch(RAW);
@@ -132,10 +138,9 @@ describe('text from outside never reaches a terminal raw', () => {
       );
       const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
       await listening;
-      const trig = await sb.run(
-        ['webhooks', 'trigger', 'card.issued', '--data', JSON.stringify({ card_id: HOSTILE })],
-        { env: mockEnv() },
-      );
+      const trig = await run(['webhooks', 'trigger', 'card.issued', '--data', JSON.stringify({ card_id: HOSTILE })], {
+        env: mockEnv(),
+      });
       expect(trig.code, trig.stderr).toBe(0);
       expect(await exited, stderr).toBe(0);
       if (json) {

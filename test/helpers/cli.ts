@@ -34,10 +34,19 @@ export interface Sandbox {
   cleanup(): void;
 }
 
-/** Environment with every CARDCTL_* variable of the developer's shell removed. */
-function cleanEnv(): Record<string, string> {
+/**
+ * The worker's own environment while test/helpers/in-process.ts has put a command's in process.env
+ * (undefined otherwise): a child started during an in-process run gets the worker's, not the command's.
+ */
+let outsideEnv: NodeJS.ProcessEnv | undefined;
+export function holdWorkerEnv(env: NodeJS.ProcessEnv | undefined): void {
+  outsideEnv = env;
+}
+
+/** Environment with every CARDCTL_* variable of the developer's shell removed (also test/helpers/in-process.ts). */
+export function cleanEnv(): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) {
+  for (const [k, v] of Object.entries(outsideEnv ?? process.env)) {
     if (v !== undefined && !k.startsWith('CARDCTL_')) env[k] = v;
   }
   env.NO_COLOR = '1';

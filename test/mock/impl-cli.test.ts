@@ -5,10 +5,13 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BIN, makeSandbox, ROOT } from '../helpers/cli.js';
+import { BIN, makeSandbox, ROOT, type CliOptions } from '../helpers/cli.js';
+import { inProcessRunner } from '../helpers/in-process.js';
 import { apiCall, expectOk, handleFromBanner } from '../helpers/api.js';
 
 const sandbox = makeSandbox();
+/** The built CLI in this process (test/helpers/in-process.ts), in the sandbox. */
+const runIn = (args: string[], options?: CliOptions) => inProcessRunner(sandbox)(args, options);
 afterAll(() => sandbox.cleanup());
 
 function spawnMock(args: string[]): ChildProcessWithoutNullStreams {
@@ -59,34 +62,28 @@ describe('cardctl mock start', () => {
 
       const mockFile = join(sandbox.configDir, 'mocks', `${child.pid}.json`);
       expect(statSync(mockFile).mode & 0o777).toBe(0o600);
-      const state = await sandbox.run(['mock', 'state', '--json']);
+      const state = await runIn(['mock', 'state', '--json']);
       expect(state.code, state.stderr).toBe(0);
       expect(JSON.parse(state.stdout)).toMatchObject({ merchants: 1, seed: 4 });
-      const advanced = await sandbox.run(['mock', 'clock', 'advance', '90', '--json']);
+      const advanced = await runIn(['mock', 'clock', 'advance', '90', '--json']);
       expect(JSON.parse(advanced.stdout).offset_seconds).toBe(90);
       // mock keys create --expires-in: the key works until the simulated clock passes its expiry
-      const created = await sandbox.run(['mock', 'keys', 'create', '--mode', 'test', '--expires-in', '60', '--json']);
+      const created = await runIn(['mock', 'keys', 'create', '--mode', 'test', '--expires-in', '60', '--json']);
       expect(created.code, created.stderr).toBe(0);
       const expiring = JSON.parse(created.stdout);
       expect(typeof expiring.expires_at).toBe('string');
       const expiringKey = { keyId: expiring.key_id, secret: expiring.secret };
       expectOk(await apiCall(mock, { method: 'GET', path: '/customers', key: expiringKey }));
-      expect((await sandbox.run(['mock', 'clock', 'advance', '61', '--json'])).code).toBe(0);
+      expect((await runIn(['mock', 'clock', 'advance', '61', '--json'])).code).toBe(0);
       const refused = await apiCall(mock, { method: 'GET', path: '/customers', key: expiringKey });
       expect(refused.status).toBe(401);
       expect(refused.body.errors.gateway).toEqual(['invalid_api_key']);
-      const missing = await sandbox.run(['mock', 'kyc', '01JD2QZZZZZZZZZZZZZZZZZZZZ', '--verdict', 'approved']);
+      const missing = await runIn(['mock', 'kyc', '01JD2QZZZZZZZZZZZZZZZZZZZZ', '--verdict', 'approved']);
       expect(missing.code).toBe(4);
       expect(missing.stderr).toMatch(/not found/);
-      const endpoint = await sandbox.run(['mock', 'webhook-endpoints', 'add', 'http://127.0.0.1:9/hooks', '--json']);
+      const endpoint = await runIn(['mock', 'webhook-endpoints', 'add', 'http://127.0.0.1:9/hooks', '--json']);
       expect(endpoint.code, endpoint.stderr).toBe(0);
-      const enabled = await sandbox.run([
-        'mock',
-        'webhook-endpoints',
-        'enable',
-        JSON.parse(endpoint.stdout).id,
-        '--json',
-      ]);
+      const enabled = await runIn(['mock', 'webhook-endpoints', 'enable', JSON.parse(endpoint.stdout).id, '--json']);
       expect(enabled.code, enabled.stderr).toBe(0);
       expect(JSON.parse(enabled.stdout)).toMatchObject({ url: 'http://127.0.0.1:9/hooks', enabled: true });
 
@@ -147,7 +144,7 @@ describe('cardctl mock start', () => {
       expect(secondErr).toMatch(new RegExp(`another mock is running \\(pid ${first.pid}.*now use this one`));
 
       // the commands use the newest, and say which
-      const state = await sandbox.run(['mock', 'state', '--json']);
+      const state = await runIn(['mock', 'state', '--json']);
       expect(state.code, state.stderr).toBe(0);
       expect(JSON.parse(state.stdout)).toMatchObject({ seed: 6 });
       expect(state.stderr).toMatch(new RegExp(`2 mocks are running; using the newest \\(pid ${second.pid}`));
@@ -156,12 +153,12 @@ describe('cardctl mock start', () => {
       second.kill('SIGTERM');
       expect(await exitOf(second)).toBe(0);
       expect(readdirSync(join(sandbox.configDir, 'mocks'))).toEqual([`${first.pid}.json`]);
-      const back = await sandbox.run(['mock', 'state', '--json']);
+      const back = await runIn(['mock', 'state', '--json']);
       expect(back.code, back.stderr).toBe(0);
       expect(JSON.parse(back.stdout)).toMatchObject({ seed: 5 });
       expect(back.stderr).not.toMatch(/mocks are running/);
       expect(readFileSync(join(sandbox.configDir, 'profiles.json'), 'utf8')).toBe(profilesBefore);
-      const listed = await sandbox.run(['customers', 'list', '-p', 'mock-test', '--json']);
+      const listed = await runIn(['customers', 'list', '-p', 'mock-test', '--json']);
       expect(listed.code, listed.stderr).toBe(0);
       first.kill('SIGTERM');
       expect(await exitOf(first)).toBe(0);
@@ -172,7 +169,7 @@ describe('cardctl mock start', () => {
   });
 
   it('a control command with no running mock says how to start one', async () => {
-    const res = await sandbox.run(['mock', 'wallets']);
+    const res = await runIn(['mock', 'wallets']);
     expect(res.code).toBe(8);
     expect(res.stderr).toMatch(/cardctl mock start/);
   });

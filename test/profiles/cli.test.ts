@@ -1,10 +1,12 @@
-// The `profiles` commands through the real built CLI, with a temporary CARDCTL_CONFIG_DIR.
+// The `profiles` commands through the real built CLI, with a temporary CARDCTL_CONFIG_DIR: in this
+// process (test/helpers/in-process.ts), and as a child process under `umask 000` (its file modes).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, ROOT, makeSandbox, type CliResult, type Sandbox } from '../helpers/cli.js';
+import { inProcessRunner } from '../helpers/in-process.js';
 
 const KEY_A = '01JD2Q7N8V3K4M5P6R7S8T9V0W';
 const KEY_B = '01JD2Q7N8V3K4M5P6R7S8T9V0X';
@@ -26,10 +28,11 @@ function expectNoSecret(text: string, ...secrets: string[]): void {
 const mode = (path: string): string => (statSync(path).mode & 0o777).toString(8);
 
 let sandboxes: Sandbox[] = [];
+/** A sandbox whose `run` is the built CLI in this process (test/helpers/in-process.ts); runUmask000 is a child process. */
 function sandbox(): Sandbox {
   const s = makeSandbox();
   sandboxes.push(s);
-  return s;
+  return { ...s, run: inProcessRunner(s) };
 }
 afterEach(() => {
   for (const s of sandboxes) s.cleanup();

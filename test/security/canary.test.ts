@@ -8,6 +8,7 @@ import { startMock, type MockServer } from '../../src/mock/index.js';
 import { signRequest } from '../../src/signing/index.js';
 import { approvedCustomer, createCustomer, ctl, customerInput, type MockHandle } from '../helpers/api.js';
 import { makeSandbox, type CliResult } from '../helpers/cli.js';
+import { inProcessRunner } from '../helpers/in-process.js';
 import { startReceiver } from '../helpers/webhook-receivers.js';
 
 // 32 bytes whose base64 holds '+' and '/', so the URL-encoded and query-encoded forms differ from the raw one
@@ -40,11 +41,23 @@ const sandbox = makeSandbox();
 let mock: MockServer;
 const outputs: Array<{ args: string[]; result: CliResult }> = [];
 
-async function cli(args: string[], options: { input?: string; env?: Record<string, string> } = {}): Promise<CliResult> {
-  const result = await sandbox.run(args, options);
+/**
+ * Runs cardctl in the sandbox and keeps its output for the checks at the end: in this process
+ * (test/helpers/in-process.ts: what the command, oclif, console and process.stdout/stderr print),
+ * or as a child process (`cliChild`): the money paths end to end (cards, the journal, a batch) and
+ * a `webhooks listen` that waits while another command triggers its delivery.
+ */
+async function cli(
+  args: string[],
+  options: { input?: string; env?: Record<string, string> } = {},
+  how: 'in-process' | 'child' = 'in-process',
+): Promise<CliResult> {
+  const result = how === 'child' ? await sandbox.run(args, options) : await inProcessRunner(sandbox)(args, options);
   outputs.push({ args, result });
   return result;
 }
+const cliChild = (args: string[], options: { input?: string; env?: Record<string, string> } = {}) =>
+  cli(args, options, 'child');
 
 function filesUnder(dir: string): string[] {
   const out: string[] = [];
@@ -192,21 +205,30 @@ describe('the canary secret goes through every command', () => {
 
   it('cards: a whole life, refusals, live-only calls', async () => {
     const customerId = (await approvedCustomer(mock as unknown as MockHandle)).id as string;
-    const issued = await cli(['cards', 'issue', '--customer', customerId, '--amount', '1000', '--verbose', '--json']);
+    const issued = await cliChild([
+      'cards',
+      'issue',
+      '--customer',
+      customerId,
+      '--amount',
+      '1000',
+      '--verbose',
+      '--json',
+    ]);
     expect(issued.code).toBe(0);
     const cardId = JSON.parse(issued.stdout).id as string;
-    await cli(['cards', 'recharge', cardId, '--amount', '5', '--verbose']);
-    await cli(['cards', 'freeze', cardId, '--verbose', '--json']);
-    await cli(['cards', 'terminate', cardId, '--verbose']); // too new: refused
-    await cli(['cards', 'transactions', cardId, '--verbose', '--json']);
-    await cli(['cards', 'get', 'not-an-id', '--verbose']);
-    await cli(['deposit-addresses', 'create', '--network', 'trc20', '--verbose', '--json']); // test key: 403
-    await cli(['deposits', 'list', '--verbose']);
+    await cliChild(['cards', 'recharge', cardId, '--amount', '5', '--verbose']);
+    await cliChild(['cards', 'freeze', cardId, '--verbose', '--json']);
+    await cliChild(['cards', 'terminate', cardId, '--verbose']); // too new: refused
+    await cliChild(['cards', 'transactions', cardId, '--verbose', '--json']);
+    await cliChild(['cards', 'get', 'not-an-id', '--verbose']);
+    await cliChild(['deposit-addresses', 'create', '--network', 'trc20', '--verbose', '--json']); // test key: 403
+    await cliChild(['deposits', 'list', '--verbose']);
   });
 
   it('the journal of money operations: list, export, repair, show, replay, resolve', async () => {
     const customerId = (await approvedCustomer(mock as unknown as MockHandle)).id as string;
-    await cli([
+    await cliChild([
       'request',
       'POST',
       '/cards',
@@ -216,19 +238,19 @@ describe('the canary secret goes through every command', () => {
       'canary-ops',
       '--json',
     ]);
-    const ops = await cli(['ops', 'list', '--all', '--json']);
-    await cli(['ops', 'list', '--unresolved']);
-    await cli(['ops', 'list', '--all', '--ndjson']);
-    await cli(['ops', 'repair', '--json']);
+    const ops = await cliChild(['ops', 'list', '--all', '--json']);
+    await cliChild(['ops', 'list', '--unresolved']);
+    await cliChild(['ops', 'list', '--all', '--ndjson']);
+    await cliChild(['ops', 'repair', '--json']);
     const opId = (JSON.parse(ops.stdout || '{"data":[]}') as { data: Array<{ id: string }> }).data[0]?.id;
     expect(opId).toBeTruthy();
-    await cli(['ops', 'show', opId!, '--json']);
-    await cli(['ops', 'replay', opId!, '--verbose']);
+    await cliChild(['ops', 'show', opId!, '--json']);
+    await cliChild(['ops', 'replay', opId!, '--verbose']);
     // an unknown outcome recorded by hand, and refused inputs
     await ctl(mock as unknown as MockHandle, 'POST', '/faults', { operation: 'issue', kind: 'async_202', count: 1 });
     expect(
       (
-        await cli([
+        await cliChild([
           'cards',
           'issue',
           '--customer',
@@ -241,10 +263,19 @@ describe('the canary secret goes through every command', () => {
         ])
       ).code,
     ).toBe(7);
-    await cli(['ops', 'resolve', 'canary-resolve', '--outcome', 'failed', '--note', 'checked in the portal', '--json']);
-    await cli(['ops', 'resolve', 'canary-resolve', '--outcome', 'succeeded']);
-    await cli(['ops', 'resolve', opId!, '--outcome', 'failed']); // resolved by the API: refused
-    await cli(['ops', 'resolve', 'no-such-op', '--outcome', 'failed', '--json']);
+    await cliChild([
+      'ops',
+      'resolve',
+      'canary-resolve',
+      '--outcome',
+      'failed',
+      '--note',
+      'checked in the portal',
+      '--json',
+    ]);
+    await cliChild(['ops', 'resolve', 'canary-resolve', '--outcome', 'succeeded']);
+    await cliChild(['ops', 'resolve', opId!, '--outcome', 'failed']); // resolved by the API: refused
+    await cliChild(['ops', 'resolve', 'no-such-op', '--outcome', 'failed', '--json']);
   });
 
   it('local signing tools and the completion script', async () => {
@@ -346,8 +377,8 @@ describe('the canary secret goes through every command', () => {
     const customerId = (await approvedCustomer(mock as unknown as MockHandle)).id as string;
     const batchFile = join(sandbox.dir, 'batch.csv');
     writeFileSync(batchFile, `customer_id,amount_minor\n${customerId},100\n${customerId},200\n`);
-    expect((await cli(['cards', 'issue', '--batch', batchFile, '--verbose'])).code).toBe(0);
-    await cli(['cards', 'issue', '--batch', batchFile, '--json']);
+    expect((await cliChild(['cards', 'issue', '--batch', batchFile, '--verbose'])).code).toBe(0);
+    await cliChild(['cards', 'issue', '--batch', batchFile, '--json']);
     // a row refused with kyc_not_approved, with the hint for the customer's state (read with the canary key)
     const rejected = (await createCustomer(mock as unknown as MockHandle)).id as string;
     await ctl(mock as unknown as MockHandle, 'POST', `/customers/${rejected}/kyc`, {
@@ -356,8 +387,8 @@ describe('the canary secret goes through every command', () => {
     });
     const kycFile = join(sandbox.dir, 'batch-kyc.csv');
     writeFileSync(kycFile, `customer_id,amount_minor\n${customerId},300\n${rejected},400\n`);
-    expect((await cli(['cards', 'issue', '--batch', kycFile, '--verbose'])).code).toBe(5);
-    expect((await cli(['cards', 'issue', '--batch', kycFile, '--json'])).code).toBe(5);
+    expect((await cliChild(['cards', 'issue', '--batch', kycFile, '--verbose'])).code).toBe(5);
+    expect((await cliChild(['cards', 'issue', '--batch', kycFile, '--json'])).code).toBe(5);
   });
 
   it('no argument is read from stdin: a piped secret with the NAME or id forgotten is not printed back', async () => {
@@ -399,7 +430,7 @@ describe('the canary secret goes through every command', () => {
 
   it('webhooks listen (registered on the mock) and trigger', async () => {
     const mockEnv = { CARDCTL_MOCK_URL: mock.controlUrl, CARDCTL_MOCK_TOKEN: mock.controlToken };
-    const listening = cli(['webhooks', 'listen', '--mock', '--max-events', '1', '--json'], { env: mockEnv });
+    const listening = cliChild(['webhooks', 'listen', '--mock', '--max-events', '1', '--json'], { env: mockEnv });
     const endpoints = async () =>
       (
         (await (
@@ -420,7 +451,7 @@ describe('the canary secret goes through every command', () => {
       [['-p', 'canary'], token],
       [[], { ...token, CARDCTL_PROFILE: 'canary' }],
     ] as Array<[string[], Record<string, string>]>) {
-      const listening = cli(['webhooks', 'listen', '--mock', '--max-events', '1', ...args], { env });
+      const listening = cliChild(['webhooks', 'listen', '--mock', '--max-events', '1', ...args], { env });
       const endpoints = async () =>
         (
           (await (

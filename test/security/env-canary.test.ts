@@ -2,11 +2,13 @@
 // on this command line is quoted back"): a token pasted into CARDCTL_PROFILE, a secret in the wrong
 // variable, a path, stay unseen. Every CARDCTL_* variable the code reads (found by reading src/, so a
 // new one without a case here fails) is set, one at a time, to a value holding a canary, and a
-// command that reads it runs through the built CLI; the canary is in none of its output.
+// command that reads it runs through the built CLI (in this process: test/helpers/in-process.ts);
+// the canary is in none of its output.
 import { readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { makeSandbox, ROOT } from '../helpers/cli.js';
+import { inProcessRunner } from '../helpers/in-process.js';
 
 const CANARY = 'cAnArY7q3x';
 const KEY = '01JD2Q7N8V3K4M5P6R7S8T9V0W';
@@ -14,6 +16,8 @@ const SECRET = 'q8N3d0vYw2l1C5m9JxTzR4bF6hK7aPpUe3sG1oVtW0E=';
 const DOWN = 'http://127.0.0.1:9/api/v1'; // discard port: refused at once, nothing listens
 const sb = makeSandbox();
 afterAll(() => sb.cleanup());
+/** The built CLI in this process (test/helpers/in-process.ts), in the sandbox. */
+const run = inProcessRunner(sb);
 
 /** Every CARDCTL_* name the source reads or mentions. */
 function variablesInSource(): string[] {
@@ -130,7 +134,7 @@ const CASES: Record<
   CARDCTL_SECRET_COMMAND_TIMEOUT: {
     value: () => `${CANARY}`,
     setup: async () => {
-      const add = await sb.run([
+      const add = await run([
         'profiles',
         'add',
         'vault',
@@ -175,7 +179,7 @@ describe('environment values are never quoted back', () => {
       const value = c.value();
       expect(value).toContain(CANARY);
       for (const args of c.runs) {
-        const r = await sb.run(args, { env: { ...c.env, [variable]: value } });
+        const r = await run(args, { env: { ...c.env, [variable]: value } });
         expect(
           r.stdout + r.stderr,
           `${variable} ${args.join(' ')}: exit ${r.code}\n${r.stdout}${r.stderr}`,
@@ -186,7 +190,7 @@ describe('environment values are never quoted back', () => {
 
   it('CARDCTL_CONFIG_DIR on a usable folder: profiles add and list name it from the variable', async () => {
     const env = { CARDCTL_CONFIG_DIR: join(sb.dir, `${CANARY}-config`) };
-    const add = await sb.run(['profiles', 'add', 'x', '--key-id', KEY, '--mode', 'test', '--secret-stdin'], {
+    const add = await run(['profiles', 'add', 'x', '--key-id', KEY, '--mode', 'test', '--secret-stdin'], {
       env,
       input: `${SECRET}\n`,
     });
@@ -194,25 +198,25 @@ describe('environment values are never quoted back', () => {
     expect(add.stderr).toContain('in $CARDCTL_CONFIG_DIR/profiles.json');
     for (const r of [
       add,
-      await sb.run(['profiles', 'list'], { env }),
-      await sb.run(['profiles', 'remove', 'x'], { env }),
-      await sb.run(['profiles', 'list'], { env }),
+      await run(['profiles', 'list'], { env }),
+      await run(['profiles', 'remove', 'x'], { env }),
+      await run(['profiles', 'list'], { env }),
     ]) {
       expect(r.stdout + r.stderr).not.toContain(CANARY);
     }
   });
 
   it('CARDCTL_PROFILE holding a token: the message names the variable, says what to do, exit 2', async () => {
-    const r = await sb.run(['customers', 'list'], { env: { CARDCTL_PROFILE: `tok_${CANARY}` } });
+    const r = await run(['customers', 'list'], { env: { CARDCTL_PROFILE: `tok_${CANARY}` } });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/CARDCTL_PROFILE names no stored profile/);
     expect(r.stderr).toMatch(/cardctl profiles list/);
   });
 
   it('CARDCTL_TIMEOUT and CARDCTL_CA_FILE: the variable is named with what is wrong', async () => {
-    const t = await sb.run(['customers', 'list'], { env: { ...apiEnv, CARDCTL_TIMEOUT: CANARY } });
+    const t = await run(['customers', 'list'], { env: { ...apiEnv, CARDCTL_TIMEOUT: CANARY } });
     expect([t.code, t.stderr]).toEqual([2, expect.stringMatching(/CARDCTL_TIMEOUT is not a number of seconds/)]);
-    const ca = await sb.run(['customers', 'list'], {
+    const ca = await run(['customers', 'list'], {
       env: { ...apiEnv, CARDCTL_CA_FILE: join(sb.dir, `${CANARY}.pem`) },
     });
     expect([ca.code, ca.stderr]).toEqual([

@@ -7,7 +7,8 @@
 // `mock requests show`, the lines of `mock start --log`, or the canonical string of a diagnosis.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { control, ctl, rawRequest, handleFromBanner, type MockHandle } from '../helpers/api.js';
-import { makeSandbox } from '../helpers/cli.js';
+import { makeSandbox, type CliOptions } from '../helpers/cli.js';
+import { inProcessRunner } from '../helpers/in-process.js';
 import { signedCall } from '../helpers/independent-signer.js';
 import { startMockProcess, type MockProcess } from '../helpers/mock-process.js';
 
@@ -36,6 +37,8 @@ const pasted = (s: string): string[] => [
 ];
 
 const sandbox = makeSandbox();
+/** The built CLI in this process (test/helpers/in-process.ts), in the sandbox. */
+const runIn = (args: string[], options?: CliOptions) => inProcessRunner(sandbox)(args, options);
 let mock: MockProcess;
 let handle: MockHandle;
 
@@ -128,7 +131,7 @@ it('no secret of the mock, in any place or encoding, shows in any view of the re
     ['mock', 'requests', '--limit', '1000', '--json'],
     ['mock', 'requests', '--limit', '1000'],
   ]) {
-    const r = await sandbox.run(args, { env });
+    const r = await runIn(args, { env });
     expect(r.code, r.stderr).toBe(0);
     views.push(r.stdout, r.stderr);
   }
@@ -143,7 +146,7 @@ it('no secret of the mock, in any place or encoding, shows in any view of the re
         x.body.text?.includes(MARK),
     )
     .slice(0, 14)) {
-    const shown = await sandbox.run(['mock', 'requests', 'show', r.id], { env });
+    const shown = await runIn(['mock', 'requests', 'show', r.id], { env });
     expect(shown.code, shown.stderr).toBe(0);
     views.push(shown.stdout, shown.stderr);
   }
