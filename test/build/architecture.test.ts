@@ -58,7 +58,7 @@ describe('architecture: the imports of src/', () => {
     expect(edges.filter((e) => part(e.from) === 'commands' && e.to === '@oclif/core')).toEqual([]);
   });
 
-  it('commands and the client never write to the process\'s streams; commands never write stdout: they return results (src/output/render.ts)', () => {
+  it("commands and the client never write to the process's streams; commands never write stdout: they return results (src/output/render.ts)", () => {
     const texts = files(SRC).map((file) => ({ file: relative(SRC, file), text: readFileSync(file, 'utf8') }));
     const code = (text: string): string => text.replace(/^\s*(\/\/|\*|\/\*\*).*$/gm, ''); // comments may name them
     const writers = texts.filter(
@@ -69,7 +69,10 @@ describe('architecture: the imports of src/', () => {
     expect(writers.map((f) => f.file)).toEqual([]);
     // the demo hands stdout to its tour (the child processes' own output, shown as it runs)
     const stdoutInCommands = texts.filter(
-      (f) => part(f.file) === 'commands' && f.file !== 'commands/demo.ts' && /\.stdout\b|\bprint(Json)?\(/.test(code(f.text)),
+      (f) =>
+        part(f.file) === 'commands' &&
+        f.file !== 'commands/demo.ts' &&
+        /\.stdout\b|\bprint(Json)?\(/.test(code(f.text)),
     );
     expect(stdoutInCommands.map((f) => f.file)).toEqual([]);
   });

@@ -68,17 +68,7 @@ const TYPED = HOSTILE.replace('\u0000', '');
 
 describe('a note on stderr quoting what was typed', () => {
   it('sign --path with control characters: the note names the path escaped; --json keeps it exact', async () => {
-    const args = [
-      'sign',
-      '--method',
-      'GET',
-      '--path',
-      `/cards/${TYPED}`,
-      '--key-id',
-      'k',
-      '--timestamp',
-      '1700000000',
-    ];
+    const args = ['sign', '--method', 'GET', '--path', `/cards/${TYPED}`, '--key-id', 'k', '--timestamp', '1700000000'];
     const text = await sb.run(args, { env: { CARDCTL_API_SECRET: env.CARDCTL_API_SECRET } });
     expect(text.code).toBe(0);
     expect(text.stderr).toContain('\\x1b]0;X\\x07');
