@@ -132,44 +132,32 @@ export abstract class BaseCommand extends Command {
 
   override async _run(): Promise<any> {
     const result = await super._run();
-    if (isStreamResult(result)) {
-      await this.renderStream(result);
-      return result;
-    }
-    // the command failed after all (src/output/render.ts, `failure`): with --json the error is the one document
-    if (isResult(result) && result.failure !== undefined && this.jsonOutput) {
-      await this.catch(result.failure as Error);
-      return result;
-    }
+    if (!isResult(result) && !isStreamResult(result)) return result; // nothing to print (help)
     try {
-      // a command returns its result; this prints it, once, in the format asked for (src/output/render.ts)
-      if (isResult(result)) await (await import('../output/render.js')).render(this.io, result, this.jsonOutput);
+      const exitCode = await this.printResult(result);
       this.jq?.finish();
+      if (exitCode !== undefined) process.exitCode = exitCode;
     } catch (err) {
-      // a list's pages are fetched as it prints: a failure there is the command's, shown as one from run()
-      if (isResult(result) && result.list) await this.catch(err as Error);
-      else process.exitCode = await showError(err, false, this.id, this.io);
-      return result;
+      // a list's pages and a stream's items come as they print: a failure there is the command's
+      await this.catch(err as Error);
     }
-    if (isResult(result) && result.failure !== undefined)
-      process.exitCode = await showError(result.failure, this.jsonErrors, this.id, this.io);
-    else if (isResult(result) && result.exitCode !== undefined) process.exitCode = result.exitCode;
     return result;
   }
 
   /**
-   * A command that runs until stopped (src/output/stream.ts): each item printed as it comes, then
-   * the exit code it ends with. A failure on the way shows as any error of the command does.
+   * Prints what `run()` returned, once, in the format asked for (src/output/render.ts, list.ts,
+   * stream.ts); resolves with the exit code it ends with, or throws the failure it carries.
    */
-  private async renderStream(result: import('../output/stream.js').StreamResult): Promise<void> {
-    try {
-      const { renderStream } = await import('../output/stream.js');
-      const exitCode = await renderStream(this.io, result, this.jsonOutput);
-      this.jq?.finish();
-      if (exitCode !== undefined) process.exitCode = exitCode;
-    } catch (err) {
-      await this.catch(err as Error);
-    }
+  private async printResult(
+    result: import('../output/render.js').Result | import('../output/stream.js').StreamResult,
+  ): Promise<number | undefined> {
+    if (isStreamResult(result))
+      return (await import('../output/stream.js')).renderStream(this.io, result, this.jsonOutput);
+    // the command failed after all: with --json the error alone is the one document; text shows the output first
+    if (result.failure !== undefined && this.jsonOutput) throw result.failure;
+    await (await import('../output/render.js')).render(this.io, result, this.jsonOutput);
+    if (result.failure !== undefined) throw result.failure;
+    return result.exitCode;
   }
 
   /** One line on stderr while the command works (what comes after its output goes in its result's notes); escaped, as it may quote an argument, a file or a server. */
