@@ -5,27 +5,15 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ROOT } from '../helpers/cli.js';
+import { memoryStream as memory } from '../helpers/memory-io.js';
 
 interface Runnable {
   id: string | undefined;
   preparsed: { args: Record<string, unknown>; flags: Record<string, unknown>; argv: string[] } | undefined;
   useIo(io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream }): Runnable;
   _run(): Promise<unknown>;
-}
-
-function memory(): { stream: Writable & { isTTY?: boolean }; text: () => string } {
-  const chunks: string[] = [];
-  const stream = new Writable({
-    decodeStrings: false,
-    write(chunk: string | Buffer, _enc, cb) {
-      chunks.push(String(chunk));
-      cb();
-    },
-  });
-  return { stream, text: () => chunks.join('') };
 }
 
 let dir: string;

@@ -6,9 +6,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, runCli } from '../helpers/cli.js';
+import { memoryIo } from '../helpers/memory-io.js';
 
 let dir: string;
 const saved = { ...process.env };
@@ -61,22 +61,12 @@ async function runProfiles(
       useIo(io: unknown): { _run(): Promise<unknown> };
     };
   };
-  const chunks: string[] = [];
-  const stdout = Object.assign(
-    new Writable({
-      write(chunk, _enc, cb) {
-        chunks.push(String(chunk));
-        cb();
-      },
-    }),
-    terminal,
-  );
-  const stderr = new Writable({ write: (_c, _e, cb) => cb() });
+  const { io, out } = memoryIo(terminal);
   const command = new Command([], undefined);
   command.id = `profiles:${name}`;
   command.preparsed = { args, flags: { json: false, 'no-input': false }, argv: [] };
-  await command.useIo({ stdout, stderr })._run();
-  return chunks.join('');
+  await command.useIo(io)._run();
+  return out();
 }
 
 describe('the terminal a command is given', () => {

@@ -14,25 +14,7 @@ import { startMock } from '../../src/mock/index.js';
 import { createCustomer, type MockHandle } from '../helpers/api.js';
 import { BIN, makeSandbox, ROOT, type Sandbox } from '../helpers/cli.js';
 import { parseCsv } from '../helpers/rfc4180.js';
-
-/** A stream that keeps what is written to it. */
-function collector(): { stream: Writable; text(): string } {
-  const chunks: string[] = [];
-  const stream = new Writable({
-    write(chunk, _e, cb) {
-      chunks.push(chunk.toString());
-      cb();
-    },
-  });
-  return { stream, text: () => chunks.join('') };
-}
-
-/** An Io whose stdout and stderr keep what is written. */
-function memoryIo() {
-  const out = collector();
-  const err = collector();
-  return { io: { stdout: out.stream, stderr: err.stream }, out: out.text, err: err.text };
-}
+import { memoryIo } from '../helpers/memory-io.js';
 
 describe('renderList (in-process)', () => {
   it('--ndjson: a page is written before the next one is pulled, and a full stdout holds the next page back', async () => {

@@ -8,7 +8,6 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ItemQueue, renderStream, streamResult, type StreamItem } from '../../src/output/stream.js';
 import { outcome, render, result } from '../../src/output/render.js';
@@ -16,34 +15,9 @@ import { signWebhook } from '../../src/signing/index.js';
 import { nowSeconds } from '../helpers/api.js';
 import { BIN, ROOT, makeSandbox, type Sandbox } from '../helpers/cli.js';
 import { exitOf, startMockProcess, type MockProcess } from '../helpers/mock-process.js';
+import { memoryStream as memory, memoryIo as interleaved } from '../helpers/memory-io.js';
 
 const WEBHOOK_SECRET = 'whsec_canary-result-render-5f0c2a9e7d41b3';
-
-function memory(): { stream: Writable; text: () => string } {
-  const chunks: string[] = [];
-  const stream = new Writable({
-    decodeStrings: false,
-    write(chunk: string | Buffer, _enc, cb) {
-      chunks.push(String(chunk));
-      cb();
-    },
-  });
-  return { stream, text: () => chunks.join('') };
-}
-
-/** Both streams in one list, in the order written: [stream, text]. */
-function interleaved() {
-  const log: Array<['out' | 'err', string]> = [];
-  const sink = (name: 'out' | 'err') =>
-    new Writable({
-      decodeStrings: false,
-      write(chunk: string | Buffer, _enc, cb) {
-        log.push([name, String(chunk)]);
-        cb();
-      },
-    });
-  return { io: { stdout: sink('out'), stderr: sink('err') }, log };
-}
 
 describe('the renderer (in memory)', () => {
   it('a result carries its exit code and failure for BaseCommand, and renders as before', async () => {
