@@ -107,5 +107,3 @@ async function table<T>(list: ListOutput<T>, rows: T[], stream: OutStream): Prom
     stream,
   );
 }
-
-/** Writes an endless stream's lines as they come (stdout, waiting for it to drain), its notes on stderr. */
