@@ -1,6 +1,6 @@
 import { Args, Flags } from '../cli/oclif.js';
 import { moneyFlags, sessionOptions } from '../cli/api-flags.js';
-import { outcome, result, type Result } from '../output/render.js';
+import type { Result } from '../output/render.js';
 import { BaseCommand } from '../cli/base-command.js';
 
 export default class Request extends BaseCommand {
@@ -40,7 +40,7 @@ export default class Request extends BaseCommand {
 
   async run(): Promise<Result> {
     const { args, flags } = await this.parse(Request);
-    const [{ runRawRequest }, { ApiError }, { formatResponse }] = await Promise.all([
+    const [{ runRawRequest }, { ApiError }, { responseResult }] = await Promise.all([
       import('../client/raw.js'),
       import('../client/client.js'),
       import('../output/index.js'),
@@ -54,16 +54,12 @@ export default class Request extends BaseCommand {
         query: flags.query,
         idempotencyKey: flags['idempotency-key'],
       });
-      return result(res.body ?? res.text, () => formatResponse(res, flags.include));
+      return responseResult(res, flags.include);
     } catch (err) {
       // Without --json the answer's body goes to stdout as for a success (like `gh api`),
       // the error and what to do next to stderr (with --json the error is the one document).
       if (!(err instanceof ApiError && err.response)) throw err;
-      const answer = err.response;
-      return outcome(
-        result(answer.body ?? answer.text, () => formatResponse(answer, flags.include)),
-        { failure: err },
-      );
+      return responseResult(err.response, flags.include, err);
     }
   }
 }

@@ -2,6 +2,7 @@
 // (like `curl -i` / `gh api -i`), then the body, pretty-printed when it is JSON. A server's
 // control characters are escaped (issue 22 item 5); in JSON as \u escapes, so it is the same JSON.
 import { terminalSafe, terminalSafeJson, terminalSafeLine } from '../terminal-text.js';
+import { outcome, result, type Result } from './render.js';
 
 export interface PrintableResponse {
   status: number;
@@ -24,4 +25,14 @@ export function formatResponse(res: PrintableResponse, include: boolean): string
   if (res.body !== undefined) out += terminalSafeJson(JSON.stringify(res.body, null, 2)) + '\n';
   else if (res.text !== '') out += terminalSafe(res.text.endsWith('\n') ? res.text : `${res.text}\n`);
   return out;
+}
+
+/**
+ * An answer as a command's result (`request`, `ops replay`): its body is the --json document, the
+ * text as above. `failure`: the API refused it; text shows the answer, then the error (like `gh
+ * api`), --json the error alone.
+ */
+export function responseResult(res: PrintableResponse, include: boolean, failure?: unknown): Result {
+  const r = result(res.body ?? res.text, () => formatResponse(res, include));
+  return failure === undefined ? r : outcome(r, { failure });
 }

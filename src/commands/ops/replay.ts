@@ -1,6 +1,6 @@
 import { Args, Flags } from '../../cli/oclif.js';
 import { moneyFlags, sessionOptions } from '../../cli/api-flags.js';
-import { outcome, result, type Result } from '../../output/render.js';
+import type { Result } from '../../output/render.js';
 import { BaseCommand } from '../../cli/base-command.js';
 
 export default class OpsReplay extends BaseCommand {
@@ -24,22 +24,18 @@ export default class OpsReplay extends BaseCommand {
 
   async run(): Promise<Result> {
     const { args, flags } = await this.parse(OpsReplay);
-    const [{ replayOp }, { ApiError }, { formatResponse }] = await Promise.all([
+    const [{ replayOp }, { ApiError }, { responseResult }] = await Promise.all([
       import('../../client/ops.js'),
       import('../../client/client.js'),
       import('../../output/index.js'),
     ]);
     try {
       const { response } = await replayOp(args.id, sessionOptions(flags, this.io));
-      return result(response.body ?? response.text, () => formatResponse(response, flags.include));
+      return responseResult(response, flags.include);
     } catch (err) {
       // as `request`: without --json the answer's body on stdout, then the error
       if (!(err instanceof ApiError && err.response)) throw err;
-      const answer = err.response;
-      return outcome(
-        result(answer.body ?? answer.text, () => formatResponse(answer, flags.include)),
-        { failure: err },
-      );
+      return responseResult(err.response, flags.include, err);
     }
   }
 }
