@@ -5,14 +5,12 @@
 import { dirname } from 'node:path';
 import { CardctlError, usageError, type ErrorKind } from '../errors.js';
 import type {
-  BatchCounts,
   BatchInterruption,
   BatchOperation,
   BatchPlan,
   BatchSummary,
   Repeat,
   RowProblem,
-  RowResult,
 } from '../client/batch.js';
 import type { JournalAnswers } from '../client/batch/journal-check.js';
 import type { Journal } from '../client/journal.js';
@@ -20,23 +18,12 @@ import type { Credentials } from '../profiles/types.js';
 import type { ApiClient, ClientOptions } from '../client/client.js';
 import { expected } from '../client/batch/columns.js';
 import { verboseLog } from '../client/verbose.js';
-import type { Io, OutStream } from '../io.js';
+import type { Io } from '../io.js';
 import { interruptible, resumeCommand, type InterruptReport } from './interrupt.js';
 import { promptsForbidden } from '../no-input.js';
 import { sessionOptions, type ApiFlagValues } from './api-flags.js';
 import { EXIT, exitCodeForKind } from './exit-codes.js';
-import {
-  aside,
-  bufferedWriter,
-  headerLine,
-  plural,
-  progressLine,
-  progressText,
-  rowJson,
-  rowLine,
-  rowsList,
-  summaryLines,
-} from '../output/batch.js';
+import { batchOutput, plural, rowsList, summaryLines } from '../output/batch.js';
 
 export interface BatchFlags extends ApiFlagValues {
   json: boolean;
@@ -220,27 +207,16 @@ async function sendRows(
   known: JournalAnswers,
   clientFor: (hooks: RowClientHooks) => ApiClient,
 ): Promise<number> {
-  const out = io.stdout;
-  const err = io.stderr;
-  const stderrLog = verboseLog(err);
-  const tty = Boolean(err.isTTY) && !flags.verbose; // a progress line between verbose lines would only be noise
-  const rowWidth = Math.max(3, String(plan.total).length);
-  err.write(
+  const stderrLog = verboseLog(io.stderr);
+  io.stderr.write(
     `${plural(plan.total, 'row')} (${plan.format.toUpperCase()}), idempotency keys ${plan.keyPrefix}-<row digest>-<n> (from what each row asks).\n`,
   );
-  const bar = progressLine(err, tty);
-  if (!flags.json) out.write(headerLine(rowWidth) + '\n');
-  const line = (r: RowResult): string => (flags.json ? JSON.stringify(rowJson(r)) : rowLine(r, rowWidth)) + '\n';
-  const stdout = bufferedWriter(out);
+  const out = batchOutput(io, { json: flags.json, verbose: Boolean(flags.verbose), total: plan.total });
+  out.start();
   let control: { interrupt: () => BatchInterruption } | undefined;
   const onInterrupt = (signal: NodeJS.Signals): InterruptReport => {
-    bar.clear();
-    stdout.flush();
     const state = control!.interrupt();
-    return {
-      stdout: state.results.map(line).join(''),
-      stderr: interruptedLines(signal, state, flags).join('\n') + '\n',
-    };
+    return { stdout: out.interrupted(state.results), stderr: interruptedLines(signal, state, flags).join('\n') + '\n' };
   };
   let summary: BatchSummary;
   try {
@@ -249,7 +225,7 @@ async function sendRows(
         { operation: plan.operation, total: plan.total, rows: b.planRows(plan) },
         {
           onStart: (c) => void (control = c),
-          outputRoom: stdout.room,
+          outputRoom: out.room,
           concurrency: flags.concurrency ?? b.DEFAULT_CONCURRENCY,
           fromJournal: known.answers,
           client: (hooks) =>
@@ -259,32 +235,22 @@ async function sendRows(
               onSent: hooks.onSent,
               sleep: hooks.sleep,
               now: hooks.now,
-              note: (l) => aside(bar, stdout, () => err.write(l + '\n')),
+              note: out.note,
             }),
-          verbose: flags.verbose ? (row, l) => aside(bar, stdout, () => stderrLog(`[row ${row.row}] ${l}`)) : undefined,
-          onResult: (r) => {
-            if (tty) aside(bar, stdout, () => out.write(line(r)));
-            else stdout.write(line(r));
-          },
-          onProgress: (c) => {
-            if (!tty) return; // no progress line to draw: nothing to format (a rerun reports thousands of rows a second)
-            bar.set(progressText(c));
-            bar.draw(c.done === c.total);
-          },
+          verbose: flags.verbose ? (row, l) => out.between(() => stderrLog(`[row ${row.row}] ${l}`)) : undefined,
+          onResult: out.result,
+          onProgress: out.progress,
           onPause: (ms, status) =>
-            aside(bar, stdout, () =>
-              err.write(
-                `${status === 429 ? 'Rate limited' : 'Service unavailable'} (${status}): every row waits ${Math.ceil(ms / 1000)} s (Retry-After), then the same keys go again.\n`,
-              ),
+            out.note(
+              `${status === 429 ? 'Rate limited' : 'Service unavailable'} (${status}): every row waits ${Math.ceil(ms / 1000)} s (Retry-After), then the same keys go again.`,
             ),
         },
       ),
     );
   } finally {
-    stdout.flush(); // the rows that finished, also when something failed
+    out.flush(); // the rows that finished, also when something failed
   }
-  bar.clear();
-  for (const l of summaryLines(summary, plan.keyPrefix, plan.duplicates)) err.write(l + '\n');
+  out.end(summaryLines(summary, plan.keyPrefix, plan.duplicates));
   return batchExitCode(summary);
 }
 

@@ -3,8 +3,8 @@
 // line with --json), gathered into large writes; the progress line on a terminal's stderr, cleared
 // before any other line; the summary lines. Text the API sent (a refusal's message) is escaped.
 import type { BatchCounts, BatchSummary, RowResult } from '../client/batch.js';
-import type { OutStream } from '../io.js';
-import { terminalSafeLine } from '../terminal-text.js';
+import type { Io, OutStream } from '../io.js';
+import { terminalSafe, terminalSafeLine } from '../terminal-text.js';
 
 export const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 
@@ -29,7 +29,7 @@ export function rowLine(r: RowResult, rowWidth: number): string {
   return `${cells.join('  ')}  ${terminalSafeLine(detail)}`.trimEnd();
 }
 
-export function headerLine(rowWidth: number): string {
+function headerLine(rowWidth: number): string {
   return ['ROW'.padEnd(rowWidth), 'STATUS ', 'HTTP', 'ID'.padEnd(26), 'BALANCE_MINOR', 'DETAIL'].join('  ');
 }
 
@@ -47,7 +47,7 @@ export function rowJson(r: RowResult): Record<string, unknown> {
   };
 }
 
-export function progressText(c: BatchCounts): string {
+function progressText(c: BatchCounts): string {
   const width = 20;
   const filled = c.total === 0 ? width : Math.round((c.done / c.total) * width);
   return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${c.done}/${c.total}  ok ${c.ok}  refused ${c.refused}  unknown ${c.unknown}`;
@@ -113,7 +113,7 @@ function unsentLines(s: BatchSummary): string[] {
 }
 
 /** The progress line on a terminal: redrawn at most every 100 ms, cleared before any other line. */
-export function progressLine(
+function progressLine(
   err: OutStream,
   tty: boolean,
 ): { set: (text: string) => void; clear: () => void; draw: (force?: boolean) => void } {
@@ -135,7 +135,7 @@ export function progressLine(
 }
 
 /** Writes to stderr between result lines: the result lines so far first, the progress line cleared and redrawn. */
-export function aside(bar: ReturnType<typeof progressLine>, stdout: { flush: () => void }, write: () => void): void {
+function aside(bar: ReturnType<typeof progressLine>, stdout: { flush: () => void }, write: () => void): void {
   stdout.flush();
   bar.clear();
   write();
@@ -146,7 +146,7 @@ export function aside(bar: ReturnType<typeof progressLine>, stdout: { flush: () 
  * Result lines gathered into writes of up to 64 KiB (a rerun answers thousands of rows a second
  * from the journal), flushed at least every 100 ms and before anything goes to stderr.
  */
-export function bufferedWriter(out: OutStream): {
+function bufferedWriter(out: OutStream): {
   write: (text: string) => void;
   flush: () => void;
   room: () => Promise<void> | undefined;
@@ -178,5 +178,54 @@ export function bufferedWriter(out: OutStream): {
     },
     flush,
     room: () => behind,
+  };
+}
+
+/**
+ * Everything a batch prints while its rows go (the batch glue drives it; this writes): the header,
+ * each row's line as it finishes (gathered into large writes), stderr lines between them (the
+ * progress line cleared first and redrawn after), the progress line on a terminal, the lines
+ * owed to stdout when interrupted, and the summary.
+ */
+export function batchOutput(io: Io, opts: { json: boolean; verbose: boolean; total: number }) {
+  // a progress line between verbose lines would only be noise
+  const tty = Boolean(io.stderr.isTTY) && !opts.verbose;
+  const rowWidth = Math.max(3, String(opts.total).length);
+  const bar = progressLine(io.stderr, tty);
+  const stdout = bufferedWriter(io.stdout);
+  const line = (r: RowResult): string => (opts.json ? JSON.stringify(rowJson(r)) : rowLine(r, rowWidth)) + '\n';
+  /** a write to stderr between result lines */
+  const between = (write: () => void): void => aside(bar, stdout, write);
+  return {
+    /** the header of the people's table (none with --json: every line is a row) */
+    start: (): void => {
+      if (!opts.json) io.stdout.write(headerLine(rowWidth) + '\n');
+    },
+    result: (r: RowResult): void => {
+      if (tty) between(() => io.stdout.write(line(r)));
+      else stdout.write(line(r));
+    },
+    /** a line on stderr while rows go (escaped: it may quote the API) */
+    note: (text: string): void => between(() => io.stderr.write(terminalSafe(text) + '\n')),
+    between,
+    progress: (c: BatchCounts): void => {
+      if (!tty) return; // no progress line to draw: nothing to format (a rerun reports thousands of rows a second)
+      bar.set(progressText(c));
+      bar.draw(c.done === c.total);
+    },
+    /** until stdout's reader took what it holds (undefined: no wait), so a slow reader slows the rows, not the memory */
+    room: stdout.room,
+    /** interrupted: what is owed to stdout (finished rows held back behind a slower one), after what was already written */
+    interrupted: (results: readonly RowResult[]): string => {
+      bar.clear();
+      stdout.flush();
+      return results.map(line).join('');
+    },
+    /** the rows that finished, written also when something failed */
+    flush: (): void => stdout.flush(),
+    end: (summary: readonly string[]): void => {
+      bar.clear();
+      for (const l of summary) io.stderr.write(l + '\n');
+    },
   };
 }
