@@ -89,7 +89,7 @@ export function summaryLines(s: BatchSummary, keyPrefix: string, duplicates = 0)
   return lines;
 }
 
-/** The rows refused here, never sent: those whose key another process held (key_in_use), and those the journal refused. */
+/** The rows refused here, never sent: those whose key another process held (key_in_use), those the API could not be reached for, and those the journal refused. */
 function unsentLines(s: BatchSummary): string[] {
   const lines: string[] = [];
   if (s.keyInUse > 0) {
@@ -98,10 +98,20 @@ function unsentLines(s: BatchSummary): string[] {
         'Let it finish, then run the same command again: those rows are answered from the journal if it sent them, and sent once otherwise.',
     );
   }
-  const journalRows = s.refusedUnsent - s.keyInUse;
+  if (s.unreachable > 0) {
+    const which =
+      s.unreachable === s.refusedUnsent
+        ? `${s.unreachable === 1 ? 'row' : 'rows'} ${rowsList(s.refusedUnsentRows)}`
+        : plural(s.unreachable, 'row');
+    lines.push(
+      `Never sent: ${which}: the API could not be reached (each line says why), so nothing was charged for ${s.unreachable === 1 ? 'it' : 'them'}. ` +
+        'Once it is reachable, run the same command again: those rows are sent once, and the rows that went through come from the journal.',
+    );
+  }
+  const journalRows = s.refusedUnsent - s.keyInUse - s.unreachable;
   if (journalRows > 0) {
     const which =
-      s.keyInUse === 0
+      s.keyInUse + s.unreachable === 0
         ? `${journalRows === 1 ? 'row' : 'rows'} ${rowsList(s.refusedUnsentRows)}`
         : plural(journalRows, 'other row');
     lines.push(

@@ -74,11 +74,11 @@ describe('batchOutput', () => {
     const m = withStderr(false);
     const out = batchOutput(m.io, { json: true, verbose: false, total: 2 });
     out.start();
-    out.result(row(1, { status: 'refused', error: { message: 'x\u001b[2J', code: null, hint: null } }));
+    out.result(row(1, { status: 'error', error: { message: 'x\u001b[2J', code: null, hint: null } }));
     out.note('the API said x\u001b[2J');
     out.flush();
     const [line] = m.out().trimEnd().split('\n');
-    expect(JSON.parse(line!)).toMatchObject({ row: 1, status: 'refused', error: { message: 'x\u001b[2J' } });
+    expect(JSON.parse(line!)).toMatchObject({ row: 1, status: 'error', error: { message: 'x\u001b[2J' } });
     expect(m.err()).toBe('the API said x\\x1b[2J\n');
   });
 });

@@ -107,6 +107,7 @@ export class RowLedger {
   private refusedUnsent = 0;
   private fromJournal = 0;
   private keyInUse = 0;
+  private unreachable = 0;
   /** room() lets `window` rows wait; workers that passed it together may each take one more */
   private readonly capacity: number;
   private readonly finished: Array<RowResult | undefined>;
@@ -167,6 +168,7 @@ export class RowLedger {
       if (result.http_status === null && !result.from_journal) {
         this.refusedUnsent++;
         this.refusedUnsentRows.add(result.row);
+        if (result.kind === 'unavailable') this.unreachable++;
       } else this.refusedSentRows.add(result.row);
     }
     if (result.from_journal) this.fromJournal++;
@@ -235,6 +237,7 @@ export class RowLedger {
       refusedSentRows: [...this.refusedSentRows.rows],
       fromJournal: this.fromJournal,
       keyInUse: this.keyInUse,
+      unreachable: this.unreachable,
       stats: { ...stats },
     };
   }

@@ -121,6 +121,8 @@ export interface BatchSummary extends BatchCounts {
   fromJournal: number;
   /** rows refused because another cardctl process held their key (`key_in_use`) */
   keyInUse: number;
+  /** rows never sent because the API could not be reached (connection refused, a name that does not resolve, a proxy that refused): nothing was charged */
+  unreachable: number;
   stats: LimiterStats;
 }
 
