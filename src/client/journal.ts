@@ -19,7 +19,7 @@ import type {
 } from './journal-types.js';
 import { isStateFolderProblem, stateDir, stateFolderError } from './state-folder.js';
 import { keyBucketName } from './journal-store/layout.js';
-import { isDamaged, type DamagedLine, type RawRecord } from './journal-store/lines.js';
+import { isDamaged, type DamagedLine, type LineFilter, type RawRecord } from './journal-store/lines.js';
 import { fewKeysRecords } from './journal-store/key-spans.js';
 import { JournalStore, type OpPlace } from './journal-store/store.js';
 import { takeOverIfNeeded } from './journal-store/takeover.js';
@@ -554,10 +554,10 @@ export class Journal {
    * Every operation in one segment (an hour), oldest first, with the damaged lines found there.
    * An entry still unknown there is checked against its key's whole history (a later send may have resolved it).
    */
-  segmentEntries(file: string): { entries: JournalEntry[]; damaged: DamagedLine[] } {
+  segmentEntries(file: string, keep?: LineFilter): { entries: JournalEntry[]; damaged: DamagedLine[] } {
     const records: RawRecord[] = [];
     const damaged: DamagedLine[] = [];
-    for (const r of this.store.segmentRecords(file)) (isDamaged(r) ? damaged : records).push(r as never);
+    for (const r of this.store.segmentRecords(file, keep)) (isDamaged(r) ? damaged : records).push(r as never);
     const entries = entriesOf(records).map((e) =>
       e.outcome === 'unknown' ? (this.tryHistory(e.idempotency_key).find((h) => h.id === e.id) ?? e) : e,
     );

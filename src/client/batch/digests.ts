@@ -16,7 +16,7 @@
 // freed late and put a million-row first reading at 151 MiB (plain buffers: 125-129).
 
 /** A 32-bit hash of the text's UTF-16 code units (MurmurHash3's mixing). */
-function hash32(text: string, seed: number): number {
+export function hash32(text: string, seed: number): number {
   let h = seed;
   for (let i = 0; i < text.length; i++) {
     let k = Math.imul(text.charCodeAt(i), 0xcc9e2d51);

@@ -147,9 +147,67 @@ export function decodeLine(line: string): RawRecord | DamagedLine {
 
 export const isDamaged = (r: RawRecord | DamagedLine): r is DamagedLine => (r as DamagedLine).damaged === true;
 
-/** Every line of a text (a last line without its newline is a write cut short: reported as damaged too). */
-export function decodeText(text: string): Array<RawRecord | DamagedLine> {
+/** Looks at a line's JSON as written, before anything is checked or parsed: false leaves the line out. */
+export type LineFilter = (json: string) => boolean;
+
+/**
+ * Every line of a text (a last line without its newline is a write cut short: reported as damaged
+ * too); with `keep`, only the lines it keeps are checked and parsed (the others are not reported,
+ * damaged or not).
+ */
+export function decodeText(text: string, keep?: LineFilter): Array<RawRecord | DamagedLine> {
   const out: Array<RawRecord | DamagedLine> = [];
-  for (const line of text.split('\n')) if (line !== '') out.push(decodeLine(line));
+  for (const line of text.split('\n')) if (line !== '' && (!keep || keep(line.slice(9)))) out.push(decodeLine(line));
   return out;
+}
+
+/**
+ * As decodeText with `keep`, from a file read piece by piece (`read(into, position)` fills `into`
+ * from that byte on, as fs.readSync does, and returns how many bytes it gave; 0 at the end): each
+ * line becomes a string of its own and the buffer is reused, so an hour of a busy key (tens of
+ * MB) is read for a few lines in constant memory.
+ */
+export function decodeChunks(
+  read: (into: Buffer, position: number) => number,
+  keep: LineFilter,
+  chunk = 1 << 20,
+): Array<RawRecord | DamagedLine> {
+  const out: Array<RawRecord | DamagedLine> = [];
+  const take = (from: Buffer, start: number, end: number): void => {
+    const line = from.toString('utf8', start, end);
+    if (keep(line.slice(9))) out.push(decodeLine(line));
+  };
+  let buf = Buffer.allocUnsafe(chunk);
+  let have = 0; // bytes of buf holding the file, from `position - have` on
+  for (let position = 0; ; ) {
+    if (have === buf.length) buf = Buffer.concat([buf.subarray(0, have)], buf.length * 2); // a line longer than the buffer
+    const n = read(buf.subarray(have), position);
+    position += n;
+    have += n;
+    let start = 0;
+    for (let nl = buf.indexOf(0x0a, start); nl >= 0 && nl < have; nl = buf.indexOf(0x0a, start)) {
+      if (nl > start) take(buf, start, nl);
+      start = nl + 1;
+    }
+    if (n === 0) {
+      if (start < have) take(buf, start, have); // a last line without its newline: reported as damaged
+      return out;
+    }
+    buf.copy(buf, 0, start, have);
+    have -= start;
+  }
+}
+
+/**
+ * A top-level string field of a line's JSON as written, without parsing it; undefined when it is
+ * absent, appears twice, or holds an escape (its text would then differ from its value).
+ */
+export function rawField(json: string, name: string): string | undefined {
+  const tag = `"${name}":"`;
+  const at = json.indexOf(tag);
+  if (at < 0 || json.includes(tag, at + tag.length)) return undefined;
+  const end = json.indexOf('"', at + tag.length);
+  if (end < 0) return undefined;
+  const value = json.slice(at + tag.length, end);
+  return value.includes('\\') ? undefined : value;
 }

@@ -18,11 +18,13 @@ import { CardctlError } from '../../errors.js';
 import { appendLines, appendLinesDurably, ensureDir, readRecords } from './files.js';
 import {
   checksumOkAt,
+  decodeChunks,
   decodeText,
   isDamaged,
   lineBounds,
   parseRecord,
   type DamagedLine,
+  type LineFilter,
   type RawRecord,
 } from './lines.js';
 import { fieldText, ID_LABEL, KEY_LABEL } from './key-spans.js';
@@ -275,7 +277,7 @@ export class JournalStore {
       );
   }
 
-  segmentRecords(file: string): Array<RawRecord | DamagedLine> {
+  segmentRecords(file: string, keep?: LineFilter): Array<RawRecord | DamagedLine> {
     let size: number;
     try {
       size = statSync(file).size;
@@ -295,7 +297,13 @@ export class JournalStore {
         },
       );
     }
-    return decodeText(reading(file, () => readFileSync(file, 'utf8')));
+    if (!keep) return decodeText(reading(file, () => readFileSync(file, 'utf8')));
+    const fd = reading(file, () => openSync(file, 'r'));
+    try {
+      return decodeChunks((into, at) => reading(file, () => readSync(fd, into, 0, into.length, at)), keep);
+    } finally {
+      closeSync(fd);
+    }
   }
 
   /** Ids of the operations whose outcome is not known, with the key each was sent with and its time (null when its marker is unreadable). */
