@@ -10,7 +10,7 @@ export { detectFormat, readRecords } from './batch/reader.js';
 export { openSpool, spoolBytes, type Spool } from './batch/spool.js';
 export { checkRecord, loadBatch, planBatch, planRows, rowsKeyPrefix } from './batch/planner.js';
 export { DEFAULT_KEY_PREFIX, legacyKey, rowKey } from './batch/row-keys.js';
-export { findRepeats, type Repeat, type Repeats } from './batch/repeats.js';
+export { anyRowToSend, findRepeats, type Repeat, type Repeats } from './batch/repeats.js';
 export { BatchLimiter } from './batch/limiter.js';
 export { runBatch, type BatchSource, type RunBatchOptions } from './batch/runner.js';
 export { journalAnswers } from './batch/journal-check.js';

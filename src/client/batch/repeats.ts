@@ -62,6 +62,25 @@ async function rowsToSend(plan: BatchPlan, known: JournalAnswers['answers']) {
   return { candidates, bodies, legacyUsed, count, lines };
 }
 
+/**
+ * Whether any row of the batch would be sent: one the journal does not answer (a rerun the
+ * journal answers whole sends nothing). Stops at the first chunk that holds one.
+ */
+export async function anyRowToSend(plan: BatchPlan, known: JournalAnswers['answers']): Promise<boolean> {
+  let chunk: BatchRow[] = [];
+  const sends = async (): Promise<boolean> => {
+    const answers = await known(chunk);
+    chunk = [];
+    for (let i = 0; i < answers.length; i++) if (answers[i] === undefined) return true;
+    return false;
+  };
+  for (const row of checkedRows(plan)) {
+    chunk.push(row);
+    if (chunk.length >= JOURNAL_CHUNK && (await sends())) return true;
+  }
+  return chunk.length > 0 && sends();
+}
+
 const succeeded = (e: JournalEntry): boolean =>
   e.outcome === 'resolved' &&
   (e.resolution ? e.resolution.outcome === 'succeeded' : e.status !== null && e.status >= 200 && e.status < 300);
