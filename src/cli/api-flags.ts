@@ -2,6 +2,7 @@
 // commands. `--json` comes from BaseCommand.
 import type { Io } from '../io.js';
 import { Flags } from './oclif.js';
+import { usageError } from '../errors.js';
 
 export const apiFlags = {
   profile: Flags.string({
@@ -43,6 +44,52 @@ export const moneyFlags = {
     helpGroup: 'API',
   }),
 };
+
+/** How a `--batch` runs (cards issue and recharge): its own help group; refused without --batch. */
+export const batchRunFlags = {
+  concurrency: Flags.integer({
+    description: 'with --batch: rows sent at once (1 to 16, default 4)',
+    min: 1,
+    max: 16,
+    helpGroup: 'BATCH',
+  }),
+  'idempotency-prefix': Flags.string({
+    description:
+      'with --batch: keys are PREFIX-<row digest>-<n> instead of batch-<row digest>-<n> (a new prefix sends rows already done again)',
+    helpGroup: 'BATCH',
+  }),
+  'allow-duplicates': Flags.boolean({
+    description: 'with --batch: send rows identical to an earlier row (refused otherwise: each would be charged)',
+    helpGroup: 'BATCH',
+  }),
+  'allow-repeat': Flags.boolean({
+    description:
+      'with --batch: send rows that repeat a success of the last 24 h under another key (held back otherwise)',
+    helpGroup: 'BATCH',
+  }),
+};
+
+/** The batch flags given without --batch FILE: a usage error (exit 2), before anything is sent. */
+export function refuseBatchFlagsAlone(
+  flags: {
+    concurrency?: number;
+    'idempotency-prefix'?: string;
+    'allow-duplicates'?: boolean;
+    'allow-repeat'?: boolean;
+  },
+  command: string,
+): void {
+  if (
+    flags.concurrency !== undefined ||
+    flags['idempotency-prefix'] !== undefined ||
+    flags['allow-duplicates'] ||
+    flags['allow-repeat']
+  )
+    throw usageError(
+      '--concurrency, --idempotency-prefix, --allow-duplicates and --allow-repeat apply only with --batch FILE.',
+      `See \`cardctl ${command} --help\`.`,
+    );
+}
 
 export interface ApiFlagValues {
   profile?: string;

@@ -1,5 +1,5 @@
 import { Flags } from '../../cli/oclif.js';
-import { moneyFlags } from '../../cli/api-flags.js';
+import { batchRunFlags, moneyFlags, refuseBatchFlagsAlone } from '../../cli/api-flags.js';
 import type { Result } from '../../output/render.js';
 import { BaseCommand } from '../../cli/base-command.js';
 import { usageError } from '../../errors.js';
@@ -39,26 +39,7 @@ export default class CardsIssue extends BaseCommand {
       exclusive: ['customer', 'amount', 'product', 'idempotency-key', 'wait', 'wait-timeout'],
       helpGroup: 'BATCH',
     }),
-    concurrency: Flags.integer({
-      description: 'with --batch: rows sent at once (1 to 16, default 4)',
-      min: 1,
-      max: 16,
-      helpGroup: 'BATCH',
-    }),
-    'idempotency-prefix': Flags.string({
-      description:
-        'with --batch: keys are PREFIX-<row digest>-<n> instead of batch-<row digest>-<n> (a new prefix sends rows already done again)',
-      helpGroup: 'BATCH',
-    }),
-    'allow-duplicates': Flags.boolean({
-      description: 'with --batch: send rows identical to an earlier row (refused otherwise: each would be charged)',
-      helpGroup: 'BATCH',
-    }),
-    'allow-repeat': Flags.boolean({
-      description:
-        'with --batch: send rows that repeat a success of the last 24 h under another key (held back otherwise)',
-      helpGroup: 'BATCH',
-    }),
+    ...batchRunFlags,
   };
 
   /** the resource (src/cli/resources.ts showOperation); --batch prints its rows as they finish (src/cli/batch.ts) */
@@ -69,17 +50,7 @@ export default class CardsIssue extends BaseCommand {
       process.exitCode = await runBatchCommand(this.io, 'cards.issue', { ...flags, batch: flags.batch });
       return;
     }
-    if (
-      flags.concurrency !== undefined ||
-      flags['idempotency-prefix'] !== undefined ||
-      flags['allow-duplicates'] ||
-      flags['allow-repeat']
-    ) {
-      throw usageError(
-        '--concurrency, --idempotency-prefix, --allow-duplicates and --allow-repeat apply only with --batch FILE.',
-        'See `cardctl cards issue --help`.',
-      );
-    }
+    refuseBatchFlagsAlone(flags, 'cards issue');
     if (flags.customer === undefined || flags.amount === undefined) {
       throw usageError(
         'give --customer ID and --amount MINOR to issue one card, or --batch FILE to issue one per row of a file.',
