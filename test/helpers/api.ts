@@ -102,21 +102,8 @@ export interface RawRequestOptions {
   freshConnection?: boolean;
 }
 
-/**
- * A request with nothing added: no signature, no content type. For deliberately broken requests.
- * A kept-alive connection the server closed as it went idle (its keepAliveTimeout, 5 s) just as this
- * request was written on it fails with ECONNRESET before the server read anything: it is sent again
- * once, on a connection of its own (what Node's documentation advises for `req.reusedSocket`).
- */
+/** A request with nothing added: no signature, no content type. For deliberately broken requests. */
 export function rawRequest(opts: RawRequestOptions): Promise<ApiResponse> {
-  return requestOnce(opts).catch((err: NodeJS.ErrnoException & { reusedSocket?: boolean }) => {
-    if (err.reusedSocket && err.code === 'ECONNRESET' && !opts.freshConnection)
-      return requestOnce({ ...opts, freshConnection: true });
-    throw err;
-  });
-}
-
-function requestOnce(opts: RawRequestOptions): Promise<ApiResponse> {
   return new Promise((resolve, reject) => {
     const body =
       opts.body === undefined ? undefined : Buffer.isBuffer(opts.body) ? opts.body : Buffer.from(opts.body, 'utf8');
@@ -152,7 +139,7 @@ function requestOnce(opts: RawRequestOptions): Promise<ApiResponse> {
     req.setTimeout(opts.timeoutMs ?? 30_000, () =>
       req.destroy(new Error(`no answer within ${opts.timeoutMs ?? 30_000} ms`)),
     );
-    req.on('error', (err) => reject(Object.assign(err, { reusedSocket: req.reusedSocket })));
+    req.on('error', reject);
     if (body !== undefined) req.end(body);
     else req.end();
   });
