@@ -24,6 +24,12 @@ export function listen(rt: Runtime, host: string, port: number): Promise<Running
   const server = createServer({ requestTimeout: 120_000, headersTimeout: 60_000 }, (req, res) => {
     void handleRequest(rt, req, res);
   });
+  // An idle kept-alive connection stays open 30 s (Node's default is 5 s). A client's pool (Node's
+  // http agent keeps connections alive since Node 19, with no idle limit of its own) that hands a
+  // request to a connection just as the server closes it gets ECONNRESET for a request never read:
+  // a test suite pausing a few seconds between calls to the mock hit that. The race is the
+  // client's, but a longer idle time makes it as rare as a 30 s pause.
+  server.keepAliveTimeout = 30_000;
   server.on('clientError', (err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket) => {
     if (!socket.writable) return socket.destroy();
     const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
