@@ -183,19 +183,16 @@ async function sendBatch(
         );
       // held back before anything is printed, asked or sent
       if (!flags['allow-repeat']) await holdBackRepeats(b, plan, journal, credentials, known, flags);
-      const km = await import('../client/key-mode.js');
-      // once for the whole batch, before its first row: the key's mode as the API says it
-      // (src/client/key-mode.ts) and a live batch's confirmation. Not when no row would be sent (a
-      // rerun the journal answers whole: nothing to confirm, and an API out of reach is no reason
-      // to refuse); that is looked at only where it spares a question (the mode not known here, or
-      // a live key without --yes), as it reads every row's answer.
-      const remembered = km.rememberedMode(credentials.keyId);
-      const noQuestion = remembered === 'test' || (remembered === 'live' && flags.yes);
-      if (noQuestion || (await b.anyRowToSend(plan, known.answers))) {
-        const key = await km.checkKeyMode(new ApiClient(clientOptions), { log: flags.verbose ? stderrLog : undefined });
-        if (key.live) await confirmBatch(io, plan, flags, credentials.name, key.note);
-      } else if (flags.verbose)
-        stderrLog('* every row is answered from the journal: nothing to send, nothing to confirm');
+      // once for the whole batch, before its first row: the key's mode as the API says it (src/client/key-mode.ts)
+      const key = await (await import('../client/key-mode.js')).checkKeyMode(new ApiClient(clientOptions), {
+        log: flags.verbose ? stderrLog : undefined,
+      });
+      // a live batch is confirmed once; not when no row would be sent (a rerun the journal answers
+      // whole: nothing to confirm, also with the API out of reach, where an unknown mode counts as
+      // live). Looked at only when the question would be asked: it reads every row's answer.
+      if (key.live && !flags.yes && !(await b.anyRowToSend(plan, known.answers))) {
+        if (flags.verbose) stderrLog('* every row is answered from the journal: nothing to send, nothing to confirm');
+      } else if (key.live) await confirmBatch(io, plan, flags, credentials.name, key.note);
       plan.digests = undefined; // no key is looked up from here on: its memory goes before the rows are sent
       return await sendRows(io, b, plan, flags, known, (hooks) => new ApiClient({ ...clientOptions, ...hooks }));
     } finally {
