@@ -12,6 +12,26 @@
 // CARDCTL_NO_BUNDLE=1 (or `node --enable-source-maps`) runs the fast path from dist/ instead;
 // CARDCTL_NO_CODE_CACHE=1 compiles the bundles without a cache.
 'use strict';
+// The journal is SQLite through node:sqlite, built into Node from 22.13: on an older Node, say so in
+// one line before anything could import it (never ERR_UNKNOWN_BUILTIN_MODULE or a stack trace).
+// (written in the syntax every Node still in use parses, so that an old one reaches this line)
+var found = process.versions.node.split('.').map(Number);
+if (found[0] < 22 || (found[0] === 22 && found[1] < 13)) {
+  process.stderr.write(
+    'cardctl needs Node.js 22.13 or newer (found ' +
+      process.version +
+      '): install a current Node.js (24 LTS) from https://nodejs.org or your package manager, or use the single executable (no Node needed)\n',
+  );
+  process.exit(2);
+}
+// Node 22 calls SQLite experimental and says so on stderr at its first use: cardctl's output is its
+// own, so that one warning is dropped (every other warning still goes through)
+const emitWarning = process.emitWarning;
+process.emitWarning = function (warning, ...rest) {
+  const type = typeof rest[0] === 'string' ? rest[0] : rest[0]?.type;
+  if (type === 'ExperimentalWarning' && /SQLite/.test(String(warning?.message ?? warning))) return;
+  return emitWarning.call(process, warning, ...rest);
+};
 const { readFileSync } = require('node:fs');
 const { dirname, join } = require('node:path');
 const { pathToFileURL } = require('node:url');

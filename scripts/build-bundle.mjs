@@ -84,7 +84,7 @@ const result = await build({
   bundle: true,
   format: 'cjs',
   platform: 'node',
-  target: 'node20',
+  target: 'node22',
   packages: 'external',
   // the script is a function of what bin/run.js gives it (as Node wraps a CommonJS module)
   banner: {

@@ -26,7 +26,12 @@ const picked = process.env.NODE_LINES;
 /** test files or name filters given: a focused run (options alone, like --bail=1, are not) */
 const focused = process.argv.slice(2).some((a) => !a.startsWith('-'));
 const majors =
-  picked === 'none' || (focused && !picked) ? [] : picked ? picked.split(',').map((s) => s.trim()) : Object.keys(LINES);
+  picked === 'none' || (focused && !picked)
+    ? []
+    : picked
+      ? picked.split(',').map((s) => s.trim())
+      : // the suite's own line (the pinned Node 24 of the clone's scripts) already runs everything
+        Object.keys(LINES).filter((m) => m !== process.versions.node.split('.')[0]);
 const jobs = [
   ...(focused
     ? []

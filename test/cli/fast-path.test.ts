@@ -13,6 +13,10 @@ import { ROOT, runCli } from '../helpers/cli.js';
 
 const manifest = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8')) as Manifest;
 const dir = mkdtempSync(join(tmpdir(), 'cardctl-fast-'));
+// a TMPDIR that is a file: the demo cannot make its folder there (a missing TMPDIR would do on
+// Node 20, but from 22.1 the module compile cache creates a missing folder)
+const notAFolder = join(dir, 'not-a-folder');
+writeFileSync(notAFolder, '');
 
 const WEBHOOK_SECRET = 'whsec_9f8e7d6c5b4a39281706f5e4d3c2b1a0';
 const payload = join(dir, 'event.json');
@@ -60,7 +64,7 @@ const CORPUS: Record<string, Line[]> = {
     ['completion', 'bash'],
     ['completion', 'tcsh'],
   ],
-  demo: [{ argv: ['demo', '--seed', '1'], env: { TMPDIR: join(dir, 'no-such-folder') } }],
+  demo: [{ argv: ['demo', '--seed', '1'], env: { TMPDIR: notAFolder } }],
   doctor: [{ argv: ['doctor', '--json'], env: { CARDCTL_BASE_URL: `${DOWN}/api/v1` } }, ['doctor', '-p', 'nobody']],
   request: [
     ['request', 'GET', '/cards/CARD', '--json'],
