@@ -1,11 +1,12 @@
 // Proof of the journal's ordering for a --batch whose rows overlap (docs/journal.md, "Durability
 // and concurrency"), from the system calls themselves: a recharge batch (BENCH_ORDER_ROWS rows,
-// default 16, --concurrency 8) run under `strace -f -y` against the bench mock. For each row it
-// checks, in the order the kernel saw the calls: the write() of its op record to its key bucket
-// and to its segment, an fdatasync of each of those files that began after that write and
-// returned before the first write of the socket carrying the row's Idempotency-Key; and that
-// each outcome was written and synced in both files before the process exited. Prints one line
-// per row and exits 1 on any row that breaks it. Needs strace (Linux).
+// default 16, --concurrency 8) run under `strace -f -y` against the bench mock. SQLite writes a
+// commit as pages (frames) appended to journal.db-wal and then syncs that file. For each row it
+// checks, in the order the kernel saw the calls: a write of the WAL holding the row's op record,
+// then a sync of the WAL that began after that write and returned before the first write of the
+// socket carrying the row's Idempotency-Key; and that its outcome was written and synced in the
+// WAL before the process exited. Prints one line per row and exits 1 on any row that breaks it.
+// Needs strace (Linux).
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,57 +24,50 @@ const info = JSON.parse(
 
 /** Checks the trace; returns the report lines and whether every row held. */
 function check(trace) {
-  const written = new Map(); // path -> records written to it (not yet covered by a sync that began after them)
-  const syncing = new Map(); // pid -> { path, covers } of an fdatasync under way
-  const synced = new Map(); // `${kind} ${id}` -> Set of 'keys' | 'segments' synced
+  const pending = []; // WAL writes not yet covered by a sync that began after them: { ops: [ids], outcomes: [ids] }
+  const syncing = new Map(); // pid -> the writes an fsync/fdatasync under way covers
+  const durableOp = new Set(); // op ids whose record a returned sync covered
+  const durableOutcome = new Set();
   const ops = new Map(); // idempotency key -> op id
   const sent = new Map(); // idempotency key -> line of its first socket write
   const report = [];
   let ok = true;
   let syncs = 0;
-  let shared = 0; // syncs of a journal file that covered the records of more than one operation (group commit)
-  const syncDone = ({ path, covers }) => {
+  let shared = 0; // WAL syncs that covered the op records of more than one row (group commit)
+  const syncDone = (covers) => {
     syncs++;
-    if (new Set(covers.map((r) => r.id)).size > 1) shared++;
-    const where = path.includes('/journal/keys/')
-      ? 'keys'
-      : path.includes('/journal/segments/')
-        ? 'segments'
-        : undefined;
-    if (!where) return;
-    for (const r of covers) {
-      const k = `${r.type} ${r.id}`;
-      if (!synced.has(k)) synced.set(k, new Set());
-      synced.get(k).add(where);
-    }
+    const opsCovered = new Set(covers.flatMap((w) => w.ops));
+    if (opsCovered.size > 1) shared++;
+    for (const id of opsCovered) durableOp.add(id);
+    for (const w of covers) for (const id of w.outcomes) durableOutcome.add(id);
   };
   for (const line of trace.split('\n')) {
     const m = /^(\d+)\s+([\d:.]+)\s+(.*)$/.exec(line);
     if (!m) continue;
     const [, pid, , call] = m;
-    const fileWrite = /^write\(\d+<([^>]+\.ndjson)>, "(.*)"/.exec(call);
-    if (fileWrite) {
-      const [, path, text] = fileWrite;
-      const list = written.get(path) ?? [];
-      for (const rec of text.split('\\n')) {
-        const op = /\\"type\\":\\"(op|outcome)\\".*?\\"id\\":\\"(op_\w+)\\"/.exec(rec);
-        if (!op) continue;
-        list.push({ type: op[1], id: op[2] });
-        const key = /\\"idempotency_key\\":\\"([^\\]+)\\"/.exec(rec);
-        if (op[1] === 'op' && key) ops.set(key[1], op[2]);
+    const walWrite = /^(?:pwrite64|write)\(\d+<[^>]+journal\.db-wal>, "(.*)"/.exec(call);
+    if (walWrite) {
+      const text = walWrite[1];
+      const w = { ops: [], outcomes: [] };
+      for (const op of text.matchAll(
+        /\\"type\\":\\"op\\",\\"id\\":\\"(op_\w+)\\".*?\\"idempotency_key\\":\\"([^\\]+)\\"/g,
+      )) {
+        w.ops.push(op[1]);
+        if (!ops.has(op[2])) ops.set(op[2], op[1]);
       }
-      written.set(path, list);
+      for (const o of text.matchAll(/\\"type\\":\\"outcome\\",\\"time\\":\\"[^\\]+\\",\\"id\\":\\"(op_\w+)\\"/g))
+        w.outcomes.push(o[1]);
+      pending.push(w);
       continue;
     }
-    const sync = /^fdatasync\(\d+<([^>]+)>\)?\s*(<unfinished \.\.\.>|= 0)/.exec(call);
+    const sync = /^(?:fsync|fdatasync)\(\d+<[^>]+journal\.db-wal>\)?\s*(<unfinished \.\.\.>|= 0)/.exec(call);
     if (sync) {
-      const s = { path: sync[1], covers: written.get(sync[1]) ?? [] };
-      written.set(sync[1], []);
-      if (sync[2] === '= 0') syncDone(s);
-      else syncing.set(pid, s);
+      const covers = pending.splice(0);
+      if (sync[1] === '= 0') syncDone(covers);
+      else syncing.set(pid, covers);
       continue;
     }
-    if (/^<\.\.\. fdatasync resumed>.*= 0/.test(call) && syncing.has(pid)) {
+    if (/^<\.\.\. f(?:data)?sync resumed>.*= 0/.test(call) && syncing.has(pid)) {
       syncDone(syncing.get(pid));
       syncing.delete(pid);
       continue;
@@ -83,27 +77,25 @@ function check(trace) {
       const key = sock[1];
       sent.set(key, line);
       const id = ops.get(key);
-      const both = id ? synced.get(`op ${id}`) : undefined;
-      const held = both?.has('keys') && both?.has('segments');
+      const held = id !== undefined && durableOp.has(id);
       if (!held) ok = false;
       report.push(
-        `${key}: op ${id ?? '(none written)'} ${held ? 'synced in its key bucket and its segment before its request was written to the socket' : 'NOT synced in both copies before its request left'}`,
+        `${key}: op ${id ?? '(none written)'} ${held ? 'committed and synced in the WAL before its request was written to the socket' : 'NOT synced before its request left'}`,
       );
     }
   }
   for (const [key, id] of ops) {
-    const both = synced.get(`outcome ${id}`);
-    if (!both?.has('keys') || !both?.has('segments')) {
+    if (!durableOutcome.has(id)) {
       ok = false;
-      report.push(`${key}: outcome of ${id} NOT synced in both copies before exit`);
+      report.push(`${key}: outcome of ${id} NOT synced before exit`);
     }
   }
   if (sent.size !== ROWS) ok = false;
   report.push(
-    `${syncs} fdatasync calls for ${ROWS} rows (folders of new files included), ${shared} of them covering several rows' records (group commit)`,
+    `${syncs} syncs of journal.db-wal for ${ROWS} rows, ${shared} of them covering several rows' op records (group commit)`,
   );
   report.push(
-    `${sent.size} of ${ROWS} requests seen; ${ok ? 'every op record was synced (fdatasync returned) in both copies before its request left, and every outcome before the process exited' : 'THE ORDER WAS BROKEN'}`,
+    `${sent.size} of ${ROWS} requests seen; ${ok ? 'every op record was synced (the sync returned) before its request left, and every outcome before the process exited' : 'THE ORDER WAS BROKEN'}`,
   );
   return { ok, report };
 }
@@ -117,6 +109,7 @@ try {
   const out = join(work, 'trace.txt');
   const env = {
     ...process.env,
+    CARDCTL_NO_CODE_CACHE: '1',
     CARDCTL_BASE_URL: info.baseUrl,
     CARDCTL_API_KEY: info.keyId,
     CARDCTL_API_SECRET: info.secret,
@@ -131,7 +124,7 @@ try {
     '-s',
     '65536',
     '-e',
-    'trace=write,writev,fdatasync',
+    'trace=write,writev,pwrite64,fsync,fdatasync',
     '-o',
     out,
     process.execPath,

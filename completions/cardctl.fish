@@ -1,6 +1,6 @@
 # cardctl shell completion. Generated from oclif.manifest.json by scripts/completions.mjs; do not edit.
 
-set -g __cardctl_commands 'cards' 'completion' 'customers' 'demo' 'deposit-addresses' 'deposits' 'doctor' 'mock' 'ops' 'profiles' 'request' 'sign' 'smoke' 'webhooks' 'cards freeze' 'cards get' 'cards issue' 'cards recharge' 'cards terminate' 'cards transactions' 'cards unfreeze' 'customers create' 'customers get' 'customers kyc' 'customers list' 'customers update' 'deposit-addresses create' 'deposit-addresses list' 'deposits list' 'mock clock' 'mock deposits' 'mock events' 'mock faults' 'mock keys' 'mock kyc' 'mock merchants' 'mock networks' 'mock products' 'mock provision' 'mock requests' 'mock reset' 'mock snapshot' 'mock start' 'mock state' 'mock transactions' 'mock wallets' 'mock webhook-deliveries' 'mock webhook-endpoints' 'mock withdrawals' 'mock clock advance' 'mock deposits add' 'mock events emit' 'mock faults add' 'mock keys create' 'mock keys revoke' 'mock keys roll' 'mock keys rotate' 'mock merchants create' 'mock networks set' 'mock products set' 'mock requests show' 'mock snapshot list' 'mock snapshot restore' 'mock snapshot save' 'mock transactions add' 'mock webhook-endpoints add' 'mock webhook-endpoints enable' 'mock webhook-endpoints remove' 'mock withdrawals add' 'ops compact' 'ops list' 'ops repair' 'ops replay' 'ops resolve' 'ops show' 'profiles add' 'profiles list' 'profiles remove' 'profiles show' 'profiles use' 'sign diagnose' 'webhooks listen' 'webhooks sign' 'webhooks test' 'webhooks trigger' 'webhooks verify'
+set -g __cardctl_commands 'cards' 'completion' 'customers' 'demo' 'deposit-addresses' 'deposits' 'doctor' 'mock' 'ops' 'profiles' 'request' 'sign' 'smoke' 'webhooks' 'cards freeze' 'cards get' 'cards issue' 'cards recharge' 'cards terminate' 'cards transactions' 'cards unfreeze' 'customers create' 'customers get' 'customers kyc' 'customers list' 'customers update' 'deposit-addresses create' 'deposit-addresses list' 'deposits list' 'mock clock' 'mock deposits' 'mock events' 'mock faults' 'mock keys' 'mock kyc' 'mock merchants' 'mock networks' 'mock products' 'mock provision' 'mock requests' 'mock reset' 'mock snapshot' 'mock start' 'mock state' 'mock transactions' 'mock wallets' 'mock webhook-deliveries' 'mock webhook-endpoints' 'mock withdrawals' 'mock clock advance' 'mock deposits add' 'mock events emit' 'mock faults add' 'mock keys create' 'mock keys revoke' 'mock keys roll' 'mock keys rotate' 'mock merchants create' 'mock networks set' 'mock products set' 'mock requests show' 'mock snapshot list' 'mock snapshot restore' 'mock snapshot save' 'mock transactions add' 'mock webhook-endpoints add' 'mock webhook-endpoints enable' 'mock webhook-endpoints remove' 'mock withdrawals add' 'ops compact' 'ops list' 'ops replay' 'ops resolve' 'ops show' 'ops verify' 'profiles add' 'profiles list' 'profiles remove' 'profiles show' 'profiles use' 'sign diagnose' 'webhooks listen' 'webhooks sign' 'webhooks test' 'webhooks trigger' 'webhooks verify'
 function __cardctl_command --description "the cardctl command typed so far: the longest run of leading words that names a topic or command"
   set -l cmd
   for w in (commandline -opc)[2..-1]
@@ -85,10 +85,10 @@ complete -c cardctl -n '__cardctl_is mock webhook-endpoints' -a 'remove' -d 'Rem
 complete -c cardctl -n '__cardctl_is mock withdrawals' -a 'add' -d 'Emit the events of a withdrawal with the given outcome.'
 complete -c cardctl -n '__cardctl_is ops' -a 'compact' -d 'Reduce resolved operations older than the retention to their key, identity and outcome.'
 complete -c cardctl -n '__cardctl_is ops' -a 'list' -d 'List the money operations recorded in the local journal, newest first.'
-complete -c cardctl -n '__cardctl_is ops' -a 'repair' -d 'Check the journal and rebuild damaged files from their second copy.'
 complete -c cardctl -n '__cardctl_is ops' -a 'replay' -d 'Resend a journaled money operation: the same bytes with the same Idempotency-Key.'
 complete -c cardctl -n '__cardctl_is ops' -a 'resolve' -d 'Record what you learned about a money operation whose outcome is unknown.'
 complete -c cardctl -n '__cardctl_is ops' -a 'show' -d 'Show one journaled money operation: request, key, body and outcomes.'
+complete -c cardctl -n '__cardctl_is ops' -a 'verify' -d 'Check the journal'\''s database, and show what an older journal'\''s takeover could not read.'
 complete -c cardctl -n '__cardctl_is profiles' -a 'add' -d 'Save a profile: key id, mode, base URL and secret (from stdin, a hidden prompt, or a command run when needed).'
 complete -c cardctl -n '__cardctl_is profiles' -a 'list' -d 'List the saved profiles (never their secrets).'
 complete -c cardctl -n '__cardctl_is profiles' -a 'remove' -d 'Delete a profile from the store.'
@@ -569,10 +569,6 @@ complete -c cardctl -n '__cardctl_is ops list' -l no-input -d 'never prompt: whe
 complete -c cardctl -n '__cardctl_is ops list' -l since -r -d 'sent at or after: a duration back from now (90m, 2h, 3d, 1w) or a date (2026-11-24, ISO 8601)'
 complete -c cardctl -n '__cardctl_is ops list' -l unresolved -d 'only operations whose outcome is unknown'
 complete -c cardctl -n '__cardctl_is ops list' -l until -r -d 'sent at or before: a duration back from now or a date'
-complete -c cardctl -n '__cardctl_is ops repair' -l discard-unreadable -d 'after checking them, set aside the unreadable lines of an old file (money commands then go again)'
-complete -c cardctl -n '__cardctl_is ops repair' -l jq -r -d 'filter the JSON output with this jq expression (implies --json): strings print raw, other values as JSON, one per line'
-complete -c cardctl -n '__cardctl_is ops repair' -l json -d 'print one JSON value on stdout (errors too)'
-complete -c cardctl -n '__cardctl_is ops repair' -l no-input -d 'never prompt: where a prompt would be needed, fail at once naming the flag to pass (also CI=true)'
 complete -c cardctl -n '__cardctl_is ops replay' -l ca-file -r -d 'PEM file of CA certificates to trust in addition to the system'\''s (default: CARDCTL_CA_FILE, then the profile'\''s ca_file)'
 complete -c cardctl -n '__cardctl_is ops replay' -l include -s i -d 'print the status line and headers before the body (not with --json, which prints the body alone)'
 complete -c cardctl -n '__cardctl_is ops replay' -l jq -r -d 'filter the JSON output with this jq expression (implies --json): strings print raw, other values as JSON, one per line'
@@ -591,6 +587,10 @@ complete -c cardctl -n '__cardctl_is ops resolve' -l outcome -x -a 'succeeded fa
 complete -c cardctl -n '__cardctl_is ops show' -l jq -r -d 'filter the JSON output with this jq expression (implies --json): strings print raw, other values as JSON, one per line'
 complete -c cardctl -n '__cardctl_is ops show' -l json -d 'print one JSON value on stdout (errors too)'
 complete -c cardctl -n '__cardctl_is ops show' -l no-input -d 'never prompt: where a prompt would be needed, fail at once naming the flag to pass (also CI=true)'
+complete -c cardctl -n '__cardctl_is ops verify' -l discard-unreadable -d 'after checking them, set aside the unreadable lines of an older journal (money commands then go again)'
+complete -c cardctl -n '__cardctl_is ops verify' -l jq -r -d 'filter the JSON output with this jq expression (implies --json): strings print raw, other values as JSON, one per line'
+complete -c cardctl -n '__cardctl_is ops verify' -l json -d 'print one JSON value on stdout (errors too)'
+complete -c cardctl -n '__cardctl_is ops verify' -l no-input -d 'never prompt: where a prompt would be needed, fail at once naming the flag to pass (also CI=true)'
 complete -c cardctl -n '__cardctl_is profiles add' -l base-url -r -d 'API address including /api/v1 (default: the local mock, http://127.0.0.1:4010/api/v1)'
 complete -c cardctl -n '__cardctl_is profiles add' -l ca-file -r -d 'PEM file of CA certificates to trust for this profile, in addition to the system'\''s (a company proxy or a private CA)'
 complete -c cardctl -n '__cardctl_is profiles add' -l default -d 'make it the default profile'

@@ -98,7 +98,6 @@ const workerText = async (rel) =>
     })
   ).outputFiles[0].text;
 const workerCode = await workerText('mock/compaction-worker.js');
-const passWorkerCode = await workerText('client/batch/rerun-pass-worker.js');
 
 const IMPORT = 'globalThis[Symbol.for("cardctl.import")]';
 const cardctlPlugin = {
@@ -142,17 +141,6 @@ const cardctlPlugin = {
           /new Worker\(compactionWorkerUrl\(\), \{/,
           `new Worker(${JSON.stringify(workerCode)}, { eval: true,`,
         );
-      }
-      if (rel === join('dist', 'client', 'batch', 'rerun-index.js')) {
-        const before = text;
-        text = text.replace(
-          /new Worker\(passWorkerUrl\(\), \{/,
-          `new Worker(${JSON.stringify(passWorkerCode)}, { eval: true,`,
-        );
-        if (text === before)
-          throw new Error(
-            'build-binary: the rerun pass worker is no longer started as `new Worker(passWorkerUrl(), {`: update this script',
-          );
       }
       // --jq: jq-web bundled, its WebAssembly from the SEA's asset jq.wasm instead of a file beside it
       if (rel === join('dist', 'output', 'jq.js'))

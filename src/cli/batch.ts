@@ -104,19 +104,7 @@ async function confirmBatch(io: Io, plan: BatchPlan, flags: BatchFlags, profile:
   });
 }
 
-/** CARDCTL_RERUN_THREADS: the threads of a rerun's pass over the journal (docs/batch.md); unset: chosen by the machine and the journal's size. */
-function rerunThreads(env: NodeJS.ProcessEnv = process.env): 1 | 2 | undefined {
-  const v = env.CARDCTL_RERUN_THREADS?.trim();
-  if (v === undefined || v === '') return undefined;
-  if (v === '1' || v === '2') return Number(v) as 1 | 2;
-  throw usageError(
-    'CARDCTL_RERUN_THREADS takes 1 or 2.',
-    'Set it to 1 (one thread) or 2, or unset it to let cardctl choose.',
-  );
-}
-
 export async function runBatchCommand(io: Io, operation: BatchOperation, flags: BatchFlags): Promise<number> {
-  const threads = rerunThreads();
   const b = await import('../client/batch.js');
   b.keepOldGenerationTight();
   const spool = await b.openSpool(flags.batch);
@@ -132,7 +120,7 @@ export async function runBatchCommand(io: Io, operation: BatchOperation, flags: 
         `nothing to send: ${flags.batch === '-' ? 'stdin' : flags.batch} holds no rows.`,
         `Give one row per line after the header (CSV: ${b.expected(operation)}) or one JSON object per line (NDJSON).`,
       );
-    return await sendBatch(io, b, plan, flags, threads);
+    return await sendBatch(io, b, plan, flags);
   } finally {
     plan?.checked.close();
     spool.close();
@@ -144,7 +132,6 @@ async function sendBatch(
   b: typeof import('../client/batch.js'),
   plan: BatchPlan,
   flags: BatchFlags,
-  threads: 1 | 2 | undefined,
 ): Promise<number> {
   const [{ withSession }, { ApiClient }] = await Promise.all([
     import('../client/session.js'),
@@ -162,25 +149,11 @@ async function sendBatch(
       yes: true /* confirmed once below for the whole batch */,
       timeoutMs,
     };
-    const { keyPrefix, legacyPrefix, total, keySuffixes } = plan;
     const known = await b.journalAnswers(plan.operation, journal, new ApiClient(clientOptions), {
-      keyPrefix,
-      legacyPrefix,
-      total,
-      keySuffixes,
-      digests: plan.digests!.share(),
-      threads,
+      legacyPrefix: plan.legacyPrefix,
     });
     const stderrLog = verboseLog(io.stderr);
     try {
-      if (flags.verbose && known.pass.buckets > 0)
-        stderrLog(
-          `* journal: ${plural(known.pass.buckets, 'key bucket')} read once for the batch's keys, in ${plural(known.pass.threads, 'thread')}`,
-        );
-      if (flags.verbose && known.pass.workerFailed)
-        stderrLog(
-          `* journal: the pass's second thread failed (${known.pass.workerFailed}): the pass was made again, whole, in one thread`,
-        );
       // held back before anything is printed, asked or sent
       if (!flags['allow-repeat']) await holdBackRepeats(b, plan, journal, credentials, known, flags);
       // once for the whole batch, before its first row: the key's mode as the API says it (src/client/key-mode.ts)

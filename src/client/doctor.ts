@@ -399,11 +399,14 @@ export async function doctor(opts: {
       },
       unresolvedOps: (credentials) => {
         const journal = Journal.open(env, (line) => opts.io.stderr.write(line + '\n'));
-        const unknown = journal.unresolved(); // from the unresolved markers: not the whole journal
+        const unknown = journal.unresolved(); // an index of the unknown ones: not the whole journal
         const mine = unknown.filter((e) => sentWith(e, credentials)).length;
-        const s = journal.stats(); // from file sizes: nothing read whole
-        const unreadable = s.unattributed ? `, ${s.unattributed} unreadable records (run \`cardctl ops repair\`)` : '';
-        const size = `${s.ops} operation${s.ops === 1 ? '' : 's'}, ${s.unresolved} unresolved, ${formatBytes(s.bytes)}${unreadable}`;
+        const s = journal.stats();
+        const unreadable = s.unattributed ? `, ${s.unattributed} unreadable records (run \`cardctl ops verify\`)` : '';
+        const check = journal.check();
+        const damaged =
+          check.length === 1 && check[0] === 'ok' ? '' : `, DAMAGED (${check[0]}: run \`cardctl ops verify\`)`;
+        const size = `local SQLite journal, ${s.ops} operation${s.ops === 1 ? '' : 's'}, ${s.unresolved} unresolved, ${formatBytes(s.bytes)}${unreadable}${damaged}`;
         probeStateFolder(dirname(journal.file), env); // readable is not enough: a money operation writes here first
         return { file: journal.file, mine, others: unknown.length - mine, size };
       },

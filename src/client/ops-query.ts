@@ -1,9 +1,7 @@
-// `cardctl ops list`: the journal's operations, newest first, filtered, read one hour's segment
-// at a time (never the whole journal at once), so `--ndjson --all` streams in constant memory.
-import { basename, dirname } from 'node:path';
+// `cardctl ops list`: the journal's operations, newest first, filtered, read a page at a time
+// (never the whole journal at once), so `--ndjson --all` streams in constant memory.
 import { usageError } from '../errors.js';
 import { Journal, type JournalEntry } from './journal.js';
-import type { DamagedLine } from './journal-store/lines.js';
 import { cardIdOf } from './money-rules.js';
 
 export const DEFAULT_OPS_LIMIT = 20;
@@ -84,38 +82,22 @@ function matches(e: JournalEntry, q: OpsQuery): boolean {
   return true;
 }
 
-/** The hour a segment file covers, from its path (`.../2026-11-24/19.ndjson`). */
-function segmentHour(file: string): number {
-  return Date.parse(`${basename(dirname(file))}T${basename(file, '.ndjson')}:00:00Z`);
-}
-
 export interface OpsScan {
   entries: Generator<JournalEntry>;
-  /** damaged lines met so far, with their file */
-  damaged: Array<{ file: string; line: DamagedLine }>;
 }
 
-/** Candidates newest first: from the key's bucket, the unresolved markers, or the segments in the time range. */
-function* candidates(journal: Journal, q: OpsQuery, damaged: OpsScan['damaged']): Generator<JournalEntry> {
+/** Candidates newest first: the key's sends, or the journal's operations in the time range (unresolved ones only, with --unresolved). */
+function* candidates(journal: Journal, q: OpsQuery): Generator<JournalEntry> {
   if (q.key !== undefined) return yield* journal.history(q.key, { strict: false }).reverse();
-  if (q.unresolved) return yield* journal.unresolvedNewest();
-  for (const file of journal.segments().reverse()) {
-    const hour = segmentHour(file);
-    if (q.untilMs !== undefined && hour > q.untilMs) continue;
-    if (q.sinceMs !== undefined && hour + 3_600_000 <= q.sinceMs) break;
-    const seg = journal.segmentEntries(file);
-    for (const line of seg.damaged) damaged.push({ file, line });
-    yield* seg.entries.reverse();
-  }
+  yield* journal.newest({ sinceMs: q.sinceMs, untilMs: q.untilMs, unknownOnly: q.unresolved });
 }
 
 /** The matching operations, newest first (lazily: stop reading when you have enough). */
 export function scanOps(q: OpsQuery, journal = Journal.open(undefined, q.tell)): OpsScan {
-  const damaged: OpsScan['damaged'] = [];
   function* entries(): Generator<JournalEntry> {
-    for (const e of candidates(journal, q, damaged)) if (matches(e, q)) yield e;
+    for (const e of candidates(journal, q)) if (matches(e, q)) yield e;
   }
-  return { entries: entries(), damaged };
+  return { entries: entries() };
 }
 
 /** What is left past the limit: an exact count where it costs nothing to know, else whether there is more. */

@@ -1,13 +1,8 @@
 // `cardctl ops`: the journal of money operations, and replaying one with its exact bytes and key.
-import { join } from 'node:path';
 import { CardctlError, usageError } from '../errors.js';
 import type { ApiResponse, PreparedRequest } from './client.js';
 import { Journal, type JournalEntry } from './journal.js';
-import type { DamagedLine } from './journal-store/lines.js';
-import type { RepairReport } from './journal-store/repair.js';
-import type { CompactionReport } from './journal-store/compaction.js';
-import { retentionDays } from './retention.js';
-import { isStateFolderProblem, stateFolderError } from './state-folder.js';
+import { retentionDays, DAY_MS } from './retention.js';
 import { lockKey } from './key-lock.js';
 import { inAccount, normalBase } from './identity.js';
 import { withSession, type SessionOptions } from './session.js';
@@ -19,24 +14,14 @@ export function listOps(
   return opts.unresolved ? journal.unresolved() : journal.entries();
 }
 
-/** Warnings for damaged records met while listing, and for unreadable lines of a taken-over file, with the command that repairs them. */
-export function damageNotes(
-  damaged: ReadonlyArray<{ file: string; line: DamagedLine }>,
-  env?: NodeJS.ProcessEnv,
-): string[] {
-  const journal = Journal.open(env);
-  const byFile = new Map<string, DamagedLine[]>();
-  for (const d of damaged) byFile.set(d.file, [...(byFile.get(d.file) ?? []), d.line]);
-  const notes = [...byFile].map(
-    ([file, lines]) =>
-      `Warning: ${lines.length} damaged record${lines.length === 1 ? '' : 's'} in ${file} (${lines[0]!.why}), not listed: run \`cardctl ops repair\` to restore ${lines.length === 1 ? 'it' : 'them'} from the second copy.`,
-  );
-  const unreadable = journal.unreadable();
-  if (unreadable)
-    notes.push(
-      `Warning: ${unreadable} line${unreadable === 1 ? '' : 's'} of the old operations.ndjson could not be read when it was taken over; money commands refuse until you have looked: \`cardctl ops repair\`.`,
-    );
-  return notes;
+/** A warning while lines of a taken-over old journal could not be read, with the command that shows them. */
+export function damageNotes(env?: NodeJS.ProcessEnv): string[] {
+  const unreadable = Journal.open(env).unreadable();
+  return unreadable
+    ? [
+        `Warning: ${unreadable} line${unreadable === 1 ? '' : 's'} of the older journal could not be read when it was taken over; money commands refuse until you have looked: \`cardctl ops verify\`.`,
+      ]
+    : [];
 }
 
 /** `tell`: where the journal says what it waits for (the command's stderr) */
@@ -46,7 +31,7 @@ export function showOp(id: string, env?: NodeJS.ProcessEnv, tell?: (line: string
   if (!found) {
     throw new CardctlError(`no operation "${id}" in the journal ${journal.file}.`, {
       kind: 'not_found',
-      hint: 'List them with `cardctl ops list`; `cardctl ops repair` restores one that an interrupted command left out of the index.',
+      hint: 'List them with `cardctl ops list`, or give its idempotency key.',
     });
   }
   if ('ambiguous' in found) {
@@ -172,32 +157,56 @@ export async function replayOp(
   });
 }
 
+export interface CompactionReport {
+  file: string;
+  retention_days: number;
+  cutoff: string;
+  compacted: number;
+  kept_unknown: number;
+}
+
 /** `ops compact`: compacts the resolved operations older than the retention (docs/journal.md, "Retention"). */
-export async function compactOps(
-  opts: { retentionDays?: number; env?: NodeJS.ProcessEnv; tell?: (line: string) => void } = {},
-): Promise<CompactionReport & { dir: string }> {
+export function compactOps(
+  opts: { retentionDays?: number; env?: NodeJS.ProcessEnv; tell?: (line: string) => void; nowMs?: number } = {},
+): CompactionReport {
   const journal = Journal.open(opts.env, opts.tell);
-  journal.stats(); // takes over an old file first
-  const { compactJournal } = await import('./journal-store/compaction.js');
+  const days = opts.retentionDays ?? retentionDays(opts.env) ?? 90;
+  const cutoffMs = (opts.nowMs ?? Date.now()) - days * DAY_MS;
+  const compacted = journal.compact(cutoffMs);
+  const keptUnknown = [...journal.newest({ untilMs: cutoffMs, unknownOnly: true })].length;
   return {
-    dir: journal.dir,
-    ...compactJournal(journal.dir, { retentionDays: opts.retentionDays ?? retentionDays(opts.env) }),
+    file: journal.file,
+    retention_days: days,
+    cutoff: new Date(cutoffMs).toISOString(),
+    compacted,
+    kept_unknown: keptUnknown,
   };
 }
 
-/** `ops repair`: rebuilds damaged journal files from their second copy; lines of an old file that could not be read are shown (and set aside with `discardUnreadable`). */
-export async function repairOps(
+export interface VerifyReport {
+  file: string;
+  /** SQLite's quick_check: ['ok'] when sound */
+  check: string[];
+  ok: boolean;
+  operations: number;
+  unreadable: Array<{ source: string; why: string; text: string }>;
+  discarded: number;
+}
+
+/** `ops verify`: SQLite's own check of the database, and the lines of an old journal that could not be read (set aside with `discardUnreadable`). */
+export function verifyOps(
   opts: { discardUnreadable?: boolean; env?: NodeJS.ProcessEnv; tell?: (line: string) => void } = {},
-): Promise<RepairReport & { dir: string }> {
+): VerifyReport {
   const journal = Journal.open(opts.env, opts.tell);
-  journal.stats(); // takes over an old file first
-  const { repairJournal } = await import('./journal-store/repair.js');
-  try {
-    return { dir: journal.dir, ...repairJournal(journal.dir, opts) };
-  } catch (err) {
-    // a full disk: the file whose rebuilt copy could not be written whole is as it was (files.ts)
-    throw isStateFolderProblem(err)
-      ? stateFolderError(err, join(journal.dir, '..'), 'the repair stopped; the file it was rebuilding is as it was')
-      : err;
-  }
+  const check = journal.check();
+  const unreadable = journal.unreadableLines();
+  const discarded = opts.discardUnreadable && unreadable.length ? journal.discardUnreadable() : 0;
+  return {
+    file: journal.file,
+    check,
+    ok: check.length === 1 && check[0] === 'ok',
+    operations: journal.stats().ops,
+    unreadable,
+    discarded,
+  };
 }

@@ -1,12 +1,12 @@
 // How long the journal keeps resolved operations whole (docs/journal.md, "Retention"), and the
 // compaction a money command starts in the background once a day when some have aged past it.
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { usageError } from '../errors.js';
-import { DEFAULT_RETENTION_DAYS, readCompactionState } from './journal-store/compaction.js';
+import type { Journal } from './journal.js';
 
-const DAY_MS = 86_400_000;
+export const DAY_MS = 86_400_000;
+/** How long resolved operations are kept whole (CARDCTL_JOURNAL_RETENTION). */
+export const DEFAULT_RETENTION_DAYS = 90;
 
 /** Days from `30`, `30d` (1 to 36500); `off` (no compaction in the background) gives undefined. */
 export function parseRetention(text: string, from: string): number | undefined {
@@ -36,16 +36,12 @@ export function retentionDays(env: NodeJS.ProcessEnv = process.env): number | un
   return v === undefined || v.trim() === '' ? DEFAULT_RETENTION_DAYS : parseRetention(v, 'CARDCTL_JOURNAL_RETENTION');
 }
 
-/** Whether a compaction is due: none ran for a day, and a day of segments has aged past the retention. Reads one small file and a folder's names. */
-export function compactionDue(root: string, days: number, nowMs = Date.now()): boolean {
-  const state = readCompactionState(root);
-  if (state.last_run && nowMs - Date.parse(state.last_run) < DAY_MS) return false;
-  const dir = join(root, 'segments');
-  if (!existsSync(dir)) return false;
-  const oldest = readdirSync(dir)
-    .filter((d) => /^\d{4}-\d\d-\d\d$/.test(d) && (!state.compacted_through || d > state.compacted_through))
-    .sort()[0];
-  return oldest !== undefined && Date.parse(`${oldest}T00:00:00Z`) + DAY_MS <= nowMs - days * DAY_MS;
+/** Whether a compaction is due: none ran here for a day, and the oldest operation has aged past the retention. Two indexed lookups. */
+export function compactionDue(journal: Journal, days: number, nowMs = Date.now()): boolean {
+  const last = journal.lastCompaction();
+  if (last && nowMs - Date.parse(last) < DAY_MS) return false;
+  const oldest = journal.oldestTime();
+  return oldest !== undefined && Date.parse(oldest) <= nowMs - days * DAY_MS;
 }
 
 /**
@@ -53,16 +49,16 @@ export function compactionDue(root: string, days: number, nowMs = Date.now()): b
  * found it due exits at once. Never throws: retention is housekeeping, never a reason for a money
  * command to fail.
  */
-export function compactInBackground(root: string, env: NodeJS.ProcessEnv = process.env): boolean {
+export function compactInBackground(journal: Journal, env: NodeJS.ProcessEnv = process.env): boolean {
   try {
     const days = retentionDays(env);
-    if (days === undefined || !compactionDue(root, days)) return false;
+    if (days === undefined || !compactionDue(journal, days)) return false;
     const script = process.argv[1];
     const args =
       script && /\.[cm]?js$/.test(script) ? [script, 'ops', 'compact', '--auto'] : ['ops', 'compact', '--auto'];
     // only what compaction needs: never a secret of the caller's environment
     const childEnv: NodeJS.ProcessEnv = {
-      CARDCTL_STATE_DIR: join(root, '..'),
+      CARDCTL_STATE_DIR: journal.dir,
       CARDCTL_JOURNAL_RETENTION: String(days),
       CARDCTL_NO_UPDATE_NOTIFIER: '1',
     };

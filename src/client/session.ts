@@ -130,6 +130,6 @@ async function closeSession(session: Session | undefined, opts: SessionOptions):
   const journal = session?.openedJournal();
   if (journal?.wroteOutcome) {
     const { compactInBackground } = await import('./retention.js');
-    compactInBackground(journal.dir, opts.env ?? process.env);
+    compactInBackground(journal, opts.env ?? process.env);
   }
 }

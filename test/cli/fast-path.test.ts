@@ -127,9 +127,9 @@ const CORPUS: Record<string, Line[]> = {
     ['ops', 'list'],
     ['ops', 'list', '--unresolved', '--json'],
   ],
-  'ops:repair': [
-    ['ops', 'repair'],
-    ['ops', 'repair', '--json'],
+  'ops:verify': [
+    ['ops', 'verify'],
+    ['ops', 'verify', '--json'],
   ],
   'ops:compact': [
     ['ops', 'compact', '--older-than', '0', '--json'],

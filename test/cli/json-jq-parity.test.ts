@@ -121,7 +121,7 @@ function argvFor(id: string): Fixture | undefined {
     'mock:withdrawals:add': { args: ['--amount', '100'] },
     'ops:compact': { args: [] },
     'ops:list': { args: [] },
-    'ops:repair': { args: [] },
+    'ops:verify': { args: [] },
     'ops:replay': { args: [fx.op!, '--yes'] },
     'ops:resolve': { args: [fx.unknownOp!, '--outcome', 'failed'] },
     'ops:show': { args: [fx.op!] },

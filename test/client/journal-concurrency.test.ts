@@ -66,7 +66,7 @@ describe('concurrent writers', () => {
     for (const e of sharedSends) expect(e.outcome).toBe('resolved');
     const unresolved = JSON.parse((await run(['ops', 'list', '--unresolved', '--all', '--json'])).stdout).data;
     expect(unresolved).toEqual([]);
-    const check = await run(['ops', 'repair', '--json']);
-    expect(JSON.parse(check.stdout)).toMatchObject({ repaired: [], unreadable: [] });
+    const check = await run(['ops', 'verify', '--json']);
+    expect(JSON.parse(check.stdout)).toMatchObject({ ok: true, check: ['ok'], unreadable: [] });
   }, 90_000);
 });

@@ -1,11 +1,11 @@
-// The journal's folder: private modes, records folded into entries, checksums, base URL identity.
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+// The journal's database: private modes, records folded into entries, damage refused, base URL identity.
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Journal, journalDir, journalPath } from '../../src/client/journal.js';
+import { Journal, journalFile } from '../../src/client/journal.js';
 import { normalBase } from '../../src/client/identity.js';
-import { filesUnder } from '../helpers/journal.js';
 
 const dirs: string[] = [];
 const tmp = (): string => {
@@ -30,10 +30,9 @@ const op = {
 };
 
 describe('journal', () => {
-  it('lives under CARDCTL_STATE_DIR, else XDG_STATE_HOME/cardctl; the old file beside it', () => {
-    expect(journalDir({ CARDCTL_STATE_DIR: '/s', XDG_STATE_HOME: '/x' })).toBe('/s/journal');
-    expect(journalDir({ XDG_STATE_HOME: '/x' })).toBe('/x/cardctl/journal');
-    expect(journalPath({ CARDCTL_STATE_DIR: '/s' })).toBe('/s/operations.ndjson');
+  it('lives under CARDCTL_STATE_DIR, else XDG_STATE_HOME/cardctl', () => {
+    expect(journalFile({ CARDCTL_STATE_DIR: '/s', XDG_STATE_HOME: '/x' })).toBe('/s/journal.db');
+    expect(journalFile({ XDG_STATE_HOME: '/x' })).toBe('/x/cardctl/journal.db');
   });
 
   it('creates the folders 0700 and the files 0600, also under a wider existing folder and umask 000', () => {
@@ -42,18 +41,20 @@ describe('journal', () => {
     chmodSync(dir, 0o777);
     const old = process.umask(0);
     try {
-      new Journal(join(dir, 'journal')).recordOp(op);
+      const j = new Journal(join(dir, 'journal.db'));
+      j.recordOp(op);
+      const files = readdirSync(dir).filter((f) => f.startsWith('journal.db'));
+      expect(files).toContain('journal.db-wal'); // WAL mode
+      for (const f of files) expect(statSync(join(dir, f)).mode & 0o777, f).toBe(0o600);
+      j.close();
     } finally {
       process.umask(old);
     }
     expect(statSync(dir).mode & 0o777).toBe(0o700);
-    const files = filesUnder(join(dir, 'journal'));
-    expect(files.length).toBeGreaterThanOrEqual(4); // key bucket, segment, id index, unresolved marker
-    for (const f of files) expect(statSync(f).mode & 0o777, f).toBe(0o600);
   });
 
   it('records the op before and the outcome after, and folds them; found by id, prefix and key', () => {
-    const j = new Journal(join(tmp(), 'journal'));
+    const j = new Journal(join(tmp(), 'journal.db'));
     const id = j.recordOp(op);
     expect(j.entries()[0]).toMatchObject({
       id,
@@ -72,7 +73,7 @@ describe('journal', () => {
   });
 
   it('a success is final: a later send that learned nothing (a replay refused at connect, an in_flight) does not make it unknown again', () => {
-    const j = new Journal(join(tmp(), 'journal'));
+    const j = new Journal(join(tmp(), 'journal.db'));
     const id = j.recordOp(op);
     j.recordOutcome({ id, status: 201, outcome: 'resolved', resource_id: 'CARD' });
     j.recordOutcome({ id, status: null, outcome: 'unknown', replay: true }); // ops replay: connection refused
@@ -87,16 +88,24 @@ describe('journal', () => {
     expect(j.unresolved().map((e) => e.id)).toEqual([other]);
   });
 
-  it("every line carries a checksum: a damaged byte in a key bucket makes the key's history unknowable (refused), never shorter", () => {
-    const dir = join(tmp(), 'journal');
-    const j = new Journal(dir);
-    j.recordOp(op);
-    const bucket = filesUnder(join(dir, 'keys'))[0]!;
-    const text = readFileSync(bucket, 'utf8');
-    const at = text.indexOf('"k1"') + 1;
-    writeFileSync(bucket, text.slice(0, at) + 'j' + text.slice(at + 1)); // k1 -> j1: the key itself damaged
-    const fresh = new Journal(dir);
-    expect(() => fresh.history('k1')).toThrow(/damaged record.*checksum mismatch.*not sent/);
+  it("a damaged record makes the key's history unknowable (refused, naming ops verify), never shorter", () => {
+    const file = join(tmp(), 'journal.db');
+    new Journal(file).recordOp(op);
+    for (const damage of [
+      "'[' || substr(record, 2)", // not JSON
+      'replace(record, \'"k1"\', \'"j1"\')', // the key inside the record, another key
+      'replace(record, \'"type":"op"\', \'"type":"oq"\')', // a record of no known type
+    ]) {
+      const db = new DatabaseSync(file);
+      const before = (db.prepare('SELECT record FROM operations').get() as { record: string }).record;
+      db.exec(`UPDATE operations SET record = ${damage}`);
+      db.close();
+      expect(() => new Journal(file).history('k1'), damage).toThrow(/damaged .*Idempotency-Key k1.*not sent/);
+      const back = new DatabaseSync(file);
+      back.prepare('UPDATE operations SET record = ?').run(before);
+      back.close();
+    }
+    expect(new Journal(file).history('k1')).toHaveLength(1);
   });
 
   it('one base URL identity: scheme and host case, default port, trailing slash', () => {

@@ -374,7 +374,7 @@ describe('the rate limiter', () => {
         }
       }
       const limiter = new Recording({ concurrency: 4, now, sleep });
-      const journal = new Journal(join(dir, 'operations.ndjson'));
+      const journal = new Journal(join(dir, 'journal.db'));
       const credentials = creds(limited.keys.test);
       const client = (hooks: BatchClientHooks) =>
         new ApiClient({

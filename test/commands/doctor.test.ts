@@ -186,7 +186,7 @@ describe('cardctl doctor', () => {
     expect(check(report, 'journal').hint).toContain('cardctl ops replay');
     // the journal's size, operations and unresolved ones, from file sizes and markers
     expect(check(report, 'journal').detail).toMatch(
-      /\/journal \(\d+ operations?, [1-9]\d* unresolved, [\d.]+ (B|KiB|MiB)\)/,
+      /\/journal\.db \(local SQLite journal, \d+ operations?, [1-9]\d* unresolved, [\d.]+ (B|KiB|MiB)\)/,
     );
   });
 

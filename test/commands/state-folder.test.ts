@@ -91,15 +91,14 @@ describe('a state folder that cannot be written', () => {
     expect(error.hint).toMatch(/it is CARDCTL_STATE_DIR\).*set CARDCTL_STATE_DIR to a folder you can write/);
   });
 
-  it('a file where the journal folder should be: exit 2, nothing sent; ops list says the same', async () => {
-    const xdg = join(sb.dir, 'state-with-file');
-    mkdirSync(join(xdg, 'cardctl'), { recursive: true });
-    writeFileSync(join(xdg, 'cardctl', 'journal'), 'not a folder\n');
+  it("a folder where the journal's database should be: exit 2, nothing sent; ops list says the same", async () => {
+    const xdg = join(sb.dir, 'state-with-folder');
+    mkdirSync(join(xdg, 'cardctl', 'journal.db'), { recursive: true });
     const env = { ...apiEnv, XDG_STATE_HOME: xdg };
     const since = await lastRequest();
     const r = await sb.run(['cards', 'issue', '--customer', customerId, '--amount', '500'], { env });
     expect(r.code, r.stderr).toBe(2);
-    expect(r.stderr).toContain('a file is in the way of a folder');
+    expect(r.stderr).toContain('a folder is where a file should be');
     expect(await apiRequestsAfter(since)).toEqual([]);
     const ops = await sb.run(['ops', 'list'], { env });
     expect(ops.code, ops.stderr).toBe(2);

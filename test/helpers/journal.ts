@@ -1,8 +1,11 @@
-// Reading and rewriting the journal folder in tests, as a person with a text editor would: the
-// records of its segments (each op and its outcomes), and the file older versions wrote, which
-// the next cardctl command takes over.
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// Reading and rewriting the journal in tests, as a person with the sqlite3 shell or a text editor
+// would: its records (each op and its outcomes), and the file older versions wrote, which the next
+// cardctl command takes over.
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { crc32 } from 'node:zlib';
 
 export type JournalRecord = Record<string, unknown> & { type: string; id: string };
 
@@ -14,9 +17,13 @@ export function filesUnder(dir: string): string[] {
     .flatMap((d) => (d.isDirectory() ? filesUnder(join(dir, d.name)) : [join(dir, d.name)]));
 }
 
+/** The journal's database file in `<state>/cardctl`. */
+export const journalDb = (cardctlState: string): string => join(cardctlState, 'journal.db');
+
 /**
- * `<state>/cardctl` -> every record in the journal's segments, oldest segment first (the checksum
- * before each line dropped), after those of an old file not taken over yet.
+ * `<state>/cardctl` -> every record in the journal (each operation's, then what was learned after
+ * it), oldest first, after those of an old file not taken over yet. Read with SQLite itself, as a
+ * person with the sqlite3 shell would.
  */
 export function journalRecords(cardctlState: string): JournalRecord[] {
   const legacy = join(cardctlState, 'operations.ndjson');
@@ -26,14 +33,26 @@ export function journalRecords(cardctlState: string): JournalRecord[] {
         .filter((l) => l.trim() !== '')
         .map((l) => JSON.parse(l) as JournalRecord)
     : [];
-  return old.concat(
-    filesUnder(join(cardctlState, 'journal', 'segments')).flatMap((f) =>
-      readFileSync(f, 'utf8')
-        .split('\n')
-        .filter((l) => l !== '')
-        .map((l) => JSON.parse(l.slice(9)) as JournalRecord),
-    ),
-  );
+  if (!existsSync(journalDb(cardctlState))) return old;
+  const db = new DatabaseSync(journalDb(cardctlState), { readOnly: true });
+  try {
+    const rows = db
+      .prepare(
+        `SELECT o.record AS op, a.record AS answer FROM operations o LEFT JOIN answers a ON a.op_id = o.id
+         ORDER BY o.time, o.seq, a.seq`,
+      )
+      .all() as Array<{ op: string; answer: string | null }>;
+    const out: JournalRecord[] = [];
+    let last: string | undefined;
+    for (const r of rows) {
+      if (r.op !== last) out.push(JSON.parse(r.op) as JournalRecord);
+      last = r.op;
+      if (r.answer !== null) out.push(JSON.parse(r.answer) as JournalRecord);
+    }
+    return old.concat(out);
+  } finally {
+    db.close();
+  }
 }
 
 /** The records as NDJSON text, one per line. */
@@ -42,15 +61,17 @@ export const journalText = (cardctlState: string): string =>
     .map((r) => JSON.stringify(r) + '\n')
     .join('');
 
-/** The raw bytes of every journal file, concatenated (to look for what must never be written). */
+/** The raw bytes of every journal file (the database, its WAL), concatenated (to look for what must never be written). */
 export const journalBytes = (cardctlState: string): string =>
-  filesUnder(join(cardctlState, 'journal'))
+  ['journal.db', 'journal.db-wal']
+    .map((f) => join(cardctlState, f))
+    .filter((f) => existsSync(f))
     .map((f) => readFileSync(f, 'latin1'))
     .join('\n');
 
 /**
  * Rewrites the journal through `edit` (a record, or null to drop it): written back as the file
- * older versions kept, which the next cardctl command takes over (so the indexes follow).
+ * older versions kept, which the next cardctl command takes over (the database is removed).
  */
 export function rewriteJournal(cardctlState: string, edit: (r: JournalRecord) => JournalRecord | null): void {
   const records = journalRecords(cardctlState)
@@ -59,7 +80,7 @@ export function rewriteJournal(cardctlState: string, edit: (r: JournalRecord) =>
   writeFileSync(join(cardctlState, 'operations.ndjson'), records.map((r) => JSON.stringify(r) + '\n').join(''), {
     mode: 0o600,
   });
-  rmSync(join(cardctlState, 'journal'), { recursive: true, force: true });
+  for (const f of ['journal.db', 'journal.db-wal', 'journal.db-shm']) rmSync(join(cardctlState, f), { force: true });
 }
 
 export interface LegacyOptions {
@@ -119,4 +140,46 @@ export function legacyJournalText(o: LegacyOptions): string {
     );
   }
   return lines.join('\n') + '\n';
+}
+
+/** The key bucket an idempotency key's records were kept in by the folder journal (3 hex digits of its SHA-256). */
+const keyBucketName = (key: string): string => createHash('sha256').update(key).digest('hex').slice(0, 3);
+
+/**
+ * Writes records as the folder journal of the version before this one kept them (`journal/keys/`
+ * and `journal/segments/`, each record in both, each line `<crc32> <JSON>`), which the next cardctl
+ * command takes over. `leave` drops one of the two copies (a lost folder), `damage` changes one
+ * byte of a record's line in one copy.
+ */
+export function writeFolderJournal(
+  cardctlState: string,
+  records: readonly JournalRecord[],
+  o: { leave?: 'keys' | 'segments'; damage?: { id: string; copy: 'keys' | 'segments' } } = {},
+): void {
+  const dir = join(cardctlState, 'journal');
+  const keyOf = new Map<string, string>();
+  const timeOf = new Map<string, string>();
+  for (const r of records)
+    if (r.type === 'op' || r.type === 'compact') {
+      keyOf.set(r.id, r.idempotency_key as string);
+      timeOf.set(r.id, r.time as string);
+    }
+  const files = new Map<string, string[]>();
+  const add = (file: string, line: string) => files.set(file, [...(files.get(file) ?? []), line]);
+  for (const r of records) {
+    const json = JSON.stringify(r);
+    const line = (copy: 'keys' | 'segments') => {
+      const text = o.damage?.id === r.id && o.damage.copy === copy ? json.replace('"time":"2', '"time":"3') : json;
+      return `${crc32(json).toString(16).padStart(8, '0')} ${text}\n`;
+    };
+    const time = timeOf.get(r.id) ?? (r.time as string);
+    if (o.leave !== 'keys') add(join(dir, 'keys', `${keyBucketName(keyOf.get(r.id) ?? '')}.ndjson`), line('keys'));
+    if (o.leave !== 'segments')
+      add(join(dir, 'segments', time.slice(0, 10), `${time.slice(11, 13)}.ndjson`), line('segments'));
+  }
+  for (const [file, lines] of files) {
+    mkdirSync(join(file, '..'), { recursive: true, mode: 0o700 });
+    writeFileSync(file, lines.join(''), { mode: 0o600 });
+  }
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
 }

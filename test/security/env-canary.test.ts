@@ -149,7 +149,6 @@ const CASES: Record<
     },
     runs: [['sign', '--method', 'GET', '--path', '/cards', '-p', 'vault']],
   },
-  CARDCTL_RERUN_THREADS: { value: () => CANARY, env: apiEnv, runs: [['cards', 'issue', '--batch', batch]] },
   // switches: any value turns them on; still never shown
   CARDCTL_NO_FAST_PATH: {
     value: () => CANARY,

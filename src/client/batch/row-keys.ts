@@ -7,7 +7,7 @@
 // Before these keys, a row's key was `batch-<hash of every row>-ROW` (`P-ROW` with a prefix): a
 // file run by that version keeps those keys on a rerun (src/client/batch/journal-check.ts), which
 // is why they are still derived here (legacyKey).
-import type { DigestLookup } from './digests.js';
+import { DigestLookup, type DigestShare } from './digests.js';
 
 export const DEFAULT_KEY_PREFIX = 'batch';
 /** The characters a key adds after its prefix: `-`, 16 hex digits, `-`, up to 7 digits (a row count). */
@@ -41,5 +41,36 @@ export function rowOfRowKey(prefix: string, digests: DigestLookup): (key: string
     const n = key.slice(start + 17);
     if (!HEX16.test(hex) || !COUNT.test(n)) return 0;
     return digests.rowOf(parseInt(hex.slice(0, 8), 16), parseInt(hex.slice(8), 16), Number(n));
+  };
+}
+
+/** The row of a key the version before gave (`LEGACY-ROW`, ROW from 1 to total); else 0. */
+export function rowOfKey(keyPrefix: string, total: number): (key: string) => number {
+  const dash = keyPrefix.length + 1;
+  return (key) => {
+    if (
+      key.length <= dash ||
+      key[dash - 1] !== '-' ||
+      !key.startsWith(keyPrefix) ||
+      !/^[1-9]\d*$/.test(key.slice(dash))
+    )
+      return 0;
+    const row = Number(key.slice(dash));
+    return row <= total ? row : 0;
+  };
+}
+
+/** The row of a key of the batch: positive for its own key, negative for its legacy key, 0 for another key. */
+export function rowOfAnyKey(batch: {
+  keyPrefix: string;
+  legacyPrefix: string;
+  total: number;
+  digests: DigestShare;
+}): (key: string) => number {
+  const own = rowOfRowKey(batch.keyPrefix, new DigestLookup(batch.digests));
+  const legacy = rowOfKey(batch.legacyPrefix, batch.total);
+  return (key) => {
+    const old = legacy(key);
+    return old > 0 ? -old : own(key);
   };
 }

@@ -7,7 +7,7 @@ export default class OpsCompact extends BaseCommand {
   static override description =
     'Money commands start this in the background once a day when operations have aged past the retention (CARDCTL_JOURNAL_RETENTION, 90 days by default; off turns that off). ' +
     'A compacted operation keeps what the 24-hour rule and `ops show` need (idempotency key, target, key id, body hash, time, outcome, resource id); its body and attempts are dropped. ' +
-    'An operation whose outcome is unknown is kept whole. Safe while other cardctl processes send; files with a damaged line are left for `cardctl ops repair`.';
+    'An operation whose outcome is unknown is kept whole. Safe while other cardctl processes send: each page of operations is compacted in a transaction of its own.';
   static override examples = ['<%= config.bin %> ops compact', '<%= config.bin %> ops compact --older-than 30d'];
   static override flags = {
     'older-than': Flags.string({
@@ -28,24 +28,13 @@ export default class OpsCompact extends BaseCommand {
       throw usageError(
         '--older-than takes a number of days, such as 30 or 30d (off is for CARDCTL_JOURNAL_RETENTION).',
       );
-    const r = await compactOps({ retentionDays: days, tell: (line) => this.note(line) });
+    const r = compactOps({ retentionDays: days, tell: (line) => this.note(line) });
     if (flags.json) return result(r);
-    // people: nothing on stdout when it was skipped, the reason on stderr
-    if (r.skipped) return result(r, () => '', [`Nothing compacted: ${r.skipped}.`]);
-    const mib = (n: number) => (n / 1048576).toFixed(1);
     const text = () =>
-      `compacted ${r.compacted} operation${r.compacted === 1 ? '' : 's'} first sent before ${r.cutoff} (${r.retention_days} days), in ${r.days.length} day${r.days.length === 1 ? '' : 's'} of the journal; ` +
-      `${r.files_rewritten} files rewritten, ${mib(r.bytes_before)} MiB -> ${mib(r.bytes_after)} MiB\n` +
+      `compacted ${r.compacted} operation${r.compacted === 1 ? '' : 's'} first sent before ${r.cutoff} (${r.retention_days} days) in ${r.file}\n` +
       (r.kept_unknown
         ? `kept whole: ${r.kept_unknown} operation${r.kept_unknown === 1 ? '' : 's'} whose outcome is unknown (\`cardctl ops list --unresolved\`)\n`
         : '');
-    return result(
-      r,
-      text,
-      r.damaged.map(
-        (f) =>
-          `Left as it is: ${f} holds a damaged line. Run \`cardctl ops repair\`, then \`cardctl ops compact\` again.`,
-      ),
-    );
+    return result(r, text);
   }
 }

@@ -80,7 +80,7 @@ export default class OpsList extends BaseCommand {
           : more > 0
             ? [`${more} more operation${more === 1 ? '' : 's'}: --limit N or --all shows them.`]
             : []),
-        ...damageNotes(scan.damaged),
+        ...damageNotes(),
       ],
     });
   }
