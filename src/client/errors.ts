@@ -349,7 +349,8 @@ const unreachable = (f: TransportFacts, ctx: ErrorContext): CardctlError =>
 export function notApiError(outcome: NotApiOutcome, ctx: ErrorContext): CardctlError {
   const n = outcome.notApi;
   const by = namedIntermediary(n);
-  const base = { status: n.status, code: n.reason === 'proxy_refusal' ? 'proxy_refused' : 'not_api_answer' };
+  // no `status`: that field is the API's status (a batch row's http_status), and the API gave none
+  const base = { code: n.reason === 'proxy_refusal' ? 'proxy_refused' : 'not_api_answer' };
   if (n.reason === 'proxy_refusal') {
     const proxyHint = n.proxy
       ? 'Check that the proxy lets this request through (its rules, its credentials in HTTPS_PROXY/HTTP_PROXY), or exempt the host with NO_PROXY; `cardctl doctor` shows the proxy in use.'
@@ -593,7 +594,8 @@ const BUSINESS_HINTS: Record<string, string> = {
   payload_mismatch: `This idempotency key was used with a different body: send the original body, or use a new key for a new operation.`,
   insufficient_funds: 'The wallet cannot cover the amount and fees: fund the wallet or lower the amount.',
   kyc_not_approved: 'The customer is not approved yet: wait for approval, then send the same command again.',
-  issue_failed: 'The issuer refused; nothing was charged: it is safe to retry with a NEW idempotency key.',
+  issue_failed:
+    "The issuer refused; nothing was charged for it: it may be sent again with a NEW idempotency key (in a --batch, a new --idempotency-prefix gives every row a new key: only once no row's outcome is unknown).",
   termination_blocked: 'The card is too new to terminate: freeze it now and terminate it later.',
   invalid_state: 'The operation does not apply in the card’s current state: check it with `cardctl cards get`.',
   replay_detected: 'A nonce was reused: send the request again (every attempt gets a fresh nonce).',
@@ -711,7 +713,7 @@ export function journalError(r: JournalAnswer, nowMs: number): CardctlError | nu
     code: r.code ?? 'failed',
     hint:
       r.why === 'key_forgotten'
-        ? 'Nothing was charged by it; to try again, use a new idempotency key.'
-        : "An edited row gets a new key; to send it again unchanged, use another --idempotency-prefix (a row's key comes from what it asks, not from the file).",
+        ? "Nothing was charged by it; to try again, use a new idempotency key (in a --batch, a new --idempotency-prefix: only once no row's outcome is unknown)."
+        : "An edited row gets a new key; to send it again unchanged, use another --idempotency-prefix, only once no row's outcome is unknown (a row's key comes from what it asks, not from the file; another prefix gives every row a new key).",
   });
 }
