@@ -70,6 +70,8 @@ export interface BatchPlan {
   keySuffixes?: string[];
   /** the rows as the first reading checked them, for the second (closed once it has read them, or by whoever ends the batch) */
   checked: CheckedRows;
+  /** a regular file whose last row has no line end (accepted): that row, said on stderr before the first row is sent */
+  unendedLastRow?: { row: number; line: number };
 }
 
 export interface LimiterStats {
