@@ -1,6 +1,6 @@
 // The ONE place where an API answer or a transport failure becomes a CardctlError. The
 // `kind` decides the exit code (src/cli/exit-codes.ts); the message says what to do next.
-import { CardctlError } from '../errors.js';
+import { CardctlError, withHint } from '../errors.js';
 import { describeNotApi, namedIntermediary, type NotApiAnswer } from './answer.js';
 import type { JournalReport } from './journal-types.js';
 
@@ -212,16 +212,7 @@ function withMockExplanation(err: CardctlError, headers: Record<string, string |
   const explanation = said
     ? `The mock explains it (${said.slice(0, 400)}); the whole record: \`cardctl mock requests show ${id}\`.`
     : `The mock's record of this request: \`cardctl mock requests show ${id}\`.`;
-  const copy = new CardctlError(err.message, {
-    kind: err.kind,
-    hint: err.hint ? `${err.hint} ${explanation}` : explanation,
-    status: err.status,
-    errors: err.errors,
-    code: err.code,
-    idempotencyKey: err.idempotencyKey,
-    data: err.data,
-    cause: err.cause,
-  });
+  const copy = withHint(err, err.hint ? `${err.hint} ${explanation}` : explanation, { cause: err.cause });
   return Object.assign(copy, { mockRequest: id });
 }
 
