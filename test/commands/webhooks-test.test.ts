@@ -8,7 +8,6 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../../src/contract/resources.js';
-import { connectionErrorWords } from '../../src/errno-words.js';
 import { makeSandbox, type CliOptions, type Sandbox } from '../helpers/cli.js';
 import { inProcessRunner } from '../helpers/in-process.js';
 import { all, parseXml } from '../helpers/junit.js';
@@ -118,9 +117,8 @@ describe('webhooks test', () => {
     const { code, report } = await grade(url);
     expect(code).not.toBe(0);
     expect(report.cases.length).toBeGreaterThan(0);
-    for (const c of report.cases)
-      expect(c.got).toContain(connectionErrorWords(Object.assign(new Error('x'), { code: 'ECONNREFUSED' })));
-    expect(connectionErrorWords(Object.assign(new Error('x'), { code: 'ECONNREFUSED' }))).toBe('connection refused');
+    // the mock's delivery log says the same words for the same failure (test/mock/impl-webhooks.test.ts)
+    for (const c of report.cases) expect(c.got).toContain('connection refused');
   });
 
   it('fails a receiver that verifies nothing on every must-be-refused case, exit 3', async () => {
