@@ -153,6 +153,32 @@ describe("a captive portal's HTML 200 (nothing forwarded)", () => {
   });
 });
 
+describe('`ops replay` through an intermediary', () => {
+  it("a portal's page answering the replay leaves the operation unknown (exit 7); the replay through a working path settles it, charged once", async () => {
+    const card = await activeCard(mock, { amount: 600 });
+    via.mode = 'portal-html';
+    expect(
+      (
+        await run(
+          ['cards', 'recharge', card.id, '--amount', '8', '--idempotency-key', 'replay-1', '--retries', '0'],
+          proxied(),
+        )
+      ).code,
+    ).toBe(7);
+    const [entry] = await entriesOf('replay-1');
+    const replay = await run(['ops', 'replay', entry!.id, '--retries', '0'], proxied());
+    expect(replay.code, replay.stderr).toBe(7);
+    expect(replay.stdout).not.toContain('<html>');
+    expect(replay.stderr).toContain('an intermediary (server: nginx) answered 200 text/html, not the API');
+    expect((await entriesOf('replay-1'))[0]!.outcome).toBe('unknown');
+    via.mode = 'forward';
+    const settled = await run(['ops', 'replay', entry!.id], proxied());
+    expect(settled.code, settled.stderr).toBe(0);
+    expect((await entriesOf('replay-1'))[0]!.outcome).toBe('resolved');
+    expect(await cardBalance(mock, card.id)).toBe(608);
+  });
+});
+
 describe('a JSON 200 cut short', () => {
   it('a recharge is unknown (exit 7); a read is exit 8; neither prints "undefined"', async () => {
     const card = await activeCard(mock, { amount: 800 });

@@ -74,12 +74,15 @@ describe('through a real Squid', () => {
 
   it.runIf(withSquid)('407 Proxy Authentication Required: exit 8 naming the proxy, one attempt', async () => {
     const card = await activeCard(mock, { amount: 500 });
+    // credentials in the proxy URL (a canary: never shown) that the proxy does not accept
+    const withPassword = needsAuth!.url.replace('http://', 'http://bob:canary-pw-7f3a@');
     const r = await sb.run(['cards', 'recharge', card.id, '--amount', '5', '--verbose'], {
-      env: { ...keys, HTTP_PROXY: needsAuth!.url },
+      env: { ...keys, HTTP_PROXY: withPassword },
     });
+    expect(r.stdout + r.stderr).not.toContain('canary-pw-7f3a');
     expect(r.code, r.stderr).toBe(8);
     expect(attempts(r)).toBe(1);
-    expect(r.stderr).toContain(`the proxy ${needsAuth!.url} (server: squid/`);
+    expect(r.stderr).toContain(`the proxy ${needsAuth!.url} (with credentials) (server: squid/`);
     expect(r.stderr).toContain('(407 text/html)');
     expect(r.stderr).not.toContain('CARDCTL_API_KEY');
     expect(await cardBalance(mock, card.id)).toBe(500);
