@@ -118,13 +118,14 @@ describe('the per-key lock', () => {
 describe('a holder that is a zombie (ended, never reaped by its parent)', () => {
   /** A real zombie: `sh` starts a child, then becomes `sleep 300`, which never waits for it. */
   async function zombie(): Promise<number> {
-    const parent = t.track(spawn('sh', ['-c', 'true & echo $!; exec sleep 300']));
+    // the child ends after the exec (a child that ended before it could be reaped by sh itself)
+    const parent = t.track(spawn('sh', ['-c', 'sleep 0.3 & echo $!; exec sleep 300']));
     sleepers.push(parent);
     const pid = await new Promise<number>((resolve, reject) => {
       parent.stdout!.once('data', (d: Buffer) => resolve(Number(d.toString().trim())));
       parent.once('error', reject);
     });
-    for (let i = 0; i < 200; i++) {
+    for (let i = 0; i < 500; i++) {
       const state = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0];
       if (state === 'Z') return pid;
       await new Promise((r) => setTimeout(r, 10));
