@@ -18,7 +18,12 @@ describe('on a Node older than 22.13', () => {
   const run = (...argv: string[]) =>
     spawnSync(node, [join(ROOT, 'bin', 'run.js'), ...argv], {
       encoding: 'utf8',
-      env: { PATH: process.env.PATH, HOME: dir, XDG_STATE_HOME: join(dir, 'state'), CARDCTL_CONFIG_DIR: join(dir, 'cfg') },
+      env: {
+        PATH: process.env.PATH,
+        HOME: dir,
+        XDG_STATE_HOME: join(dir, 'state'),
+        CARDCTL_CONFIG_DIR: join(dir, 'cfg'),
+      },
     });
 
   it.each([
