@@ -97,10 +97,8 @@ function runScript(name, use) {
   const file = join(bundles, name);
   const source = readFileSync(file, 'utf8');
   const build = /^\/\*cardctl-bundle ([0-9a-f]{16})\*\//.exec(source)?.[1];
-  const cacheFile =
-    build && !process.env.CARDCTL_NO_CODE_CACHE
-      ? join(cacheFolder(), `${build}-${process.version}-${process.arch}-${use}.cache`)
-      : undefined;
+  const folder = build && !process.env.CARDCTL_NO_CODE_CACHE ? cacheFolder() : undefined;
+  const cacheFile = folder ? join(folder, `${build}-${process.version}-${process.arch}-${use}.cache`) : undefined;
   let cachedData;
   try {
     if (cacheFile) cachedData = readFileSync(cacheFile);
@@ -126,20 +124,34 @@ function importForBundle(specifier) {
   return Promise.resolve(Object.create(m, { default: { value: m, enumerable: true } }));
 }
 
-/** The caches of this install (one folder per install: two installs of different versions do not remove each other's caches). */
+/**
+ * The caches of this install (one folder per install: two installs of different versions do not
+ * remove each other's caches); undefined (no cache) when no absolute place is known: a relative
+ * CARDCTL_CACHE_DIR, XDG_CACHE_HOME (ignored, as the XDG Base Directory specification says) or
+ * HOME would put files under the working directory.
+ */
 function cacheFolder() {
+  const { isAbsolute } = require('node:path');
+  const absolute = (p) => (p && isAbsolute(p) ? p : undefined);
   let base = process.env.CARDCTL_CACHE_DIR;
-  if (!base) {
-    const home = require('node:os').homedir();
-    base = join(
-      process.env.XDG_CACHE_HOME ||
-        (process.platform === 'win32'
-          ? process.env.LOCALAPPDATA || join(home, 'AppData', 'Local')
-          : process.platform === 'darwin'
-            ? join(home, 'Library', 'Caches')
-            : join(home, '.cache')),
-      'cardctl',
-    );
+  if (base) {
+    if (!isAbsolute(base)) return undefined;
+  } else {
+    let home;
+    try {
+      home = absolute(require('node:os').homedir());
+    } catch {
+      home = undefined;
+    }
+    const platformBase =
+      process.platform === 'win32'
+        ? absolute(process.env.LOCALAPPDATA) || (home && join(home, 'AppData', 'Local'))
+        : process.platform === 'darwin'
+          ? home && join(home, 'Library', 'Caches')
+          : home && join(home, '.cache');
+    const caches = absolute(process.env.XDG_CACHE_HOME) || platformBase;
+    if (!caches) return undefined;
+    base = join(caches, 'cardctl');
   }
   let h = 0x811c9dc5; // FNV-1a of the install's folder
   for (let i = 0; i < root.length; i++) h = Math.imul(h ^ root.charCodeAt(i), 0x01000193) >>> 0;

@@ -52,5 +52,28 @@ export class CardctlError extends Error {
   }
 }
 
+/**
+ * The same error said better: another hint (and, when given, another message), everything else
+ * kept (kind, status, errors, code, key, data); the error it replaces is its cause (or `cause`).
+ * One place for the hints that explain a refusal from what was read after it
+ * (src/client/card-state-hint.ts, kyc-hint.ts) and the mock's diagnosis (src/client/errors.ts).
+ */
+export function withHint(
+  err: CardctlError,
+  hint: string,
+  opts: { message?: string; cause?: unknown } = {},
+): CardctlError {
+  return new CardctlError(opts.message ?? err.message, {
+    kind: err.kind,
+    hint,
+    status: err.status,
+    errors: err.errors,
+    code: err.code,
+    idempotencyKey: err.idempotencyKey,
+    data: err.data,
+    cause: 'cause' in opts ? opts.cause : err,
+  });
+}
+
 export const usageError = (message: string, hint?: string, errors?: Record<string, unknown>): CardctlError =>
   new CardctlError(message, { kind: 'usage', hint, errors });

@@ -120,6 +120,11 @@ export async function runBatchCommand(io: Io, operation: BatchOperation, flags: 
         `nothing to send: ${flags.batch === '-' ? 'stdin' : flags.batch} holds no rows.`,
         `Give one row per line after the header (CSV: ${b.expected(operation)}) or one JSON object per line (NDJSON).`,
       );
+    // a file cut in transit ends mid-row too: said before anything is sent
+    if (plan.unendedLastRow && spool.unended)
+      io.stderr.write(
+        `${b.unendedNote(spool.unended, plan.unendedLastRow.row, plan.unendedLastRow.line, flags.batch)}\n`,
+      );
     return await sendBatch(io, b, plan, flags);
   } finally {
     plan?.checked.close();

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Credentials } from '../profiles/types.js';
 import { signRequest } from '../signing/request.js';
+import { describeNotApi, judgeAnswer, namedIntermediary } from './answer.js';
 import type { ApiResponse, PreparedRequest } from './request-types.js';
 import { wasMaybeSent, type Outcome } from './errors.js';
 import { httpRequest } from './http.js';
@@ -30,7 +31,7 @@ export interface AttemptContext {
 
 export interface AttemptResult {
   outcome: Outcome;
-  /** the answer, when there was one */
+  /** the API's answer, when there was one (never an intermediary's: src/client/answer.ts) */
   response?: ApiResponse;
 }
 
@@ -52,15 +53,6 @@ function signedHeaders(
   if (p.idempotencyKey !== undefined) headers['Idempotency-Key'] = p.idempotencyKey;
   if (p.body.length > 0) headers['Content-Type'] = 'application/json';
   return { headers, canonical: signed.canonical, bodySha256: signed.body_sha256 };
-}
-
-function parseJson(text: string): unknown {
-  if (text.trim() === '') return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 export async function sendAttempt(p: PreparedRequest, ctx: AttemptContext): Promise<AttemptResult> {
@@ -85,12 +77,17 @@ export async function sendAttempt(p: PreparedRequest, ctx: AttemptContext): Prom
       timeoutMs: ctx.timeoutMs,
     });
     const durationMs = msSince(started);
-    const body = parseJson(res.text);
+    const verdict = judgeAnswer({ ...res, method: p.method }, res.proxy);
     ctx.onAnswer?.(res.status, res.headers);
     if (log) {
       log(`< ${res.status} ${STATUS_CODES[res.status] ?? ''} (${durationMs} ms)`);
       for (const line of formatHeaders(res.headers, '< ')) log(line);
+      if (!verdict.api)
+        log(`< not the API's answer: ${namedIntermediary(verdict.notApi)} answered ${describeNotApi(verdict.notApi)}`);
     }
+    if (!verdict.api)
+      return { outcome: { type: 'not_api', notApi: verdict.notApi, headers: res.headers, text: res.text } };
+    const body = verdict.body;
     return {
       outcome: { type: 'answer', status: res.status, body, headers: res.headers },
       response: {

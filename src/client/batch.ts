@@ -7,7 +7,7 @@
 export * from './batch/types.js';
 export { COLUMNS, expected } from './batch/columns.js';
 export { detectFormat, readRecords } from './batch/reader.js';
-export { openSpool, spoolBytes, type Spool } from './batch/spool.js';
+export { openSpool, spoolBytes, unendedNote, type Spool } from './batch/spool.js';
 export { checkRecord, loadBatch, planBatch, planRows, rowsKeyPrefix } from './batch/planner.js';
 export { DEFAULT_KEY_PREFIX, legacyKey, rowKey } from './batch/row-keys.js';
 export { anyRowToSend, findRepeats, type Repeat, type Repeats } from './batch/repeats.js';

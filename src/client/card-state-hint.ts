@@ -2,7 +2,7 @@
 // can see, so the refusal is explained from it: the card is read once with the same session
 // (as kyc-hint.ts does for kyc_not_approved) and the message says what it is ("card X is
 // already frozen") and what would work. Used by the single card commands (src/cli/resources.ts).
-import { CardctlError } from '../errors.js';
+import { CardctlError, withHint } from '../errors.js';
 import type { ApiClient } from './client.js';
 import { callOperation, type OperationCall } from './operations.js';
 
@@ -84,15 +84,5 @@ export async function explainCardState(
     return err;
   }
   const said = cardStateExplained(operation, id, status);
-  if (!said) return err;
-  return new CardctlError(said.message, {
-    kind: err.kind,
-    hint: said.hint,
-    status: err.status,
-    errors: err.errors,
-    code: err.code,
-    idempotencyKey: err.idempotencyKey,
-    data: err.data,
-    cause: err,
-  });
+  return said ? withHint(err, said.hint, { message: said.message }) : err;
 }

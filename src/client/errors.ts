@@ -1,6 +1,7 @@
 // The ONE place where an API answer or a transport failure becomes a CardctlError. The
 // `kind` decides the exit code (src/cli/exit-codes.ts); the message says what to do next.
-import { CardctlError } from '../errors.js';
+import { CardctlError, withHint } from '../errors.js';
+import { describeNotApi, namedIntermediary, type NotApiAnswer } from './answer.js';
 import type { JournalReport } from './journal-types.js';
 
 export interface AnswerOutcome {
@@ -18,7 +19,16 @@ export interface TransportOutcome {
   maybeSent: boolean;
 }
 
-export type Outcome = AnswerOutcome | TransportOutcome;
+/** An answer that is not the API's own (src/client/answer.ts): it tells nothing of what the API did. */
+export interface NotApiOutcome {
+  type: 'not_api';
+  notApi: NotApiAnswer;
+  headers: Record<string, string | string[] | undefined>;
+  /** what came, for `request --include` and `--verbose` */
+  text: string;
+}
+
+export type Outcome = AnswerOutcome | TransportOutcome | NotApiOutcome;
 
 export interface ErrorContext {
   method: string;
@@ -183,6 +193,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** null for a success (2xx, and 202 outside money operations). */
 export function toCardctlError(outcome: Outcome, ctx: ErrorContext): CardctlError | null {
   if (outcome.type === 'transport') return classifyTransport(outcome, ctx);
+  if (outcome.type === 'not_api') return notApiError(outcome, ctx);
   const answer = answerParts(outcome, ctx);
   const rule = STATUS_TABLE.find((r) => r.when(answer));
   const err = rule ? rule.error(answer, ctx) : unexpectedAnswer(answer, ctx);
@@ -201,16 +212,7 @@ function withMockExplanation(err: CardctlError, headers: Record<string, string |
   const explanation = said
     ? `The mock explains it (${said.slice(0, 400)}); the whole record: \`cardctl mock requests show ${id}\`.`
     : `The mock's record of this request: \`cardctl mock requests show ${id}\`.`;
-  const copy = new CardctlError(err.message, {
-    kind: err.kind,
-    hint: err.hint ? `${err.hint} ${explanation}` : explanation,
-    status: err.status,
-    errors: err.errors,
-    code: err.code,
-    idempotencyKey: err.idempotencyKey,
-    data: err.data,
-    cause: err.cause,
-  });
+  const copy = withHint(err, err.hint ? `${err.hint} ${explanation}` : explanation, { cause: err.cause });
   return Object.assign(copy, { mockRequest: id });
 }
 
@@ -225,7 +227,7 @@ export function classifyTransport(outcome: TransportOutcome, ctx: ErrorContext):
   if (outcome.maybeSent && ctx.money) return moneyConnectionLost(f, ctx);
   if (outcome.maybeSent && !SAFE_METHODS.has(ctx.method.toUpperCase())) return writeConnectionLost(f, ctx);
   if (failedProxy(outcome.error)) return proxyFailed(f, ctx);
-  if (code && /CERT|UNABLE_TO_VERIFY|SELF_SIGNED|ERR_TLS/.test(code)) return tlsUntrusted({ ...f, code }, ctx);
+  if (code && /CERT|UNABLE_TO_VERIFY|SELF_SIGNED|ERR_TLS/.test(code)) return tlsRefused({ ...f, code }, ctx);
   return unreachable(f, ctx);
 }
 
@@ -280,13 +282,38 @@ const proxyFailed = (f: TransportFacts, ctx: ErrorContext): CardctlError =>
     cause: f.cause,
   });
 
-const tlsUntrusted = (f: TransportFacts & { code: string }, ctx: ErrorContext): CardctlError =>
-  new CardctlError(`cannot reach ${ctx.url}: its TLS certificate is not trusted (${f.code}).`, {
+/** What is wrong with a refused certificate, by Node's code: the name, the dates, or who signed it. */
+function tlsProblem(code: string, detail: string): { what: string; hint: string } {
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID' || /altname|does not match/i.test(detail))
+    return {
+      what: 'its TLS certificate is for another host name',
+      hint: "The certificate's names do not include this host: check the base URL's host name (a typo, an IP address instead of the name, or a proxy answering for another host). A CA file does not change this.",
+    };
+  if (code === 'CERT_HAS_EXPIRED')
+    return {
+      what: 'its TLS certificate has expired',
+      hint: "The server's certificate is past its end date: the service must renew it. If it was renewed, check this machine's clock (`date`; NTP). A CA file does not change this.",
+    };
+  if (code === 'CERT_NOT_YET_VALID')
+    return {
+      what: 'its TLS certificate is not valid yet',
+      hint: "The certificate's start date is in the future: check this machine's clock (`date`; `timedatectl set-ntp true`). A CA file does not change this.",
+    };
+  return {
+    what: 'its TLS certificate is not trusted',
+    hint: "It is signed by a CA this machine does not trust. If a private CA or a company proxy signs it, trust that CA with --ca-file FILE, CARDCTL_CA_FILE or the profile's ca_file (`cardctl profiles add ... --ca-file FILE`).",
+  };
+}
+
+const tlsRefused = (f: TransportFacts & { code: string }, ctx: ErrorContext): CardctlError => {
+  const { what, hint } = tlsProblem(f.code, f.detail);
+  return new CardctlError(`cannot reach ${ctx.url}: ${what} (${f.code}).`, {
     kind: 'unavailable',
-    hint: "If a private CA or a company proxy signs it, trust that CA with --ca-file FILE, CARDCTL_CA_FILE or the profile's ca_file (`cardctl profiles add ... --ca-file FILE`).",
+    hint,
     code: f.code,
     cause: f.cause,
   });
+};
 
 const TIMEOUT_CODES = new Set(['HEADERS_TIMEOUT', 'BODY_TIMEOUT', 'CONNECT_TIMEOUT']);
 
@@ -302,6 +329,57 @@ const unreachable = (f: TransportFacts, ctx: ErrorContext): CardctlError =>
       cause: f.cause,
     },
   );
+
+// ---- answers that are not the API's (src/client/answer.ts) ----------------------------------
+
+/**
+ * An intermediary answered. A proxy's refusal: nothing was forwarded (exit 8, naming the proxy,
+ * never the API key). Anything else on a money operation: the request may have reached the API,
+ * and this answer tells nothing of what it did: unknown, the key to replay. On any other request: exit 8.
+ */
+export function notApiError(outcome: NotApiOutcome, ctx: ErrorContext): CardctlError {
+  const n = outcome.notApi;
+  const by = namedIntermediary(n);
+  // no `status`: that field is the API's status (a batch row's http_status), and the API gave none
+  const base = { code: n.reason === 'proxy_refusal' ? 'proxy_refused' : 'not_api_answer' };
+  if (n.reason === 'proxy_refusal') {
+    const proxyHint = n.proxy
+      ? 'Check that the proxy lets this request through (its rules, its credentials in HTTPS_PROXY/HTTP_PROXY), or exempt the host with NO_PROXY; `cardctl doctor` shows the proxy in use.'
+      : 'A proxy between cardctl and the API refused it: check its rules and credentials, or the network path to the API (`cardctl doctor`).';
+    return new CardctlError(
+      `${by} refused ${ctx.method} ${ctx.url} (${n.status} ${n.contentType || 'without a content type'}), not the API: it was not sent on.`,
+      { ...base, kind: 'unavailable', hint: proxyHint },
+    );
+  }
+  const what =
+    n.reason === 'redirect' ? `a redirect (${n.status})${redirectTarget(outcome.headers, ctx.url)}` : describeNotApi(n);
+  if (n.reason === 'redirect' && SAFE_METHODS.has(ctx.method.toUpperCase())) return redirected(n, outcome.headers, ctx);
+  if (ctx.money) {
+    return new CardctlError(
+      `${by} answered ${what}, not the API: the outcome of ${ctx.method} ${ctx.url} is unknown (it may have been charged).`,
+      {
+        ...base,
+        kind: 'outcome_unknown',
+        idempotencyKey: ctx.idempotencyKey,
+        hint: replayHint(ctx.idempotencyKey, ctx.journalId),
+      },
+    );
+  }
+  const write = !SAFE_METHODS.has(ctx.method.toUpperCase());
+  return new CardctlError(`${by} answered ${what} to ${ctx.method} ${ctx.url}, not the API.`, {
+    ...base,
+    kind: write ? 'outcome_unknown' : 'unavailable',
+    hint:
+      n.reason === 'redirect'
+        ? `The API does not redirect: check ${ctx.baseUrlFrom ?? 'the base URL in use'} (its own address, https://, the /api/v1 prefix; \`cardctl doctor\` shows it). The redirect was not followed; the request may have reached the API: check the resource before resending.`
+        : `Something between cardctl and the API answered (a gateway, a proxy, a captive portal): check the network and ${ctx.baseUrlFrom ?? 'the base URL in use'} (\`cardctl doctor\`), then try again.${write ? ' The request may have reached the API: check the resource before resending.' : ''}`,
+  });
+}
+
+const redirectTarget = (headers: Record<string, string | string[] | undefined>, url: string): string => {
+  const to = locationHost(header(headers, 'location'), url);
+  return to ? ` to ${to}` : '';
+};
 
 // ---- answers: one row per status class --------------------------------------------------------
 
@@ -395,7 +473,6 @@ const STATUS_TABLE: readonly StatusRule[] = [
         hint: 'Check the path, query and body.',
       }),
   },
-  { when: (a) => a.status >= 300 && a.status < 400, error: redirected },
   { when: (a) => a.status === 431 || a.status === 414, error: tooLarge },
 ];
 
@@ -433,12 +510,11 @@ function locationHost(location: string | undefined, requestUrl: string): string 
 }
 
 /** The API never redirects: a 3xx means the base URL points somewhere else (a portal, http->https). */
-function redirected(a: AnswerParts, ctx: ErrorContext): CardctlError {
-  const to = locationHost(header(a.headers, 'location'), ctx.url);
+function redirected(n: NotApiAnswer, headers: Record<string, string | string[] | undefined>, ctx: ErrorContext) {
   return new CardctlError(
-    `${ctx.method} ${ctx.url} was answered with a redirect (${a.status})${to ? ` to ${to}` : ''}: the API does not redirect: check the base URL.`,
+    `${ctx.method} ${ctx.url} was answered with a redirect (${n.status})${redirectTarget(headers, ctx.url)}${n.who ? ` by ${namedIntermediary(n)}` : ''}: the API does not redirect: check the base URL.`,
     {
-      ...a.base,
+      status: n.status,
       kind: 'unavailable',
       code: 'redirect',
       hint: `Check ${ctx.baseUrlFrom ?? 'the base URL in use'}: it must be the API's own address, with https:// and the /api/v1 prefix (\`cardctl doctor\` shows it). The redirect was not followed.`,
@@ -509,7 +585,8 @@ const BUSINESS_HINTS: Record<string, string> = {
   payload_mismatch: `This idempotency key was used with a different body: send the original body, or use a new key for a new operation.`,
   insufficient_funds: 'The wallet cannot cover the amount and fees: fund the wallet or lower the amount.',
   kyc_not_approved: 'The customer is not approved yet: wait for approval, then send the same command again.',
-  issue_failed: 'The issuer refused; nothing was charged: it is safe to retry with a NEW idempotency key.',
+  issue_failed:
+    "The issuer refused; nothing was charged for it: it may be sent again with a NEW idempotency key (in a --batch, a new --idempotency-prefix gives every row a new key: only once no row's outcome is unknown).",
   termination_blocked: 'The card is too new to terminate: freeze it now and terminate it later.',
   invalid_state: 'The operation does not apply in the card’s current state: check it with `cardctl cards get`.',
   replay_detected: 'A nonce was reused: send the request again (every attempt gets a fresh nonce).',
@@ -627,7 +704,7 @@ export function journalError(r: JournalAnswer, nowMs: number): CardctlError | nu
     code: r.code ?? 'failed',
     hint:
       r.why === 'key_forgotten'
-        ? 'Nothing was charged by it; to try again, use a new idempotency key.'
-        : "An edited row gets a new key; to send it again unchanged, use another --idempotency-prefix (a row's key comes from what it asks, not from the file).",
+        ? "Nothing was charged by it; to try again, use a new idempotency key (in a --batch, a new --idempotency-prefix: only once no row's outcome is unknown)."
+        : "An edited row gets a new key; to send it again unchanged, use another --idempotency-prefix, only once no row's outcome is unknown (a row's key comes from what it asks, not from the file; another prefix gives every row a new key).",
   });
 }

@@ -19,6 +19,7 @@ import type {
 import type { Agent as HttpsAgent } from 'node:https';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { whoAnswered } from './answer.js';
 import { proxyFor, showProxy, type ProxyChoice } from './proxy.js';
 
 export interface TransportRequest {
@@ -38,6 +39,8 @@ export interface TransportAnswer {
   statusCode: number;
   headers: Record<string, string | string[] | undefined>;
   body: { text(): Promise<string> };
+  /** the forward proxy that answered a plain-HTTP request (absolute-form), shown without credentials */
+  proxy?: string;
 }
 
 export interface Transport {
@@ -92,6 +95,8 @@ export interface HttpAnswer {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
+  /** the forward proxy the request went to in absolute-form (its own 403/407 is its refusal: src/client/answer.ts) */
+  proxy?: string;
 }
 
 /** Sends one request; rejects with the transport's error (its `code` tells whether it left this machine). */
@@ -106,7 +111,7 @@ export async function httpRequest(x: HttpExchange): Promise<HttpAnswer> {
     headersTimeout: x.timeoutMs,
     bodyTimeout: x.timeoutMs,
   });
-  return { status: res.statusCode, headers: res.headers, text: await res.body.text() };
+  return { status: res.statusCode, headers: res.headers, text: await res.body.text(), proxy: res.proxy };
 }
 
 /** Closes the keep-alive sockets so the process can exit at once. */
@@ -252,9 +257,10 @@ async function tunnelAgent(
       connect.once('connect', (res: IncomingMessage, socket: Socket) => {
         if (res.statusCode !== 200) {
           socket.destroy();
+          const who = whoAnswered(res.headers);
           done(
             new TransportError(
-              `the proxy ${shown} refused the tunnel to ${target} (${res.statusCode} ${res.statusMessage ?? ''})`.trim(),
+              `the proxy ${shown} refused the tunnel to ${target} (${`${res.statusCode} ${res.statusMessage ?? ''}`.trim()}${who ? `; ${who}` : ''})`,
               'PROXY_REFUSED',
               shown,
             ),
@@ -316,17 +322,6 @@ function send(
     const shownProxy = absoluteFormProxy ? showProxy(absoluteFormProxy.url) : undefined;
     const r = request(options, (res) => {
       answering = res;
-      if (absoluteFormProxy && res.statusCode === 407) {
-        res.resume();
-        fail(
-          new TransportError(
-            `the proxy ${shownProxy} refused the request (407 Proxy Authentication Required)`,
-            'PROXY_REFUSED',
-            shownProxy,
-          ),
-        );
-        return;
-      }
       const chunks: Buffer[] = [];
       let bodyTimer = setTimeout(
         () => res.destroy(new TransportError(`no data for ${req.bodyTimeout} ms`, 'BODY_TIMEOUT')),
@@ -350,7 +345,12 @@ function send(
         if (settled) return;
         settled = true;
         const text = Buffer.concat(chunks).toString('utf8');
-        resolve({ statusCode: res.statusCode ?? 0, headers: res.headers, body: { text: async () => text } });
+        resolve({
+          statusCode: res.statusCode ?? 0,
+          headers: res.headers,
+          body: { text: async () => text },
+          ...(shownProxy ? { proxy: shownProxy } : {}),
+        });
       });
     });
     const deadline = setTimeout(() => {

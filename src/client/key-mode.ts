@@ -75,7 +75,14 @@ function readEntries(file: string): Map<string, Entry> {
 }
 
 function memory(env: NodeJS.ProcessEnv): { file: string; keys: Map<string, Entry> } {
-  const file = keyModesFile(env);
+  let file: string;
+  try {
+    file = keyModesFile(env);
+  } catch {
+    // no absolute state folder (src/client/state-folder.ts): known for this process only; a
+    // money operation says what is wrong when it opens the journal
+    file = '';
+  }
   if (loaded?.file !== file) loaded = { file, keys: readEntries(file) };
   return loaded;
 }
@@ -91,6 +98,7 @@ export function rememberMode(keyId: string, mode: Mode, from: string, env: NodeJ
   if (keys.get(keyId)?.mode === mode) return; // the common case (every row of a batch): nothing to write
   const entry: Entry = { mode, learned_at: new Date().toISOString(), from };
   keys.set(keyId, entry);
+  if (file === '') return;
   const onDisk = readEntries(file); // another process may have learned other keys meanwhile
   onDisk.set(keyId, entry);
   const kept = [...onDisk].sort((a, b) => b[1].learned_at.localeCompare(a[1].learned_at)).slice(0, MAX_KEYS);

@@ -2,7 +2,7 @@
 // never-submitted customer, waiting never helps. So the refusal is explained from the
 // customer's current state, read once with the same session (issue 11). The single command
 // (src/cli/resources.ts) and each row of `cards issue --batch` (src/client/batch.ts) use it.
-import { CardctlError } from '../errors.js';
+import { CardctlError, withHint } from '../errors.js';
 import type { ApiClient } from './client.js';
 import { callOperation } from './operations.js';
 
@@ -56,19 +56,8 @@ export async function readKycHint(client: ApiClient, customerId: string): Promis
 }
 
 /** The same refusal with `hint` in place of the generic one; the original when there is none. */
-export function withKycHint(err: CardctlError, hint: string | undefined): CardctlError {
-  if (!hint) return err;
-  return new CardctlError(err.message, {
-    kind: err.kind,
-    hint,
-    status: err.status,
-    errors: err.errors,
-    code: err.code,
-    idempotencyKey: err.idempotencyKey,
-    data: err.data,
-    cause: err,
-  });
-}
+export const withKycHint = (err: CardctlError, hint: string | undefined): CardctlError =>
+  hint ? withHint(err, hint) : err;
 
 /** The same refusal with a hint for the customer's state; the original when the read fails. */
 export async function explainKycRefusal(

@@ -7,7 +7,8 @@
 // a process of another user hidden by hidepid), the holder touches the lock file every
 // TOUCH_EVERY_MS while it works, and a lock untouched for STALE_AFTER_MS is stale. A lock written
 // by an older cardctl (a pid, no start) is held while its process runs and was already running
-// when the lock was last written: a process started after that cannot be its holder.
+// when the lock was last written: a process started after that cannot be its holder. A zombie
+// (ended, not reaped by its parent) holds nothing.
 import { closeSync, openSync, readFileSync, statSync, unlinkSync, utimesSync, writeSync } from 'node:fs';
 import { processRuns } from '../process-runs.js';
 
@@ -51,19 +52,35 @@ function bootOf(proc: string): Boot | undefined {
   return boot;
 }
 
-/** A process's start: `token` as a lock keeps it (boot id and start ticks), `atMs` as a wall-clock time; undefined where /proc cannot be read. */
-export function processStart(pid: number, proc = '/proc'): { token: string; atMs: number } | undefined {
-  let stat: string;
+/** The fields of /proc/PID/stat after the command name (field 3 on), or undefined where it cannot be read. */
+function statFields(pid: number, proc: string): string[] | undefined {
   try {
-    stat = readFileSync(`${proc}/${pid}/stat`, 'utf8');
+    const stat = readFileSync(`${proc}/${pid}/stat`, 'utf8');
+    // the command name (field 2) is in parentheses and may hold spaces: count fields after the last ')'
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
     return undefined;
   }
-  // the command name (field 2) is in parentheses and may hold spaces: count fields after the last ')'
-  const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+}
+
+/** A process's start: `token` as a lock keeps it (boot id and start ticks), `atMs` as a wall-clock time; undefined where /proc cannot be read. */
+export function processStart(pid: number, proc = '/proc'): { token: string; atMs: number } | undefined {
+  const fields = statFields(pid, proc);
+  if (!fields) return undefined;
+  const ticks = Number(fields[19]);
   const boot = bootOf(proc);
   if (!Number.isSafeInteger(ticks) || !boot) return undefined;
   return { token: `${boot.id}:${ticks}`, atMs: boot.timeMs + (ticks * 1000) / TICKS_PER_SECOND };
+}
+
+/**
+ * Whether the process has ended but is not reaped yet: a zombie (state `Z`, field 3 of
+ * /proc/PID/stat; `X` while it goes). A cardctl killed under a parent that never waits for its
+ * children (a container's PID 1, say) stays one: it still answers kill(0), and holds nothing.
+ */
+export function isZombie(pid: number, proc = '/proc'): boolean {
+  const state = statFields(pid, proc)?.[0];
+  return state === 'Z' || state === 'X';
 }
 
 let self: LockOwner | undefined;
@@ -89,6 +106,7 @@ export function stillHeld(
   opts: { proc?: string; nowMs?: number } = {},
 ): boolean {
   if (!Number.isInteger(owner.pid) || owner.pid <= 0 || !processRuns(owner.pid)) return false;
+  if (isZombie(owner.pid, opts.proc)) return false; // ended: it released nothing, but holds nothing either
   const live = processStart(owner.pid, opts.proc);
   if (live && owner.process_start !== undefined) return live.token === owner.process_start;
   if (live) return live.atMs <= lockMtimeMs + CLOCK_SLACK_MS;

@@ -1,6 +1,7 @@
 // The requests and answers the client, the money operation and one attempt share: types, the
 // error class that carries an answer, and small pure helpers over them.
 import { hash } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
 import { CardctlError } from '../errors.js';
 import type { RouteDef } from '../contract/routes.js';
 import { wireQuery } from '../signing/encoding.js';
@@ -76,9 +77,18 @@ export interface ApiResponse {
   fromJournal?: JournalReport;
 }
 
-/** A CardctlError that also carries the API's answer, when there was one. */
+/** What an intermediary answered instead of the API (src/client/answer.ts): shown by `request --include`, never read. */
+export interface NotApiResponse {
+  status: number;
+  statusText: string;
+  headers: Headers;
+  text: string;
+}
+
+/** A CardctlError that also carries the API's answer, when there was one (or what answered instead). */
 export class ApiError extends CardctlError {
   response?: ApiResponse;
+  notApiResponse?: NotApiResponse;
 }
 
 export interface PreparedRequest {
@@ -136,5 +146,12 @@ export function toApiError(
     cause: outcome?.type === 'transport' ? outcome.error : undefined,
   });
   apiErr.response = response;
+  if (outcome?.type === 'not_api')
+    apiErr.notApiResponse = {
+      status: outcome.notApi.status,
+      statusText: STATUS_CODES[outcome.notApi.status] ?? '',
+      headers: outcome.headers,
+      text: outcome.text,
+    };
   return apiErr;
 }

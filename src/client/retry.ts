@@ -72,6 +72,8 @@ function afterTransportFailure(
 ): RetryDecision {
   const code = (facts.outcome.error as { code?: string }).code ?? 'connection error';
   const wait = backoffMs(facts.attemptIndex, policy);
+  // a proxy that refused the tunnel refuses it again: reported at once, naming the proxy
+  if (code === 'PROXY_REFUSED') return stop(`${code}: the proxy refused; not retried`);
   if (!facts.outcome.maybeSent) return again(`${code}: the request did not leave this machine`, wait);
   if (facts.money)
     return again(
@@ -83,9 +85,27 @@ function afterTransportFailure(
   return stop(`${code}: a ${facts.method} without an idempotency key may have been processed`);
 }
 
+/**
+ * An intermediary answered (src/client/answer.ts): a proxy's refusal or a redirect is not retried
+ * (asking again gets the same); anything else is retried as a connection that ended after sending
+ * would be: a money operation under its key (the request may have reached the API), a GET.
+ */
+function afterNotApi(facts: AttemptFacts & { outcome: { type: 'not_api' } }, policy: RetryPolicy): RetryDecision {
+  const { reason, status } = facts.outcome.notApi;
+  if (reason === 'proxy_refusal') return stop(`${status} from a proxy: a refusal, not forwarded; not retried`);
+  const ambiguous = facts.money;
+  if (reason === 'redirect') return stop(`${status}: a redirect (the API never redirects) is not followed`, ambiguous);
+  const why = `${status} not from the API (${reason.replace('_', ' ')})`;
+  const wait = backoffMs(facts.attemptIndex, policy);
+  if (facts.money) return again(`${why}; a money operation replays safely under its idempotency key`, wait, true);
+  if (facts.method === 'GET') return again(`${why}; a GET is safe to repeat`, wait);
+  return stop(`${why}; a ${facts.method} without an idempotency key may have been processed`);
+}
+
 export function retryDecision(facts: AttemptFacts, policy: RetryPolicy = DEFAULT_RETRY_POLICY): RetryDecision {
   const { outcome } = facts;
   if (outcome.type === 'transport') return afterTransportFailure({ ...facts, outcome }, policy);
+  if (outcome.type === 'not_api') return afterNotApi({ ...facts, outcome }, policy);
   const { status, body, headers } = outcome;
   const wait = backoffMs(facts.attemptIndex, policy);
 

@@ -4,19 +4,39 @@
 // store is; src/cli/exit-codes.ts maps it) that names the folder, why, where its path comes from
 // and what to do. Money is never sent when this happens: the journal record comes first.
 import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readlinkSync, unlinkSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { pathShown } from '../env-paths.js';
+import { dirname, isAbsolute, join } from 'node:path';
+import { absoluteHome, noHomeError, pathShown, relativeFolderError, xdgFolder } from '../env-paths.js';
 import { CardctlError } from '../errors.js';
 
-/** `$CARDCTL_STATE_DIR`, else `$XDG_STATE_HOME/cardctl`, else the platform's state folder. */
+/**
+ * `$CARDCTL_STATE_DIR`, else `$XDG_STATE_HOME/cardctl`, else the platform's state folder: always an
+ * absolute path. A relative CARDCTL_STATE_DIR is refused, a relative XDG_STATE_HOME ignored (the
+ * XDG Base Directory specification), and no absolute home with no other place is refused (exit 2):
+ * a journal that followed the working directory would let the same file, run from another folder,
+ * be charged again.
+ */
 export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.CARDCTL_STATE_DIR) return env.CARDCTL_STATE_DIR;
-  if (env.XDG_STATE_HOME) return join(env.XDG_STATE_HOME, 'cardctl');
-  if (process.platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'cardctl');
-  if (process.platform === 'win32')
-    return join(env.LOCALAPPDATA ?? join(homedir(), 'AppData', 'Local'), 'cardctl', 'state');
-  return join(homedir(), '.local', 'state', 'cardctl');
+  const own = env.CARDCTL_STATE_DIR;
+  if (own) {
+    if (!isAbsolute(own)) throw relativeFolderError('CARDCTL_STATE_DIR', 'the operations journal');
+    return own;
+  }
+  const xdg = xdgFolder(env, 'XDG_STATE_HOME');
+  if (xdg) return join(xdg, 'cardctl');
+  if (process.platform === 'win32') {
+    const local = env.LOCALAPPDATA && isAbsolute(env.LOCALAPPDATA) ? env.LOCALAPPDATA : undefined;
+    const base = local ?? homeOr(env, 'AppData', 'Local');
+    return join(base, 'cardctl', 'state');
+  }
+  if (process.platform === 'darwin') return join(homeOr(env), 'Library', 'Application Support', 'cardctl');
+  return join(homeOr(env), '.local', 'state', 'cardctl');
+}
+
+/** The absolute home (joined with `parts`), or the refusal when there is none. */
+function homeOr(env: NodeJS.ProcessEnv, ...parts: string[]): string {
+  const home = absoluteHome(env);
+  if (!home) throw noHomeError('the operations journal', ['CARDCTL_STATE_DIR', 'XDG_STATE_HOME']);
+  return join(home, ...parts);
 }
 
 /** File-system answers that the user's environment explains (not cardctl's bug, not a damaged journal). */
@@ -61,7 +81,7 @@ const shown = (path: string, env: NodeJS.ProcessEnv): string =>
 /** Where the state folder's path comes from, for the hint. */
 function origin(env: NodeJS.ProcessEnv): string {
   if (env.CARDCTL_STATE_DIR) return 'it is CARDCTL_STATE_DIR';
-  if (env.XDG_STATE_HOME) return 'it is $XDG_STATE_HOME/cardctl';
+  if (xdgFolder(env, 'XDG_STATE_HOME')) return 'it is $XDG_STATE_HOME/cardctl';
   return 'it is the default state folder';
 }
 

@@ -58,6 +58,9 @@ export default class Request extends BaseCommand {
     } catch (err) {
       // Without --json the answer's body goes to stdout as for a success (like `gh api`),
       // the error and what to do next to stderr (with --json the error is the one document).
+      // an intermediary's answer is never printed as the API's: --include shows what came, escaped
+      if (err instanceof ApiError && err.notApiResponse && flags.include)
+        return responseResult({ ...err.notApiResponse, body: undefined }, true, err);
       if (!(err instanceof ApiError && err.response)) throw err;
       return responseResult(err.response, flags.include, err);
     }

@@ -22,7 +22,7 @@ export function rowLine(r: RowResult, rowWidth: number): string {
   if (r.error)
     detail =
       r.status === 'unknown'
-        ? `${r.error.message} (key ${r.idempotency_key})`
+        ? [`${r.error.message} (key ${r.idempotency_key})`, r.error.hint].filter(Boolean).join(' ')
         : [r.error.message, r.error.hint].filter(Boolean).join(' ');
   else if (r.from_journal) detail = 'from the journal: already done, not sent again';
   // the message and hint can quote what the API said: escaped like every text from outside
@@ -66,26 +66,57 @@ export function summaryLines(s: BatchSummary, keyPrefix: string, duplicates = 0)
     lines.push(
       `Rate limited ${plural(s.stats.throttled, 'time')} (429): every row waited for the Retry-After; the requests were sent again with the same keys.`,
     );
+  // a new prefix gives every row a new key: while an outcome is unknown, it could charge that row twice
+  const unknown = s.unknown > 0;
+  const notWhileUnknown =
+    "Do not change --idempotency-prefix while any row's outcome is unknown: a new prefix gives every row a new key, and an unknown row that went through would be charged again; settle the unknown rows first.";
   if (s.fromJournal > 0) {
     lines.push(
       `${plural(s.fromJournal, 'row')} already done: answered from the journal, not sent again. ` +
-        `To send ${s.fromJournal === 1 ? 'it' : 'them'} again on purpose (next month's top-ups, say), run the command with a new --idempotency-prefix (keys are ${keyPrefix}-<row digest>-<n>: another prefix makes new keys).`,
+        (unknown
+          ? notWhileUnknown
+          : `To send ${s.fromJournal === 1 ? 'it' : 'them'} again on purpose (next month's top-ups, say), run the command with a new --idempotency-prefix (keys are ${keyPrefix}-<row digest>-<n>: another prefix makes new keys).`),
     );
   }
-  if (s.unknown > 0) {
-    lines.push(
-      `The outcome of ${s.unknown === 1 ? 'row' : 'rows'} ${rowsList(s.unknownRows)} is not known yet: run the same command again. ` +
-        "Each row's idempotency key comes from what the row asks, not from the file: it replays the row instead of charging twice (also after other rows were added, removed or reordered), and the rows that went through answer the same result.",
-    );
-  }
+  lines.push(...unknownLines(s));
   const byApi = s.refused - s.refusedUnsent;
   if (byApi > 0) {
     lines.push(
       `Refused ${byApi === 1 ? 'row' : 'rows'} ${rowsList(s.refusedSentRows)}: not charged (each refused row's line says what to do). Running the same command again resends those refused as temporary ` +
-        '(kyc_not_approved, 503, 429); other refusals are remembered under their keys: an edited row has a new key already, and to send a row again unchanged (after a deposit, say) use a new --idempotency-prefix.',
+        '(kyc_not_approved, 503, 429); other refusals are remembered under their keys: an edited row has a new key already' +
+        (unknown
+          ? `. ${notWhileUnknown}`
+          : ', and to send a row again unchanged (after a deposit, say) use a new --idempotency-prefix.'),
     );
   }
   lines.push(...unsentLines(s));
+  return lines;
+}
+
+/**
+ * Unknown rows: those a rerun replays (the same keys, within the API's 24 h), and those whose key
+ * was first sent over 23 h ago, which no rerun can settle: look at the card, then `ops resolve`.
+ */
+function unknownLines(s: BatchSummary): string[] {
+  const lines: string[] = [];
+  const replayable = s.unknown - s.unknownPastLimit;
+  if (replayable > 0) {
+    const which =
+      s.unknownPastLimit === 0
+        ? `${s.unknown === 1 ? 'row' : 'rows'} ${rowsList(s.unknownRows)}`
+        : plural(replayable, 'row');
+    lines.push(
+      `The outcome of ${which} is not known yet: run the same command again. ` +
+        "Each row's idempotency key comes from what the row asks, not from the file: it replays the row instead of charging twice (also after other rows were added, removed or reordered), and the rows that went through answer the same result.",
+    );
+  }
+  if (s.unknownPastLimit > 0) {
+    const rows = `${s.unknownPastLimit === 1 ? 'row' : 'rows'} ${rowsList(s.unknownPastLimitRows)}`;
+    lines.push(
+      `The outcome of ${rows} is unknown and ${s.unknownPastLimit === 1 ? 'its key was' : 'their keys were'} first sent over 23 h ago: the API has forgotten ${s.unknownPastLimit === 1 ? 'it' : 'them'}, so no rerun can tell (sent again, a key would be a new charge). ` +
+        "Look at the card (each row's line names the `cardctl cards get` to run), then record what you saw: `cardctl ops resolve ID --outcome succeeded|failed`; the same command then answers from the journal.",
+    );
+  }
   return lines;
 }
 

@@ -9,11 +9,10 @@
 // - a file that is not valid JSON, or that fails our validation, is reported with its path
 //   and how to fix it, and is never overwritten: every write first reads and validates.
 import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { afterRotation, readFormerKeyIds, writeFormerKeyIds } from './former-keys.js';
 import { CardctlError } from '../errors.js';
-import { pathShown } from '../env-paths.js';
+import { absoluteHome, noHomeError, pathShown, relativeFolderError, xdgFolder } from '../env-paths.js';
 import { DEFAULT_BASE_URL, type Mode, type StoredProfile } from './types.js';
 import {
   checkKeyId,
@@ -54,12 +53,27 @@ export interface StoreState {
 
 /** The folder of the store: CARDCTL_CONFIG_DIR, else the platform's config folder for cardctl. */
 export function configDir(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.CARDCTL_CONFIG_DIR) return env.CARDCTL_CONFIG_DIR;
-  const home = homedir();
+  const own = env.CARDCTL_CONFIG_DIR;
+  if (own) {
+    if (!isAbsolute(own)) throw relativeFolderError('CARDCTL_CONFIG_DIR', 'the profile store');
+    return own;
+  }
+  // a relative XDG_CONFIG_HOME is ignored (XDG Base Directory specification)
+  const xdg =
+    process.platform === 'win32' || process.platform === 'darwin' ? undefined : xdgFolder(env, 'XDG_CONFIG_HOME');
+  if (xdg) return join(xdg, 'cardctl');
+  const appData = process.platform === 'win32' && env.APPDATA && isAbsolute(env.APPDATA) ? env.APPDATA : undefined;
+  if (appData) return join(appData, 'cardctl', 'Config');
+  const home = absoluteHome(env);
+  if (!home)
+    throw noHomeError('the profile store', [
+      'CARDCTL_CONFIG_DIR',
+      ...(process.platform === 'win32' ? [] : ['XDG_CONFIG_HOME']),
+    ]);
   // Same places as env-paths (what conf would pick), without the "-nodejs" suffix.
   if (process.platform === 'darwin') return join(home, 'Library', 'Preferences', 'cardctl');
-  if (process.platform === 'win32') return join(env.APPDATA || join(home, 'AppData', 'Roaming'), 'cardctl', 'Config');
-  return join(env.XDG_CONFIG_HOME || join(home, '.config'), 'cardctl');
+  if (process.platform === 'win32') return join(home, 'AppData', 'Roaming', 'cardctl', 'Config');
+  return join(home, '.config', 'cardctl');
 }
 
 export function storePath(env: NodeJS.ProcessEnv = process.env): string {

@@ -39,9 +39,10 @@ const HOUR = 3_600_000;
 const recharges = async (card: string): Promise<number> =>
   (await ctl<unknown[]>(t.mock, 'GET', `/_mock/requests?path=/api/v1/cards/${card}/recharge&limit=1000`)).length;
 
+const keyLock = (s: { stateDir: string }, key: string) =>
+  lockPath(join(s.stateDir, 'cardctl', 'operations.ndjson'), { keyId: t.env.CARDCTL_API_KEY!, idempotencyKey: key });
+
 describe('the per-key lock', () => {
-  const keyLock = (s: { stateDir: string }, key: string) =>
-    lockPath(join(s.stateDir, 'cardctl', 'operations.ndjson'), { keyId: t.env.CARDCTL_API_KEY!, idempotencyKey: key });
   const writeLock = (file: string, body: object) => {
     mkdirSync(join(file, '..'), { recursive: true });
     writeFileSync(file, JSON.stringify(body) + '\n');
@@ -111,6 +112,44 @@ describe('the per-key lock', () => {
     const sent = await s.cli(recharge);
     expect(sent.code, sent.stdout + sent.stderr).toBe(0);
     expect((await wallet(t.mock)).balance_minor).toBe(before - 3);
+  });
+});
+
+describe('a holder that is a zombie (ended, never reaped by its parent)', () => {
+  /** A real zombie: `sh` starts a child, then becomes `sleep 300`, which never waits for it. */
+  async function zombie(): Promise<number> {
+    // the child ends after the exec (a child that ended before it could be reaped by sh itself)
+    const parent = t.track(spawn('sh', ['-c', 'sleep 0.3 & echo $!; exec sleep 300']));
+    sleepers.push(parent);
+    const pid = await new Promise<number>((resolve, reject) => {
+      parent.stdout!.once('data', (d: Buffer) => resolve(Number(d.toString().trim())));
+      parent.once('error', reject);
+    });
+    for (let i = 0; i < 500; i++) {
+      const state = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0];
+      if (state === 'Z') return pid;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    throw new Error(`process ${pid} did not become a zombie`);
+  }
+
+  it('counts as released: its key lock is taken, the recharge is sent once (it was exit 9 naming the dead pid)', async () => {
+    const s = t.sandbox();
+    const card = await activeCard(t.mock, { amount: 100 });
+    const pid = await zombie();
+    const owner = { pid, process_start: startOf(pid) };
+    expect(stillHeld(owner, Date.now())).toBe(false);
+    const file = keyLock(s, 'zombie-1');
+    mkdirSync(join(file, '..'), { recursive: true });
+    writeFileSync(
+      file,
+      `${JSON.stringify({ ...owner, started: new Date().toISOString(), idempotency_key: 'zombie-1' })}\n`,
+    );
+    const before = (await wallet(t.mock)).balance_minor;
+    const r = await s.cli(['cards', 'recharge', card.id, '--amount', '6', '--idempotency-key', 'zombie-1', '--json']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect((await wallet(t.mock)).balance_minor).toBe(before - 6);
+    expect(existsSync(file)).toBe(false);
   });
 });
 

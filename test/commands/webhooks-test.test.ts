@@ -3,6 +3,8 @@
 // passes every case (exit 0); each wrong one fails exactly the cases its mistake lets through
 // (exit 3).
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../../src/contract/resources.js';
@@ -105,6 +107,18 @@ describe('webhooks test', () => {
     expect(r.seen.length).toBe(ACCEPT.length + REFUSE.length + 2);
     expect(r.seen.filter((id) => id === dup.delivery_id).length).toBe(2);
     expect(new Set(r.seen).size).toBe(ACCEPT.length + REFUSE.length + 1);
+  });
+
+  it('a receiver that is down: every case says "connection refused", in the words the mock\'s deliveries use (one table, src/errno-words.ts)', async () => {
+    const gone = createServer();
+    await new Promise<void>((r) => gone.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(gone.address() as AddressInfo).port}/hooks`;
+    await new Promise<void>((r) => gone.close(() => r()));
+    const { code, report } = await grade(url);
+    expect(code).not.toBe(0);
+    expect(report.cases.length).toBeGreaterThan(0);
+    // the mock's delivery log says the same words for the same failure (test/mock/impl-webhooks.test.ts)
+    for (const c of report.cases) expect(c.got).toContain('connection refused');
   });
 
   it('fails a receiver that verifies nothing on every must-be-refused case, exit 3', async () => {

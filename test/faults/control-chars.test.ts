@@ -15,7 +15,7 @@ beforeAll(async () => {
   server = createServer((req, res) => {
     req.resume();
     res.writeHead(400, { 'Content-Type': 'application/json' });
-    res.end(JSON.stringify({ message: HOSTILE, errors: { field: [HOSTILE] } }));
+    res.end(JSON.stringify({ success: false, message: HOSTILE, errors: { field: [HOSTILE] } }));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
@@ -78,7 +78,11 @@ describe('control characters in answers that succeed', () => {
         'Content-Type': 'application/json',
         'X-Note': Buffer.from('a\u009b31mb', 'latin1').toString('latin1'),
       });
-      res.end(JSON.stringify(list ? { data: [CUSTOMER], meta: { has_more: false } } : { data: CUSTOMER }));
+      res.end(
+        JSON.stringify(
+          list ? { success: true, data: [CUSTOMER], meta: { has_more: false } } : { success: true, data: CUSTOMER },
+        ),
+      );
     });
     await new Promise<void>((r) => ok.listen(0, '127.0.0.1', r));
     okBase = `http://127.0.0.1:${(ok.address() as AddressInfo).port}/api/v1`;

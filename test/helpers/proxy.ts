@@ -165,3 +165,68 @@ export async function startTlsFront(
       }),
   };
 }
+
+/**
+ * A server certificate for `host` signed by the CA of `makePki(dir, ...)`, valid from `start` to
+ * `end` (openssl's YYYYMMDDHHMMSSZ): an expired or a not-yet-valid one (`openssl ca` sets dates
+ * in the past or far ahead, which `x509 -days` cannot).
+ */
+export function makeDatedCert(dir: string, host: string, start: string, end: string): { key: string; cert: string } {
+  const f = (name: string): string => join(dir, `dated-${start}-${name}`);
+  const ossl = (...args: string[]): void => void execFileSync('openssl', args, { stdio: 'pipe', cwd: dir });
+  writeFileSync(f('index.txt'), '');
+  writeFileSync(f('serial'), '01\n');
+  writeFileSync(
+    f('ca.cnf'),
+    [
+      '[ca]',
+      'default_ca = c',
+      '[c]',
+      `database = ${f('index.txt')}`,
+      `new_certs_dir = ${dir}`,
+      `serial = ${f('serial')}`,
+      'default_md = sha256',
+      'policy = p',
+      'x509_extensions = ext',
+      'unique_subject = no',
+      '[p]',
+      'commonName = supplied',
+      '[ext]',
+      `subjectAltName = DNS:${host}`,
+      '',
+    ].join('\n'),
+  );
+  ossl(
+    'req',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-keyout',
+    f('key.pem'),
+    '-out',
+    f('csr.pem'),
+    '-subj',
+    `/CN=${host}`,
+  );
+  ossl(
+    'ca',
+    '-batch',
+    '-config',
+    f('ca.cnf'),
+    '-cert',
+    join(dir, 'ca.pem'),
+    '-keyfile',
+    join(dir, 'ca.key'),
+    '-in',
+    f('csr.pem'),
+    '-out',
+    f('cert.pem'),
+    '-startdate',
+    start,
+    '-enddate',
+    end,
+  );
+  return { key: readFileSync(f('key.pem'), 'utf8'), cert: readFileSync(f('cert.pem'), 'utf8') };
+}

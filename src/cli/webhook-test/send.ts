@@ -4,6 +4,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { performance } from 'node:perf_hooks';
+import { connectionErrorWords } from '../../errno-words.js';
 
 export interface PostResult {
   /** the receiver's status, when it answered */
@@ -13,19 +14,9 @@ export interface PostResult {
   ms: number;
 }
 
+/** A failed delivery in words: this file's own timeout, the rest as the mock's deliveries say them (src/errno-words.ts). */
 function describe(err: NodeJS.ErrnoException, timeoutS: number): string {
-  switch (err.code) {
-    case 'ETIMEOUT_TOTAL':
-      return `no answer within ${timeoutS} s`;
-    case 'ECONNREFUSED':
-      return 'connection refused';
-    case 'ECONNRESET':
-      return 'connection reset';
-    case 'ENOTFOUND':
-      return 'host not found';
-    default:
-      return err.code ? `${err.code}: ${err.message}` : err.message;
-  }
+  return err.code === 'ETIMEOUT_TOTAL' ? `no answer within ${timeoutS} s` : connectionErrorWords(err);
 }
 
 export function postDelivery(

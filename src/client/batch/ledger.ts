@@ -69,7 +69,12 @@ export function resultOf(row: BatchRow, res: RowAnswer | undefined, err?: unknow
     balance_minor: balance,
     from_journal: journal !== undefined,
     status: e.kind === 'outcome_unknown' ? 'unknown' : 'error',
-    error: { message: e.message, code: e.code ?? null, hint: e.kind === 'outcome_unknown' ? null : (e.hint ?? null) },
+    // an unknown row's advice is the summary's rerun, but past 23 h a rerun cannot settle it: its own hint says what can
+    error: {
+      message: e.message,
+      code: e.code ?? null,
+      hint: e.kind === 'outcome_unknown' && e.code !== 'key_forgotten' ? null : (e.hint ?? null),
+    },
     kind: e.kind,
   };
 }
@@ -77,7 +82,10 @@ export function resultOf(row: BatchRow, res: RowAnswer | undefined, err?: unknow
 /** The first rows of a list that may grow without limit: the summary names the first 10. */
 class FirstRows {
   readonly rows: number[] = [];
+  /** every row added */
+  count = 0;
   add(row: number): void {
+    this.count++;
     if (this.rows.length > ROWS_NAMED && row > this.rows.at(-1)!) return;
     this.rows.push(row);
     this.rows.sort((a, b) => a - b);
@@ -100,6 +108,8 @@ export class RowLedger {
   readonly counts: BatchCounts;
   private readonly kinds = new Set<ErrorKind>();
   private readonly unknownRows = new FirstRows();
+  /** unknown rows whose key was first sent over 23 h ago: no rerun can settle them */
+  private readonly unknownPastLimit = new FirstRows();
   private readonly refusedRows = new FirstRows();
   /** refused before anything was sent (no answer, not from the journal): the API remembers nothing of them */
   private readonly refusedUnsentRows = new FirstRows();
@@ -162,6 +172,7 @@ export class RowLedger {
     else if (result.status === 'unknown') {
       c.unknown++;
       this.unknownRows.add(result.row);
+      if (result.error?.code === 'key_forgotten') this.unknownPastLimit.add(result.row);
     } else {
       c.refused++;
       this.refusedRows.add(result.row);
@@ -231,6 +242,8 @@ export class RowLedger {
       ...this.counts,
       kinds: [...this.kinds],
       unknownRows: [...this.unknownRows.rows],
+      unknownPastLimitRows: [...this.unknownPastLimit.rows],
+      unknownPastLimit: this.unknownPastLimit.count,
       refusedRows: [...this.refusedRows.rows],
       refusedUnsent: this.refusedUnsent,
       refusedUnsentRows: [...this.refusedUnsentRows.rows],

@@ -210,7 +210,7 @@ const maxRows = (spool: Spool): number => Math.ceil(fstatSync(spool.fd).size / 2
 
 type FirstReading = Pick<
   BatchPlan,
-  'total' | 'amountTotal' | 'duplicates' | 'problems' | 'problemRows' | 'fileProblem'
+  'total' | 'amountTotal' | 'duplicates' | 'problems' | 'problemRows' | 'fileProblem' | 'unendedLastRow'
 >;
 
 async function firstReading(
@@ -273,6 +273,7 @@ async function firstReading(
     problems: problems.shown,
     problemRows: problems.rows,
     fileProblem: problems.file,
+    ...(spool.unended && last ? { unendedLastRow: { row: last.row, line: last.line } } : {}),
   };
   return { found, prefixHash: hash.digest('hex').slice(0, 16), digests, keySuffixes };
 }

@@ -28,6 +28,8 @@ export interface Spool {
   close(): void;
   /** read from a pipe, a FIFO or stdin, its last line had no line end: the producer may have been cut short mid-row */
   cut?: CutShort;
+  /** a regular file (or stdin redirected from one) whose last line has no line end: accepted (many exports end so), and said before the first row */
+  unended?: CutShort;
 }
 
 /** The bytes of a last line with no line end: the first SHOWN_BYTES of them, and how many there were. */
@@ -61,6 +63,15 @@ export function cutShortMessage(cut: CutShort): string {
   );
 }
 
+/** The note said on stderr before the first row of a regular file whose last row has no line end (accepted). */
+export function unendedNote(unended: CutShort, row: number, line: number, file: string): string {
+  const shown =
+    unended.head.length > 0
+      ? `: "${escapeBytes(unended.head)}"${unended.length > unended.head.length ? '...' : ''}`
+      : '';
+  return `Note: the last row of ${file === '-' ? 'stdin' : file} (row ${row}, line ${line}${shown}) has no line end. It is accepted (many exports end so), but if the file was cut short in transit that row may not be what was meant: check it before the rows are sent.`;
+}
+
 /** Passes the bytes through, noting the last line's: whether the input ended with a line end. */
 class LastLine extends Transform {
   private head = Buffer.alloc(0);
@@ -83,6 +94,23 @@ class LastLine extends Transform {
   cut(): CutShort | undefined {
     return this.length > 0 ? { head: this.head, length: this.length } : undefined;
   }
+}
+
+/** How much of a file's end is read to find its last line (a longer last line is said by its length alone). */
+const TAIL_BYTES = 1 << 16;
+
+/** The last line of the file open on `fd` when it has no line end (read from the file's end only), else undefined. */
+function unendedLastLine(fd: number): CutShort | undefined {
+  const size = fstatSync(fd).size;
+  if (size === 0) return undefined;
+  const tail = Buffer.alloc(Math.min(size, TAIL_BYTES));
+  readSync(fd, tail, 0, tail.length, size - tail.length);
+  const lastByte = tail[tail.length - 1];
+  if (lastByte === 0x0a || lastByte === 0x0d) return undefined;
+  const nl = Math.max(tail.lastIndexOf(0x0a), tail.lastIndexOf(0x0d));
+  if (nl < 0 && size > tail.length) return { head: Buffer.alloc(0), length: size }; // longer than the tail: at least this long
+  const line = tail.subarray(nl + 1);
+  return { head: Buffer.from(line.subarray(0, SHOWN_BYTES)), length: line.length };
 }
 
 /** Whether a descriptor is a regular file (stdin redirected from a file: complete, whatever its last byte). */
@@ -120,6 +148,7 @@ export async function openSpool(file: string, opts: { stdin?: NodeJS.ReadableStr
   const copy = join(dir, 'rows');
   let fd: number | undefined;
   let cut: CutShort | undefined;
+  let unended: CutShort | undefined;
   try {
     if (stream) {
       const last = new LastLine();
@@ -132,6 +161,7 @@ export async function openSpool(file: string, opts: { stdin?: NodeJS.ReadableStr
       }
       const regular = file === '-' ? opts.stdin === undefined && isRegular(0) : false;
       if (!regular) cut = last.cut();
+      else unended = last.cut();
     } else {
       try {
         copyFileSync(file, copy);
@@ -140,6 +170,7 @@ export async function openSpool(file: string, opts: { stdin?: NodeJS.ReadableStr
       }
     }
     fd = openSync(copy, 'r');
+    if (!stream) unended = unendedLastLine(fd);
   } finally {
     try {
       rmSync(dir, { recursive: true, force: true }); // open or not, the name goes now
@@ -148,7 +179,7 @@ export async function openSpool(file: string, opts: { stdin?: NodeJS.ReadableStr
     }
   }
   const opened = fd;
-  return { name: file, fd: opened, close: () => closeSync(opened), cut };
+  return { name: file, fd: opened, close: () => closeSync(opened), cut, unended };
 }
 
 /** A named file read as a stream (a FIFO, a pipe such as /dev/stdin or `<(...)`): true; a regular file: false; anything else is refused. */

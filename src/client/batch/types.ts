@@ -70,6 +70,8 @@ export interface BatchPlan {
   keySuffixes?: string[];
   /** the rows as the first reading checked them, for the second (closed once it has read them, or by whoever ends the batch) */
   checked: CheckedRows;
+  /** a regular file whose last row has no line end (accepted): that row, said on stderr before the first row is sent */
+  unendedLastRow?: { row: number; line: number };
 }
 
 export interface LimiterStats {
@@ -113,6 +115,9 @@ export interface BatchSummary extends BatchCounts {
   /** the first rows (up to 11) whose outcome is unknown, and the first refused ones */
   unknownRows: number[];
   refusedRows: number[];
+  /** unknown rows whose key was first sent over 23 h ago (the API forgot it: no rerun settles them): how many, and the first ones */
+  unknownPastLimit: number;
+  unknownPastLimitRows: number[];
   /** refused rows that were never sent (refused here: the journal could not be written, a damaged bucket...): how many, and the first ones; then the first of the others (refused by the API, or by the journal's record of its answer) */
   refusedUnsent: number;
   refusedUnsentRows: number[];

@@ -34,6 +34,9 @@ export default class OpsReplay extends BaseCommand {
       return responseResult(response, flags.include);
     } catch (err) {
       // as `request`: without --json the answer's body on stdout, then the error
+      // an intermediary's answer is never printed as the API's: --include shows what came, escaped
+      if (err instanceof ApiError && err.notApiResponse && flags.include)
+        return responseResult({ ...err.notApiResponse, body: undefined }, true, err);
       if (!(err instanceof ApiError && err.response)) throw err;
       return responseResult(err.response, flags.include, err);
     }
