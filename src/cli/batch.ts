@@ -246,7 +246,7 @@ async function holdBackRepeats(
   known: JournalAnswers,
   flags: BatchFlags,
 ): Promise<void> {
-  const repeats = await b.findRepeats(plan, journal, credentials, known, Date.now());
+  const repeats = await b.findRepeats(plan, journal, known, Date.now());
   if (repeats.rows === 0) return;
   const errors: Record<string, string[]> = {};
   for (const r of repeats.shown)
@@ -255,12 +255,15 @@ async function holdBackRepeats(
     errors[`and ${plural(repeats.rows - repeats.shown.length, 'more row')}`] = ['not shown'];
   const again = resumeCommand(process.argv.slice(2), { flags: ['--allow-repeat'] }); // the user's own command line, --idempotency-prefix included
   throw new CardctlError(
-    `nothing was sent: ${plural(repeats.rows, 'row')} of ${plan.total} ${repeats.rows === 1 ? 'repeats' : 'repeat'} a success of the last 24 hours under another idempotency key (${flags.batch === '-' ? 'stdin' : flags.batch}).`,
+    `nothing was sent: ${plural(repeats.rows, 'row')} of ${plan.total} ${repeats.rows === 1 ? 'repeats' : 'repeat'} ${repeats.shown.some((r) => r.unknown) ? 'an operation whose outcome is unknown, or ' : ''}a success of the last 24 hours under another idempotency key (${flags.batch === '-' ? 'stdin' : flags.batch}).`,
     {
       kind: 'usage',
       code: 'repeat_held_back',
       hint:
-        'Each is the same operation on the same card or customer with the same amount, already charged (by an earlier version of this file, another --idempotency-prefix, or a single command). ' +
+        (repeats.shown.some((r) => r.unknown)
+          ? 'A row repeating an operation whose outcome is unknown could be charged twice under a new key: settle that operation first (`cardctl ops replay ID`, or look at the card and `cardctl ops resolve ID`), then run the same command again. '
+          : '') +
+        'Each is the same operation on the same card or customer with the same amount, already sent (by an earlier version of this file, another --idempotency-prefix, another API key of the merchant, or a single command). ' +
         `Remove those rows, or if each is meant to be charged again, run \`${again}\`.`,
       errors,
     },
@@ -276,7 +279,7 @@ function repeatText(r: Repeat): string {
         .replace(/[^\x20-\x7e]/g, '?')
         .slice(0, 200)
     : '';
-  return `${r.entry.method} ${tail} ${body} succeeded at ${r.entry.time} under key ${r.entry.idempotency_key} (${r.entry.id}).`.replace(
+  return `${r.entry.method} ${tail} ${body} ${r.unknown ? 'has an unknown outcome, first sent' : 'succeeded'} at ${r.entry.time} under key ${r.entry.idempotency_key} (${r.entry.id}).`.replace(
     /  +/g,
     ' ',
   );

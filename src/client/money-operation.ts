@@ -19,6 +19,7 @@ import {
   sendVerdict,
   stoppedAtLimit,
   type SendVerdict,
+  merchantTarget,
 } from './money-rules.js';
 import {
   sha256Hex,
@@ -118,6 +119,7 @@ export class MoneyOperation {
           method: p.method,
           path: p.path,
           bodySha256,
+          target: merchantTarget(p.method, p.path, () => p.body),
           batch: this.o.batch,
         },
         this.client.clock(),
@@ -305,6 +307,7 @@ export function answerFromHistory(
       method: p.method,
       path: p.path,
       bodySha256: sha256Hex(p.body),
+      target: merchantTarget(p.method, p.path, () => p.body),
       batch: true,
     },
     client.clock(),

@@ -126,6 +126,8 @@ export interface SendTarget extends Account {
   /** the path sent (with the base URL's prefix, without query) */
   path: string;
   bodySha256: string;
+  /** the card or customer the operation names (merchantTarget): its earlier sends under any key id are the same merchant's */
+  target?: string;
   /** a batch row (rule 4) */
   batch?: boolean;
 }
@@ -211,6 +213,26 @@ function operationResult(sends: JournalEntry[]): { result: 'succeeded' | 'failed
   return { result: 'unknown', entry: sends.find((e) => e.resource_id) ?? sends.at(-1)! };
 }
 
+/**
+ * The card (recharge, terminate: in the path) or the customer (issue: `customer_id` in the body)
+ * a money operation names. A card or a customer belongs to exactly one merchant, so the sends of
+ * a key that named the same one are that merchant's, whatever API key sent them (another key of
+ * the merchant, a key given through the environment); a fresh mock has other ids.
+ */
+export function merchantTarget(method: string, path: string, body: () => Buffer | undefined): string | undefined {
+  const card = cardIdInPath(path);
+  if (card) return `card ${card.toUpperCase()}`;
+  if (method !== 'POST' || !/\/cards\/?$/.test(path)) return undefined;
+  const json = jsonObject(body() ?? Buffer.alloc(0));
+  return typeof json?.customer_id === 'string' ? `customer ${json.customer_id.toUpperCase()}` : undefined;
+}
+
+/** Whether an earlier send belongs to the account, or named the same card or customer (the same merchant). */
+const sameMerchant = (e: JournalEntry, t: SendTarget): boolean =>
+  inAccount(e, t) ||
+  (t.target !== undefined &&
+    merchantTarget(e.method, e.path, () => (e.body_b64 ? Buffer.from(e.body_b64, 'base64') : undefined)) === t.target);
+
 /** The same request: method, path and body bytes. */
 const sameRequest = (e: JournalEntry, t: SendTarget): boolean =>
   e.body_sha256 === t.bodySha256 && e.method === t.method && e.path === t.path;
@@ -218,11 +240,12 @@ const sameRequest = (e: JournalEntry, t: SendTarget): boolean =>
 /**
  * Rules 3, 4 and 5 over every journaled send of the key (`history`, oldest first). Only the
  * account's sends count (src/client/identity.ts): the API key id and the ones the profile held
- * before, whatever base URL spelling or profile sent them; another key id is another account.
+ * before, whatever base URL spelling or profile sent them, and any send that named the same card
+ * or customer (the same merchant, merchantTarget); another key id elsewhere is another account.
  * The key's age counts from its first send in the account that may have reached the API.
  */
 export function sendVerdict(history: readonly JournalEntry[], t: SendTarget, nowMs: number): SendVerdict {
-  const sent = history.filter((e) => inAccount(e, t) && resultOf(e) !== 'not_processed');
+  const sent = history.filter((e) => sameMerchant(e, t) && resultOf(e) !== 'not_processed');
   if (sent.length === 0) return { send: true };
   const mine = sent.filter((e) => sameRequest(e, t));
   // rule 5: one key is one operation; another request under it is refused before it leaves

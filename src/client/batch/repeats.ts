@@ -4,7 +4,6 @@
 // the journal under their own keys (or the version before's) are not repeats: they are not sent.
 // What these catch: a file first run by the version before and edited since (its keys were the
 // whole file's hash), the same rows under another --idempotency-prefix, a file written anew.
-import type { Credentials } from '../../profiles/types.js';
 import type { Journal, JournalEntry } from '../journal.js';
 import { RowDigests } from './digests.js';
 import { checkedRows } from './planner.js';
@@ -20,8 +19,9 @@ export const REPEAT_WINDOW_MS = 24 * 3_600_000;
 export interface Repeat {
   row: number;
   line: number;
-  /** the earlier success */
+  /** the earlier success, or the earlier operation whose outcome is unknown */
   entry: Pick<JournalEntry, 'id' | 'time' | 'idempotency_key' | 'method' | 'path' | 'body_b64'>;
+  unknown: boolean;
 }
 
 /** The first MAX_PROBLEMS_KEPT repeats, in the order found, and how many rows repeat in all. */
@@ -83,50 +83,44 @@ const succeeded = (e: JournalEntry): boolean =>
   (e.resolution ? e.resolution.outcome === 'succeeded' : e.status !== null && e.status >= 200 && e.status < 300);
 
 /**
- * The batch's rows that repeat a success of the last 24 hours under another key, for the same
- * account (the key id, or one the profile held before). Reads only when a row would be sent
- * under a key the journal does not hold, and then only the last day's segments.
+ * The batch's rows that repeat, under another key, a success of the last 24 hours or an operation
+ * whose outcome is still unknown (of any age: it may have gone through, so sending the row under
+ * a new key could charge twice; resolve or replay it first). The same request (method, route with
+ * its card, body with its customer and amount) names the same card or customer, so it is the same
+ * merchant's whatever API key sent it. Reads only when a row would be sent under a key the journal
+ * does not hold: the last day's sends by their columns, and the unknown ones.
  */
 export async function findRepeats(
   plan: BatchPlan,
   journal: Journal,
-  credentials: Pick<Credentials, 'keyId' | 'formerKeyIds'>,
   known: JournalAnswers,
   nowMs: number,
 ): Promise<Repeats> {
   const found: Repeats = { shown: [], rows: 0 };
   const sinceMs = nowMs - REPEAT_WINDOW_MS;
-  if (!journal.sentSince(sinceMs)) return found; // nothing sent in the last day
+  if (!journal.sentSince(sinceMs) && journal.unresolvedCount() === 0) return found; // nothing that could repeat
   const { candidates, legacyUsed, count, lines } = await rowsToSend(plan, known.answers);
   if (count === 0) return found;
-  const account = new Set([credentials.keyId, ...(credentials.formerKeyIds ?? [])]);
   const keyRow = rowOfAnyKey({ ...plan, digests: plan.digests!.share() });
   const own = (key: string): boolean => {
     const r = keyRow(key);
     return r > 0 || (r < 0 && legacyUsed[-r] === 1);
   };
   const flagged = new Uint8Array(plan.total + 1);
-  // the last day's sends looked at by their columns (method, route, body's SHA-256, key id), only the
-  // ones that can repeat a row folded from their records
-  const mayRepeat = (o: {
-    method: string;
-    path: string;
-    body_sha256: string;
-    key_id: string | null;
-    idempotency_key: string;
-  }) =>
-    account.has(o.key_id ?? '') &&
-    candidates.firstRowOf(requestText(o.method, o.path, o.body_sha256)) !== 0 &&
-    !own(o.idempotency_key);
-  for (const e of journal.sentSinceMatching(sinceMs, mayRepeat)) {
-    if (!succeeded(e) || !account.has(e.key_id ?? '') || Date.parse(e.time) < sinceMs || own(e.idempotency_key))
-      continue;
+  const add = (e: JournalEntry, unknown: boolean): void => {
     const row = candidates.firstRowOf(entryRequest(e));
-    if (row === 0 || flagged[row] === 1) continue;
+    if (row === 0 || flagged[row] === 1) return;
     flagged[row] = 1;
     found.rows++;
-    if (found.shown.length < MAX_PROBLEMS_KEPT) found.shown.push({ row, line: lines.get(row) ?? 0, entry: e });
-  }
+    if (found.shown.length < MAX_PROBLEMS_KEPT) found.shown.push({ row, line: lines.get(row) ?? 0, entry: e, unknown });
+  };
+  // the last day's sends looked at by their columns (method, route, body's SHA-256), only the ones
+  // that can repeat a row folded from their records
+  const mayRepeat = (o: { method: string; path: string; body_sha256: string; idempotency_key: string }) =>
+    candidates.firstRowOf(requestText(o.method, o.path, o.body_sha256)) !== 0 && !own(o.idempotency_key);
+  for (const e of journal.sentSinceMatching(sinceMs, mayRepeat))
+    if (Date.parse(e.time) >= sinceMs && succeeded(e)) add(e, false);
+  for (const e of journal.unresolvedNewest()) if (mayRepeat(e)) add(e, true);
   found.shown.sort((a, b) => a.row - b.row);
   return found;
 }
