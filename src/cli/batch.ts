@@ -172,7 +172,15 @@ async function sendBatch(
         if (flags.verbose) stderrLog('* every row is answered from the journal: nothing to send, nothing to confirm');
       } else if (key.live) await confirmBatch(io, plan, flags, credentials.name, key.note);
       plan.digests = undefined; // no key is looked up from here on: its memory goes before the rows are sent
-      return await sendRows(io, b, plan, flags, known, (hooks) => new ApiClient({ ...clientOptions, ...hooks }));
+      return await sendRows(
+        io,
+        b,
+        plan,
+        flags,
+        known,
+        (hooks) => new ApiClient({ ...clientOptions, ...hooks }),
+        journal,
+      );
     } finally {
       known.close();
     }
@@ -189,6 +197,7 @@ async function sendRows(
   flags: BatchFlags,
   known: JournalAnswers,
   clientFor: (hooks: RowClientHooks) => ApiClient,
+  journal: Journal,
 ): Promise<number> {
   const stderrLog = verboseLog(io.stderr);
   io.stderr.write(
@@ -233,8 +242,16 @@ async function sendRows(
   } finally {
     out.flush(); // the rows that finished, also when something failed
   }
-  out.end(summaryLines(summary, plan.keyPrefix, plan.duplicates));
+  out.end([...summaryLines(summary, plan.keyPrefix, plan.duplicates), ...ciJournalNote(journal.file)]);
   return batchExitCode(summary);
+}
+
+/** In CI (`CI=true`), where a runner's disk is often new at every run: the journal is this runner's alone. */
+function ciJournalNote(file: string, env: NodeJS.ProcessEnv = process.env): string[] {
+  if (env.CI !== 'true') return [];
+  return [
+    `The journal (${file}) is local to this runner: a run on another runner, or on a new disk, cannot see what this one sent. Keep CARDCTL_STATE_DIR on storage that outlives the job (docs/journal.md, "Where it lives").`,
+  ];
 }
 
 /** Refuses the batch before its first row when rows repeat recent successes under other keys (src/client/batch/repeats.ts); --allow-repeat skips this. */

@@ -201,4 +201,17 @@ describe('a new journal', () => {
     const second = await s.cli(['cards', 'recharge', card.id, '--amount', '1', '--json']);
     expect(second.stderr).not.toMatch(/new operations journal/);
   });
+
+  it("in CI (CI=true), a batch's summary says the journal is local to this runner (stderr only)", async () => {
+    const s = sandbox();
+    const card = await activeCard(j.mock, { amount: 100 });
+    const file = join(s.dir, 'ci.csv');
+    writeFileSync(file, `card,amount\n${card.id},2\n`);
+    const ci = await s.cli(['cards', 'recharge', '--batch', file, '--json'], { CI: 'true' });
+    expect(ci.code, ci.stderr).toBe(0);
+    expect(ci.stderr).toMatch(/The journal \(.*journal\.db\) is local to this runner/);
+    expect(ci.stdout).not.toMatch(/runner/);
+    const here = await s.cli(['cards', 'recharge', '--batch', file, '--json']);
+    expect(here.stderr).not.toMatch(/local to this runner/);
+  });
 });
