@@ -7,7 +7,7 @@ _cardctl_subcommands() {
     'customers') echo 'create get kyc list update' ;;
     'deposit-addresses') echo 'create list' ;;
     'deposits') echo 'list' ;;
-    'mock') echo 'clock deposits events faults keys kyc merchants networks products provision requests reset snapshot start state transactions wallets webhook-deliveries webhook-endpoints withdrawals' ;;
+    'mock') echo 'clock console deposits events faults keys kyc merchants networks products provision requests reset snapshot start state transactions wallets webhook-deliveries webhook-endpoints withdrawals' ;;
     'mock clock') echo 'advance' ;;
     'mock deposits') echo 'add' ;;
     'mock events') echo 'emit' ;;
@@ -49,6 +49,7 @@ _cardctl_flags() {
     'doctor') echo '--ca-file --jq --json --no-input --profile --timeout --verbose' ;;
     'mock clock') echo '--control-url --jq --json --no-input --profile' ;;
     'mock clock advance') echo '--control-url --jq --json --no-input --profile' ;;
+    'mock console') echo '--control-url --jq --json --no-input --profile' ;;
     'mock deposits add') echo '--asset-amount --control-url --jq --json --merchant --network --no-input --profile --status' ;;
     'mock events') echo '--control-url --jq --json --merchant --no-input --profile' ;;
     'mock events emit') echo '--control-url --data --jq --json --merchant --mode --no-input --profile' ;;
@@ -71,7 +72,7 @@ _cardctl_flags() {
     'mock snapshot list') echo '--control-url --jq --json --no-input --profile' ;;
     'mock snapshot restore') echo '--control-url --jq --json --no-input --profile' ;;
     'mock snapshot save') echo '--control-url --jq --json --no-input --profile' ;;
-    'mock start') echo '--host --jq --json --log --no-input --port --rate-limit --recover --request-log --save-profiles --seed --state --webhook' ;;
+    'mock start') echo '--console --host --jq --json --log --no-input --port --rate-limit --recover --request-log --save-profiles --seed --state --webhook' ;;
     'mock state') echo '--control-url --jq --json --no-input --profile' ;;
     'mock transactions add') echo '--amount --control-url --currency --jq --json --no-input --occurred-at --profile --status --type' ;;
     'mock wallets') echo '--control-url --jq --json --no-input --profile' ;;

@@ -8,7 +8,7 @@ _cardctl_subcommands() {
     'customers') print -r -- 'create get kyc list update' ;;
     'deposit-addresses') print -r -- 'create list' ;;
     'deposits') print -r -- 'list' ;;
-    'mock') print -r -- 'clock deposits events faults keys kyc merchants networks products provision requests reset snapshot start state transactions wallets webhook-deliveries webhook-endpoints withdrawals' ;;
+    'mock') print -r -- 'clock console deposits events faults keys kyc merchants networks products provision requests reset snapshot start state transactions wallets webhook-deliveries webhook-endpoints withdrawals' ;;
     'mock clock') print -r -- 'advance' ;;
     'mock deposits') print -r -- 'add' ;;
     'mock events') print -r -- 'emit' ;;
@@ -50,6 +50,7 @@ _cardctl_flags() {
     'doctor') print -r -- '--ca-file --jq --json --no-input --profile --timeout --verbose' ;;
     'mock clock') print -r -- '--control-url --jq --json --no-input --profile' ;;
     'mock clock advance') print -r -- '--control-url --jq --json --no-input --profile' ;;
+    'mock console') print -r -- '--control-url --jq --json --no-input --profile' ;;
     'mock deposits add') print -r -- '--asset-amount --control-url --jq --json --merchant --network --no-input --profile --status' ;;
     'mock events') print -r -- '--control-url --jq --json --merchant --no-input --profile' ;;
     'mock events emit') print -r -- '--control-url --data --jq --json --merchant --mode --no-input --profile' ;;
@@ -72,7 +73,7 @@ _cardctl_flags() {
     'mock snapshot list') print -r -- '--control-url --jq --json --no-input --profile' ;;
     'mock snapshot restore') print -r -- '--control-url --jq --json --no-input --profile' ;;
     'mock snapshot save') print -r -- '--control-url --jq --json --no-input --profile' ;;
-    'mock start') print -r -- '--host --jq --json --log --no-input --port --rate-limit --recover --request-log --save-profiles --seed --state --webhook' ;;
+    'mock start') print -r -- '--console --host --jq --json --log --no-input --port --rate-limit --recover --request-log --save-profiles --seed --state --webhook' ;;
     'mock state') print -r -- '--control-url --jq --json --no-input --profile' ;;
     'mock transactions add') print -r -- '--amount --control-url --currency --jq --json --no-input --occurred-at --profile --status --type' ;;
     'mock wallets') print -r -- '--control-url --jq --json --no-input --profile' ;;

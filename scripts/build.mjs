@@ -28,6 +28,11 @@ const run = (file, args, mayFail = false) => {
 if (process.argv.includes('--clean')) rmSync(join(root, 'dist'), { recursive: true, force: true });
 rmSync(join(root, 'oclif.manifest.json'), { force: true });
 run(require.resolve('typescript/bin/tsc'), ['-p', 'tsconfig.build.json'], lenient);
+// the web console's page (plain HTML, JS and CSS: src/console/assets/), served from dist/ beside its server
+{
+  const { cpSync } = await import('node:fs');
+  cpSync(join(root, 'src', 'console', 'assets'), join(root, 'dist', 'console', 'assets'), { recursive: true });
+}
 run(join(dirname(require.resolve('oclif/package.json')), 'bin', 'run.js'), ['manifest']);
 
 // The fast path (src/cli/fast-path.ts) parses command lines from this manifest without loading

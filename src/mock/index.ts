@@ -27,6 +27,8 @@ import { checkStartOptions } from './options.js';
 import { endpointUrlVerdict, type HostLookup } from './endpoint-url.js';
 import { systemLookup } from './host-lookup.js';
 import { DEFAULT_REQUEST_LOG_SIZE } from './request-log.js';
+import { consolePorts } from './console-port.js';
+import { createConsole } from '../console/index.js';
 
 export interface StartMockOptions {
   host?: string;
@@ -72,6 +74,11 @@ export interface MockServer {
   onEvent(listener: EventListener): () => void;
   /** subscribe to the request log: each request as it is answered (the record `GET /_mock/requests` shows); a no-op with requestLog 0 */
   onRequest(listener: (record: Record<string, unknown>) => void): () => void;
+  /**
+   * The web console's address with a new one-time login code (good once, for 10 minutes); the
+   * console is served on the mock's port from the first call on (`cardctl mock start --console`).
+   */
+  consoleLoginUrl(): string;
   /** Saves the whole state under `name` (as `POST /_mock/snapshots`). */
   saveSnapshot(name: string): Promise<SnapshotInfo>;
   /** Back to the state saved under `name` (as `POST /_mock/snapshots/{name}/restore`); takes milliseconds. */
@@ -213,6 +220,13 @@ export async function startMock(options: StartMockOptions = {}): Promise<MockSer
   }
   rt.deliveries.start();
   const origin = originFor(host, running.port);
+  const consolePort = createConsole(rt, {
+    controlToken,
+    listenHost: host,
+    port: () => running.port,
+    origin: () => origin,
+  });
+  consolePorts.set(rt, consolePort);
   const products = (): MockProduct[] => rt.state.products.map((p) => ({ ...p }));
   return {
     baseUrl: `${origin}/api/v1`,
@@ -240,6 +254,7 @@ export async function startMock(options: StartMockOptions = {}): Promise<MockSer
     port: running.port,
     onEvent: (listener) => rt.events.onEvent(listener),
     onRequest: (listener) => rt.requestLog?.onRecord(listener) ?? (() => {}),
+    consoleLoginUrl: () => consolePort.loginUrl(),
     ...snapshotMethods(rt),
     close: async () => {
       rt.deliveries.close(); // aborted attempts stay pending (and due) in the saved state

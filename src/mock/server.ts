@@ -5,6 +5,7 @@ import type { Socket } from 'node:net';
 import { handleRequest } from './pipeline.js';
 import { MESSAGES } from '../contract/errors.js';
 import type { Runtime } from './runtime.js';
+import { consolePorts, isConsolePath } from './console-port.js';
 
 const TICK_MS = 1000;
 
@@ -22,7 +23,10 @@ export interface RunningServer {
 
 export function listen(rt: Runtime, host: string, port: number): Promise<RunningServer> {
   const server = createServer({ requestTimeout: 120_000, headersTimeout: 60_000 }, (req, res) => {
-    void handleRequest(rt, req, res);
+    // the web console's own paths (src/console/), once it was asked for; never in the request log
+    const consolePort = consolePorts.get(rt);
+    if (consolePort?.enabled && isConsolePath(req.url ?? '')) void consolePort.handle(req, res);
+    else void handleRequest(rt, req, res);
   });
   // An idle kept-alive connection stays open 30 s (Node's default is 5 s). A client's pool (Node's
   // http agent keeps connections alive since Node 19, with no idle limit of its own) that hands a

@@ -65,6 +65,8 @@ export interface Diagnosis {
   /** the mistakes tried (ids), alone and in pairs */
   checked: MistakeId[];
   canonical: string;
+  /** the canonical string the client signed, as the mistakes found reproduce it (absent when none was found) */
+  client_canonical?: string;
   body_sha256: string;
   request: { method: string; path: string; query: string; body_bytes: number; key_id: string | null };
   /** the stored profile whose secret reproduces the signature (diagnose-other-secret.ts), never its secret */
@@ -107,13 +109,13 @@ function search(
   secret: string,
   dims: Dimension[],
   targets: ReturnType<typeof decodeReceived>,
-): { mistakes: DiagnosedMistake[] } | null {
+): { mistakes: DiagnosedMistake[]; signed: string } | null {
   if (targets.length === 0) return null;
   // A string valid in several encodings (base64 without + or / is also base64url): the first,
   // most plausible reading wins.
   const targetHex = new Map<string, (typeof targets)[number]>();
   for (const t of targets) if (!targetHex.has(t.digest.toString('hex'))) targetHex.set(t.digest.toString('hex'), t);
-  let best: { count: number; mistakes: DiagnosedMistake[] } | null = null;
+  let best: { count: number; mistakes: DiagnosedMistake[]; signed: string } | null = null;
 
   const tryCombo = (chosen: Array<{ dim: Dimension; v: Variant }>): void => {
     const f = [...fields];
@@ -127,9 +129,8 @@ function search(
         else tail = '\n';
       } else key = v.ids[0] === 'secret_base64_decoded' ? Buffer.from(secret, 'base64') : secret + '\n';
     }
-    const digest = createHmac('sha256', key)
-      .update(f.join(join) + tail, 'utf8')
-      .digest('hex');
+    const signed = f.join(join) + tail;
+    const digest = createHmac('sha256', key).update(signed, 'utf8').digest('hex');
     const hit = targetHex.get(digest);
     if (!hit) return;
     const mistakes = chosen.flatMap(({ v }) =>
@@ -137,7 +138,7 @@ function search(
     );
     if (hit.id !== 'base64') mistakes.push(describeMistake(hit.id, hit.detail));
     if (mistakes.length === 0) return;
-    if (!best || mistakes.length < best.count) best = { count: mistakes.length, mistakes };
+    if (!best || mistakes.length < best.count) best = { count: mistakes.length, mistakes, signed };
   };
 
   tryCombo([]); // only the encoding differs
@@ -291,9 +292,9 @@ function searchPhase(
   secret: string,
   f: Findings,
   reserialize: boolean,
-): { found: boolean; checked: MistakeId[] } {
+): { found: boolean; checked: MistakeId[]; signed?: string } {
   const targets = decodeReceived(v.received!);
-  let best: { mistakes: DiagnosedMistake[] } | null = null;
+  let best: { mistakes: DiagnosedMistake[]; signed: string } | null = null;
   let checked: MistakeId[] = [];
   for (const b of v.bodies) {
     const fields = b === v.body ? v.fields : v.fieldsFor(b);
@@ -304,7 +305,7 @@ function searchPhase(
   }
   if (!best) return { found: false, checked };
   f.mistakes.push(...best.mistakes.filter((m) => !f.mistakes.some((x) => x.id === m.id)));
-  return { found: true, checked };
+  return { found: true, checked, signed: best.signed };
 }
 
 /** Phase 7: the client's own canonical string, when a comment of the request gives it: the fields that differ. */
@@ -345,8 +346,9 @@ export function diagnose(input: DiagnoseInput): Diagnosis {
   const v = verifyPhase(req, h, query.canonQuery, input.secret, f);
   let found = false;
   let checked: MistakeId[] = [];
+  let signed: string | undefined;
   if (!v.matches && v.received !== null && query.ok) {
-    ({ found, checked } = searchPhase(req, v, input.secret, f, input.reserializeBody ?? true));
+    ({ found, checked, signed } = searchPhase(req, v, input.secret, f, input.reserializeBody ?? true));
     if (!found) found = declaredCanonicalPhase(req, v, input.secret, f);
   }
   const valid = v.matches && !f.blocks;
@@ -360,6 +362,7 @@ export function diagnose(input: DiagnoseInput): Diagnosis {
     found: valid || (explained && f.mistakes.length > 0),
     checked,
     canonical: v.canonical,
+    ...(signed !== undefined ? { client_canonical: signed } : {}),
     body_sha256: v.fields[6]!,
     request: {
       method: req.method,

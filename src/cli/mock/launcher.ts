@@ -29,6 +29,8 @@ export interface LaunchOptions {
   requestLog?: number;
   /** print each request's log line on stderr as it is answered */
   log?: boolean;
+  /** serve the web console; its login address is printed on stderr */
+  console?: boolean;
 }
 
 /** What the launcher is given: stderr for its notes, banner and log (its stdout is its result). */
@@ -239,6 +241,10 @@ export async function launchMock(opts: LaunchOptions, io: LaunchIO): Promise<Str
     if (saved) io.stderr.write(keptNote(saved));
 
     if (!opts.json) io.stderr.write(readableBanner(mock, mockFile, saved, opts.stateFile));
+    if (opts.console)
+      io.stderr.write(
+        `console: ${mock.consoleLoginUrl()}\n  (open it in a browser on this machine; the code works once, for 10 minutes; \`cardctl mock console\` prints a new one)\n`,
+      );
   } catch (err) {
     // the server is up: close it, or the process would keep serving after reporting the error
     await mock.close();

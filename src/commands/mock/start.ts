@@ -13,6 +13,7 @@ export default class MockStart extends BaseCommand {
     '<%= config.bin %> mock start --port 0 --json --seed 7 > banner.json',
     '<%= config.bin %> mock start --state ./mock-state.json --webhook http://127.0.0.1:9000/hooks',
     '<%= config.bin %> mock start --log --request-log 1000',
+    '<%= config.bin %> mock start --console',
   ];
   static override flags = {
     host: Flags.string({ description: 'address to listen on', default: '127.0.0.1' }),
@@ -44,6 +45,10 @@ export default class MockStart extends BaseCommand {
       description: 'print each request on stderr as it is answered, with the diagnosis of a refusal',
       default: false,
     }),
+    console: Flags.boolean({
+      description: "serve the web console on the mock's port; its login address (a one-time code) is printed on stderr",
+      default: false,
+    }),
   };
 
   async run(): Promise<StreamResult> {
@@ -69,6 +74,7 @@ export default class MockStart extends BaseCommand {
         json: flags.json,
         requestLog: flags['request-log'],
         log: flags.log,
+        console: flags.console,
       },
       { stderr: this.io.stderr, env: process.env },
     );

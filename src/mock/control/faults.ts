@@ -1,5 +1,6 @@
 // Injected faults: list them, add one.
 import { ok, type Reply } from '../envelope.js';
+import { notFoundThing } from './request.js';
 import { isReply } from '../pagination.js';
 import { FAULT_KINDS, FAULT_OPERATIONS, MAX_SLOW_MS, faultProblem } from '../faults.js';
 import { newId, cryptoRandom } from '../random.js';
@@ -50,4 +51,15 @@ export function addFault({ rt, body }: ControlRequest): Reply {
   rt.state.faults.push(fault);
   rt.markDirty();
   return ok(faultView(fault), 201);
+}
+
+/** Removes one fault before it is used up (`DELETE /_mock/faults/{id}`), or every fault (`DELETE /_mock/faults`). */
+export function clearFaults({ rt, params }: ControlRequest): Reply {
+  const id = params[0];
+  const before = rt.state.faults.length;
+  if (id !== undefined && !rt.state.faults.some((f) => f.id === id)) return notFoundThing('Fault');
+  const removed = rt.state.faults.filter((f) => id === undefined || f.id === id);
+  rt.state.faults = rt.state.faults.filter((f) => id !== undefined && f.id !== id);
+  if (rt.state.faults.length !== before) rt.markDirty();
+  return ok(removed.map(faultView));
 }

@@ -13,7 +13,9 @@ import { advanceClock, readClock } from './clock.js';
 import { forceKyc, provision } from './lifecycle.js';
 import { addDeposit, addTransaction, addWithdrawal, wallets } from './money.js';
 import { listNetworks, listProducts, patchProduct, setNetworks } from './catalog.js';
-import { addFault, listFaults } from './faults.js';
+import { addFault, clearFaults, listFaults } from './faults.js';
+import { listCards, listCustomers, listDeposits, listMerchants, listTransactions } from './records.js';
+import { consoleLogin } from './console.js';
 import { addEndpoint, deleteEndpoint, enableEndpoint, listDeliveries, listEndpoints } from './endpoints.js';
 import { emitEvent, listEvents } from './events.js';
 import { listSnapshots, restoreSnapshot, saveSnapshot } from './snapshots.js';
@@ -67,6 +69,14 @@ const ROUTES: Array<[string, RegExp, ControlHandler]> = [
   ['PUT', /^\/networks$/, setNetworks],
   ['GET', /^\/faults$/, listFaults],
   ['POST', /^\/faults$/, addFault],
+  ['DELETE', /^\/faults$/, clearFaults],
+  ['DELETE', /^\/faults\/([^/]+)$/, clearFaults],
+  ['GET', /^\/merchants$/, listMerchants],
+  ['GET', /^\/customers$/, listCustomers],
+  ['GET', /^\/cards$/, listCards],
+  ['GET', /^\/transactions$/, listTransactions],
+  ['GET', /^\/deposits$/, listDeposits],
+  ['POST', /^\/console$/, consoleLogin],
   ['GET', /^\/wallets$/, wallets],
   ['GET', /^\/webhook-endpoints$/, listEndpoints],
   ['POST', /^\/webhook-endpoints$/, addEndpoint],

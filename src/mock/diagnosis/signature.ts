@@ -104,11 +104,16 @@ export function invalidSignature(rt: Runtime, key: KeyRec, input: GatewayInput, 
     { reserializeBody: !skipped },
   );
   const mistakes = found.mistakes.map((m) => ({ id: m.id, description: m.description, fix: m.fix }));
+  // what the client signed, as the mistakes reproduce it: the console shows it beside the mock's
+  const received =
+    found.client_canonical === undefined
+      ? {}
+      : { received_canonical: found.client_canonical.split('\n').map((f) => visible(rt.redactor.redact(f))) };
   if (mistakes.length) {
     return {
       id: mistakes[0]!.id,
       message: mistakes.map((m) => `${m.description}: ${m.fix}`).join('; ') + '.',
-      details: { mistakes, canonical: shownCanonical, ...bounded },
+      details: { mistakes, canonical: shownCanonical, ...received, ...bounded },
     };
   }
   return {
