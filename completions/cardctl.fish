@@ -648,7 +648,7 @@ complete -c cardctl -n '__cardctl_is sign diagnose' -l json -d 'print one JSON v
 complete -c cardctl -n '__cardctl_is sign diagnose' -l no-input -d 'never prompt: where a prompt would be needed, fail at once naming the flag to pass (also CI=true)'
 complete -c cardctl -n '__cardctl_is sign diagnose' -l now -r -d 'Unix seconds to check the timestamp against (default: now)'
 complete -c cardctl -n '__cardctl_is sign diagnose' -l profile -s p -x -a '(cardctl profiles list --json 2>/dev/null | string replace -rf '\''^ *"name": *"([^"]*)".*'\'' '\''$1'\'')' -d 'profile whose secret signed the request'
-complete -c cardctl -n '__cardctl_is sign diagnose' -l request -s r -r -d 'file with the raw HTTP request, or - for stdin'
+complete -c cardctl -n '__cardctl_is sign diagnose' -l request -s r -r -d 'file with the request (raw HTTP, a curl command line or a HAR file), or - for stdin'
 complete -c cardctl -n '__cardctl_is sign diagnose' -l show-valid-signature -d 'print the whole signature the server expects: with the request beside it, that is a request the server accepts for up to 300 s (default: its first 6 characters)'
 complete -c cardctl -n '__cardctl_is sign diagnose' -l try-secret-commands -d 'when nothing else explains the signature, also run the other profiles'\'' secret commands (they may prompt) to try their secrets'
 complete -c cardctl -n '__cardctl_is smoke' -l amount -r -d 'initial load of the card, in minor units: your default product'\''s minimum (default 100; with --mock, the mock'\''s)'

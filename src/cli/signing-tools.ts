@@ -11,7 +11,8 @@ import { wireQuery } from '../signing/encoding.js';
 import { DEFAULT_BASE_URL } from '../profiles/types.js';
 import type { Diagnosis } from '../signing/diagnose.js';
 import { describeCanonical } from '../signing/visible.js';
-import { parseRawRequest, splitTarget, type RawRequest } from '../signing/raw-request.js';
+import { splitTarget, type RawRequest } from '../signing/raw-request.js';
+import { parsePastedRequests } from '../signing/pasted-request.js';
 import {
   QueryEncodingError,
   canonicalQuery,
@@ -315,19 +316,24 @@ export interface DiagnoseOptions {
 export async function runDiagnose(opts: DiagnoseOptions): Promise<Diagnosis> {
   const env = opts.env ?? process.env;
   const bytes = await readFileOrStdin(opts.request, '--request');
-  let parsed;
+  let all: RawRequest[];
   try {
-    parsed = parseRawRequest(bytes);
+    all = parsePastedRequests(bytes);
   } catch (err) {
     throw usageError(
       `cannot read the request in ${opts.request === '-' ? 'stdin' : opts.request}: ${(err as Error).message}.`,
-      'Write it as raw HTTP, as a proxy or `curl -v` shows it: the request line, the headers, a blank line, then the body.',
+      'Give it as raw HTTP (as a proxy or `curl -v` shows it: the request line, the headers, a blank line, then the body), as a curl command line ("Copy as cURL"), or as a HAR file.',
     );
   }
+  const parsed = all[0]!;
   const { secret, keyId, warning } = await loadSigningSecret({ profile: opts.profile, env });
   const { diagnose } = await import('../signing/diagnose.js'); // only here: `sign` does not load the diagnosis (4 modules)
   let d = diagnose({ request: parsed, secret, keyId, now: opts.now ?? Math.floor(Date.now() / 1000) });
   if (warning) d.warnings.push(warning);
+  if (all.length > 1)
+    d.warnings.push(
+      `the HAR file holds ${all.length} requests to the API: this is the first (${parsed.method} ${parsed.target}); the mock console's diagnosis box (\`cardctl mock start --console\`) diagnoses each.`,
+    );
   if (!d.valid && !d.found && d.received_signature !== null)
     d = await tryOtherProfiles(d, parsed, secret, opts.trySecretCommands === true, env);
   return d;
