@@ -8,8 +8,8 @@ export default class SignDiagnose extends BaseCommand {
   static override description =
     'FILE holds the failing request as raw HTTP/1.1 text, as a proxy dump or `curl -v` shows it (request line, headers, blank line, body; ' +
     '"> " prefixes, CRLF or LF, absolute URLs accepted). With Content-Length the body is exactly that many bytes.\n' +
-    'Or as a curl command line (a browser\'s or Postman\'s "Copy as cURL": -X, -H, -d/--data-raw/--data-binary, \'...\', "..." and $\'...\' quoting), ' +
-    'or as a HAR file (a browser\'s or a proxy\'s export: the first request to /api/v1 is diagnosed, and the count of the others said).\n' +
+    "Or as a curl command line (a browser's or Postman's \"Copy as cURL\": -X, -H, -d/--data-raw/--data-binary, '...', \"...\" and $'...' quoting), " +
+    "or as a HAR file (a browser's or a proxy's export: the first request to /api/v1 is diagnosed, and the count of the others said).\n" +
     'Optional comment lines before the request line: "# body_sha256: <hex>" (the hash the client computed; an X-Content-Sha256, ' +
     'X-Body-Sha256 or Content-Digest header works too) and "# canonical: \\"<JSON string>\\"" (the canonical string the client logged).\n' +
     'Tries each known mistake and every pair of them: query not sorted, %20 for a space, brackets encoded, trailing slash, path without /api/v1, ' +
@@ -24,7 +24,11 @@ export default class SignDiagnose extends BaseCommand {
     '<%= config.bin %> sign diagnose --request copied-as-curl.txt',
   ];
   static override flags = {
-    request: Flags.string({ char: 'r', description: 'file with the request (raw HTTP, a curl command line or a HAR file), or - for stdin', required: true }),
+    request: Flags.string({
+      char: 'r',
+      description: 'file with the request (raw HTTP, a curl command line or a HAR file), or - for stdin',
+      required: true,
+    }),
     profile: Flags.string({ char: 'p', description: 'profile whose secret signed the request' }),
     now: Flags.string({ description: 'Unix seconds to check the timestamp against (default: now)' }),
     'show-valid-signature': Flags.boolean({
