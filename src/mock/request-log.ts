@@ -133,6 +133,8 @@ export class RequestLog {
   /** the sequence number the next request gets (the first is 1) */
   private nextSeq = 1;
   private readonly listeners = new Set<(view: Record<string, unknown>) => void>();
+  /** told only that a record was added (the console's live log): no view is built for them */
+  private readonly watchers = new Set<(seq: number) => void>();
 
   constructor(readonly capacity: number) {
     this.slots = new Array<LogRecord | undefined>(capacity);
@@ -178,6 +180,13 @@ export class RequestLog {
       const view = recordView(rec);
       for (const l of this.listeners) l(view);
     }
+    for (const w of this.watchers) w(seq);
+  }
+
+  /** Calls `watcher` with the sequence number of every record added from now on; returns the unsubscribe. */
+  onAdded(watcher: (seq: number) => void): () => void {
+    this.watchers.add(watcher);
+    return () => this.watchers.delete(watcher);
   }
 
   /** The record of a sequence number still held, or undefined. */

@@ -395,8 +395,11 @@ function requestsView() {
   });
   log.onLive = (count) => {
     if (!log.cursor) {
-      clearTimeout(log.pending);
-      log.pending = setTimeout(() => loadLog(target), 300);
+      // at most two reads a second, however busy the mock: the first page read again
+      log.pending ??= setTimeout(() => {
+        log.pending = null;
+        loadLog(target);
+      }, 500);
     } else {
       log.newer += count;
       note.textContent = `${log.newer} newer request${log.newer === 1 ? '' : 's'}: see ← Newest`;
@@ -1130,13 +1133,13 @@ function connectLive() {
     liveBadge.className = 'live on';
   });
   source.addEventListener('requests', (ev) => {
-    let batch = [];
+    let batch = { count: 0 };
     try {
       batch = JSON.parse(ev.data);
     } catch {
       return;
     }
-    if (log.onLive) log.onLive(batch.length);
+    if (log.onLive) log.onLive(batch.count);
   });
   source.addEventListener('off', () => {
     liveBadge.textContent = 'request log off (--request-log 0)';
