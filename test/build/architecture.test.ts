@@ -43,6 +43,17 @@ describe('architecture: the imports of src/', () => {
     expect(edges.filter((e) => part(e.to) === 'commands' && part(e.from) !== 'commands')).toEqual([]);
   });
 
+  it('the console builds on mock and signing only; of the mock, only startMock (its composition root) imports it', () => {
+    expect(
+      edges.filter(
+        (e) => part(e.from) === 'console' && e.local && !['console', 'mock', 'signing'].includes(part(e.to)),
+      ),
+    ).toEqual([]);
+    expect(edges.filter((e) => part(e.to) === 'console' && part(e.from) !== 'console').map((e) => e.from)).toEqual([
+      'mock/index.ts',
+    ]);
+  });
+
   it('client never imports upward (output, cli): escaping and the streams sit below both (src/terminal-text.ts, src/io.ts)', () => {
     expect(
       edges.filter((e) => part(e.from) === 'client' && e.local && ['output', 'cli', 'demo'].includes(part(e.to))),
