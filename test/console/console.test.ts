@@ -6,7 +6,7 @@
 // from the page. Then the guards: no cookie, a wrong Host, a cross-origin POST, a request full of
 // markup and control characters shown as text, no secret in any answer, and axe-core.
 import { readFileSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
+import { createServer, request as httpRequest, type Server } from 'node:http';
 import { connect } from 'node:net';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +19,8 @@ import { launchBrowser, type Browser } from './browser.js';
 const HAS_BROWSER = needs('chromium');
 const sandbox = makeSandbox();
 let mock: MockProcess | undefined;
+/** a webhook receiver that refuses every delivery (500): the deliveries are retried */
+let receiver: Server | undefined;
 let browser: Browser | undefined;
 let page: Page;
 let origin = '';
@@ -111,6 +113,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  await new Promise((r) => (receiver ? receiver.close(r) : r(null)));
   await browser?.close();
   await mock?.stop();
   sandbox.cleanup();
@@ -243,6 +246,49 @@ describe.runIf(HAS_BROWSER)('the console in a browser', () => {
     await page.getByText('Restored before-extra.').waitFor();
     const gone = await cli(['customers', 'get', extra.id]);
     expect(gone.code).toBe(4); // not found: the state is the snapshot's
+  });
+
+  it('pages through the log: 100 a page, Older and Newest', async () => {
+    const host = new URL(origin).host;
+    for (let i = 0; i < 120; i++) await raw('GET', `/api/v1/probe/${i}`, { Host: host });
+    await page.goto(`${origin}/_console/#/requests`);
+    await page.getByLabel('Route (path prefix)').fill('/api/v1/probe/');
+    await page.getByLabel('Refused only').uncheck();
+    await page.getByRole('button', { name: 'Filter' }).click();
+    const rows = page.locator('table.requests tbody tr');
+    await expect.poll(() => rows.count()).toBe(100);
+    expect(await rows.first().innerText()).toContain('/api/v1/probe/119');
+    await page.getByRole('button', { name: 'Older →' }).click();
+    await expect.poll(() => rows.count()).toBe(20);
+    expect(await rows.first().innerText()).toContain('/api/v1/probe/19');
+    expect(await page.getByRole('button', { name: 'Older →' }).isDisabled()).toBe(true);
+    await page.getByRole('button', { name: '← Newest' }).click();
+    await expect.poll(() => rows.count()).toBe(100);
+    await page.getByLabel('Route (path prefix)').fill('');
+    await page.getByRole('button', { name: 'Filter' }).click();
+  });
+
+  it("shows a webhook delivery being retried: its attempts, next retry and the receiver's answer", async () => {
+    receiver = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(500).end());
+    });
+    await new Promise<void>((r) => receiver!.listen(0, '127.0.0.1', () => r()));
+    const port = (receiver.address() as { port: number }).port;
+    json(await cli(['mock', 'webhook-endpoints', 'add', `http://127.0.0.1:${port}/hooks`, '--json']));
+    json(await cli(['mock', 'events', 'emit', 'card.issued', '--json']));
+    await expect
+      .poll(
+        async () => {
+          await page.goto(`${origin}/_console/#/controls`);
+          await page.goto(`${origin}/_console/#/state`);
+          const table = page.locator('table', { hasText: 'Webhook deliveries' });
+          await table.waitFor();
+          return table.innerText();
+        },
+        { timeout: 15_000, interval: 500 },
+      )
+      .toMatch(/card\.issued\s+\S+\s+pending\s+1\s+\d{4}-\d\d-\d\dT\S+\s+500/);
   });
 
   it('the diagnosis box reads a curl command line ("Copy as cURL") and names the mistake', async () => {
