@@ -11,7 +11,7 @@ _cardctl_subcommands() {
     'mock clock') echo 'advance' ;;
     'mock deposits') echo 'add' ;;
     'mock events') echo 'emit' ;;
-    'mock faults') echo 'add' ;;
+    'mock faults') echo 'add clear' ;;
     'mock keys') echo 'create revoke roll rotate' ;;
     'mock merchants') echo 'create' ;;
     'mock networks') echo 'set' ;;
@@ -55,6 +55,7 @@ _cardctl_flags() {
     'mock events emit') echo '--control-url --data --jq --json --merchant --mode --no-input --profile' ;;
     'mock faults') echo '--control-url --jq --json --no-input --profile' ;;
     'mock faults add') echo '--control-url --count --jq --json --kind --merchant --ms --no-input --operation --profile' ;;
+    'mock faults clear') echo '--control-url --jq --json --no-input --profile' ;;
     'mock keys create') echo '--control-url --expires-in --ip --jq --json --merchant --mode --no-input --profile --scope' ;;
     'mock keys revoke') echo '--control-url --jq --json --no-input --profile' ;;
     'mock keys roll') echo '--control-url --jq --json --no-input --profile' ;;

@@ -12,7 +12,7 @@ _cardctl_subcommands() {
     'mock clock') print -r -- 'advance' ;;
     'mock deposits') print -r -- 'add' ;;
     'mock events') print -r -- 'emit' ;;
-    'mock faults') print -r -- 'add' ;;
+    'mock faults') print -r -- 'add clear' ;;
     'mock keys') print -r -- 'create revoke roll rotate' ;;
     'mock merchants') print -r -- 'create' ;;
     'mock networks') print -r -- 'set' ;;
@@ -56,6 +56,7 @@ _cardctl_flags() {
     'mock events emit') print -r -- '--control-url --data --jq --json --merchant --mode --no-input --profile' ;;
     'mock faults') print -r -- '--control-url --jq --json --no-input --profile' ;;
     'mock faults add') print -r -- '--control-url --count --jq --json --kind --merchant --ms --no-input --operation --profile' ;;
+    'mock faults clear') print -r -- '--control-url --jq --json --no-input --profile' ;;
     'mock keys create') print -r -- '--control-url --expires-in --ip --jq --json --merchant --mode --no-input --profile --scope' ;;
     'mock keys revoke') print -r -- '--control-url --jq --json --no-input --profile' ;;
     'mock keys roll') print -r -- '--control-url --jq --json --no-input --profile' ;;

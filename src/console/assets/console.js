@@ -640,7 +640,7 @@ async function stateView() {
           td(e.id, 'id'),
           td(idLink('merchant', e.merchant_id), 'id'),
           td(e.url, 'path'),
-          td(e.disabled_at ? `disabled ${e.disabled_at}` : 'enabled'),
+          e.disabled_at ? el('td', {}, `disabled ${e.disabled_at} `, enableButton(e.id)) : td('enabled'),
         ),
       ),
     ),
@@ -672,6 +672,17 @@ async function stateView() {
         ),
     ),
   );
+}
+
+/** Re-enables an endpoint disabled after a dead delivery (its held deliveries go out at once). */
+function enableButton(id) {
+  const out = el('span', { 'aria-live': 'polite' });
+  const button = el('button', { type: 'button', class: 'secondary', 'aria-label': `Enable endpoint ${id}` }, 'Enable');
+  button.addEventListener('click', async () => {
+    const r = await control('POST', `/webhook-endpoints/${encodeURIComponent(id)}/enable`);
+    put(out, outcome(r, 'Enabled.'));
+  });
+  return el('span', {}, button, out);
 }
 
 function lastAnswer(x) {
