@@ -21,7 +21,7 @@ export const SECURITY_HEADERS: Record<string, string> = {
 
 /** The host and port of a Host header (`127.0.0.1:4010`, `[::1]:4010`, `localhost:4010`), or null. */
 export function splitHost(value: string): { host: string; port: number | null } | null {
-  const m = /^(\[[0-9a-f:.]+\]|[^:[\]]+)(?::(\d{1,5}))?$/i.exec(value.trim());
+  const m = /^(\[[0-9a-f:.]+\]|[a-z0-9._-]+)(?::(\d{1,5}))?$/i.exec(value.trim());
   if (!m) return null;
   const host = m[1]!.toLowerCase().replace(/^\[|\]$/g, '');
   return { host, port: m[2] === undefined ? null : Number(m[2]) };

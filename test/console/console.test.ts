@@ -309,6 +309,40 @@ describe.runIf(HAS_BROWSER)('the console in a browser', () => {
     expect(d).not.toContain(s.signature);
   });
 
+  it('the diagnosis box reads a HAR file: every API request of it, one line each', async () => {
+    const good = json(await cli(['sign', '--method', 'GET', '--path', '/api/v1/customers', '--json']));
+    const pretty = JSON.stringify({ first_name: 'Ada' }, null, 2);
+    const bad = json(
+      await cli(['sign', '--method', 'POST', '--path', '/api/v1/customers', '--data', pretty, '--json']),
+    );
+    const entry = (method: string, headers: Record<string, string>, body?: string) => ({
+      request: {
+        method,
+        url: `${origin}/api/v1/customers`,
+        headers: Object.entries(headers).map(([name, value]) => ({ name, value })),
+        ...(body ? { postData: { mimeType: 'application/json', text: body } } : {}),
+      },
+    });
+    const har = JSON.stringify({
+      log: {
+        version: '1.2',
+        entries: [
+          { request: { method: 'GET', url: `${origin}/favicon.ico`, headers: [] } },
+          entry('GET', good.headers),
+          entry('POST', { ...bad.headers, 'Content-Type': 'application/json' }, '{"first_name":"Ada"}'),
+        ],
+      },
+    });
+    await page.goto(`${origin}/_console/#/diagnose`);
+    await page.getByLabel(/Failing request/).fill(har);
+    await page.getByRole('button', { name: 'Diagnose' }).click();
+    await page.getByText('Read as a HAR file: 2 requests.').waitFor();
+    const lines = page.locator('table', { hasText: 'Every API request of the file' }).locator('tbody tr');
+    expect(await lines.count()).toBe(2);
+    expect(await lines.nth(0).innerText()).toMatch(/GET \/api\/v1\/customers.*valid/);
+    expect(await lines.nth(1).innerText()).toMatch(/POST \/api\/v1\/customers.*body_pretty_printed/);
+  });
+
   it('refuses a request without the cookie, under another Host, and a cross-origin change', async () => {
     const host = new URL(origin).host;
     const cookie = await cookieHeader();
