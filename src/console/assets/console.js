@@ -502,187 +502,154 @@ async function readAll(names) {
   return Object.fromEntries(names.map((n, i) => [n, replies[i]]));
 }
 
+const keyState = (k) =>
+  k.revoked
+    ? 'revoked'
+    : k.expires_at
+      ? `expires ${k.expires_at}`
+      : k.rolled
+        ? 'rolled (old secret in overlap)'
+        : 'active';
+const WALLET_FIELDS = [
+  'balance_minor',
+  'cards_balance_minor',
+  'fees_collected_minor',
+  'reserved_minor',
+  'initial_balance_minor',
+  'deposits_credited_minor',
+];
+
+/** The tables of the state view: the control plane read behind each, its caption, columns and cells. */
+const STATE_TABLES = [
+  {
+    read: 'merchants',
+    caption: 'Merchants and their keys (never a secret)',
+    headers: ['merchant', 'key', 'mode', 'scopes', 'state'],
+    rows: (list) => list.flatMap((m) => m.keys.map((k) => ({ m, k }))),
+    cells: ({ m, k }) => [
+      td(idLink('merchant', m.id), 'id'),
+      td(k.key_id, 'id'),
+      td(k.mode),
+      td(k.scopes.join(', ')),
+      td(keyState(k)),
+    ],
+  },
+  {
+    read: 'wallets',
+    caption: 'Wallets: every minor unit accounted for',
+    headers: ['merchant', 'mode', 'balance', 'on cards', 'fees collected', 'reserved', 'initial', 'deposits credited'],
+    cells: (w) => [
+      td(idLink('merchant', w.merchant_id), 'id'),
+      td(w.mode),
+      ...WALLET_FIELDS.map((k) => td(money(w[k]), 'num')),
+    ],
+  },
+  {
+    read: 'customers',
+    caption: 'Customers',
+    headers: ['customer', 'name', 'merchant', 'KYC', 'status'],
+    cells: (c) => [
+      td(idLink('customer', c.id), 'id'),
+      td(`${c.first_name} ${c.last_name}`.trim() || c.business_name),
+      td(idLink('merchant', c.merchant_id), 'id'),
+      td(c.kyc_status + (c.kyc_failure_reason ? ` (${c.kyc_failure_reason})` : '')),
+      td(c.status),
+    ],
+  },
+  {
+    read: 'cards',
+    caption: 'Cards',
+    headers: ['card', 'customer', 'mode', 'status', 'balance', 'activity'],
+    cells: (c) => [
+      td(idLink('card', c.id), 'id'),
+      td(idLink('customer', c.customer_id), 'id'),
+      td(c.mode),
+      td(c.status),
+      td(`${money(c.balance_minor)} ${c.currency}`, 'num'),
+      td(c.transactions, 'num'),
+    ],
+  },
+  {
+    read: 'transactions',
+    caption: 'Card activity',
+    headers: ['transaction', 'card', 'type', 'status', 'amount', 'occurred'],
+    cells: (t) => [
+      td(t.id, 'id'),
+      td(idLink('card', t.card_id), 'id'),
+      td(t.type),
+      td(t.status),
+      td(`${money(t.amount_minor)} ${t.currency}`, 'num'),
+      td(t.occurred_at),
+    ],
+  },
+  {
+    read: 'deposits',
+    caption: 'Deposits',
+    headers: ['deposit', 'merchant', 'network', 'amount', 'credited', 'status'],
+    cells: (x) => [
+      td(x.id, 'id'),
+      td(idLink('merchant', x.merchant_id), 'id'),
+      td(x.network),
+      td(`${x.asset_amount} ${x.asset}`, 'num'),
+      td(money(x.credited_amount_minor), 'num'),
+      td(x.status),
+    ],
+  },
+  {
+    read: 'webhook-endpoints',
+    caption: 'Webhook endpoints',
+    headers: ['endpoint', 'merchant', 'URL', 'state'],
+    cells: (e) => [
+      td(e.id, 'id'),
+      td(idLink('merchant', e.merchant_id), 'id'),
+      td(e.url, 'path'),
+      e.disabled_at ? el('td', {}, `disabled ${e.disabled_at} `, enableButton(e.id)) : td('enabled'),
+    ],
+  },
+  {
+    read: 'webhook-deliveries',
+    caption: 'Webhook deliveries (newest 200)',
+    headers: ['delivery', 'event', 'endpoint', 'state', 'attempts', 'next retry', 'last answer'],
+    rows: (list) => list.slice(-200).reverse(),
+    cells: (x) => [
+      td(x.id, 'id'),
+      td(x.event_type || x.event_id),
+      td(x.endpoint_id, 'id'),
+      td(x.state),
+      td(Array.isArray(x.attempts) ? x.attempts.length : '', 'num'),
+      td(x.next_attempt_at),
+      td(lastAnswer(x)),
+    ],
+  },
+];
+
 async function stateView() {
   log.onLive = null;
-  const s = await readAll([
-    'clock',
-    'merchants',
-    'wallets',
-    'customers',
-    'cards',
-    'transactions',
-    'deposits',
-    'webhook-endpoints',
-    'webhook-deliveries',
-  ]);
+  const s = await readAll(['clock', ...STATE_TABLES.map((t) => t.read)]);
   const failed = Object.values(s).find((r) => !r.ok);
   if (failed) return put(main, el('h2', {}, 'State'), outcome(failed, ''));
-  const d = (n) => s[n].json.data;
+  const clock = s.clock.json.data;
   put(
     main,
     el('h2', {}, 'State'),
-    el('p', {}, 'Simulated clock: ', el('span', { class: 'mono' }, d('clock').now || JSON.stringify(d('clock')))),
-    table(
-      'Merchants and their keys (never a secret)',
-      ['merchant', 'key', 'mode', 'scopes', 'state'],
-      d('merchants').flatMap((m) =>
-        m.keys.map((k) =>
-          el(
-            'tr',
-            {},
-            td(idLink('merchant', m.id), 'id'),
-            td(k.key_id, 'id'),
-            td(k.mode),
-            td(k.scopes.join(', ')),
-            td(
-              k.revoked
-                ? 'revoked'
-                : k.expires_at
-                  ? `expires ${k.expires_at}`
-                  : k.rolled
-                    ? 'rolled (old secret in overlap)'
-                    : 'active',
-            ),
-          ),
-        ),
-      ),
-    ),
-    table(
-      'Wallets: every minor unit accounted for',
-      ['merchant', 'mode', 'balance', 'on cards', 'fees collected', 'reserved', 'initial', 'deposits credited'],
-      d('wallets').map((w) =>
-        el(
-          'tr',
-          {},
-          td(idLink('merchant', w.merchant_id), 'id'),
-          td(w.mode),
-          ...[
-            'balance_minor',
-            'cards_balance_minor',
-            'fees_collected_minor',
-            'reserved_minor',
-            'initial_balance_minor',
-            'deposits_credited_minor',
-          ].map((k) => td(money(w[k]), 'num')),
-        ),
-      ),
-    ),
-    table(
-      `Customers${shownOf(s.customers)}`,
-      ['customer', 'name', 'merchant', 'KYC', 'status'],
-      d('customers').map((c) =>
-        el(
-          'tr',
-          {},
-          td(idLink('customer', c.id), 'id'),
-          td(`${c.first_name} ${c.last_name}`.trim() || c.business_name),
-          td(idLink('merchant', c.merchant_id), 'id'),
-          td(c.kyc_status + (c.kyc_failure_reason ? ` (${c.kyc_failure_reason})` : '')),
-          td(c.status),
-        ),
-      ),
-    ),
-    table(
-      `Cards${shownOf(s.cards)}`,
-      ['card', 'customer', 'mode', 'status', 'balance', 'activity'],
-      d('cards').map((c) =>
-        el(
-          'tr',
-          {},
-          td(idLink('card', c.id), 'id'),
-          td(idLink('customer', c.customer_id), 'id'),
-          td(c.mode),
-          td(c.status),
-          td(`${money(c.balance_minor)} ${c.currency}`, 'num'),
-          td(c.transactions, 'num'),
-        ),
-      ),
-    ),
-    table(
-      `Card activity${shownOf(s.transactions)}`,
-      ['transaction', 'card', 'type', 'status', 'amount', 'occurred'],
-      d('transactions').map((t) =>
-        el(
-          'tr',
-          {},
-          td(t.id, 'id'),
-          td(idLink('card', t.card_id), 'id'),
-          td(t.type),
-          td(t.status),
-          td(`${money(t.amount_minor)} ${t.currency}`, 'num'),
-          td(t.occurred_at),
-        ),
-      ),
-    ),
-    table(
-      `Deposits${shownOf(s.deposits)}`,
-      ['deposit', 'merchant', 'network', 'amount', 'credited', 'status'],
-      d('deposits').map((x) =>
-        el(
-          'tr',
-          {},
-          td(x.id, 'id'),
-          td(idLink('merchant', x.merchant_id), 'id'),
-          td(x.network),
-          td(`${x.asset_amount} ${x.asset}`, 'num'),
-          td(money(x.credited_amount_minor), 'num'),
-          td(x.status),
-        ),
-      ),
-    ),
-    table(
-      'Webhook endpoints',
-      ['endpoint', 'merchant', 'URL', 'state'],
-      d('webhook-endpoints').map((e) =>
-        el(
-          'tr',
-          {},
-          td(e.id, 'id'),
-          td(idLink('merchant', e.merchant_id), 'id'),
-          td(e.url, 'path'),
-          e.disabled_at ? el('td', {}, `disabled ${e.disabled_at} `, enableButton(e.id)) : td('enabled'),
-        ),
-      ),
-    ),
-    table(
-      'Webhook deliveries',
-      ['delivery', 'event', 'endpoint', 'state', 'attempts', 'next retry', 'last answer'],
-      d('webhook-deliveries')
-        .slice(-200)
-        .reverse()
-        .map((x) =>
-          el(
-            'tr',
-            {},
-            td(x.id, 'id'),
-            td(x.event_type || x.event_id),
-            td(x.endpoint_id, 'id'),
-            td(x.state),
-            td(
-              x.attempts === undefined
-                ? (x.attempt_count ?? '')
-                : Array.isArray(x.attempts)
-                  ? x.attempts.length
-                  : x.attempts,
-              'num',
-            ),
-            td(x.next_attempt_at),
-            td(lastAnswer(x)),
-          ),
-        ),
-    ),
+    el('p', {}, 'Simulated clock: ', el('span', { class: 'mono' }, clock.now || JSON.stringify(clock))),
+    STATE_TABLES.map((t) => {
+      const data = s[t.read].json.data;
+      const rows = (t.rows ? t.rows(data) : data).map((item) => el('tr', {}, t.cells(item)));
+      return table(`${t.caption}${shownOf(s[t.read])}`, t.headers, rows);
+    }),
   );
 }
 
 /** Re-enables an endpoint disabled after a dead delivery (its held deliveries go out at once). */
 function enableButton(id) {
-  const out = el('span', { 'aria-live': 'polite' });
-  const button = el('button', { type: 'button', class: 'secondary', 'aria-label': `Enable endpoint ${id}` }, 'Enable');
-  button.addEventListener('click', async () => {
-    const r = await control('POST', `/webhook-endpoints/${encodeURIComponent(id)}/enable`);
-    put(out, outcome(r, 'Enabled.'));
-  });
-  return el('span', {}, button, out);
+  return el(
+    'span',
+    {},
+    actionButton(`Enable endpoint ${id}`, 'Enable', async () =>
+      outcome(await control('POST', `/webhook-endpoints/${encodeURIComponent(id)}/enable`), 'Enabled.'),
+    ),
+  );
 }
 
 function lastAnswer(x) {
@@ -858,168 +825,195 @@ async function merchantView(id) {
 // ---------------------------------------------------------------------------------------
 // The controls
 
+const EVENT_TYPES = [
+  'customer.kyc.pending',
+  'customer.kyc.approved',
+  'customer.kyc.rejected',
+  'card.issued',
+  'card.terminated',
+  'deposit.credited',
+  'withdrawal.requested',
+  'withdrawal.approved',
+  'withdrawal.completed',
+  'withdrawal.rejected',
+  'withdrawal.failed',
+  'withdrawal.cancelled',
+];
+const FAULT_KINDS = ['503', '500', '500_after_commit', 'drop', 'slow', 'async_202', 'issue_failed'];
+const panel = (label, title, ...kids) =>
+  el('section', { class: 'panel', 'aria-label': label }, el('h3', {}, title), kids);
+const idOf = (r) => (r.ok ? r.json.data.id : '');
+
+/** The panels of the controls view, each one form making one control call. */
+function controlPanels(refresh) {
+  return [
+    panel(
+      'Simulated clock',
+      'Advance the simulated clock',
+      controlForm(
+        'Advance clock',
+        [{ name: 'seconds', label: 'Seconds', type: 'number', value: '3600' }],
+        'Advance',
+        async (v) => {
+          const r = await control('POST', '/clock/advance', { seconds: Number(v.seconds) });
+          return { r, done: `The simulated clock is at ${r.ok ? r.json.data.now : ''}.` };
+        },
+      ),
+    ),
+    panel(
+      'Deposit',
+      'Add an incoming deposit (live wallet)',
+      controlForm(
+        'Add deposit',
+        [
+          { name: 'network', label: 'Network', value: 'trc20' },
+          { name: 'asset_amount', label: 'Amount (USDT)', value: '100.00' },
+          { name: 'status', label: 'Status', options: ['credited', 'pending', 'flagged'] },
+        ],
+        'Add deposit',
+        async (v) => {
+          const r = await control('POST', '/deposits', v);
+          return { r, done: `Deposit ${idOf(r)} ${r.ok ? r.json.data.status : ''}.` };
+        },
+      ),
+    ),
+    panel(
+      'Emit an event',
+      'Emit an event (sample data)',
+      controlForm(
+        'Emit event',
+        [
+          { name: 'type', label: 'Type', options: EVENT_TYPES },
+          { name: 'mode', label: 'Mode', options: ['test', 'live'] },
+        ],
+        'Emit',
+        async (v) => {
+          const r = await control('POST', '/events', v);
+          return { r, done: `Event ${idOf(r)} recorded (delivered to the merchant's endpoints).` };
+        },
+      ),
+    ),
+    panel(
+      'Add a fault',
+      'Add a fault',
+      controlForm(
+        'Add fault',
+        [
+          { name: 'operation', label: 'Operation', value: 'issue' },
+          { name: 'kind', label: 'Kind', options: FAULT_KINDS },
+          { name: 'count', label: 'Count', type: 'number', value: '1' },
+          { name: 'ms', label: 'ms (slow)', type: 'number' },
+        ],
+        'Add fault',
+        async (v) => {
+          const body = {
+            operation: v.operation,
+            kind: v.kind,
+            count: Number(v.count),
+            ...(v.ms ? { ms: Number(v.ms) } : {}),
+          };
+          const r = await control('POST', '/faults', body);
+          if (r.ok) setTimeout(refresh, 800);
+          return { r, done: `Fault ${idOf(r)} added.` };
+        },
+      ),
+    ),
+  ];
+}
+
+/** A button making one call, its outcome said beside it. */
+function actionButton(label, text, run) {
+  const out = el('span', { 'aria-live': 'polite' });
+  const button = el('button', { type: 'button', class: 'secondary', 'aria-label': label }, text);
+  button.addEventListener('click', async () => put(out, await run()));
+  return [button, out];
+}
+
+function faultRow(f, refresh) {
+  const [clear, out] = actionButton(`Clear fault ${f.id}`, 'Clear', async () => {
+    const r = await control('DELETE', `/faults/${encodeURIComponent(f.id)}`);
+    if (r.ok) refresh();
+    return outcome(r, 'Cleared.');
+  });
+  return el(
+    'tr',
+    {},
+    td(f.id, 'id'),
+    td(f.operation),
+    td(f.kind),
+    td(`${f.remaining} of ${f.count}`, 'num'),
+    td(f.merchant_id || 'any'),
+    el('td', {}, clear, out),
+  );
+}
+
+function snapshotRow(s) {
+  const [restore, out] = actionButton(`Restore snapshot ${s.name}`, 'Restore', async () =>
+    outcome(await control('POST', `/snapshots/${encodeURIComponent(s.name)}/restore`), `Restored ${s.name}.`),
+  );
+  return el('tr', {}, td(s.name, 'id'), td(s.saved_at || s.created_at), el('td', {}, restore, out));
+}
+
 async function controlsView() {
   log.onLive = null;
   const [faults, snapshots] = await Promise.all([control('GET', '/faults'), control('GET', '/snapshots')]);
   const refresh = () => controlsView();
-  const faultRows = faults.ok
-    ? faults.json.data.map((f) => {
-        const clear = el(
-          'button',
-          { type: 'button', class: 'secondary', 'aria-label': `Clear fault ${f.id}` },
-          'Clear',
-        );
-        clear.addEventListener('click', async () => {
-          await control('DELETE', `/faults/${encodeURIComponent(f.id)}`);
-          refresh();
-        });
-        return el(
-          'tr',
-          {},
-          td(f.id, 'id'),
-          td(f.operation),
-          td(f.kind),
-          td(`${f.remaining} of ${f.count}`, 'num'),
-          td(f.merchant_id || 'any'),
-          el('td', {}, clear),
-        );
-      })
-    : [];
-  const snapRows = snapshots.ok
-    ? snapshots.json.data.map((s) => {
-        const out = el('span', { 'aria-live': 'polite' });
-        const restore = el(
-          'button',
-          { type: 'button', class: 'secondary', 'aria-label': `Restore snapshot ${s.name}` },
-          'Restore',
-        );
-        restore.addEventListener('click', async () => {
-          const r = await control('POST', `/snapshots/${encodeURIComponent(s.name)}/restore`);
-          put(out, outcome(r, `Restored ${s.name}.`));
-        });
-        return el('tr', {}, td(s.name, 'id'), td(s.saved_at || s.created_at), el('td', {}, restore, out));
-      })
-    : [];
   put(
     main,
     el('h2', {}, 'Controls'),
     el('p', { class: 'muted' }, 'Each control is the control plane\u2019s own call, with its rules and its answers.'),
-    el(
-      'div',
-      { class: 'grid' },
-      el(
-        'section',
-        { class: 'panel', 'aria-label': 'Simulated clock' },
-        el('h3', {}, 'Advance the simulated clock'),
-        controlForm(
-          'Advance clock',
-          [{ name: 'seconds', label: 'Seconds', type: 'number', value: '3600' }],
-          'Advance',
-          async (v) => {
-            const r = await control('POST', '/clock/advance', { seconds: Number(v.seconds) });
-            return { r, done: `The simulated clock is at ${r.ok ? r.json.data.now : ''}.` };
-          },
-        ),
-      ),
-      el(
-        'section',
-        { class: 'panel', 'aria-label': 'Deposit' },
-        el('h3', {}, 'Add an incoming deposit (live wallet)'),
-        controlForm(
-          'Add deposit',
-          [
-            { name: 'network', label: 'Network', value: 'trc20' },
-            { name: 'asset_amount', label: 'Amount (USDT)', value: '100.00' },
-            { name: 'status', label: 'Status', options: ['credited', 'pending', 'flagged'] },
-          ],
-          'Add deposit',
-          async (v) => {
-            const r = await control('POST', '/deposits', v);
-            return { r, done: `Deposit ${r.ok ? r.json.data.id : ''} ${r.ok ? r.json.data.status : ''}.` };
-          },
-        ),
-      ),
-      el(
-        'section',
-        { class: 'panel', 'aria-label': 'Emit an event' },
-        el('h3', {}, 'Emit an event (sample data)'),
-        controlForm(
-          'Emit event',
-          [
-            {
-              name: 'type',
-              label: 'Type',
-              options: [
-                'customer.kyc.pending',
-                'customer.kyc.approved',
-                'customer.kyc.rejected',
-                'card.issued',
-                'card.terminated',
-                'deposit.credited',
-                'withdrawal.requested',
-                'withdrawal.approved',
-                'withdrawal.completed',
-                'withdrawal.rejected',
-                'withdrawal.failed',
-                'withdrawal.cancelled',
-              ],
-            },
-            { name: 'mode', label: 'Mode', options: ['test', 'live'] },
-          ],
-          'Emit',
-          async (v) => {
-            const r = await control('POST', '/events', v);
-            return { r, done: `Event ${r.ok ? r.json.data.id : ''} recorded (delivered to the merchant's endpoints).` };
-          },
-        ),
-      ),
-      el(
-        'section',
-        { class: 'panel', 'aria-label': 'Add a fault' },
-        el('h3', {}, 'Add a fault'),
-        controlForm(
-          'Add fault',
-          [
-            { name: 'operation', label: 'Operation', value: 'issue' },
-            {
-              name: 'kind',
-              label: 'Kind',
-              options: ['503', '500', '500_after_commit', 'drop', 'slow', 'async_202', 'issue_failed'],
-            },
-            { name: 'count', label: 'Count', type: 'number', value: '1' },
-            { name: 'ms', label: 'ms (slow)', type: 'number' },
-          ],
-          'Add fault',
-          async (v) => {
-            const r = await control('POST', '/faults', {
-              operation: v.operation,
-              kind: v.kind,
-              count: Number(v.count),
-              ...(v.ms ? { ms: Number(v.ms) } : {}),
-            });
-            if (r.ok) setTimeout(refresh, 800);
-            return { r, done: `Fault ${r.ok ? r.json.data.id : ''} added.` };
-          },
-        ),
-      ),
-    ),
-    table('Faults waiting', ['fault', 'operation', 'kind', 'remaining', 'merchant', ''], faultRows),
-    el(
-      'section',
-      { class: 'panel', 'aria-label': 'Snapshots' },
-      el('h3', {}, 'Snapshots'),
+    el('div', { class: 'grid' }, controlPanels(refresh)),
+    faults.ok
+      ? table(
+          'Faults waiting',
+          ['fault', 'operation', 'kind', 'remaining', 'merchant', 'clear'],
+          faults.json.data.map((f) => faultRow(f, refresh)),
+        )
+      : outcome(faults, ''),
+    panel(
+      'Snapshots',
+      'Snapshots',
       controlForm('Save snapshot', [{ name: 'name', label: 'Name', placeholder: 'before-test' }], 'Save', async (v) => {
         const r = await control('POST', '/snapshots', { name: v.name });
         if (r.ok) setTimeout(refresh, 800);
         return { r, done: `Saved ${v.name}.` };
       }),
-      table('Saved snapshots', ['name', 'saved', ''], snapRows),
+      snapshots.ok
+        ? table('Saved snapshots', ['name', 'saved', 'restore'], snapshots.json.data.map(snapshotRow))
+        : outcome(snapshots, ''),
     ),
   );
 }
 
 // ---------------------------------------------------------------------------------------
 // The diagnosis box
+
+const FORM_NAMES = { http: 'raw HTTP', curl: 'a curl command line', har: 'a HAR file' };
+const requestLine = (q) => `${q.method} ${q.path}${q.query ? `?${q.query}` : ''}`;
+
+/** What the diagnosis box found: the form read, one line per request (a HAR file), each diagnosis. */
+function pastedResult({ form, requests, total }) {
+  return [
+    el('p', {}, `Read as ${FORM_NAMES[form] || form}: ${total} request${total === 1 ? '' : 's'}.`),
+    requests.length > 1
+      ? table(
+          'Every API request of the file',
+          ['#', 'request', 'key', 'verdict'],
+          requests.map((q, i) =>
+            el(
+              'tr',
+              {},
+              td(i + 1, 'num'),
+              td(requestLine(q), 'path'),
+              td(q.key_id, 'id'),
+              td(`${q.verdict}: ${q.message}`),
+            ),
+          ),
+        )
+      : null,
+    requests.map((q) => el('section', { class: 'panel' }, el('h3', {}, requestLine(q)), diagnosisBlock(q))),
+  ];
+}
 
 async function diagnoseView() {
   log.onLive = null;
@@ -1056,39 +1050,7 @@ async function diagnoseView() {
     ev.preventDefault();
     const r = await call('POST', '/diagnose', { text: text.value, key_id: key.value });
     if (!r.ok) return put(out, outcome(r, ''));
-    const { form: kind, requests, total } = r.json.data;
-    put(
-      out,
-      el(
-        'p',
-        {},
-        `Read as ${kind === 'http' ? 'raw HTTP' : kind === 'curl' ? 'a curl command line' : 'a HAR file'}: ${total} request${total === 1 ? '' : 's'}.`,
-      ),
-      requests.length > 1
-        ? table(
-            'Every API request of the file',
-            ['#', 'request', 'key', 'verdict'],
-            requests.map((q, i) =>
-              el(
-                'tr',
-                {},
-                td(i + 1, 'num'),
-                td(`${q.method} ${q.path}${q.query ? `?${q.query}` : ''}`, 'path'),
-                td(q.key_id, 'id'),
-                td(`${q.verdict}: ${q.message}`),
-              ),
-            ),
-          )
-        : null,
-      requests.map((q) =>
-        el(
-          'section',
-          { class: 'panel' },
-          el('h3', {}, `${q.method} ${q.path}${q.query ? `?${q.query}` : ''}`),
-          diagnosisBlock(q),
-        ),
-      ),
-    );
+    put(out, pastedResult(r.json.data));
   });
   put(
     main,
