@@ -238,6 +238,8 @@ const CORPUS: Record<string, Line[]> = {
   'mock:clock': [['mock', 'clock', '--control-url', DOWN]],
   'mock:deposits:add': [['mock', 'deposits', 'add', '--network', 'TRON', '--asset-amount', '5', '--control-url', DOWN]],
   'mock:faults:add': [['mock', 'faults', 'add', '--operation', 'issue', '--kind', '503', '--control-url', DOWN]],
+  'mock:faults:clear': [['mock', 'faults', 'clear', '--control-url', DOWN]],
+  'mock:console': [['mock', 'console', '--control-url', DOWN]],
   'mock:faults': [
     ['mock', 'faults'],
     ['mock', 'faults', '--json'],

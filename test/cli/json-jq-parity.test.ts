@@ -99,6 +99,8 @@ function argvFor(id: string): Fixture | undefined {
     'mock:events': { args: [] },
     'mock:faults:add': { args: ['--operation', 'cards.get', '--kind', '503'] },
     'mock:faults': { args: [] },
+    'mock:faults:clear': { args: [] },
+    'mock:console': { args: [] },
     'mock:keys:create': { args: ['--mode', 'test'] },
     'mock:keys:revoke': { args: [fx.spareKey!] },
     'mock:keys:roll': { args: [fx.spareKey!] },
@@ -150,6 +152,7 @@ const VOLATILE_STRING = [
   /^[0-9A-HJKMNP-TV-Z]{26}$/, // a generated id (ULID)
   /^[a-z]+_[0-9A-HJKMNP-TV-Z]{26}$/i, // a prefixed id
   /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, // a uuid
+  /\/_console\/login\?code=[A-Za-z0-9_-]+$/, // the console's login address: a new one-time code each time
 ];
 
 /** The value with what changes between two runs by itself replaced by a mark (the same in both). */
