@@ -69,6 +69,11 @@ for (const f of readdirSync(join(ROOT, 'completions'))) {
   FILES[`completions/${f}`] = null;
   COMPLETIONS[`completions/${f}`] = read(`completions/${f}`);
 }
+// The mock's web console page (dist/console/assets/, 45 KB), in the same asset: read when a page is asked for
+for (const f of readdirSync(join(ROOT, 'dist', 'console', 'assets'))) {
+  FILES[`dist/console/assets/${f}`] = null;
+  COMPLETIONS[`dist/console/assets/${f}`] = read(`dist/console/assets/${f}`);
+}
 
 // The modules loaded by path: every command of the manifest, oclif's help class and hooks.
 const byPath = new Set(Object.values(manifest.commands).map((c) => c.relativePath.join('/')));

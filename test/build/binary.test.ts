@@ -192,6 +192,17 @@ describe('the single-file binary, with no node on the PATH and no files beside i
       const viaOclif = await runBinary(['mock', 'state', '--json'], binEnv({ CARDCTL_NO_FAST_PATH: '1' }));
       expect(viaOclif.code, viaOclif.stderr).toBe(0);
       expect(JSON.parse(viaOclif.stdout)).toMatchObject({ merchants: 1 });
+      // the web console's page is embedded too (dist/console/assets/)
+      const login = await runBinary(['mock', 'console', '--jq', '.login_url']);
+      expect(login.code, login.stderr).toBe(0);
+      const opened = await fetch(login.stdout.trim(), { redirect: 'manual' });
+      expect(opened.status).toBe(303);
+      const cookie = opened.headers.get('set-cookie')!.split(';')[0]!;
+      const origin = new URL(banner.base_url).origin;
+      const page = await fetch(`${origin}/_console/`, { headers: { Cookie: cookie } });
+      expect(await page.text()).toContain('<title>cardctl mock console</title>');
+      const script = await fetch(`${origin}/_console/assets/console.js`);
+      expect(await script.text()).toBe(readFileSync(join(ROOT, 'dist', 'console', 'assets', 'console.js'), 'utf8'));
     } finally {
       mock.kill('SIGINT');
     }
