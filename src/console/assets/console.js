@@ -395,11 +395,11 @@ function requestsView() {
   });
   log.onLive = (count) => {
     if (!log.cursor) {
-      // at most two reads a second, however busy the mock: the first page read again
+      // at most one read a second, however busy the mock: the first page read again
       log.pending ??= setTimeout(() => {
         log.pending = null;
         loadLog(target);
-      }, 500);
+      }, 1000);
     } else {
       log.newer += count;
       note.textContent = `${log.newer} newer request${log.newer === 1 ? '' : 's'}: see ← Newest`;
