@@ -21,7 +21,7 @@ _cardctl_subcommands() {
     'mock transactions') echo 'add' ;;
     'mock webhook-endpoints') echo 'add enable remove' ;;
     'mock withdrawals') echo 'add' ;;
-    'ops') echo 'compact list repair replay resolve show verify' ;;
+    'ops') echo 'compact list replay resolve show verify' ;;
     'profiles') echo 'add list remove show use' ;;
     'sign') echo 'diagnose' ;;
     'webhooks') echo 'listen sign test trigger verify' ;;
@@ -85,7 +85,6 @@ _cardctl_flags() {
     'mock withdrawals add') echo '--amount --control-url --fee --jq --json --merchant --no-input --outcome --profile' ;;
     'ops compact') echo '--jq --json --no-input --older-than' ;;
     'ops list') echo '--all --card --jq --json --key --limit --ndjson --no-input --since --unresolved --until' ;;
-    'ops repair') echo '--discard-unreadable --jq --json --no-input' ;;
     'ops replay') echo '--ca-file --include --jq --json --no-input --profile --retries --timeout --verbose --yes' ;;
     'ops resolve') echo '--jq --json --no-input --note --outcome' ;;
     'ops show') echo '--jq --json --no-input' ;;

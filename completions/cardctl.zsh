@@ -22,7 +22,7 @@ _cardctl_subcommands() {
     'mock transactions') print -r -- 'add' ;;
     'mock webhook-endpoints') print -r -- 'add enable remove' ;;
     'mock withdrawals') print -r -- 'add' ;;
-    'ops') print -r -- 'compact list repair replay resolve show verify' ;;
+    'ops') print -r -- 'compact list replay resolve show verify' ;;
     'profiles') print -r -- 'add list remove show use' ;;
     'sign') print -r -- 'diagnose' ;;
     'webhooks') print -r -- 'listen sign test trigger verify' ;;
@@ -86,7 +86,6 @@ _cardctl_flags() {
     'mock withdrawals add') print -r -- '--amount --control-url --fee --jq --json --merchant --no-input --outcome --profile' ;;
     'ops compact') print -r -- '--jq --json --no-input --older-than' ;;
     'ops list') print -r -- '--all --card --jq --json --key --limit --ndjson --no-input --since --unresolved --until' ;;
-    'ops repair') print -r -- '--discard-unreadable --jq --json --no-input' ;;
     'ops replay') print -r -- '--ca-file --include --jq --json --no-input --profile --retries --timeout --verbose --yes' ;;
     'ops resolve') print -r -- '--jq --json --no-input --note --outcome' ;;
     'ops show') print -r -- '--jq --json --no-input' ;;
