@@ -3,7 +3,7 @@
 // copy), the planner (every row checked before anything is sent, identical rows, each row's
 // Idempotency-Key), the limiter (the key's rate limit, client-side), the runner (a small worker
 // pool; results in row order, in bounded memory) and the journal check (a rerun's resolved rows
-// answered in bulk), and the heap setting a long batch runs with (heap.ts).
+// answered in bulk), and the heap setting a long batch runs with (../heap.ts).
 export * from './batch/types.js';
 export { COLUMNS, expected } from './batch/columns.js';
 export { detectFormat, readRecords } from './batch/reader.js';
@@ -14,4 +14,4 @@ export { anyRowToSend, findRepeats, type Repeat, type Repeats } from './batch/re
 export { BatchLimiter } from './batch/limiter.js';
 export { runBatch, type BatchSource, type RunBatchOptions } from './batch/runner.js';
 export { journalAnswers } from './batch/journal-check.js';
-export { keepOldGenerationTight } from './batch/heap.js';
+export { keepOldGenerationTight } from './heap.js';

@@ -96,7 +96,7 @@ describe('cardctl demo', () => {
     expect(found.at(-1)).toBe(headings.length - 1);
     expect(summary.steps.at(-1)?.name).toBe('completion: bash');
     expect(run.stderr).toContain(`✓ all ${summary.steps.length} steps passed in `);
-    // a --batch step sets a V8 flag when it starts (src/client/batch/heap.ts); on a Node line
+    // a --batch step sets a V8 flag when it starts (src/client/heap.ts); on a Node line
     // whose V8 lacked it, V8 would print this (the CI runs this test on Node 22, 24 and 26 too)
     expect(run.stderr).not.toMatch(/unrecognized flag/);
   });

@@ -330,8 +330,9 @@ export class SqliteJournal {
     const where = [o.unknownOnly ? 'unknown = 1' : '1 = 1'];
     const args: Array<string | number> = [];
     if (o.after) {
-      where.push('(time < ? OR (time = ? AND seq < ?))');
-      args.push(o.after.time, o.after.time, o.after.seq);
+      // a row value: SQLite seeks the index to it (an OR of the two parts scanned it from the top, every page)
+      where.push('(time, seq) < (?, ?)');
+      args.push(o.after.time, o.after.seq);
     }
     if (o.since !== undefined) where.push('time >= ?'), args.push(o.since);
     if (o.until !== undefined) where.push('time <= ?'), args.push(o.until);

@@ -47,6 +47,7 @@ export default class OpsList extends BaseCommand {
       key: flags.key,
       tell: (line: string) => this.note(line),
     };
+    if (flags.all) (await import('../../client/heap.js')).keepHeapSmall(); // a million operations, each alive a page long
     const scan = scanOps(q);
     let more: number | 'some' = 0;
     /** the journal's operations as the renderer pulls them, one at a time (--ndjson --all: constant memory) */
