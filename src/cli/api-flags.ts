@@ -135,11 +135,13 @@ export const listFlags = {
     exclusive: ['json'],
     helpGroup: 'LIST',
   }),
+  // `-o, --output` of every command (src/cli/base-command.ts), with the formats of a list
   output: Flags.string({
+    char: 'o',
     description:
-      "table (the default), json, ndjson, csv (RFC 4180) or tsv; csv and tsv stream with --all, and put a ' before a text field a spreadsheet would run as a formula (= + - @ first; see --raw-cells)",
-    options: ['table', 'json', 'ndjson', 'csv', 'tsv'],
-    helpGroup: 'LIST',
+      "table (the default; text is the same), json (--json), ndjson (--ndjson), csv (RFC 4180) or tsv; csv and tsv stream with --all, and put a ' before a text field a spreadsheet would run as a formula (= + - @ first; see --raw-cells)",
+    options: ['table', 'text', 'json', 'ndjson', 'csv', 'tsv'],
+    helpGroup: 'GLOBAL',
   }),
   'raw-cells': Flags.boolean({
     description:

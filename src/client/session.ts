@@ -10,7 +10,7 @@ import { caFileNamed, chooseCaFile, describeRoute, readCaFile } from './network.
 import type { Journal } from './journal.js';
 import { verboseLog } from './verbose.js';
 import { terminalSafe, terminalSafeLine } from '../terminal-text.js';
-import type { Io } from '../io.js';
+import { alertStream, type Io } from '../io.js';
 import { chooseTimeoutMs, timeoutFromFlagOrEnv } from './timeout.js';
 
 export interface SessionOptions {
@@ -45,7 +45,7 @@ export interface Session {
 /** Asks on the terminal; only offered when both stdin and stderr are terminals. */
 export async function askYesNo(question: string, io: Io): Promise<boolean> {
   const { createInterface } = await import('node:readline/promises');
-  const rl = createInterface({ input: process.stdin, output: io.stderr });
+  const rl = createInterface({ input: process.stdin, output: alertStream(io) }); // asked under --quiet too
   try {
     return /^y(es)?$/i.test((await rl.question(question)).trim());
   } finally {
