@@ -2,7 +2,7 @@
 
 _cardctl_subcommands() {
   case "$1" in
-    '') echo 'cards completion customers demo deposit-addresses deposits doctor mock ops profiles request sign smoke webhooks' ;;
+    '') echo 'cards completion config customers demo deposit-addresses deposits doctor mock ops profiles request sign smoke webhooks' ;;
     'cards') echo 'freeze get issue recharge terminate transactions unfreeze' ;;
     'customers') echo 'create get kyc list update' ;;
     'deposit-addresses') echo 'create list' ;;
@@ -37,6 +37,7 @@ _cardctl_flags() {
     'cards transactions') echo '--all --ca-file --columns --cursor --jq --json --ndjson --no-input --output --per-page --profile --quiet --raw-cells --retries --timeout --verbose' ;;
     'cards unfreeze') echo '--ca-file --jq --json --no-input --output --profile --quiet --retries --timeout --verbose' ;;
     'completion') echo '--jq --json --no-input --output --quiet' ;;
+    'config') echo '--ca-file --jq --json --no-input --output --profile --quiet --retries --timeout' ;;
     'customers create') echo '--account-purpose --annual-salary --business-name --ca-file --city --country --customer-type --date-of-birth --dial-code --email --employment-status --expected-monthly-volume --first-name --from --id-front-image --id-number --id-type --jq --json --last-name --line1 --no-input --occupation --output --phone-number --place-of-birth --postal-code --profile --quiet --registration-number --retries --state --terms-of-service-accepted --timeout --verbose' ;;
     'customers get') echo '--ca-file --jq --json --no-input --output --profile --quiet --retries --timeout --verbose' ;;
     'customers kyc') echo '--ca-file --jq --json --no-input --output --profile --quiet --retries --timeout --verbose' ;;
@@ -114,6 +115,7 @@ _cardctl_flag_values() {
     'cards transactions --output') echo 'table text json ndjson csv tsv' ;;
     'cards unfreeze --output') echo 'text table json' ;;
     'completion --output') echo 'text table json' ;;
+    'config --output') echo 'text table json' ;;
     'customers create --customer-type') echo 'individual business' ;;
     'customers create --id-type') echo 'bvn nin passport drivers_license national_id vnin voters_card ghana_card' ;;
     'customers create --output') echo 'text table json' ;;

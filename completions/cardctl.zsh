@@ -3,7 +3,7 @@
 
 _cardctl_subcommands() {
   case "$1" in
-    '') print -r -- 'cards completion customers demo deposit-addresses deposits doctor mock ops profiles request sign smoke webhooks' ;;
+    '') print -r -- 'cards completion config customers demo deposit-addresses deposits doctor mock ops profiles request sign smoke webhooks' ;;
     'cards') print -r -- 'freeze get issue recharge terminate transactions unfreeze' ;;
     'customers') print -r -- 'create get kyc list update' ;;
     'deposit-addresses') print -r -- 'create list' ;;
@@ -38,6 +38,7 @@ _cardctl_flags() {
     'cards transactions') print -r -- '--all --ca-file --columns --cursor --jq --json --ndjson --no-input --output --per-page --profile --quiet --raw-cells --retries --timeout --verbose' ;;
     'cards unfreeze') print -r -- '--ca-file --jq --json --no-input --output --profile --quiet --retries --timeout --verbose' ;;
     'completion') print -r -- '--jq --json --no-input --output --quiet' ;;
+    'config') print -r -- '--ca-file --jq --json --no-input --output --profile --quiet --retries --timeout' ;;
     'customers create') print -r -- '--account-purpose --annual-salary --business-name --ca-file --city --country --customer-type --date-of-birth --dial-code --email --employment-status --expected-monthly-volume --first-name --from --id-front-image --id-number --id-type --jq --json --last-name --line1 --no-input --occupation --output --phone-number --place-of-birth --postal-code --profile --quiet --registration-number --retries --state --terms-of-service-accepted --timeout --verbose' ;;
     'customers get') print -r -- '--ca-file --jq --json --no-input --output --profile --quiet --retries --timeout --verbose' ;;
     'customers kyc') print -r -- '--ca-file --jq --json --no-input --output --profile --quiet --retries --timeout --verbose' ;;
@@ -115,6 +116,7 @@ _cardctl_flag_values() {
     'cards transactions --output') print -r -- 'table text json ndjson csv tsv' ;;
     'cards unfreeze --output') print -r -- 'text table json' ;;
     'completion --output') print -r -- 'text table json' ;;
+    'config --output') print -r -- 'text table json' ;;
     'customers create --customer-type') print -r -- 'individual business' ;;
     'customers create --id-type') print -r -- 'bvn nin passport drivers_license national_id vnin voters_card ghana_card' ;;
     'customers create --output') print -r -- 'text table json' ;;

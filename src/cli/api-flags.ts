@@ -27,8 +27,8 @@ export const apiFlags = {
     helpGroup: 'API',
   }),
   retries: Flags.integer({
-    description: 'retries for connection errors, 409 in_flight, 429, 503 (and any other 5xx on money operations)',
-    default: 3,
+    description:
+      'retries for connection errors, 409 in_flight, 429, 503 (and any other 5xx on money operations); default 3',
     min: 0,
     max: 10,
     helpGroup: 'API',
@@ -94,7 +94,8 @@ export function refuseBatchFlagsAlone(
 export interface ApiFlagValues {
   profile?: string;
   verbose: boolean;
-  retries: number;
+  /** undefined: the default (3), so `cardctl config` can tell a flag from the default */
+  retries?: number;
   yes?: boolean;
   'ca-file'?: string;
   timeout?: string;
@@ -104,7 +105,7 @@ export interface ApiFlagValues {
 export function sessionOptions(
   flags: ApiFlagValues,
   io: Io,
-): { profile?: string; verbose: boolean; retries: number; yes: boolean; caFile?: string; timeout?: string; io: Io } {
+): { profile?: string; verbose: boolean; retries?: number; yes: boolean; caFile?: string; timeout?: string; io: Io } {
   return {
     io,
     profile: flags.profile,
