@@ -30,7 +30,7 @@ async function helpLines(): Promise<Record<string, string>> {
 
 /** Runs `script` in `shell` with HOME (and XDG_CONFIG_HOME) in a folder of its own, cardctl on PATH. */
 function inHome(home: string, shell: string, args: string[]) {
-  const env = {
+  const env: NodeJS.ProcessEnv = {
     ...process.env,
     HOME: home,
     XDG_CONFIG_HOME: join(home, '.config'),
