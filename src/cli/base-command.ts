@@ -147,7 +147,7 @@ export abstract class BaseCommand extends Command {
     if (!isResult(result) && !isStreamResult(result)) return result; // nothing to print (help)
     try {
       const exitCode = await this.printResult(result);
-      this.jq?.finish();
+      await this.jq?.finish();
       if (exitCode !== undefined) process.exitCode = exitCode;
     } catch (err) {
       // a list's pages and a stream's items come as they print: a failure there is the command's
