@@ -6,8 +6,7 @@
 // message does, docs/profiles.md).
 //
 // To add a setting: one function `(r: Resolved) => Setting` and one line in SETTINGS below (the
-// journal's location, CARDCTL_JOURNAL_URL or a profile's `journal`, goes there).
-import { CardctlError } from '../errors.js';
+// journal's location, its variable or a profile's `journal`, goes there).
 import type { Credentials, StoredCredentials } from '../profiles/types.js';
 import { DEFAULT_BASE_URL } from '../profiles/types.js';
 import { DEFAULT_RETRIES } from './client.js';
@@ -214,10 +213,13 @@ function proxySetting(r: Resolved): Setting {
       ? { name: 'proxy', value: showProxy(d.proxy.url), source: 'environment', from: d.proxy.variable }
       : { name: 'proxy', value: undefined, source: 'default', from: `none: ${d.reason}` };
   } catch (err) {
+    // said here, not refused: the transport refuses it when a request would go out (exit 2, proxy_url_invalid)
     const variable = (err as { variable?: string }).variable ?? 'a proxy variable';
-    throw new CardctlError(`${variable} is not a usable proxy URL.`, {
-      kind: 'usage',
-      hint: `Fix or unset ${variable} (its value is not shown: it may hold a password).`,
-    });
+    return {
+      name: 'proxy',
+      value: undefined,
+      source: 'environment',
+      from: `${variable}: not a usable proxy URL (not shown)`,
+    };
   }
 }

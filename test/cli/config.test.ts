@@ -156,6 +156,13 @@ describe('cardctl config: the settings and their sources', () => {
     expect(http.proxy).toMatchObject({ source: 'environment', from: 'HTTP_PROXY' });
     const exempt = listing(await run(['config', '-p', 'stored', '--json'], { ...env, NO_PROXY: '127.0.0.1' })).settings;
     expect(exempt.proxy).toMatchObject({ value: null, from: 'none: NO_PROXY matches 127.0.0.1' });
+    // an unusable one is said (a command refuses it when it would send), its value not shown
+    const bad = await run(['config', '-p', 'stored', '--json'], { HTTP_PROXY: `http://u:${PROXY_PASSWORD}@[oops` });
+    noCanary(bad);
+    expect(listing(bad).settings.proxy).toMatchObject({
+      value: null,
+      from: 'HTTP_PROXY: not a usable proxy URL (not shown)',
+    });
   });
 
   it('no credentials at all: the environment is still listed, with the reason and what to do', async () => {
