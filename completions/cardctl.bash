@@ -21,7 +21,7 @@ _cardctl_subcommands() {
     'mock transactions') echo 'add' ;;
     'mock webhook-endpoints') echo 'add enable remove' ;;
     'mock withdrawals') echo 'add' ;;
-    'ops') echo 'compact list repair replay resolve show' ;;
+    'ops') echo 'compact list repair replay resolve show verify' ;;
     'profiles') echo 'add list remove show use' ;;
     'sign') echo 'diagnose' ;;
     'webhooks') echo 'listen sign test trigger verify' ;;
@@ -88,6 +88,7 @@ _cardctl_flags() {
     'ops replay') echo '--ca-file --include --jq --json --no-input --output --profile --quiet --retries --timeout --verbose --yes' ;;
     'ops resolve') echo '--jq --json --no-input --note --outcome --output --quiet' ;;
     'ops show') echo '--jq --json --no-input --output --quiet' ;;
+    'ops verify') echo '--discard-unreadable --jq --json --no-input --output --quiet' ;;
     'profiles add') echo '--base-url --ca-file --default --force --jq --json --key-id --mode --no-input --output --quiet --secret-command --secret-command-timeout --secret-stdin --timeout --webhook-secret-command --webhook-secret-stdin' ;;
     'profiles list') echo '--jq --json --no-input --output --quiet' ;;
     'profiles remove') echo '--jq --json --no-input --output --quiet' ;;
@@ -183,6 +184,7 @@ _cardctl_flag_values() {
     'ops resolve --outcome') echo 'succeeded failed' ;;
     'ops resolve --output') echo 'text table json' ;;
     'ops show --output') echo 'text table json' ;;
+    'ops verify --output') echo 'text table json' ;;
     'profiles add --mode') echo 'test live' ;;
     'profiles add --output') echo 'text table json' ;;
     'profiles list --output') echo 'text table json' ;;

@@ -22,7 +22,7 @@ _cardctl_subcommands() {
     'mock transactions') print -r -- 'add' ;;
     'mock webhook-endpoints') print -r -- 'add enable remove' ;;
     'mock withdrawals') print -r -- 'add' ;;
-    'ops') print -r -- 'compact list repair replay resolve show' ;;
+    'ops') print -r -- 'compact list repair replay resolve show verify' ;;
     'profiles') print -r -- 'add list remove show use' ;;
     'sign') print -r -- 'diagnose' ;;
     'webhooks') print -r -- 'listen sign test trigger verify' ;;
@@ -89,6 +89,7 @@ _cardctl_flags() {
     'ops replay') print -r -- '--ca-file --include --jq --json --no-input --output --profile --quiet --retries --timeout --verbose --yes' ;;
     'ops resolve') print -r -- '--jq --json --no-input --note --outcome --output --quiet' ;;
     'ops show') print -r -- '--jq --json --no-input --output --quiet' ;;
+    'ops verify') print -r -- '--discard-unreadable --jq --json --no-input --output --quiet' ;;
     'profiles add') print -r -- '--base-url --ca-file --default --force --jq --json --key-id --mode --no-input --output --quiet --secret-command --secret-command-timeout --secret-stdin --timeout --webhook-secret-command --webhook-secret-stdin' ;;
     'profiles list') print -r -- '--jq --json --no-input --output --quiet' ;;
     'profiles remove') print -r -- '--jq --json --no-input --output --quiet' ;;
@@ -184,6 +185,7 @@ _cardctl_flag_values() {
     'ops resolve --outcome') print -r -- 'succeeded failed' ;;
     'ops resolve --output') print -r -- 'text table json' ;;
     'ops show --output') print -r -- 'text table json' ;;
+    'ops verify --output') print -r -- 'text table json' ;;
     'profiles add --mode') print -r -- 'test live' ;;
     'profiles add --output') print -r -- 'text table json' ;;
     'profiles list --output') print -r -- 'text table json' ;;
