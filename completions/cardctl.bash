@@ -21,7 +21,7 @@ _cardctl_subcommands() {
     'mock transactions') echo 'add' ;;
     'mock webhook-endpoints') echo 'add enable remove' ;;
     'mock withdrawals') echo 'add' ;;
-    'ops') echo 'compact list repair replay resolve show verify' ;;
+    'ops') echo 'compact list replay resolve show verify' ;;
     'profiles') echo 'add list remove show use' ;;
     'sign') echo 'diagnose' ;;
     'webhooks') echo 'listen sign test trigger verify' ;;
@@ -84,7 +84,6 @@ _cardctl_flags() {
     'mock withdrawals add') echo '--amount --control-url --fee --jq --json --merchant --no-input --outcome --output --profile --quiet' ;;
     'ops compact') echo '--jq --json --no-input --older-than --output --quiet' ;;
     'ops list') echo '--all --card --jq --json --key --limit --ndjson --no-input --output --quiet --since --unresolved --until' ;;
-    'ops repair') echo '--discard-unreadable --jq --json --no-input --output --quiet' ;;
     'ops replay') echo '--ca-file --include --jq --json --no-input --output --profile --quiet --retries --timeout --verbose --yes' ;;
     'ops resolve') echo '--jq --json --no-input --note --outcome --output --quiet' ;;
     'ops show') echo '--jq --json --no-input --output --quiet' ;;
@@ -179,7 +178,6 @@ _cardctl_flag_values() {
     'mock withdrawals add --output') echo 'text table json' ;;
     'ops compact --output') echo 'text table json' ;;
     'ops list --output') echo 'text table json' ;;
-    'ops repair --output') echo 'text table json' ;;
     'ops replay --output') echo 'text table json' ;;
     'ops resolve --outcome') echo 'succeeded failed' ;;
     'ops resolve --output') echo 'text table json' ;;

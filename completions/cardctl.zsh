@@ -22,7 +22,7 @@ _cardctl_subcommands() {
     'mock transactions') print -r -- 'add' ;;
     'mock webhook-endpoints') print -r -- 'add enable remove' ;;
     'mock withdrawals') print -r -- 'add' ;;
-    'ops') print -r -- 'compact list repair replay resolve show verify' ;;
+    'ops') print -r -- 'compact list replay resolve show verify' ;;
     'profiles') print -r -- 'add list remove show use' ;;
     'sign') print -r -- 'diagnose' ;;
     'webhooks') print -r -- 'listen sign test trigger verify' ;;
@@ -85,7 +85,6 @@ _cardctl_flags() {
     'mock withdrawals add') print -r -- '--amount --control-url --fee --jq --json --merchant --no-input --outcome --output --profile --quiet' ;;
     'ops compact') print -r -- '--jq --json --no-input --older-than --output --quiet' ;;
     'ops list') print -r -- '--all --card --jq --json --key --limit --ndjson --no-input --output --quiet --since --unresolved --until' ;;
-    'ops repair') print -r -- '--discard-unreadable --jq --json --no-input --output --quiet' ;;
     'ops replay') print -r -- '--ca-file --include --jq --json --no-input --output --profile --quiet --retries --timeout --verbose --yes' ;;
     'ops resolve') print -r -- '--jq --json --no-input --note --outcome --output --quiet' ;;
     'ops show') print -r -- '--jq --json --no-input --output --quiet' ;;
@@ -180,7 +179,6 @@ _cardctl_flag_values() {
     'mock withdrawals add --output') print -r -- 'text table json' ;;
     'ops compact --output') print -r -- 'text table json' ;;
     'ops list --output') print -r -- 'text table json' ;;
-    'ops repair --output') print -r -- 'text table json' ;;
     'ops replay --output') print -r -- 'text table json' ;;
     'ops resolve --outcome') print -r -- 'succeeded failed' ;;
     'ops resolve --output') print -r -- 'text table json' ;;

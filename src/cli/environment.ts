@@ -121,11 +121,6 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
     group: 'journal',
     what: 'days resolved journal entries are kept (default 90), or off',
   },
-  {
-    name: 'CARDCTL_RERUN_THREADS',
-    group: 'journal',
-    what: "threads of a batch rerun's pass over the journal (1 or 2)",
-  },
   { name: 'NO_COLOR', group: 'output', what: 'set (not empty): no colour, plain tables' },
   { name: 'FORCE_COLOR', group: 'output', what: 'set (not 0): colour even when not a terminal' },
   { name: 'TERM', group: 'output', what: 'dumb: no colour' },
