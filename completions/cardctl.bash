@@ -7,11 +7,11 @@ _cardctl_subcommands() {
     'customers') echo 'create get kyc list update' ;;
     'deposit-addresses') echo 'create list' ;;
     'deposits') echo 'list' ;;
-    'mock') echo 'clock deposits events faults keys kyc merchants networks products provision requests reset snapshot start state transactions wallets webhook-deliveries webhook-endpoints withdrawals' ;;
+    'mock') echo 'clock console deposits events faults keys kyc merchants networks products provision requests reset snapshot start state transactions wallets webhook-deliveries webhook-endpoints withdrawals' ;;
     'mock clock') echo 'advance' ;;
     'mock deposits') echo 'add' ;;
     'mock events') echo 'emit' ;;
-    'mock faults') echo 'add' ;;
+    'mock faults') echo 'add clear' ;;
     'mock keys') echo 'create revoke roll rotate' ;;
     'mock merchants') echo 'create' ;;
     'mock networks') echo 'set' ;;
@@ -50,11 +50,13 @@ _cardctl_flags() {
     'doctor') echo '--ca-file --jq --json --no-input --output --profile --quiet --timeout --verbose' ;;
     'mock clock') echo '--control-url --jq --json --no-input --output --profile --quiet' ;;
     'mock clock advance') echo '--control-url --jq --json --no-input --output --profile --quiet' ;;
+    'mock console') echo '--control-url --jq --json --no-input --output --profile --quiet' ;;
     'mock deposits add') echo '--asset-amount --control-url --jq --json --merchant --network --no-input --output --profile --quiet --status' ;;
     'mock events') echo '--control-url --jq --json --merchant --no-input --output --profile --quiet' ;;
     'mock events emit') echo '--control-url --data --jq --json --merchant --mode --no-input --output --profile --quiet' ;;
     'mock faults') echo '--control-url --jq --json --no-input --output --profile --quiet' ;;
     'mock faults add') echo '--control-url --count --jq --json --kind --merchant --ms --no-input --operation --output --profile --quiet' ;;
+    'mock faults clear') echo '--control-url --jq --json --no-input --output --profile --quiet' ;;
     'mock keys create') echo '--control-url --expires-in --ip --jq --json --merchant --mode --no-input --output --profile --quiet --scope' ;;
     'mock keys revoke') echo '--control-url --jq --json --no-input --output --profile --quiet' ;;
     'mock keys roll') echo '--control-url --jq --json --no-input --output --profile --quiet' ;;
@@ -72,7 +74,7 @@ _cardctl_flags() {
     'mock snapshot list') echo '--control-url --jq --json --no-input --output --profile --quiet' ;;
     'mock snapshot restore') echo '--control-url --jq --json --no-input --output --profile --quiet' ;;
     'mock snapshot save') echo '--control-url --jq --json --no-input --output --profile --quiet' ;;
-    'mock start') echo '--host --jq --json --log --no-input --output --port --quiet --rate-limit --recover --request-log --save-profiles --seed --state --webhook' ;;
+    'mock start') echo '--console --host --jq --json --log --no-input --output --port --quiet --rate-limit --recover --request-log --save-profiles --seed --state --webhook' ;;
     'mock state') echo '--control-url --jq --json --no-input --output --profile --quiet' ;;
     'mock transactions add') echo '--amount --control-url --currency --jq --json --no-input --occurred-at --output --profile --quiet --status --type' ;;
     'mock wallets') echo '--control-url --jq --json --no-input --output --profile --quiet' ;;
@@ -133,6 +135,7 @@ _cardctl_flag_values() {
     'doctor --output') echo 'text table json' ;;
     'mock clock --output') echo 'text table json' ;;
     'mock clock advance --output') echo 'text table json' ;;
+    'mock console --output') echo 'text table json' ;;
     'mock deposits add --output') echo 'text table json' ;;
     'mock deposits add --status') echo 'pending credited flagged' ;;
     'mock events --output') echo 'text table json' ;;
@@ -142,6 +145,7 @@ _cardctl_flag_values() {
     'mock faults add --kind') echo '503 500 500_after_commit drop slow async_202 issue_failed' ;;
     'mock faults add --operation') echo 'issue recharge terminate any cards.issue cards.get cards.recharge cards.freeze cards.unfreeze cards.terminate cards.transactions customers.create customers.list customers.get customers.update customers.kyc depositAddresses.create depositAddresses.list deposits.list' ;;
     'mock faults add --output') echo 'text table json' ;;
+    'mock faults clear --output') echo 'text table json' ;;
     'mock keys create --mode') echo 'test live' ;;
     'mock keys create --output') echo 'text table json' ;;
     'mock keys revoke --output') echo 'text table json' ;;

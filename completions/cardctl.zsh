@@ -8,11 +8,11 @@ _cardctl_subcommands() {
     'customers') print -r -- 'create get kyc list update' ;;
     'deposit-addresses') print -r -- 'create list' ;;
     'deposits') print -r -- 'list' ;;
-    'mock') print -r -- 'clock deposits events faults keys kyc merchants networks products provision requests reset snapshot start state transactions wallets webhook-deliveries webhook-endpoints withdrawals' ;;
+    'mock') print -r -- 'clock console deposits events faults keys kyc merchants networks products provision requests reset snapshot start state transactions wallets webhook-deliveries webhook-endpoints withdrawals' ;;
     'mock clock') print -r -- 'advance' ;;
     'mock deposits') print -r -- 'add' ;;
     'mock events') print -r -- 'emit' ;;
-    'mock faults') print -r -- 'add' ;;
+    'mock faults') print -r -- 'add clear' ;;
     'mock keys') print -r -- 'create revoke roll rotate' ;;
     'mock merchants') print -r -- 'create' ;;
     'mock networks') print -r -- 'set' ;;
@@ -51,11 +51,13 @@ _cardctl_flags() {
     'doctor') print -r -- '--ca-file --jq --json --no-input --output --profile --quiet --timeout --verbose' ;;
     'mock clock') print -r -- '--control-url --jq --json --no-input --output --profile --quiet' ;;
     'mock clock advance') print -r -- '--control-url --jq --json --no-input --output --profile --quiet' ;;
+    'mock console') print -r -- '--control-url --jq --json --no-input --output --profile --quiet' ;;
     'mock deposits add') print -r -- '--asset-amount --control-url --jq --json --merchant --network --no-input --output --profile --quiet --status' ;;
     'mock events') print -r -- '--control-url --jq --json --merchant --no-input --output --profile --quiet' ;;
     'mock events emit') print -r -- '--control-url --data --jq --json --merchant --mode --no-input --output --profile --quiet' ;;
     'mock faults') print -r -- '--control-url --jq --json --no-input --output --profile --quiet' ;;
     'mock faults add') print -r -- '--control-url --count --jq --json --kind --merchant --ms --no-input --operation --output --profile --quiet' ;;
+    'mock faults clear') print -r -- '--control-url --jq --json --no-input --output --profile --quiet' ;;
     'mock keys create') print -r -- '--control-url --expires-in --ip --jq --json --merchant --mode --no-input --output --profile --quiet --scope' ;;
     'mock keys revoke') print -r -- '--control-url --jq --json --no-input --output --profile --quiet' ;;
     'mock keys roll') print -r -- '--control-url --jq --json --no-input --output --profile --quiet' ;;
@@ -73,7 +75,7 @@ _cardctl_flags() {
     'mock snapshot list') print -r -- '--control-url --jq --json --no-input --output --profile --quiet' ;;
     'mock snapshot restore') print -r -- '--control-url --jq --json --no-input --output --profile --quiet' ;;
     'mock snapshot save') print -r -- '--control-url --jq --json --no-input --output --profile --quiet' ;;
-    'mock start') print -r -- '--host --jq --json --log --no-input --output --port --quiet --rate-limit --recover --request-log --save-profiles --seed --state --webhook' ;;
+    'mock start') print -r -- '--console --host --jq --json --log --no-input --output --port --quiet --rate-limit --recover --request-log --save-profiles --seed --state --webhook' ;;
     'mock state') print -r -- '--control-url --jq --json --no-input --output --profile --quiet' ;;
     'mock transactions add') print -r -- '--amount --control-url --currency --jq --json --no-input --occurred-at --output --profile --quiet --status --type' ;;
     'mock wallets') print -r -- '--control-url --jq --json --no-input --output --profile --quiet' ;;
@@ -134,6 +136,7 @@ _cardctl_flag_values() {
     'doctor --output') print -r -- 'text table json' ;;
     'mock clock --output') print -r -- 'text table json' ;;
     'mock clock advance --output') print -r -- 'text table json' ;;
+    'mock console --output') print -r -- 'text table json' ;;
     'mock deposits add --output') print -r -- 'text table json' ;;
     'mock deposits add --status') print -r -- 'pending credited flagged' ;;
     'mock events --output') print -r -- 'text table json' ;;
@@ -143,6 +146,7 @@ _cardctl_flag_values() {
     'mock faults add --kind') print -r -- '503 500 500_after_commit drop slow async_202 issue_failed' ;;
     'mock faults add --operation') print -r -- 'issue recharge terminate any cards.issue cards.get cards.recharge cards.freeze cards.unfreeze cards.terminate cards.transactions customers.create customers.list customers.get customers.update customers.kyc depositAddresses.create depositAddresses.list deposits.list' ;;
     'mock faults add --output') print -r -- 'text table json' ;;
+    'mock faults clear --output') print -r -- 'text table json' ;;
     'mock keys create --mode') print -r -- 'test live' ;;
     'mock keys create --output') print -r -- 'text table json' ;;
     'mock keys revoke --output') print -r -- 'text table json' ;;
