@@ -148,7 +148,7 @@ const cardctlPlugin = {
         );
       }
       // --jq: jq-web bundled, its WebAssembly from the SEA's asset jq.wasm instead of a file beside it
-      if (rel === join('dist', 'output', 'jq.js'))
+      if (rel === join('dist', 'output', 'jq-engine.js'))
         text = text.replace(/createRequire\([^)]*\)\('jq-web'\)/, "require('jq-web')");
       if (/jq-web[\\/]jq\.js$/.test(args.path))
         text = text.replace(

@@ -134,7 +134,8 @@ export function zsh(commands) {
     '  compadd -- ${=$(_cardctl_subcommands "$cmd")} || _files',
     '}',
     '# Autoloaded from fpath, this file is the body of _cardctl: complete now. Sourced: register.',
-    'if [[ "${funcstack[1]}" == _cardctl ]]; then _cardctl "$@"; else compdef _cardctl cardctl; fi',
+    '# (sourced from a ~/.zshrc that never ran compinit: run it, so the one install line always works)',
+    'if [[ "${funcstack[1]}" == _cardctl ]]; then _cardctl "$@"; else (( $+functions[compdef] )) || { autoload -Uz compinit && compinit; }; compdef _cardctl cardctl; fi',
     '',
   );
   return lines.join('\n');

@@ -12,7 +12,15 @@ export interface Io {
   readonly stdout: OutStream;
   /** everything else: progress, hints, banners, notes, errors as text */
   readonly stderr: OutStream;
+  /**
+   * where what must be seen still goes under `--quiet` (which makes `stderr` drop its lines): an
+   * error, an interruption's report, a question asked at the terminal. The stderr when absent.
+   */
+  readonly alerts?: OutStream;
 }
+
+/** The stream an error, an interruption's report or a question goes to (src/output/notes.ts `quietIo`). */
+export const alertStream = (io: Io): OutStream => io.alerts ?? io.stderr;
 
 /** The process's own streams, read only when first written to (nothing is touched at start-up). */
 export function processIo(): Io {

@@ -27,8 +27,8 @@ export const apiFlags = {
     helpGroup: 'API',
   }),
   retries: Flags.integer({
-    description: 'retries for connection errors, 409 in_flight, 429, 503 (and any other 5xx on money operations)',
-    default: 3,
+    description:
+      'retries for connection errors, 409 in_flight, 429, 503 (and any other 5xx on money operations); default 3',
     min: 0,
     max: 10,
     helpGroup: 'API',
@@ -94,7 +94,8 @@ export function refuseBatchFlagsAlone(
 export interface ApiFlagValues {
   profile?: string;
   verbose: boolean;
-  retries: number;
+  /** undefined: the default (3), so `cardctl config` can tell a flag from the default */
+  retries?: number;
   yes?: boolean;
   'ca-file'?: string;
   timeout?: string;
@@ -104,7 +105,7 @@ export interface ApiFlagValues {
 export function sessionOptions(
   flags: ApiFlagValues,
   io: Io,
-): { profile?: string; verbose: boolean; retries: number; yes: boolean; caFile?: string; timeout?: string; io: Io } {
+): { profile?: string; verbose: boolean; retries?: number; yes: boolean; caFile?: string; timeout?: string; io: Io } {
   return {
     io,
     profile: flags.profile,
@@ -135,11 +136,13 @@ export const listFlags = {
     exclusive: ['json'],
     helpGroup: 'LIST',
   }),
+  // `-o, --output` of every command (src/cli/base-command.ts), with the formats of a list
   output: Flags.string({
+    char: 'o',
     description:
-      "table (the default), json, ndjson, csv (RFC 4180) or tsv; csv and tsv stream with --all, and put a ' before a text field a spreadsheet would run as a formula (= + - @ first; see --raw-cells)",
-    options: ['table', 'json', 'ndjson', 'csv', 'tsv'],
-    helpGroup: 'LIST',
+      "table (the default; text is the same), json (--json), ndjson (--ndjson), csv (RFC 4180) or tsv; csv and tsv stream with --all, and put a ' before a text field a spreadsheet would run as a formula (= + - @ first; see --raw-cells)",
+    options: ['table', 'text', 'json', 'ndjson', 'csv', 'tsv'],
+    helpGroup: 'GLOBAL',
   }),
   'raw-cells': Flags.boolean({
     description:

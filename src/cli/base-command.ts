@@ -5,8 +5,12 @@ import { Command, Flags } from './oclif.js';
 import { forbidPrompts } from '../no-input.js';
 import type { JqStream } from '../output/jq-stream.js';
 import { guardClosedStdout } from './closed-stdout.js';
-import { processIo, type Io } from '../io.js';
+import { alertStream, processIo, type Io } from '../io.js';
+import { usageError } from '../errors.js';
 import { terminalSafe } from '../terminal-text.js';
+
+/** `-o, --output` of a command that prints one result; lists have more (src/cli/api-flags.ts `listFlags`). */
+export const SINGLE_OUTPUTS = ['text', 'table', 'json'] as const;
 
 type Flags_ = { [name: string]: any }; // oclif's FlagOutput and ArgOutput, not exported by name
 type Args_ = { [name: string]: any };
@@ -53,13 +57,25 @@ export abstract class BaseCommand extends Command {
         'filter the JSON output with this jq expression (implies --json): strings print raw, other values as JSON, one per line',
       helpGroup: 'GLOBAL',
     }),
+    quiet: Flags.boolean({
+      char: 'q',
+      description: 'print no notes, hints, banners or progress on stderr (errors still print)',
+      default: false,
+      helpGroup: 'GLOBAL',
+    }),
+    output: Flags.string({
+      char: 'o',
+      description: 'text (the default; table is the same) or json (the same as --json)',
+      options: [...SINGLE_OUTPUTS],
+      helpGroup: 'GLOBAL',
+    }),
   };
 
   /**
    * How errors render. Derived here from the parsed `--json` (see `parse`); before parsing
    * succeeds (a usage error) it is a guess from argv, so a failed parse still honours --json.
    */
-  protected jsonOutput = process.argv.includes('--json');
+  protected jsonOutput = jsonAsked(process.argv);
 
   /**
    * Whether an error prints as JSON on stdout: with --json, not with --jq (stdout then holds only
@@ -92,16 +108,12 @@ export abstract class BaseCommand extends Command {
       commandLineOnly(options ?? (this.ctor as unknown as Interfaces.Input<F, B, A>)),
       argv,
     );
-    const flags = parsed.flags as {
-      json?: boolean;
-      ndjson?: boolean;
-      output?: string;
-      jq?: string;
-      'no-input'?: boolean;
-    };
-    // `--output json|ndjson` (list commands) is `--json`/`--ndjson` said the long way
-    if (flags.output === 'json') flags.json = true;
-    if (flags.output === 'ndjson') flags.ndjson = true;
+    const flags = parsed.flags as OutputFlags & { 'no-input'?: boolean };
+    if (flags.quiet) {
+      if (flags.verbose) throw usageError('--quiet and --verbose ask for opposite things: give one.');
+      this.io = (await import('../output/notes.js')).quietIo(this.io);
+    }
+    outputFromFlag(flags, (this.constructor as { flags?: Record<string, { exclusive?: string[] }> }).flags);
     this.jsonOutput = flags.json === true;
     this.jsonErrors = this.jsonOutput;
     forbidPrompts(flags['no-input'] === true);
@@ -127,7 +139,7 @@ export abstract class BaseCommand extends Command {
     this.jsonErrors = false; // errors go to stderr: stdout holds only the filter's results
     const real = this.io;
     this.jq = jqStream(program, real.stdout, { perLine: flags.ndjson === true });
-    this.io = { stdout: this.jq.stream, stderr: real.stderr };
+    this.io = { ...real, stdout: this.jq.stream };
   }
 
   override async _run(): Promise<any> {
@@ -135,7 +147,7 @@ export abstract class BaseCommand extends Command {
     if (!isResult(result) && !isStreamResult(result)) return result; // nothing to print (help)
     try {
       const exitCode = await this.printResult(result);
-      this.jq?.finish();
+      await this.jq?.finish();
       if (exitCode !== undefined) process.exitCode = exitCode;
     } catch (err) {
       // a list's pages and a stream's items come as they print: a failure there is the command's
@@ -170,8 +182,56 @@ export abstract class BaseCommand extends Command {
     // NODE_ENV=development or test (a user's shell, a test runner), which is not true
     (this as unknown as { parsed: boolean }).parsed = true;
     this.jq?.abandon();
-    process.exitCode = await showError(err, this.jsonErrors, this.id, this.io);
+    // an error prints under --quiet too (src/io.ts `alerts`)
+    process.exitCode = await showError(err, this.jsonErrors, this.id, {
+      stdout: this.io.stdout,
+      stderr: alertStream(this.io),
+    });
   }
+}
+
+interface OutputFlags {
+  json?: boolean;
+  ndjson?: boolean;
+  output?: string;
+  jq?: string;
+  quiet?: boolean;
+  verbose?: boolean;
+}
+
+/** A guess from argv before parsing succeeded (a usage error still honours `--json` and `-o json`). */
+function jsonAsked(argv: readonly string[]): boolean {
+  return argv.some(
+    (a, i) =>
+      a === '--json' ||
+      a === '--output=json' ||
+      a === '-ojson' ||
+      ((a === '-o' || a === '--output') && argv[i + 1] === 'json'),
+  );
+}
+
+/**
+ * `-o, --output` of every command, said once here: `json` is `--json` (and `ndjson` a list's
+ * `--ndjson`); `text` is `table` (a list's table, a resource's key-value block); asking for text
+ * and JSON at once is a usage error (lists say theirs in src/cli/list-format.ts). A flag a command
+ * made exclusive with --json (`request --include`) is refused with `-o json` too.
+ */
+function outputFromFlag(flags: OutputFlags, defs: Record<string, { exclusive?: string[] }> | undefined): void {
+  if (flags.output === 'text') flags.output = 'table';
+  const list = defs?.columns !== undefined; // a list's contradictions: src/cli/list-format.ts
+  if (flags.output === 'table' && !list && (flags.json || flags.jq !== undefined))
+    throw usageError(
+      `--output table and ${flags.jq !== undefined ? '--jq' : '--json'} ask for two outputs: give one.`,
+      '--output json is --json; --jq prints JSON.',
+    );
+  if (flags.output === 'json') {
+    flags.json = true;
+    const clash = Object.entries(defs ?? {}).find(
+      ([name, d]) => d.exclusive?.includes('json') && (flags as Record<string, unknown>)[name] === true,
+    );
+    if (clash) throw usageError(`--${clash[0]} cannot be used with --output json (nor with --json).`);
+  }
+  if (flags.output === 'ndjson') flags.ndjson = true;
 }
 
 /** Whether `run()` returned a result to print (src/output/render.ts; checked without loading it). */

@@ -1,8 +1,9 @@
 // Where a case report goes: the command's result (readable, or one JSON value with --json), a JUnit XML file
-// with --junit, and GitHub Actions annotations on stderr when GITHUB_ACTIONS=true. The runner
+// with --junit, and under GitHub Actions (GITHUB_ACTIONS=true) `::error` annotations on stderr and
+// a summary table appended to $GITHUB_STEP_SUMMARY. The runner
 // takes workflow commands from both streams of a step (actions/runner ScriptHandler.cs and
 // OutputManager.cs; docs/ci.md, "Why stderr is enough"), and stderr keeps stdout one JSON value.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { usageError } from '../errors.js';
 import type { CaseSuite } from '../output/case-report.js';
@@ -42,10 +43,8 @@ export function checkJunitPath(file: string | undefined): void {
  */
 export async function caseReport(report: CaseSuite, opts: CaseOutputOptions): Promise<Result> {
   const { stderr } = opts;
-  const [{ formatCaseList, formatJunit, githubAnnotations }, { outcome, result }] = await Promise.all([
-    import('../output/case-report.js'),
-    import('../output/render.js'),
-  ]);
+  const [{ formatCaseList, formatJunit, githubAnnotations, githubStepSummary }, { outcome, result }] =
+    await Promise.all([import('../output/case-report.js'), import('../output/render.js')]);
   if (opts.junit !== undefined) {
     try {
       mkdirSync(dirname(resolve(opts.junit)), { recursive: true });
@@ -56,7 +55,20 @@ export async function caseReport(report: CaseSuite, opts: CaseOutputOptions): Pr
       );
     }
   }
-  if (opts.env.GITHUB_ACTIONS === 'true') stderr.write(githubAnnotations(report));
+  if (opts.env.GITHUB_ACTIONS === 'true') {
+    stderr.write(githubAnnotations(report));
+    const summary = opts.env.GITHUB_STEP_SUMMARY;
+    if (summary) {
+      try {
+        appendFileSync(summary, githubStepSummary(report));
+      } catch (err) {
+        // the job goes on: the annotations and the exit code still say what failed
+        stderr.write(
+          `Error: cannot append the summary to GITHUB_STEP_SUMMARY: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}\n`,
+        );
+      }
+    }
+  }
   const text = async (out: OutStream): Promise<string> => {
     const { chalkFor } = await import('../output/color.js');
     const chalk = await chalkFor(out);

@@ -6,7 +6,7 @@
 
 import { shellQuote } from '../shell-quote.js';
 import { beginMoneyWork } from './closed-stdout.js';
-import type { Io } from '../io.js';
+import { alertStream, type Io } from '../io.js';
 
 export const INTERRUPTED_EXIT = 130;
 
@@ -36,7 +36,7 @@ export async function interruptible<T>(
     }
     // stdout and stderr are synchronous for files and pipes on POSIX: written before the exit
     if (out.stdout) io.stdout.write(out.stdout);
-    io.stderr.write(out.stderr);
+    alertStream(io).write(out.stderr); // said under --quiet too: it names what is unresolved
     process.exit(INTERRUPTED_EXIT);
   };
   process.once('SIGINT', onSignal);

@@ -144,11 +144,35 @@ export function explainParseError(
           : f?.max !== undefined
             ? ` of at most ${f.max}`
             : '';
-    if (/^Expected an integer/.test(inner)) return usage(`--${name} expects a whole number${range}.`, 'invalid_value');
+    if (/^Expected an integer/.test(inner)) {
+      const minor = /amount/.test(name) ? minorUnitsExample(name, inner, usage) : undefined;
+      return minor ?? usage(`--${name} expects a whole number${range}.`, 'invalid_value');
+    }
     return usage(`--${name}: ${inner.replace(/\.$/, '')}.`, 'invalid_value');
   }
 
   if (/^Unexpected arguments?: /m.test(message))
     return usage(`${redactParseMessage(message.split('\n')[0]!)}.`, 'unexpected_argument');
   return undefined;
+}
+
+/**
+ * `--amount 50.00`: amounts are whole minor units, so say so with the value it meant (the API's
+ * currency, USD, has 2 decimals: 50.00 is 5000). Only for a decimal number; anything else keeps
+ * the plain "expects a whole number".
+ */
+function minorUnitsExample(
+  name: string,
+  inner: string,
+  usage: (text: string, code: string, extra?: string) => CardctlError,
+): CardctlError | undefined {
+  const given = /received:\s*(\S+)/.exec(inner)?.[1];
+  const m = given !== undefined ? /^(\d+)[.,](\d{1,2})$/.exec(given) : null;
+  if (!m) return undefined;
+  const minor = Number(m[1]) * 100 + Number(m[2]!.padEnd(2, '0'));
+  return usage(
+    `--${name} takes whole minor units (cents): ${given} is --${name} ${minor}.`,
+    'invalid_value',
+    `Amounts are integers in minor units, as the API has them: --${name} ${minor} means ${m[1]}.${m[2]!.padEnd(2, '0')} USD.`,
+  );
 }

@@ -548,6 +548,22 @@ const GATEWAY_HINTS: Record<string, (ctx: ErrorContext, who: string) => string> 
   out_of_scope: () => "The key lacks this route's scope: use a key with the scope (see `cardctl doctor`).",
 };
 
+/**
+ * cardctl's own mock (its answers carry X-Cardctl-Mock-Request) refused the profile's key: a mock
+ * restarted without --state has new keys, and without --save-profiles the profiles keep the old
+ * ones. Restarting it with --save-profiles is the way out.
+ */
+function restartedMockHint(profile: string, keyId: string | undefined): string {
+  const saved = /^mock-(test|live)(-\d+)?$/.test(profile);
+  return (
+    `This mock does not know key ${keyId ?? ''} of profile "${profile}": a mock restarted (without --state) has new keys. ` +
+    `Restart it with \`cardctl mock start --save-profiles\`, which saves its keys as profiles mock-test and mock-live` +
+    (saved
+      ? '.'
+      : `, then use \`-p mock-test\` (or give profile "${profile}" the mock's key: \`cardctl profiles add ${profile} --force ...\`).`)
+  );
+}
+
 function refusedByGateway(a: AnswerParts, ctx: ErrorContext): CardctlError {
   const base = { ...a.base, kind: 'auth' as const };
   if (a.code === 'timestamp_out_of_window') {
@@ -569,6 +585,8 @@ function refusedByGateway(a: AnswerParts, ctx: ErrorContext): CardctlError {
   let hint: string;
   if (a.code === 'timestamp_out_of_window')
     hint = 'The signature timestamp is more than 300 s from the server time: fix the local clock (NTP).';
+  else if (a.code === 'invalid_api_key' && ctx.profileName && header(a.headers, 'x-cardctl-mock-request'))
+    hint = restartedMockHint(ctx.profileName, ctx.keyId);
   else if (byCode) hint = byCode(ctx, who);
   // a 403 without a gateway code is the live-only refusal of the funding routes
   else if (a.status === 403 && a.message)

@@ -3,7 +3,7 @@
 // (signing, retries, idempotency keys, the journal, errors) is the client's.
 import { ROUTES, ULID_PATTERN, type OperationName, type RouteDef } from '../contract/routes.js';
 import { CardctlError, usageError } from '../errors.js';
-import { ApiError, type ApiClient, type ApiResponse } from './client.js';
+import { ApiClient, ApiError, type ApiResponse } from './client.js';
 
 export interface OperationCall {
   /** path parameters by the route's names (`card`, `customer`) */
@@ -174,6 +174,19 @@ export interface WaitOptions {
   now?: () => number;
 }
 
+/**
+ * What to do about a card still pending at the end of `--wait`. On cardctl's own mock (its answers
+ * carry X-Cardctl-Mock-Request) a card stays pending until the mock is told how provisioning
+ * ended (an `async_202` fault): name that control, with the card's id when the answer carried it.
+ */
+function stillPendingHint(key: string | undefined, response: ApiResponse | undefined): string {
+  const wait = `Wait longer with the same key: \`cardctl cards issue ... --idempotency-key ${key} --wait\` (or \`cardctl ops replay ${key}\`); do not issue it again with a new key.`;
+  if (!response?.headers['x-cardctl-mock-request']) return wait;
+  const id = (response.body as { data?: { id?: unknown } } | undefined)?.data?.id;
+  const card = typeof id === 'string' ? id : 'CARD';
+  return `${wait} On cardctl's mock a pending card (an async_202 fault) stays pending until provisioning is finished: \`cardctl mock provision ${card}\` (or \`--outcome failed\`), then the same --wait answers at once.`;
+}
+
 /** A 202 the API just sent (not the journal's report of an old one, which has no status). */
 const isPending = (err: unknown): err is ApiError =>
   err instanceof ApiError && err.kind === 'outcome_unknown' && err.status === 202 && err.response?.status === 202;
@@ -184,8 +197,19 @@ const isPending = (err: unknown): err is ApiError =>
  * current state, 201 once active") until the answer is final. Replays are recorded under the
  * same journal entry.
  */
-export async function issueAndWait(client: ApiClient, call: OperationCall, opts: WaitOptions): Promise<ApiResponse> {
+export async function issueAndWait(given: ApiClient, call: OperationCall, opts: WaitOptions): Promise<ApiResponse> {
   const route = routeOf('cards.issue');
+  // the polls replay this command's own send: their "Replay: Idempotency-Key ... was first sent"
+  // line would repeat at every poll (the pending line says what is going on); only the first
+  // send's is said, when the key was sent before this command
+  let sends = 0;
+  const client = new ApiClient({
+    ...given.opts,
+    note: (line) => {
+      if (sends > 1 && line.startsWith('Replay: ')) return;
+      given.opts.note?.(line);
+    },
+  });
   await checkBody('cards.issue', call.json);
   const prepared = await client.prepare({
     method: route.method,
@@ -200,6 +224,7 @@ export async function issueAndWait(client: ApiClient, call: OperationCall, opts:
   let delayMs = 500;
   for (;;) {
     try {
+      sends++;
       return await client.sendPrepared(prepared, journalId);
     } catch (err) {
       if (!isPending(err)) throw err;
@@ -211,7 +236,7 @@ export async function issueAndWait(client: ApiClient, call: OperationCall, opts:
           status: 202,
           errors: err.errors,
           idempotencyKey: prepared.idempotencyKey,
-          hint: `Wait longer with the same key: \`cardctl cards issue ... --idempotency-key ${prepared.idempotencyKey} --wait\` (or \`cardctl ops replay ${prepared.idempotencyKey}\`); do not issue it again with a new key.`,
+          hint: stillPendingHint(prepared.idempotencyKey, err.response),
         });
         timedOut.response = err.response;
         throw timedOut;

@@ -4,14 +4,14 @@
 // (about 7 modules, ~8 ms of every read command's start-up).
 import { promptsForbidden } from '../no-input.js';
 import type { Credentials } from '../profiles/types.js';
-import { ApiClient, DEFAULT_RETRIES } from './client.js';
+import { ApiClient } from './client.js';
 import { closeAgent, configureTransport } from './http.js';
-import { caFileNamed, chooseCaFile, describeRoute, readCaFile } from './network.js';
+import { caFileNamed, describeRoute, readCaFile } from './network.js';
 import type { Journal } from './journal.js';
 import { verboseLog } from './verbose.js';
 import { terminalSafe, terminalSafeLine } from '../terminal-text.js';
-import type { Io } from '../io.js';
-import { chooseTimeoutMs, timeoutFromFlagOrEnv } from './timeout.js';
+import { alertStream, type Io } from '../io.js';
+import { resolveSettings, type Settings } from './settings.js';
 
 export interface SessionOptions {
   /** `--profile` */
@@ -40,12 +40,14 @@ export interface Session {
   openedJournal(): Journal | undefined;
   /** the deadline of each attempt (src/client/timeout.ts), for clients built beside `client` (a batch's) */
   timeoutMs: number;
+  /** every setting the session runs with, and where each came from (src/client/settings.ts) */
+  settings: Settings;
 }
 
 /** Asks on the terminal; only offered when both stdin and stderr are terminals. */
 export async function askYesNo(question: string, io: Io): Promise<boolean> {
   const { createInterface } = await import('node:readline/promises');
-  const rl = createInterface({ input: process.stdin, output: io.stderr });
+  const rl = createInterface({ input: process.stdin, output: alertStream(io) }); // asked under --quiet too
   try {
     return /^y(es)?$/i.test((await rl.question(question)).trim());
   } finally {
@@ -57,17 +59,17 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
   const { stderr } = opts.io;
   const stderrLog = verboseLog(stderr);
   const env = opts.env ?? process.env;
-  const flagOrEnvTimeout = timeoutFromFlagOrEnv(opts.timeout, env); // a bad value is exit 2 before anything else
-  const { resolveCredentials, ignoredEnvironmentNote } = await import('../profiles/resolve.js'); // lazy: conf is heavy
-  const credentials = await resolveCredentials({ profile: opts.profile, env });
+  // every setting resolved once, with its origin (src/client/settings.ts; `cardctl config` prints the same)
+  const settings = await resolveSettings({ ...opts, env }, { secret: true });
+  const credentials = settings.credentials as Credentials;
+  const { ignoredEnvironmentNote } = await import('../profiles/resolve.js');
   const ignored = ignoredEnvironmentNote(credentials, env);
   if (ignored) stderr.write(terminalSafe(ignored) + '\n'); // it quotes the environment
-  const timeoutMs = chooseTimeoutMs(flagOrEnvTimeout, credentials.timeout);
+  const { timeoutMs, ca } = settings;
   if (stderr.isTTY) {
     const mode = credentials.mode === 'live' ? 'LIVE' : 'test';
     stderr.write(terminalSafeLine(`profile ${credentials.name} (${mode}) ${credentials.baseUrl}`) + '\n'); // the URL may come from the environment
   }
-  const ca = chooseCaFile({ flag: opts.caFile, profile: credentials.caFile, profileName: credentials.name, env });
   configureTransport({ extraCa: ca ? readCaFile(ca) : undefined, env });
   if (opts.verbose) {
     stderrLog(`* ${describeRoute(credentials.baseUrl, env)}`);
@@ -82,7 +84,7 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
   const interactive = Boolean(process.stdin.isTTY && stderr.isTTY) && !promptsForbidden(env);
   const client = new ApiClient({
     credentials,
-    retries: opts.retries ?? DEFAULT_RETRIES,
+    retries: settings.retries,
     log: opts.verbose ? stderrLog : undefined,
     note: (line) => stderr.write(terminalSafe(line) + '\n'), // notes quote answers (a replay's key, a server's words)
     openJournal,
@@ -92,7 +94,7 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
     onSent: opts.onSent,
     env,
   });
-  return { client, credentials, openJournal, openedJournal: () => opened, timeoutMs };
+  return { client, credentials, openJournal, openedJournal: () => opened, timeoutMs, settings };
 }
 
 /** Opens a session, runs `fn`, and closes the keep-alive sockets so the process exits at once. */

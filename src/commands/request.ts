@@ -26,7 +26,10 @@ export default class Request extends BaseCommand {
   static override flags = {
     ...moneyFlags,
     data: Flags.string({ char: 'd', description: 'JSON body: inline, @FILE (bytes unchanged) or - (stdin)' }),
-    query: Flags.string({ char: 'q', description: 'query parameter k=v (repeatable)', multiple: true }),
+    query: Flags.string({
+      description: 'query parameter k=v (no short form: -q is --quiet, as on every command)',
+      multiple: true,
+    }),
     'idempotency-key': Flags.string({
       description: 'Idempotency-Key header (money operations get a generated one otherwise)',
     }),

@@ -1,5 +1,6 @@
 import { Flags } from '../cli/oclif.js';
 import type { Result } from '../output/render.js';
+import { alertStream } from '../io.js';
 import { BaseCommand } from '../cli/base-command.js';
 
 export default class Smoke extends BaseCommand {
@@ -70,7 +71,7 @@ export default class Smoke extends BaseCommand {
         });
     const failed = report.cases.find((c) => c.status === 'failed');
     return caseReport(report, {
-      stderr: this.io.stderr,
+      stderr: alertStream(this.io), // CI's annotations and a failed JUnit write show under --quiet too
       junit: flags.junit,
       env: process.env,
       text: (chalk) => formatSmoke(report, chalk),

@@ -146,3 +146,45 @@ export function githubAnnotations(report: CaseSuite): string {
     )
     .join('');
 }
+
+/**
+ * The job summary of GitHub Actions (appended to the file $GITHUB_STEP_SUMMARY names): a heading
+ * with the counts, and a table of the cases, failures first, with what was expected and what came
+ * back. Markdown: a cell's `|`, backslash, `<`, `>` and `&` are escaped and its lines joined, so a
+ * server's text cannot break the table or inject HTML.
+ */
+export function githubStepSummary(report: CaseSuite): string {
+  const cell = (s: string): string =>
+    s
+      .replaceAll('&', '&amp;')
+      .replaceAll('<', '&lt;')
+      .replaceAll('>', '&gt;')
+      .replaceAll('\\', '\\\\')
+      .replaceAll('|', '\\|')
+      .replace(/\r?\n/g, ' ')
+      .replace(/[\u0000-\u001f\u007f]/g, ' ');
+  const n = (s: CaseStatus): number => report.cases.filter((c) => c.status === s).length;
+  const failed = n('failed');
+  const icon: Record<CaseStatus, string> = {
+    passed: '✅ passed',
+    failed: '❌ failed',
+    info: 'ℹ️ info',
+    skipped: '⏭️ skipped',
+  };
+  const order: CaseStatus[] = ['failed', 'info', 'skipped', 'passed'];
+  const rows = order.flatMap((status) =>
+    report.cases
+      .filter((c) => c.status === status)
+      .map((c) => `| ${cell(label(c))} | ${icon[c.status]} | ${cell(c.expected)} | ${cell(c.got)} | ${c.time_ms} |`),
+  );
+  return (
+    [
+      `### ${failed ? '❌' : '✅'} ${cell(report.suite)}: ${report.cases.length} cases, ${n('passed')} passed, ${failed} failed (${(report.time_ms / 1000).toFixed(1)} s)`,
+      '',
+      '| case | result | expected | got | ms |',
+      '|---|---|---|---|---:|',
+      ...rows,
+      '',
+    ].join('\n') + '\n'
+  );
+}

@@ -24,7 +24,7 @@ export interface JqStream {
   /** what the command writes its JSON to */
   stream: OutStream;
   /** the command finished: filter what it printed and print the results (throws jq's failure as a usage error) */
-  finish(): void;
+  finish(): Promise<void>;
   /** the command failed: drop what it printed (the error is shown instead) */
   abandon(): void;
 }
@@ -34,11 +34,12 @@ export function jqStream(program: JqProgram, target: NodeJS.WritableStream, opts
   let lines = 0;
   let done = false;
 
+  // the text is taken once the filter ran: a path program that needs jq (`needsJq`) leaves it
+  // for finish(), which starts jq and runs it again, in order
   const flushLines = (upTo: number): boolean => {
-    const text = pending.slice(0, upTo);
+    const out = program.run(pending.slice(0, upTo));
     pending = pending.slice(upTo);
     lines = 0;
-    const out = program.run(text);
     return out === '' ? true : target.write(out);
   };
 
@@ -92,11 +93,19 @@ export function jqStream(program: JqProgram, target: NodeJS.WritableStream, opts
 
   return {
     stream,
-    finish() {
+    async finish() {
       if (done) return;
       done = true;
-      if (failure !== undefined) throw failure;
-      flushLines(pending.length);
+      const needsJq = (err: unknown): boolean => (err as { needsJq?: boolean } | undefined)?.needsJq === true;
+      if (failure !== undefined && !needsJq(failure)) throw failure;
+      if (needsJq(failure)) await program.load?.();
+      try {
+        flushLines(pending.length);
+      } catch (err) {
+        if (!needsJq(err) || !program.load) throw err;
+        await program.load();
+        flushLines(pending.length);
+      }
     },
     abandon() {
       done = true;

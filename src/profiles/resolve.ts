@@ -125,19 +125,29 @@ async function apiSecret(p: StoredProfile, env: NodeJS.ProcessEnv): Promise<stri
   });
 }
 
-async function withSecret(p: StoredCredentials, env: NodeJS.ProcessEnv): Promise<Credentials> {
+/** The credentials with their API secret in hand: from the environment as they are, a profile's stored or printed by its command. */
+export async function withSecret(p: StoredCredentials | Credentials, env: NodeJS.ProcessEnv): Promise<Credentials> {
+  if (p.source === 'env' && p.secret !== undefined) return p as Credentials;
   return { ...p, secret: await apiSecret(p, env) };
+}
+
+/**
+ * Which credentials, in the order of precedence (1 to 4 above), without running a secret command:
+ * what src/client/settings.ts resolves once for a command (and `cardctl config` shows).
+ */
+export async function selectCredentials(opts: ResolveOptions = {}): Promise<StoredCredentials | Credentials> {
+  const env = opts.env ?? process.env;
+  if (opts.profile !== undefined && opts.profile !== '') return fromProfile(opts.profile, 'flag', env);
+  const viaEnv = fromEnv(env);
+  if (viaEnv) return viaEnv;
+  const stored = await storedSelection(env);
+  if (stored) return stored;
+  throw noCredentials();
 }
 
 export async function resolveCredentials(opts: ResolveOptions = {}): Promise<Credentials> {
   const env = opts.env ?? process.env;
-  if (opts.profile !== undefined && opts.profile !== '')
-    return withSecret(await fromProfile(opts.profile, 'flag', env), env);
-  const viaEnv = fromEnv(env);
-  if (viaEnv) return viaEnv;
-  const stored = await storedSelection(env);
-  if (stored) return withSecret(stored, env);
-  throw noCredentials();
+  return withSecret(await selectCredentials(opts), env);
 }
 
 /**

@@ -11,6 +11,17 @@ import { ROOT } from '../helpers/cli.js';
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
+/** The README's install line for a tarball, for the tarball `npm pack` just wrote (its name checked against the README's). */
+function readmeTarballLine(filename: string): string {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const lines = [...readme.matchAll(/^npm install -g (\.\/cardctl-[^\s]+\.tgz)\s*$/gm)];
+  expect(
+    lines.map((m) => m[1]),
+    'one tarball install line in the README',
+  ).toEqual([`./${filename}`]);
+  return lines[0]![0];
+}
+
 describe('the packed tarball, installed', () => {
   const dir = mkdtempSync(join(tmpdir(), 'cardctl-pack-'));
   const prefix = join(dir, 'prefix');
@@ -43,16 +54,21 @@ describe('the packed tarball, installed', () => {
     expect(pack.status, pack.stderr).toBe(0);
     const [info] = JSON.parse(pack.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
     files = info!.files.map((f) => f.path);
-    const install = spawnSync(
-      npm,
-      ['install', '-g', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', join(dir, info!.filename)],
-      {
-        cwd: elsewhere,
-        env,
-        encoding: 'utf8',
-        timeout: 180_000,
+    // the README's own tarball line, as a user types it in the folder holding the tarball (npm's
+    // global prefix moved into the test's folder through npm's environment setting)
+    const line = readmeTarballLine(info!.filename);
+    const install = spawnSync('sh', ['-c', line], {
+      cwd: dir,
+      env: {
+        ...env,
+        npm_config_prefix: prefix,
+        npm_config_prefer_offline: 'true',
+        npm_config_audit: 'false',
+        npm_config_fund: 'false',
       },
-    );
+      encoding: 'utf8',
+      timeout: 180_000,
+    });
     installOutput = install.stdout + install.stderr;
     expect(install.status, installOutput).toBe(0);
   }, 240_000);

@@ -64,6 +64,12 @@ const CORPUS: Record<string, Line[]> = {
     ['completion', 'bash'],
     ['completion', 'tcsh'],
   ],
+  // (the settings only: the environment listing shows CARDCTL_NO_FAST_PATH, set for the oclif run)
+  config: [
+    ['config', '--jq', '.settings'],
+    ['config', '--timeout', '3', '--retries', '1', '-o', 'json', '--jq', '.settings'],
+    ['config', '-p', 'nobody', '-q', '--jq', '.problem'],
+  ],
   demo: [{ argv: ['demo', '--seed', '1'], env: { TMPDIR: notAFolder } }],
   doctor: [{ argv: ['doctor', '--json'], env: { CARDCTL_BASE_URL: `${DOWN}/api/v1` } }, ['doctor', '-p', 'nobody']],
   request: [
@@ -339,7 +345,7 @@ describe('start-up fast path', () => {
     });
     expect(parseFast(['customers', 'list', '--per-page', '5'], manifest)).toMatchObject({
       id: 'customers:list',
-      flags: { 'per-page': 5, retries: 3, json: false },
+      flags: { 'per-page': 5, json: false, quiet: false },
     });
     expect(parseFast(['cards', 'get', 'X', '--no-input'], manifest)).toMatchObject({
       id: 'cards:get',

@@ -68,6 +68,7 @@ interface Fixture {
 function argvFor(id: string): Fixture | undefined {
   const table: Record<string, Fixture> = {
     completion: { args: ['bash'] },
+    config: { args: [] },
     doctor: { args: [] },
     request: { args: ['GET', '/api/v1/customers', '--query', 'per_page=2'] },
     smoke: { args: ['--mock'] },

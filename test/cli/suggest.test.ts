@@ -32,7 +32,7 @@ describe('did you mean', () => {
     const r = await runInProcess([SECRET_LIKE]);
     expect(r.code).toBe(2);
     expect(r.stderr).not.toContain(SECRET_LIKE);
-    expect(r.stderr).toContain('Commands: cards, completion, customers');
+    expect(r.stderr).toContain('Commands: cards, completion, config, customers');
     const t = await runInProcess(['cards', 'sk9N3d0vYw2l1C5m9JxTzR4bF6hK7aPp']);
     expect(t.code).toBe(2);
     expect(t.stderr).not.toContain('sk9N3d0vYw2l1C5m9JxTzR4bF6hK7aPp');

@@ -6,6 +6,7 @@ import {
   escapeCommandProperty,
   formatJunit,
   githubAnnotations,
+  githubStepSummary,
   type CaseSuite,
 } from '../../src/output/case-report.js';
 import { all, parseXml } from '../helpers/junit.js';
@@ -74,5 +75,24 @@ describe('GitHub annotations', () => {
     expect(lines[0]).not.toMatch(/[\r\n]/);
     expect(escapeCommandData('50% done\r\nnext')).toBe('50%25 done%0D%0Anext');
     expect(escapeCommandProperty('a:b,c%')).toBe('a%3Ab%2Cc%25');
+  });
+});
+
+describe('GitHub job summary', () => {
+  it('one row per case, failures first; a cell cannot break the table or hold HTML', () => {
+    const md = githubStepSummary({
+      ...report,
+      cases: [
+        ...report.cases,
+        { name: 'pipe | <b>x</b>', status: 'passed', expected: 'a\nb', got: 'c\\|d', time_ms: 1 },
+      ],
+    });
+    expect(md).toMatch(/^### ❌ cardctl smoke: 5 cases, 2 passed, 1 failed/m);
+    const rows = md.split('\n').filter((l) => /^\| (?!case |---)/.test(l));
+    expect(rows).toHaveLength(5);
+    expect(rows[0]).toMatch(/^\| cards: bad .* \| ❌ failed \| /);
+    const last = rows.at(-1)!;
+    expect(last).toBe('| pipe \\| &lt;b&gt;x&lt;/b&gt; | ✅ passed | a b | c\\\\\\|d | 1 |');
+    for (const r of rows) expect(r.split(/(?<!\\)\|/).length).toBe(7); // 5 cells between 6 unescaped bars
   });
 });

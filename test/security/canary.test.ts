@@ -162,6 +162,9 @@ describe('the canary secret goes through every command', () => {
     await cli(['profiles', 'list', '--json']);
     await cli(['profiles', 'show', 'canary']);
     await cli(['profiles', 'show', 'canary', '--json']);
+    // the settings in effect and the environment (docs/environment.md): a secret is only "set"
+    await cli(['config']);
+    await cli(['config', '-p', 'canary', '--json']);
   });
 
   it('request: success, API errors, local refusals, a money operation, verbose everywhere', async () => {

@@ -165,6 +165,13 @@ const CASES: Record<
     ],
   },
   CARDCTL_NO_UPDATE_NOTIFIER: { value: () => CANARY, runs: [['profiles', 'list']] },
+  CARDCTL_NO_BUNDLE: { value: () => CANARY, runs: [['profiles', 'list'], ['config']] },
+  CARDCTL_NO_CODE_CACHE: { value: () => CANARY, runs: [['config'], ['profiles', 'list', '--jq', '.data | length']] },
+  // a folder: the start-up caches, jq's glue and checked expressions are written under it; `config` names it only
+  CARDCTL_CACHE_DIR: {
+    value: () => join(sb.dir, `cache-${CANARY}`),
+    runs: [['config'], ['profiles', 'list', '--jq', '.data | length'], ['profiles', 'list', '--jq', '.data | length']],
+  },
 };
 
 describe('environment values are never quoted back', () => {

@@ -1,5 +1,6 @@
 import { Args, Flags } from '../../cli/oclif.js';
 import type { Result } from '../../output/render.js';
+import { alertStream } from '../../io.js';
 import { BaseCommand } from '../../cli/base-command.js';
 
 export default class WebhooksTest extends BaseCommand {
@@ -48,7 +49,7 @@ export default class WebhooksTest extends BaseCommand {
       { env: process.env },
     );
     return caseReport(report, {
-      stderr: this.io.stderr,
+      stderr: alertStream(this.io), // CI's annotations and a failed JUnit write show under --quiet too
       junit: flags.junit,
       env: process.env,
       text: (chalk) => formatWebhookTest(report, chalk),
