@@ -32,6 +32,8 @@ export interface JournalOutcome {
   resource_id?: string | null;
   /** the card's balance in a successful answer (what a --batch rerun reports from the journal) */
   balance_minor?: number;
+  /** the product an issued card got, as the answer said (a row naming that product asks the same: src/client/batch/repeats.ts) */
+  product_id?: string;
   replay?: boolean;
   /** resolved because nothing could have processed it (refused before any attempt may have gone through) */
   not_processed?: boolean;
@@ -72,6 +74,7 @@ export interface JournalCompact {
   not_processed?: true;
   /** the card's balance in the answer that resolved it (a --batch rerun reports it) */
   balance_minor?: number;
+  product_id?: string;
   compacted_at: string;
 }
 
@@ -85,6 +88,8 @@ export interface JournalEntry extends JournalOp {
   resource_id: string | null;
   /** the card's balance in the answer that resolved it, when it said one */
   balance_minor?: number;
+  /** the product the card it issued got, when the answer said it */
+  product_id?: string;
   /** every record after the op, oldest first: answers (`outcome`) and people's resolutions (`resolution`) */
   outcomes: Array<JournalOutcome | JournalResolution>;
   /** a later send of the same operation (same key, target, key id and bytes) whose answer resolved this one */

@@ -190,7 +190,9 @@ export class MoneyOperation {
   ): Promise<ApiResponse> {
     const p = this.p;
     const ambiguous = run.ambiguous || earlierUnknown;
-    const data = (run.response?.body as { data?: { id?: unknown; balance_minor?: unknown } } | undefined)?.data;
+    const data = (
+      run.response?.body as { data?: { id?: unknown; balance_minor?: unknown; product_id?: unknown } } | undefined
+    )?.data;
     const resourceId = data && typeof data.id === 'string' ? data.id : null;
     const balance = data?.balance_minor;
     let err = finalError(toCardctlError(run.outcome, this.client.errorContext(p, this.url, journalId)), {
@@ -213,6 +215,7 @@ export class MoneyOperation {
         status: run.response?.status ?? null,
         resourceId,
         balanceMinor: Number.isSafeInteger(balance) ? (balance as number) : null,
+        productId: typeof data?.product_id === 'string' ? data.product_id : null,
       });
       const now = this.client.clock();
       await journalWrite(

@@ -97,6 +97,8 @@ export function journalOutcome(f: {
   status: number | null;
   resourceId: string | null;
   balanceMinor?: number | null;
+  /** the product an issued card got */
+  productId?: string | null;
 }): Omit<JournalOutcome, 'type' | 'time' | 'id'> {
   const { err } = f;
   const reveals = !err || err.kind === 'business' || err.kind === 'usage' || err.kind === 'not_found';
@@ -111,6 +113,7 @@ export function journalOutcome(f: {
     code: err?.code ?? null,
     resource_id: f.resourceId,
     ...(f.balanceMinor !== undefined && f.balanceMinor !== null && !err ? { balance_minor: f.balanceMinor } : {}),
+    ...(typeof f.productId === 'string' && !err ? { product_id: f.productId } : {}),
     ...(notProcessed ? { not_processed: true } : {}),
     ...(f.replay ? { replay: true } : {}),
   };

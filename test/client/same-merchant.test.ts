@@ -97,3 +97,32 @@ describe('the repeat check and unknown outcomes', () => {
     expect(await cardBalance(j.mock, card.id)).toBe(5100);
   });
 });
+
+describe('the same request by meaning', () => {
+  it('issue rows naming the default product repeat the same rows run without a product: held back, no card issued twice; another product is another request', async () => {
+    const s = j.sandbox();
+    const customers = [await approvedCustomer(j.mock), await approvedCustomer(j.mock)];
+    const plain = join(s.dir, 'plain.csv');
+    writeFileSync(plain, `customer_id,amount_minor\n${customers.map((c) => `${c.id},6000`).join('\n')}\n`);
+    const first = await s.cli(['cards', 'issue', '--batch', plain, '--json']);
+    expect(first.code, first.stderr).toBe(0);
+    const before = (await wallet(j.mock, 'test')).balance_minor;
+    const byDefault = j.mock.products.find((p) => p.default)!.id;
+    const named = join(s.dir, 'named.csv');
+    writeFileSync(
+      named,
+      `customer_id,amount_minor,product_id\n${customers.map((c) => `${c.id},6000,${byDefault}`).join('\n')}\n`,
+    );
+    const again = await s.cli(['cards', 'issue', '--batch', named, '--json']);
+    expect(again.code, again.stdout).toBe(2);
+    expect(json(again).error).toMatchObject({ code: 'repeat_held_back' });
+    expect(json(again).error.message).toMatch(/2 rows of 2 repeat/);
+    expect((await wallet(j.mock, 'test')).balance_minor).toBe(before);
+    const premium = j.mock.products.find((p) => !p.default && p.enabled && p.available)!.id;
+    const other = join(s.dir, 'other.csv');
+    writeFileSync(other, `customer_id,amount_minor,product_id\n${customers[0]!.id},6000,${premium}\n`);
+    const sent = await s.cli(['cards', 'issue', '--batch', other, '--json']);
+    expect(sent.code, sent.stderr).toBe(0);
+    expect((await wallet(j.mock, 'test')).balance_minor).toBeLessThan(before);
+  });
+});

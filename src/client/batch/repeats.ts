@@ -34,6 +34,7 @@ export interface Repeats {
 async function rowsToSend(plan: BatchPlan, known: JournalAnswers['answers']) {
   const requestOf = await rowRequests(plan.operation);
   const candidates = new RowDigests('repeat', plan.total);
+  const unnamed = new Map<string, { row: number; product: string }>();
   const lines = new Map<number, number>();
   const legacyUsed = new Uint8Array(plan.total + 1);
   let count = 0;
@@ -45,6 +46,7 @@ async function rowsToSend(plan: BatchPlan, known: JournalAnswers['answers']) {
       else if (answers[i] === undefined) {
         const request = requestOf(row);
         candidates.add(request, row.row);
+        withoutProduct(row, requestOf, unnamed);
         if (lines.size < 1 << 16) lines.set(row.row, row.line);
         count++;
       }
@@ -56,7 +58,27 @@ async function rowsToSend(plan: BatchPlan, known: JournalAnswers['answers']) {
     if (chunk.length >= JOURNAL_CHUNK) await flush();
   }
   await flush();
-  return { candidates, legacyUsed, count, lines };
+  return { candidates, unnamed, legacyUsed, count, lines };
+}
+
+/** The most issue rows naming a product looked up by their request without it (their memory: a text each). */
+const UNNAMED_MAX = 1 << 16;
+
+/**
+ * An issue row that names its product asks what an earlier issue without a product asked, when
+ * the card that one got was of the same product (the answer says which: the default one). Such a
+ * row is looked up by its request without `product_id` too, with the product it names.
+ */
+function withoutProduct(
+  row: BatchRow,
+  requestOf: (row: Pick<BatchRow, 'call'>) => string,
+  into: Map<string, { row: number; product: string }>,
+): void {
+  const json = row.call.json as Record<string, unknown> | undefined;
+  if (typeof json?.product_id !== 'string' || into.size >= UNNAMED_MAX) return;
+  const { product_id: product, ...rest } = json;
+  const text = requestOf({ call: { ...row.call, json: rest } });
+  if (!into.has(text)) into.set(text, { row: row.row, product: product.toUpperCase() });
 }
 
 /**
@@ -99,7 +121,7 @@ export async function findRepeats(
   const found: Repeats = { shown: [], rows: 0 };
   const sinceMs = nowMs - REPEAT_WINDOW_MS;
   if (!journal.sentSince(sinceMs) && journal.unresolvedCount() === 0) return found; // nothing that could repeat
-  const { candidates, legacyUsed, count, lines } = await rowsToSend(plan, known.answers);
+  const { candidates, unnamed, legacyUsed, count, lines } = await rowsToSend(plan, known.answers);
   if (count === 0) return found;
   const keyRow = rowOfAnyKey({ ...plan, digests: plan.digests!.share() });
   const own = (key: string): boolean => {
@@ -107,8 +129,15 @@ export async function findRepeats(
     return r > 0 || (r < 0 && legacyUsed[-r] === 1);
   };
   const flagged = new Uint8Array(plan.total + 1);
+  const rowOf = (e: JournalEntry): number => {
+    const text = entryRequest(e);
+    const row = candidates.firstRowOf(text);
+    if (row !== 0) return row;
+    const named = unnamed.get(text); // the earlier issue named no product: the same one if its card got the row's
+    return named && e.product_id?.toUpperCase() === named.product ? named.row : 0;
+  };
   const add = (e: JournalEntry, unknown: boolean): void => {
-    const row = candidates.firstRowOf(entryRequest(e));
+    const row = rowOf(e);
     if (row === 0 || flagged[row] === 1) return;
     flagged[row] = 1;
     found.rows++;
@@ -116,8 +145,10 @@ export async function findRepeats(
   };
   // the last day's sends looked at by their columns (method, route, body's SHA-256), only the ones
   // that can repeat a row folded from their records
-  const mayRepeat = (o: { method: string; path: string; body_sha256: string; idempotency_key: string }) =>
-    candidates.firstRowOf(requestText(o.method, o.path, o.body_sha256)) !== 0 && !own(o.idempotency_key);
+  const mayRepeat = (o: { method: string; path: string; body_sha256: string; idempotency_key: string }) => {
+    const text = requestText(o.method, o.path, o.body_sha256);
+    return (candidates.firstRowOf(text) !== 0 || unnamed.has(text)) && !own(o.idempotency_key);
+  };
   for (const e of journal.sentSinceMatching(sinceMs, mayRepeat))
     if (Date.parse(e.time) >= sinceMs && succeeded(e)) add(e, false);
   for (const e of journal.unresolvedNewest()) if (mayRepeat(e)) add(e, true);

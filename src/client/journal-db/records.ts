@@ -137,6 +137,7 @@ function fold(op: JournalOp, records: ReadonlyArray<JournalOutcome | JournalReso
     entry.code = rec.code ?? null;
     if (rec.resource_id) entry.resource_id = rec.resource_id;
     if (Number.isSafeInteger(rec.balance_minor)) entry.balance_minor = rec.balance_minor;
+    if (typeof rec.product_id === 'string') entry.product_id = rec.product_id;
   }
   return entry;
 }
@@ -229,6 +230,7 @@ export function compactOf(e: JournalEntry, now: string): JournalCompact {
   if (e.resolution) c.resolution = e.resolution;
   if ((e.outcomes.at(-1) as JournalOutcome | undefined)?.not_processed) c.not_processed = true;
   if (e.balance_minor !== undefined) c.balance_minor = e.balance_minor;
+  if (e.product_id !== undefined) c.product_id = e.product_id;
   return c;
 }
 

@@ -1104,6 +1104,9 @@ function connectLive() {
   source.addEventListener('open', () => {
     liveBadge.textContent = 'live';
     liveBadge.className = 'live on';
+    // what was logged between the page's first read and this stream's start (or while it was
+    // reconnecting) is told by no event: read the first page once more
+    if (log.onLive) log.onLive(0);
   });
   source.addEventListener('requests', (ev) => {
     let batch = { count: 0 };
