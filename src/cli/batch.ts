@@ -106,7 +106,7 @@ async function confirmBatch(io: Io, plan: BatchPlan, flags: BatchFlags, profile:
 
 export async function runBatchCommand(io: Io, operation: BatchOperation, flags: BatchFlags): Promise<number> {
   const b = await import('../client/batch.js');
-  b.keepOldGenerationTight();
+  b.keepHeapSmall();
   const spool = await b.openSpool(flags.batch);
   let plan: BatchPlan | undefined;
   try {

@@ -32,6 +32,12 @@ export interface OpRef {
   time: string;
 }
 
+/** Where a takeover puts what it reads (bulkLoad). */
+export interface BulkTarget {
+  addAnswer: (opId: string, record: string) => void;
+  compact: (id: string, record: string) => void;
+}
+
 /** What the repeat check looks at of a send before folding its records. */
 export interface SentColumns extends OpRef {
   key_id: string | null;
@@ -161,17 +167,40 @@ export class SqliteJournal {
   /**
    * For a takeover into an empty journal: `load` runs with the lookup indexes dropped (one large
    * transaction, its pages kept in memory), and they are made again after it (inside the caller's
-   * transaction). The answers' index is kept: a record read twice (both copies of the folder
-   * journal) is kept once by looking it up.
+   * transaction). `once`: every record comes once (a single old file): its answers are appended
+   * without a look-up, the answers' index dropped too, and each operation's count set after.
+   * Otherwise a record read twice (the folder journal's two copies) is kept once by looking it up.
    */
-  bulkLoad(load: () => void): void {
+  bulkLoad(load: (to: BulkTarget) => void, once: boolean): void {
     const empty = this.isEmpty();
+    const fast = empty && once;
     this.db.exec('PRAGMA cache_size = -262144'); // 256 MiB of pages for the one transaction
     try {
       if (empty)
-        for (const name of BULK_INDEXES) if (name !== 'answers_by_op') this.db.exec(`DROP INDEX IF EXISTS ${name}`);
-      load();
+        for (const name of BULK_INDEXES)
+          if (fast || name !== 'answers_by_op') this.db.exec(`DROP INDEX IF EXISTS ${name}`);
+      const append = this.db.prepare('INSERT INTO answers (op_id, record, crc) VALUES (?, ?, ?)');
+      load(
+        fast
+          ? {
+              addAnswer: (opId, record) => void append.run(opId, record, crc32(record)),
+              compact: (id, record) => this.compactOp(id, record, false),
+            }
+          : {
+              addAnswer: (opId, record) => this.insertAnswer(opId, record),
+              compact: (id, record) => this.compactOp(id, record),
+            },
+      );
       if (empty) this.db.exec(SCHEMA);
+      if (fast) {
+        // a compacted operation stands for its answers; every other one counts its own
+        this.db.exec('DELETE FROM answers WHERE op_id IN (SELECT id FROM operations WHERE compacted = 1)');
+        this.db.exec(
+          `UPDATE operations SET answers = c.n, unknown = 0
+           FROM (SELECT op_id, count(*) AS n FROM answers GROUP BY op_id) AS c
+           WHERE operations.id = c.op_id`,
+        );
+      }
     } finally {
       this.db.exec('PRAGMA cache_size = -2000');
     }
@@ -186,13 +215,13 @@ export class SqliteJournal {
   }
 
   /** Retention: an operation's record replaced by its compacted form, its answers dropped (folded into it). */
-  compactOp(id: string, record: string): void {
+  compactOp(id: string, record: string, dropAnswers = true): void {
     this.stmt('UPDATE operations SET record = ?, crc = ?, compacted = 1, unknown = 0, answers = 0 WHERE id = ?').run(
       record,
       crc32(record),
       id,
     );
-    this.stmt('DELETE FROM answers WHERE op_id = ?').run(id);
+    if (dropAnswers) this.stmt('DELETE FROM answers WHERE op_id = ?').run(id);
   }
 
   /**

@@ -10,7 +10,7 @@ import { closeSync, existsSync, openSync, readdirSync, readSync, renameSync, sta
 import { join } from 'node:path';
 import { decodeLine, isDamaged, parseRecord, type DamagedLine } from './old-lines.js';
 import type { RawRecord } from './records.js';
-import type { SqliteJournal } from './sqlite.js';
+import type { BulkTarget, SqliteJournal } from './sqlite.js';
 
 /** What a takeover found and did. */
 export interface TakeoverReport {
@@ -96,7 +96,7 @@ function* linesOf(file: string): Generator<string> {
 }
 
 /** One record into the tables (an op or a compacted op: a row of operations; any later record: a row of answers). */
-function put(db: SqliteJournal, r: RawRecord, text: string): void {
+function put(db: SqliteJournal, r: RawRecord, text: string, to: BulkTarget): void {
   if (r.type === 'op' || r.type === 'compact') {
     db.insertOp(
       {
@@ -111,9 +111,9 @@ function put(db: SqliteJournal, r: RawRecord, text: string): void {
       },
       r.type === 'op',
     );
-    if (r.type === 'compact') db.compactOp(r.id, text); // the compacted form stands for the op and its answers
+    if (r.type === 'compact') to.compact(r.id, text); // the compacted form stands for the op and its answers
   } else if (r.type === 'outcome' || r.type === 'resolution') {
-    db.insertAnswer(r.id, text);
+    to.addAnswer(r.id, text);
   }
   // (`id` lines of the old id index say nothing the records do not)
 }
@@ -137,28 +137,31 @@ export function takeOver(
   try {
     db.transaction(() => {
       if (oldJournals(stateFolder).length === 0) return; // another process took them over meanwhile
-      db.bulkLoad(() => {
-        for (const old of from) {
-          const files = old.endsWith('.ndjson') ? [old] : folderFiles(old);
-          for (const file of files) {
-            const checksummed = !old.endsWith('.ndjson');
-            const lost = file.endsWith('damaged.ndjson');
-            for (const { text, r } of recordsOf(file, checksummed)) {
-              if (isDamaged(r) || lost) {
-                unreadable++;
-                db.addUnreadable(
-                  file,
-                  isDamaged(r) ? r.why : 'unreadable in an older takeover',
-                  isDamaged(r) ? r.text : text,
-                );
-              } else {
-                records++;
-                put(db, r, text);
+      db.bulkLoad(
+        (to) => {
+          for (const old of from) {
+            const files = old.endsWith('.ndjson') ? [old] : folderFiles(old);
+            for (const file of files) {
+              const checksummed = !old.endsWith('.ndjson');
+              const lost = file.endsWith('damaged.ndjson');
+              for (const { text, r } of recordsOf(file, checksummed)) {
+                if (isDamaged(r) || lost) {
+                  unreadable++;
+                  db.addUnreadable(
+                    file,
+                    isDamaged(r) ? r.why : 'unreadable in an older takeover',
+                    isDamaged(r) ? r.text : text,
+                  );
+                } else {
+                  records++;
+                  put(db, r, text, to);
+                }
               }
             }
           }
-        }
-      });
+        },
+        from.length === 1 && from[0]!.endsWith('.ndjson'),
+      );
       foldKeys(db.keysToFold());
     });
   } finally {
