@@ -16,7 +16,6 @@ import { CheckedRows } from './checked-rows.js';
 import {
   MAX_PREFIX_LENGTH,
   MAX_PROBLEMS_KEPT,
-  SMALL_BATCH_ROWS,
   type BatchFormat,
   type BatchOperation,
   type BatchPlan,
@@ -180,7 +179,7 @@ export async function planBatch(spool: Spool, operation: BatchOperation, opts: P
   const format = await spoolFormat(spool);
   const checked = new CheckedRows();
   try {
-    const { found, prefixHash, digests, keySuffixes } = await firstReading(
+    const { found, prefixHash, digests } = await firstReading(
       spool,
       operation,
       format,
@@ -196,7 +195,6 @@ export async function planBatch(spool: Spool, operation: BatchOperation, opts: P
       keyPrefix,
       legacyPrefix: opts.prefix ?? `batch-${prefixHash}`,
       digests,
-      keySuffixes,
       checked,
     };
   } catch (err) {
@@ -222,7 +220,6 @@ async function firstReading(
 ) {
   const problems = new ProblemList();
   const digests = new RowDigests(operation, maxRows(spool));
-  let keySuffixes: string[] | undefined = [];
   const hash = createHash('sha256').update(operation); // the legacy key prefix (row-keys.ts)
   const counts = { total: 0, amountTotal: 0, duplicates: 0 };
   let last: { row: number; line: number } | undefined;
@@ -243,7 +240,6 @@ async function firstReading(
     hash.update('\n' + text);
     const occurrence = digests.add(text, rec.row);
     const suffix = keySuffix(digests.hi32, digests.lo32, occurrence);
-    if (keySuffixes?.push(suffix) === SMALL_BATCH_ROWS + 1) keySuffixes = undefined; // a small batch's rerun reads only its keys' buckets
     if (problems.rows === 0 && !problems.file) checked.add(rec.row, rec.line, suffix, text); // a plan with a problem sends nothing
     counts.amountTotal += Number(result.call.json.amount_minor ?? result.call.json.amount ?? 0);
     const earlier = digests.earlier;
@@ -275,7 +271,7 @@ async function firstReading(
     fileProblem: problems.file,
     ...(spool.unended && last ? { unendedLastRow: { row: last.row, line: last.line } } : {}),
   };
-  return { found, prefixHash: hash.digest('hex').slice(0, 16), digests, keySuffixes };
+  return { found, prefixHash: hash.digest('hex').slice(0, 16), digests };
 }
 
 /** The rows as the first reading checked them, in file order, with their keys (the plan had no problem); read again at each call. */

@@ -19,8 +19,6 @@ export const RATE_WINDOW_MS = 60_000;
 export const MAX_PAUSE_MS = 600_000;
 /** A row still refused with 429 after the client's own retries goes round again (after the pause) this many times in all. */
 export const MAX_RATE_LIMITED_ROUNDS = 5;
-/** Up to this many rows a batch keeps its keys' suffixes in memory, so that a rerun reads only the key buckets they hash to (8 per bucket). */
-export const SMALL_BATCH_ROWS = 8 * 4096;
 /** Longest `--idempotency-prefix`: the key adds `-<16 hex>-<occurrence>` (src/client/batch/row-keys.ts) and must stay within 255 characters. */
 export const MAX_PREFIX_LENGTH = 200;
 
@@ -66,8 +64,6 @@ export interface BatchPlan {
   legacyPrefix: string;
   /** each row's digest and occurrence (a rerun's pass and the repeat check find a key's row here); dropped once they are done (16 MB at a million rows), before the rows are sent */
   digests?: RowDigests;
-  /** the keys' suffixes (`<digest>-<n>`) of a small batch (a rerun reads only the key buckets they are in); undefined past SMALL_BATCH_ROWS */
-  keySuffixes?: string[];
   /** the rows as the first reading checked them, for the second (closed once it has read them, or by whoever ends the batch) */
   checked: CheckedRows;
   /** a regular file whose last row has no line end (accepted): that row, said on stderr before the first row is sent */
