@@ -6,12 +6,15 @@
 // message does, docs/profiles.md).
 //
 // To add a setting: one function `(r: Resolved) => Setting` and one line in SETTINGS below (the
-// journal's location, its variable or a profile's `journal`, goes there).
+// journal's location is one; a shared journal's variable or a profile's `journal` will join it).
+import { join } from 'node:path';
 import type { Credentials, StoredCredentials } from '../profiles/types.js';
 import { DEFAULT_BASE_URL } from '../profiles/types.js';
 import { DEFAULT_RETRIES } from './client.js';
 import { type CaChoice, chooseCaFile } from './network.js';
 import { proxyFor, showProxy } from './proxy.js';
+import { stateDir } from './state-folder.js';
+import { pathShown } from '../env-paths.js';
 import { chooseTimeoutMs, DEFAULT_TIMEOUT_MS, timeoutFromFlagOrEnv } from './timeout.js';
 
 export type SettingSource = 'flag' | 'environment' | 'profile' | 'default';
@@ -66,6 +69,7 @@ const SETTINGS: ReadonlyArray<(r: Resolved) => Setting> = [
   retriesSetting,
   caSetting,
   proxySetting,
+  journalSetting,
 ];
 
 /**
@@ -200,6 +204,24 @@ function caSetting(r: Resolved): Setting {
 }
 
 /** The proxy for the base URL (curl's rules, src/client/proxy.ts): its scheme, host and port only, never a password. */
+/** The journal money operations are recorded in (docs/journal.md): the SQLite file in the state folder. */
+function journalSetting(r: Resolved): Setting {
+  const env = r.input.env;
+  const from = env.CARDCTL_STATE_DIR ? 'CARDCTL_STATE_DIR' : env.XDG_STATE_HOME ? 'XDG_STATE_HOME' : 'the state folder';
+  try {
+    // named from its variable, never with the variable's value (as every message names it)
+    const file = pathShown(join(stateDir(env), 'journal.db'), env, ['CARDCTL_STATE_DIR', 'XDG_STATE_HOME']);
+    return {
+      name: 'journal',
+      value: `local SQLite ${file}`,
+      source: from === 'the state folder' ? 'default' : 'environment',
+      from,
+    };
+  } catch (err) {
+    return { name: 'journal', value: undefined, source: 'default', from: (err as Error).message.split('\n')[0]! };
+  }
+}
+
 function proxySetting(r: Resolved): Setting {
   let target: URL;
   try {

@@ -95,6 +95,18 @@ describe('cardctl config: the settings and their sources', () => {
     expect(settings.timeout).toMatchObject({ value: '7 s', source: 'profile' });
     expect(settings.retries).toMatchObject({ value: 3, source: 'default' });
     expect(settings.proxy).toMatchObject({ value: null, source: 'default' });
+    // the sandbox sets XDG_STATE_HOME: the journal named from it, never with its value
+    expect(settings.journal).toEqual({
+      value: 'local SQLite $XDG_STATE_HOME/cardctl/journal.db',
+      source: 'environment',
+      from: 'XDG_STATE_HOME',
+    });
+    const own = listing(await run(['config', '--json'], { CARDCTL_STATE_DIR: join(sb.dir, 'elsewhere') })).settings;
+    expect(own.journal).toEqual({
+      value: 'local SQLite $CARDCTL_STATE_DIR/journal.db',
+      source: 'environment',
+      from: 'CARDCTL_STATE_DIR',
+    });
   });
 
   it('flags beat the environment, which beats the profile', async () => {

@@ -204,6 +204,18 @@ export const section: Section = {
         return 'nothing past the retention';
       },
     });
+    await r.step({
+      name: 'ops: verify',
+      title: "The journal is one SQLite file: SQLite's own check of it (money commands refuse a damaged one)",
+      argv: ['ops', 'verify'],
+      check: ({ stderr }) => {
+        expect(
+          /is sound: SQLite's check found nothing wrong/.test(stderr),
+          `unexpected ops verify: ${stderr.slice(0, 200)}`,
+        );
+        return 'sound';
+      },
+    });
     r.say(
       'One key, two shells: while one cardctl process sends a key, another one refuses it instead of sending it too.',
     );

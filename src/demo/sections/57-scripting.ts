@@ -27,6 +27,17 @@ export const section: Section = {
       },
     });
     await r.step({
+      name: 'scripting: config',
+      title: 'What a command runs with, and where each value came from (never a secret)',
+      argv: ['config'],
+      maxLines: 12,
+      check: ({ stdout }) => {
+        expect(/^journal +local SQLite \S*journal\.db/m.test(stdout), 'config should name the journal');
+        expect(/^api_secret +(stored|set)/m.test(stdout), 'config should say the secret is set, not show it');
+        return 'settings with their sources';
+      },
+    });
+    await r.step({
       name: 'scripting: csv',
       title: 'A spreadsheet: CSV (RFC 4180) with the columns you pick, streamed page by page',
       argv: ['customers', 'list', '--all', '--output', 'csv', '--columns', 'id,first_name,last_name,kyc_status'],

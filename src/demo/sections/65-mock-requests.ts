@@ -60,5 +60,18 @@ export const section: Section = {
         return 'same diagnosis as sign diagnose: body_pretty_printed; no secret';
       },
     });
+    await r.step({
+      name: 'mock console',
+      title: "The same log, live, in a browser: the console on the mock's port (a one-time login address)",
+      argv: ['mock', 'console', '--jq', '.login_url'],
+      check: async ({ stdout }) => {
+        const url = stdout.trim();
+        expect(/^http:\/\/127\.0\.0\.1:\d+\/_console\//.test(url), `unexpected login address: ${url}`);
+        const res = await fetch(url, { redirect: 'manual' });
+        const cookie = res.headers.get('set-cookie') ?? '';
+        expect(res.status >= 300 && res.status < 400 && /HttpOnly/i.test(cookie), 'the code should become a cookie');
+        return 'login code exchanged for an HttpOnly cookie';
+      },
+    });
   },
 };
