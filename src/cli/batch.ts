@@ -158,32 +158,20 @@ async function sendBatch(
       legacyPrefix: plan.legacyPrefix,
     });
     const stderrLog = verboseLog(io.stderr);
-    try {
-      // held back before anything is printed, asked or sent
-      if (!flags['allow-repeat']) await holdBackRepeats(b, plan, journal, credentials, known, flags);
-      // once for the whole batch, before its first row: the key's mode as the API says it (src/client/key-mode.ts)
-      const key = await (await import('../client/key-mode.js')).checkKeyMode(new ApiClient(clientOptions), {
-        log: flags.verbose ? stderrLog : undefined,
-      });
-      // a live batch is confirmed once; not when no row would be sent (a rerun the journal answers
-      // whole: nothing to confirm, also with the API out of reach, where an unknown mode counts as
-      // live). Looked at only when the question would be asked: it reads every row's answer.
-      if (key.live && !flags.yes && !(await b.anyRowToSend(plan, known.answers))) {
-        if (flags.verbose) stderrLog('* every row is answered from the journal: nothing to send, nothing to confirm');
-      } else if (key.live) await confirmBatch(io, plan, flags, credentials.name, key.note);
-      plan.digests = undefined; // no key is looked up from here on: its memory goes before the rows are sent
-      return await sendRows(
-        io,
-        b,
-        plan,
-        flags,
-        known,
-        (hooks) => new ApiClient({ ...clientOptions, ...hooks }),
-        journal,
-      );
-    } finally {
-      known.close();
-    }
+    // held back before anything is printed, asked or sent
+    if (!flags['allow-repeat']) await holdBackRepeats(b, plan, journal, known, flags);
+    // once for the whole batch, before its first row: the key's mode as the API says it (src/client/key-mode.ts)
+    const key = await (await import('../client/key-mode.js')).checkKeyMode(new ApiClient(clientOptions), {
+      log: flags.verbose ? stderrLog : undefined,
+    });
+    // a live batch is confirmed once; not when no row would be sent (a rerun the journal answers
+    // whole: nothing to confirm, also with the API out of reach, where an unknown mode counts as
+    // live). Looked at only when the question would be asked: it reads every row's answer.
+    if (key.live && !flags.yes && !(await b.anyRowToSend(plan, known.answers))) {
+      if (flags.verbose) stderrLog('* every row is answered from the journal: nothing to send, nothing to confirm');
+    } else if (key.live) await confirmBatch(io, plan, flags, credentials.name, key.note);
+    plan.digests = undefined; // no key is looked up from here on: its memory goes before the rows are sent
+    return await sendRows(io, b, plan, flags, known, (hooks) => new ApiClient({ ...clientOptions, ...hooks }), journal);
   });
 }
 
@@ -259,7 +247,6 @@ async function holdBackRepeats(
   b: typeof import('../client/batch.js'),
   plan: BatchPlan,
   journal: Journal,
-  credentials: Credentials,
   known: JournalAnswers,
   flags: BatchFlags,
 ): Promise<void> {

@@ -7,8 +7,7 @@
 // collection, by a factor of up to 4 of what was alive before the next one (more when its
 // collections are fast), so that garbage piled up: a million-row rerun peaked at 143-151 MiB,
 // 20-30 MiB of it collectable. A growing factor of 1.5 holds it near what is alive: 120 MiB,
-// for a few more full collections (bench/README.md, "Batches"). The flag is process-wide (the
-// rerun pass's worker follows it too), and V8 reads it at every full collection, so setting it
+// for a few more full collections (bench/README.md, "Batches"). The flag is process-wide, and V8 reads it at every full collection, so setting it
 // at the start of a batch takes effect; it exists on every Node line cardctl supports (20 to 26).
 import { setFlagsFromString } from 'node:v8';
 

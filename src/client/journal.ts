@@ -10,7 +10,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { CardctlError } from '../errors.js';
-import { compactOf, entriesOf, type RawRecord } from './journal-db/records.js';
+import { compactOf, entriesOf } from './journal-db/records.js';
 import { SqliteJournal, isSqliteError, SQLITE, type OpRef, type SentColumns } from './journal-db/sqlite.js';
 import { takeOver } from './journal-db/takeover.js';
 import type { JournalEntry, JournalOp, JournalOutcome, JournalResolution } from './journal-types.js';
@@ -318,11 +318,6 @@ export class Journal {
     return out;
   }
 
-  /** historyMany for a --batch chunk: keys with no sends are absent. */
-  historiesForBatch(keys: Iterable<string>): Map<string, JournalEntry[]> {
-    return this.historyMany(keys);
-  }
-
   /** Whether any idempotency key starts with `prefix` (a batch's keys of the version before). */
   hasKeyStarting(prefix: string): boolean {
     if (prefix === '') return !this.opened(() => this.db().isEmpty());
@@ -473,7 +468,7 @@ export class Journal {
       this.opened(() =>
         db.transaction(() => {
           for (const records of db.recordsOfKeys([...new Set(page.map((r) => r.idempotency_key))]).values())
-            for (const e of entriesOf(records as RawRecord[]))
+            for (const e of entriesOf(records))
               if (ids.has(e.id) && e.outcome === 'resolved' && !e.compacted_at)
                 db.compactOp(e.id, JSON.stringify(compactOf(e, now)));
         }),

@@ -6,7 +6,7 @@
 // A request of the page: the Host checked (guard.ts), then the session cookie (login.ts), then
 // for a change the Origin; then the asset, the live log (live.ts), a control call or a diagnosis.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { CONSOLE_PREFIX, type ConsolePort } from '../mock/console-port.js';
+import { CONSOLE_PREFIX, CONTROL_CHOICES, type ConsolePort } from '../mock/console-port.js';
 import type { Runtime } from '../mock/runtime.js';
 import { asset } from './assets.js';
 import { callControl, changes, offered } from './control.js';
@@ -108,6 +108,7 @@ class MockConsole implements ConsolePort {
       });
     }
     if (path === '/api/live' && method === 'GET') return serveLive(this.rt.requestLog, req, res);
+    if (path === '/api/choices' && method === 'GET') return sendJson(res, 200, { data: CONTROL_CHOICES });
     if (path.startsWith('/api/control/'))
       return this.control(req, res, method, path.slice('/api/control'.length), query);
     if (path === '/api/diagnose' && method === 'POST') {

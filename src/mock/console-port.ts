@@ -2,7 +2,12 @@
 // paths to it, and the control plane asks it for a login address (`cardctl mock console`). The
 // console is wired by startMock; the mock itself knows nothing of pages.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { EVENT_TYPES } from '../contract/resources.js';
+import { FAULT_KINDS } from './faults.js';
 import type { Runtime } from './runtime.js';
+
+/** The choices the console's controls offer: the control plane's own lists, never a copy in the page. */
+export const CONTROL_CHOICES = { event_types: EVENT_TYPES, fault_kinds: FAULT_KINDS } as const;
 
 export const CONSOLE_PREFIX = '/_console';
 

@@ -11,6 +11,8 @@ import { connect } from 'node:net';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
+import { EVENT_TYPES } from '../../src/contract/resources.js';
+import { FAULT_KINDS } from '../../src/mock/faults.js';
 import { makeSandbox, type CliResult } from '../helpers/cli.js';
 import { startMockProcess, type MockProcess } from '../helpers/mock-process.js';
 import { needs } from '../helpers/programs.js';
@@ -233,6 +235,18 @@ describe.runIf(HAS_BROWSER)('the console in a browser', () => {
     const alert = page.getByRole('alert');
     await alert.waitFor();
     expect(await alert.innerText()).toContain('reason: The reason must be a short label');
+  });
+
+  it("the controls offer the control plane's own event types and fault kinds", async () => {
+    await page.goto(`${origin}/_console/#/controls`);
+    const options = (label: string) =>
+      page
+        .getByLabel(label, { exact: true })
+        .locator('option')
+        .evaluateAll((os) => os.map((o) => o.textContent));
+    await page.getByLabel('Kind', { exact: true }).waitFor();
+    expect(await options('Type')).toEqual([...EVENT_TYPES]);
+    expect(await options('Kind')).toEqual([...FAULT_KINDS]);
   });
 
   it('a snapshot saved and restored from the page', async () => {

@@ -16,7 +16,6 @@ import type { BatchOperation, BatchRow } from './types.js';
 export interface JournalAnswers {
   /** the journal's answers for a chunk of rows, in their order; undefined: send the row the ordinary way (a row the version before sent keeps its key: its idempotencyKey is set to it) */
   answers: (rows: BatchRow[]) => Promise<Array<KnownAnswer | undefined>>;
-  close: () => void;
 }
 
 /** Answers chunks of rows from the journal (and the version before's keys, when the journal holds any). */
@@ -37,7 +36,7 @@ export async function journalAnswers(
     await ask.byHistory(rows, own, out);
     return out;
   };
-  return { answers, close: () => {} };
+  return { answers };
 }
 
 function hasKeysStarting(journal: Journal, prefix: string): boolean {
@@ -120,7 +119,7 @@ async function legacyRows(operation: BatchOperation, journal: Journal, ask: Awai
 
 function historiesOrNothing(journal: Journal, keys: string[]): Map<string, JournalEntry[]> {
   try {
-    return journal.historiesForBatch(keys);
+    return journal.historyMany(keys);
   } catch (err) {
     if (err instanceof CardctlError) return new Map(); // each row meets it again on the ordinary path, and says it
     throw err;

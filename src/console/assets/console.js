@@ -393,12 +393,13 @@ function requestsView() {
     log.cursors = [];
     loadLog(target);
   });
+  log.target = target; // the view shown now: a read already scheduled by an earlier view lands here, not in its detached table
   log.onLive = (count) => {
     if (!log.cursor) {
       // at most one read a second, however busy the mock: the first page read again
       log.pending ??= setTimeout(() => {
         log.pending = null;
-        loadLog(target);
+        if (log.onLive) loadLog(log.target);
       }, 1000);
     } else {
       log.newer += count;
@@ -825,27 +826,12 @@ async function merchantView(id) {
 // ---------------------------------------------------------------------------------------
 // The controls
 
-const EVENT_TYPES = [
-  'customer.kyc.pending',
-  'customer.kyc.approved',
-  'customer.kyc.rejected',
-  'card.issued',
-  'card.terminated',
-  'deposit.credited',
-  'withdrawal.requested',
-  'withdrawal.approved',
-  'withdrawal.completed',
-  'withdrawal.rejected',
-  'withdrawal.failed',
-  'withdrawal.cancelled',
-];
-const FAULT_KINDS = ['503', '500', '500_after_commit', 'drop', 'slow', 'async_202', 'issue_failed'];
 const panel = (label, title, ...kids) =>
   el('section', { class: 'panel', 'aria-label': label }, el('h3', {}, title), kids);
 const idOf = (r) => (r.ok ? r.json.data.id : '');
 
-/** The panels of the controls view, each one form making one control call. */
-function controlPanels(refresh) {
+/** The panels of the controls view, each one form making one control call; `choices`: the control plane's lists of event types and fault kinds. */
+function controlPanels(refresh, choices) {
   return [
     panel(
       'Simulated clock',
@@ -883,7 +869,7 @@ function controlPanels(refresh) {
       controlForm(
         'Emit event',
         [
-          { name: 'type', label: 'Type', options: EVENT_TYPES },
+          { name: 'type', label: 'Type', options: choices.event_types },
           { name: 'mode', label: 'Mode', options: ['test', 'live'] },
         ],
         'Emit',
@@ -900,7 +886,7 @@ function controlPanels(refresh) {
         'Add fault',
         [
           { name: 'operation', label: 'Operation', value: 'issue' },
-          { name: 'kind', label: 'Kind', options: FAULT_KINDS },
+          { name: 'kind', label: 'Kind', options: choices.fault_kinds },
           { name: 'count', label: 'Count', type: 'number', value: '1' },
           { name: 'ms', label: 'ms (slow)', type: 'number' },
         ],
@@ -956,13 +942,21 @@ function snapshotRow(s) {
 
 async function controlsView() {
   log.onLive = null;
-  const [faults, snapshots] = await Promise.all([control('GET', '/faults'), control('GET', '/snapshots')]);
+  const [faults, snapshots, choices] = await Promise.all([
+    control('GET', '/faults'),
+    control('GET', '/snapshots'),
+    call('GET', '/choices'),
+  ]);
   const refresh = () => controlsView();
   put(
     main,
     el('h2', {}, 'Controls'),
     el('p', { class: 'muted' }, 'Each control is the control plane\u2019s own call, with its rules and its answers.'),
-    el('div', { class: 'grid' }, controlPanels(refresh)),
+    el(
+      'div',
+      { class: 'grid' },
+      controlPanels(refresh, choices.ok ? choices.json.data : { event_types: [], fault_kinds: [] }),
+    ),
     faults.ok
       ? table(
           'Faults waiting',
