@@ -35,9 +35,19 @@ export const apiFlags = {
   }),
 };
 
-/** Commands that can send a money operation (issue, recharge, terminate, request, ops replay) add `--yes`. */
+/** The journal money operations are recorded in: a shared PostgreSQL, or the local file (docs/journal.md). */
+export const journalFlag = {
+  journal: Flags.string({
+    description:
+      "the journal of money operations: a PostgreSQL URL shared by every machine (postgres://USER@HOST:PORT/DB, the password in PGPASSWORD), or `local` (default: CARDCTL_JOURNAL_URL, then the profile's journal, then the local file)",
+    helpGroup: 'API',
+  }),
+};
+
+/** Commands that can send a money operation (issue, recharge, terminate, request, ops replay) add `--yes` and `--journal`. */
 export const moneyFlags = {
   ...apiFlags,
+  ...journalFlag,
   yes: Flags.boolean({
     description: 'confirm a live money operation without asking',
     default: false,
@@ -99,14 +109,25 @@ export interface ApiFlagValues {
   yes?: boolean;
   'ca-file'?: string;
   timeout?: string;
+  journal?: string;
 }
 
 /** The session options of src/client/session.ts, from parsed flags. */
 export function sessionOptions(
   flags: ApiFlagValues,
   io: Io,
-): { profile?: string; verbose: boolean; retries?: number; yes: boolean; caFile?: string; timeout?: string; io: Io } {
+): {
+  profile?: string;
+  verbose: boolean;
+  retries?: number;
+  yes: boolean;
+  caFile?: string;
+  timeout?: string;
+  journal?: string;
+  io: Io;
+} {
   return {
+    journal: flags.journal,
     io,
     profile: flags.profile,
     verbose: flags.verbose,

@@ -13,6 +13,7 @@ export interface ConfigFlags {
   'ca-file'?: string;
   timeout?: string;
   retries?: number;
+  journal?: string;
 }
 
 export async function configListing(flags: ConfigFlags, io: Io, env: NodeJS.ProcessEnv = process.env): Promise<Result> {
@@ -22,7 +23,14 @@ export async function configListing(flags: ConfigFlags, io: Io, env: NodeJS.Proc
   try {
     settings = (
       await resolveSettings(
-        { profile: flags.profile, caFile: flags['ca-file'], timeout: flags.timeout, retries: flags.retries, env },
+        {
+          profile: flags.profile,
+          caFile: flags['ca-file'],
+          timeout: flags.timeout,
+          retries: flags.retries,
+          journal: flags.journal,
+          env,
+        },
         { secret: false },
       )
     ).list;

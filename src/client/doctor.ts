@@ -340,6 +340,8 @@ export async function doctor(opts: {
   verbose?: boolean;
   caFile?: string;
   timeout?: string;
+  /** `--journal` (src/client/journal-db/target.ts) */
+  journal?: string;
   env?: NodeJS.ProcessEnv;
   io: Io;
 }): Promise<DoctorReport> {
@@ -398,7 +400,7 @@ export async function doctor(opts: {
         return { name: 'network', status: 'ok', detail: `${route}${extra}` };
       },
       unresolvedOps: (credentials) => {
-        const journal = Journal.open(env, (line) => opts.io.stderr.write(line + '\n'));
+        const journal = Journal.open(env, (line) => opts.io.stderr.write(line + '\n'), { flag: opts.journal });
         const unknown = journal.unresolved(); // an index of the unknown ones: not the whole journal
         const mine = unknown.filter((e) => sentWith(e, credentials)).length;
         const s = journal.stats();
@@ -406,8 +408,9 @@ export async function doctor(opts: {
         const check = journal.check();
         const damaged =
           check.length === 1 && check[0] === 'ok' ? '' : `, DAMAGED (${check[0]}: run \`cardctl ops verify\`)`;
-        const size = `local SQLite journal, ${s.ops} operation${s.ops === 1 ? '' : 's'}, ${s.unresolved} unresolved, ${formatBytes(s.bytes)}${unreadable}${damaged}`;
-        probeStateFolder(dirname(journal.file), env); // readable is not enough: a money operation writes here first
+        const kind = journal.shared ? 'shared PostgreSQL journal, reachable' : 'local SQLite journal';
+        const size = `${kind}, ${s.ops} operation${s.ops === 1 ? '' : 's'}, ${s.unresolved} unresolved, ${formatBytes(s.bytes)}${unreadable}${damaged}`;
+        if (!journal.shared) probeStateFolder(dirname(journal.file), env); // readable is not enough: a money operation writes here first
         return { file: journal.file, mine, others: unknown.length - mine, size };
       },
     });

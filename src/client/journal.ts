@@ -2,19 +2,38 @@
 // is recorded, committed and synced, BEFORE its request is sent, and what was learned after it
 // (the API's answer, a person's `ops resolve`) is recorded after, so a crash or a dropped
 // connection leaves an operation whose outcome is unknown and whose exact bytes and key can be
-// replayed. Never holds a secret or a signature. The tables are SQLite's (one file in the state
-// folder, src/client/journal-db/sqlite.ts); what the records mean is folded in one place
+// replayed. Never holds a secret or a signature. The tables are the same on two engines: one
+// SQLite file in the state folder (src/client/journal-db/sqlite.ts), or a PostgreSQL shared by a
+// fleet (src/client/journal-db/postgres.ts, chosen by src/client/journal-db/target.ts); no caller
+// knows which it has. What the records mean is folded in one place
 // (src/client/journal-db/records.ts). Every read is an indexed lookup, so what a command costs
 // does not grow with the journal.
 import { createHash, randomUUID } from 'node:crypto';
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
-import { CardctlError } from '../errors.js';
+import { CardctlError, usageError } from '../errors.js';
 import { compactOf, entriesOf } from './journal-db/records.js';
 import { SqliteJournal, isSqliteError, SQLITE, type OpRef, type SentColumns } from './journal-db/sqlite.js';
+import type { JournalTables } from './journal-db/tables.js';
+import { PostgresJournal } from './journal-db/postgres.js';
+import { chooseJournal, HOLD_SILENCE_S, postgresTarget, type PostgresTarget } from './journal-db/target.js';
+import { postgresError } from './journal-db/postgres-errors.js';
 import { takeOver } from './journal-db/takeover.js';
+import type { KeyScope } from './key-lock.js';
 import type { JournalEntry, JournalOp, JournalOutcome, JournalResolution } from './journal-types.js';
 import { isStateFolderProblem, stateDir, stateFolderError } from './state-folder.js';
+
+/** The shared journals' connections of this process (src/client/journal-db/postgres.ts). */
+const sharedStores = new Map<string, PostgresJournal>();
+
+/** The state folder, or the current one when it cannot be named (a shared journal needs none). */
+const stateDirOrUndefined = (env: NodeJS.ProcessEnv): string | undefined => {
+  try {
+    return stateDir(env);
+  } catch {
+    return undefined;
+  }
+};
 
 export type {
   JournalCompact,
@@ -62,33 +81,63 @@ export interface ListWindow {
   unknownOnly?: boolean;
 }
 
+/** Where a journal is: the local file, or a shared PostgreSQL (src/client/journal-db/target.ts). */
+export type JournalPlace = { engine: 'sqlite'; file: string } | PostgresTarget;
+
 export class Journal {
-  /** the database file (named in messages; the key locks live beside it, in locks/) */
+  /** what messages name: the database file (the key locks live beside it, in locks/), or the shared journal's URL without its password */
   readonly file: string;
-  /** the state folder that holds it */
+  /** the state folder (a local journal's home) */
   readonly dir: string;
-  private store: SqliteJournal | undefined;
+  readonly place: JournalPlace;
+  private store: JournalTables | undefined;
   /** set once this process recorded an outcome (a money operation ran: retention may be due) */
   wroteOutcome = false;
   /** writes of --batch rows waiting for the next group commit */
   private pending: Array<{ write: () => void; done: (err?: unknown) => void }> = [];
 
   constructor(
-    file: string,
+    place: string | JournalPlace,
     private readonly note: (line: string) => void = () => {},
+    dir?: string,
   ) {
-    this.file = file;
-    this.dir = join(file, '..');
+    this.place = typeof place === 'string' ? { engine: 'sqlite', file: place } : place;
+    this.file = this.place.engine === 'sqlite' ? this.place.file : this.place.shown;
+    this.dir = dir ?? (this.place.engine === 'sqlite' ? join(this.place.file, '..') : process.cwd());
   }
 
-  /** `note`: where the one-time takeover of an old journal, or a new journal, is said (the command's stderr) */
-  static open(env: NodeJS.ProcessEnv = process.env, note: (line: string) => void = () => {}): Journal {
-    return new Journal(journalFile(env), note);
+  /**
+   * The journal `--journal`, CARDCTL_JOURNAL_URL or the profile's `journal` names, else the local
+   * one. `note`: where the one-time takeover of an old journal, or a new journal, is said (the
+   * command's stderr). A URL out of shape is a usage error here, before anything is sent.
+   */
+  static open(
+    env: NodeJS.ProcessEnv = process.env,
+    note: (line: string) => void = () => {},
+    choose: { flag?: string; profile?: { name: string; journal?: string } } = {},
+  ): Journal {
+    const chosen = chooseJournal({ ...choose, env });
+    const shared = chosen && postgresTarget(chosen, env);
+    return shared ? new Journal(shared, note, stateDirOrUndefined(env)) : new Journal(journalFile(env), note);
   }
 
-  /** The open database: the folder made private (0700), the file opened, old file journals taken over. */
-  private db(): SqliteJournal {
+  /** Whether this journal is shared (PostgreSQL) rather than this machine's file. */
+  get shared(): boolean {
+    return this.place.engine === 'postgres';
+  }
+
+  /** The open database: a shared one connected, or the folder made private (0700), the file opened, old file journals taken over. */
+  private db(): JournalTables {
     if (this.store) return this.store;
+    if (this.place.engine === 'postgres') {
+      const target = this.place;
+      // one connection a process, whoever opens the journal (a command may open it more than once)
+      const key = `${target.url}\u0000${JSON.stringify(target.options)}`;
+      let store = sharedStores.get(key);
+      if (!store) sharedStores.set(key, (store = this.opened(() => new PostgresJournal(target))));
+      this.store = store;
+      return store;
+    }
     try {
       mkdirSync(this.dir, { recursive: true, mode: 0o700 });
       chmodSync(this.dir, 0o700); // also when it existed with a wider mode or under umask 000
@@ -120,6 +169,7 @@ export class Journal {
 
   private explain(err: unknown): unknown {
     if (err instanceof CardctlError) return err;
+    if (this.place.engine === 'postgres') return postgresError(err, this.place);
     if (isStateFolderProblem(err))
       return stateFolderError(err, this.dir, 'money operations are refused until it can be written');
     const newer = (err as { newerSchema?: number } | null)?.newerSchema;
@@ -272,10 +322,14 @@ export class Journal {
     for (const g of group) g.done();
   }
 
-  /** Says once, on stderr, that this journal is new and only knows what this machine sends. */
-  private sayNew(db: SqliteJournal): void {
+  /** Says once, on stderr, that this journal is new (and, a local one, that it only knows what this machine sends). */
+  private sayNew(db: JournalTables): void {
     if (this.opened(() => db.meta('new_journal_said')) !== undefined) return;
-    this.opened(() => db.setMeta('new_journal_said', new Date().toISOString()));
+    this.opened(() => db.setMeta('new_journal_said', new Date().toISOString(), false));
+    if (this.shared)
+      return this.note(
+        `Note: this is a new shared operations journal (${this.file}): every machine that records in it knows what the others sent.`,
+      );
     this.note(
       `Note: this is a new operations journal (${this.file}), local to this machine: it knows only what is sent from here. A job whose disk is new at every run (a CI runner, a container) forgets what it sent: keep CARDCTL_STATE_DIR on a volume that lasts (docs/journal.md, "Where it lives").`,
     );
@@ -295,6 +349,41 @@ export class Journal {
         hint: 'Look at them with `cardctl ops verify`; once you know what they were, `cardctl ops verify --discard-unreadable` lets money commands run again.',
       },
     );
+  }
+
+  /** The engine itself, for what only it has (its size, its own check, its key holds). */
+  private engineDb(): SqliteJournal | PostgresJournal {
+    return this.db() as SqliteJournal | PostgresJournal;
+  }
+
+  /**
+   * Holds a key from before its journal check to after its outcome is recorded, or refuses
+   * (kind `key_in_use`, exit 9, nothing sent): on this machine a lock file beside a local journal
+   * (src/client/key-lock.ts); across every machine an advisory lock in a shared one. Returns the
+   * release.
+   */
+  async holdKey(scope: KeyScope): Promise<() => void> {
+    const db = this.engineDb();
+    if (!(db instanceof PostgresJournal)) return (await import('./key-lock.js')).lockKey(this.file, scope);
+    if (!this.opened(() => db.tryHold(scope.keyId, scope.idempotencyKey))) {
+      const holder = this.opened(() => db.holderOf(scope.keyId, scope.idempotencyKey));
+      throw new CardctlError(
+        `another cardctl process${holder ? `, ${holder},` : ''} is sending Idempotency-Key ${scope.idempotencyKey} right now (it holds the key in the shared journal ${this.file}): this one sent nothing.`,
+        {
+          kind: 'key_in_use',
+          code: 'key_in_use',
+          idempotencyKey: scope.idempotencyKey,
+          hint: `Wait for it to finish, then run the same command again (the same key replays, nothing is charged twice) or look with \`cardctl ops list --key ${scope.idempotencyKey}\`. A holder that stopped answering loses the key within ${HOLD_SILENCE_S} s.`,
+        },
+      );
+    }
+    return () => {
+      db.release(scope.keyId, scope.idempotencyKey);
+      if (db.lostHeldKeys)
+        this.note(
+          `Warning: the connection to the shared journal ${this.file} was lost while Idempotency-Key ${scope.idempotencyKey} was in flight: another machine may have sent it meanwhile (the API answers the same key once; see \`cardctl ops list --key ${scope.idempotencyKey}\`).`,
+        );
+    };
   }
 
   /** Every send of one idempotency key (any target), oldest first: what the money rules read before sending it again. */
@@ -430,7 +519,7 @@ export class Journal {
 
   /** SQLite's own check of the database file: ['ok'], or what is wrong. */
   check(): string[] {
-    return this.opened(() => this.db().quickCheck());
+    return this.opened(() => this.engineDb().quickCheck());
   }
 
   /** check(), throwing the error a money command would meet when the file is damaged. */
@@ -444,7 +533,7 @@ export class Journal {
     const db = this.db();
     return this.opened(() => ({
       file: this.file,
-      bytes: db.bytes(),
+      bytes: this.engineDb().bytes(),
       ops: db.count(),
       unresolved: db.count(true),
       unattributed: db.unreadableCount(),
@@ -479,6 +568,39 @@ export class Journal {
     return done;
   }
 
+  /**
+   * `ops copy`: every operation of this journal and what was learned after it, into `to` (a shared
+   * journal, say), a page at a time, each page one transaction there. The same record twice is
+   * kept once, so running it again copies nothing twice. Refused while lines of an old journal
+   * could not be read (they would be missing there).
+   */
+  copyInto(to: Journal, onPage: (copied: number) => void = () => {}): { operations: number; added: number } {
+    if (to.file === this.file)
+      throw usageError(`the journal ${this.file} cannot be copied into itself.`, 'Give another journal with --to.');
+    this.checkUnreadable();
+    const from = this.db();
+    const into = to.db();
+    let after = 0;
+    let operations = 0;
+    let added = 0;
+    for (;;) {
+      const page = this.opened(() => from.opsAfter(after, PAGE));
+      if (page.length === 0) break;
+      const keys = [...new Set(page.map((r) => r.idempotency_key))];
+      const records = this.opened(() => from.recordsOfKeys(keys)); // checked as a money command reads them
+      to.opened(() =>
+        into.transaction(() => {
+          for (const list of records.values()) for (const r of list) if (into.put(r, JSON.stringify(r))) added++;
+          to.refold(keys);
+        }),
+      );
+      operations += page.length;
+      after = page.at(-1)!.seq;
+      onPage(operations);
+    }
+    return { operations, added };
+  }
+
   /** When the oldest operation was first sent (undefined: none yet). */
   oldestTime(): string | undefined {
     return this.opened(() => this.db().oldestTime());
@@ -493,7 +615,7 @@ export class Journal {
     this.commitPending();
     if (this.exitHook) process.off('exit', this.exitHook);
     this.exitHook = undefined;
-    this.store?.close();
+    if (!this.shared) this.store?.close(); // a shared journal's connection serves the whole process, and ends with it
     this.store = undefined;
   }
 }

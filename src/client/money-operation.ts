@@ -61,9 +61,8 @@ export class MoneyOperation {
   async run(): Promise<ApiResponse> {
     const journal = await this.client.journal();
     if (!journal || this.p.idempotencyKey === undefined) return this.send(null, { send: true });
-    // one process at a time per key, from the journal check to the recorded outcome
-    const { lockKey } = await import('./key-lock.js');
-    const release = lockKey(journal.file, {
+    // one process at a time per key (on every machine of a shared journal), from the journal check to the recorded outcome
+    const release = await journal.holdKey({
       keyId: this.client.credentials.keyId,
       idempotencyKey: this.p.idempotencyKey,
     });

@@ -16,6 +16,8 @@ export interface OpsQuery {
   key?: string;
   /** where the journal says what it waits for (the command's stderr) */
   tell?: (line: string) => void;
+  /** `--journal` (src/client/journal-db/target.ts) */
+  journal?: string;
 }
 
 const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
@@ -93,7 +95,7 @@ function* candidates(journal: Journal, q: OpsQuery): Generator<JournalEntry> {
 }
 
 /** The matching operations, newest first (lazily: stop reading when you have enough). */
-export function scanOps(q: OpsQuery, journal = Journal.open(undefined, q.tell)): OpsScan {
+export function scanOps(q: OpsQuery, journal = Journal.open(undefined, q.tell, { flag: q.journal })): OpsScan {
   function* entries(): Generator<JournalEntry> {
     for (const e of candidates(journal, q)) if (matches(e, q)) yield e;
   }
@@ -105,7 +107,7 @@ export function moreAfter(
   q: OpsQuery,
   shown: number,
   rest: Generator<JournalEntry>,
-  journal = Journal.open(undefined, q.tell),
+  journal = Journal.open(undefined, q.tell, { flag: q.journal }),
 ): number | 'some' | 0 {
   const unfiltered =
     !q.unresolved && q.key === undefined && q.card === undefined && q.sinceMs === undefined && q.untilMs === undefined;

@@ -3,20 +3,27 @@ import { CardctlError, usageError } from '../errors.js';
 import type { ApiResponse, PreparedRequest } from './client.js';
 import { Journal, type JournalEntry } from './journal.js';
 import { retentionDays, DAY_MS } from './retention.js';
-import { lockKey } from './key-lock.js';
 import { inAccount, normalBase } from './identity.js';
 import { withSession, type SessionOptions } from './session.js';
 
-export function listOps(
-  opts: { unresolved?: boolean; env?: NodeJS.ProcessEnv; tell?: (line: string) => void } = {},
-): JournalEntry[] {
-  const journal = Journal.open(opts.env, opts.tell);
+/** Where the journal is: the environment and `--journal` (src/client/journal-db/target.ts). */
+export interface JournalAt {
+  env?: NodeJS.ProcessEnv;
+  /** `--journal` */
+  journal?: string;
+  tell?: (line: string) => void;
+}
+
+const openAt = (at: JournalAt): Journal => Journal.open(at.env, at.tell, { flag: at.journal });
+
+export function listOps(opts: JournalAt & { unresolved?: boolean } = {}): JournalEntry[] {
+  const journal = openAt(opts);
   return opts.unresolved ? journal.unresolved() : journal.entries();
 }
 
 /** A warning while lines of a taken-over old journal could not be read, with the command that shows them. */
-export function damageNotes(env?: NodeJS.ProcessEnv): string[] {
-  const unreadable = Journal.open(env).unreadable();
+export function damageNotes(at: JournalAt = {}): string[] {
+  const unreadable = openAt({ ...at, tell: undefined }).unreadable();
   return unreadable
     ? [
         `Warning: ${unreadable} line${unreadable === 1 ? '' : 's'} of the older journal could not be read when it was taken over; money commands refuse until you have looked: \`cardctl ops verify\`.`,
@@ -25,8 +32,8 @@ export function damageNotes(env?: NodeJS.ProcessEnv): string[] {
 }
 
 /** `tell`: where the journal says what it waits for (the command's stderr) */
-export function showOp(id: string, env?: NodeJS.ProcessEnv, tell?: (line: string) => void): JournalEntry {
-  const journal = Journal.open(env, tell);
+export function showOp(id: string, at: JournalAt = {}): JournalEntry {
+  const journal = openAt(at);
   const found = journal.find(id);
   if (!found) {
     throw new CardctlError(`no operation "${id}" in the journal ${journal.file}.`, {
@@ -62,11 +69,11 @@ export const MAX_NOTE_LENGTH = 1000;
  * `cards get`, the portal, support). Appended to the journal, never deleting: `ops show` keeps
  * every earlier record. An operation the API's answer resolved is not overridden by hand.
  */
-export function resolveOp(
+export async function resolveOp(
   id: string,
-  opts: { outcome: 'succeeded' | 'failed'; note?: string; env?: NodeJS.ProcessEnv; tell?: (line: string) => void },
-): JournalEntry {
-  const entry = showOp(id, opts.env, opts.tell);
+  opts: JournalAt & { outcome: 'succeeded' | 'failed'; note?: string },
+): Promise<JournalEntry> {
+  const entry = showOp(id, opts);
   refuseIfAnswered(entry);
   const note = opts.note?.trim();
   if (note !== undefined && (note.length > MAX_NOTE_LENGTH || /[\u0000-\u001f\u007f]/u.test(note))) {
@@ -76,18 +83,18 @@ export function resolveOp(
     );
   }
   // not while a send of the key is under way: its answer may be about to resolve the entry
-  const journal = Journal.open(opts.env, opts.tell);
-  const release = lockKey(journal.file, {
+  const journal = openAt(opts);
+  const release = await journal.holdKey({
     keyId: entry.key_id ?? `${normalBase(entry.base_url)} ${entry.mode}`,
     idempotencyKey: entry.idempotency_key,
   });
   try {
-    refuseIfAnswered(showOp(entry.id, opts.env)); // an answer may have come while the lock was awaited
+    refuseIfAnswered(showOp(entry.id, opts)); // an answer may have come while the lock was awaited
     journal.recordResolution({ id: entry.id, outcome: opts.outcome, note: note || null });
   } finally {
     release();
   }
-  return showOp(entry.id, opts.env);
+  return showOp(entry.id, opts);
 }
 
 /** Whether an entry was sent for the account of these credentials (src/client/identity.ts). */
@@ -119,7 +126,7 @@ export async function replayOp(
   id: string,
   opts: SessionOptions,
 ): Promise<{ entry: JournalEntry; response: ApiResponse }> {
-  const entry = showOp(id, opts.env, (line) => opts.io.stderr.write(line + '\n'));
+  const entry = showOp(id, { env: opts.env, journal: opts.journal, tell: (line) => opts.io.stderr.write(line + '\n') });
   const profile = opts.profile ?? entry.profile ?? undefined;
   return withSession({ ...opts, profile }, async ({ client, credentials }) => {
     const recordedWith = entry.profile ? `profile "${entry.profile}"` : 'the CARDCTL_* environment';
@@ -166,10 +173,8 @@ export interface CompactionReport {
 }
 
 /** `ops compact`: compacts the resolved operations older than the retention (docs/journal.md, "Retention"). */
-export function compactOps(
-  opts: { retentionDays?: number; env?: NodeJS.ProcessEnv; tell?: (line: string) => void; nowMs?: number } = {},
-): CompactionReport {
-  const journal = Journal.open(opts.env, opts.tell);
+export function compactOps(opts: JournalAt & { retentionDays?: number; nowMs?: number } = {}): CompactionReport {
+  const journal = openAt(opts);
   const days = opts.retentionDays ?? retentionDays(opts.env) ?? 90;
   const cutoffMs = (opts.nowMs ?? Date.now()) - days * DAY_MS;
   const compacted = journal.compact(cutoffMs);
@@ -183,6 +188,23 @@ export function compactOps(
   };
 }
 
+export interface CopyReport {
+  from: string;
+  to: string;
+  /** operations read from the journal copied from */
+  operations: number;
+  /** of those, how many were not in the other journal yet */
+  added: number;
+}
+
+/** `ops copy --to`: this journal's operations into another (idempotently: src/client/journal.ts copyInto). */
+export function copyOps(opts: JournalAt & { to: string }): CopyReport {
+  const from = openAt(opts);
+  const to = Journal.open(opts.env, opts.tell, { flag: opts.to });
+  const { operations, added } = from.copyInto(to);
+  return { from: from.file, to: to.file, operations, added };
+}
+
 export interface VerifyReport {
   file: string;
   /** SQLite's quick_check: ['ok'] when sound */
@@ -194,10 +216,8 @@ export interface VerifyReport {
 }
 
 /** `ops verify`: SQLite's own check of the database, and the lines of an old journal that could not be read (set aside with `discardUnreadable`). */
-export function verifyOps(
-  opts: { discardUnreadable?: boolean; env?: NodeJS.ProcessEnv; tell?: (line: string) => void } = {},
-): VerifyReport {
-  const journal = Journal.open(opts.env, opts.tell);
+export function verifyOps(opts: JournalAt & { discardUnreadable?: boolean } = {}): VerifyReport {
+  const journal = openAt(opts);
   const check = journal.check();
   const unreadable = journal.unreadableLines();
   const discarded = opts.discardUnreadable && unreadable.length ? journal.discardUnreadable() : 0;

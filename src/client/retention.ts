@@ -63,6 +63,11 @@ export function compactInBackground(journal: Journal, env: NodeJS.ProcessEnv = p
       CARDCTL_NO_UPDATE_NOTIFIER: '1',
     };
     for (const k of ['PATH', 'HOME', 'LANG', 'TMPDIR', 'SYSTEMROOT']) if (env[k] !== undefined) childEnv[k] = env[k];
+    // a shared journal: its URL, and the PG* variables it is read with (the meta row says to every machine that one compacted today)
+    if (journal.place.engine === 'postgres') {
+      childEnv.CARDCTL_JOURNAL_URL = journal.place.url;
+      for (const k of Object.keys(env)) if (/^PG[A-Z]+$/.test(k)) childEnv[k] = env[k];
+    }
     const child = spawn(process.execPath, args, { detached: true, stdio: 'ignore', env: childEnv });
     child.on('error', () => {});
     child.unref();

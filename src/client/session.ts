@@ -24,6 +24,8 @@ export interface SessionOptions {
   caFile?: string;
   /** `--timeout` as typed (seconds), checked here: src/client/timeout.ts */
   timeout?: string;
+  /** `--journal`: src/client/journal-db/target.ts */
+  journal?: string;
   env?: NodeJS.ProcessEnv;
   /** where notes, the profile line, --verbose and prompts go (the command's streams: src/io.ts) */
   io: Io;
@@ -79,7 +81,7 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
   let opened: Journal | undefined;
   const openJournal = (): Promise<Journal> =>
     (journal ??= import('./journal.js').then(
-      ({ Journal }) => (opened = Journal.open(env, (line) => stderr.write(line + '\n'))),
+      ({ Journal }) => (opened = Journal.open(env, (line) => stderr.write(line + '\n'), { flag: opts.journal })),
     ));
   const interactive = Boolean(process.stdin.isTTY && stderr.isTTY) && !promptsForbidden(env);
   const client = new ApiClient({

@@ -14,6 +14,7 @@ import { DEFAULT_RETRIES } from './client.js';
 import { type CaChoice, chooseCaFile } from './network.js';
 import { proxyFor, showProxy } from './proxy.js';
 import { stateDir } from './state-folder.js';
+import { chooseJournal, postgresTarget } from './journal-db/target.js';
 import { pathShown } from '../env-paths.js';
 import { chooseTimeoutMs, DEFAULT_TIMEOUT_MS, timeoutFromFlagOrEnv } from './timeout.js';
 
@@ -35,6 +36,8 @@ export interface SettingsInput {
   caFile?: string;
   timeout?: string;
   retries?: number;
+  /** `--journal` */
+  journal?: string;
   env: NodeJS.ProcessEnv;
   /** a command's own default deadline (doctor: 10 s) */
   defaultTimeoutMs?: number;
@@ -203,10 +206,18 @@ function caSetting(r: Resolved): Setting {
   return { name: 'ca_file', value: ca.file, source: 'profile', from: `${profileNamed(r)}${nodeCa}` };
 }
 
-/** The proxy for the base URL (curl's rules, src/client/proxy.ts): its scheme, host and port only, never a password. */
-/** The journal money operations are recorded in (docs/journal.md): the SQLite file in the state folder. */
+/** The journal money operations are recorded in (docs/journal.md): a shared PostgreSQL (never its password), or the SQLite file in the state folder. */
 function journalSetting(r: Resolved): Setting {
   const env = r.input.env;
+  const chosen = chooseJournal({ flag: r.input.journal, env });
+  if (chosen && chosen.value !== 'local') {
+    try {
+      const target = postgresTarget(chosen, env)!;
+      return { name: 'journal', value: `shared PostgreSQL ${target.shown}`, source: chosen.source, from: chosen.from };
+    } catch (err) {
+      return { name: 'journal', value: undefined, source: chosen.source, from: `${(err as Error).message}` };
+    }
+  }
   const from = env.CARDCTL_STATE_DIR ? 'CARDCTL_STATE_DIR' : env.XDG_STATE_HOME ? 'XDG_STATE_HOME' : 'the state folder';
   try {
     // named from its variable, never with the variable's value (as every message names it)
@@ -222,6 +233,7 @@ function journalSetting(r: Resolved): Setting {
   }
 }
 
+/** The proxy for the base URL (curl's rules, src/client/proxy.ts): its scheme, host and port only, never a password. */
 function proxySetting(r: Resolved): Setting {
   let target: URL;
   try {

@@ -1,6 +1,7 @@
 import { Flags } from '../cli/oclif.js';
 import { outcome, result, type Result } from '../output/render.js';
 import { BaseCommand } from '../cli/base-command.js';
+import { journalFlag } from '../cli/api-flags.js';
 
 export default class Doctor extends BaseCommand {
   static override summary =
@@ -25,6 +26,7 @@ export default class Doctor extends BaseCommand {
     timeout: Flags.string({
       description: "seconds each probe may take (default: CARDCTL_TIMEOUT, then the profile's timeout, then 10)",
     }),
+    ...journalFlag,
   };
 
   async run(): Promise<Result> {
@@ -38,6 +40,7 @@ export default class Doctor extends BaseCommand {
       profile: flags.profile,
       verbose: flags.verbose,
       caFile: flags['ca-file'],
+      journal: flags.journal,
       timeout: flags.timeout,
       io: this.io,
     });

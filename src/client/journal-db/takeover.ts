@@ -95,29 +95,6 @@ function* linesOf(file: string): Generator<string> {
   }
 }
 
-/** One record into the tables (an op or a compacted op: a row of operations; any later record: a row of answers). */
-function put(db: SqliteJournal, r: RawRecord, text: string, to: BulkTarget): void {
-  if (r.type === 'op' || r.type === 'compact') {
-    db.insertOp(
-      {
-        id: r.id,
-        idempotency_key: r.idempotency_key as string,
-        time: r.time as string,
-        key_id: (r.key_id as string | undefined) ?? null,
-        method: r.method as string,
-        path: r.path as string,
-        body_sha256: r.body_sha256 as string,
-        record: text,
-      },
-      r.type === 'op',
-    );
-    if (r.type === 'compact') to.compact(r.id, text); // the compacted form stands for the op and its answers
-  } else if (r.type === 'outcome' || r.type === 'resolution') {
-    to.addAnswer(r.id, text);
-  }
-  // (`id` lines of the old id index say nothing the records do not)
-}
-
 /**
  * Takes over every old journal beside `stateFolder` into `db`, in one transaction; returns what
  * it did, or undefined when there was nothing to take over. `foldKeys`: recomputes which
@@ -154,7 +131,7 @@ export function takeOver(
                   );
                 } else {
                   records++;
-                  put(db, r, text, to);
+                  db.put(r, text, to);
                 }
               }
             }

@@ -1,3 +1,4 @@
+import { journalFlag } from '../../cli/api-flags.js';
 import { Flags } from '../../cli/oclif.js';
 import { result, type Result } from '../../output/render.js';
 import { BaseCommand } from '../../cli/base-command.js';
@@ -10,6 +11,7 @@ export default class OpsCompact extends BaseCommand {
     'An operation whose outcome is unknown is kept whole. Safe while other cardctl processes send: each page of operations is compacted in a transaction of its own.';
   static override examples = ['<%= config.bin %> ops compact', '<%= config.bin %> ops compact --older-than 30d'];
   static override flags = {
+    ...journalFlag,
     'older-than': Flags.string({
       description: 'retention in days (e.g. 30 or 30d; default CARDCTL_JOURNAL_RETENTION, else 90)',
     }),
@@ -28,7 +30,7 @@ export default class OpsCompact extends BaseCommand {
       throw usageError(
         '--older-than takes a number of days, such as 30 or 30d (off is for CARDCTL_JOURNAL_RETENTION).',
       );
-    const r = compactOps({ retentionDays: days, tell: (line) => this.note(line) });
+    const r = compactOps({ retentionDays: days, journal: flags.journal, tell: (line) => this.note(line) });
     if (flags.json) return result(r);
     const text = () =>
       `compacted ${r.compacted} operation${r.compacted === 1 ? '' : 's'} first sent before ${r.cutoff} (${r.retention_days} days) in ${r.file}\n` +

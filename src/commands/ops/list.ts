@@ -1,3 +1,4 @@
+import { journalFlag } from '../../cli/api-flags.js';
 import { Flags } from '../../cli/oclif.js';
 import { BaseCommand } from '../../cli/base-command.js';
 import type { JournalEntry } from '../../client/journal.js';
@@ -15,6 +16,7 @@ export default class OpsList extends BaseCommand {
     '<%= config.bin %> ops list --all --ndjson > operations.ndjson',
   ];
   static override flags = {
+    ...journalFlag,
     unresolved: Flags.boolean({ description: 'only operations whose outcome is unknown', default: false }),
     limit: Flags.integer({ description: 'at most this many, newest first (default 20)', min: 1, exclusive: ['all'] }),
     all: Flags.boolean({ description: 'every matching operation', default: false }),
@@ -46,6 +48,7 @@ export default class OpsList extends BaseCommand {
       card: flags.card,
       key: flags.key,
       tell: (line: string) => this.note(line),
+      journal: flags.journal,
     };
     if (flags.all) (await import('../../client/heap.js')).keepHeapSmall(); // a million operations, each alive a page long
     const scan = scanOps(q);
@@ -81,7 +84,7 @@ export default class OpsList extends BaseCommand {
           : more > 0
             ? [`${more} more operation${more === 1 ? '' : 's'}: --limit N or --all shows them.`]
             : []),
-        ...damageNotes(),
+        ...damageNotes({ journal: flags.journal }),
       ],
     });
   }

@@ -1,3 +1,4 @@
+import { journalFlag } from '../../cli/api-flags.js';
 import { Args, Flags } from '../../cli/oclif.js';
 import { result, type Result } from '../../output/render.js';
 import { BaseCommand } from '../../cli/base-command.js';
@@ -17,6 +18,7 @@ export default class OpsResolve extends BaseCommand {
     id: Args.string({ description: 'operation id (a unique prefix is enough) or its idempotency key', required: true }),
   };
   static override flags = {
+    ...journalFlag,
     outcome: Flags.string({ description: 'what became of it', options: ['succeeded', 'failed'], required: true }),
     note: Flags.string({ description: 'how you know (kept in the journal, shown by `ops show`)' }),
   };
@@ -27,7 +29,8 @@ export default class OpsResolve extends BaseCommand {
       import('../../client/ops.js'),
       import('../../output/index.js'),
     ]);
-    const entry = resolveOp(args.id, {
+    const entry = await resolveOp(args.id, {
+      journal: flags.journal,
       outcome: flags.outcome as 'succeeded' | 'failed',
       note: flags.note,
       tell: (line) => this.note(line),

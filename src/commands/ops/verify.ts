@@ -1,3 +1,4 @@
+import { journalFlag } from '../../cli/api-flags.js';
 import { terminalSafeLine } from '../../terminal-text.js';
 import { Flags } from '../../cli/oclif.js';
 import { result, type Result } from '../../output/render.js';
@@ -6,11 +7,12 @@ import { BaseCommand } from '../../cli/base-command.js';
 export default class OpsVerify extends BaseCommand {
   static override summary = "Check the journal's database, and show what an older journal's takeover could not read.";
   static override description =
-    "Runs SQLite's own check of the journal's database file (PRAGMA quick_check: every page and index entry). " +
+    "Runs SQLite's own check of the journal's database file (PRAGMA quick_check: every page and index entry); of a shared journal, that the server answers and its tables are there. " +
     'Lines of an older file journal that could not be read when it was taken over are shown: money commands refuse until you have checked them ' +
     'and run `cardctl ops verify --discard-unreadable`. Exit 1 when the database is damaged.';
   static override examples = ['<%= config.bin %> ops verify', '<%= config.bin %> ops verify --discard-unreadable'];
   static override flags = {
+    ...journalFlag,
     'discard-unreadable': Flags.boolean({
       description:
         'after checking them, set aside the unreadable lines of an older journal (money commands then go again)',
@@ -21,7 +23,11 @@ export default class OpsVerify extends BaseCommand {
   async run(): Promise<Result> {
     const { flags } = await this.parse(OpsVerify);
     const { verifyOps } = await import('../../client/ops.js');
-    const r = verifyOps({ discardUnreadable: flags['discard-unreadable'], tell: (line) => this.note(line) });
+    const r = verifyOps({
+      discardUnreadable: flags['discard-unreadable'],
+      journal: flags.journal,
+      tell: (line) => this.note(line),
+    });
     const exitCode = r.ok ? 0 : 1;
     if (flags.json) return { ...result(r), exitCode };
     const lines: string[] = [];

@@ -1,0 +1,34 @@
+// What the journal's statements run on (src/client/journal-db/tables.ts): one connection to one
+// engine, SQLite (sqlite.ts) or PostgreSQL (postgres.ts), called synchronously. The statements are
+// written once, in the SQL both engines read, with `?` placeholders; `forPostgres` spells the few
+// words PostgreSQL says otherwise.
+
+export type Engine = 'sqlite' | 'postgres';
+
+export type SqlValue = string | number | null;
+
+export interface SqlRunner {
+  readonly engine: Engine;
+  all<T>(sql: string, args?: readonly SqlValue[]): T[];
+  get<T>(sql: string, args?: readonly SqlValue[]): T | undefined;
+  /** returns how many rows it changed */
+  run(sql: string, args?: readonly SqlValue[]): number;
+  /** statements without arguments, several at once (the schema) */
+  exec(sql: string): void;
+  /** `fn` in one transaction that holds the write lock from its start (SQLite: BEGIN IMMEDIATE) */
+  transaction<T>(fn: () => T): T;
+  close(): void;
+}
+
+/**
+ * The journal's SQL as PostgreSQL reads it: `$n` placeholders, no SQLite index hints, and
+ * `json_each(?)` (a JSON array's elements, in a column named `value`) as `json_array_elements_text`.
+ * The statements hold no `?` inside a string literal.
+ */
+export function forPostgres(sql: string): string {
+  let n = 0;
+  return sql
+    .replace(/\s+INDEXED BY \w+/g, '')
+    .replace(/\bjson_each\(\?\)/g, 'json_array_elements_text(CAST(? AS TEXT)::json)') // text: sent as it is, not encoded again as a JSON string
+    .replace(/\?/g, () => `$${++n}`);
+}

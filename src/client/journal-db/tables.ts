@@ -1,0 +1,382 @@
+// The journal's statements, the same on both engines (src/client/journal-db/sql.ts): the local
+// SQLite file (sqlite.ts) and a PostgreSQL shared by a fleet (postgres.ts). Statements only: what
+// the records mean is src/client/journal-db/records.ts, the rules are the money protocol's.
+//
+// Every read of a key's history checks what it reads (schema.ts): each record against its CRC-32,
+// each operation's answers against its count, and the key's sends found by its text against those
+// found by its digest. A damaged byte hits one page, so one of the two still finds every send, and
+// the two disagreeing refuses the money command (measured on SQLite: docs/journal.md, "Damage").
+import { createHash } from 'node:crypto';
+import { crc32 } from 'node:zlib';
+import { parseRecord, type RawRecord } from './records.js';
+import type { SqlRunner } from './sql.js';
+
+/** What an operation's row holds besides its record (the columns the commands look it up by). */
+export interface OpRow {
+  id: string;
+  idempotency_key: string;
+  time: string;
+  key_id: string | null;
+  method: string;
+  path: string;
+  body_sha256: string;
+  record: string;
+}
+
+/** An operation's row as listed: enough to find its key's history. */
+export interface OpRef {
+  seq: number;
+  id: string;
+  idempotency_key: string;
+  time: string;
+}
+
+/** What the repeat check looks at of a send before folding its records. */
+export interface SentColumns extends OpRef {
+  key_id: string | null;
+  method: string;
+  path: string;
+  body_sha256: string;
+}
+
+/** Where put() writes what comes after an operation (a takeover's bulk load appends without looking). */
+export interface BulkTarget {
+  insertAnswer: (opId: string, record: string) => void;
+  compactOp: (id: string, record: string) => void;
+}
+
+/** A key's second way in (its own index): 52 bits of its SHA-256. */
+export const keyDigest = (key: string): number =>
+  Number.parseInt(createHash('sha256').update(key).digest('hex').slice(0, 13), 16);
+
+/** A stored record parsed and its shape checked against its CRC-32: a damaged one is said, never read as another or skipped. */
+function checked(text: string, crc: number, key: string): RawRecord {
+  if (crc32(text) !== Number(crc)) throw damaged(key, 'its checksum does not match');
+  const r = parseRecord(text);
+  const why =
+    'damaged' in r
+      ? String(r.why)
+      : (r.type === 'op' || r.type === 'compact') && r.idempotency_key !== key
+        ? 'its record names another key than its row'
+        : undefined;
+  if (why !== undefined) throw damaged(key, why);
+  return r as RawRecord;
+}
+
+const damaged = (key: string, why: string): Error =>
+  Object.assign(new Error(`a record of Idempotency-Key ${key} is damaged (${why})`), { damagedKey: key });
+
+interface HistoryRow {
+  k: string;
+  seq: number;
+  op: string;
+  op_crc: number;
+  answers: number;
+  answer: string | null;
+  answer_crc: number | null;
+}
+
+const HISTORY = `SELECT o.idempotency_key AS k, o.seq AS seq, o.record AS op, o.crc AS op_crc, o.answers AS answers, a.record AS answer, a.crc AS answer_crc
+  FROM operations o INDEXED BY operations_by_key LEFT JOIN answers a ON a.op_id = o.id`;
+
+export class JournalTables {
+  constructor(protected readonly q: SqlRunner) {}
+
+  get engine() {
+    return this.q.engine;
+  }
+
+  transaction<T>(fn: () => T): T {
+    return this.q.transaction(fn);
+  }
+
+  /** Returns whether the row is new (an operation already there, by its id, is kept as it is). */
+  insertOp(row: OpRow, unknown = true): boolean {
+    const changes = this.q.run(
+      `INSERT INTO operations (id, idempotency_key, key_digest, time, key_id, method, path, body_sha256, unknown, record, crc)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+      [
+        row.id,
+        row.idempotency_key,
+        keyDigest(row.idempotency_key),
+        row.time,
+        row.key_id,
+        row.method,
+        row.path,
+        row.body_sha256,
+        unknown ? 1 : 0,
+        row.record,
+        crc32(row.record),
+      ],
+    );
+    return changes > 0;
+  }
+
+  /**
+   * One record as read from another journal (an old file journal's line, another database's row):
+   * an op or a compacted op becomes a row of operations, any later record a row of answers. The
+   * same record twice is kept once. Returns whether it added an operation.
+   */
+  put(r: RawRecord, text: string, to: BulkTarget = this): boolean {
+    if (r.type === 'op' || r.type === 'compact') {
+      const added = this.insertOp(
+        {
+          id: r.id,
+          idempotency_key: r.idempotency_key as string,
+          time: r.time as string,
+          key_id: (r.key_id as string | undefined) ?? null,
+          method: r.method as string,
+          path: r.path as string,
+          body_sha256: r.body_sha256 as string,
+          record: text,
+        },
+        r.type === 'op',
+      );
+      if (r.type === 'compact') to.compactOp(r.id, text); // the compacted form stands for the op and its answers
+      return added;
+    }
+    if (r.type === 'outcome' || r.type === 'resolution') to.insertAnswer(r.id, text);
+    return false; // (`id` lines of the old id index say nothing the records do not)
+  }
+
+  /** An answer or resolution after its operation (the same record twice is kept once: a takeover or copy run again adds nothing); the operation counts its answers. */
+  insertAnswer(opId: string, record: string): void {
+    const crc = crc32(record);
+    if (this.q.get('SELECT 1 AS one FROM answers WHERE op_id = ? AND crc = ? AND record = ?', [opId, crc, record]))
+      return;
+    this.q.run('INSERT INTO answers (op_id, record, crc) VALUES (?, ?, ?)', [opId, record, crc]);
+    // an operation with an answer is known until its fold says otherwise (the journal refolds its key after)
+    this.q.run('UPDATE operations SET answers = answers + 1, unknown = 0 WHERE id = ?', [opId]);
+  }
+
+  setUnknown(id: string, unknown: boolean): void {
+    const u = unknown ? 1 : 0;
+    this.q.run('UPDATE operations SET unknown = ? WHERE id = ? AND unknown <> ?', [u, id, u]);
+  }
+
+  /** Retention: an operation's record replaced by its compacted form, its answers dropped (folded into it). */
+  compactOp(id: string, record: string, dropAnswers = true): void {
+    this.q.run('UPDATE operations SET record = ?, crc = ?, compacted = 1, unknown = 0, answers = 0 WHERE id = ?', [
+      record,
+      crc32(record),
+      id,
+    ]);
+    if (dropAnswers) this.q.run('DELETE FROM answers WHERE op_id = ?', [id]);
+  }
+
+  /**
+   * Every record of these keys' operations: each operation's, then its answers in the order
+   * written. Each key is found through both of its indexes; where they disagree (a damaged page),
+   * the key's history cannot be known and this throws, naming the key.
+   */
+  recordsOfKeys(keys: readonly string[]): Map<string, RawRecord[]> {
+    const out = new Map<string, RawRecord[]>();
+    if (keys.length === 0) return out;
+    const rows =
+      keys.length === 1
+        ? this.q.all<HistoryRow>(`${HISTORY} WHERE o.idempotency_key = ? ORDER BY o.seq, a.seq`, [keys[0]!])
+        : this.q.all<HistoryRow>(
+            `${HISTORY} WHERE o.idempotency_key IN (SELECT value FROM json_each(?)) ORDER BY o.seq, a.seq`,
+            [JSON.stringify(keys)],
+          );
+    const seqs = new Map<string, Set<number>>();
+    let last: { seq: number; k: string; answers: number; found: number } | undefined;
+    const allAnswersFound = () => {
+      if (last && last.found !== last.answers) throw damaged(last.k, 'an answer it counts is missing');
+    };
+    for (const r of rows) {
+      let list = out.get(r.k);
+      if (!list) out.set(r.k, (list = []));
+      if (r.seq !== last?.seq) {
+        allAnswersFound();
+        list.push(checked(r.op, r.op_crc, r.k));
+        last = { seq: r.seq, k: r.k, answers: Number(r.answers), found: 0 };
+        seqs.set(r.k, (seqs.get(r.k) ?? new Set()).add(r.seq));
+      }
+      if (r.answer !== null) {
+        list.push(checked(r.answer, r.answer_crc!, r.k));
+        last.found++;
+      }
+    }
+    allAnswersFound();
+    this.crossCheck(keys, seqs);
+    return out;
+  }
+
+  /** The same keys through their digest index: every send found there must be one found by the key's text, and the other way round. */
+  private crossCheck(keys: readonly string[], byText: ReadonlyMap<string, Set<number>>): void {
+    const digests = keys.map(keyDigest);
+    const keyOf = new Map<number, string[]>();
+    for (const [i, d] of digests.entries()) keyOf.set(d, [...(keyOf.get(d) ?? []), keys[i]!]);
+    const rows = this.q.all<{ d: number; seq: number }>(
+      `SELECT key_digest AS d, seq FROM operations INDEXED BY operations_by_digest
+       WHERE key_digest IN (SELECT CAST(value AS BIGINT) FROM json_each(?))`,
+      [JSON.stringify(digests)],
+    );
+    const byDigest = new Map<string, number>();
+    for (const r of rows) {
+      const ks = keyOf.get(Number(r.d));
+      const k = ks?.find((key) => byText.get(key)?.has(r.seq));
+      if (k !== undefined) byDigest.set(k, (byDigest.get(k) ?? 0) + 1);
+      else if (ks) this.otherKeyOrDamaged(r.seq, ks);
+    }
+    for (const k of keys)
+      if ((byText.get(k)?.size ?? 0) !== (byDigest.get(k) ?? 0)) throw damaged(k, 'its two indexes disagree');
+  }
+
+  /** A send the digest index finds and the key's text does not: another key of the same digest (checked whole), else damage. */
+  private otherKeyOrDamaged(seq: number, keys: readonly string[]): void {
+    const row = this.q.get<{ k: string; record: string; crc: number }>(
+      'SELECT idempotency_key AS k, record, crc FROM operations WHERE seq = ?',
+      [seq],
+    );
+    if (row && !keys.includes(row.k) && checked(row.record, row.crc, row.k)) return; // (checked throws on a damaged one)
+    throw damaged(keys[0]!, 'its two indexes disagree');
+  }
+
+  /** Keys whose operations' outcomes need the whole fold: several sends of one key, or an answer that learned nothing. */
+  keysToFold(): string[] {
+    return this.q
+      .all<{ k: string }>(
+        `SELECT idempotency_key AS k FROM operations GROUP BY idempotency_key HAVING count(*) > 1
+         UNION SELECT o.idempotency_key FROM answers a JOIN operations o ON o.id = a.op_id
+         WHERE a.record LIKE '%"outcome":"unknown"%'`,
+      )
+      .map((r) => r.k);
+  }
+
+  /** Whether any idempotency key starts with `prefix` (one step of the key index). */
+  hasKeyStarting(prefix: string): boolean {
+    const next = prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+    return (
+      this.q.get('SELECT 1 AS one FROM operations WHERE idempotency_key >= ? AND idempotency_key < ? LIMIT 1', [
+        prefix,
+        next,
+      ]) !== undefined
+    );
+  }
+
+  keyOf(id: string): string | undefined {
+    return this.q.get<{ k: string }>('SELECT idempotency_key AS k FROM operations WHERE id = ?', [id])?.k;
+  }
+
+  /** Ids starting with `prefix` (up to `limit`). */
+  idsWithPrefix(prefix: string, limit: number): string[] {
+    // ids are [A-Za-z0-9_.-]: every one that starts with the prefix sorts before prefix + '~' (byte order: the columns are COLLATE "C" on PostgreSQL)
+    return this.q
+      .all<{ id: string }>('SELECT id FROM operations WHERE id >= ? AND id < ? ORDER BY id LIMIT ?', [
+        prefix,
+        `${prefix}~`,
+        limit,
+      ])
+      .map((r) => r.id);
+  }
+
+  /**
+   * Operations newest first, `limit` at a time, from before `after` (the last one of the page
+   * before), within [since, until]; `unknownOnly`: those whose outcome is not known.
+   */
+  newest(o: {
+    after?: { time: string; seq: number };
+    since?: string;
+    until?: string;
+    unknownOnly?: boolean;
+    limit: number;
+  }): OpRef[] {
+    const where = [o.unknownOnly ? 'unknown = 1' : '1 = 1'];
+    const args: Array<string | number> = [];
+    if (o.after) {
+      // a row value: the index is sought to it (an OR of the two parts scanned it from the top, every page)
+      where.push('(time, seq) < (?, ?)');
+      args.push(o.after.time, o.after.seq);
+    }
+    if (o.since !== undefined) where.push('time >= ?'), args.push(o.since);
+    if (o.until !== undefined) where.push('time <= ?'), args.push(o.until);
+    const index = o.unknownOnly ? 'operations_unknown' : 'operations_by_time';
+    return this.q.all<OpRef>(
+      `SELECT seq, id, idempotency_key, time FROM operations INDEXED BY ${index}
+       WHERE ${where.join(' AND ')} ORDER BY time DESC, seq DESC LIMIT ?`,
+      [...args, o.limit],
+    );
+  }
+
+  /** Operations sent since `since`, oldest first, `limit` at a time after `after`: their columns only (the repeat check looks at them before folding any). */
+  sentSince(since: string, after: { time: string; seq: number } | undefined, limit: number): SentColumns[] {
+    const columns = 'seq, id, idempotency_key, time, key_id, method, path, body_sha256';
+    return after
+      ? this.q.all<SentColumns>(
+          `SELECT ${columns} FROM operations INDEXED BY operations_by_time
+             WHERE time >= ? AND (time, seq) > (?, ?) ORDER BY time, seq LIMIT ?`,
+          [since, after.time, after.seq, limit],
+        )
+      : this.q.all<SentColumns>(
+          `SELECT ${columns} FROM operations INDEXED BY operations_by_time WHERE time >= ? ORDER BY time, seq LIMIT ?`,
+          [since, limit],
+        );
+  }
+
+  /** Resolved, not yet compacted operations older than `before`, oldest first (retention's work). */
+  resolvedBefore(before: string, limit: number): OpRef[] {
+    return this.q.all<OpRef>(
+      `SELECT seq, id, idempotency_key, time FROM operations INDEXED BY operations_by_time
+       WHERE time < ? AND unknown = 0 AND compacted = 0 ORDER BY time, seq LIMIT ?`,
+      [before, limit],
+    );
+  }
+
+  /** Operations after `afterSeq` in the order written, `limit` at a time (`ops copy` reads the whole journal this way). */
+  opsAfter(afterSeq: number, limit: number): Array<{ seq: number; idempotency_key: string }> {
+    return this.q.all('SELECT seq, idempotency_key FROM operations WHERE seq > ? ORDER BY seq LIMIT ?', [
+      afterSeq,
+      limit,
+    ]);
+  }
+
+  isEmpty(): boolean {
+    return this.q.get('SELECT 1 AS one FROM operations LIMIT 1') === undefined;
+  }
+
+  count(unknownOnly = false): number {
+    const sql = unknownOnly
+      ? 'SELECT count(*) AS n FROM operations WHERE unknown = 1'
+      : 'SELECT count(*) AS n FROM operations';
+    return Number(this.q.get<{ n: number }>(sql)!.n);
+  }
+
+  oldestTime(): string | undefined {
+    return this.q.get<{ t: string | null }>('SELECT min(time) AS t FROM operations')!.t ?? undefined;
+  }
+
+  addUnreadable(source: string, why: string, text: string): void {
+    this.q.run('INSERT INTO unreadable (source, why, text) VALUES (?, ?, ?)', [source, why, text]);
+  }
+
+  unreadable(): Array<{ source: string; why: string; text: string }> {
+    return this.q.all('SELECT source, why, text FROM unreadable ORDER BY seq');
+  }
+
+  unreadableCount(): number {
+    return Number(this.q.get<{ n: number }>('SELECT count(*) AS n FROM unreadable')!.n);
+  }
+
+  clearUnreadable(): number {
+    return this.q.run('DELETE FROM unreadable');
+  }
+
+  meta(name: string): string | undefined {
+    return this.q.get<{ value: string }>('SELECT value FROM meta WHERE name = ?', [name])?.value;
+  }
+
+  setMeta(name: string, value: string, replace = true): void {
+    this.q.run(
+      replace
+        ? 'INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value'
+        : 'INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING',
+      [name, value],
+    );
+  }
+
+  close(): void {
+    this.q.close();
+  }
+}

@@ -1,0 +1,160 @@
+// Which journal a command records in (docs/journal.md, "A journal shared by a fleet"): `--journal`,
+// then CARDCTL_JOURNAL_URL, then the profile's `journal`, else the local SQLite file in the state
+// folder. A shared one is a PostgreSQL URL, read as libpq reads it (its parameters, and the PG*
+// variables for what it leaves out), so a URL that works with psql works here. Its password is
+// never shown: the journal is named everywhere by `shown`, without it.
+import { readFileSync } from 'node:fs';
+import { hostname, userInfo } from 'node:os';
+import { CardctlError } from '../../errors.js';
+
+/** The schema a shared journal's tables live in, beside whatever else the database holds. */
+export const PG_SCHEMA = 'cardctl_journal';
+
+/** How long a holder of keys may stay silent before the server ends its session (and its keys): it pings at a third of it. */
+export const HOLD_SILENCE_S = 60;
+
+export interface PostgresTarget {
+  engine: 'postgres';
+  /** postgres://user@host:port/database: what messages name (never the password) */
+  shown: string;
+  /** postgres.js's options, the password among them: only for the connection's thread */
+  options: Record<string, unknown> & { url: string };
+  connectTimeoutS: number;
+  /** the password, for taking it out of anything a server or library says */
+  password: string;
+  /** the URL as given (it may hold the password): only for the background compaction's environment */
+  url: string;
+}
+
+export type JournalChoice = { source: 'flag' | 'environment' | 'profile'; from: string; value: string };
+
+/** The journal's URL and where it came from, or undefined: the local file. */
+export function chooseJournal(o: {
+  flag?: string;
+  env: NodeJS.ProcessEnv;
+  profile?: { name: string; journal?: string };
+}): JournalChoice | undefined {
+  if (o.flag !== undefined && o.flag !== '') return { source: 'flag', from: '--journal', value: o.flag };
+  const env = o.env.CARDCTL_JOURNAL_URL?.trim();
+  if (env) return { source: 'environment', from: 'CARDCTL_JOURNAL_URL', value: env };
+  if (o.profile?.journal) return { source: 'profile', from: `profile "${o.profile.name}"`, value: o.profile.journal };
+  return undefined;
+}
+
+/** libpq's parameters cardctl reads from a URL (any other is refused: it would be ignored, or sent to the server as a setting). */
+const PARAMETERS = new Set([
+  'host',
+  'port',
+  'user',
+  'password',
+  'dbname',
+  'sslmode',
+  'sslrootcert',
+  'sslcert',
+  'sslkey',
+  'connect_timeout',
+  'application_name',
+  'options',
+]);
+
+const SSLMODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'];
+
+const bad = (what: string, hint: string, from: string) =>
+  new CardctlError(`${from}: ${what}; nothing was sent.`, { kind: 'usage', code: 'journal_url_invalid', hint });
+
+/** `local` (the state folder's SQLite file) or a PostgreSQL URL, read with the PG* variables beside it. */
+export function postgresTarget(choice: JournalChoice, env: NodeJS.ProcessEnv): PostgresTarget | undefined {
+  if (choice.value === 'local') return undefined;
+  const hint = 'Give a PostgreSQL URL, postgres://USER@HOST:PORT/DATABASE (the password in PGPASSWORD), or `local`.';
+  let url: URL;
+  try {
+    url = new URL(choice.value);
+  } catch {
+    throw bad('is not a URL (the text is not shown: it may hold a password)', hint, choice.from);
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')
+    throw bad(`a ${url.protocol.replace(/:$/, '')}: URL is not a journal cardctl can use`, hint, choice.from);
+  const q = Object.fromEntries(url.searchParams);
+  for (const name of Object.keys(q))
+    if (!PARAMETERS.has(name))
+      throw bad(
+        `the parameter ${name} is not one cardctl reads`,
+        `It reads ${[...PARAMETERS].join(', ')}.`,
+        choice.from,
+      );
+  const pick = (param: string, variable: string): string | undefined => q[param] || env[variable] || undefined;
+  const host = decodeURIComponent(url.hostname.replace(/^\[|\]$/g, '')) || pick('host', 'PGHOST') || 'localhost';
+  const port = Number(url.port || pick('port', 'PGPORT') || 5432);
+  const user = decodeURIComponent(url.username) || pick('user', 'PGUSER') || userInfo().username;
+  const password = decodeURIComponent(url.password) || pick('password', 'PGPASSWORD') || '';
+  const database = decodeURIComponent(url.pathname.slice(1)) || pick('dbname', 'PGDATABASE') || user;
+  const connectTimeoutS = Number(pick('connect_timeout', 'PGCONNECT_TIMEOUT') ?? 10);
+  if (!Number.isInteger(port) || port < 1 || port > 65535)
+    throw bad(`the port ${port} is not a port`, hint, choice.from);
+  if (!Number.isFinite(connectTimeoutS) || connectTimeoutS <= 0)
+    throw bad('connect_timeout is not a number of seconds', 'Give connect_timeout=10, say.', choice.from);
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  const shown = `postgres://${encodeURIComponent(user)}@${host.startsWith('/') ? encodeURIComponent(host) : shownHost}:${port}/${encodeURIComponent(database)}`;
+  const options = {
+    url: 'postgres://',
+    host,
+    port,
+    user,
+    pass: password,
+    database,
+    ssl: sslOption(pick('sslmode', 'PGSSLMODE') ?? 'prefer', q, env, choice.from),
+    connect_timeout: connectTimeoutS,
+    idle_timeout: 0,
+    max_lifetime: 0,
+    keep_alive: 10,
+    fetch_types: false,
+    connection: {
+      application_name: pick('application_name', 'PGAPPNAME') ?? `cardctl on ${hostname()} (pid ${process.pid})`,
+      search_path: PG_SCHEMA,
+      // a holder that stops answering loses its keys (src/client/journal-db/postgres.ts)
+      idle_session_timeout: `${HOLD_SILENCE_S}s`,
+      tcp_keepalives_idle: '10',
+      tcp_keepalives_interval: '5',
+      tcp_keepalives_count: '3',
+      statement_timeout: '15s',
+      lock_timeout: '15s',
+      ...(q.options ? { options: q.options } : {}),
+    },
+  };
+  return { engine: 'postgres', shown, options, connectTimeoutS, password, url: choice.value };
+}
+
+/** TLS as the connection's thread sets it up (plain data: it crosses to the thread): verify-ca and verify-full check the server's certificate against sslrootcert (or the system's CAs). */
+export type SslChoice =
+  | false
+  | 'prefer'
+  | 'require'
+  | { verify: 'ca' | 'full'; ca?: string; cert?: string; key?: string };
+
+/** libpq's sslmode: disable; allow and prefer (TLS when the server offers it); require (TLS, no check, unless sslrootcert is given: then as verify-ca); verify-ca; verify-full. */
+function sslOption(mode: string, q: Record<string, string>, env: NodeJS.ProcessEnv, from: string): SslChoice {
+  if (!SSLMODES.includes(mode))
+    throw bad(`sslmode ${mode} is not one of ${SSLMODES.join(', ')}`, 'Give sslmode=verify-full, say.', from);
+  if (mode === 'disable') return false;
+  if (mode === 'allow' || mode === 'prefer') return 'prefer';
+  const rootcert = q.sslrootcert || env.PGSSLROOTCERT;
+  const read = (file: string | undefined, what: string) => {
+    if (!file) return {};
+    try {
+      return { [what]: readFileSync(file, 'utf8') };
+    } catch (err) {
+      throw bad(
+        `the ${what === 'ca' ? 'CA file (sslrootcert)' : what === 'cert' ? 'client certificate (sslcert)' : 'client key (sslkey)'} ${file} cannot be read (${(err as NodeJS.ErrnoException).code})`,
+        'Point it to a readable PEM file.',
+        from,
+      );
+    }
+  };
+  const client = { ...read(q.sslcert || env.PGSSLCERT, 'cert'), ...read(q.sslkey || env.PGSSLKEY, 'key') };
+  if (mode === 'require' && !rootcert && !client.cert) return 'require';
+  return {
+    verify: mode === 'verify-full' ? 'full' : 'ca',
+    ...(rootcert && rootcert !== 'system' ? read(rootcert, 'ca') : {}),
+    ...client,
+  };
+}
