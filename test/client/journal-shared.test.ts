@@ -1,0 +1,303 @@
+// A journal shared by a fleet (issue 35; docs/journal.md, "A journal shared by a fleet"): the
+// built CLI on two "machines" (two state folders, nothing shared but the database) against the real
+// mock, and a real PostgreSQL started for this file (test/helpers/postgres.ts). A day passes on
+// both sides: the shared journal's operations are made 25 h older, as a day would (their records
+// rewritten with their checksums, as a person with psql would), and the mock's clock moves 25 h
+// (it forgets every key: a key sent again would be a new charge). The mock's books say whether
+// anything was charged twice.
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startMock } from '../../src/mock/index.js';
+import { activeCard, advance, cardBalance, ctl, type MockHandle } from '../helpers/api.js';
+import { BIN, cleanEnv, makeSandbox, ROOT, type CliResult, type Sandbox } from '../helpers/cli.js';
+import { startPostgres, type Postgres } from '../helpers/postgres.js';
+import { needsPostgres } from '../helpers/programs.js';
+
+const HOUR = 3_600_000;
+const withPostgres = needsPostgres();
+
+let pg: Postgres;
+let mock: MockHandle;
+const sandboxes: Sandbox[] = [];
+let databases = 0;
+
+/** A new database of the server, for one test: its URL, the password in it. */
+const newJournal = async (): Promise<string> => pg.createDatabase(`journal_${++databases}`);
+
+interface Machine {
+  sb: Sandbox;
+  /** the machine's whole environment, for a child started by hand */
+  env: Record<string, string>;
+  run(args: string[], extra?: Record<string, string>): Promise<CliResult>;
+}
+
+/** A machine of the fleet: its own (new, empty) config and state folders, the mock's test key, the shared journal. */
+function machine(journalUrl: string | undefined): Machine {
+  const sb = makeSandbox();
+  sandboxes.push(sb);
+  const env = {
+    CARDCTL_API_KEY: mock.keys.test.keyId,
+    CARDCTL_API_SECRET: mock.keys.test.secret,
+    CARDCTL_BASE_URL: mock.baseUrl,
+    CARDCTL_MODE: 'test',
+    ...(journalUrl ? { CARDCTL_JOURNAL_URL: journalUrl } : {}),
+  };
+  return {
+    sb,
+    env: { ...cleanEnv(), ...sb.env, ...env },
+    run: (args, extra = {}) => sb.run(args, { env: { ...env, ...extra }, timeoutMs: 60_000 }),
+  };
+}
+
+/** The shared journal's operations first sent `hours` earlier, their records and checksums rewritten (a day passing on the clients' side). */
+async function ageJournal(url: string, hours: number): Promise<void> {
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    const rows = await sql`SELECT id, record FROM cardctl_journal.operations`;
+    for (const r of rows) {
+      const rec = JSON.parse(r.record as string) as { time: string };
+      rec.time = new Date(Date.parse(rec.time) - hours * HOUR).toISOString();
+      const text = JSON.stringify(rec);
+      await sql`UPDATE cardctl_journal.operations SET time = ${rec.time}, record = ${text}, crc = ${crc32(text)} WHERE id = ${r.id as string}`;
+    }
+  } finally {
+    await sql.end();
+  }
+}
+
+async function dayPasses(url: string): Promise<void> {
+  await ageJournal(url, 25);
+  await advance(mock, 25 * 3600);
+}
+
+/**
+ * How many times each row was charged, from the card's balance alone: the rows' amounts are
+ * powers of ten, so each decimal digit of what the card gained counts one row's charges.
+ */
+async function chargesOf(card: string, before: number, amounts: readonly number[]): Promise<number[]> {
+  const gained = (await cardBalance(mock, card)) - before;
+  return amounts.map((a) => Math.floor(gained / a) % 10);
+}
+
+function batchFile(m: Machine, card: string, amounts: number[]): string {
+  const file = join(m.sb.dir, `recharges-${amounts.join('-')}.csv`);
+  writeFileSync(file, ['card_id,amount', ...amounts.map((a) => `${card},${a}`)].join('\n') + '\n');
+  return file;
+}
+
+const opsOf = async (m: Machine): Promise<Array<{ id: string; idempotency_key: string; outcome: string }>> =>
+  JSON.parse((await m.run(['ops', 'list', '--all', '--json'])).stdout).data;
+
+describe.runIf(withPostgres)('a journal shared by two machines', () => {
+  beforeAll(async () => {
+    pg = await startPostgres();
+    mock = (await startMock({ port: 0, seed: 35, providerLatencyMs: 0 })) as unknown as MockHandle;
+  }, 60_000);
+  afterAll(async () => {
+    await mock?.close();
+    await pg?.stop();
+    for (const s of sandboxes) s.cleanup();
+  });
+
+  it('a fresh runner a day later sends none of the rows another machine sent: answered from the shared journal, nothing charged', async () => {
+    const url = await newJournal();
+    const a = machine(url);
+    const card = (await activeCard(mock)).id as string;
+    const amounts = [1, 10, 100];
+    const start = await cardBalance(mock, card);
+    const file = batchFile(a, card, amounts);
+    const first = await a.run(['cards', 'recharge', '--batch', file, '--json']);
+    expect(first.code, first.stderr).toBe(0);
+    const balance = await cardBalance(mock, card);
+    await dayPasses(url);
+
+    const b = machine(url); // a new state folder: the runner's disk is new
+    const again = await b.run(['cards', 'recharge', '--batch', file]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain('from the journal');
+    expect(await cardBalance(mock, card)).toBe(balance);
+    expect(await chargesOf(card, start, amounts)).toEqual([1, 1, 1]);
+    // B lists what A sent, by A's ids
+    const idsOnA = (await opsOf(a)).map((e) => e.id).sort();
+    expect((await opsOf(b)).map((e) => e.id).sort()).toEqual(idsOnA);
+  });
+
+  it('a batch on A killed (SIGKILL) mid-send, rerun on B a day later: no row charged twice, the row in flight held back as unknown', async () => {
+    const url = await newJournal();
+    const a = machine(url);
+    const card = (await activeCard(mock)).id as string;
+    const amounts = [1, 10, 100, 1000, 10000];
+    const start = await cardBalance(mock, card);
+    const file = batchFile(a, card, amounts);
+    await ctl(mock, 'POST', '/faults', { operation: 'recharge', kind: 'slow', ms: 700, count: 3 });
+    const child = spawn(process.execPath, [BIN, 'cards', 'recharge', '--batch', file, '--concurrency', '1'], {
+      env: a.env,
+      stdio: 'ignore',
+    });
+    const closed = new Promise((resolve) => child.once('close', resolve));
+    try {
+      // killed once two rows are answered and the third is on its way
+      for (let i = 0; i < 200; i++) {
+        const ops = await opsOf(machine(url));
+        if (ops.filter((o) => o.outcome === 'resolved').length >= 2 && ops.length >= 3) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    } finally {
+      child.kill('SIGKILL');
+      await closed;
+    }
+    await ctl(mock, 'DELETE', '/faults');
+    await dayPasses(url);
+
+    const b = machine(url);
+    const rerun = await b.run(['cards', 'recharge', '--batch', file]);
+    // the row A was sending when it died: its outcome is unknown, and a day later it is not sent again
+    expect(rerun.code, rerun.stderr).toBe(7);
+    const [r1, r2, inFlight, r4, r5] = await chargesOf(card, start, amounts);
+    expect([r1, r2]).toEqual([1, 1]); // answered on A: not sent again
+    expect(inFlight).toBeLessThanOrEqual(1); // charged at most once, whatever A's last request did
+    expect([r4, r5]).toEqual([1, 1]); // never reached by A: sent once by B
+  });
+
+  it('the server stopped in the middle of a batch stops it, nothing unrecorded leaves; the rerun after its restart charges each row once', async () => {
+    const url = await newJournal();
+    const a = machine(url);
+    const card = (await activeCard(mock)).id as string;
+    const amounts = [1, 10, 100, 1000, 10000, 100000];
+    const start = await cardBalance(mock, card);
+    const file = batchFile(a, card, amounts);
+    await ctl(mock, 'POST', '/faults', { operation: 'recharge', kind: 'slow', ms: 400, count: 6 });
+    const child = spawn(process.execPath, [BIN, 'cards', 'recharge', '--batch', file, '--concurrency', '1'], {
+      env: a.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const code = new Promise<number | null>((resolve) => child.once('close', resolve));
+    try {
+      for (let i = 0; i < 200; i++) {
+        const ops = await opsOf(machine(url));
+        if (ops.filter((o) => o.outcome === 'resolved').length >= 2) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      await pg.stopServer('fast');
+      expect(await code).not.toBe(0);
+    } finally {
+      child.kill('SIGKILL');
+      await pg.startServer();
+    }
+    expect(stderr).toContain('shared journal');
+    expect(stderr).not.toContain(pg.password);
+    await ctl(mock, 'DELETE', '/faults');
+    const beforeRerun = await chargesOf(card, start, amounts);
+    expect(beforeRerun.every((n) => n <= 1)).toBe(true);
+    expect(beforeRerun.reduce((x, n) => x + n, 0)).toBeLessThan(amounts.length); // it stopped: not every row was sent
+
+    const rerun = await a.run(['cards', 'recharge', '--batch', file]);
+    expect(rerun.code, rerun.stderr).toBe(0);
+    expect(await chargesOf(card, start, amounts)).toEqual(amounts.map(() => 1));
+  });
+
+  it('one key, two machines at once: the second refuses (exit 9) naming the holder, sends nothing; after the first ends, it replays', async () => {
+    const url = await newJournal();
+    const [a, b] = [machine(url), machine(url)];
+    const card = (await activeCard(mock)).id as string;
+    const start = await cardBalance(mock, card);
+    await ctl(mock, 'POST', '/faults', { operation: 'recharge', kind: 'slow', ms: 1500, count: 1 });
+    const args = ['cards', 'recharge', card, '--amount', '401', '--idempotency-key', 'fleet-401', '--json'];
+    const first = a.run(args);
+    for (let i = 0; i < 100 && (await opsOf(b)).length === 0; i++) await new Promise((r) => setTimeout(r, 30));
+    const second = await b.run(args);
+    expect(second.code, second.stderr).toBe(9);
+    expect(second.stderr).toMatch(/cardctl on .* \(pid \d+\)/); // the holder, as the server knows its connection
+    expect((await first).code).toBe(0);
+    const replay = await b.run(args);
+    expect(replay.code, replay.stderr).toBe(0);
+    expect(await cardBalance(mock, card)).toBe(start + 401);
+  });
+
+  it('the new-journal note is said once for the whole fleet, on stderr; doctor and config name the shared journal, never its password', async () => {
+    const url = await newJournal();
+    const [a, b] = [machine(url), machine(url)];
+    const card = (await activeCard(mock)).id as string;
+    const one = await a.run(['cards', 'recharge', card, '--amount', '501']);
+    expect(one.stderr).toContain('new shared operations journal');
+    expect(one.stdout).not.toContain('journal');
+    const two = await b.run(['cards', 'recharge', card, '--amount', '502']);
+    expect(two.code, two.stderr).toBe(0);
+    expect(two.stderr).not.toContain('new');
+    const doctor = await b.run(['doctor', '--json']);
+    const journal = JSON.parse(doctor.stdout).checks.find((c: { name: string }) => c.name === 'journal');
+    expect(journal.detail).toContain('shared PostgreSQL journal, reachable, 2 operations');
+    const config = await b.run(['config', '--json']);
+    expect(JSON.parse(config.stdout).settings.journal).toMatchObject({ source: 'environment', from: 'CARDCTL_JOURNAL_URL' });
+    for (const r of [one, two, doctor, config]) expect(r.stdout + r.stderr).not.toContain(pg.password);
+  });
+
+  it('ops copy --to puts a local journal into the shared one once (run twice, nothing twice); the day after, a machine of the fleet answers its keys from there', async () => {
+    const url = await newJournal();
+    const local = machine(undefined);
+    const card = (await activeCard(mock)).id as string;
+    const start = await cardBalance(mock, card);
+    const file = batchFile(local, card, [1, 10]);
+    expect((await local.run(['cards', 'recharge', '--batch', file])).code).toBe(0);
+    const copy = await local.run(['ops', 'copy', '--to', url, '--json']);
+    expect(copy.code, copy.stderr).toBe(0);
+    expect(JSON.parse(copy.stdout)).toMatchObject({ operations: 2, added: 2 });
+    expect(copy.stdout + copy.stderr).not.toContain(pg.password);
+    const twice = await local.run(['ops', 'copy', '--to', url, '--json']);
+    expect(JSON.parse(twice.stdout)).toMatchObject({ operations: 2, added: 0 });
+    await dayPasses(url);
+    const fleet = machine(url);
+    const rerun = await fleet.run(['cards', 'recharge', '--batch', file]);
+    expect(rerun.code, rerun.stderr).toBe(0);
+    expect(await chargesOf(card, start, [1, 10])).toEqual([1, 1]);
+  });
+
+  it('1,000 races of two machines on one key each: exactly one sender every time', async () => {
+    const url = await newJournal();
+    const script = join(ROOT, 'test', 'fixtures', 'journal-race.mjs');
+    const race = () =>
+      new Promise<string>((resolve, reject) => {
+        const child = spawn(process.execPath, [script, 'race', '1000'], {
+          env: { ...cleanEnv(), CARDCTL_JOURNAL_URL: url },
+          stdio: ['ignore', 'pipe', 'inherit'],
+        });
+        let out = '';
+        child.stdout.on('data', (d) => (out += d));
+        child.once('error', reject);
+        child.once('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`the race exited ${code}`))));
+      });
+    const [a, b] = await Promise.all([race(), race()]);
+    const lines = `${a}${b}`.trim().split('\n');
+    const sent = lines.filter((l) => l.startsWith('SENT ')).map((l) => Number(l.slice(5)));
+    expect(sent).toHaveLength(1000);
+    expect(new Set(sent).size).toBe(1000); // every key sent, none by both
+    // and each key's other attempt saw it held (BUSY) or already sent (FOUND)
+    expect(lines.filter((l) => /^(BUSY|FOUND) /.test(l))).toHaveLength(1000);
+  }, 120_000);
+
+  it('an unreachable journal server refuses every money command before anything is sent: exit 8, naming it without its password', async () => {
+    const canary = 'pw-canary-7f3a91';
+    const m = machine(`postgres://cardctl:${canary}@127.0.0.1:1/journal?connect_timeout=2`);
+    const card = (await activeCard(mock)).id as string;
+    const before = await cardBalance(mock, card);
+    const r = await m.run(['cards', 'recharge', card, '--amount', '701']);
+    expect(r.code, r.stderr).toBe(8);
+    expect(r.stderr).toContain('cannot reach the shared journal postgres://cardctl@127.0.0.1:1/journal');
+    expect(r.stderr).toContain('nothing was sent');
+    expect(r.stdout + r.stderr).not.toContain(canary);
+    expect(await cardBalance(mock, card)).toBe(before);
+    const wrong = await m.run(['cards', 'recharge', card, '--amount', '702'], {
+      CARDCTL_JOURNAL_URL: pg.url.replace(pg.password, canary),
+    });
+    expect(wrong.code, wrong.stderr).toBe(2);
+    expect(wrong.stderr).toContain('the password was refused');
+    expect(wrong.stdout + wrong.stderr).not.toContain(canary);
+    expect(await cardBalance(mock, card)).toBe(before);
+  });
+});
