@@ -27,10 +27,11 @@ export const programsRequired = (): boolean => process.env.CARDCTL_REQUIRE_PROGR
 
 /**
  * For `it.runIf(needs('zsh'))`: true when the test can run (the program is there, or CI requires
- * it); false records one skipped test of this file for the end-of-run summary.
+ * it); false records one skipped test of this file for the end-of-run summary. `found` is how a
+ * helper that looks elsewhere than PATH answers (test/helpers/postgres.ts: /usr/lib/postgresql).
  */
-export function needs(program: string): boolean {
-  if (has(program) || programsRequired()) return true;
+export function needs(program: string, found = has(program)): boolean {
+  if (found || programsRequired()) return true;
   const report = process.env.CARDCTL_TEST_SKIPS;
   const file = expect.getState().testPath;
   if (report) appendFileSync(report, `${program}\t${file ? relative(ROOT, file) : '?'}\n`);
