@@ -84,7 +84,11 @@ export function run(
       },
       (err, stdout, stderr) =>
         err
-          ? reject(new Error(`${basename(file)} failed: ${String(stderr).trim() || (err.killed ? 'timed out' : `exit ${err.code}`)}`))
+          ? reject(
+              new Error(
+                `${basename(file)} failed: ${String(stderr).trim() || (err.killed ? 'timed out' : `exit ${err.code}`)}`,
+              ),
+            )
           : resolve(String(stdout).trim()),
     );
   });
@@ -117,9 +121,11 @@ export async function initCluster(
   try {
     await run(
       join(bin.dir, 'initdb'),
-      ['-D', join(dir, 'data'), '-U', ADMIN, `--pwfile=${pwfile}`, '--auth=scram-sha-256', '-E', 'UTF8'].concat(
-        ['--locale=C', '--no-sync', '--no-instructions'],
-      ),
+      ['-D', join(dir, 'data'), '-U', ADMIN, `--pwfile=${pwfile}`, '--auth=scram-sha-256', '-E', 'UTF8'].concat([
+        '--locale=C',
+        '--no-sync',
+        '--no-instructions',
+      ]),
       { user, cwd: dir },
     );
   } finally {
@@ -151,7 +157,10 @@ export function writeSettings(dir: string, settings: ClusterSettings): void {
       ? ['ssl = on', `ssl_cert_file = ${q(join(dir, 'server.crt'))}`, `ssl_key_file = ${q(join(dir, 'server.key'))}`]
       : []),
   ];
-  appendFileSync(join(data, 'postgresql.conf'), `\n# cardctl's test server (test/helpers/postgres.ts)\n${lines.join('\n')}\n`);
+  appendFileSync(
+    join(data, 'postgresql.conf'),
+    `\n# cardctl's test server (test/helpers/postgres.ts)\n${lines.join('\n')}\n`,
+  );
   const tcp = settings.tls
     ? ['hostssl all all 127.0.0.1/32 scram-sha-256', 'hostnossl all all 127.0.0.1/32 reject']
     : ['host all all 127.0.0.1/32 scram-sha-256'];
@@ -196,17 +205,29 @@ export async function makeServerCertificate(dir: string, user: ServerUser | unde
       'keyUsage = digitalSignature, keyEncipherment\nextendedKeyUsage = serverAuth\n',
   );
   const key = join(dir, 'server.key');
-  await run('openssl', ['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'].concat([
-    '-keyout',
-    key,
-    '-out',
-    join(dir, 'server.csr'),
-    '-subj',
-    '/CN=127.0.0.1',
-  ]));
-  await run('openssl', ['x509', '-req', '-in', join(dir, 'server.csr'), '-CA', ca, '-CAkey', join(dir, 'ca.key')].concat(
-    ['-CAcreateserial', '-days', '30', '-extfile', ext, '-out', join(dir, 'server.crt')],
-  ));
+  await run(
+    'openssl',
+    ['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'].concat([
+      '-keyout',
+      key,
+      '-out',
+      join(dir, 'server.csr'),
+      '-subj',
+      '/CN=127.0.0.1',
+    ]),
+  );
+  await run(
+    'openssl',
+    ['x509', '-req', '-in', join(dir, 'server.csr'), '-CA', ca, '-CAkey', join(dir, 'ca.key')].concat([
+      '-CAcreateserial',
+      '-days',
+      '30',
+      '-extfile',
+      ext,
+      '-out',
+      join(dir, 'server.crt'),
+    ]),
+  );
   rmSync(join(dir, 'ca.key'));
   if (user) for (const f of [key, join(dir, 'server.crt')]) chownSync(f, user.uid, user.gid);
   return ca;

@@ -6,7 +6,13 @@ import { closeSync, openSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { join } from 'node:path';
 import { has } from './programs.js';
-import { type ClusterSettings, type PostgresBinaries, type ServerUser, setPort, writeSettings } from './postgres-cluster.js';
+import {
+  type ClusterSettings,
+  type PostgresBinaries,
+  type ServerUser,
+  setPort,
+  writeSettings,
+} from './postgres-cluster.js';
 
 /** test/setup/children.ts leaves a child with this mark to its file's end (a server a test restarted). */
 const OUTLIVES_TEST = Symbol.for('cardctl.test.outlivesTest');

@@ -93,8 +93,10 @@ export async function startPostgres(options: StartOptions = {}): Promise<Postgre
   const server = new Server(bin, dir, user, [admin, login.password]);
   running.add(server);
   try {
-    const caFile = options.tls ? await cluster.makeServerCertificate(dir, user) : undefined;
-    await cluster.initCluster(bin, dir, user, admin);
+    const [caFile] = await Promise.all([
+      options.tls ? cluster.makeServerCertificate(dir, user) : undefined,
+      cluster.initCluster(bin, dir, user, admin),
+    ]);
     await server.startOnFreePort({ tls: options.tls === true, durable: options.durable === true });
     const psql = (sql: string, database = login.database): Promise<string> =>
       server.redacting(() =>
@@ -112,8 +114,12 @@ export async function startPostgres(options: StartOptions = {}): Promise<Postgre
           },
         }),
       );
-    await psql(`CREATE ROLE ${login.user} LOGIN PASSWORD '${cluster.scramVerifier(login.password)}'`, 'postgres');
-    await psql(`CREATE DATABASE ${login.database} OWNER ${login.user}`, 'postgres');
+    // the role, and initdb's `postgres` database made its own (a rename: CREATE DATABASE takes 0.2 s here)
+    await psql(
+      `CREATE ROLE ${login.user} LOGIN PASSWORD '${cluster.scramVerifier(login.password)}';` +
+        `ALTER DATABASE postgres RENAME TO ${login.database}; ALTER DATABASE ${login.database} OWNER TO ${login.user}`,
+      'template1',
+    );
     return handle(server, login, caFile, psql);
   } catch (err) {
     await server.remove();
@@ -150,8 +156,9 @@ function handle(
     pid: () => server.pid(),
     log: () => server.log(),
     async createDatabase(name) {
-      if (!/^[a-z_][a-z0-9_]{0,62}$/.test(name)) throw new Error(`createDatabase: ${JSON.stringify(name)} is not a plain name`);
-      await psql(`CREATE DATABASE ${name} OWNER ${login.user}`, 'postgres');
+      if (!/^[a-z_][a-z0-9_]{0,62}$/.test(name))
+        throw new Error(`createDatabase: ${JSON.stringify(name)} is not a plain name`);
+      await psql(`CREATE DATABASE ${name} OWNER ${login.user}`);
       return urlOf(name);
     },
     psql,

@@ -18,7 +18,7 @@ const withPostgres = needsPostgres();
 /** libpq's own client, from the same PostgreSQL */
 const psql = (): string => join(findPostgres()!.dir, 'psql');
 
-type Connect = Parameters<typeof postgres>[0] & object;
+type Connect = postgres.Options<Record<string, never>>;
 /** One query on a fresh connection, closed after; its rows or the error it failed with. */
 async function query(options: Connect, text: string): Promise<{ rows?: Record<string, unknown>[]; error?: Error }> {
   const sql = postgres({ max: 1, connect_timeout: 10, onnotice: () => {}, ...options });
@@ -144,14 +144,15 @@ describe.runIf(withPostgres)('a throwaway PostgreSQL server', () => {
 describe.runIf(withPostgres)('a throwaway PostgreSQL server with TLS required', () => {
   let pg: Postgres;
   let otherCa: string;
-  const scratch = mkdtempSync(join(tmpdir(), 'cardctl-pg-other-ca-'));
+  let scratch: string | undefined;
   beforeAll(async () => {
-    pg = await startPostgres({ tls: true });
+    scratch = mkdtempSync(join(tmpdir(), 'cardctl-pg-other-ca-'));
     otherCa = await makeCa(scratch, 'another CA');
+    pg = await startPostgres({ tls: true });
   });
   afterAll(async () => {
     await pg?.stop();
-    rmSync(scratch, { recursive: true, force: true });
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
   });
   const ca = () => readFileSync(pg.caFile!);
 
@@ -166,16 +167,23 @@ describe.runIf(withPostgres)('a throwaway PostgreSQL server with TLS required', 
     expect(r.error).toBeUndefined();
     expect(r.rows).toEqual([{ ssl: true }]);
     // libpq with the URL as given: sslmode=verify-full&sslrootcert=CA
-    expect(await run(psql(), [pg.url, '-X', '-A', '-t', '-c', 'select ssl from pg_stat_ssl where pid = pg_backend_pid()'])).toBe(
-      't',
-    );
+    expect(
+      await run(psql(), [pg.url, '-X', '-A', '-t', '-c', 'select ssl from pg_stat_ssl where pid = pg_backend_pid()']),
+    ).toBe('t');
   });
 
   it('is refused without its CA, with another CA, under another name, and without TLS', async () => {
     const noCa = await query({ ...login(pg), ssl: 'verify-full' }, 'select 1');
-    expect(noCa.error).toMatchObject({ code: expect.stringMatching(/UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED_CERT_IN_CHAIN/) });
-    const wrongCa = await query({ ...login(pg), ssl: { ca: readFileSync(otherCa), rejectUnauthorized: true } }, 'select 1');
-    expect(wrongCa.error).toMatchObject({ code: expect.stringMatching(/UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED_CERT_IN_CHAIN/) });
+    expect(noCa.error).toMatchObject({
+      code: expect.stringMatching(/UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED_CERT_IN_CHAIN/),
+    });
+    const wrongCa = await query(
+      { ...login(pg), ssl: { ca: readFileSync(otherCa), rejectUnauthorized: true } },
+      'select 1',
+    );
+    expect(wrongCa.error).toMatchObject({
+      code: expect.stringMatching(/UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED_CERT_IN_CHAIN/),
+    });
     const wrongName = await query(
       { ...login(pg), ssl: { ca: ca(), rejectUnauthorized: true, servername: 'journal.example.com' } },
       'select 1',
@@ -186,7 +194,12 @@ describe.runIf(withPostgres)('a throwaway PostgreSQL server with TLS required', 
     expect(plain.error!.message).toContain('no encryption');
     for (const r of [noCa, wrongCa, wrongName, plain]) expect(everything(r.error)).not.toContain(pg.password);
     // libpq agrees: verify-full with another CA fails the certificate
-    const psqlWrongCa = await run(psql(), [pg.url.replace(encodeURIComponent(pg.caFile!), encodeURIComponent(otherCa)), '-X', '-c', 'select 1'])
+    const psqlWrongCa = await run(psql(), [
+      pg.url.replace(encodeURIComponent(pg.caFile!), encodeURIComponent(otherCa)),
+      '-X',
+      '-c',
+      'select 1',
+    ])
       .then(() => 'connected')
       .catch((e: Error) => e.message);
     expect(psqlWrongCa).toMatch(/certificate verify failed/);
