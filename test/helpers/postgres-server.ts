@@ -2,10 +2,9 @@
 // the test worker (as the server's user when we are root), its output in DIR/server.log, ready
 // when its postmaster.pid says so, shut down by signal (SIGINT fast, SIGQUIT immediate).
 import { type ChildProcess, spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
-import { join } from 'node:path';
-import { has } from './programs.js';
+import { delimiter, join } from 'node:path';
 import {
   type ClusterSettings,
   type PostgresBinaries,
@@ -25,6 +24,8 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+const onPath = (program: string): boolean =>
+  (process.env.PATH ?? '').split(delimiter).some((dir) => dir !== '' && existsSync(join(dir, program)));
 const exited = (child: ChildProcess): boolean => child.exitCode !== null || child.signalCode !== null;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -83,7 +84,7 @@ export class Server {
     if (this.pid()) return;
     const args = ['-D', join(this.dir, 'data')];
     // SIGINT to the postmaster if this worker dies, however it dies (Linux, util-linux)
-    const [file, argv] = has('setpriv')
+    const [file, argv] = onPath('setpriv')
       ? ['setpriv', ['--pdeathsig', 'INT', '--', join(this.bin.dir, 'postgres'), ...args]]
       : [join(this.bin.dir, 'postgres'), args];
     const log = openSync(join(this.dir, 'server.log'), 'a');

@@ -5,7 +5,7 @@
 // random password and a database it owns. About a second to start; nothing printed on success; a
 // failure says why with the server log's tail (never a password).
 //
-//   const withPostgres = needsPostgres();            // describe.runIf(withPostgres)(...)
+//   const withPostgres = needsPostgres();            // test/helpers/programs.ts; describe.runIf(withPostgres)(...)
 //   let pg: Postgres;
 //   beforeAll(async () => { pg = await startPostgres(); });
 //   afterAll(() => pg?.stop());
@@ -19,7 +19,6 @@
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { needs, programsRequired } from './programs.js';
 import * as cluster from './postgres-cluster.js';
 import { Server } from './postgres-server.js';
 
@@ -42,6 +41,8 @@ export interface Postgres {
   caFile?: string;
   /** libpq's variables for the same login (PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE, PGSSLROOTCERT) */
   env: Record<string, string>;
+  /** the temp folder of its data, socket, certificates and server.log (removed by stop()) */
+  folder: string;
   /** the postmaster's pid while it runs */
   pid(): number | undefined;
   /** the server's log so far (passwords never reach it) */
@@ -58,13 +59,6 @@ export interface Postgres {
   /** stops the server and removes its folder; safe to call twice */
   stop(): Promise<void>;
 }
-
-/**
- * For `describe.runIf(needsPostgres())`: true when PostgreSQL is installed or CI requires it
- * (CARDCTL_REQUIRE_PROGRAMS=1, where startPostgres then fails saying how to install it); false
- * records the skip for the end of `npm test` (one line, `postgres`).
- */
-export const needsPostgres = (): boolean => needs('postgres', cluster.findPostgres() !== undefined);
 
 const INSTALL =
   'PostgreSQL is not installed (no initdb, postgres and psql in /usr/lib/postgresql/N/bin or on PATH), and the ' +
@@ -84,7 +78,9 @@ process.once('exit', () => {
 
 export async function startPostgres(options: StartOptions = {}): Promise<Postgres> {
   const bin = cluster.findPostgres();
-  if (!bin) throw new Error(programsRequired() ? `${INSTALL} (CARDCTL_REQUIRE_PROGRAMS=1)` : INSTALL);
+  // (this module imports nothing of vitest's, so that a script can start a server too)
+  if (!bin)
+    throw new Error(process.env.CARDCTL_REQUIRE_PROGRAMS === '1' ? `${INSTALL} (CARDCTL_REQUIRE_PROGRAMS=1)` : INSTALL);
   const user = await cluster.serverUser();
   const dir = cluster.clusterFolder(user);
   const secret = (): string => randomBytes(18).toString('hex');
@@ -153,6 +149,7 @@ function handle(
     ...login,
     caFile,
     env,
+    folder: server.dir,
     pid: () => server.pid(),
     log: () => server.log(),
     async createDatabase(name) {

@@ -8,6 +8,7 @@ import { appendFileSync, existsSync } from 'node:fs';
 import { delimiter, join, relative } from 'node:path';
 import { expect } from 'vitest';
 import { ROOT } from './cli.js';
+import { findPostgres } from './postgres-cluster.js';
 
 const found = new Map<string, boolean>();
 
@@ -37,3 +38,11 @@ export function needs(program: string, found = has(program)): boolean {
   if (report) appendFileSync(report, `${program}\t${file ? relative(ROOT, file) : '?'}\n`);
   return false;
 }
+
+/**
+ * For `describe.runIf(needsPostgres())`: PostgreSQL's binaries are looked for in
+ * /usr/lib/postgresql/N/bin before PATH (test/helpers/postgres-cluster.ts); its skips are named
+ * `postgres` at the end of `npm test`, and under CARDCTL_REQUIRE_PROGRAMS=1 startPostgres fails
+ * saying how to install it.
+ */
+export const needsPostgres = (): boolean => needs('postgres', findPostgres() !== undefined);

@@ -4,6 +4,7 @@
 // log (a canary), TLS verified against its CA and refused without it, and nothing left running
 // or listening once it is stopped. Skipped (and named at the end of `npm test`) where PostgreSQL
 // is not installed; CI installs it (.ci/run) and requires it.
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -12,7 +13,9 @@ import { inspect } from 'node:util';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findPostgres, makeCa, run } from '../helpers/postgres-cluster.js';
-import { needsPostgres, type Postgres, startPostgres } from '../helpers/postgres.js';
+import { type Postgres, startPostgres } from '../helpers/postgres.js';
+import { ROOT } from '../helpers/cli.js';
+import { needs, needsPostgres } from '../helpers/programs.js';
 
 const withPostgres = needsPostgres();
 /** libpq's own client, from the same PostgreSQL */
@@ -47,13 +50,10 @@ const listening = (port: number): Promise<boolean> =>
     c.once('connect', () => (c.destroy(), resolve(true)));
     c.once('error', () => resolve(false));
   });
+/** Whether PID is a running process (an exited one its parent has not reaped yet, a zombie, is not). */
 const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
+  const r = spawnSync('ps', ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8' });
+  return r.status === 0 && !r.stdout.trim().startsWith('Z');
 };
 
 describe.runIf(withPostgres)('a throwaway PostgreSQL server', () => {
@@ -227,6 +227,39 @@ describe.runIf(withPostgres)('stopping a throwaway PostgreSQL server', () => {
       await pg.stop();
     } finally {
       await pg.stop();
+    }
+  });
+});
+
+describe.runIf(withPostgres && needs('setpriv'))('a throwaway PostgreSQL server whose test worker is killed', () => {
+  it('shuts down with it (the parent-death signal), even after SIGKILL', async () => {
+    // a process of its own (vite-node runs the TypeScript helper) that starts a server and waits
+    const vite = join(ROOT, 'node_modules', 'vite-node', 'vite-node.mjs');
+    const worker = spawn(process.execPath, [vite, 'test/fixtures/postgres-orphan.ts'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    worker.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    worker.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const gone = new Promise((r) => worker.once('exit', r));
+    for (let i = 0; i < 600 && !out.includes('\n') && worker.exitCode === null; i++)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(out, 'the fixture printed its server').toMatch(/^\{"pid":\d+/);
+    const server = JSON.parse(out.split('\n')[0]!) as { pid: number; port: number; folder: string };
+    try {
+      expect(alive(server.pid)).toBe(true);
+      expect(await listening(server.port)).toBe(true);
+      worker.kill('SIGKILL');
+      await gone;
+      for (let i = 0; i < 200 && alive(server.pid); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(alive(server.pid)).toBe(false);
+      expect(await listening(server.port)).toBe(false);
+      expect(readFileSync(join(server.folder, 'server.log'), 'utf8')).toContain('received fast shutdown request');
+    } finally {
+      if (alive(server.pid)) process.kill(server.pid, 'SIGQUIT');
+      for (let i = 0; i < 100 && alive(server.pid); i++) await new Promise((r) => setTimeout(r, 50));
+      rmSync(server.folder, { recursive: true, force: true });
     }
   });
 });
