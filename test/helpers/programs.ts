@@ -8,6 +8,7 @@ import { appendFileSync, existsSync } from 'node:fs';
 import { delimiter, join, relative } from 'node:path';
 import { expect } from 'vitest';
 import { ROOT } from './cli.js';
+import { findPostgres } from './postgres-cluster.js';
 
 const found = new Map<string, boolean>();
 
@@ -27,12 +28,21 @@ export const programsRequired = (): boolean => process.env.CARDCTL_REQUIRE_PROGR
 
 /**
  * For `it.runIf(needs('zsh'))`: true when the test can run (the program is there, or CI requires
- * it); false records one skipped test of this file for the end-of-run summary.
+ * it); false records one skipped test of this file for the end-of-run summary. `found` is how a
+ * helper that looks elsewhere than PATH answers (test/helpers/postgres.ts: /usr/lib/postgresql).
  */
-export function needs(program: string): boolean {
-  if (has(program) || programsRequired()) return true;
+export function needs(program: string, found = has(program)): boolean {
+  if (found || programsRequired()) return true;
   const report = process.env.CARDCTL_TEST_SKIPS;
   const file = expect.getState().testPath;
   if (report) appendFileSync(report, `${program}\t${file ? relative(ROOT, file) : '?'}\n`);
   return false;
 }
+
+/**
+ * For `describe.runIf(needsPostgres())`: PostgreSQL's binaries are looked for in
+ * /usr/lib/postgresql/N/bin before PATH (test/helpers/postgres-cluster.ts); its skips are named
+ * `postgres` at the end of `npm test`, and under CARDCTL_REQUIRE_PROGRAMS=1 startPostgres fails
+ * saying how to install it.
+ */
+export const needsPostgres = (): boolean => needs('postgres', findPostgres() !== undefined);

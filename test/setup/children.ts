@@ -3,11 +3,14 @@
 // spawn, execFile and exec are wrapped for the whole test run (the *Sync calls end before they
 // return): a child started during a test is killed after that test (after
 // the last of concurrent tests), one started in a beforeAll after its file, and any left when the
-// worker exits is killed then. Kill by pid only: never another engineer's processes.
+// worker exits is killed then. Kill by pid only: never another engineer's processes. A child a
+// helper marks with OUTLIVES_TEST (the PostgreSQL server of test/helpers/postgres.ts, which a test
+// may restart for its file's later tests) is left to its file's end.
 import childProcess, { type ChildProcess } from 'node:child_process';
 import { syncBuiltinESMExports } from 'node:module';
 import { afterAll, afterEach, beforeEach } from 'vitest';
 
+const OUTLIVES_TEST = Symbol.for('cardctl.test.outlivesTest');
 const live = new Map<ChildProcess, 'test' | 'file'>();
 /** tests running now (more than one in a describe.concurrent) */
 let running = 0;
@@ -38,7 +41,7 @@ syncBuiltinESMExports();
 
 function killAll(scope: 'test' | 'file' | 'all'): void {
   for (const [child, started] of live) {
-    if (scope === 'test' && started !== 'test') continue;
+    if (scope === 'test' && (started !== 'test' || OUTLIVES_TEST in child)) continue;
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     live.delete(child);
   }
