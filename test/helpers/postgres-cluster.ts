@@ -86,7 +86,9 @@ export function run(
         err
           ? reject(
               new Error(
-                `${basename(file)} failed: ${String(stderr).trim() || (err.killed ? 'timed out' : `exit ${err.code}`)}`,
+                err.code === 'ENOENT'
+                  ? `${basename(file)} is not installed, and the PostgreSQL tests run it: install it (Debian/Ubuntu: apt-get install ${basename(file)}; .ci/run does)`
+                  : `${basename(file)} failed: ${String(stderr).trim() || (err.killed ? 'timed out' : `exit ${err.code}`)}`,
               ),
             )
           : resolve(String(stdout).trim()),
