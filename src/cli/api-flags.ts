@@ -39,7 +39,7 @@ export const apiFlags = {
 export const journalFlag = {
   journal: Flags.string({
     description:
-      "the journal of money operations: a PostgreSQL URL shared by every machine (postgres://USER@HOST:PORT/DB, the password in PGPASSWORD), or `local` (default: CARDCTL_JOURNAL_URL, then the profile's journal, then the local file)",
+      'the journal of money operations: a PostgreSQL URL shared by every machine (postgres://USER@HOST:PORT/DB, the password in PGPASSWORD), `local`, or the absolute path of a journal file (default: CARDCTL_JOURNAL_URL, then the local file in the state folder)',
     helpGroup: 'API',
   }),
 };

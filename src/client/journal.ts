@@ -16,7 +16,13 @@ import { compactOf, entriesOf } from './journal-db/records.js';
 import { SqliteJournal, isSqliteError, SQLITE, type OpRef, type SentColumns } from './journal-db/sqlite.js';
 import type { JournalTables } from './journal-db/tables.js';
 import { PostgresJournal } from './journal-db/postgres.js';
-import { chooseJournal, HOLD_SILENCE_S, postgresTarget, type PostgresTarget } from './journal-db/target.js';
+import {
+  chooseJournal,
+  HOLD_SILENCE_S,
+  localFileOf,
+  postgresTarget,
+  type PostgresTarget,
+} from './journal-db/target.js';
 import { postgresError } from './journal-db/postgres-errors.js';
 import { takeOver } from './journal-db/takeover.js';
 import type { KeyScope } from './key-lock.js';
@@ -118,7 +124,8 @@ export class Journal {
   ): Journal {
     const chosen = chooseJournal({ ...choose, env });
     const shared = chosen && postgresTarget(chosen, env);
-    return shared ? new Journal(shared, note, stateDirOrUndefined(env)) : new Journal(journalFile(env), note);
+    if (shared) return new Journal(shared, note, stateDirOrUndefined(env));
+    return new Journal((chosen && localFileOf(chosen)) ?? journalFile(env), note);
   }
 
   /** Whether this journal is shared (PostgreSQL) rather than this machine's file. */
@@ -363,8 +370,8 @@ export class Journal {
    * release.
    */
   async holdKey(scope: KeyScope): Promise<() => void> {
-    const db = this.engineDb();
-    if (!(db instanceof PostgresJournal)) return (await import('./key-lock.js')).lockKey(this.file, scope);
+    if (this.place.engine === 'sqlite') return (await import('./key-lock.js')).lockKey(this.file, scope); // beside the file, before it is opened
+    const db = this.engineDb() as PostgresJournal;
     if (!this.opened(() => db.tryHold(scope.keyId, scope.idempotencyKey))) {
       const holder = this.opened(() => db.holderOf(scope.keyId, scope.idempotencyKey));
       throw new CardctlError(
@@ -378,8 +385,7 @@ export class Journal {
       );
     }
     return () => {
-      db.release(scope.keyId, scope.idempotencyKey);
-      if (db.lostHeldKeys)
+      if (!db.release(scope.keyId, scope.idempotencyKey))
         this.note(
           `Warning: the connection to the shared journal ${this.file} was lost while Idempotency-Key ${scope.idempotencyKey} was in flight: another machine may have sent it meanwhile (the API answers the same key once; see \`cardctl ops list --key ${scope.idempotencyKey}\`).`,
         );

@@ -339,8 +339,11 @@ async function journalWrite<T>(
   try {
     return await write();
   } catch (err) {
-    const why = `cannot write the operations journal ${journal.file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`;
-    if (before && err instanceof CardctlError && err.code === 'state_folder_unwritable') throw err; // said by the journal already
+    if (before && err instanceof CardctlError) throw err; // said by the journal already (a full disk, its server unreachable...)
+    const why =
+      err instanceof CardctlError
+        ? err.message.replace(/; nothing was sent\.$/, '')
+        : `cannot write the operations journal ${journal.file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`;
     if (before && isStateFolderProblem(err))
       throw stateFolderError(err, dirname(journal.file), 'the money operation was not sent');
     if (before)

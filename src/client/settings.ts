@@ -14,7 +14,7 @@ import { DEFAULT_RETRIES } from './client.js';
 import { type CaChoice, chooseCaFile } from './network.js';
 import { proxyFor, showProxy } from './proxy.js';
 import { stateDir } from './state-folder.js';
-import { chooseJournal, postgresTarget } from './journal-db/target.js';
+import { chooseJournal, localFileOf, postgresTarget } from './journal-db/target.js';
 import { pathShown } from '../env-paths.js';
 import { chooseTimeoutMs, DEFAULT_TIMEOUT_MS, timeoutFromFlagOrEnv } from './timeout.js';
 
@@ -212,6 +212,9 @@ function journalSetting(r: Resolved): Setting {
   const chosen = chooseJournal({ flag: r.input.journal, env });
   if (chosen && chosen.value !== 'local') {
     try {
+      const file = localFileOf(chosen);
+      if (file !== undefined)
+        return { name: 'journal', value: `local SQLite ${file}`, source: chosen.source, from: chosen.from };
       const target = postgresTarget(chosen, env)!;
       return { name: 'journal', value: `shared PostgreSQL ${target.shown}`, source: chosen.source, from: chosen.from };
     } catch (err) {

@@ -90,6 +90,10 @@ export function summaryLines(s: BatchSummary, keyPrefix: string, duplicates = 0)
     );
   }
   lines.push(...unsentLines(s));
+  if (s.stoppedBy)
+    lines.push(
+      `Stopped at row ${s.stoppedBy.row}: ${s.stoppedBy.message.replace(/; nothing was sent\.$/, '')}. The ${plural(s.stoppedBy.notSent, 'row')} after it ${s.stoppedBy.notSent === 1 ? 'was' : 'were'} not sent. Once the journal can be written, run the same command again: the rows done are answered from the journal, the others sent once.`,
+    );
   return lines;
 }
 

@@ -137,6 +137,7 @@ const CORPUS: Record<string, Line[]> = {
     ['ops', 'verify'],
     ['ops', 'verify', '--json'],
   ],
+  'ops:copy': [['ops', 'copy', '--to', 'local', '--json'], { argv: ['ops', 'copy'], oclif: true }],
   'ops:compact': [
     ['ops', 'compact', '--older-than', '0', '--json'],
     ['ops', 'compact', '--older-than', 'soon'],

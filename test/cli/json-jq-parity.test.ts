@@ -123,6 +123,8 @@ function argvFor(id: string): Fixture | undefined {
     'mock:webhook-endpoints:remove': { args: [fx.endpoint!] },
     'mock:withdrawals:add': { args: ['--amount', '100'] },
     'ops:compact': { args: [] },
+    // an empty journal into another file: the same document both runs (a copy of operations would find them there the second time)
+    'ops:copy': { args: ['--journal', join(sb.dir, 'empty-journal.db'), '--to', join(sb.dir, 'copy-of-it.db')] },
     'ops:list': { args: [] },
     'ops:verify': { args: [] },
     'ops:replay': { args: [fx.op!, '--yes'] },

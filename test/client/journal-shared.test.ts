@@ -190,7 +190,10 @@ describe.runIf(withPostgres)('a journal shared by two machines', () => {
       child.kill('SIGKILL');
       await pg.startServer();
     }
-    expect(stderr).toContain('shared journal');
+    // one row meets the stopped server, and the batch stops there: the rows after it are not tried
+    expect(stderr).toMatch(
+      /Stopped at row \d+: cannot reach the shared journal postgres:\/\/cardctl_test@127\.0\.0\.1:\d+\/journal_\d+ .*not sent/,
+    );
     expect(stderr).not.toContain(pg.password);
     await ctl(mock, 'DELETE', '/faults');
     const beforeRerun = await chargesOf(card, start, amounts);
@@ -213,7 +216,7 @@ describe.runIf(withPostgres)('a journal shared by two machines', () => {
     for (let i = 0; i < 100 && (await opsOf(b)).length === 0; i++) await new Promise((r) => setTimeout(r, 30));
     const second = await b.run(args);
     expect(second.code, second.stderr).toBe(9);
-    expect(second.stderr).toMatch(/cardctl on .* \(pid \d+\)/); // the holder, as the server knows its connection
+    expect(JSON.parse(second.stdout).error.message).toMatch(/cardctl on .* \(pid \d+\)/); // the holder, as the server knows its connection
     expect((await first).code).toBe(0);
     const replay = await b.run(args);
     expect(replay.code, replay.stderr).toBe(0);
@@ -234,7 +237,10 @@ describe.runIf(withPostgres)('a journal shared by two machines', () => {
     const journal = JSON.parse(doctor.stdout).checks.find((c: { name: string }) => c.name === 'journal');
     expect(journal.detail).toContain('shared PostgreSQL journal, reachable, 2 operations');
     const config = await b.run(['config', '--json']);
-    expect(JSON.parse(config.stdout).settings.journal).toMatchObject({ source: 'environment', from: 'CARDCTL_JOURNAL_URL' });
+    expect(JSON.parse(config.stdout).settings.journal).toMatchObject({
+      source: 'environment',
+      from: 'CARDCTL_JOURNAL_URL',
+    });
     for (const r of [one, two, doctor, config]) expect(r.stdout + r.stderr).not.toContain(pg.password);
   });
 
@@ -299,5 +305,34 @@ describe.runIf(withPostgres)('a journal shared by two machines', () => {
     expect(wrong.stderr).toContain('the password was refused');
     expect(wrong.stdout + wrong.stderr).not.toContain(canary);
     expect(await cardBalance(mock, card)).toBe(before);
+  });
+});
+
+describe.runIf(withPostgres)('a shared journal over TLS', () => {
+  let tls: Postgres;
+  beforeAll(async () => {
+    tls = await startPostgres({ tls: true });
+    mock = (await startMock({ port: 0, seed: 36, providerLatencyMs: 0 })) as unknown as MockHandle;
+  }, 60_000);
+  afterAll(async () => {
+    await mock?.close();
+    await tls?.stop();
+    for (const s of sandboxes) s.cleanup();
+  });
+
+  it("sslmode=verify-full with the server's CA records the operation; without that CA nothing is sent (exit 8, journal_tls)", async () => {
+    expect(tls.url).toContain('sslmode=verify-full');
+    const card = (await activeCard(mock)).id as string;
+    const before = await cardBalance(mock, card);
+    const good = await machine(tls.url).run(['cards', 'recharge', card, '--amount', '5']);
+    expect(good.code, good.stderr).toBe(0);
+    expect(await cardBalance(mock, card)).toBe(before + 5);
+    // the system's CAs do not know the test CA: the certificate is refused before anything is sent
+    const noCa = tls.url.replace(/&?sslrootcert=[^&]*/, '');
+    const bad = await machine(noCa).run(['cards', 'recharge', card, '--amount', '7', '--json']);
+    expect(bad.code, bad.stdout).toBe(8);
+    expect(JSON.parse(bad.stdout).error.code).toBe('journal_tls');
+    expect(bad.stdout + bad.stderr).not.toContain(tls.password);
+    expect(await cardBalance(mock, card)).toBe(before + 5);
   });
 });

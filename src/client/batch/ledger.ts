@@ -104,6 +104,18 @@ export const ROWS_NAMED = 10;
  * index: no hash table is rebuilt as rows come and go (a rerun reports a million rows, and a
  * table's rebuilt storage outlives young collections, growing the old generation).
  */
+/** The journal could not record the row (its server is down or unreachable, the disk is full): no later row could be either. */
+const JOURNAL_DOWN = new Set([
+  'journal_unreachable',
+  'journal_unusable',
+  'journal_refused',
+  'journal_tls',
+  'journal_busy',
+  'state_folder_unwritable',
+]);
+export const stopsTheBatch = (r: RowResult): boolean =>
+  r.http_status === null && !r.from_journal && JOURNAL_DOWN.has(r.error?.code ?? '');
+
 export class RowLedger {
   readonly counts: BatchCounts;
   private readonly kinds = new Set<ErrorKind>();
@@ -127,6 +139,8 @@ export class RowLedger {
   /** rows taken so far */
   taken = 0;
   stopped = false;
+  /** the row whose journal could not be written: no row is taken after it (rows in flight still end) */
+  halted: { row: number; message: string } | undefined;
   private advanced: Array<() => void> = [];
 
   constructor(
@@ -179,7 +193,8 @@ export class RowLedger {
       if (result.http_status === null && !result.from_journal) {
         this.refusedUnsent++;
         this.refusedUnsentRows.add(result.row);
-        if (result.kind === 'unavailable') this.unreachable++;
+        if (stopsTheBatch(result)) this.halted ??= { row: result.row, message: result.error!.message };
+        else if (result.kind === 'unavailable') this.unreachable++;
       } else this.refusedSentRows.add(result.row);
     }
     if (result.from_journal) this.fromJournal++;
@@ -251,6 +266,7 @@ export class RowLedger {
       fromJournal: this.fromJournal,
       keyInUse: this.keyInUse,
       unreachable: this.unreachable,
+      ...(this.halted ? { stoppedBy: { ...this.halted, notSent: this.counts.total - this.taken } } : {}),
       stats: { ...stats },
     };
   }

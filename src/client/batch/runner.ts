@@ -140,9 +140,9 @@ export async function runBatch(plan: BatchSource, opts: RunBatchOptions): Promis
       await ledger.room();
       const behind = opts.outputRoom?.();
       if (behind) await behind;
-      if (ledger.stopped) return;
+      if (ledger.stopped || ledger.halted) return;
       const next = await rows.next();
-      if (next.done || ledger.stopped) return;
+      if (next.done || ledger.stopped || ledger.halted) return;
       const { row, known } = next.value;
       const index = ledger.take(row);
       ledger.finish(

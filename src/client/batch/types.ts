@@ -124,6 +124,8 @@ export interface BatchSummary extends BatchCounts {
   keyInUse: number;
   /** rows never sent because the API could not be reached (connection refused, a name that does not resolve, a proxy that refused): nothing was charged */
   unreachable: number;
+  /** the journal could not be written (its server stopped, a full disk): the batch stopped there, the rows after it were not sent */
+  stoppedBy?: { row: number; message: string; notSent: number };
   stats: LimiterStats;
 }
 

@@ -30,7 +30,6 @@ const REFUSED_BY_SERVER: Record<string, string> = {
   '3D000': 'the database does not exist',
   '42501': 'the user may not create or write the journal tables',
   '53300': 'the server has too many connections',
-  '57P03': 'the server is starting up or shutting down',
 };
 
 export function postgresError(err: unknown, target: PostgresTarget): unknown {
@@ -66,7 +65,8 @@ export function postgresError(err: unknown, target: PostgresTarget): unknown {
       hint: 'Check that the database server is up and reachable from here, then run the command again (the same key replays: nothing is charged twice).',
     });
   const code = d.code ?? d.errno ?? '';
-  if (UNREACHABLE.has(code) || UNREACHABLE.has(d.errno ?? ''))
+  // class 08: the connection failed; 57P01-57P03: the server is shutting down, crashed, or not yet up
+  if (UNREACHABLE.has(code) || UNREACHABLE.has(d.errno ?? '') || /^08|^57P0[123]$/.test(code))
     return new CardctlError(`cannot reach the shared journal ${target.shown} (${said}); nothing was sent.`, {
       kind: 'unavailable',
       code: 'journal_unreachable',
@@ -84,7 +84,7 @@ export function postgresError(err: unknown, target: PostgresTarget): unknown {
   const refused = REFUSED_BY_SERVER[code];
   if (refused)
     return new CardctlError(`the shared journal ${target.shown}: ${refused} (${said}); nothing was sent.`, {
-      kind: code === '53300' || code === '57P03' ? 'unavailable' : 'usage',
+      kind: code === '53300' ? 'unavailable' : 'usage',
       code: 'journal_refused',
       hint: 'Check the user, the password (PGPASSWORD, or in the URL) and the database name with `psql` and the same URL.',
     });

@@ -47,8 +47,8 @@ class PostgresRunner implements SqlRunner {
   private readonly waitMs: number;
   /** keys held (advisory locks): the worker keeps the connection alive while there are any */
   holding = 0;
-  /** set when the connection ended and a new one answered while keys were held */
-  lostHeldKeys = false;
+  /** how many times the connection ended and a new one answered while keys were held */
+  reconnects = 0;
   private inTransaction = false;
 
   constructor(private readonly target: PostgresTarget) {
@@ -91,7 +91,7 @@ class PostgresRunner implements SqlRunner {
   }
 
   private answered(got: BridgeReply): BridgeReply {
-    if (got.reconnected && this.holding > 0) this.lostHeldKeys = true;
+    if (got.reconnected && this.holding > 0) this.reconnects++;
     if (got.error) {
       const failure = new PostgresFailure(got.error, this.target);
       // a lost connection in a transaction: what was committed is not known (the caller refuses)
@@ -157,6 +157,7 @@ function lockId(keyId: string, idempotencyKey: string): string {
 
 export class PostgresJournal extends JournalTables {
   private readonly runner: PostgresRunner;
+  /** the keys held, each with the connection's reconnects when it was taken */
   private readonly held = new Map<string, number>();
 
   constructor(readonly target: PostgresTarget) {
@@ -204,20 +205,25 @@ export class PostgresJournal extends JournalTables {
     if (this.held.has(id)) return false;
     const got = this.q.get<{ ok: boolean }>('SELECT pg_try_advisory_lock(CAST(? AS BIGINT)) AS ok', [id]);
     if (!got?.ok) return false;
-    this.held.set(id, 1);
+    this.held.set(id, this.runner.reconnects);
     this.runner.holding = this.held.size;
     return true;
   }
 
-  release(keyId: string, idempotencyKey: string): void {
+  /** Returns false when the connection holding the key ended meanwhile (another process may have taken it). */
+  release(keyId: string, idempotencyKey: string): boolean {
     const id = lockId(keyId, idempotencyKey);
-    if (!this.held.delete(id)) return;
+    const since = this.held.get(id);
+    if (since === undefined) return true;
+    this.held.delete(id);
     this.runner.holding = this.held.size;
+    if (this.runner.reconnects !== since) return false; // the lock went with that connection
     try {
       this.q.get('SELECT pg_advisory_unlock(CAST(? AS BIGINT)) AS ok', [id]);
     } catch {
-      // the connection is gone: so is the lock
+      return false; // the connection is gone: so is the lock
     }
+    return true;
   }
 
   /** Who holds a key elsewhere, as the server knows them: its application name (cardctl, host and pid) and since when. */
@@ -236,11 +242,6 @@ export class PostgresJournal extends JournalTables {
     } catch {
       return undefined;
     }
-  }
-
-  /** Whether the connection ended while keys were held (they may have been taken by another process meanwhile). */
-  get lostHeldKeys(): boolean {
-    return this.runner.lostHeldKeys;
   }
 
   /** The tables' size on the server. */

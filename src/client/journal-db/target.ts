@@ -5,6 +5,7 @@
 // never shown: the journal is named everywhere by `shown`, without it.
 import { readFileSync } from 'node:fs';
 import { hostname, userInfo } from 'node:os';
+import { isAbsolute } from 'node:path';
 import { CardctlError } from '../../errors.js';
 
 /** The schema a shared journal's tables live in, beside whatever else the database holds. */
@@ -62,10 +63,23 @@ const SSLMODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-
 const bad = (what: string, hint: string, from: string) =>
   new CardctlError(`${from}: ${what}; nothing was sent.`, { kind: 'usage', code: 'journal_url_invalid', hint });
 
-/** `local` (the state folder's SQLite file) or a PostgreSQL URL, read with the PG* variables beside it. */
+/** A SQLite journal file named by its absolute path (a journal on a volume, a copy), or undefined: not a path. */
+export function localFileOf(choice: JournalChoice): string | undefined {
+  if (choice.value === 'local' || /^[a-z][a-z0-9+.-]*:\/\//i.test(choice.value)) return undefined;
+  if (!isAbsolute(choice.value))
+    throw bad(
+      'a journal file must be named by an absolute path (a relative one would be another journal in another folder)',
+      'Give /path/to/journal.db, `local`, or a PostgreSQL URL.',
+      choice.from,
+    );
+  return choice.value;
+}
+
+/** `local` (the state folder's SQLite file), an absolute path, or a PostgreSQL URL, read with the PG* variables beside it. */
 export function postgresTarget(choice: JournalChoice, env: NodeJS.ProcessEnv): PostgresTarget | undefined {
-  if (choice.value === 'local') return undefined;
-  const hint = 'Give a PostgreSQL URL, postgres://USER@HOST:PORT/DATABASE (the password in PGPASSWORD), or `local`.';
+  if (choice.value === 'local' || localFileOf(choice) !== undefined) return undefined;
+  const hint =
+    'Give a PostgreSQL URL, postgres://USER@HOST:PORT/DATABASE (the password in PGPASSWORD), `local`, or the absolute path of a journal file.';
   let url: URL;
   try {
     url = new URL(choice.value);

@@ -18,7 +18,7 @@ export default class OpsCopy extends BaseCommand {
     ...journalFlag,
     to: Flags.string({
       description:
-        "the journal to copy into: a PostgreSQL URL (the password in PGPASSWORD), or `local` (this machine's file)",
+        "the journal to copy into: a PostgreSQL URL (the password in PGPASSWORD), `local` (this machine's file), or the absolute path of another journal file",
       required: true,
     }),
   };
