@@ -41,7 +41,7 @@ export async function showOperation(
   const watch: MoneyWatch = { operation, wait, pending: false };
   const money = routeOf(operation).money === true;
   const send = () =>
-    withSession({ ...sessionOptions(flags, io), onSent: (s) => void (watch.sent = s) }, async ({ client }) => {
+    withSession({ ...sessionOptions(flags, io), money, onSent: (s) => void (watch.sent = s) }, async ({ client }) => {
       try {
         return await (wait
           ? issueAndWait(client, call, {

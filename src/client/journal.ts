@@ -15,7 +15,7 @@ import { CardctlError, usageError } from '../errors.js';
 import { compactOf, entriesOf } from './journal-db/records.js';
 import { SqliteJournal, isSqliteError, SQLITE, type OpRef, type SentColumns } from './journal-db/sqlite.js';
 import type { JournalTables } from './journal-db/tables.js';
-import { PostgresJournal } from './journal-db/postgres.js';
+import { PostgresJournal, prewarm } from './journal-db/postgres.js';
 import {
   chooseJournal,
   HOLD_SILENCE_S,
@@ -128,6 +128,11 @@ export class Journal {
     return new Journal((chosen && localFileOf(chosen)) ?? journalFile(env), note);
   }
 
+  /** A shared journal's connection started now, before its first statement (a money command about to need it). */
+  warmUp(): void {
+    if (this.place.engine === 'postgres' && !this.store) prewarm(this.place);
+  }
+
   /** Whether this journal is shared (PostgreSQL) rather than this machine's file. */
   get shared(): boolean {
     return this.place.engine === 'postgres';
@@ -236,17 +241,27 @@ export class Journal {
   recordOp(op: NewOp, now = Date.now()): string {
     const record = opRecordOf(op, now);
     const db = this.db();
-    const first = this.opened(() => db.isEmpty());
+    const first = this.isNew(db);
     this.opened(() => db.insertOp(opRow(record)));
     if (first) this.sayNew(db);
     return record.id;
   }
 
+  /** Whether the journal holds no operation yet (once it holds one, it always will: asked once a process). */
+  private isNew(db: JournalTables): boolean {
+    if (this.holdsOps) return false;
+    const empty = this.opened(() => db.isEmpty());
+    this.holdsOps = true;
+    return empty;
+  }
+
+  private holdsOps = false;
+
   /** recordOp for a --batch row: committed with the other rows waiting at that moment (one sync for all), without blocking them meanwhile. */
   async recordOpDurably(op: NewOp, now = Date.now()): Promise<string> {
     const record = opRecordOf(op, now);
     const db = this.db();
-    const first = this.opened(() => db.isEmpty());
+    const first = this.isNew(db);
     await this.grouped(() => db.insertOp(opRow(record)));
     if (first) this.sayNew(db);
     return record.id;
@@ -344,6 +359,7 @@ export class Journal {
 
   /** Refuses when an old journal taken over held lines that could not be read: any key may be among them. */
   private checkUnreadable(): void {
+    if (this.shared) return; // only a local journal takes over old files (a copy into a shared one refuses while there are any)
     const db = this.db();
     const n = this.opened(() => db.unreadableCount());
     if (n === 0) return;

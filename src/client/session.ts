@@ -26,6 +26,8 @@ export interface SessionOptions {
   timeout?: string;
   /** `--journal`: src/client/journal-db/target.ts */
   journal?: string;
+  /** the command sends a money operation: a shared journal starts connecting at once */
+  money?: boolean;
   env?: NodeJS.ProcessEnv;
   /** where notes, the profile line, --verbose and prompts go (the command's streams: src/io.ts) */
   io: Io;
@@ -83,6 +85,10 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
     (journal ??= import('./journal.js').then(
       ({ Journal }) => (opened = Journal.open(env, (line) => stderr.write(line + '\n'), { flag: opts.journal })),
     ));
+  if (opts.money && (opts.journal || env.CARDCTL_JOURNAL_URL))
+    void openJournal()
+      .then((j) => j.warmUp())
+      .catch(() => {}); // said when the journal is used
   const interactive = Boolean(process.stdin.isTTY && stderr.isTTY) && !promptsForbidden(env);
   const client = new ApiClient({
     credentials,

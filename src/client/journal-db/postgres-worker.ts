@@ -3,6 +3,7 @@
 // statement here and waits (Atomics.wait, bounded) until this thread has its answer, posts it back
 // and wakes it. One connection (`max: 1`): a transaction's statements and the advisory locks of the
 // keys in flight all live on it, and all end with it.
+import { enableCompileCache } from 'node:module';
 import { workerData, type MessagePort } from 'node:worker_threads';
 import type { Sql } from 'postgres';
 import type { SslChoice } from './target.js';
@@ -34,6 +35,8 @@ interface Data {
   pingMs: number;
 }
 
+// the postgres package compiled once for every later run, as the command's own modules are (bin/run.js)
+enableCompileCache?.();
 const { port, flag, options, pingMs } = workerData as Data;
 const wake = new Int32Array(flag);
 let sql: Sql | undefined;
@@ -97,6 +100,11 @@ function keepAlive(holding: number | undefined): void {
   if (holding > 0 && !ping) ping = setInterval(() => void sql?.unsafe('SELECT 1').catch(() => {}), pingMs);
   if (holding === 0 && ping) clearInterval(ping), (ping = undefined);
 }
+
+// connected at once, while the command's thread does its own work: the first statement finds the connection made (a failure is said by that statement)
+void connection()
+  .then((db) => db.unsafe('SELECT 1'))
+  .catch(() => {});
 
 port.on('message', async (req: BridgeRequest) => {
   let reply: BridgeReply;
