@@ -122,6 +122,19 @@ const commands = Object.fromEntries(
   ]),
 );
 writeFileSync(join(outdir, 'manifest.json'), JSON.stringify({ ...manifest, commands }));
+
+// The thread of a shared journal's connection (src/client/journal-db/postgres-worker.ts) with the
+// postgres package in one module: a new thread compiles one file instead of resolving a package
+// (src/client/journal-db/postgres.ts starts it from here when it is there).
+await build({
+  entryPoints: [join(root, 'dist', 'client', 'journal-db', 'postgres-worker.js')],
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node22',
+  outfile: join(outdir, 'journal-postgres-worker.mjs'),
+  logLevel: 'warning',
+});
 const size = result.outputFiles.reduce((n, f) => n + f.contents.length, 0);
 console.log(
   `build-bundle: dist/bundle/, the fast path and ${Object.keys(topics).length} topics' scripts, ${(size / 1024).toFixed(0)} KiB (${Date.now() - t0} ms)`,

@@ -22,7 +22,11 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startMock } from '../../src/mock/index.js';
+import { activeCard, type MockHandle } from '../helpers/api.js';
 import { ROOT, runCli, type CliResult } from '../helpers/cli.js';
+import { startPostgres, type Postgres } from '../helpers/postgres.js';
+import { needsPostgres } from '../helpers/programs.js';
 
 const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
 const work = mkdtempSync(join(tmpdir(), 'cardctl-release-test-'));
@@ -331,4 +335,40 @@ describe('the single-file binary, with no node on the PATH and no files beside i
     expect(summary.ok).toBe(true);
     expect(summary.steps.length).toBeGreaterThan(25);
   }, 160_000);
+});
+
+describe.runIf(needsPostgres())('the single-file binary with a shared journal', () => {
+  let pg: Postgres | undefined;
+  let mock: Awaited<ReturnType<typeof startMock>> | undefined;
+  beforeAll(async () => {
+    pg = await startPostgres();
+    mock = await startMock({ port: 0, seed: 77, providerLatencyMs: 0 });
+  }, 60_000);
+  afterAll(async () => {
+    await mock?.close();
+    await pg?.stop();
+  });
+
+  it('records a money operation in PostgreSQL (its connection thread and the postgres package are in the binary) and answers the same key from there', async () => {
+    const m = mock as unknown as MockHandle;
+    const card = (await activeCard(m)).id as string;
+    const env = binEnv({
+      CARDCTL_API_KEY: m.keys.test.keyId,
+      CARDCTL_API_SECRET: m.keys.test.secret,
+      CARDCTL_BASE_URL: m.baseUrl,
+      CARDCTL_MODE: 'test',
+      CARDCTL_JOURNAL_URL: pg!.url,
+    });
+    const args = ['cards', 'recharge', card, '--amount', '9', '--idempotency-key', 'binary-shared-1', '--json'];
+    const first = await runBinary(args, env);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toContain('new shared operations journal');
+    const rows = await pg!.psql(
+      "SELECT idempotency_key FROM cardctl_journal.operations WHERE idempotency_key = 'binary-shared-1'",
+    );
+    expect(rows.trim()).toBe('binary-shared-1');
+    const list = await runBinary(['ops', 'list', '--key', 'binary-shared-1', '--json'], env);
+    expect(JSON.parse(list.stdout).data).toHaveLength(1);
+    expect(first.stdout + first.stderr + list.stdout + list.stderr).not.toContain(pg!.password);
+  }, 60_000);
 });

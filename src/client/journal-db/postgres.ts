@@ -10,6 +10,7 @@
 // its keys too: the server ends a session silent for longer than idle_session_timeout, and one
 // whose peer is gone after its TCP keepalives (both set at connect); a live holder pings meanwhile.
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import type { BridgeReply, BridgeRequest } from './postgres-worker.js';
 import { schemaSql, SCHEMA_VERSION } from './schema.js';
@@ -29,11 +30,12 @@ export class PostgresFailure extends Error {
 
 export const isPostgresFailure = (err: unknown): err is PostgresFailure => err instanceof PostgresFailure;
 
+/** The connection's thread: the build's one-file bundle of it and the postgres package (scripts/build-bundle.mjs), else its module. */
 function workerUrl(): URL {
   const here = import.meta.url;
-  return here.endsWith('.ts')
-    ? new URL('../../../dist/client/journal-db/postgres-worker.js', here)
-    : new URL('./postgres-worker.js', here);
+  const dist = here.endsWith('.ts') ? new URL('../../../dist/client/journal-db/', here) : new URL('./', here);
+  const bundled = new URL('../../bundle/journal-postgres-worker.mjs', dist);
+  return existsSync(bundled) ? bundled : new URL('./postgres-worker.js', dist);
 }
 
 /** The statements of tables.ts, one at a time over the worker's connection. */

@@ -1,4 +1,5 @@
 import { card, issueArgv, type Section, type Card } from '../context.js';
+import { join } from 'node:path';
 import { bodyJson, expect } from '../runner.js';
 
 export const section: Section = {
@@ -214,6 +215,34 @@ export const section: Section = {
           `unexpected ops verify: ${stderr.slice(0, 200)}`,
         );
         return 'sound';
+      },
+    });
+    // the journal moves: into another file here, into a PostgreSQL a fleet shares with --to postgres://... (docs/journal.md)
+    const copyFile = join(ctx.files, 'fleet-journal.db');
+    await r.step({
+      name: 'ops: copy',
+      title:
+        'Copy the journal into another one (a PostgreSQL URL shares it across machines; here a file; run again, it copies nothing twice)',
+      argv: ['ops', 'copy', '--to', copyFile, '--json'],
+      display: 'cardctl ops copy --to "$PWD/fleet-journal.db" --json',
+      check: ({ stdout }) => {
+        const copied = bodyJson<{ operations: number; added: number }>(stdout);
+        expect(copied.operations > 0 && copied.added === copied.operations, `unexpected copy: ${stdout.slice(0, 200)}`);
+        return `${copied.operations} operations copied`;
+      },
+    });
+    await r.step({
+      name: 'ops: list --journal',
+      title: 'The copy answers as the journal does: --journal names which one a command reads (or CARDCTL_JOURNAL_URL)',
+      argv: ['ops', 'list', '--journal', copyFile, '--key', 'demo-recharge-2', '--json'],
+      display: 'cardctl ops list --journal "$PWD/fleet-journal.db" --key demo-recharge-2 --json',
+      check: ({ stdout }) => {
+        const ops = bodyJson<{ data: Array<{ idempotency_key: string }> }>(stdout).data;
+        expect(
+          ops.length > 0 && ops.every((o) => o.idempotency_key === 'demo-recharge-2'),
+          `unexpected list: ${stdout.slice(0, 200)}`,
+        );
+        return `${ops.length} send of demo-recharge-2, from the copy`;
       },
     });
     r.say(
