@@ -301,12 +301,16 @@ export class Journal {
     this.wroteOutcome = true;
   }
 
-  /** Sets each operation of these keys unknown or known, as its folded outcome says. */
+  /** Sets each operation of these keys unknown or known, as its folded outcome says (two statements a page). */
   private refold(keys: readonly string[]): void {
     const db = this.store!;
-    for (let i = 0; i < keys.length; i += PAGE)
+    for (let i = 0; i < keys.length; i += PAGE) {
+      const unknown: string[] = [];
+      const known: string[] = [];
       for (const records of db.recordsOfKeys(keys.slice(i, i + PAGE)).values())
-        for (const e of entriesOf(records)) db.setUnknown(e.id, e.outcome === 'unknown');
+        for (const e of entriesOf(records)) (e.outcome === 'unknown' ? unknown : known).push(e.id);
+      db.setUnknown(unknown, known);
+    }
   }
 
   /**
@@ -612,7 +616,7 @@ export class Journal {
       const records = this.opened(() => from.recordsOfKeys(keys)); // checked as a money command reads them
       to.opened(() =>
         into.transaction(() => {
-          for (const list of records.values()) for (const r of list) if (into.put(r, JSON.stringify(r))) added++;
+          added += into.putPage([...records.values()].flat().map((r) => ({ r, text: JSON.stringify(r) })));
           to.refold(keys);
         }),
       );

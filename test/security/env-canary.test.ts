@@ -131,6 +131,19 @@ const CASES: Record<
     ],
   },
   CARDCTL_JOURNAL_RETENTION: { value: () => `${CANARY}d`, runs: [['ops', 'compact']] },
+  // a shared journal is named by its URL without the password (docs/journal.md): the canary is the password
+  CARDCTL_JOURNAL_URL: {
+    value: () => `postgres://cardctl:${CANARY}@127.0.0.1:9/journal?connect_timeout=1`,
+    env: apiEnv,
+    runs: [
+      ['ops', 'list'],
+      ['cards', 'recharge', KEY, '--amount', '1'],
+      ['cards', 'recharge', KEY, '--amount', '1', '--json'],
+      ['config'],
+      ['config', '--json'],
+      ['doctor'],
+    ],
+  },
   CARDCTL_SECRET_COMMAND_TIMEOUT: {
     value: () => `${CANARY}`,
     setup: async () => {

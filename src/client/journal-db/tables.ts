@@ -79,6 +79,9 @@ interface HistoryRow {
 const HISTORY = `SELECT o.idempotency_key AS k, o.seq AS seq, o.record AS op, o.crc AS op_crc, o.answers AS answers, a.record AS answer, a.crc AS answer_crc
   FROM operations o INDEXED BY operations_by_key LEFT JOIN answers a ON a.op_id = o.id`;
 
+/** Rows a statement of putPage writes at most (12 values each: far below either engine's limit). */
+const PAGE_ROWS = 256;
+
 export class JournalTables {
   constructor(protected readonly q: SqlRunner) {}
 
@@ -149,9 +152,72 @@ export class JournalTables {
     this.q.run('UPDATE operations SET answers = answers + 1, unknown = 0 WHERE id = ?', [opId]);
   }
 
-  setUnknown(id: string, unknown: boolean): void {
-    const u = unknown ? 1 : 0;
-    this.q.run('UPDATE operations SET unknown = ? WHERE id = ? AND unknown <> ?', [u, id, u]);
+  /** Marks these operations unknown or known (one statement each way, whatever their number). */
+  setUnknown(unknown: readonly string[], known: readonly string[]): void {
+    for (const [ids, u] of [
+      [unknown, 1],
+      [known, 0],
+    ] as const)
+      if (ids.length)
+        this.q.run('UPDATE operations SET unknown = ? WHERE id IN (SELECT value FROM json_each(?)) AND unknown <> ?', [
+          u,
+          JSON.stringify(ids),
+          u,
+        ]);
+  }
+
+  /**
+   * A page of records read from another journal (`ops copy`), in a few statements whatever its
+   * size: its operations in one (those already there, by id, kept as they are), its answers in
+   * another (each kept once), then each operation's count of answers. The caller refolds the
+   * page's keys after. Returns how many operations were new.
+   */
+  putPage(records: ReadonlyArray<{ r: RawRecord; text: string }>): number {
+    const ops = records.filter(({ r }) => r.type === 'op' || r.type === 'compact');
+    const answers = records.filter(({ r }) => r.type === 'outcome' || r.type === 'resolution');
+    let added = 0;
+    for (let i = 0; i < ops.length; i += PAGE_ROWS) {
+      const page = ops.slice(i, i + PAGE_ROWS);
+      added += this.q.run(
+        `INSERT INTO operations (id, idempotency_key, key_digest, time, key_id, method, path, body_sha256, unknown, compacted, record, crc)
+         VALUES ${page.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')} ON CONFLICT (id) DO NOTHING`,
+        page.flatMap(({ r, text }) => {
+          const key = r.idempotency_key as string;
+          const compact = r.type === 'compact' ? 1 : 0;
+          return [
+            r.id,
+            key,
+            keyDigest(key),
+            r.time as string,
+            (r.key_id as string | undefined) ?? null,
+            r.method as string,
+            r.path as string,
+            r.body_sha256 as string,
+            1 - compact,
+            compact,
+            text,
+            crc32(text),
+          ];
+        }),
+      );
+    }
+    for (let i = 0; i < answers.length; i += PAGE_ROWS) {
+      const page = answers.slice(i, i + PAGE_ROWS);
+      this.q.run(
+        `WITH v (op_id, record, crc) AS (VALUES ${page.map(() => '(?, ?, CAST(? AS BIGINT))').join(', ')})
+         INSERT INTO answers (op_id, record, crc) SELECT op_id, record, crc FROM v
+         WHERE NOT EXISTS (SELECT 1 FROM answers a WHERE a.op_id = v.op_id AND a.crc = v.crc AND a.record = v.record)`,
+        page.flatMap(({ r, text }) => [r.id, text, crc32(text)]),
+      );
+    }
+    const ids = [...new Set(answers.map(({ r }) => r.id))];
+    if (ids.length)
+      this.q.run(
+        `UPDATE operations SET answers = (SELECT count(*) FROM answers a WHERE a.op_id = operations.id)
+         WHERE id IN (SELECT value FROM json_each(?)) AND compacted = 0`,
+        [JSON.stringify(ids)],
+      );
+    return added;
   }
 
   /** Retention: an operation's record replaced by its compacted form, its answers dropped (folded into it). */
