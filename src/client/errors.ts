@@ -686,9 +686,10 @@ const hoursAgo = (iso: string, nowMs: number): string => {
 
 /** Why the journal answers instead of the API, for people. */
 export function journalReason(r: JournalAnswer, nowMs: number): string {
+  const from = r.sent_from ? `, from ${r.sent_from}` : '';
   return r.why === 'key_forgotten'
-    ? `Idempotency-Key ${r.idempotency_key} was first sent ${hoursAgo(r.first_sent_at, nowMs)} (${r.first_sent_at}, ${r.journal_id}); the API forgets a key after 24 h, so sending it again would be a new charge: it was not sent.`
-    : `row already resolved in the journal (${r.journal_id}): not sent again.`;
+    ? `Idempotency-Key ${r.idempotency_key} was first sent ${hoursAgo(r.first_sent_at, nowMs)} (${r.first_sent_at}, ${r.journal_id}${from}); the API forgets a key after 24 h, so sending it again would be a new charge: it was not sent.`
+    : `row already resolved in the journal (${r.journal_id}${from}): not sent again.`;
 }
 
 /**

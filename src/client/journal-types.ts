@@ -17,6 +17,8 @@ export interface JournalOp {
   idempotency_key: string;
   body_b64: string;
   body_sha256: string;
+  /** the machine it was sent from (its host name: a runner, a pod); absent in entries older than this field */
+  host?: string;
 }
 
 export type OutcomeState = 'resolved' | 'unknown';
@@ -75,6 +77,7 @@ export interface JournalCompact {
   /** the card's balance in the answer that resolved it (a --batch rerun reports it) */
   balance_minor?: number;
   product_id?: string;
+  host?: string;
   compacted_at: string;
 }
 
@@ -114,6 +117,8 @@ export interface JournalReport {
   idempotency_key: string;
   journal_id: string;
   first_sent_at: string;
+  /** the machine that first sent it, when the journal knows (a shared journal: another runner, say) */
+  sent_from: string | null;
   /** `key_forgotten`: first sent over 23 h ago (rule 3); `resolved`: a batch row already resolved (rule 4) */
   why: 'key_forgotten' | 'resolved';
   /** `ops resolve`: a person recorded the outcome (with this note); `api`: an answer did */

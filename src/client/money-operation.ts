@@ -3,6 +3,7 @@
 // one process at a time per key (src/client/key-lock.ts), the live confirmation, the op record
 // on disk before the first byte leaves, the attempts, the outcome recorded after, and a replay
 // said as such (docs/money.md).
+import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { CardctlError } from '../errors.js';
 import { journalError, journalReason, toCardctlError } from './errors.js';
@@ -170,6 +171,7 @@ export class MoneyOperation {
       query: p.query,
       idempotency_key: p.idempotencyKey!,
       body: p.body,
+      host: hostname(), // where it was sent from: what a machine of a fleet reads of another's send
     };
     const now = this.client.clock();
     return journalWrite(

@@ -176,6 +176,7 @@ function report(
   const recorded_by = e.resolution ? 'ops resolve' : 'api';
   const note = e.resolution?.note ?? null;
   const { idempotency_key, id: journal_id, balance_minor } = e;
+  const sent_from = e.host ?? null;
   return outcome === 'succeeded' && typeof balance_minor === 'number'
     ? {
         from_journal: true,
@@ -187,6 +188,7 @@ function report(
         idempotency_key,
         journal_id,
         first_sent_at,
+        sent_from,
         why,
         recorded_by,
         note,
@@ -200,6 +202,7 @@ function report(
         idempotency_key,
         journal_id,
         first_sent_at,
+        sent_from,
         why,
         recorded_by,
         note,

@@ -7,6 +7,7 @@
 // anything was charged twice.
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import postgres from 'postgres';
@@ -89,7 +90,9 @@ function batchFile(m: Machine, card: string, amounts: number[]): string {
   return file;
 }
 
-const opsOf = async (m: Machine): Promise<Array<{ id: string; idempotency_key: string; outcome: string }>> =>
+const opsOf = async (
+  m: Machine,
+): Promise<Array<{ id: string; idempotency_key: string; outcome: string; host?: string }>> =>
   JSON.parse((await m.run(['ops', 'list', '--all', '--json'])).stdout).data;
 
 describe.runIf(withPostgres)('a journal shared by two machines', () => {
@@ -121,9 +124,18 @@ describe.runIf(withPostgres)('a journal shared by two machines', () => {
     expect(again.stdout).toContain('from the journal');
     expect(await cardBalance(mock, card)).toBe(balance);
     expect(await chargesOf(card, start, amounts)).toEqual([1, 1, 1]);
-    // B lists what A sent, by A's ids
+    // B lists what A sent, by A's ids, with the machine each was sent from
     const idsOnA = (await opsOf(a)).map((e) => e.id).sort();
-    expect((await opsOf(b)).map((e) => e.id).sort()).toEqual(idsOnA);
+    const onB = await opsOf(b);
+    expect(onB.map((e) => e.id).sort()).toEqual(idsOnA);
+    expect(onB.map((e) => e.host)).toEqual(onB.map(() => hostname()));
+    // a single command a day later names where its key was first sent
+    const single = ['cards', 'recharge', card, '--amount', '1000', '--idempotency-key', 'fleet-single-1'];
+    expect((await a.run(single)).code).toBe(0);
+    await dayPasses(url);
+    const later = await machine(url).run(single);
+    expect(later.code, later.stderr).toBe(0);
+    expect(later.stderr).toContain(`, from ${hostname()}); the API forgets a key after 24 h`);
   });
 
   it('a batch on A killed (SIGKILL) mid-send, rerun on B a day later: no row charged twice, the row in flight held back as unknown', async () => {

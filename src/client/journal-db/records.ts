@@ -37,7 +37,7 @@ export function shapeProblem(r: unknown): string | undefined {
     for (const f of ['mode', 'base_url', 'method', 'path', 'idempotency_key', 'body_b64', 'body_sha256', 'source']) {
       if (!isStr(o[f])) return `${o.id}: op without ${f}`;
     }
-    if (!isStrOrNull(o.query) || !isStrOrNull(o.profile) || !isStrOrNull(o.key_id))
+    if (!isStrOrNull(o.query) || !isStrOrNull(o.profile) || !isStrOrNull(o.key_id) || !isStrOrNull(o.host))
       return `${o.id}: op with a field of the wrong type`;
     return undefined;
   }
@@ -66,6 +66,7 @@ export function shapeProblem(r: unknown): string | undefined {
       !isStrOrNull(o.code) ||
       !isStrOrNull(o.resource_id) ||
       !isStrOrNull(o.key_id) ||
+      !isStrOrNull(o.host) ||
       !isStrOrNull(o.resolved_by)
     )
       return `${o.id}: compacted op with a field of the wrong type`;
@@ -231,6 +232,7 @@ export function compactOf(e: JournalEntry, now: string): JournalCompact {
   if ((e.outcomes.at(-1) as JournalOutcome | undefined)?.not_processed) c.not_processed = true;
   if (e.balance_minor !== undefined) c.balance_minor = e.balance_minor;
   if (e.product_id !== undefined) c.product_id = e.product_id;
+  if (e.host !== undefined) c.host = e.host;
   return c;
 }
 

@@ -201,16 +201,25 @@ export class JournalTables {
         }),
       );
     }
-    for (let i = 0; i < answers.length; i += PAGE_ROWS) {
-      const page = answers.slice(i, i + PAGE_ROWS);
+    // the answers these operations already have (one look-up through their index), so each is added once
+    const ids = [...new Set(answers.map(({ r }) => r.id))];
+    const had = new Set<string>();
+    for (let i = 0; i < ids.length; i += PAGE_ROWS)
+      for (const a of this.q.all<{ op_id: string; crc: number; record: string }>(
+        'SELECT op_id, crc, record FROM answers WHERE op_id IN (SELECT value FROM json_each(?))',
+        [JSON.stringify(ids.slice(i, i + PAGE_ROWS))],
+      ))
+        had.add(`${a.op_id}\u0000${Number(a.crc)}\u0000${a.record}`);
+    const fresh = answers
+      .map(({ r, text }) => ({ id: r.id, text, crc: crc32(text) }))
+      .filter((a) => !had.has(`${a.id}\u0000${a.crc}\u0000${a.text}`));
+    for (let i = 0; i < fresh.length; i += PAGE_ROWS) {
+      const page = fresh.slice(i, i + PAGE_ROWS);
       this.q.run(
-        `WITH v (op_id, record, crc) AS (VALUES ${page.map(() => '(?, ?, CAST(? AS BIGINT))').join(', ')})
-         INSERT INTO answers (op_id, record, crc) SELECT op_id, record, crc FROM v
-         WHERE NOT EXISTS (SELECT 1 FROM answers a WHERE a.op_id = v.op_id AND a.crc = v.crc AND a.record = v.record)`,
-        page.flatMap(({ r, text }) => [r.id, text, crc32(text)]),
+        `INSERT INTO answers (op_id, record, crc) VALUES ${page.map(() => '(?, ?, ?)').join(', ')}`,
+        page.flatMap((a) => [a.id, a.text, a.crc]),
       );
     }
-    const ids = [...new Set(answers.map(({ r }) => r.id))];
     if (ids.length)
       this.q.run(
         `UPDATE operations SET answers = (SELECT count(*) FROM answers a WHERE a.op_id = operations.id)

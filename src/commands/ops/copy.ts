@@ -26,6 +26,7 @@ export default class OpsCopy extends BaseCommand {
   async run(): Promise<Result> {
     const { flags } = await this.parse(OpsCopy);
     const { copyOps } = await import('../../client/ops.js');
+    (await import('../../client/heap.js')).keepHeapSmall(); // a million operations, each alive a page long
     const r = copyOps({ journal: flags.journal, to: flags.to, tell: (line) => this.note(line) });
     return result(
       r,
