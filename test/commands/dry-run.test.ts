@@ -16,7 +16,8 @@ import {
   events,
   type MockHandle,
 } from '../helpers/api.js';
-import { makeSandbox, type CliResult, type Sandbox } from '../helpers/cli.js';
+import { parseFast, type Manifest } from '../../src/cli/fast-path.js';
+import { makeSandbox, ROOT, type CliResult, type Sandbox } from '../helpers/cli.js';
 import { filesUnder, journalDb, journalRecords, rewriteJournal } from '../helpers/journal.js';
 
 let mock: MockHandle;
@@ -359,6 +360,10 @@ describe('--dry-run on both paths', () => {
     const sb = sandbox();
     const card = (await activeCard(mock, { amount: 100 })).id as string;
     const args = ['cards', 'recharge', card, '--amount', '5', '--idempotency-key', 'dry-fp', '--dry-run', '--json'];
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8')) as Manifest;
+    expect(parseFast(args, manifest)).toMatchObject({ id: 'cards:recharge', flags: { 'dry-run': true } }); // the fast path takes it
+    expect(parseFast(['cards', 'recharge', '--batch', 'f.csv', '--dry-run'], manifest)).not.toBeNull();
+    expect(parseFast(['webhooks', 'trigger', 'card.issued', '--dry-run'], manifest)).not.toBeNull();
     const fast = await counted(sb, args);
     const slow = await counted(sb, args, { CARDCTL_NO_FAST_PATH: '1' });
     const norm = (r: CliResult) => {
