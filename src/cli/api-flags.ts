@@ -8,7 +8,7 @@ import { usageError } from '../errors.js';
 export const dryRunFlag = {
   'dry-run': Flags.boolean({
     description:
-      'print what would be sent (method, URL, headers, body, canonical string; never a signature or secret) and what the journal and money rules would decide; send, record and ask nothing (exit codes: docs/output.md)',
+      'print what would be sent (method, URL, headers, body, canonical string; never a signature or secret) and what the journal and money rules would decide; send, record and ask nothing. Exits 0 when all would be sent or answered from the journal, else as the real run would for what is known without sending (5 key reused with another body, 2 needs --yes or held back; docs/output.md)',
     default: false,
     helpGroup: 'API',
   }),

@@ -210,7 +210,9 @@ export abstract class BaseCommand extends Command {
 
 /** Whether a failure is a `--dry-run` stopping before the socket (src/client/dry-run.ts; checked without loading it). */
 function isDryRunStop(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && (err as Record<symbol, unknown>)[Symbol.for('cardctl.dry-run')] === true;
+  return (
+    typeof err === 'object' && err !== null && (err as Record<symbol, unknown>)[Symbol.for('cardctl.dry-run')] === true
+  );
 }
 
 interface OutputFlags {

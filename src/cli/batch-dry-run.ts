@@ -17,7 +17,6 @@ import type {
   RequestDryRun,
   TargetTotals,
 } from '../client/dry-run.js';
-import type { Journal } from '../client/journal.js';
 import type { JournalReport } from '../client/journal-types.js';
 import type { Credentials } from '../profiles/types.js';
 import { CardctlError } from '../errors.js';
@@ -37,7 +36,14 @@ export async function batchDryRun(io: Io, b: Batch, plan: BatchPlan, flags: Batc
   return withSession(sessionOptions(flags, io), async ({ credentials, timeoutMs }) => {
     const journal = await dry.peekJournal(process.env);
     try {
-      const client = new ApiClient({ credentials, journal, retries: flags.retries, yes: true, timeoutMs, dryRun: true });
+      const client = new ApiClient({
+        credentials,
+        journal,
+        retries: flags.retries,
+        yes: true,
+        timeoutMs,
+        dryRun: true,
+      });
       const known: JournalAnswers = journal
         ? await b.journalAnswers(plan.operation, journal, client, { legacyPrefix: plan.legacyPrefix })
         : { answers: async (rows) => new Array<KnownAnswer | undefined>(rows.length) };
@@ -125,9 +131,14 @@ async function rowPreview(
   // the journal check's answer, as the runner takes it (the same rules the client's verdict applies)
   if (answer && 'res' in answer) return { ...base, decision: 'answer', answer: answer.res.fromJournal };
   if (answer) {
-    const err = answer.err instanceof CardctlError ? answer.err : new CardctlError(String(answer.err), { kind: 'unexpected' });
-    const report = (err.data as Partial<JournalReport> | undefined)?.from_journal ? (err.data as JournalReport) : undefined;
-    return report ? { ...base, decision: 'answer', answer: report, error: err } : { ...base, decision: 'refuse', error: err };
+    const err =
+      answer.err instanceof CardctlError ? answer.err : new CardctlError(String(answer.err), { kind: 'unexpected' });
+    const report = (err.data as Partial<JournalReport> | undefined)?.from_journal
+      ? (err.data as JournalReport)
+      : undefined;
+    return report
+      ? { ...base, decision: 'answer', answer: report, error: err }
+      : { ...base, decision: 'refuse', error: err };
   }
   const m = stop.money;
   if (!m || m.decision === 'send')
@@ -141,7 +152,8 @@ function totalsOf(rows: readonly BatchRowPreview[]): Pick<BatchDryRun, 'targets'
   const totals = { rows: rows.length, amount_minor: 0, send: 0, answer: 0, refuse: 0, held_back: 0 };
   for (const r of rows) {
     let t = byTarget.get(r.target);
-    if (!t) byTarget.set(r.target, (t = { target: r.target, amount_minor: 0, send: 0, answer: 0, refuse: 0, held_back: 0 }));
+    if (!t)
+      byTarget.set(r.target, (t = { target: r.target, amount_minor: 0, send: 0, answer: 0, refuse: 0, held_back: 0 }));
     t[r.decision]++;
     totals[r.decision]++;
     if (r.decision === 'send') {

@@ -166,12 +166,29 @@ export function previewConfirmation(
  * (Journal.open would create the database). Read only through its public reads.
  */
 export async function peekJournal(env: NodeJS.ProcessEnv | undefined): Promise<Journal | null> {
-  const { Journal } = await import('./journal.js');
+  const [{ Journal, stateDir }, { oldJournals }] = await Promise.all([
+    import('./journal.js'),
+    import('./journal-db/takeover.js'),
+  ]);
+  // an older file journal is taken over (written into the database) when the journal opens: not by a dry run
+  const old = oldJournals(stateDir(env ?? process.env));
+  if (old.length > 0)
+    throw new CardctlError(
+      `the older journal ${old.join(' and ')} has not been taken over into the database yet, and a dry run writes nothing: it cannot tell what was sent before.`,
+      {
+        kind: 'usage',
+        code: 'journal_not_taken_over',
+        hint: 'Run `cardctl ops list` once (it takes the older journal over), then the dry run again.',
+      },
+    );
   return Journal.openIfExists(env ?? process.env);
 }
 
 /** What the request would be on the wire: `prepare`'s request, an attempt's headers and canonical string, no signature. */
-export function requestPreview(client: Pick<SignedClient, 'credentials' | 'opts' | 'clock'>, p: PreparedRequest): RequestPreview {
+export function requestPreview(
+  client: Pick<SignedClient, 'credentials' | 'opts' | 'clock'>,
+  p: PreparedRequest,
+): RequestPreview {
   const { headers, canonical, bodySha256 } = previewAttempt(p, {
     credentials: client.credentials,
     now: () => client.clock(),
@@ -205,7 +222,12 @@ export async function dryRunStop(
     return new DryRunStop({
       kind: 'request',
       request,
-      money: { ...decision, idempotency_key: p.idempotencyKey, generated_key: generated, journal: journal?.file ?? null },
+      money: {
+        ...decision,
+        idempotency_key: p.idempotencyKey,
+        generated_key: generated,
+        journal: journal?.file ?? null,
+      },
     });
   } finally {
     if (o.journal === undefined) journal?.close();

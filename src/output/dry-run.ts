@@ -38,9 +38,12 @@ export function moneyWhy(m: MoneyPreview): string {
 export function confirmationText(c: ConfirmationPreview): string {
   if (c.by === 'not_needed')
     return c.mode === 'unknown'
-      ? "not needed if the API agrees the key is a test key, as the profile (or CARDCTL_MODE) says: its mode is not known on this machine, so the real run asks the API first (a live key would be refused as a contradiction)"
+      ? 'not needed if the API agrees the key is a test key, as the profile (or CARDCTL_MODE) says: its mode is not known on this machine, so the real run asks the API first (a live key would be refused as a contradiction)'
       : 'not needed (a test key, as the API said of it)';
-  const unknown = c.mode === 'unknown' ? "the key's mode is not known on this machine: the real run asks the API first; if live, " : '';
+  const unknown =
+    c.mode === 'unknown'
+      ? "the key's mode is not known on this machine: the real run asks the API first; if live, "
+      : '';
   if (c.by === 'yes') return `${unknown}confirmed by --yes`;
   if (c.by === 'ask') return `${unknown}would ask for confirmation on the terminal (or pass --yes)`;
   return `${unknown}refused: ${c.error?.message ?? 'needs --yes'}${c.error?.hint ? ` ${c.error.hint}` : ''}`;
@@ -57,7 +60,10 @@ export function moneyJson(m: MoneyPreview | null) {
     idempotency_key: m.idempotency_key,
     generated_key: m.generated_key,
     journal: m.journal,
-    replay_of: m.decision === 'send' && m.earlier ? { journal_id: m.earlier.id, first_sent_at: m.earlier.time, outcome_unknown: m.earlierUnknown === true } : null,
+    replay_of:
+      m.decision === 'send' && m.earlier
+        ? { journal_id: m.earlier.id, first_sent_at: m.earlier.time, outcome_unknown: m.earlierUnknown === true }
+        : null,
     answer: m.report ?? null,
     error: errorOf(m.error),
     confirmation: confirmationJson(m.confirmation),
@@ -95,7 +101,8 @@ export function requestDryRunText(d: RequestDryRun, exitCode: number): string {
   const lines = ['Dry run: nothing was sent, recorded or asked.', ...requestLines(d.request)];
   const m = d.money;
   if (m) {
-    const verb = m.decision === 'send' ? 'would be sent' : m.decision === 'answer' ? 'answered from the journal' : 'refused';
+    const verb =
+      m.decision === 'send' ? 'would be sent' : m.decision === 'answer' ? 'answered from the journal' : 'refused';
     lines.push(`money operation: ${verb}: ${moneyWhy(m)}`);
     if (m.decision === 'answer' && m.error) lines.push(`  the real run ends with: ${m.error.message}`);
     if (m.generated_key)

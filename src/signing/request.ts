@@ -44,7 +44,11 @@ export function requestToSign(
     nonce: input.nonce,
     bodyHash: hash,
   });
-  return { canonical, body_sha256: hash, headers: { 'X-Api-Key': input.keyId, 'X-Timestamp': timestamp, 'X-Nonce': input.nonce } };
+  return {
+    canonical,
+    body_sha256: hash,
+    headers: { 'X-Api-Key': input.keyId, 'X-Timestamp': timestamp, 'X-Nonce': input.nonce },
+  };
 }
 
 /** Everything a client needs to send a signed request. */

@@ -167,13 +167,32 @@ describe('--dry-run of a money operation', () => {
     const before = readFileSync(journalDb(state(sb)));
     const ops = journalRecords(state(sb)).filter((x) => x.type === 'op');
 
-    const same = await counted(sb, ['cards', 'recharge', card, '--amount', '250', '--idempotency-key', 'dry-r1', '--dry-run', '--json']);
+    const same = await counted(sb, [
+      'cards',
+      'recharge',
+      card,
+      '--amount',
+      '250',
+      '--idempotency-key',
+      'dry-r1',
+      '--dry-run',
+      '--json',
+    ]);
     expect(same.r.code, same.r.stderr).toBe(0);
     expect(same.sent).toBe(0);
     expect(doc(same.r).money).toMatchObject({ decision: 'send', replay_of: { journal_id: ops[0]!.id } });
     expect(doc(same.r).money.why).toContain('not charged again');
 
-    const other = await counted(sb, ['cards', 'recharge', card, '--amount', '999', '--idempotency-key', 'dry-r1', '--dry-run']);
+    const other = await counted(sb, [
+      'cards',
+      'recharge',
+      card,
+      '--amount',
+      '999',
+      '--idempotency-key',
+      'dry-r1',
+      '--dry-run',
+    ]);
     expect(other.r.code, other.r.stderr).toBe(5);
     expect(other.sent).toBe(0);
     expect(other.r.stdout).toContain('money operation: refused: Idempotency-Key dry-r1 was first sent');
@@ -192,8 +211,27 @@ describe('--dry-run of a money operation', () => {
     expect(real.code, real.stderr).toBe(0);
     const old = new Date(Date.now() - 30 * 3_600_000).toISOString();
     rewriteJournal(state(sb), (rec) => ({ ...rec, time: old }));
+    // an older file journal is taken over (written) when the journal opens: a dry run refuses rather than write it
+    const files = filesUnder(state(sb));
+    const early = await sb.run(
+      ['cards', 'recharge', card, '--amount', '40', '--idempotency-key', 'dry-old', '--dry-run', '--json'],
+      { env },
+    );
+    expect(early.code).toBe(2);
+    expect(doc(early).error.code).toBe('journal_not_taken_over');
+    expect(filesUnder(state(sb))).toEqual(files);
     expect((await sb.run(['ops', 'list'], { env })).code).toBe(0); // takes the rewritten file over
-    const { r, sent } = await counted(sb, ['cards', 'recharge', card, '--amount', '40', '--idempotency-key', 'dry-old', '--dry-run', '--json']);
+    const { r, sent } = await counted(sb, [
+      'cards',
+      'recharge',
+      card,
+      '--amount',
+      '40',
+      '--idempotency-key',
+      'dry-old',
+      '--dry-run',
+      '--json',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(sent).toBe(0);
     expect(doc(r).money).toMatchObject({
@@ -247,7 +285,9 @@ describe('--dry-run of request, ops replay, webhooks trigger', () => {
   it('ops replay: the journaled bytes and key, a replay the API answers from its memory; nothing sent or recorded', async () => {
     const sb = sandbox();
     const card = (await activeCard(mock, { amount: 1000 })).id as string;
-    expect((await sb.run(['cards', 'recharge', card, '--amount', '30', '--idempotency-key', 'dry-rp'], { env })).code).toBe(0);
+    expect(
+      (await sb.run(['cards', 'recharge', card, '--amount', '30', '--idempotency-key', 'dry-rp'], { env })).code,
+    ).toBe(0);
     const before = readFileSync(journalDb(state(sb)));
     const { r, sent } = await counted(sb, ['ops', 'replay', 'dry-rp', '--dry-run', '--json']);
     expect(r.code, r.stderr).toBe(0);
@@ -289,7 +329,9 @@ describe('--dry-run of a batch', () => {
     // the key row 3 would get, taken by a single recharge of another amount: the rules refuse row 3
     const first = doc(await sb.run(['cards', 'recharge', '--batch', path, '--dry-run', '--json'], { env }));
     const key3 = first.rows[2].idempotency_key as string;
-    expect((await sb.run(['cards', 'recharge', b.id, '--amount', '5', '--idempotency-key', key3], { env })).code).toBe(0);
+    expect((await sb.run(['cards', 'recharge', b.id, '--amount', '5', '--idempotency-key', key3], { env })).code).toBe(
+      0,
+    );
     const before = readFileSync(journalDb(state(sb)));
     const ops = journalRecords(state(sb)).length;
 
@@ -314,8 +356,12 @@ describe('--dry-run of a batch', () => {
     expectNoSecret(r, d.rows[1].request.canonical);
 
     const text = await sb.run(['cards', 'recharge', '--batch', path, '--dry-run'], { env });
-    expect(text.stdout).toContain(`card ${b.id}: 22 minor units; 1 sent, 0 answered from the journal, 0 refused, 0 held back`);
-    expect(text.stdout).toContain('In all: 22 minor units; 1 sent, 1 answered from the journal, 1 refused, 0 held back.');
+    expect(text.stdout).toContain(
+      `card ${b.id}: 22 minor units; 1 sent, 0 answered from the journal, 0 refused, 0 held back`,
+    );
+    expect(text.stdout).toContain(
+      'In all: 22 minor units; 1 sent, 1 answered from the journal, 1 refused, 0 held back.',
+    );
 
     expect(readFileSync(journalDb(state(sb))).equals(before)).toBe(true);
     expect(journalRecords(state(sb)).length).toBe(ops);
@@ -328,12 +374,24 @@ describe('--dry-run of a batch', () => {
     const path = join(sb.dir, 'repeat.csv');
     writeFileSync(path, `card,amount\n${card},7\n`);
     expect((await sb.run(['cards', 'recharge', '--batch', path, '--idempotency-prefix', 'one'], { env })).code).toBe(0);
-    const { r, sent } = await counted(sb, ['cards', 'recharge', '--batch', path, '--idempotency-prefix', 'two', '--dry-run', '--json']);
+    const { r, sent } = await counted(sb, [
+      'cards',
+      'recharge',
+      '--batch',
+      path,
+      '--idempotency-prefix',
+      'two',
+      '--dry-run',
+      '--json',
+    ]);
     expect(sent).toBe(0);
     expect(r.code, r.stderr).toBe(2);
     expect(doc(r).rows[0].decision).toBe('held_back');
     expect(doc(r).held_back).toMatchObject({ rows: 1, error: { code: 'repeat_held_back' } });
-    const allowed = await sb.run(['cards', 'recharge', '--batch', path, '--idempotency-prefix', 'two', '--allow-repeat', '--dry-run', '--json'], { env });
+    const allowed = await sb.run(
+      ['cards', 'recharge', '--batch', path, '--idempotency-prefix', 'two', '--allow-repeat', '--dry-run', '--json'],
+      { env },
+    );
     expect(allowed.code, allowed.stderr).toBe(0);
     expect(doc(allowed).totals).toMatchObject({ send: 1, amount_minor: 7, held_back: 0 });
     expect(await cardBalance(mock, card)).toBe(1007);

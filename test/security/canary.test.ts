@@ -232,7 +232,17 @@ describe('the canary secret goes through every command', () => {
   it('--dry-run: the canonical string it shows, never the signature the API would accept for it', async () => {
     const customerId = (await approvedCustomer(mock as unknown as MockHandle)).id as string;
     const shown = [
-      await cliChild(['cards', 'issue', '--customer', customerId, '--amount', '100', '--dry-run', '--json', '--verbose']),
+      await cliChild([
+        'cards',
+        'issue',
+        '--customer',
+        customerId,
+        '--amount',
+        '100',
+        '--dry-run',
+        '--json',
+        '--verbose',
+      ]),
       await cli(['request', 'POST', '/customers', '--data', `@${customer}`, '--dry-run', '--json']),
       await cli(['customers', 'list', '--dry-run', '--json']),
     ];
