@@ -3,6 +3,7 @@
 // that would be accepted), what the journal and the money rules would decide, the exit code, and
 // that nothing happened: the mock's request log holds no new API request, no journal appears in a
 // fresh state folder, an existing journal's bytes and operations are unchanged, nothing is asked.
+import { spawnSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,7 +18,11 @@ import {
   type MockHandle,
 } from '../helpers/api.js';
 import { parseFast, type Manifest } from '../../src/cli/fast-path.js';
-import { makeSandbox, ROOT, type CliResult, type Sandbox } from '../helpers/cli.js';
+import { BIN, cleanEnv, makeSandbox, ROOT, type CliResult, type Sandbox } from '../helpers/cli.js';
+import { needs } from '../helpers/programs.js';
+
+/** One word for sh -c, single-quoted. */
+const shellWord = (w: string): string => `'${w.replace(/'/g, `'\\''`)}'`;
 import { filesUnder, journalDb, journalRecords, rewriteJournal } from '../helpers/journal.js';
 
 let mock: MockHandle;
@@ -262,6 +267,47 @@ describe('--dry-run of a money operation', () => {
     expect(yes.r.stdout).toContain('confirmation: confirmed by --yes');
     expect(existsSync(journalDb(state(sb)))).toBe(false);
   });
+});
+
+describe('--dry-run on a terminal', () => {
+  // script(1) runs the command with a terminal for its stdin and stderr: a real run would ask there
+  it.runIf(needs('script'))(
+    'a live key: "would ask for confirmation", and nothing is asked (no input needed)',
+    async () => {
+      const sb = sandbox();
+      const live = {
+        ...env,
+        ...sb.env,
+        CARDCTL_API_KEY: mock.keys.live.keyId,
+        CARDCTL_API_SECRET: mock.keys.live.secret,
+        CARDCTL_MODE: 'live',
+      };
+      expect((await sb.run(['deposit-addresses', 'list'], { env: live })).code).toBe(0); // the key's mode, learned
+      const argv = [
+        process.execPath,
+        BIN,
+        'cards',
+        'issue',
+        '--customer',
+        '01JD2Q7N8V3K4M5P6R7S8T9V0W',
+        '--amount',
+        '100',
+        '--dry-run',
+      ];
+      let r!: { status: number | null; stdout: string };
+      const sent = await apiRequestsDuring(mock, async () => {
+        r = spawnSync('script', ['-qec', argv.map(shellWord).join(' '), '/dev/null'], {
+          env: { ...cleanEnv(), ...live },
+          encoding: 'utf8',
+          timeout: 20_000,
+        });
+      });
+      expect(r.status, r.stdout).toBe(0);
+      expect(r.stdout).toContain('confirmation: would ask for confirmation on the terminal (or pass --yes)');
+      expect(r.stdout).not.toContain('[y/N]');
+      expect(sent).toBe(0);
+    },
+  );
 });
 
 describe('--dry-run of request, ops replay, webhooks trigger', () => {
