@@ -26,6 +26,9 @@ import { batchConfirmation, repeatsError, type BatchFlags } from './batch.js';
 
 type Batch = typeof import('../client/batch.js');
 
+/** Rows that would be sent whose whole request (headers, canonical string) the dry run shows; the others show method, path and body. */
+export const WHOLE_REQUESTS = 100;
+
 /** Reads what the batch would do and returns it as the stop BaseCommand prints. */
 export async function batchDryRun(io: Io, b: Batch, plan: BatchPlan, flags: BatchFlags): Promise<DryRunStop> {
   const [{ withSession }, { ApiClient }, dry] = await Promise.all([
@@ -80,10 +83,15 @@ async function rowPreviews(
 ): Promise<BatchRowPreview[]> {
   const out: BatchRowPreview[] = [];
   let chunk: BatchRow[] = [];
+  let whole = 0;
   const flush = async (): Promise<void> => {
     const answers = await known.answers(chunk); // sets the key of a row the version before sent
-    for (const [i, row] of chunk.entries())
-      out.push(await rowPreview(plan, row, answers[i], await stopOf(plan, row, client), held.has(row.row)));
+    for (const [i, row] of chunk.entries()) {
+      const preview = await rowPreview(plan, row, answers[i], await stopOf(plan, row, client), held.has(row.row));
+      // the whole request (headers, canonical string) of the first rows that would be sent: memory stays small at a million rows
+      if (preview.request && ++whole > WHOLE_REQUESTS) preview.request = undefined;
+      out.push(preview);
+    }
     chunk = [];
   };
   for await (const row of b.planRows(plan)) {

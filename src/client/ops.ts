@@ -164,7 +164,9 @@ export async function replayOp(
       idempotencyKey: entry.idempotency_key,
       ...(entry.compacted_at ? { answerFromJournalOnly: { bodySha256: entry.body_sha256 } } : {}),
     };
-    opts.io.stderr.write(`Replaying ${entry.id} with Idempotency-Key: ${entry.idempotency_key}\n`);
+    opts.io.stderr.write(
+      `${opts.dryRun ? 'Dry run of replaying' : 'Replaying'} ${entry.id} with Idempotency-Key: ${entry.idempotency_key}\n`,
+    );
     const response = await client.sendPrepared(prepared, entry.id);
     return { entry, response };
   });

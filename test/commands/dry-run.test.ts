@@ -457,6 +457,23 @@ describe('--dry-run of a batch', () => {
     expect(doc(r).journal).toBeNull();
     expect(filesUnder(sb.stateDir)).toEqual([]);
   });
+  it('a long batch: every row and its total, the whole request (headers, canonical string) of the first 100 rows sent', async () => {
+    const sb = sandbox();
+    const card = (await activeCard(mock, { amount: 10 })).id as string;
+    const path = join(sb.dir, 'long.csv');
+    const amounts = Array.from({ length: 130 }, (_, i) => i + 1);
+    writeFileSync(path, `card,amount\n${amounts.map((a) => `${card},${a}`).join('\n')}\n`);
+    const { r, sent } = await counted(sb, ['cards', 'recharge', '--batch', path, '--dry-run', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(sent).toBe(0);
+    const d = doc(r);
+    expect(d.rows.map((x: any) => x.amount_minor)).toEqual(amounts);
+    expect(d.rows.filter((x: any) => x.request !== null)).toHaveLength(100);
+    expect(d.rows[100]).toMatchObject({ decision: 'send', request: null, body: '{"amount":101}' });
+    expect(d.per_target).toEqual([
+      { target: `card ${card}`, amount_minor: (130 * 131) / 2, send: 130, answer: 0, refuse: 0, held_back: 0 },
+    ]);
+  });
 });
 
 describe('--dry-run on both paths', () => {
