@@ -87,7 +87,10 @@ async function rowPreviews(
   const flush = async (): Promise<void> => {
     const answers = await known.answers(chunk); // sets the key of a row the version before sent
     for (const [i, row] of chunk.entries()) {
-      const preview = await rowPreview(plan, row, answers[i], await stopOf(plan, row, client), held.has(row.row));
+      // a row the journal answers, or held back, is not sent: its request as prepared, no verdict of its own to ask
+      const decided = answers[i] !== undefined || held.has(row.row);
+      const request = decided ? await preparedOf(plan, row, client) : await stopOf(plan, row, client);
+      const preview = await rowPreview(row, answers[i], request, held.has(row.row));
       // the whole request (headers, canonical string) of the first rows that would be sent: memory stays small at a million rows
       if (preview.request && ++whole > WHOLE_REQUESTS) preview.request = undefined;
       out.push(preview);
@@ -115,25 +118,43 @@ async function stopOf(plan: BatchPlan, row: BatchRow, client: ApiClient): Promis
   throw new Error('a dry-run client sent a request'); // a programming error: the client stops before the socket
 }
 
-async function rowPreview(
+/** The row's method, path and body as the client prepares them (nothing asked of the journal). */
+async function preparedOf(
   plan: BatchPlan,
   row: BatchRow,
+  client: ApiClient,
+): Promise<{ method: string; path: string; body: string }> {
+  const { operationPath, routeOf } = await import('../client/operations.js');
+  const route = routeOf(plan.operation);
+  const p = await client.prepare({
+    method: route.method,
+    path: operationPath(route, row.call.params),
+    json: row.call.json,
+    idempotencyKey: row.idempotencyKey,
+  });
+  return { method: p.method, path: p.path, body: p.body.toString('utf8') };
+}
+
+async function rowPreview(
+  row: BatchRow,
   answer: KnownAnswer | undefined,
-  stop: RequestDryRun,
+  request: RequestDryRun | { method: string; path: string; body: string },
   held: boolean,
 ): Promise<BatchRowPreview> {
   const { cardIdInPath } = await import('../client/money-rules.js');
   const json = row.call.json as { customer_id?: string; amount_minor?: number; amount?: number };
-  const card = cardIdInPath(new URL(stop.request.url).pathname);
+  const stop = 'kind' in request ? request : undefined;
+  const shown = stop
+    ? { method: stop.request.method, path: new URL(stop.request.url).pathname, body: stop.request.body ?? '' }
+    : (request as { method: string; path: string; body: string });
+  const card = cardIdInPath(shown.path);
   const base = {
     row: row.row,
     line: row.line,
     idempotency_key: row.idempotencyKey,
     target: card ? `card ${card}` : `customer ${json.customer_id ?? '?'}`,
     amount_minor: json.amount_minor ?? json.amount ?? 0, // issue: amount_minor; recharge: amount
-    method: stop.request.method,
-    path: new URL(stop.request.url).pathname,
-    body: stop.request.body ?? '',
+    ...shown,
   };
   if (held) return { ...base, decision: 'held_back' };
   // the journal check's answer, as the runner takes it (the same rules the client's verdict applies)
@@ -148,9 +169,9 @@ async function rowPreview(
       ? { ...base, decision: 'answer', answer: report, error: err }
       : { ...base, decision: 'refuse', error: err };
   }
-  const m = stop.money;
+  const m = stop!.money;
   if (!m || m.decision === 'send')
-    return { ...base, decision: 'send', request: stop.request, ...(m?.earlier ? { replay_of: m.earlier.id } : {}) };
+    return { ...base, decision: 'send', request: stop!.request, ...(m?.earlier ? { replay_of: m.earlier.id } : {}) };
   return { ...base, decision: m.decision, answer: m.report, error: m.error };
 }
 
