@@ -37,7 +37,7 @@ export async function batchDryRun(io: Io, b: Batch, plan: BatchPlan, flags: Batc
     import('../client/dry-run.js'),
   ]);
   return withSession(sessionOptions(flags, io), async ({ credentials, timeoutMs }) => {
-    const journal = await dry.peekJournal(process.env);
+    const journal = await dry.peekJournal(process.env, flags.journal);
     try {
       const client = new ApiClient({
         credentials,

@@ -165,11 +165,13 @@ export function previewConfirmation(
  * The journal a dry run reads: the one a money command would use, if it exists; never created
  * (Journal.open would create the database). Read only through its public reads.
  */
-export async function peekJournal(env: NodeJS.ProcessEnv | undefined): Promise<Journal | null> {
+export async function peekJournal(env: NodeJS.ProcessEnv | undefined, flag?: string): Promise<Journal | null> {
   const [{ Journal, stateDir }, { oldJournals }] = await Promise.all([
     import('./journal.js'),
     import('./journal-db/takeover.js'),
   ]);
+  const journal = Journal.openIfExists(env ?? process.env, undefined, { flag });
+  if (journal?.shared) return journal; // read where it is (src/client/journal-db/target.ts)
   // an older file journal is taken over (written into the database) when the journal opens: not by a dry run
   const old = oldJournals(stateDir(env ?? process.env));
   if (old.length > 0)
@@ -181,7 +183,7 @@ export async function peekJournal(env: NodeJS.ProcessEnv | undefined): Promise<J
         hint: 'Run `cardctl ops list` once (it takes the older journal over), then the dry run again.',
       },
     );
-  return Journal.openIfExists(env ?? process.env);
+  return journal;
 }
 
 /** What the request would be on the wire: `prepare`'s request, an attempt's headers and canonical string, no signature. */
@@ -216,7 +218,7 @@ export async function dryRunStop(
   if (!p.money || p.idempotencyKey === undefined) return new DryRunStop({ kind: 'request', request, money: null });
   const generated = p.generatedKey === true;
   const { MoneyOperation } = await import('./money-operation.js');
-  const journal = o.journal !== undefined ? o.journal : await peekJournal(client.opts.env);
+  const journal = o.journal !== undefined ? o.journal : await peekJournal(client.opts.env, client.opts.journalFlag);
   try {
     const decision = new MoneyOperation(client, p, { replayOf: o.replayOf, batch: o.batch }).preview(journal);
     return new DryRunStop({

@@ -41,6 +41,8 @@ export interface ClientOptions {
   env?: NodeJS.ProcessEnv;
   /** `--dry-run`: a send stops before the socket and throws what it would send (src/client/dry-run.ts DryRunStop) */
   dryRun?: boolean;
+  /** `--journal`: the journal a dry run reads (src/client/journal-db/target.ts) */
+  journalFlag?: string;
 }
 
 export interface ApiRequest {

@@ -104,6 +104,7 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
     onSent: opts.onSent,
     env,
     dryRun: opts.dryRun,
+    journalFlag: opts.journal,
   });
   return { client, credentials, openJournal, openedJournal: () => opened, timeoutMs, settings };
 }
