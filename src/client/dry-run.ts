@@ -166,14 +166,14 @@ export function previewConfirmation(
  * (Journal.open would create the database). Read only through its public reads.
  */
 export async function peekJournal(env: NodeJS.ProcessEnv | undefined, flag?: string): Promise<Journal | null> {
-  const [{ Journal, stateDir }, { oldJournals }] = await Promise.all([
+  const [{ Journal }, { oldJournals }] = await Promise.all([
     import('./journal.js'),
     import('./journal-db/takeover.js'),
   ]);
-  const journal = Journal.openIfExists(env ?? process.env, undefined, { flag });
-  if (journal?.shared) return journal; // read where it is (src/client/journal-db/target.ts)
-  // an older file journal is taken over (written into the database) when the journal opens: not by a dry run
-  const old = oldJournals(stateDir(env ?? process.env));
+  const chosen = Journal.open(env ?? process.env, undefined, { flag }); // opens nothing yet
+  if (chosen.shared) return chosen; // read where it is (src/client/journal-db/target.ts)
+  // an older file journal beside it is taken over (written into the database) when the journal opens: not by a dry run
+  const old = oldJournals(chosen.dir);
   if (old.length > 0)
     throw new CardctlError(
       `the older journal ${old.join(' and ')} has not been taken over into the database yet, and a dry run writes nothing: it cannot tell what was sent before.`,
@@ -183,7 +183,7 @@ export async function peekJournal(env: NodeJS.ProcessEnv | undefined, flag?: str
         hint: 'Run `cardctl ops list` once (it takes the older journal over), then the dry run again.',
       },
     );
-  return journal;
+  return Journal.openIfExists(env ?? process.env, undefined, { flag });
 }
 
 /** What the request would be on the wire: `prepare`'s request, an attempt's headers and canonical string, no signature. */

@@ -135,18 +135,15 @@ export class Journal {
 
   /**
    * The journal open() would open, if it exists, else null: never creates one (`--dry-run` reads it,
-   * src/client/dry-run.ts). A shared journal is read where it is; the local one only if its file exists.
+   * src/client/dry-run.ts). A shared journal is read where it is; a local one only if its file exists.
    */
   static openIfExists(
     env: NodeJS.ProcessEnv = process.env,
     note: (line: string) => void = () => {},
     choose: { flag?: string; profile?: { name: string; journal?: string } } = {},
   ): Journal | null {
-    const chosen = chooseJournal({ ...choose, env });
-    const shared = chosen && postgresTarget(chosen, env);
-    if (shared) return new Journal(shared, note, stateDirOrUndefined(env));
-    const file = journalFile(env);
-    return existsSync(file) ? new Journal(file, note) : null;
+    const journal = Journal.open(env, note, choose); // opens nothing yet: the database is opened at its first use
+    return journal.shared || existsSync(journal.file) ? journal : null;
   }
 
   /** Whether this journal is shared (PostgreSQL) rather than this machine's file. */
