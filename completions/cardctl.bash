@@ -29,24 +29,24 @@ _cardctl_subcommands() {
 }
 _cardctl_flags() {
   case "$1" in
-    'cards freeze') echo '--ca-file --jq --json --no-input --output --profile --quiet --retries --timeout --verbose' ;;
-    'cards get') echo '--ca-file --jq --json --no-input --output --profile --quiet --retries --timeout --verbose' ;;
-    'cards issue') echo '--allow-duplicates --allow-repeat --amount --batch --ca-file --concurrency --customer --idempotency-key --idempotency-prefix --journal --jq --json --no-input --output --product --profile --quiet --retries --timeout --verbose --wait --wait-timeout --yes' ;;
-    'cards recharge') echo '--allow-duplicates --allow-repeat --amount --batch --ca-file --concurrency --idempotency-key --idempotency-prefix --journal --jq --json --no-input --output --profile --quiet --retries --timeout --verbose --yes' ;;
-    'cards terminate') echo '--ca-file --idempotency-key --journal --jq --json --no-input --output --profile --quiet --reason --retries --timeout --verbose --yes' ;;
-    'cards transactions') echo '--all --ca-file --columns --cursor --jq --json --ndjson --no-input --output --per-page --profile --quiet --raw-cells --retries --timeout --verbose' ;;
-    'cards unfreeze') echo '--ca-file --jq --json --no-input --output --profile --quiet --retries --timeout --verbose' ;;
+    'cards freeze') echo '--ca-file --dry-run --jq --json --no-input --output --profile --quiet --retries --timeout --verbose' ;;
+    'cards get') echo '--ca-file --dry-run --jq --json --no-input --output --profile --quiet --retries --timeout --verbose' ;;
+    'cards issue') echo '--allow-duplicates --allow-repeat --amount --batch --ca-file --concurrency --customer --dry-run --idempotency-key --idempotency-prefix --journal --jq --json --no-input --output --product --profile --quiet --retries --timeout --verbose --wait --wait-timeout --yes' ;;
+    'cards recharge') echo '--allow-duplicates --allow-repeat --amount --batch --ca-file --concurrency --dry-run --idempotency-key --idempotency-prefix --journal --jq --json --no-input --output --profile --quiet --retries --timeout --verbose --yes' ;;
+    'cards terminate') echo '--ca-file --dry-run --idempotency-key --journal --jq --json --no-input --output --profile --quiet --reason --retries --timeout --verbose --yes' ;;
+    'cards transactions') echo '--all --ca-file --columns --cursor --dry-run --jq --json --ndjson --no-input --output --per-page --profile --quiet --raw-cells --retries --timeout --verbose' ;;
+    'cards unfreeze') echo '--ca-file --dry-run --jq --json --no-input --output --profile --quiet --retries --timeout --verbose' ;;
     'completion') echo '--jq --json --no-input --output --quiet' ;;
     'config') echo '--ca-file --journal --jq --json --no-input --output --profile --quiet --retries --timeout' ;;
-    'customers create') echo '--account-purpose --annual-salary --business-name --ca-file --city --country --customer-type --date-of-birth --dial-code --email --employment-status --expected-monthly-volume --first-name --from --id-front-image --id-number --id-type --jq --json --last-name --line1 --no-input --occupation --output --phone-number --place-of-birth --postal-code --profile --quiet --registration-number --retries --state --terms-of-service-accepted --timeout --verbose' ;;
-    'customers get') echo '--ca-file --jq --json --no-input --output --profile --quiet --retries --timeout --verbose' ;;
-    'customers kyc') echo '--ca-file --jq --json --no-input --output --profile --quiet --retries --timeout --verbose' ;;
-    'customers list') echo '--all --ca-file --columns --cursor --jq --json --ndjson --no-input --output --per-page --profile --quiet --raw-cells --retries --timeout --verbose' ;;
-    'customers update') echo '--account-purpose --annual-salary --business-name --ca-file --city --country --customer-type --date-of-birth --dial-code --email --employment-status --expected-monthly-volume --first-name --from --id-front-image --id-number --id-type --jq --json --last-name --line1 --no-input --occupation --output --phone-number --place-of-birth --postal-code --profile --quiet --registration-number --retries --state --status --terms-of-service-accepted --timeout --verbose' ;;
+    'customers create') echo '--account-purpose --annual-salary --business-name --ca-file --city --country --customer-type --date-of-birth --dial-code --dry-run --email --employment-status --expected-monthly-volume --first-name --from --id-front-image --id-number --id-type --jq --json --last-name --line1 --no-input --occupation --output --phone-number --place-of-birth --postal-code --profile --quiet --registration-number --retries --state --terms-of-service-accepted --timeout --verbose' ;;
+    'customers get') echo '--ca-file --dry-run --jq --json --no-input --output --profile --quiet --retries --timeout --verbose' ;;
+    'customers kyc') echo '--ca-file --dry-run --jq --json --no-input --output --profile --quiet --retries --timeout --verbose' ;;
+    'customers list') echo '--all --ca-file --columns --cursor --dry-run --jq --json --ndjson --no-input --output --per-page --profile --quiet --raw-cells --retries --timeout --verbose' ;;
+    'customers update') echo '--account-purpose --annual-salary --business-name --ca-file --city --country --customer-type --date-of-birth --dial-code --dry-run --email --employment-status --expected-monthly-volume --first-name --from --id-front-image --id-number --id-type --jq --json --last-name --line1 --no-input --occupation --output --phone-number --place-of-birth --postal-code --profile --quiet --registration-number --retries --state --status --terms-of-service-accepted --timeout --verbose' ;;
     'demo') echo '--jq --json --keep --no-input --output --quiet --seed' ;;
-    'deposit-addresses create') echo '--ca-file --jq --json --network --no-input --output --profile --quiet --retries --timeout --verbose' ;;
-    'deposit-addresses list') echo '--ca-file --jq --json --no-input --output --profile --quiet --retries --timeout --verbose' ;;
-    'deposits list') echo '--all --ca-file --columns --cursor --jq --json --ndjson --no-input --output --per-page --profile --quiet --raw-cells --retries --timeout --verbose' ;;
+    'deposit-addresses create') echo '--ca-file --dry-run --jq --json --network --no-input --output --profile --quiet --retries --timeout --verbose' ;;
+    'deposit-addresses list') echo '--ca-file --dry-run --jq --json --no-input --output --profile --quiet --retries --timeout --verbose' ;;
+    'deposits list') echo '--all --ca-file --columns --cursor --dry-run --jq --json --ndjson --no-input --output --per-page --profile --quiet --raw-cells --retries --timeout --verbose' ;;
     'doctor') echo '--ca-file --journal --jq --json --no-input --output --profile --quiet --timeout --verbose' ;;
     'mock clock') echo '--control-url --jq --json --no-input --output --profile --quiet' ;;
     'mock clock advance') echo '--control-url --jq --json --no-input --output --profile --quiet' ;;
@@ -87,7 +87,7 @@ _cardctl_flags() {
     'ops compact') echo '--journal --jq --json --no-input --older-than --output --quiet' ;;
     'ops copy') echo '--journal --jq --json --no-input --output --quiet --to' ;;
     'ops list') echo '--all --card --journal --jq --json --key --limit --ndjson --no-input --output --quiet --since --unresolved --until' ;;
-    'ops replay') echo '--ca-file --include --journal --jq --json --no-input --output --profile --quiet --retries --timeout --verbose --yes' ;;
+    'ops replay') echo '--ca-file --dry-run --include --journal --jq --json --no-input --output --profile --quiet --retries --timeout --verbose --yes' ;;
     'ops resolve') echo '--journal --jq --json --no-input --note --outcome --output --quiet' ;;
     'ops show') echo '--journal --jq --json --no-input --output --quiet' ;;
     'ops verify') echo '--discard-unreadable --journal --jq --json --no-input --output --quiet' ;;
@@ -96,14 +96,14 @@ _cardctl_flags() {
     'profiles remove') echo '--jq --json --no-input --output --quiet' ;;
     'profiles show') echo '--jq --json --no-input --output --quiet' ;;
     'profiles use') echo '--jq --json --no-input --output --quiet' ;;
-    'request') echo '--ca-file --data --idempotency-key --include --journal --jq --json --no-input --output --profile --query --quiet --retries --timeout --verbose --yes' ;;
+    'request') echo '--ca-file --data --dry-run --idempotency-key --include --journal --jq --json --no-input --output --profile --query --quiet --retries --timeout --verbose --yes' ;;
     'sign') echo '--data --idempotency-key --jq --json --key-id --method --no-input --nonce --output --path --profile --query --quiet --timestamp' ;;
     'sign diagnose') echo '--jq --json --no-input --now --output --profile --quiet --request --show-valid-signature --try-secret-commands' ;;
     'smoke') echo '--amount --jq --json --junit --mock --no-input --output --profile --quiet --timeout' ;;
     'webhooks listen') echo '--control-url --forward-to --host --jq --json --max-events --mock --no-input --output --port --profile --quiet --tolerance' ;;
     'webhooks sign') echo '--jq --json --no-input --output --payload --profile --quiet --timestamp' ;;
     'webhooks test') echo '--jq --json --junit --no-input --output --profile --quiet --timeout' ;;
-    'webhooks trigger') echo '--control-url --data --jq --json --merchant --mode --no-input --output --profile --quiet' ;;
+    'webhooks trigger') echo '--control-url --data --dry-run --jq --json --merchant --mode --no-input --output --profile --quiet' ;;
     'webhooks verify') echo '--header --jq --json --no-input --now --output --payload --profile --quiet --tolerance' ;;
   esac
 }

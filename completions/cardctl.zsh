@@ -30,24 +30,24 @@ _cardctl_subcommands() {
 }
 _cardctl_flags() {
   case "$1" in
-    'cards freeze') print -r -- '--ca-file --jq --json --no-input --output --profile --quiet --retries --timeout --verbose' ;;
-    'cards get') print -r -- '--ca-file --jq --json --no-input --output --profile --quiet --retries --timeout --verbose' ;;
-    'cards issue') print -r -- '--allow-duplicates --allow-repeat --amount --batch --ca-file --concurrency --customer --idempotency-key --idempotency-prefix --journal --jq --json --no-input --output --product --profile --quiet --retries --timeout --verbose --wait --wait-timeout --yes' ;;
-    'cards recharge') print -r -- '--allow-duplicates --allow-repeat --amount --batch --ca-file --concurrency --idempotency-key --idempotency-prefix --journal --jq --json --no-input --output --profile --quiet --retries --timeout --verbose --yes' ;;
-    'cards terminate') print -r -- '--ca-file --idempotency-key --journal --jq --json --no-input --output --profile --quiet --reason --retries --timeout --verbose --yes' ;;
-    'cards transactions') print -r -- '--all --ca-file --columns --cursor --jq --json --ndjson --no-input --output --per-page --profile --quiet --raw-cells --retries --timeout --verbose' ;;
-    'cards unfreeze') print -r -- '--ca-file --jq --json --no-input --output --profile --quiet --retries --timeout --verbose' ;;
+    'cards freeze') print -r -- '--ca-file --dry-run --jq --json --no-input --output --profile --quiet --retries --timeout --verbose' ;;
+    'cards get') print -r -- '--ca-file --dry-run --jq --json --no-input --output --profile --quiet --retries --timeout --verbose' ;;
+    'cards issue') print -r -- '--allow-duplicates --allow-repeat --amount --batch --ca-file --concurrency --customer --dry-run --idempotency-key --idempotency-prefix --journal --jq --json --no-input --output --product --profile --quiet --retries --timeout --verbose --wait --wait-timeout --yes' ;;
+    'cards recharge') print -r -- '--allow-duplicates --allow-repeat --amount --batch --ca-file --concurrency --dry-run --idempotency-key --idempotency-prefix --journal --jq --json --no-input --output --profile --quiet --retries --timeout --verbose --yes' ;;
+    'cards terminate') print -r -- '--ca-file --dry-run --idempotency-key --journal --jq --json --no-input --output --profile --quiet --reason --retries --timeout --verbose --yes' ;;
+    'cards transactions') print -r -- '--all --ca-file --columns --cursor --dry-run --jq --json --ndjson --no-input --output --per-page --profile --quiet --raw-cells --retries --timeout --verbose' ;;
+    'cards unfreeze') print -r -- '--ca-file --dry-run --jq --json --no-input --output --profile --quiet --retries --timeout --verbose' ;;
     'completion') print -r -- '--jq --json --no-input --output --quiet' ;;
     'config') print -r -- '--ca-file --journal --jq --json --no-input --output --profile --quiet --retries --timeout' ;;
-    'customers create') print -r -- '--account-purpose --annual-salary --business-name --ca-file --city --country --customer-type --date-of-birth --dial-code --email --employment-status --expected-monthly-volume --first-name --from --id-front-image --id-number --id-type --jq --json --last-name --line1 --no-input --occupation --output --phone-number --place-of-birth --postal-code --profile --quiet --registration-number --retries --state --terms-of-service-accepted --timeout --verbose' ;;
-    'customers get') print -r -- '--ca-file --jq --json --no-input --output --profile --quiet --retries --timeout --verbose' ;;
-    'customers kyc') print -r -- '--ca-file --jq --json --no-input --output --profile --quiet --retries --timeout --verbose' ;;
-    'customers list') print -r -- '--all --ca-file --columns --cursor --jq --json --ndjson --no-input --output --per-page --profile --quiet --raw-cells --retries --timeout --verbose' ;;
-    'customers update') print -r -- '--account-purpose --annual-salary --business-name --ca-file --city --country --customer-type --date-of-birth --dial-code --email --employment-status --expected-monthly-volume --first-name --from --id-front-image --id-number --id-type --jq --json --last-name --line1 --no-input --occupation --output --phone-number --place-of-birth --postal-code --profile --quiet --registration-number --retries --state --status --terms-of-service-accepted --timeout --verbose' ;;
+    'customers create') print -r -- '--account-purpose --annual-salary --business-name --ca-file --city --country --customer-type --date-of-birth --dial-code --dry-run --email --employment-status --expected-monthly-volume --first-name --from --id-front-image --id-number --id-type --jq --json --last-name --line1 --no-input --occupation --output --phone-number --place-of-birth --postal-code --profile --quiet --registration-number --retries --state --terms-of-service-accepted --timeout --verbose' ;;
+    'customers get') print -r -- '--ca-file --dry-run --jq --json --no-input --output --profile --quiet --retries --timeout --verbose' ;;
+    'customers kyc') print -r -- '--ca-file --dry-run --jq --json --no-input --output --profile --quiet --retries --timeout --verbose' ;;
+    'customers list') print -r -- '--all --ca-file --columns --cursor --dry-run --jq --json --ndjson --no-input --output --per-page --profile --quiet --raw-cells --retries --timeout --verbose' ;;
+    'customers update') print -r -- '--account-purpose --annual-salary --business-name --ca-file --city --country --customer-type --date-of-birth --dial-code --dry-run --email --employment-status --expected-monthly-volume --first-name --from --id-front-image --id-number --id-type --jq --json --last-name --line1 --no-input --occupation --output --phone-number --place-of-birth --postal-code --profile --quiet --registration-number --retries --state --status --terms-of-service-accepted --timeout --verbose' ;;
     'demo') print -r -- '--jq --json --keep --no-input --output --quiet --seed' ;;
-    'deposit-addresses create') print -r -- '--ca-file --jq --json --network --no-input --output --profile --quiet --retries --timeout --verbose' ;;
-    'deposit-addresses list') print -r -- '--ca-file --jq --json --no-input --output --profile --quiet --retries --timeout --verbose' ;;
-    'deposits list') print -r -- '--all --ca-file --columns --cursor --jq --json --ndjson --no-input --output --per-page --profile --quiet --raw-cells --retries --timeout --verbose' ;;
+    'deposit-addresses create') print -r -- '--ca-file --dry-run --jq --json --network --no-input --output --profile --quiet --retries --timeout --verbose' ;;
+    'deposit-addresses list') print -r -- '--ca-file --dry-run --jq --json --no-input --output --profile --quiet --retries --timeout --verbose' ;;
+    'deposits list') print -r -- '--all --ca-file --columns --cursor --dry-run --jq --json --ndjson --no-input --output --per-page --profile --quiet --raw-cells --retries --timeout --verbose' ;;
     'doctor') print -r -- '--ca-file --journal --jq --json --no-input --output --profile --quiet --timeout --verbose' ;;
     'mock clock') print -r -- '--control-url --jq --json --no-input --output --profile --quiet' ;;
     'mock clock advance') print -r -- '--control-url --jq --json --no-input --output --profile --quiet' ;;
@@ -88,7 +88,7 @@ _cardctl_flags() {
     'ops compact') print -r -- '--journal --jq --json --no-input --older-than --output --quiet' ;;
     'ops copy') print -r -- '--journal --jq --json --no-input --output --quiet --to' ;;
     'ops list') print -r -- '--all --card --journal --jq --json --key --limit --ndjson --no-input --output --quiet --since --unresolved --until' ;;
-    'ops replay') print -r -- '--ca-file --include --journal --jq --json --no-input --output --profile --quiet --retries --timeout --verbose --yes' ;;
+    'ops replay') print -r -- '--ca-file --dry-run --include --journal --jq --json --no-input --output --profile --quiet --retries --timeout --verbose --yes' ;;
     'ops resolve') print -r -- '--journal --jq --json --no-input --note --outcome --output --quiet' ;;
     'ops show') print -r -- '--journal --jq --json --no-input --output --quiet' ;;
     'ops verify') print -r -- '--discard-unreadable --journal --jq --json --no-input --output --quiet' ;;
@@ -97,14 +97,14 @@ _cardctl_flags() {
     'profiles remove') print -r -- '--jq --json --no-input --output --quiet' ;;
     'profiles show') print -r -- '--jq --json --no-input --output --quiet' ;;
     'profiles use') print -r -- '--jq --json --no-input --output --quiet' ;;
-    'request') print -r -- '--ca-file --data --idempotency-key --include --journal --jq --json --no-input --output --profile --query --quiet --retries --timeout --verbose --yes' ;;
+    'request') print -r -- '--ca-file --data --dry-run --idempotency-key --include --journal --jq --json --no-input --output --profile --query --quiet --retries --timeout --verbose --yes' ;;
     'sign') print -r -- '--data --idempotency-key --jq --json --key-id --method --no-input --nonce --output --path --profile --query --quiet --timestamp' ;;
     'sign diagnose') print -r -- '--jq --json --no-input --now --output --profile --quiet --request --show-valid-signature --try-secret-commands' ;;
     'smoke') print -r -- '--amount --jq --json --junit --mock --no-input --output --profile --quiet --timeout' ;;
     'webhooks listen') print -r -- '--control-url --forward-to --host --jq --json --max-events --mock --no-input --output --port --profile --quiet --tolerance' ;;
     'webhooks sign') print -r -- '--jq --json --no-input --output --payload --profile --quiet --timestamp' ;;
     'webhooks test') print -r -- '--jq --json --junit --no-input --output --profile --quiet --timeout' ;;
-    'webhooks trigger') print -r -- '--control-url --data --jq --json --merchant --mode --no-input --output --profile --quiet' ;;
+    'webhooks trigger') print -r -- '--control-url --data --dry-run --jq --json --merchant --mode --no-input --output --profile --quiet' ;;
     'webhooks verify') print -r -- '--header --jq --json --no-input --now --output --payload --profile --quiet --tolerance' ;;
   esac
 }

@@ -4,6 +4,16 @@ import type { Io } from '../io.js';
 import { Flags } from './oclif.js';
 import { usageError } from '../errors.js';
 
+/** `--dry-run` of every command that sends (issue 38): what would be sent, and what the money rules would decide; nothing sent, recorded or asked. */
+export const dryRunFlag = {
+  'dry-run': Flags.boolean({
+    description:
+      'print what would be sent (method, URL, headers, body, canonical string; never a signature or secret) and what the journal and money rules would decide; send, record and ask nothing. Exits 0 when all would be sent or answered from the journal, else as the real run would for what is known without sending (5 key reused with another body, 2 needs --yes or held back; docs/output.md)',
+    default: false,
+    helpGroup: 'API',
+  }),
+};
+
 export const apiFlags = {
   profile: Flags.string({
     char: 'p',
@@ -33,6 +43,7 @@ export const apiFlags = {
     max: 10,
     helpGroup: 'API',
   }),
+  ...dryRunFlag,
 };
 
 /** The journal money operations are recorded in: a shared PostgreSQL, or the local file (docs/journal.md). */
@@ -110,6 +121,7 @@ export interface ApiFlagValues {
   'ca-file'?: string;
   timeout?: string;
   journal?: string;
+  'dry-run'?: boolean;
 }
 
 /** The session options of src/client/session.ts, from parsed flags. */
@@ -125,9 +137,11 @@ export function sessionOptions(
   timeout?: string;
   journal?: string;
   io: Io;
+  dryRun: boolean;
 } {
   return {
     journal: flags.journal,
+    dryRun: flags['dry-run'] === true,
     io,
     profile: flags.profile,
     verbose: flags.verbose,

@@ -172,6 +172,19 @@ export abstract class BaseCommand extends Command {
     return result.exitCode;
   }
 
+  /** A dry run's report (src/cli/dry-run.ts), printed as any result is; resolves with its exit code. */
+  private async printDryRun(stop: { dryRun: import('../client/dry-run.js').DryRun }): Promise<number> {
+    try {
+      const result = await (await import('./dry-run.js')).dryRunResult(stop.dryRun);
+      const code = await this.printResult(result);
+      await this.jq?.finish();
+      return code ?? 0;
+    } catch (err) {
+      this.jq?.abandon();
+      return showError(err, this.jsonErrors, this.id, { stdout: this.io.stdout, stderr: alertStream(this.io) });
+    }
+  }
+
   /** One line on stderr while the command works (what comes after its output goes in its result's notes); escaped, as it may quote an argument, a file or a server. */
   protected note(message: string): void {
     this.io.stderr.write(terminalSafe(message) + '\n');
@@ -181,6 +194,11 @@ export abstract class BaseCommand extends Command {
     // a usage error came from parsing: oclif would add "did not parse its arguments" under
     // NODE_ENV=development or test (a user's shell, a test runner), which is not true
     (this as unknown as { parsed: boolean }).parsed = true;
+    // `--dry-run` stopped where the command would send: what it would have sent is its output
+    if (isDryRunStop(err)) {
+      process.exitCode = await this.printDryRun(err as Error & { dryRun: import('../client/dry-run.js').DryRun });
+      return;
+    }
     this.jq?.abandon();
     // an error prints under --quiet too (src/io.ts `alerts`)
     process.exitCode = await showError(err, this.jsonErrors, this.id, {
@@ -188,6 +206,13 @@ export abstract class BaseCommand extends Command {
       stderr: alertStream(this.io),
     });
   }
+}
+
+/** Whether a failure is a `--dry-run` stopping before the socket (src/client/dry-run.ts; checked without loading it). */
+function isDryRunStop(err: unknown): boolean {
+  return (
+    typeof err === 'object' && err !== null && (err as Record<symbol, unknown>)[Symbol.for('cardctl.dry-run')] === true
+  );
 }
 
 interface OutputFlags {

@@ -10,9 +10,11 @@ import type {
   BatchPlan,
   BatchSummary,
   Repeat,
+  Repeats,
   RowProblem,
 } from '../client/batch.js';
 import type { JournalAnswers } from '../client/batch/journal-check.js';
+import type { LiveConfirmation } from '../client/confirm.js';
 import type { Journal } from '../client/journal.js';
 import type { Credentials } from '../profiles/types.js';
 import type { ApiClient, ClientOptions } from '../client/client.js';
@@ -32,6 +34,7 @@ export interface BatchFlags extends ApiFlagValues {
   'idempotency-prefix'?: string;
   'allow-duplicates'?: boolean;
   'allow-repeat'?: boolean;
+  'dry-run'?: boolean;
 }
 
 function problemsError(plan: BatchPlan, operation: BatchOperation, flags: BatchFlags): CardctlError {
@@ -88,20 +91,23 @@ export function interruptedLines(signal: string, s: BatchInterruption, flags: Pi
   return lines;
 }
 
-/** The whole batch is confirmed once (src/client/confirm.ts); stdin holding the rows cannot also answer. */
-async function confirmBatch(io: Io, plan: BatchPlan, flags: BatchFlags, profile: string, why: string): Promise<void> {
-  const [{ confirmLive }, { askYesNo }] = await Promise.all([
-    import('../client/confirm.js'),
-    import('../client/session.js'),
-  ]);
+/** The whole batch's one confirmation (src/client/confirm.ts); stdin holding the rows cannot also answer. */
+export async function batchConfirmation(
+  io: Io,
+  plan: BatchPlan,
+  flags: BatchFlags,
+  profile: string,
+  why: string,
+): Promise<LiveConfirmation> {
+  const { askYesNo } = await import('../client/session.js');
   const what = `a LIVE batch of ${plural(plan.total, plan.operation === 'cards.issue' ? 'card issue' : 'recharge')} (${plan.amountTotal} minor units in all) with profile "${profile}"${why}`;
   const canAsk = Boolean(process.stdin.isTTY && io.stderr.isTTY) && flags.batch !== '-' && !promptsForbidden();
-  await confirmLive({
-    what,
-    many: true,
-    yes: flags.yes,
-    ask: canAsk ? (question) => askYesNo(question, io) : undefined,
-  });
+  return { what, many: true, yes: flags.yes, ask: canAsk ? (question) => askYesNo(question, io) : undefined };
+}
+
+async function confirmBatch(io: Io, plan: BatchPlan, flags: BatchFlags, profile: string, why: string): Promise<void> {
+  const { confirmLive } = await import('../client/confirm.js');
+  await confirmLive(await batchConfirmation(io, plan, flags, profile, why));
 }
 
 export async function runBatchCommand(io: Io, operation: BatchOperation, flags: BatchFlags): Promise<number> {
@@ -125,6 +131,8 @@ export async function runBatchCommand(io: Io, operation: BatchOperation, flags: 
       io.stderr.write(
         `${b.unendedNote(spool.unended, plan.unendedLastRow.row, plan.unendedLastRow.line, flags.batch)}\n`,
       );
+    // --dry-run: each row's decision and request, the totals per card; nothing sent, recorded or asked
+    if (flags['dry-run']) throw await (await import('./batch-dry-run.js')).batchDryRun(io, b, plan, flags);
     return await sendBatch(io, b, plan, flags);
   } finally {
     plan?.checked.close();
@@ -251,14 +259,18 @@ async function holdBackRepeats(
   flags: BatchFlags,
 ): Promise<void> {
   const repeats = await b.findRepeats(plan, journal, known, Date.now());
-  if (repeats.rows === 0) return;
+  if (repeats.rows > 0) throw repeatsError(plan, repeats, flags);
+}
+
+/** The refusal of a batch whose rows repeat recent successes (or unknown outcomes) under other keys. */
+export function repeatsError(plan: BatchPlan, repeats: Repeats, flags: BatchFlags): CardctlError {
   const errors: Record<string, string[]> = {};
   for (const r of repeats.shown)
     errors[r.line > 0 ? `line ${r.line} (row ${r.row})` : `row ${r.row}`] = [repeatText(r)];
   if (repeats.rows > repeats.shown.length)
     errors[`and ${plural(repeats.rows - repeats.shown.length, 'more row')}`] = ['not shown'];
   const again = resumeCommand(process.argv.slice(2), { flags: ['--allow-repeat'] }); // the user's own command line, --idempotency-prefix included
-  throw new CardctlError(
+  return new CardctlError(
     `nothing was sent: ${plural(repeats.rows, 'row')} of ${plan.total} ${repeats.rows === 1 ? 'repeats' : 'repeat'} ${repeats.shown.some((r) => r.unknown) ? 'an operation whose outcome is unknown, or ' : ''}a success of the last 24 hours under another idempotency key (${flags.batch === '-' ? 'stdin' : flags.batch}).`,
     {
       kind: 'usage',

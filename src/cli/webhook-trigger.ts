@@ -12,6 +12,8 @@ export interface TriggerOptions {
   /** -p: the mock this profile (saved by `mock start --save-profiles`) points at */
   profile?: string;
   env?: NodeJS.ProcessEnv;
+  /** `--dry-run`: the control call that would be made, thrown as a DryRunStop (nothing is recorded on the mock) */
+  dryRun?: boolean;
 }
 
 export interface TriggerResult {
@@ -55,12 +57,9 @@ export async function runTrigger(opts: TriggerOptions): Promise<TriggerResult> {
   );
   // `-p mock-live` means live: the event is in the mode of the key the profile holds
   const mode = opts.mode ?? target.profile?.mode ?? 'test';
-  const event = (await callControl(target, 'POST', '/events', {
-    type: opts.type,
-    data,
-    mode,
-    merchant_id: opts.merchant,
-  })) as Record<string, unknown>;
+  const body = { type: opts.type, data, mode, merchant_id: opts.merchant };
+  if (opts.dryRun) throw await dryRunOf(target, body);
+  const event = (await callControl(target, 'POST', '/events', body)) as Record<string, unknown>;
   // The deliveries the mock queued for this event, one per enabled endpoint when it was recorded
   // (the log keeps them, even if a listener got it and removed its endpoint meanwhile).
   let enabledEndpoints: number | undefined;
@@ -83,4 +82,27 @@ export function triggerNote(r: TriggerResult): string | undefined {
     return `note: merchant ${String(r.event.merchant_id)} has no enabled webhook endpoint, so nothing is delivered: run \`cardctl webhooks listen --mock\` first.`;
   }
   return `Delivering to ${r.enabledEndpoints} enabled endpoint${r.enabledEndpoints === 1 ? '' : 's'} (\`cardctl mock webhook-deliveries\` shows the attempts).`;
+}
+
+/** What `--dry-run` shows: the control call, its token a placeholder (not signed: no canonical string). */
+async function dryRunOf(target: { url: string }, body: unknown): Promise<Error> {
+  const [{ controlRequest }, { DryRunStop }] = await Promise.all([
+    import('./mock/control-client.js'),
+    import('../client/dry-run.js'),
+  ]);
+  const r = controlRequest(target, '/events', body, undefined);
+  return new DryRunStop({
+    kind: 'request',
+    request: {
+      method: 'POST',
+      url: r.url,
+      headers: r.headers,
+      body: r.body ?? null,
+      body_bytes: Buffer.byteLength(r.body ?? ''),
+      body_sha256: null,
+      canonical: null,
+      fresh_at_send: ['Authorization'],
+    },
+    money: null,
+  });
 }

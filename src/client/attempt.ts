@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Credentials } from '../profiles/types.js';
-import { signRequest } from '../signing/request.js';
+import { requestToSign, signRequest } from '../signing/request.js';
 import { describeNotApi, judgeAnswer, namedIntermediary } from './answer.js';
 import type { ApiResponse, PreparedRequest } from './request-types.js';
 import { wasMaybeSent, type Outcome } from './errors.js';
@@ -35,24 +35,49 @@ export interface AttemptResult {
   response?: ApiResponse;
 }
 
-function signedHeaders(
+/** The signature header's value in a `--dry-run`: the real one is computed only when the request is sent. */
+export const SIGNATURE_PLACEHOLDER = '<signed at send time>';
+
+/** The headers and canonical string of one attempt: signed with the secret, or (`signed` false) with the dry run's placeholder. */
+function attemptHeaders(
   p: PreparedRequest,
-  ctx: AttemptContext,
+  ctx: Pick<AttemptContext, 'credentials' | 'now' | 'nonce'>,
+  signed: boolean,
 ): { headers: Record<string, string>; canonical: string; bodySha256: string } {
-  const signed = signRequest({
+  const input = {
     method: p.method,
     path: p.path,
     query: p.query,
     keyId: ctx.credentials.keyId,
-    secret: ctx.credentials.secret,
     timestamp: Math.floor(ctx.now() / 1000),
     nonce: ctx.nonce?.() ?? randomUUID(),
     body: p.body,
-  });
-  const headers: Record<string, string> = { 'User-Agent': userAgent(), Accept: 'application/json', ...signed.headers };
+  };
+  const request = signed
+    ? signRequest({ ...input, secret: ctx.credentials.secret })
+    : { ...requestToSign(input), signature: SIGNATURE_PLACEHOLDER };
+  const headers: Record<string, string> = {
+    'User-Agent': userAgent(),
+    Accept: 'application/json',
+    ...request.headers,
+    'X-Signature': request.signature,
+  };
   if (p.idempotencyKey !== undefined) headers['Idempotency-Key'] = p.idempotencyKey;
   if (p.body.length > 0) headers['Content-Type'] = 'application/json';
-  return { headers, canonical: signed.canonical, bodySha256: signed.body_sha256 };
+  return { headers, canonical: request.canonical, bodySha256: request.body_sha256 };
+}
+
+const signedHeaders = (p: PreparedRequest, ctx: AttemptContext) => attemptHeaders(p, ctx, true);
+
+/**
+ * What the first attempt would send (`--dry-run`): the same headers, canonical string, timestamp and
+ * nonce as a send builds them, with X-Signature a placeholder. The secret is never read here.
+ */
+export function previewAttempt(
+  p: PreparedRequest,
+  ctx: Pick<AttemptContext, 'credentials' | 'now' | 'nonce'>,
+): { headers: Record<string, string>; canonical: string; bodySha256: string } {
+  return attemptHeaders(p, ctx, false);
 }
 
 export async function sendAttempt(p: PreparedRequest, ctx: AttemptContext): Promise<AttemptResult> {

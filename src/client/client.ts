@@ -159,6 +159,13 @@ export class ApiClient {
    * `replayOf`: the journal entry a money operation resends (its outcome is recorded there).
    */
   async sendPrepared(p: PreparedRequest, replayOf?: string, opts: { batch?: boolean } = {}): Promise<ApiResponse> {
+    // `--dry-run`: stops here, before anything is locked, recorded, asked or sent (src/client/dry-run.ts)
+    if (this.opts.dryRun)
+      throw await (await import('./dry-run.js')).dryRunStop(this, p, {
+        replayOf,
+        batch: opts.batch ?? false,
+        journal: this.opts.journal,
+      });
     if (p.money) {
       const { MoneyOperation } = await import('./money-operation.js'); // a read never loads the journal's code
       return new MoneyOperation(this, p, { replayOf, batch: opts.batch ?? false }).run();

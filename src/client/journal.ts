@@ -9,7 +9,7 @@
 // (src/client/journal-db/records.ts). Every read is an indexed lookup, so what a command costs
 // does not grow with the journal.
 import { createHash, randomUUID } from 'node:crypto';
-import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { CardctlError, usageError } from '../errors.js';
 import { compactOf, entriesOf } from './journal-db/records.js';
@@ -131,6 +131,19 @@ export class Journal {
   /** A shared journal's connection started now, before its first statement (a money command about to need it). */
   warmUp(): void {
     if (this.place.engine === 'postgres' && !this.store) prewarm(this.place);
+  }
+
+  /**
+   * The journal open() would open, if it exists, else null: never creates one (`--dry-run` reads it,
+   * src/client/dry-run.ts). A shared journal is read where it is; a local one only if its file exists.
+   */
+  static openIfExists(
+    env: NodeJS.ProcessEnv = process.env,
+    note: (line: string) => void = () => {},
+    choose: { flag?: string; profile?: { name: string; journal?: string } } = {},
+  ): Journal | null {
+    const journal = Journal.open(env, note, choose); // opens nothing yet: the database is opened at its first use
+    return journal.shared || existsSync(journal.file) ? journal : null;
   }
 
   /** Whether this journal is shared (PostgreSQL) rather than this machine's file. */

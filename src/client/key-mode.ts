@@ -221,6 +221,21 @@ export async function checkKeyMode(
   let why: string | undefined;
   let mode = rememberedMode(c.keyId, env);
   if (!mode) ({ mode, why } = await askApi(client, env, opts.log));
+  return judgeMode(c, mode, why);
+}
+
+/**
+ * checkKeyMode without asking the API (`--dry-run`): the verdict from the mode remembered on this
+ * machine, or undefined when none is (the real run would ask the API first). Throws the same
+ * refusal for a stated mode that contradicts the remembered one.
+ */
+export function knownKeyMode(c: Credentials, env: NodeJS.ProcessEnv = process.env): KeyModeVerdict | undefined {
+  const mode = rememberedMode(c.keyId, env);
+  return mode ? judgeMode(c, mode, undefined) : undefined;
+}
+
+/** The verdict for a key's mode as the API says it (undefined: it could not tell, `why`). */
+function judgeMode(c: Credentials, mode: Mode | undefined, why: string | undefined): KeyModeVerdict {
   if (mode && !c.modeDefaulted && mode !== c.mode) throw mismatch(c, mode);
   if (mode === 'test') return { live: false, note: '' };
   if (mode === 'live')

@@ -8,6 +8,7 @@ import { dirname } from 'node:path';
 import { CardctlError } from '../errors.js';
 import { journalError, journalReason, toCardctlError } from './errors.js';
 import { checkKeyMode, learnKeyMode, rememberedMode } from './key-mode.js';
+import { previewConfirmation, type ConfirmationPreview, type MoneyDecision } from './dry-run.js';
 import { normalBase } from './identity.js';
 import type { Journal } from './journal.js';
 import type { JournalEntry, JournalReport } from './journal-types.js';
@@ -80,11 +81,7 @@ export class MoneyOperation {
       if ('conflict' in verdict) throw toApiError(keyConflictError(verdict.conflict, p), undefined, undefined);
       return journalResponse(this.client, p, verdict.report);
     }
-    if (p.answerFromJournalOnly)
-      throw new CardctlError(
-        `the journal holds only the identity and outcome of this operation (its body was compacted): it cannot be sent again.`,
-        { kind: 'usage', hint: 'See what it did with `cardctl ops show KEY`.' },
-      );
+    if (p.answerFromJournalOnly) throw compactedError();
     await this.confirm();
     // told once, when it is about to be used: a refused confirmation sends nothing to replay
     if (p.generatedKey) {
@@ -102,6 +99,44 @@ export class MoneyOperation {
     if (verdict.earlier && run.response && answersForTheKey(run.response.status))
       this.client.opts.note?.(replayNote(verdict.earlier, this.client, run.response.status));
     return this.outcome(journal, journalId, run, verdict.earlierUnknown ?? false);
+  }
+
+  /**
+   * What run() would do (`--dry-run`), from the same verdict (rules 3, 4 and 5) and the same
+   * confirmation: sent (a first send, or a replay of an earlier one), answered from the journal
+   * (its answer, or the error it would throw), or refused. Nothing is locked, recorded, asked or
+   * sent. `journal`: the journal when one exists (a dry run never creates one).
+   */
+  preview(journal: Journal | null): MoneyDecision {
+    const p = this.p;
+    const verdict: SendVerdict = journal && p.idempotencyKey !== undefined ? this.verdict(journal) : { send: true };
+    if (!verdict.send) {
+      if ('conflict' in verdict)
+        return { decision: 'refuse', error: keyConflictError(verdict.conflict, p), earlier: verdict.conflict };
+      return {
+        decision: 'answer',
+        report: verdict.report,
+        error: journalError(verdict.report, this.client.clock()) ?? undefined,
+      };
+    }
+    if (p.answerFromJournalOnly) return { decision: 'refuse', error: compactedError() };
+    return {
+      decision: 'send',
+      earlier: verdict.earlier,
+      earlierUnknown: verdict.earlierUnknown ?? false,
+      confirmation: this.confirmationPreview(),
+    };
+  }
+
+  /** confirm() without asking anyone or the API (src/client/dry-run.ts previewConfirmation). */
+  private confirmationPreview(): ConfirmationPreview {
+    if (this.p.confirmed) return { mode: 'live', by: 'yes' };
+    const c = this.client.credentials;
+    return previewConfirmation(c, this.client.opts.env, (note) => ({
+      what: `a LIVE money operation: ${this.p.method} ${this.url} with profile "${c.name}"${note}`,
+      yes: this.client.opts.yes,
+      ask: this.client.opts.confirm,
+    }));
   }
 
   /** Rules 3, 4 and 5 of src/client/money-rules.ts, over the key's sends in the journal. */
@@ -233,6 +268,13 @@ export class MoneyOperation {
     return run.response!;
   }
 }
+
+/** A replay of a compacted operation: its body is gone, so it is never sent again. */
+const compactedError = (): CardctlError =>
+  new CardctlError(
+    `the journal holds only the identity and outcome of this operation (its body was compacted): it cannot be sent again.`,
+    { kind: 'usage', hint: 'See what it did with `cardctl ops show KEY`.' },
+  );
 
 /** An answer the API gives from what it stored under the key (a result or a definitive refusal), not a 5xx, `in_flight` or 429 that says nothing of it. */
 const answersForTheKey = (status: number): boolean => status < 500 && status !== 409 && status !== 429;

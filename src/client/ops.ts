@@ -1,7 +1,7 @@
 // `cardctl ops`: the journal of money operations, and replaying one with its exact bytes and key.
 import { CardctlError, usageError } from '../errors.js';
 import type { ApiResponse, PreparedRequest } from './client.js';
-import { Journal, type JournalEntry } from './journal.js';
+import { Journal, journalFile, type JournalEntry } from './journal.js';
 import { retentionDays, DAY_MS } from './retention.js';
 import { inAccount, normalBase } from './identity.js';
 import { withSession, type SessionOptions } from './session.js';
@@ -32,11 +32,12 @@ export function damageNotes(at: JournalAt = {}): string[] {
 }
 
 /** `tell`: where the journal says what it waits for (the command's stderr) */
-export function showOp(id: string, at: JournalAt = {}): JournalEntry {
-  const journal = openAt(at);
-  const found = journal.find(id);
+export function showOp(id: string, at: JournalAt & { dryRun?: boolean } = {}): JournalEntry {
+  // `--dry-run` reads the journal only if it exists: it never creates one
+  const journal = at.dryRun ? Journal.openIfExists(at.env, at.tell, { flag: at.journal }) : openAt(at);
+  const found = journal?.find(id);
   if (!found) {
-    throw new CardctlError(`no operation "${id}" in the journal ${journal.file}.`, {
+    throw new CardctlError(`no operation "${id}" in the journal ${journal?.file ?? journalFile(at.env)}.`, {
       kind: 'not_found',
       hint: 'List them with `cardctl ops list`, or give its idempotency key.',
     });
@@ -126,7 +127,12 @@ export async function replayOp(
   id: string,
   opts: SessionOptions,
 ): Promise<{ entry: JournalEntry; response: ApiResponse }> {
-  const entry = showOp(id, { env: opts.env, journal: opts.journal, tell: (line) => opts.io.stderr.write(line + '\n') });
+  const entry = showOp(id, {
+    env: opts.env,
+    journal: opts.journal,
+    tell: (line) => opts.io.stderr.write(line + '\n'),
+    dryRun: opts.dryRun,
+  });
   const profile = opts.profile ?? entry.profile ?? undefined;
   return withSession({ ...opts, profile }, async ({ client, credentials }) => {
     const recordedWith = entry.profile ? `profile "${entry.profile}"` : 'the CARDCTL_* environment';
@@ -158,7 +164,9 @@ export async function replayOp(
       idempotencyKey: entry.idempotency_key,
       ...(entry.compacted_at ? { answerFromJournalOnly: { bodySha256: entry.body_sha256 } } : {}),
     };
-    opts.io.stderr.write(`Replaying ${entry.id} with Idempotency-Key: ${entry.idempotency_key}\n`);
+    opts.io.stderr.write(
+      `${opts.dryRun ? 'Dry run of replaying' : 'Replaying'} ${entry.id} with Idempotency-Key: ${entry.idempotency_key}\n`,
+    );
     const response = await client.sendPrepared(prepared, entry.id);
     return { entry, response };
   });

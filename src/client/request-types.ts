@@ -39,6 +39,10 @@ export interface ClientOptions {
   onSent?: (sent: { idempotencyKey?: string; journalId?: string }) => void;
   /** whose state folder remembers each key's mode (src/client/key-mode.ts); default process.env */
   env?: NodeJS.ProcessEnv;
+  /** `--dry-run`: a send stops before the socket and throws what it would send (src/client/dry-run.ts DryRunStop) */
+  dryRun?: boolean;
+  /** `--journal`: the journal a dry run reads (src/client/journal-db/target.ts) */
+  journalFlag?: string;
 }
 
 export interface ApiRequest {

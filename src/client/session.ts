@@ -33,6 +33,8 @@ export interface SessionOptions {
   io: Io;
   /** a money operation was journaled and is going out (what an interruption reports as unresolved) */
   onSent?: (sent: { idempotencyKey?: string; journalId?: string }) => void;
+  /** `--dry-run`: the client sends nothing (src/client/dry-run.ts) */
+  dryRun?: boolean;
 }
 
 export interface Session {
@@ -101,6 +103,8 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
     timeoutMs,
     onSent: opts.onSent,
     env,
+    dryRun: opts.dryRun,
+    journalFlag: opts.journal,
   });
   return { client, credentials, openJournal, openedJournal: () => opened, timeoutMs, settings };
 }

@@ -29,8 +29,10 @@ export interface SignedRequest {
   };
 }
 
-/** Everything a client needs to send a signed request. */
-export function signRequest(input: SignInput): SignedRequest {
+/** What is signed, without the signature: the canonical string and the headers but X-Signature (`--dry-run` shows this, never a signature). */
+export function requestToSign(
+  input: Omit<SignInput, 'secret'>,
+): Omit<SignedRequest, 'signature' | 'headers'> & { headers: Omit<SignedRequest['headers'], 'X-Signature'> } {
   const timestamp = String(input.timestamp);
   const hash = bodySha256(input.body);
   const canonical = canonicalString({
@@ -42,13 +44,18 @@ export function signRequest(input: SignInput): SignedRequest {
     nonce: input.nonce,
     bodyHash: hash,
   });
-  const signature = signCanonical(input.secret, canonical);
   return {
     canonical,
     body_sha256: hash,
-    signature,
-    headers: { 'X-Api-Key': input.keyId, 'X-Timestamp': timestamp, 'X-Nonce': input.nonce, 'X-Signature': signature },
+    headers: { 'X-Api-Key': input.keyId, 'X-Timestamp': timestamp, 'X-Nonce': input.nonce },
   };
+}
+
+/** Everything a client needs to send a signed request. */
+export function signRequest(input: SignInput): SignedRequest {
+  const unsigned = requestToSign(input);
+  const signature = signCanonical(input.secret, unsigned.canonical);
+  return { ...unsigned, signature, headers: { ...unsigned.headers, 'X-Signature': signature } };
 }
 
 /** Constant-time check of a received X-Signature against each candidate secret (a rolled key has two). */

@@ -112,6 +112,13 @@ describe('cardctl demo', () => {
     expect(byName.get('cards: issue replay')?.command).toMatch(
       /^cardctl cards issue --customer [0-9A-Z]{26} --amount 5000 --idempotency-key demo-issue-1\b/,
     );
+    expect(byName.get('cards: recharge --dry-run')).toMatchObject({
+      command: expect.stringMatching(
+        /^cardctl cards recharge [0-9A-Z]{26} --amount 2500 --idempotency-key demo-topup-1 --dry-run\b/,
+      ),
+      exit_code: 0,
+      ok: true,
+    });
     expect(byName.get('customers: validation error')).toMatchObject({
       command: 'cardctl customers create --from customer-invalid.json',
       exit_code: 2,

@@ -229,6 +229,44 @@ describe('the canary secret goes through every command', () => {
     await cliChild(['deposits', 'list', '--verbose']);
   });
 
+  it('--dry-run: the canonical string it shows, never the signature the API would accept for it', async () => {
+    const customerId = (await approvedCustomer(mock as unknown as MockHandle)).id as string;
+    const shown = [
+      await cliChild([
+        'cards',
+        'issue',
+        '--customer',
+        customerId,
+        '--amount',
+        '100',
+        '--dry-run',
+        '--json',
+        '--verbose',
+      ]),
+      await cli(['request', 'POST', '/customers', '--data', `@${customer}`, '--dry-run', '--json']),
+      await cli(['customers', 'list', '--dry-run', '--json']),
+    ];
+    for (const r of shown) {
+      expect(r.code, r.stderr).toBe(0);
+      const canonical = JSON.parse(r.stdout).request.canonical as string;
+      const accepted = signRequest({
+        method: canonical.split('\n')[0]!,
+        path: canonical.split('\n')[1]!,
+        query: canonical.split('\n')[2]!,
+        keyId: KEY_ID,
+        secret: CANARY,
+        timestamp: canonical.split('\n')[4]!,
+        nonce: canonical.split('\n')[5]!,
+        body: Buffer.from(JSON.parse(r.stdout).request.body ?? '', 'utf8'),
+      });
+      expect(accepted.canonical).toBe(canonical); // the string shown is the one the signature covers
+      for (const form of [accepted.signature, Buffer.from(accepted.signature, 'base64').toString('hex')])
+        expect(r.stdout + r.stderr).not.toContain(form);
+    }
+    // the text for people, too (the last checks of this file look for the secret in every output)
+    expect((await cli(['customers', 'list', '--dry-run', '--verbose'])).stdout).toContain('<signed at send time>');
+  });
+
   it('the journal of money operations: list, export, repair, show, replay, resolve', async () => {
     const customerId = (await approvedCustomer(mock as unknown as MockHandle)).id as string;
     await cliChild([

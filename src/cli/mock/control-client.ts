@@ -140,6 +140,24 @@ export async function callControl(
   return (await callControlPage(target, method, path, body)).data;
 }
 
+/** The placeholder `--dry-run` shows for the control token (never the token). */
+export const CONTROL_TOKEN_PLACEHOLDER = 'Bearer <control token: added at send time, never shown>';
+
+/** A control call's URL, headers and body; `token`: the control token, or undefined for `--dry-run`'s placeholder. */
+export function controlRequest(
+  target: Pick<ControlTarget, 'url'>,
+  path: string,
+  body: unknown,
+  token: string | undefined,
+): { url: string; headers: Record<string, string>; body: string | undefined } {
+  const headers: Record<string, string> = {
+    Authorization: token === undefined ? CONTROL_TOKEN_PLACEHOLDER : `Bearer ${token}`,
+    Accept: 'application/json',
+  };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  return { url: target.url + path, headers, body: body === undefined ? undefined : JSON.stringify(body) };
+}
+
 /** A control call's `data` and its `meta` (a list page's cursor, the request log's `dropped`). */
 export async function callControlPage(
   target: ControlTarget,
@@ -147,14 +165,13 @@ export async function callControlPage(
   path: string,
   body?: unknown,
 ): Promise<{ data: unknown; meta: Record<string, unknown> }> {
-  const headers: Record<string, string> = { Authorization: `Bearer ${target.token}`, Accept: 'application/json' };
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const request = controlRequest(target, path, body, target.token);
   let res: Response;
   try {
-    res = await fetch(target.url + path, {
+    res = await fetch(request.url, {
       method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
+      headers: request.headers,
+      body: request.body,
       signal: AbortSignal.timeout(15_000),
     });
   } catch {

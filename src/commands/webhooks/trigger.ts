@@ -1,6 +1,7 @@
 import { Args, Flags } from '../../cli/oclif.js';
 import type { Result } from '../../output/render.js';
 import { MockControlCommand } from '../../cli/mock/control-command.js';
+import { dryRunFlag } from '../../cli/api-flags.js';
 
 export default class WebhooksTrigger extends MockControlCommand {
   static override summary = 'Ask the running mock to emit an event, delivered to its webhook endpoints.';
@@ -28,6 +29,7 @@ export default class WebhooksTrigger extends MockControlCommand {
       options: ['test', 'live'],
     }),
     merchant: Flags.string({ description: 'merchant id (default: the banner merchant)' }),
+    ...dryRunFlag,
   };
 
   async run(): Promise<Result> {
@@ -40,6 +42,7 @@ export default class WebhooksTrigger extends MockControlCommand {
       merchant: flags.merchant,
       controlUrl: flags['control-url'],
       profile: flags.profile,
+      dryRun: flags['dry-run'],
     });
     const note = triggerNote(result);
     return this.render(result.event, note ? [note] : []);

@@ -40,6 +40,20 @@ export const section: Section = {
       },
     });
     await r.step({
+      name: 'cards: recharge --dry-run',
+      title:
+        'Look before money moves: --dry-run prints the request (a placeholder where the signature goes) and what the journal would decide; nothing is sent',
+      argv: ['cards', 'recharge', ids.card, '--amount', '2500', '--idempotency-key', 'demo-topup-1', '--dry-run'],
+      grep: '^(POST |  X-Signature|money operation)',
+      check: async (run) => {
+        expect(/^ {2}X-Signature: <signed at send time>$/m.test(run.stdout), 'the signature should be a placeholder');
+        expect(/^money operation: would be sent: /m.test(run.stdout), 'the journal should let it be sent');
+        const after = await wallet('test');
+        expect(after.balance_minor === before.balance_minor, 'the dry run charged the wallet');
+        return 'nothing sent, wallet unchanged';
+      },
+    });
+    await r.step({
       name: 'cards: recharge',
       title: 'Recharge it (a key is generated and printed on stderr, to replay if needed)',
       argv: ['cards', 'recharge', ids.card, '--amount', '2500'],

@@ -1,0 +1,68 @@
+// `--dry-run` with the shared journal (PostgreSQL, CARDCTL_JOURNAL_URL): a fresh runner's dry run
+// of a batch another machine sent reads what that machine recorded, the same journal its real run
+// would read: every row answered, nothing sent, nothing recorded (the shared journal's operations
+// unchanged, no local journal made).
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startMock } from '../../src/mock/index.js';
+import { activeCard, apiRequestsDuring, cardBalance, type MockHandle } from '../helpers/api.js';
+import { makeSandbox, type CliResult, type Sandbox } from '../helpers/cli.js';
+import { filesUnder } from '../helpers/journal.js';
+import { startPostgres, type Postgres } from '../helpers/postgres.js';
+import { needsPostgres } from '../helpers/programs.js';
+
+const withPostgres = needsPostgres();
+let pg: Postgres;
+let mock: MockHandle;
+const sandboxes: Sandbox[] = [];
+
+describe.runIf(withPostgres)('--dry-run with a shared journal', () => {
+  beforeAll(async () => {
+    pg = await startPostgres();
+    mock = (await startMock({ port: 0, seed: 381, providerLatencyMs: 0 })) as unknown as MockHandle;
+  }, 60_000);
+  afterAll(async () => {
+    await mock?.close();
+    await pg?.stop();
+    for (const s of sandboxes) s.cleanup();
+  });
+
+  it("a fresh runner's dry run of what another machine sent: every row answered from the shared journal, nothing sent or recorded", async () => {
+    const url = await pg.createDatabase('journal_dry');
+    const machine = () => {
+      const sb = makeSandbox();
+      sandboxes.push(sb);
+      const env = {
+        CARDCTL_API_KEY: mock.keys.test.keyId,
+        CARDCTL_API_SECRET: mock.keys.test.secret,
+        CARDCTL_BASE_URL: mock.baseUrl,
+        CARDCTL_MODE: 'test',
+        CARDCTL_JOURNAL_URL: url,
+      };
+      return { sb, run: (args: string[]) => sb.run(args, { env, timeoutMs: 60_000 }) };
+    };
+    const [a, b] = [machine(), machine()];
+    const card = (await activeCard(mock, { amount: 100 })).id as string;
+    const file = join(a.sb.dir, 'rows.csv');
+    writeFileSync(file, `card_id,amount\n${card},1\n${card},2\n`);
+    expect((await a.run(['cards', 'recharge', '--batch', file])).code).toBe(0);
+    const opsBefore = JSON.parse((await b.run(['ops', 'list', '--all', '--json'])).stdout).data.length;
+    const filesBefore = filesUnder(b.sb.stateDir);
+
+    let r!: CliResult;
+    const sent = await apiRequestsDuring(
+      mock,
+      async () => (r = await b.run(['cards', 'recharge', '--batch', file, '--dry-run', '--json'])),
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(sent).toBe(0);
+    const d = JSON.parse(r.stdout);
+    expect(d.rows.map((x: { decision: string }) => x.decision)).toEqual(['answer', 'answer']);
+    expect(d.journal).not.toContain(pg.password);
+    expect(r.stdout + r.stderr).not.toContain(pg.password);
+    expect(JSON.parse((await b.run(['ops', 'list', '--all', '--json'])).stdout).data.length).toBe(opsBefore);
+    expect(filesUnder(b.sb.stateDir)).toEqual(filesBefore);
+    expect(await cardBalance(mock, card)).toBe(103);
+  });
+});
