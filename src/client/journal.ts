@@ -13,7 +13,7 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { CardctlError, usageError } from '../errors.js';
 import { compactOf, entriesOf } from './journal-db/records.js';
-import { SqliteJournal, isSqliteError, SQLITE, type OpRef, type SentColumns } from './journal-db/sqlite.js';
+import { SqliteJournal, type OpRef, type SentColumns } from './journal-db/sqlite.js';
 import type { JournalTables } from './journal-db/tables.js';
 import { PostgresJournal, prewarm } from './journal-db/postgres.js';
 import {
@@ -24,6 +24,7 @@ import {
   type PostgresTarget,
 } from './journal-db/target.js';
 import { postgresError } from './journal-db/postgres-errors.js';
+import { damagedJournal, sqliteError } from './journal-db/sqlite-errors.js';
 import { takeOver } from './journal-db/takeover.js';
 import type { KeyScope } from './key-lock.js';
 import type { JournalEntry, JournalOp, JournalOutcome, JournalResolution } from './journal-types.js';
@@ -193,61 +194,7 @@ export class Journal {
   }
 
   private explain(err: unknown): unknown {
-    if (err instanceof CardctlError) return err;
-    if (this.place.engine === 'postgres') return postgresError(err, this.place);
-    if (isStateFolderProblem(err))
-      return stateFolderError(err, this.dir, 'money operations are refused until it can be written');
-    const newer = (err as { newerSchema?: number } | null)?.newerSchema;
-    if (newer !== undefined)
-      return new CardctlError(
-        `the operations journal ${this.file} was written by a newer cardctl (its schema ${newer}); this one cannot read it without risking a second charge, so nothing was sent.`,
-        {
-          kind: 'usage',
-          code: 'journal_newer',
-          hint: 'Run the newer cardctl (`cardctl --version` tells which one this is).',
-        },
-      );
-    const damagedKey = (err as { damagedKey?: string } | null)?.damagedKey;
-    if (damagedKey !== undefined) return damagedJournal(this.file, (err as Error).message, damagedKey);
-    if (!isSqliteError(err)) return err;
-    const primary = err.errcode & 0xff;
-    if (primary === SQLITE.FULL)
-      return stateFolderError(
-        Object.assign(new Error(err.errstr), { code: 'ENOSPC', syscall: 'write', path: this.file }),
-        this.dir,
-        'nothing was sent',
-      );
-    if (primary === SQLITE.IOERR)
-      return stateFolderError(
-        Object.assign(
-          new Error(
-            'a write or read of the disk failed: the disk is full, a file size limit was reached, or the disk is failing',
-          ),
-          { code: 'EIO', syscall: 'write', path: this.file },
-        ),
-        this.dir,
-        'nothing was sent',
-      );
-    if (primary === SQLITE.READONLY || primary === SQLITE.CANTOPEN)
-      return stateFolderError(
-        Object.assign(new Error(err.errstr), { code: 'EACCES', syscall: 'open', path: this.file }),
-        this.dir,
-        'money operations are refused until it can be written',
-      );
-    if (primary === SQLITE.BUSY || primary === SQLITE.LOCKED)
-      return new CardctlError(
-        `the operations journal ${this.file} stayed locked by another cardctl for too long (${err.errstr}); nothing was sent.`,
-        { kind: 'unavailable', code: 'journal_busy', hint: 'Run the command again once the other cardctl is done.' },
-      );
-    if (primary === SQLITE.CORRUPT || primary === SQLITE.NOTADB) return damagedJournal(this.file, err.errstr);
-    return new CardctlError(
-      `the operations journal ${this.file} could not be used (${err.errstr}); nothing was sent.`,
-      {
-        kind: 'unexpected',
-        code: 'journal_unusable',
-        hint: 'Run `cardctl ops verify` to check the database; then run the command again.',
-      },
-    );
+    return this.place.engine === 'postgres' ? postgresError(err, this.place) : sqliteError(err, this.file, this.dir);
   }
 
   /** Records an operation before it is sent (committed and synced when this returns); returns its id. */
@@ -657,19 +604,6 @@ export class Journal {
     if (!this.shared) this.store?.close(); // a shared journal's connection serves the whole process, and ends with it
     this.store = undefined;
   }
-}
-
-/** A damaged database file: money commands refuse, naming the fix. */
-function damagedJournal(file: string, why: string, key?: string): CardctlError {
-  return new CardctlError(
-    `the operations journal ${file} is damaged (${why}): whether ${key === undefined ? 'a key' : `Idempotency-Key ${key}`} was sent before cannot be known, so the money operation was not sent.`,
-    {
-      kind: 'unexpected',
-      code: 'journal_damaged',
-      idempotencyKey: key,
-      hint: `Run \`cardctl ops verify\` to see what SQLite finds. Keep the file; restore it from a backup, or move it aside (cardctl then starts a new journal, which knows nothing of earlier sends: check the cards' balances before sending again).`,
-    },
-  );
 }
 
 /** What recordOp is given: the request, its body as bytes. */

@@ -53,20 +53,22 @@ export class MoneyOperation {
 
   constructor(
     private readonly client: SignedClient,
-    private readonly p: PreparedRequest,
-    private readonly o: { replayOf?: string; batch: boolean },
+    /** the request, prepared once: its exact bytes and key */
+    private readonly request: PreparedRequest,
+    /** `replayOf`: an `ops replay` of this journal id (recorded under it); `batch`: a --batch row */
+    private readonly how: { replayOf?: string; batch: boolean },
   ) {
-    this.url = urlOf(p);
+    this.url = urlOf(request);
   }
 
   /** Checks, sends and records the operation; resolves with its answer (202 included), throws an ApiError otherwise. */
   async run(): Promise<ApiResponse> {
     const journal = await this.client.journal();
-    if (!journal || this.p.idempotencyKey === undefined) return this.send(null, { send: true });
+    if (!journal || this.request.idempotencyKey === undefined) return this.send(null, { send: true });
     // one process at a time per key (on every machine of a shared journal), from the journal check to the recorded outcome
     const release = await journal.holdKey({
       keyId: this.client.credentials.keyId,
-      idempotencyKey: this.p.idempotencyKey,
+      idempotencyKey: this.request.idempotencyKey,
     });
     try {
       return await this.send(journal, this.verdict(journal));
@@ -76,7 +78,7 @@ export class MoneyOperation {
   }
 
   private async send(journal: Journal | null, verdict: SendVerdict): Promise<ApiResponse> {
-    const p = this.p;
+    const p = this.request;
     if (!verdict.send) {
       if ('conflict' in verdict) throw toApiError(keyConflictError(verdict.conflict, p), undefined, undefined);
       return journalResponse(this.client, p, verdict.report);
@@ -90,7 +92,7 @@ export class MoneyOperation {
       );
       p.generatedKey = false;
     }
-    const journalId = this.o.replayOf ?? (journal ? await this.record(journal) : undefined);
+    const journalId = this.how.replayOf ?? (journal ? await this.record(journal) : undefined);
     this.client.opts.onSent?.({ idempotencyKey: p.idempotencyKey, journalId });
     const run = await this.client.attempts(p, this.url, {
       journalId,
@@ -108,7 +110,7 @@ export class MoneyOperation {
    * sent. `journal`: the journal when one exists (a dry run never creates one).
    */
   preview(journal: Journal | null): MoneyDecision {
-    const p = this.p;
+    const p = this.request;
     const verdict: SendVerdict = journal && p.idempotencyKey !== undefined ? this.verdict(journal) : { send: true };
     if (!verdict.send) {
       if ('conflict' in verdict)
@@ -130,10 +132,10 @@ export class MoneyOperation {
 
   /** confirm() without asking anyone or the API (src/client/dry-run.ts previewConfirmation). */
   private confirmationPreview(): ConfirmationPreview {
-    if (this.p.confirmed) return { mode: 'live', by: 'yes' };
+    if (this.request.confirmed) return { mode: 'live', by: 'yes' };
     const c = this.client.credentials;
     return previewConfirmation(c, this.client.opts.env, (note) => ({
-      what: `a LIVE money operation: ${this.p.method} ${this.url} with profile "${c.name}"${note}`,
+      what: `a LIVE money operation: ${this.request.method} ${this.url} with profile "${c.name}"${note}`,
       yes: this.client.opts.yes,
       ask: this.client.opts.confirm,
     }));
@@ -141,7 +143,7 @@ export class MoneyOperation {
 
   /** Rules 3, 4 and 5 of src/client/money-rules.ts, over the key's sends in the journal. */
   private verdict(journal: Journal): SendVerdict {
-    const p = this.p;
+    const p = this.request;
     const c = this.client.credentials;
     const bodySha256 = p.answerFromJournalOnly?.bodySha256 ?? sha256Hex(p.body);
     try {
@@ -155,7 +157,7 @@ export class MoneyOperation {
           path: p.path,
           bodySha256,
           target: merchantTarget(p.method, p.path, () => p.body),
-          batch: this.o.batch,
+          batch: this.how.batch,
         },
         this.client.clock(),
       );
@@ -174,7 +176,7 @@ export class MoneyOperation {
    * refused here, an unknown mode asked first or taken as live.
    */
   private async confirm(): Promise<void> {
-    const p = this.p;
+    const p = this.request;
     if (p.confirmed) return;
     const c = this.client.credentials;
     const key = await checkKeyMode(this.client, { env: this.client.opts.env, log: this.client.opts.log });
@@ -191,7 +193,7 @@ export class MoneyOperation {
 
   /** The op record, on disk before the first byte leaves (a --batch row syncs without blocking the others). */
   private record(journal: Journal): Promise<string> {
-    const p = this.p;
+    const p = this.request;
     const c = this.client.credentials;
     // the mode the API says of the key when known (an unset CARDCTL_MODE is no claim), else the profile's
     const mode = rememberedMode(c.keyId, this.client.opts.env) ?? c.mode;
@@ -212,7 +214,7 @@ export class MoneyOperation {
     return journalWrite(
       this.client,
       journal,
-      () => (this.o.batch ? journal.recordOpDurably(op, now) : journal.recordOp(op, now)),
+      () => (this.how.batch ? journal.recordOpDurably(op, now) : journal.recordOp(op, now)),
       true,
     );
   }
@@ -224,7 +226,7 @@ export class MoneyOperation {
     run: AttemptsRun,
     earlierUnknown: boolean,
   ): Promise<ApiResponse> {
-    const p = this.p;
+    const p = this.request;
     const ambiguous = run.ambiguous || earlierUnknown;
     const data = (
       run.response?.body as { data?: { id?: unknown; balance_minor?: unknown; product_id?: unknown } } | undefined
@@ -246,7 +248,7 @@ export class MoneyOperation {
     if (journal && journalId) {
       const record = journalOutcome({
         err,
-        replay: this.o.replayOf !== undefined,
+        replay: this.how.replayOf !== undefined,
         ambiguous,
         status: run.response?.status ?? null,
         resourceId,
@@ -258,7 +260,7 @@ export class MoneyOperation {
         this.client,
         journal,
         () =>
-          this.o.batch
+          this.how.batch
             ? journal.recordOutcomeDurably({ id: journalId, ...record }, now)
             : journal.recordOutcome({ id: journalId, ...record }, now),
         false,
