@@ -584,6 +584,7 @@ export class Journal {
       after = page.at(-1)!.seq;
       onPage(operations);
     }
+    to.opened(() => into.analyze()); // what the planner knows of the tables now: the next command's look-ups use their indexes
     return { operations, added };
   }
 

@@ -451,6 +451,11 @@ export class JournalTables {
     );
   }
 
+  /** The engine's statistics of the tables brought up to date (after a bulk load). */
+  analyze(): void {
+    this.q.exec(this.q.engine === 'postgres' ? 'ANALYZE operations, answers' : 'ANALYZE');
+  }
+
   close(): void {
     this.q.close();
   }
