@@ -550,7 +550,12 @@ export class Journal {
       );
       done += page.length;
     }
-    this.opened(() => db.setMeta('last_compaction', now));
+    this.opened(() => {
+      db.setMeta('last_compaction', now);
+      // everything resolved before this is compacted: the next check looks after it (an unknown one there stays whole)
+      const mark = db.meta('compacted_before');
+      if (mark === undefined || mark < before) db.setMeta('compacted_before', before);
+    });
     return done;
   }
 
@@ -588,9 +593,10 @@ export class Journal {
     return { operations, added };
   }
 
-  /** When the oldest operation was first sent (undefined: none yet). */
+  /** When the oldest operation not yet past a compaction was first sent (undefined: none): what makes the next one due. One seek of the time index. */
   oldestTime(): string | undefined {
-    return this.opened(() => this.db().oldestTime());
+    const db = this.db();
+    return this.opened(() => db.oldestTime(db.meta('compacted_before')));
   }
 
   /** When retention last ran here (undefined: never). */

@@ -114,3 +114,29 @@ describe('journal', () => {
     expect(normalBase('http://127.0.0.1:4010/api/v1//')).toBe('http://127.0.0.1:4010/api/v1');
   });
 });
+
+describe('retention falls due once there is something to compact', () => {
+  it('after a compaction, an old operation it had to keep whole (unknown) does not make one due every day; a newly aged one does', async () => {
+    const { compactionDue } = await import('../../src/client/retention.js');
+    const DAY = 86_400_000;
+    const now = Date.now();
+    const j = new Journal(join(tmp(), 'journal.db'));
+    const old = (key: string, daysAgo: number) => j.recordOp({ ...op, idempotency_key: key }, now - daysAgo * DAY);
+    j.recordOutcome(
+      { id: old('done-100', 100), status: 201, outcome: 'resolved', code: null, resource_id: 'c1' },
+      now - 100 * DAY,
+    );
+    old('unknown-95', 95); // no answer: kept whole by every compaction
+    j.recordOutcome(
+      { id: old('done-60', 60), status: 201, outcome: 'resolved', code: null, resource_id: 'c2' },
+      now - 60 * DAY,
+    );
+    expect(compactionDue(j, 90, now)).toBe(true); // done-100 is past 90 days
+    expect(j.compact(now - 90 * DAY)).toBe(1);
+    // a day later: the unknown one is still past the retention, but nothing it could compact is
+    expect(compactionDue(j, 90, now + 1.5 * DAY)).toBe(false);
+    // 31 days later done-60 is past 90 days: due again
+    expect(compactionDue(j, 90, now + 31 * DAY)).toBe(true);
+    j.close();
+  });
+});

@@ -418,8 +418,14 @@ export class JournalTables {
     return Number(this.q.get<{ n: number }>(sql)!.n);
   }
 
-  oldestTime(): string | undefined {
-    return this.q.get<{ t: string | null }>('SELECT min(time) AS t FROM operations')!.t ?? undefined;
+  /** The first send time of the oldest operation (sent at or after `from`, when given). */
+  oldestTime(from?: string): string | undefined {
+    return (
+      (from === undefined
+        ? this.q.get<{ t: string | null }>('SELECT min(time) AS t FROM operations')
+        : this.q.get<{ t: string | null }>('SELECT min(time) AS t FROM operations WHERE time >= ?', [from]))!.t ??
+      undefined
+    );
   }
 
   addUnreadable(source: string, why: string, text: string): void {

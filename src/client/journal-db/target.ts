@@ -127,6 +127,7 @@ export function postgresTarget(choice: JournalChoice, env: NodeJS.ProcessEnv): P
       search_path: PG_SCHEMA,
       // a holder that stops answering loses its keys (src/client/journal-db/postgres.ts)
       idle_session_timeout: `${HOLD_SILENCE_S}s`,
+      idle_in_transaction_session_timeout: `${HOLD_SILENCE_S}s`, // a process frozen inside a transaction holds its rows no longer
       tcp_keepalives_idle: '10',
       tcp_keepalives_interval: '5',
       tcp_keepalives_count: '3',
