@@ -121,7 +121,7 @@ export class Journal {
   static open(
     env: NodeJS.ProcessEnv = process.env,
     note: (line: string) => void = () => {},
-    choose: { flag?: string; profile?: { name: string; journal?: string } } = {},
+    choose: { flag?: string } = {},
   ): Journal {
     const chosen = chooseJournal({ ...choose, env });
     const shared = chosen && postgresTarget(chosen, env);
@@ -141,7 +141,7 @@ export class Journal {
   static openIfExists(
     env: NodeJS.ProcessEnv = process.env,
     note: (line: string) => void = () => {},
-    choose: { flag?: string; profile?: { name: string; journal?: string } } = {},
+    choose: { flag?: string } = {},
   ): Journal | null {
     const journal = Journal.open(env, note, choose); // opens nothing yet: the database is opened at its first use
     return journal.shared || existsSync(journal.file) ? journal : null;

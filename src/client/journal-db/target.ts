@@ -1,6 +1,6 @@
 // Which journal a command records in (docs/journal.md, "A journal shared by a fleet"): `--journal`,
-// then CARDCTL_JOURNAL_URL, then the profile's `journal`, else the local SQLite file in the state
-// folder. A shared one is a PostgreSQL URL, read as libpq reads it (its parameters, and the PG*
+// then CARDCTL_JOURNAL_URL, else the local SQLite file in the state folder (no profile field: the
+// `ops` commands take no profile, and every command must read the same journal). A shared one is a PostgreSQL URL, read as libpq reads it (its parameters, and the PG*
 // variables for what it leaves out), so a URL that works with psql works here. Its password is
 // never shown: the journal is named everywhere by `shown`, without it.
 import { readFileSync } from 'node:fs';
@@ -27,18 +27,13 @@ export interface PostgresTarget {
   url: string;
 }
 
-export type JournalChoice = { source: 'flag' | 'environment' | 'profile'; from: string; value: string };
+export type JournalChoice = { source: 'flag' | 'environment'; from: string; value: string };
 
 /** The journal's URL and where it came from, or undefined: the local file. */
-export function chooseJournal(o: {
-  flag?: string;
-  env: NodeJS.ProcessEnv;
-  profile?: { name: string; journal?: string };
-}): JournalChoice | undefined {
+export function chooseJournal(o: { flag?: string; env: NodeJS.ProcessEnv }): JournalChoice | undefined {
   if (o.flag !== undefined && o.flag !== '') return { source: 'flag', from: '--journal', value: o.flag };
   const env = o.env.CARDCTL_JOURNAL_URL?.trim();
   if (env) return { source: 'environment', from: 'CARDCTL_JOURNAL_URL', value: env };
-  if (o.profile?.journal) return { source: 'profile', from: `profile "${o.profile.name}"`, value: o.profile.journal };
   return undefined;
 }
 
