@@ -122,6 +122,11 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
     what: 'a PostgreSQL URL: the journal of money operations shared by every machine that sets it (docs/journal.md); below --journal',
     secret: true,
   },
+  {
+    name: 'CARDCTL_JOURNAL_HOLD',
+    group: 'journal',
+    what: 'seconds a process that stops answering keeps the keys it holds in a shared journal (3 to 3600, default 60)',
+  },
   { name: 'PGHOST', group: 'journal', what: "a shared journal's server, when its URL names none (libpq's variables)" },
   { name: 'PGPORT', group: 'journal', what: "a shared journal's port, when its URL names none" },
   { name: 'PGUSER', group: 'journal', what: "a shared journal's user, when its URL names none" },

@@ -16,13 +16,7 @@ import { compactOf, entriesOf } from './journal-db/records.js';
 import { SqliteJournal, type OpRef, type SentColumns } from './journal-db/sqlite.js';
 import type { JournalTables } from './journal-db/tables.js';
 import { PostgresJournal, prewarm } from './journal-db/postgres.js';
-import {
-  chooseJournal,
-  HOLD_SILENCE_S,
-  localFileOf,
-  postgresTarget,
-  type PostgresTarget,
-} from './journal-db/target.js';
+import { chooseJournal, localFileOf, postgresTarget, type PostgresTarget } from './journal-db/target.js';
 import { postgresError } from './journal-db/postgres-errors.js';
 import { damagedJournal, sqliteError } from './journal-db/sqlite-errors.js';
 import { takeOver } from './journal-db/takeover.js';
@@ -360,7 +354,7 @@ export class Journal {
           kind: 'key_in_use',
           code: 'key_in_use',
           idempotencyKey: scope.idempotencyKey,
-          hint: `Wait for it to finish, then run the same command again (the same key replays, nothing is charged twice) or look with \`cardctl ops list --key ${scope.idempotencyKey}\`. A holder that stopped answering loses the key within ${HOLD_SILENCE_S} s.`,
+          hint: `Wait for it to finish, then run the same command again (the same key replays, nothing is charged twice) or look with \`cardctl ops list --key ${scope.idempotencyKey}\`. A holder that stopped answering loses the key within ${db.target.holdS} s.`,
         },
       );
     }

@@ -235,6 +235,33 @@ describe.runIf(withPostgres)('a journal shared by two machines', () => {
     expect(await cardBalance(mock, card)).toBe(start + 401);
   });
 
+  it('a holder that stops answering (SIGSTOP) loses the key after CARDCTL_JOURNAL_HOLD: the other machine then sends it, and the API answers the one operation (charged once)', async () => {
+    const url = await newJournal();
+    const hold = { CARDCTL_JOURNAL_HOLD: '3' };
+    const [a, b] = [machine(url), machine(url)];
+    const card = (await activeCard(mock)).id as string;
+    const start = await cardBalance(mock, card);
+    await ctl(mock, 'POST', '/faults', { operation: 'recharge', kind: 'slow', ms: 4000, count: 1 });
+    const args = ['cards', 'recharge', card, '--amount', '3', '--idempotency-key', 'stalled-1'];
+    const frozen = spawn(process.execPath, [BIN, ...args], { env: { ...a.env, ...hold }, stdio: 'ignore' });
+    const ended = new Promise((resolve) => frozen.once('close', resolve));
+    try {
+      for (let i = 0; i < 200 && (await opsOf(b)).length === 0; i++) await new Promise((r) => setTimeout(r, 25));
+      frozen.kill('SIGSTOP'); // its request is at the API; its process answers nothing now
+      const held = await b.run(args, hold);
+      expect(held.code, held.stderr).toBe(9);
+      expect(held.stderr).toContain('loses the key within 3 s');
+      await new Promise((r) => setTimeout(r, 4500)); // the server ended the silent session, and its lock
+      const after = await b.run(args, hold);
+      expect(after.code, after.stderr).toBe(0);
+      expect(await cardBalance(mock, card)).toBe(start + 3);
+    } finally {
+      frozen.kill('SIGCONT');
+      frozen.kill('SIGKILL');
+      await ended;
+    }
+  }, 60_000);
+
   it('the new-journal note is said once for the whole fleet, on stderr; doctor and config name the shared journal, never its password', async () => {
     const url = await newJournal();
     const [a, b] = [machine(url), machine(url)];

@@ -131,6 +131,14 @@ const CASES: Record<
     ],
   },
   CARDCTL_JOURNAL_RETENTION: { value: () => `${CANARY}d`, runs: [['ops', 'compact']] },
+  CARDCTL_JOURNAL_HOLD: {
+    value: () => `${CANARY}`,
+    env: { ...apiEnv, CARDCTL_JOURNAL_URL: 'postgres://cardctl@127.0.0.1:9/journal?connect_timeout=1' },
+    runs: [
+      ['cards', 'recharge', KEY, '--amount', '1'],
+      ['cards', 'recharge', KEY, '--amount', '1', '--json'],
+    ],
+  },
   // a shared journal is named by its URL without the password (docs/journal.md): the canary is the password
   CARDCTL_JOURNAL_URL: {
     value: () => `postgres://cardctl:${CANARY}@127.0.0.1:9/journal?connect_timeout=1`,

@@ -16,7 +16,7 @@ import type { BridgeReply, BridgeRequest } from './postgres-worker.js';
 import { schemaSql, SCHEMA_VERSION } from './schema.js';
 import { forPostgres, type SqlRunner, type SqlValue } from './sql.js';
 import { JournalTables } from './tables.js';
-import { HOLD_SILENCE_S, PG_SCHEMA, type PostgresTarget } from './target.js';
+import { PG_SCHEMA, type PostgresTarget } from './target.js';
 
 /** A server error, or the connection failing, as this thread receives it. */
 export class PostgresFailure extends Error {
@@ -62,7 +62,7 @@ class PostgresRunner implements SqlRunner {
         port: port2,
         flag: this.wake.buffer,
         options: target.options,
-        pingMs: (HOLD_SILENCE_S * 1000) / 3,
+        pingMs: (target.holdS * 1000) / 3,
       },
       transferList: [port2],
       execArgv: [],

@@ -11,7 +11,7 @@ import { CardctlError } from '../../errors.js';
 /** The schema a shared journal's tables live in, beside whatever else the database holds. */
 export const PG_SCHEMA = 'cardctl_journal';
 
-/** How long a holder of keys may stay silent before the server ends its session (and its keys): it pings at a third of it. */
+/** How long a holder of keys may stay silent before the server ends its session (and its keys), by default: it pings at a third of it. */
 export const HOLD_SILENCE_S = 60;
 
 export interface PostgresTarget {
@@ -25,6 +25,8 @@ export interface PostgresTarget {
   password: string;
   /** the URL as given (it may hold the password): only for the background compaction's environment */
   url: string;
+  /** seconds a silent holder keeps its keys (CARDCTL_JOURNAL_HOLD, else HOLD_SILENCE_S) */
+  holdS: number;
 }
 
 export type JournalChoice = { source: 'flag' | 'environment'; from: string; value: string };
@@ -98,6 +100,7 @@ export function postgresTarget(choice: JournalChoice, env: NodeJS.ProcessEnv): P
   const password = decodeURIComponent(url.password) || pick('password', 'PGPASSWORD') || '';
   const database = decodeURIComponent(url.pathname.slice(1)) || pick('dbname', 'PGDATABASE') || user;
   const connectTimeoutS = Number(pick('connect_timeout', 'PGCONNECT_TIMEOUT') ?? 10);
+  const holdS = holdSeconds(env);
   if (!Number.isInteger(port) || port < 1 || port > 65535)
     throw bad(`the port ${port} is not a port`, hint, choice.from);
   if (!Number.isFinite(connectTimeoutS) || connectTimeoutS <= 0)
@@ -121,8 +124,8 @@ export function postgresTarget(choice: JournalChoice, env: NodeJS.ProcessEnv): P
       application_name: pick('application_name', 'PGAPPNAME') ?? `cardctl on ${hostname()} (pid ${process.pid})`,
       search_path: PG_SCHEMA,
       // a holder that stops answering loses its keys (src/client/journal-db/postgres.ts)
-      idle_session_timeout: `${HOLD_SILENCE_S}s`,
-      idle_in_transaction_session_timeout: `${HOLD_SILENCE_S}s`, // a process frozen inside a transaction holds its rows no longer
+      idle_session_timeout: `${holdS}s`,
+      idle_in_transaction_session_timeout: `${holdS}s`, // a process frozen inside a transaction holds its rows no longer
       tcp_keepalives_idle: '10',
       tcp_keepalives_interval: '5',
       tcp_keepalives_count: '3',
@@ -131,7 +134,21 @@ export function postgresTarget(choice: JournalChoice, env: NodeJS.ProcessEnv): P
       ...(q.options ? { options: q.options } : {}),
     },
   };
-  return { engine: 'postgres', shown, options, connectTimeoutS, password, url: choice.value };
+  return { engine: 'postgres', shown, options, connectTimeoutS, password, url: choice.value, holdS };
+}
+
+/** CARDCTL_JOURNAL_HOLD: seconds (3 to 3600) a holder that stops answering keeps its keys; 60 by default. */
+function holdSeconds(env: NodeJS.ProcessEnv): number {
+  const text = env.CARDCTL_JOURNAL_HOLD?.trim();
+  if (!text) return HOLD_SILENCE_S;
+  const s = /^\d{1,4}$/.test(text) ? Number(text) : NaN;
+  if (!(s >= 3 && s <= 3600))
+    throw bad(
+      'must be a number of seconds from 3 to 3600',
+      'Set it to 60 (the default), say, or unset it.',
+      'CARDCTL_JOURNAL_HOLD',
+    );
+  return s;
 }
 
 /** TLS as the connection's thread sets it up (plain data: it crosses to the thread): verify-ca and verify-full check the server's certificate against sslrootcert (or the system's CAs). */
