@@ -15,17 +15,14 @@ import { CardctlError, usageError } from '../errors.js';
 import { compactOf, entriesOf } from './journal-db/records.js';
 import { SqliteJournal, type OpRef, type SentColumns } from './journal-db/sqlite.js';
 import type { JournalTables } from './journal-db/tables.js';
-import { PostgresJournal, prewarm } from './journal-db/postgres.js';
-import { chooseJournal, localFileOf, postgresTarget, type PostgresTarget } from './journal-db/target.js';
+import { PostgresJournal, prewarm, sharedJournal } from './journal-db/postgres.js';
+import { journalPlace, type PostgresTarget } from './journal-db/target.js';
 import { postgresError } from './journal-db/postgres-errors.js';
 import { damagedJournal, sqliteError } from './journal-db/sqlite-errors.js';
 import { takeOver } from './journal-db/takeover.js';
 import type { KeyScope } from './key-lock.js';
 import type { JournalEntry, JournalOp, JournalOutcome, JournalResolution } from './journal-types.js';
 import { isStateFolderProblem, stateDir, stateFolderError } from './state-folder.js';
-
-/** The shared journals' connections of this process (src/client/journal-db/postgres.ts). */
-const sharedStores = new Map<string, PostgresJournal>();
 
 /** The state folder, or the current one when it cannot be named (a shared journal needs none). */
 const stateDirOrUndefined = (env: NodeJS.ProcessEnv): string | undefined => {
@@ -117,10 +114,9 @@ export class Journal {
     note: (line: string) => void = () => {},
     choose: { flag?: string } = {},
   ): Journal {
-    const chosen = chooseJournal({ ...choose, env });
-    const shared = chosen && postgresTarget(chosen, env);
+    const { shared, file } = journalPlace({ ...choose, env });
     if (shared) return new Journal(shared, note, stateDirOrUndefined(env));
-    return new Journal((chosen && localFileOf(chosen)) ?? journalFile(env), note);
+    return new Journal(file ?? journalFile(env), note);
   }
 
   /** A shared journal's connection started now, before its first statement (a money command about to need it). */
@@ -151,12 +147,8 @@ export class Journal {
     if (this.store) return this.store;
     if (this.place.engine === 'postgres') {
       const target = this.place;
-      // one connection a process, whoever opens the journal (a command may open it more than once)
-      const key = `${target.url}\u0000${JSON.stringify(target.options)}`;
-      let store = sharedStores.get(key);
-      if (!store) sharedStores.set(key, (store = this.opened(() => new PostgresJournal(target))));
-      this.store = store;
-      return store;
+      this.store = this.opened(() => sharedJournal(target));
+      return this.store;
     }
     try {
       mkdirSync(this.dir, { recursive: true, mode: 0o700 });

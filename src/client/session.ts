@@ -87,7 +87,7 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
     (journal ??= import('./journal.js').then(
       ({ Journal }) => (opened = Journal.open(env, (line) => stderr.write(line + '\n'), { flag: opts.journal })),
     ));
-  if (opts.money && (opts.journal || env.CARDCTL_JOURNAL_URL))
+  if (opts.money)
     void openJournal()
       .then((j) => j.warmUp())
       .catch(() => {}); // said when the journal is used

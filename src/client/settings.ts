@@ -14,7 +14,7 @@ import { DEFAULT_RETRIES } from './client.js';
 import { type CaChoice, chooseCaFile } from './network.js';
 import { proxyFor, showProxy } from './proxy.js';
 import { stateDir } from './state-folder.js';
-import { chooseJournal, localFileOf, postgresTarget } from './journal-db/target.js';
+import { chooseJournal, journalPlace } from './journal-db/target.js';
 import { pathShown } from '../env-paths.js';
 import { chooseTimeoutMs, DEFAULT_TIMEOUT_MS, timeoutFromFlagOrEnv } from './timeout.js';
 
@@ -209,18 +209,18 @@ function caSetting(r: Resolved): Setting {
 /** The journal money operations are recorded in (docs/journal.md): a shared PostgreSQL (never its password), or the SQLite file in the state folder. */
 function journalSetting(r: Resolved): Setting {
   const env = r.input.env;
-  const chosen = chooseJournal({ flag: r.input.journal, env });
-  if (chosen && chosen.value !== 'local') {
-    try {
-      const file = localFileOf(chosen);
-      if (file !== undefined)
-        return { name: 'journal', value: `local SQLite ${file}`, source: chosen.source, from: chosen.from };
-      const target = postgresTarget(chosen, env)!;
-      return { name: 'journal', value: `shared PostgreSQL ${target.shown}`, source: chosen.source, from: chosen.from };
-    } catch (err) {
-      return { name: 'journal', value: undefined, source: chosen.source, from: `${(err as Error).message}` };
-    }
+  let place: ReturnType<typeof journalPlace>;
+  try {
+    place = journalPlace({ flag: r.input.journal, env });
+  } catch (err) {
+    const chosen = chooseJournal({ flag: r.input.journal, env })!;
+    return { name: 'journal', value: undefined, source: chosen.source, from: (err as Error).message };
   }
+  const { chosen, shared, file } = place;
+  if (chosen && shared)
+    return { name: 'journal', value: `shared PostgreSQL ${shared.shown}`, source: chosen.source, from: chosen.from };
+  if (chosen && file)
+    return { name: 'journal', value: `local SQLite ${file}`, source: chosen.source, from: chosen.from };
   const from = env.CARDCTL_STATE_DIR ? 'CARDCTL_STATE_DIR' : env.XDG_STATE_HOME ? 'XDG_STATE_HOME' : 'the state folder';
   try {
     // named from its variable, never with the variable's value (as every message names it)

@@ -149,13 +149,24 @@ class PostgresRunner implements SqlRunner {
   }
 }
 
-/** Connections started ahead of their first statement (prewarm), by target. */
+/** One connection a process for each shared journal, whoever opens it (a command may open it more than once): by target. */
+const journals = new Map<string, PostgresJournal>();
+/** Connections started ahead of their journal (prewarm), by target. */
 const warm = new Map<string, PostgresRunner>();
-const warmKey = (t: PostgresTarget): string => `${t.url}\u0000${JSON.stringify(t.options)}`;
+const targetKey = (t: PostgresTarget): string => `${t.url}\u0000${JSON.stringify(t.options)}`;
 
 /** Starts the connection's thread now (it connects on its own), for the journal opened a little later: a money command's first statement then waits less. */
 export function prewarm(target: PostgresTarget): void {
-  if (!warm.has(warmKey(target))) warm.set(warmKey(target), new PostgresRunner(target));
+  const key = targetKey(target);
+  if (!warm.has(key) && !journals.has(key)) warm.set(key, new PostgresRunner(target));
+}
+
+/** This process's journal of `target`, connected (on the prewarmed connection, when there is one) and its tables made. */
+export function sharedJournal(target: PostgresTarget): PostgresJournal {
+  const key = targetKey(target);
+  let journal = journals.get(key);
+  if (!journal) journals.set(key, (journal = new PostgresJournal(target)));
+  return journal;
 }
 
 /** A 64-bit advisory lock key for an idempotency key within an account (the same on every machine). */
@@ -172,7 +183,7 @@ export class PostgresJournal extends JournalTables {
   private readonly held = new Map<string, number>();
 
   constructor(readonly target: PostgresTarget) {
-    const key = warmKey(target);
+    const key = targetKey(target);
     const runner = warm.get(key) ?? new PostgresRunner(target);
     warm.delete(key);
     super(runner);

@@ -60,6 +60,22 @@ const SSLMODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-
 const bad = (what: string, hint: string, from: string) =>
   new CardctlError(`${from}: ${what}; nothing was sent.`, { kind: 'usage', code: 'journal_url_invalid', hint });
 
+/**
+ * Where the journal is, as chosen: `shared` (a PostgreSQL), else `file` (a SQLite file named by
+ * its path; undefined: the state folder's). `chosen` says where the choice came from (undefined:
+ * nothing chose, the local file). A URL or path out of shape is a usage error.
+ */
+export function journalPlace(o: { flag?: string; env: NodeJS.ProcessEnv }): {
+  chosen?: JournalChoice;
+  shared?: PostgresTarget;
+  file?: string;
+} {
+  const chosen = chooseJournal(o);
+  if (!chosen) return {};
+  const file = localFileOf(chosen);
+  return file !== undefined ? { chosen, file } : { chosen, shared: postgresTarget(chosen, o.env) };
+}
+
 /** A SQLite journal file named by its absolute path (a journal on a volume, a copy), or undefined: not a path. */
 export function localFileOf(choice: JournalChoice): string | undefined {
   if (choice.value === 'local' || /^[a-z][a-z0-9+.-]*:\/\//i.test(choice.value)) return undefined;
