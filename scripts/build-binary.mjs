@@ -103,8 +103,6 @@ const workerText = async (rel) =>
     })
   ).outputFiles[0].text;
 const workerCode = await workerText('mock/compaction-worker.js');
-// a shared journal's connection thread, with the postgres package (src/client/journal-db/postgres.ts)
-const journalWorkerCode = await workerText('client/journal-db/postgres-worker.js');
 
 const IMPORT = 'globalThis[Symbol.for("cardctl.import")]';
 const cardctlPlugin = {
@@ -143,11 +141,6 @@ const cardctlPlugin = {
       if (rel === join('dist', 'cli', 'oclif.js')) {
         // no top-level await in a CommonJS script: the same choice, synchronously
         text = text.replace(/await import\(('[^']+')\)/g, 'require($1)');
-      } else if (rel === join('dist', 'client', 'journal-db', 'postgres.js')) {
-        text = text.replace(
-          /new Worker\(workerUrl\(\), \{/,
-          `new Worker(${JSON.stringify(journalWorkerCode)}, { eval: true,`,
-        );
       } else if (rel === join('dist', 'mock', 'persistence.js')) {
         text = text.replace(
           /new Worker\(compactionWorkerUrl\(\), \{/,

@@ -123,16 +123,16 @@ const commands = Object.fromEntries(
 );
 writeFileSync(join(outdir, 'manifest.json'), JSON.stringify({ ...manifest, commands }));
 
-// The thread of a shared journal's connection (src/client/journal-db/postgres-worker.ts) with the
-// postgres package in one module: a new thread compiles one file instead of resolving a package
-// (src/client/journal-db/postgres.ts starts it from here when it is there).
+// The postgres package in one module, for a shared journal's connection
+// (src/client/journal-db/postgres.ts imports it from here when it is there): a command compiles
+// one file, with Node's compile cache, instead of resolving and reading the package's dozen.
 await build({
-  entryPoints: [join(root, 'dist', 'client', 'journal-db', 'postgres-worker.js')],
+  stdin: { contents: "export { default } from 'postgres';", resolveDir: root, loader: 'js' },
   bundle: true,
   platform: 'node',
   format: 'esm',
   target: 'node22',
-  outfile: join(outdir, 'journal-postgres-worker.mjs'),
+  outfile: join(outdir, 'journal-postgres.mjs'),
   logLevel: 'warning',
 });
 const size = result.outputFiles.reduce((n, f) => n + f.contents.length, 0);

@@ -7,6 +7,7 @@ import type { JqStream } from '../output/jq-stream.js';
 import { guardClosedStdout } from './closed-stdout.js';
 import { alertStream, processIo, type Io } from '../io.js';
 import { usageError } from '../errors.js';
+import { endOfCommand } from '../client/exiting.js';
 import { terminalSafe } from '../terminal-text.js';
 
 /** `-o, --output` of a command that prints one result; lists have more (src/cli/api-flags.ts `listFlags`). */
@@ -143,17 +144,21 @@ export abstract class BaseCommand extends Command {
   }
 
   override async _run(): Promise<any> {
-    const result = await super._run();
-    if (!isResult(result) && !isStreamResult(result)) return result; // nothing to print (help)
     try {
-      const exitCode = await this.printResult(result);
-      await this.jq?.finish();
-      if (exitCode !== undefined) process.exitCode = exitCode;
-    } catch (err) {
-      // a list's pages and a stream's items come as they print: a failure there is the command's
-      await this.catch(err as Error);
+      const result = await super._run();
+      if (!isResult(result) && !isStreamResult(result)) return result; // nothing to print (help)
+      try {
+        const exitCode = await this.printResult(result);
+        await this.jq?.finish();
+        if (exitCode !== undefined) process.exitCode = exitCode;
+      } catch (err) {
+        // a list's pages and a stream's items come as they print: a failure there is the command's
+        await this.catch(err as Error);
+      }
+      return result;
+    } finally {
+      await endOfCommand(); // a shared journal's connection ended (src/client/exiting.ts)
     }
-    return result;
   }
 
   /**

@@ -68,7 +68,7 @@ export async function batchDryRun(io: Io, b: Batch, plan: BatchPlan, flags: Batc
         confirmation: totals.send > 0 ? await confirmation(io, plan, flags, credentials) : null,
       } satisfies BatchDryRun);
     } finally {
-      journal?.close();
+      await journal?.close();
     }
   });
 }

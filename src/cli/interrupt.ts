@@ -1,10 +1,12 @@
 // Interrupted money work (PRODUCT.md, "Money operations"): on SIGINT or SIGTERM while a money
 // command, `cards issue --wait` or a batch is under way, say what finished, what is unresolved
-// and the exact command that resumes it, then exit 130. The journal needs nothing: every
-// operation is recorded before it is sent (one synchronous write, never torn by a signal), so
-// one in flight simply keeps an unknown outcome, which the resume command replays.
+// and the exact command that resumes it, then exit 130. Every operation is recorded before it is
+// sent, so one in flight simply keeps an unknown outcome, which the resume command replays; the
+// answers waiting for the journal's group commit are committed before the exit, and nothing more
+// is recorded or sent meanwhile.
 
 import { shellQuote } from '../shell-quote.js';
+import { stopBeforeExit } from '../client/exiting.js';
 import { beginMoneyWork } from './closed-stdout.js';
 import { alertStream, type Io } from '../io.js';
 
@@ -37,7 +39,8 @@ export async function interruptible<T>(
     // stdout and stderr are synchronous for files and pipes on POSIX: written before the exit
     if (out.stdout) io.stdout.write(out.stdout);
     alertStream(io).write(out.stderr); // said under --quiet too: it names what is unresolved
-    process.exit(INTERRUPTED_EXIT);
+    // the answers waiting for the journal's group commit are recorded first, and nothing more is sent
+    void stopBeforeExit(2000).finally(() => process.exit(INTERRUPTED_EXIT));
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);

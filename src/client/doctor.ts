@@ -87,7 +87,7 @@ export interface DoctorDeps {
   resolve: () => Promise<Credentials>;
   client: (credentials: Credentials) => ApiClient;
   /** unknown outcomes in the journal: sent with the credentials in use (`mine`), and with others */
-  unresolvedOps: (credentials: Credentials) => { file: string; mine: number; others: number; size?: string };
+  unresolvedOps: (credentials: Credentials) => Promise<{ file: string; mine: number; others: number; size?: string }>;
   /** the proxy and CA certificates requests will use (sets the transport up) */
   network?: (credentials: Credentials) => Check;
   now?: () => number;
@@ -140,7 +140,7 @@ export async function runDoctor(deps: DoctorDeps): Promise<DoctorReport> {
 
   try {
     // only what these credentials can replay is theirs to worry about; the others are counted, as information
-    const { file: dir, mine, others, size } = deps.unresolvedOps(creds);
+    const { file: dir, mine, others, size } = await deps.unresolvedOps(creds);
     const file = size ? `${dir} (${size})` : dir;
     const n = (k: number) => `${k} money operation${k === 1 ? '' : 's'}`;
     const elsewhere =
@@ -399,18 +399,19 @@ export async function doctor(opts: {
             : '';
         return { name: 'network', status: 'ok', detail: `${route}${extra}` };
       },
-      unresolvedOps: (credentials) => {
+      unresolvedOps: async (credentials) => {
         const journal = Journal.open(env, (line) => opts.io.stderr.write(line + '\n'), { flag: opts.journal });
-        const unknown = journal.unresolved(); // an index of the unknown ones: not the whole journal
+        const unknown = await journal.unresolved(); // an index of the unknown ones: not the whole journal
         const mine = unknown.filter((e) => sentWith(e, credentials)).length;
-        const s = journal.stats();
+        const s = await journal.stats();
         const unreadable = s.unattributed ? `, ${s.unattributed} unreadable records (run \`cardctl ops verify\`)` : '';
-        const check = journal.check();
+        const check = await journal.check();
         const damaged =
           check.length === 1 && check[0] === 'ok' ? '' : `, DAMAGED (${check[0]}: run \`cardctl ops verify\`)`;
         const kind = journal.shared ? 'shared PostgreSQL journal, reachable' : 'local SQLite journal';
         const size = `${kind}, ${s.ops} operation${s.ops === 1 ? '' : 's'}, ${s.unresolved} unresolved, ${formatBytes(s.bytes)}${unreadable}${damaged}`;
         if (!journal.shared) probeStateFolder(dirname(journal.file), env); // readable is not enough: a money operation writes here first
+        await journal.close();
         return { file: journal.file, mine, others: unknown.length - mine, size };
       },
     });

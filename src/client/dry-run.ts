@@ -220,7 +220,7 @@ export async function dryRunStop(
   const { MoneyOperation } = await import('./money-operation.js');
   const journal = o.journal !== undefined ? o.journal : await peekJournal(client.opts.env, client.opts.journalFlag);
   try {
-    const decision = new MoneyOperation(client, p, { replayOf: o.replayOf, batch: o.batch }).preview(journal);
+    const decision = await new MoneyOperation(client, p, { replayOf: o.replayOf, batch: o.batch }).preview(journal);
     return new DryRunStop({
       kind: 'request',
       request,
@@ -232,6 +232,6 @@ export async function dryRunStop(
       },
     });
   } finally {
-    if (o.journal === undefined) journal?.close();
+    if (o.journal === undefined) await journal?.close();
   }
 }

@@ -15,13 +15,14 @@ import { CardctlError, usageError } from '../errors.js';
 import { compactOf, entriesOf } from './journal-db/records.js';
 import { SqliteJournal, type OpRef, type SentColumns } from './journal-db/sqlite.js';
 import type { JournalTables } from './journal-db/tables.js';
-import { PostgresJournal, prewarm, sharedJournal } from './journal-db/postgres.js';
+import { closeSharedJournals, PostgresJournal, prewarm, sharedJournal } from './journal-db/postgres.js';
 import { journalPlace, type PostgresTarget } from './journal-db/target.js';
 import { postgresError } from './journal-db/postgres-errors.js';
 import { damagedJournal, sqliteError } from './journal-db/sqlite-errors.js';
 import { takeOver } from './journal-db/takeover.js';
 import type { KeyScope } from './key-lock.js';
 import type { JournalEntry, JournalOp, JournalOutcome, JournalResolution } from './journal-types.js';
+import { beforeInterruptedExit } from './exiting.js';
 import { isStateFolderProblem, stateDir, stateFolderError } from './state-folder.js';
 
 /** The state folder, or the current one when it cannot be named (a shared journal needs none). */
@@ -88,11 +89,15 @@ export class Journal {
   /** the state folder (a local journal's home) */
   readonly dir: string;
   readonly place: JournalPlace;
-  private store: JournalTables | undefined;
+  private store: Promise<JournalTables> | undefined;
   /** set once this process recorded an outcome (a money operation ran: retention may be due) */
   wroteOutcome = false;
   /** writes of --batch rows waiting for the next group commit */
-  private pending: Array<{ write: () => void; done: (err?: unknown) => void }> = [];
+  private pending: Array<{ write: () => Promise<void>; done: (err?: unknown) => void; sends: boolean }> = [];
+  /** the end of the last call given to the database: each call starts after it (one at a time, never mixed) */
+  private queue: Promise<unknown> = Promise.resolve();
+  /** set by stop(): nothing more is recorded (an interrupted command is exiting) */
+  private stopped = false;
 
   constructor(
     place: string | JournalPlace,
@@ -142,14 +147,32 @@ export class Journal {
     return this.place.engine === 'postgres';
   }
 
+  /**
+   * Runs one call on the database after every call before it has ended: a call's statements (a
+   * transaction's among them) are never mixed with another's, whatever runs meanwhile (a batch's
+   * rows, a shared journal's answers arriving). A failure says what it means for the user.
+   */
+  private serial<T>(fn: (db: JournalTables) => Promise<T>): Promise<T> {
+    const run = this.queue.then(async () => {
+      try {
+        return await fn(await this.db());
+      } catch (err) {
+        throw this.explain(err);
+      }
+    });
+    this.queue = run.catch(() => {});
+    return run;
+  }
+
   /** The open database: a shared one connected, or the folder made private (0700), the file opened, old file journals taken over. */
-  private db(): JournalTables {
-    if (this.store) return this.store;
-    if (this.place.engine === 'postgres') {
-      const target = this.place;
-      this.store = this.opened(() => sharedJournal(target));
-      return this.store;
-    }
+  private db(): Promise<JournalTables> {
+    if (!this.store) beforeInterruptedExit(() => this.stop());
+    this.store ??= this.place.engine === 'postgres' ? sharedJournal(this.place) : this.openLocal();
+    this.store.catch(() => (this.store = undefined)); // the next call tries again, and says why it cannot
+    return this.store;
+  }
+
+  private async openLocal(): Promise<JournalTables> {
     try {
       mkdirSync(this.dir, { recursive: true, mode: 0o700 });
       chmodSync(this.dir, 0o700); // also when it existed with a wider mode or under umask 000
@@ -160,43 +183,40 @@ export class Journal {
         ? stateFolderError(err, this.dir, 'money operations are refused until it can be written')
         : err;
     }
-    const store = this.opened(() => new SqliteJournal(this.file));
-    this.store = store;
-    const report = this.opened(() => takeOver(store, this.dir, (keys) => this.refold(keys)));
-    if (report)
-      this.note(
-        `Took over the older journal ${report.from.join(' and ')}: ${report.records} records into ${this.file} in ${(report.ms / 1000).toFixed(1)} s; the old files are kept as ${report.movedTo.join(' and ')} (remove them when you no longer need them)${report.unreadable ? `; ${report.unreadable} lines could not be read (see \`cardctl ops verify\`)` : ''}.`,
-      );
-    return store;
-  }
-
-  /** Runs a database call, saying what a failure means for the user (a full disk, a damaged file, a newer cardctl's journal). */
-  private opened<T>(fn: () => T): T {
+    const store = new SqliteJournal(this.file);
     try {
-      return fn();
+      const report = await takeOver(store, this.dir, (keys) => this.refold(store, keys));
+      if (report)
+        this.note(
+          `Took over the older journal ${report.from.join(' and ')}: ${report.records} records into ${this.file} in ${(report.ms / 1000).toFixed(1)} s; the old files are kept as ${report.movedTo.join(' and ')} (remove them when you no longer need them)${report.unreadable ? `; ${report.unreadable} lines could not be read (see \`cardctl ops verify\`)` : ''}.`,
+        );
     } catch (err) {
-      throw this.explain(err);
+      await store.close();
+      throw err;
     }
+    return store;
   }
 
   private explain(err: unknown): unknown {
     return this.place.engine === 'postgres' ? postgresError(err, this.place) : sqliteError(err, this.file, this.dir);
   }
 
-  /** Records an operation before it is sent (committed and synced when this returns); returns its id. */
-  recordOp(op: NewOp, now = Date.now()): string {
+  /** Records an operation before it is sent (committed and synced when this resolves); returns its id. */
+  recordOp(op: NewOp, now = Date.now()): Promise<string> {
     const record = opRecordOf(op, now);
-    const db = this.db();
-    const first = this.isNew(db);
-    this.opened(() => db.insertOp(opRow(record)));
-    if (first) this.sayNew(db);
-    return record.id;
+    return this.serial(async (db) => {
+      this.refuseWhenStopped();
+      const first = await this.isNew(db);
+      await db.insertOp(opRow(record));
+      if (first) await this.sayNew(db);
+      return record.id;
+    });
   }
 
   /** Whether the journal holds no operation yet (once it holds one, it always will: asked once a process). */
-  private isNew(db: JournalTables): boolean {
+  private async isNew(db: JournalTables): Promise<boolean> {
     if (this.holdsOps) return false;
-    const empty = this.opened(() => db.isEmpty());
+    const empty = await db.isEmpty();
     this.holdsOps = true;
     return empty;
   }
@@ -206,56 +226,52 @@ export class Journal {
   /** recordOp for a --batch row: committed with the other rows waiting at that moment (one sync for all), without blocking them meanwhile. */
   async recordOpDurably(op: NewOp, now = Date.now()): Promise<string> {
     const record = opRecordOf(op, now);
-    const db = this.db();
-    const first = this.isNew(db);
-    await this.grouped(() => db.insertOp(opRow(record)));
-    if (first) this.sayNew(db);
+    await this.grouped(async (db) => {
+      const first = await this.isNew(db);
+      await db.insertOp(opRow(record));
+      if (first) await this.sayNew(db);
+    }, true);
     return record.id;
   }
 
-  recordOutcome(outcome: Omit<JournalOutcome, 'type' | 'time'>, now = Date.now()): void {
+  recordOutcome(outcome: Omit<JournalOutcome, 'type' | 'time'>, now = Date.now()): Promise<void> {
     const rec: JournalOutcome = { type: 'outcome', time: new Date(now).toISOString(), ...outcome };
-    const db = this.db();
-    this.opened(() => db.transaction(() => this.after(rec)));
+    return this.serial((db) => db.transaction(() => this.after(db, rec)));
   }
 
   /** recordOutcome for a --batch row: committed with the others waiting (as recordOpDurably). */
-  async recordOutcomeDurably(outcome: Omit<JournalOutcome, 'type' | 'time'>, now = Date.now()): Promise<void> {
+  recordOutcomeDurably(outcome: Omit<JournalOutcome, 'type' | 'time'>, now = Date.now()): Promise<void> {
     const rec: JournalOutcome = { type: 'outcome', time: new Date(now).toISOString(), ...outcome };
-    this.db();
-    await this.grouped(() => this.after(rec));
+    return this.grouped((db) => this.after(db, rec), false);
   }
 
   /** `ops resolve`: what a person learned, recorded after the entry's other records. */
-  recordResolution(resolution: Omit<JournalResolution, 'type' | 'time'>, now = Date.now()): void {
+  recordResolution(resolution: Omit<JournalResolution, 'type' | 'time'>, now = Date.now()): Promise<void> {
     const rec: JournalResolution = { type: 'resolution', time: new Date(now).toISOString(), ...resolution };
-    const db = this.db();
-    this.opened(() => db.transaction(() => this.after(rec)));
+    return this.serial((db) => db.transaction(() => this.after(db, rec)));
   }
 
   /** An answer or resolution, and which of its key's operations are still unknown after it (a later send may resolve earlier ones). In a transaction. */
-  private after(rec: JournalOutcome | JournalResolution): void {
-    const db = this.store!;
-    const key = db.keyOf(rec.id);
+  private async after(db: JournalTables, rec: JournalOutcome | JournalResolution): Promise<void> {
+    const key = await db.keyOf(rec.id);
     if (key === undefined)
       throw new CardctlError(`no operation ${rec.id} in the journal ${this.file}.`, {
         kind: 'not_found',
         hint: 'List them with `cardctl ops list`.',
       });
-    db.insertAnswer(rec.id, JSON.stringify(rec));
-    this.refold([key]);
+    await db.insertAnswer(rec.id, JSON.stringify(rec));
+    await this.refold(db, [key]);
     this.wroteOutcome = true;
   }
 
   /** Sets each operation of these keys unknown or known, as its folded outcome says (two statements a page). */
-  private refold(keys: readonly string[]): void {
-    const db = this.store!;
+  private async refold(db: JournalTables, keys: readonly string[]): Promise<void> {
     for (let i = 0; i < keys.length; i += PAGE) {
       const unknown: string[] = [];
       const known: string[] = [];
-      for (const records of db.recordsOfKeys(keys.slice(i, i + PAGE)).values())
+      for (const records of (await db.recordsOfKeys(keys.slice(i, i + PAGE))).values())
         for (const e of entriesOf(records)) (e.outcome === 'unknown' ? unknown : known).push(e.id);
-      db.setUnknown(unknown, known);
+      await db.setUnknown(unknown, known);
     }
   }
 
@@ -263,41 +279,67 @@ export class Journal {
    * The --batch rows' writes, committed together: every write asked for before the next turn of
    * the event loop goes into one transaction (one sync of the WAL), and each row goes on when it
    * is committed. A single command beside the batch waits for one such transaction at most.
+   * `sends`: an op record, whose row is sent once it is committed.
    */
-  private grouped(write: () => void): Promise<void> {
-    if (!this.exitHook) {
-      // a process that exits with writes waiting (an interrupted batch exits at once) commits them first
-      this.exitHook = () => this.commitPending();
-      process.once('exit', this.exitHook);
-    }
+  private grouped(write: (db: JournalTables) => Promise<void>, sends: boolean): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.pending.push({ write, done: (err) => (err === undefined ? resolve() : reject(err)) });
-      if (this.pending.length === 1) setImmediate(() => this.commitPending());
+      if (this.stopped) return reject(this.stoppedError());
+      this.pending.push({
+        write: async () => write(await this.db()),
+        done: (err) => (err === undefined ? resolve() : reject(err)),
+        sends,
+      });
+      if (this.pending.length === 1) setImmediate(() => void this.commitPending());
     });
   }
 
-  private exitHook: (() => void) | undefined;
+  private commitPending(): Promise<void> {
+    return this.serial(async (db) => {
+      const group = this.pending;
+      if (group.length === 0) return;
+      this.pending = [];
+      try {
+        await db.transaction(async () => {
+          for (const g of group) await g.write();
+        });
+      } catch (err) {
+        const why = this.explain(err);
+        for (const g of group) g.done(why);
+        return;
+      }
+      for (const g of group) g.done();
+    });
+  }
 
-  private commitPending(): void {
-    const group = this.pending;
-    if (group.length === 0 || !this.store) return;
-    this.pending = [];
-    try {
-      this.store!.transaction(() => {
-        for (const g of group) g.write();
-      });
-    } catch (err) {
-      const why = this.explain(err);
-      for (const g of group) g.done(why);
-      return;
-    }
-    for (const g of group) g.done();
+  /**
+   * An interrupted command is exiting: the answers waiting for the group commit are committed now,
+   * and nothing more is recorded. The op records waiting are refused, not written: a row is sent
+   * only once its operation is recorded, so none of them is sent.
+   */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    const refused = this.pending.filter((g) => g.sends);
+    this.pending = this.pending.filter((g) => !g.sends);
+    for (const g of refused) g.done(this.stoppedError());
+    if (this.pending.length) await this.commitPending().catch(() => {});
+  }
+
+  private refuseWhenStopped(): void {
+    if (this.stopped) throw this.stoppedError();
+  }
+
+  private stoppedError(): CardctlError {
+    return new CardctlError('the command was interrupted: this operation was not recorded, and not sent.', {
+      kind: 'unexpected',
+      code: 'interrupted',
+    });
   }
 
   /** Says once, on stderr, that this journal is new (and, a local one, that it only knows what this machine sends). */
-  private sayNew(db: JournalTables): void {
-    if (this.opened(() => db.meta('new_journal_said')) !== undefined) return;
-    this.opened(() => db.setMeta('new_journal_said', new Date().toISOString(), false));
+  private async sayNew(db: JournalTables): Promise<void> {
+    if ((await db.meta('new_journal_said')) !== undefined) return;
+    await db.setMeta('new_journal_said', new Date().toISOString(), false);
     if (this.shared)
       return this.note(
         `Note: this is a new shared operations journal (${this.file}): every machine that records in it knows what the others sent.`,
@@ -308,12 +350,11 @@ export class Journal {
   }
 
   /** Refuses when an old journal taken over held lines that could not be read: any key may be among them. */
-  private checkUnreadable(): void {
+  private async checkUnreadable(db: JournalTables): Promise<void> {
     if (this.shared) return; // only a local journal takes over old files (a copy into a shared one refuses while there are any)
-    const db = this.db();
-    const n = this.opened(() => db.unreadableCount());
+    const n = await db.unreadableCount();
     if (n === 0) return;
-    const first = this.opened(() => db.unreadable()[0]);
+    const first = (await db.unreadable())[0];
     throw new CardctlError(
       `the operations journal ${this.file} holds ${n} line${n === 1 ? '' : 's'} of an older journal that could not be read (${first?.why ?? 'unreadable'}, in ${first?.source ?? 'the old files'}): whether a key was sent before cannot be known, so the money operation was not sent.`,
       {
@@ -324,34 +365,35 @@ export class Journal {
     );
   }
 
-  /** The engine itself, for what only it has (its size, its own check, its key holds). */
-  private engineDb(): SqliteJournal | PostgresJournal {
-    return this.db() as SqliteJournal | PostgresJournal;
-  }
-
   /**
    * Holds a key from before its journal check to after its outcome is recorded, or refuses
    * (kind `key_in_use`, exit 9, nothing sent): on this machine a lock file beside a local journal
    * (src/client/key-lock.ts); across every machine an advisory lock in a shared one. Returns the
    * release.
    */
-  async holdKey(scope: KeyScope): Promise<() => void> {
-    if (this.place.engine === 'sqlite') return (await import('./key-lock.js')).lockKey(this.file, scope); // beside the file, before it is opened
-    const db = this.engineDb() as PostgresJournal;
-    if (!this.opened(() => db.tryHold(scope.keyId, scope.idempotencyKey))) {
-      const holder = this.opened(() => db.holderOf(scope.keyId, scope.idempotencyKey));
+  async holdKey(scope: KeyScope): Promise<() => Promise<void>> {
+    if (this.place.engine === 'sqlite') {
+      const release = (await import('./key-lock.js')).lockKey(this.file, scope); // beside the file, before it is opened
+      return async () => release();
+    }
+    const held = await this.serial(async (db) => {
+      const shared = db as PostgresJournal;
+      if (await shared.tryHold(scope.keyId, scope.idempotencyKey)) return { shared };
+      return { holder: await shared.holderOf(scope.keyId, scope.idempotencyKey), holdS: shared.target.holdS };
+    });
+    if ('holder' in held)
       throw new CardctlError(
-        `another cardctl process${holder ? `, ${holder},` : ''} is sending Idempotency-Key ${scope.idempotencyKey} right now (it holds the key in the shared journal ${this.file}): this one sent nothing.`,
+        `another cardctl process${held.holder ? `, ${held.holder},` : ''} is sending Idempotency-Key ${scope.idempotencyKey} right now (it holds the key in the shared journal ${this.file}): this one sent nothing.`,
         {
           kind: 'key_in_use',
           code: 'key_in_use',
           idempotencyKey: scope.idempotencyKey,
-          hint: `Wait for it to finish, then run the same command again (the same key replays, nothing is charged twice) or look with \`cardctl ops list --key ${scope.idempotencyKey}\`. A holder that stopped answering loses the key within ${db.target.holdS} s.`,
+          hint: `Wait for it to finish, then run the same command again (the same key replays, nothing is charged twice) or look with \`cardctl ops list --key ${scope.idempotencyKey}\`. A holder that stopped answering loses the key within ${held.holdS} s.`,
         },
       );
-    }
-    return () => {
-      if (!db.release(scope.keyId, scope.idempotencyKey))
+    return async () => {
+      const kept = await this.serial(() => held.shared.release(scope.keyId, scope.idempotencyKey)).catch(() => false);
+      if (!kept)
         this.note(
           `Warning: the connection to the shared journal ${this.file} was lost while Idempotency-Key ${scope.idempotencyKey} was in flight: another machine may have sent it meanwhile (the API answers the same key once; see \`cardctl ops list --key ${scope.idempotencyKey}\`).`,
         );
@@ -359,8 +401,8 @@ export class Journal {
   }
 
   /** Every send of one idempotency key (any target), oldest first: what the money rules read before sending it again. */
-  history(idempotencyKey: string, opts: { strict?: boolean } = {}): JournalEntry[] {
-    return this.historyMany([idempotencyKey], opts).get(idempotencyKey) ?? [];
+  async history(idempotencyKey: string, opts: { strict?: boolean } = {}): Promise<JournalEntry[]> {
+    return (await this.historyMany([idempotencyKey], opts)).get(idempotencyKey) ?? [];
   }
 
   /**
@@ -368,72 +410,73 @@ export class Journal {
    * at a time). `strict` (the default: what the money rules read) refuses while lines of an old
    * journal could not be read.
    */
-  historyMany(keys: Iterable<string>, opts: { strict?: boolean } = {}): Map<string, JournalEntry[]> {
-    const db = this.db();
-    if (opts.strict !== false) this.checkUnreadable();
+  historyMany(keys: Iterable<string>, opts: { strict?: boolean } = {}): Promise<Map<string, JournalEntry[]>> {
     const wanted = [...new Set(keys)];
+    return this.serial(async (db) => {
+      if (opts.strict !== false) await this.checkUnreadable(db);
+      return this.historiesOf(db, wanted);
+    });
+  }
+
+  private async historiesOf(db: JournalTables, keys: readonly string[]): Promise<Map<string, JournalEntry[]>> {
     const out = new Map<string, JournalEntry[]>();
-    for (let i = 0; i < wanted.length; i += PAGE)
-      for (const [k, records] of this.opened(() => db.recordsOfKeys(wanted.slice(i, i + PAGE))))
-        out.set(k, entriesOf(records));
+    for (let i = 0; i < keys.length; i += PAGE)
+      for (const [k, records] of await db.recordsOfKeys(keys.slice(i, i + PAGE))) out.set(k, entriesOf(records));
     return out;
   }
 
   /** Whether any idempotency key starts with `prefix` (a batch's keys of the version before). */
-  hasKeyStarting(prefix: string): boolean {
-    if (prefix === '') return !this.opened(() => this.db().isEmpty());
-    return this.opened(() => this.db().hasKeyStarting(prefix));
-  }
-
-  /** An operation by its full id, or undefined. */
-  private byId(id: string): JournalEntry | undefined {
-    const key = this.opened(() => this.db().keyOf(id));
-    return key === undefined ? undefined : this.history(key, { strict: false }).find((e) => e.id === id);
+  hasKeyStarting(prefix: string): Promise<boolean> {
+    return this.serial(async (db) => (prefix === '' ? !(await db.isEmpty()) : db.hasKeyStarting(prefix)));
   }
 
   /** By full id, an idempotency key, or an unambiguous id prefix (with or without `op_`). */
-  find(idOrPrefix: string): JournalEntry | { ambiguous: string[] } | undefined {
-    const wanted = idOrPrefix.startsWith('op_') ? idOrPrefix : `op_${idOrPrefix}`;
-    const exact = /^op_[\w.-]{1,64}$/.test(wanted) ? this.byId(wanted) : undefined;
-    if (exact) return exact;
-    const byKey = this.history(idOrPrefix, { strict: false }).at(-1); // the newest send of that key
-    if (byKey) return byKey;
-    if (!/^op_[\w.-]{0,64}$/.test(wanted)) return undefined;
-    const found = this.opened(() => this.db().idsWithPrefix(wanted, 11));
-    if (found.length === 1) return this.byId(found[0]!);
-    if (found.length > 1) return { ambiguous: found };
-    return undefined;
+  find(idOrPrefix: string): Promise<JournalEntry | { ambiguous: string[] } | undefined> {
+    return this.serial(async (db) => {
+      const byId = async (id: string) => {
+        const key = await db.keyOf(id);
+        return key === undefined ? undefined : (await this.historiesOf(db, [key])).get(key)?.find((e) => e.id === id);
+      };
+      const wanted = idOrPrefix.startsWith('op_') ? idOrPrefix : `op_${idOrPrefix}`;
+      const exact = /^op_[\w.-]{1,64}$/.test(wanted) ? await byId(wanted) : undefined;
+      if (exact) return exact;
+      const byKey = (await this.historiesOf(db, [idOrPrefix])).get(idOrPrefix)?.at(-1); // the newest send of that key
+      if (byKey) return byKey;
+      if (!/^op_[\w.-]{0,64}$/.test(wanted)) return undefined;
+      const found = await db.idsWithPrefix(wanted, 11);
+      if (found.length === 1) return byId(found[0]!);
+      if (found.length > 1) return { ambiguous: found };
+      return undefined;
+    });
   }
 
   /** Operations newest first, lazily, a page at a time: each page's entries folded from their keys' whole histories. */
-  *newest(w: ListWindow = {}): Generator<JournalEntry> {
-    const db = this.db();
+  async *newest(w: ListWindow = {}): AsyncGenerator<JournalEntry> {
     const since = w.sinceMs === undefined ? undefined : new Date(w.sinceMs).toISOString();
     const until = w.untilMs === undefined ? undefined : new Date(w.untilMs).toISOString();
     let after: OpRef | undefined;
     for (;;) {
-      const page = this.opened(() => db.newest({ after, since, until, unknownOnly: w.unknownOnly, limit: PAGE }));
-      if (page.length === 0) return;
-      yield* this.entriesFor(page);
-      after = page.at(-1);
+      const { page, entries } = await this.serial(async (db) => {
+        const page = await db.newest({ after, since, until, unknownOnly: w.unknownOnly, limit: PAGE });
+        return { page, entries: await this.entriesFor(db, page) };
+      });
+      yield* entries;
       if (page.length < PAGE) return;
+      after = page.at(-1);
     }
   }
 
   /** The entries of these operations, in their order (each folded with its key's other sends). */
-  private entriesFor(refs: readonly OpRef[]): JournalEntry[] {
-    const histories = this.historyMany(
-      refs.map((r) => r.idempotency_key),
-      { strict: false },
-    );
+  private async entriesFor(db: JournalTables, refs: readonly OpRef[]): Promise<JournalEntry[]> {
+    const histories = await this.historiesOf(db, [...new Set(refs.map((r) => r.idempotency_key))]);
     const byId = new Map<string, JournalEntry>();
     for (const sends of histories.values()) for (const e of sends) byId.set(e.id, e);
     return refs.map((r) => byId.get(r.id)).filter((e): e is JournalEntry => e !== undefined);
   }
 
   /** Whether any operation was sent since `sinceMs` (one indexed lookup). */
-  sentSince(sinceMs: number): boolean {
-    return this.opened(() => this.db().sentSince(new Date(sinceMs).toISOString(), undefined, 1)).length > 0;
+  sentSince(sinceMs: number): Promise<boolean> {
+    return this.serial(async (db) => (await db.sentSince(new Date(sinceMs).toISOString(), undefined, 1)).length > 0);
   }
 
   /**
@@ -441,74 +484,77 @@ export class Journal {
    * path, body's SHA-256, key id, idempotency key): only those are folded from their records, so
    * a busy day (864,000 sends at a key's rate limit) is looked at without parsing it.
    */
-  *sentSinceMatching(sinceMs: number, keep: (o: SentColumns) => boolean): Generator<JournalEntry> {
-    const db = this.db();
+  async *sentSinceMatching(sinceMs: number, keep: (o: SentColumns) => boolean): AsyncGenerator<JournalEntry> {
     const since = new Date(sinceMs).toISOString();
     let after: SentColumns | undefined;
     for (;;) {
-      const page = this.opened(() => db.sentSince(since, after, 4096));
-      const kept = page.filter(keep);
-      for (let i = 0; i < kept.length; i += PAGE) yield* this.entriesFor(kept.slice(i, i + PAGE));
+      const { page, entries } = await this.serial(async (db) => {
+        const page = await db.sentSince(since, after, 4096);
+        const kept = page.filter(keep);
+        const entries: JournalEntry[] = [];
+        for (let i = 0; i < kept.length; i += PAGE)
+          entries.push(...(await this.entriesFor(db, kept.slice(i, i + PAGE))));
+        return { page, entries };
+      });
+      yield* entries;
       if (page.length < 4096) return;
       after = page.at(-1);
     }
   }
 
   /** The operations whose outcome is not known, oldest first. */
-  unresolved(): JournalEntry[] {
-    return [...this.unresolvedNewest()].reverse();
+  async unresolved(): Promise<JournalEntry[]> {
+    return (await collect(this.unresolvedNewest())).reverse();
   }
 
   /** The same, newest first and lazily. */
-  unresolvedNewest(): Generator<JournalEntry> {
+  unresolvedNewest(): AsyncGenerator<JournalEntry> {
     return this.newest({ unknownOnly: true });
   }
 
   /** Every operation, oldest first (for small journals and tests; lists stream newest()). */
-  entries(): JournalEntry[] {
-    return [...this.newest()].reverse();
+  async entries(): Promise<JournalEntry[]> {
+    return (await collect(this.newest())).reverse();
   }
 
-  unresolvedCount(): number {
-    return this.opened(() => this.db().count(true));
+  unresolvedCount(): Promise<number> {
+    return this.serial((db) => db.count(true));
   }
 
   /** Lines of an old journal that could not be read when it was taken over (money commands refuse while there are any). */
-  unreadable(): number {
-    return this.opened(() => this.db().unreadableCount());
+  unreadable(): Promise<number> {
+    return this.serial((db) => db.unreadableCount());
   }
 
   /** The lines themselves, for `ops verify`. */
-  unreadableLines(): Array<{ source: string; why: string; text: string }> {
-    return this.opened(() => this.db().unreadable());
+  unreadableLines(): Promise<Array<{ source: string; why: string; text: string }>> {
+    return this.serial((db) => db.unreadable());
   }
 
   /** `ops verify --discard-unreadable`: a person looked at them; money commands may run again. */
-  discardUnreadable(): number {
-    const db = this.db();
-    return this.opened(() => db.transaction(() => db.clearUnreadable()));
+  discardUnreadable(): Promise<number> {
+    return this.serial((db) => db.transaction(() => db.clearUnreadable()));
   }
 
-  /** SQLite's own check of the database file: ['ok'], or what is wrong. */
-  check(): string[] {
-    return this.opened(() => this.engineDb().quickCheck());
+  /** SQLite's own check of the database file (a shared journal: the server's side): ['ok'], or what is wrong. */
+  check(): Promise<string[]> {
+    return this.serial(async (db) => (db as SqliteJournal | PostgresJournal).quickCheck());
   }
 
   /** check(), throwing the error a money command would meet when the file is damaged. */
-  checkOrThrow(): void {
-    const found = this.check();
+  async checkOrThrow(): Promise<void> {
+    const found = await this.check();
     if (found.length !== 1 || found[0] !== 'ok') throw damagedJournal(this.file, `SQLite's check: ${found[0]}`);
   }
 
   /** Size, operations and unresolved ones: counts of indexes, nothing read whole. */
-  stats(): JournalStats {
-    const db = this.db();
-    return this.opened(() => ({
+  stats(): Promise<JournalStats> {
+    return this.serial(async (db) => ({
       file: this.file,
-      bytes: this.engineDb().bytes(),
-      ops: db.count(),
-      unresolved: db.count(true),
-      unattributed: db.unreadableCount(),
+      bytes: await (db as SqliteJournal | PostgresJournal).bytes(),
+      ops: await db.count(),
+      unresolved: await db.count(true),
+      unattributed: await db.unreadableCount(),
     }));
   }
 
@@ -517,32 +563,34 @@ export class Journal {
    * their identity and folded outcome (what the 24-hour rule and `ops show` need), `limit` at a
    * time, each page in a transaction of its own. Returns how many were compacted.
    */
-  compact(beforeMs: number, limit = Number.POSITIVE_INFINITY): number {
-    const db = this.db();
+  async compact(beforeMs: number, limit = Number.POSITIVE_INFINITY): Promise<number> {
     const before = new Date(beforeMs).toISOString();
     const now = new Date().toISOString();
     let done = 0;
     while (done < limit) {
-      const page = this.opened(() => db.resolvedBefore(before, Math.min(PAGE, limit - done)));
-      if (page.length === 0) break;
-      const ids = new Set(page.map((r) => r.id));
-      this.opened(() =>
-        db.transaction(() => {
-          for (const records of db.recordsOfKeys([...new Set(page.map((r) => r.idempotency_key))]).values())
-            for (const e of entriesOf(records))
-              if (ids.has(e.id) && e.outcome === 'resolved' && !e.compacted_at)
-                db.compactOp(e.id, JSON.stringify(compactOf(e, now)));
-        }),
-      );
-      done += page.length;
+      const n = await this.serial(async (db) => {
+        const page = await db.resolvedBefore(before, Math.min(PAGE, limit - done));
+        if (page.length > 0) await db.transaction(() => this.compactPage(db, page, now));
+        return page.length;
+      });
+      if (n === 0) break;
+      done += n;
     }
-    this.opened(() => {
-      db.setMeta('last_compaction', now);
+    await this.serial(async (db) => {
+      await db.setMeta('last_compaction', now);
       // everything resolved before this is compacted: the next check looks after it (an unknown one there stays whole)
-      const mark = db.meta('compacted_before');
-      if (mark === undefined || mark < before) db.setMeta('compacted_before', before);
+      const mark = await db.meta('compacted_before');
+      if (mark === undefined || mark < before) await db.setMeta('compacted_before', before);
     });
     return done;
+  }
+
+  private async compactPage(db: JournalTables, page: readonly OpRef[], now: string): Promise<void> {
+    const ids = new Set(page.map((r) => r.id));
+    for (const records of (await db.recordsOfKeys([...new Set(page.map((r) => r.idempotency_key))])).values())
+      for (const e of entriesOf(records))
+        if (ids.has(e.id) && e.outcome === 'resolved' && !e.compacted_at)
+          await db.compactOp(e.id, JSON.stringify(compactOf(e, now)));
   }
 
   /**
@@ -551,52 +599,65 @@ export class Journal {
    * kept once, so running it again copies nothing twice. Refused while lines of an old journal
    * could not be read (they would be missing there).
    */
-  copyInto(to: Journal, onPage: (copied: number) => void = () => {}): { operations: number; added: number } {
+  async copyInto(
+    to: Journal,
+    onPage: (copied: number) => void = () => {},
+  ): Promise<{ operations: number; added: number }> {
     if (to.file === this.file)
       throw usageError(`the journal ${this.file} cannot be copied into itself.`, 'Give another journal with --to.');
-    this.checkUnreadable();
-    const from = this.db();
-    const into = to.db();
+    await this.serial((db) => this.checkUnreadable(db));
     let after = 0;
     let operations = 0;
     let added = 0;
     for (;;) {
-      const page = this.opened(() => from.opsAfter(after, PAGE));
+      const { page, keys, records } = await this.serial(async (from) => {
+        const page = await from.opsAfter(after, PAGE);
+        const keys = [...new Set(page.map((r) => r.idempotency_key))];
+        return { page, keys, records: await from.recordsOfKeys(keys) }; // checked as a money command reads them
+      });
       if (page.length === 0) break;
-      const keys = [...new Set(page.map((r) => r.idempotency_key))];
-      const records = this.opened(() => from.recordsOfKeys(keys)); // checked as a money command reads them
-      to.opened(() =>
-        into.transaction(() => {
-          added += into.putPage([...records.values()].flat().map((r) => ({ r, text: JSON.stringify(r) })));
-          to.refold(keys);
+      added += await to.serial((into) =>
+        into.transaction(async () => {
+          const n = await into.putPage([...records.values()].flat().map((r) => ({ r, text: JSON.stringify(r) })));
+          await to.refold(into, keys);
+          return n;
         }),
       );
       operations += page.length;
       after = page.at(-1)!.seq;
       onPage(operations);
     }
-    to.opened(() => into.analyze()); // what the planner knows of the tables now: the next command's look-ups use their indexes
+    await to.serial((into) => into.analyze()); // what the planner knows of the tables now: the next command's look-ups use their indexes
     return { operations, added };
   }
 
   /** When the oldest operation not yet past a compaction was first sent (undefined: none): what makes the next one due. One seek of the time index. */
-  oldestTime(): string | undefined {
-    const db = this.db();
-    return this.opened(() => db.oldestTime(db.meta('compacted_before')));
+  oldestTime(): Promise<string | undefined> {
+    return this.serial(async (db) => db.oldestTime(await db.meta('compacted_before')));
   }
 
   /** When retention last ran here (undefined: never). */
-  lastCompaction(): string | undefined {
-    return this.opened(() => this.db().meta('last_compaction'));
+  lastCompaction(): Promise<string | undefined> {
+    return this.serial((db) => db.meta('last_compaction'));
   }
 
-  close(): void {
-    this.commitPending();
-    if (this.exitHook) process.off('exit', this.exitHook);
-    this.exitHook = undefined;
-    if (!this.shared) this.store?.close(); // a shared journal's connection serves the whole process, and ends with it
+  /** Commits what waits, and closes a local file (a shared journal's connection serves the whole process: closeJournals ends it). */
+  async close(): Promise<void> {
+    if (this.pending.length) await this.commitPending().catch(() => {});
+    await this.queue;
+    const store = this.store;
     this.store = undefined;
+    if (store && !this.shared) await (await store.catch(() => undefined))?.close();
   }
+}
+
+/** Ends this process's connections to shared journals (a command's last step: the server told, not left to notice). */
+export const closeJournals = closeSharedJournals;
+
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
 }
 
 /** What recordOp is given: the request, its body as bytes. */

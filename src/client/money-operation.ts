@@ -71,9 +71,9 @@ export class MoneyOperation {
       idempotencyKey: this.request.idempotencyKey,
     });
     try {
-      return await this.send(journal, this.verdict(journal));
+      return await this.send(journal, await this.verdict(journal));
     } finally {
-      release();
+      await release();
     }
   }
 
@@ -109,9 +109,10 @@ export class MoneyOperation {
    * (its answer, or the error it would throw), or refused. Nothing is locked, recorded, asked or
    * sent. `journal`: the journal when one exists (a dry run never creates one).
    */
-  preview(journal: Journal | null): MoneyDecision {
+  async preview(journal: Journal | null): Promise<MoneyDecision> {
     const p = this.request;
-    const verdict: SendVerdict = journal && p.idempotencyKey !== undefined ? this.verdict(journal) : { send: true };
+    const verdict: SendVerdict =
+      journal && p.idempotencyKey !== undefined ? await this.verdict(journal) : { send: true };
     if (!verdict.send) {
       if ('conflict' in verdict)
         return { decision: 'refuse', error: keyConflictError(verdict.conflict, p), earlier: verdict.conflict };
@@ -142,12 +143,12 @@ export class MoneyOperation {
   }
 
   /** Rules 3, 4 and 5 of src/client/money-rules.ts, over the key's sends in the journal. */
-  private verdict(journal: Journal): SendVerdict {
+  private async verdict(journal: Journal): Promise<SendVerdict> {
     const p = this.request;
     const c = this.client.credentials;
     const bodySha256 = p.answerFromJournalOnly?.bodySha256 ?? sha256Hex(p.body);
     try {
-      const history = journal.history(p.idempotencyKey!);
+      const history = await journal.history(p.idempotencyKey!);
       return sendVerdict(
         history,
         {

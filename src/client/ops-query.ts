@@ -85,34 +85,34 @@ function matches(e: JournalEntry, q: OpsQuery): boolean {
 }
 
 export interface OpsScan {
-  entries: Generator<JournalEntry>;
+  entries: AsyncGenerator<JournalEntry>;
 }
 
 /** Candidates newest first: the key's sends, or the journal's operations in the time range (unresolved ones only, with --unresolved). */
-function* candidates(journal: Journal, q: OpsQuery): Generator<JournalEntry> {
-  if (q.key !== undefined) return yield* journal.history(q.key, { strict: false }).reverse();
+async function* candidates(journal: Journal, q: OpsQuery): AsyncGenerator<JournalEntry> {
+  if (q.key !== undefined) return yield* (await journal.history(q.key, { strict: false })).reverse();
   yield* journal.newest({ sinceMs: q.sinceMs, untilMs: q.untilMs, unknownOnly: q.unresolved });
 }
 
 /** The matching operations, newest first (lazily: stop reading when you have enough). */
 export function scanOps(q: OpsQuery, journal = Journal.open(undefined, q.tell, { flag: q.journal })): OpsScan {
-  function* entries(): Generator<JournalEntry> {
-    for (const e of candidates(journal, q)) if (matches(e, q)) yield e;
+  async function* entries(): AsyncGenerator<JournalEntry> {
+    for await (const e of candidates(journal, q)) if (matches(e, q)) yield e;
   }
   return { entries: entries() };
 }
 
 /** What is left past the limit: an exact count where it costs nothing to know, else whether there is more. */
-export function moreAfter(
+export async function moreAfter(
   q: OpsQuery,
   shown: number,
-  rest: Generator<JournalEntry>,
+  rest: AsyncGenerator<JournalEntry>,
   journal = Journal.open(undefined, q.tell, { flag: q.journal }),
-): number | 'some' | 0 {
+): Promise<number | 'some' | 0> {
   const unfiltered =
     !q.unresolved && q.key === undefined && q.card === undefined && q.sinceMs === undefined && q.untilMs === undefined;
-  if (unfiltered) return Math.max(0, journal.stats().ops - shown);
+  if (unfiltered) return Math.max(0, (await journal.stats()).ops - shown);
   if (q.unresolved && q.key === undefined && q.card === undefined && q.sinceMs === undefined && q.untilMs === undefined)
-    return Math.max(0, journal.unresolvedCount() - shown);
-  return rest.next().done ? 0 : 'some';
+    return Math.max(0, (await journal.unresolvedCount()) - shown);
+  return (await rest.next()).done ? 0 : 'some';
 }

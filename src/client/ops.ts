@@ -16,14 +16,14 @@ export interface JournalAt {
 
 const openAt = (at: JournalAt): Journal => Journal.open(at.env, at.tell, { flag: at.journal });
 
-export function listOps(opts: JournalAt & { unresolved?: boolean } = {}): JournalEntry[] {
+export function listOps(opts: JournalAt & { unresolved?: boolean } = {}): Promise<JournalEntry[]> {
   const journal = openAt(opts);
   return opts.unresolved ? journal.unresolved() : journal.entries();
 }
 
 /** A warning while lines of a taken-over old journal could not be read, with the command that shows them. */
-export function damageNotes(at: JournalAt = {}): string[] {
-  const unreadable = openAt({ ...at, tell: undefined }).unreadable();
+export async function damageNotes(at: JournalAt = {}): Promise<string[]> {
+  const unreadable = await openAt({ ...at, tell: undefined }).unreadable();
   return unreadable
     ? [
         `Warning: ${unreadable} line${unreadable === 1 ? '' : 's'} of the older journal could not be read when it was taken over; money commands refuse until you have looked: \`cardctl ops verify\`.`,
@@ -32,10 +32,10 @@ export function damageNotes(at: JournalAt = {}): string[] {
 }
 
 /** `tell`: where the journal says what it waits for (the command's stderr) */
-export function showOp(id: string, at: JournalAt & { dryRun?: boolean } = {}): JournalEntry {
+export async function showOp(id: string, at: JournalAt & { dryRun?: boolean } = {}): Promise<JournalEntry> {
   // `--dry-run` reads the journal only if it exists: it never creates one
   const journal = at.dryRun ? Journal.openIfExists(at.env, at.tell, { flag: at.journal }) : openAt(at);
-  const found = journal?.find(id);
+  const found = await journal?.find(id);
   if (!found) {
     throw new CardctlError(`no operation "${id}" in the journal ${journal?.file ?? journalFile(at.env)}.`, {
       kind: 'not_found',
@@ -74,7 +74,7 @@ export async function resolveOp(
   id: string,
   opts: JournalAt & { outcome: 'succeeded' | 'failed'; note?: string },
 ): Promise<JournalEntry> {
-  const entry = showOp(id, opts);
+  const entry = await showOp(id, opts);
   refuseIfAnswered(entry);
   const note = opts.note?.trim();
   if (note !== undefined && (note.length > MAX_NOTE_LENGTH || /[\u0000-\u001f\u007f]/u.test(note))) {
@@ -90,10 +90,10 @@ export async function resolveOp(
     idempotencyKey: entry.idempotency_key,
   });
   try {
-    refuseIfAnswered(showOp(entry.id, opts)); // an answer may have come while the lock was awaited
-    journal.recordResolution({ id: entry.id, outcome: opts.outcome, note: note || null });
+    refuseIfAnswered(await showOp(entry.id, opts)); // an answer may have come while the lock was awaited
+    await journal.recordResolution({ id: entry.id, outcome: opts.outcome, note: note || null });
   } finally {
-    release();
+    await release();
   }
   return showOp(entry.id, opts);
 }
@@ -127,7 +127,7 @@ export async function replayOp(
   id: string,
   opts: SessionOptions,
 ): Promise<{ entry: JournalEntry; response: ApiResponse }> {
-  const entry = showOp(id, {
+  const entry = await showOp(id, {
     env: opts.env,
     journal: opts.journal,
     tell: (line) => opts.io.stderr.write(line + '\n'),
@@ -181,12 +181,15 @@ export interface CompactionReport {
 }
 
 /** `ops compact`: compacts the resolved operations older than the retention (docs/journal.md, "Retention"). */
-export function compactOps(opts: JournalAt & { retentionDays?: number; nowMs?: number } = {}): CompactionReport {
+export async function compactOps(
+  opts: JournalAt & { retentionDays?: number; nowMs?: number } = {},
+): Promise<CompactionReport> {
   const journal = openAt(opts);
   const days = opts.retentionDays ?? retentionDays(opts.env) ?? 90;
   const cutoffMs = (opts.nowMs ?? Date.now()) - days * DAY_MS;
-  const compacted = journal.compact(cutoffMs);
-  const keptUnknown = [...journal.newest({ untilMs: cutoffMs, unknownOnly: true })].length;
+  const compacted = await journal.compact(cutoffMs);
+  let keptUnknown = 0;
+  for await (const _ of journal.newest({ untilMs: cutoffMs, unknownOnly: true })) keptUnknown++;
   return {
     file: journal.file,
     retention_days: days,
@@ -206,10 +209,10 @@ export interface CopyReport {
 }
 
 /** `ops copy --to`: this journal's operations into another (idempotently: src/client/journal.ts copyInto). */
-export function copyOps(opts: JournalAt & { to: string }): CopyReport {
+export async function copyOps(opts: JournalAt & { to: string }): Promise<CopyReport> {
   const from = openAt(opts);
   const to = Journal.open(opts.env, opts.tell, { flag: opts.to });
-  const { operations, added } = from.copyInto(to);
+  const { operations, added } = await from.copyInto(to);
   return { from: from.file, to: to.file, operations, added };
 }
 
@@ -224,16 +227,16 @@ export interface VerifyReport {
 }
 
 /** `ops verify`: SQLite's own check of the database, and the lines of an old journal that could not be read (set aside with `discardUnreadable`). */
-export function verifyOps(opts: JournalAt & { discardUnreadable?: boolean } = {}): VerifyReport {
+export async function verifyOps(opts: JournalAt & { discardUnreadable?: boolean } = {}): Promise<VerifyReport> {
   const journal = openAt(opts);
-  const check = journal.check();
-  const unreadable = journal.unreadableLines();
-  const discarded = opts.discardUnreadable && unreadable.length ? journal.discardUnreadable() : 0;
+  const check = await journal.check();
+  const unreadable = await journal.unreadableLines();
+  const discarded = opts.discardUnreadable && unreadable.length ? await journal.discardUnreadable() : 0;
   return {
     file: journal.file,
     check,
     ok: check.length === 1 && check[0] === 'ok',
-    operations: journal.stats().ops,
+    operations: (await journal.stats()).ops,
     unreadable,
     discarded,
   };

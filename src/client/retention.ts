@@ -37,10 +37,10 @@ export function retentionDays(env: NodeJS.ProcessEnv = process.env): number | un
 }
 
 /** Whether a compaction is due: none ran here for a day, and the oldest operation has aged past the retention. Two indexed lookups. */
-export function compactionDue(journal: Journal, days: number, nowMs = Date.now()): boolean {
-  const last = journal.lastCompaction();
+export async function compactionDue(journal: Journal, days: number, nowMs = Date.now()): Promise<boolean> {
+  const last = await journal.lastCompaction();
   if (last && nowMs - Date.parse(last) < DAY_MS) return false;
-  const oldest = journal.oldestTime();
+  const oldest = await journal.oldestTime();
   return oldest !== undefined && Date.parse(oldest) <= nowMs - days * DAY_MS;
 }
 
@@ -49,10 +49,10 @@ export function compactionDue(journal: Journal, days: number, nowMs = Date.now()
  * found it due exits at once. Never throws: retention is housekeeping, never a reason for a money
  * command to fail.
  */
-export function compactInBackground(journal: Journal, env: NodeJS.ProcessEnv = process.env): boolean {
+export async function compactInBackground(journal: Journal, env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
   try {
     const days = retentionDays(env);
-    if (days === undefined || !compactionDue(journal, days)) return false;
+    if (days === undefined || !(await compactionDue(journal, days))) return false;
     const script = process.argv[1];
     const args =
       script && /\.[cm]?js$/.test(script) ? [script, 'ops', 'compact', '--auto'] : ['ops', 'compact', '--auto'];

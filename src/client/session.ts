@@ -144,6 +144,7 @@ async function closeSession(session: Session | undefined, opts: SessionOptions):
   const journal = session?.openedJournal();
   if (journal?.wroteOutcome) {
     const { compactInBackground } = await import('./retention.js');
-    compactInBackground(journal, opts.env ?? process.env);
+    await compactInBackground(journal, opts.env ?? process.env);
   }
+  await journal?.close();
 }

@@ -15,7 +15,7 @@ const root = mkdtempSync(join(tmpdir(), 'cardctl-journal-damage-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe('damage to the database', () => {
-  it('one flipped bit anywhere in the pages that hold a key: its history is read exactly, or refused; never a key made unknown', () => {
+  it('one flipped bit anywhere in the pages that hold a key: its history is read exactly, or refused; never a key made unknown', async () => {
     const file = join(root, 'base', 'journal.db');
     const base = new Journal(file);
     const op = (k: string) => ({
@@ -31,8 +31,13 @@ describe('damage to the database', () => {
       body: Buffer.from('{"amount":5}'),
     });
     for (let i = 0; i < 2000; i++)
-      base.recordOutcome({ id: base.recordOp(op(`k-${i}`)), status: 200, outcome: 'resolved', resource_id: 'C' });
-    base.close();
+      await base.recordOutcome({
+        id: await base.recordOp(op(`k-${i}`)),
+        status: 200,
+        outcome: 'resolved',
+        resource_id: 'C',
+      });
+    await base.close();
     const db = new DatabaseSync(file);
     db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
     db.close();
@@ -46,22 +51,22 @@ describe('damage to the database', () => {
       .chain((p) => fc.tuple(fc.integer({ min: p * 4096, max: p * 4096 + 4095 }), fc.integer({ min: 0, max: 7 })));
     let trial = 0;
     const outcomes = { exact: 0, refused: 0 };
-    fc.assert(
-      fc.property(at, ([offset, bit]) => {
+    await fc.assert(
+      fc.asyncProperty(at, async ([offset, bit]) => {
         const damaged = Buffer.from(bytes);
         damaged[offset]! ^= 1 << bit;
         const dir = join(root, `t${trial++}`);
         mkdirSync(dir);
         writeFileSync(join(dir, 'journal.db'), damaged);
-        let history: ReturnType<Journal['history']> | undefined;
+        let history: Awaited<ReturnType<Journal['history']>> | undefined;
         const journal = new Journal(join(dir, 'journal.db'));
         try {
-          history = journal.history(key);
+          history = await journal.history(key);
         } catch {
           outcomes.refused++;
           return true;
         } finally {
-          journal.close();
+          await journal.close();
           rmSync(dir, { recursive: true, force: true });
         }
         outcomes.exact++;

@@ -141,20 +141,35 @@ describe('a --batch whose rows overlap (--concurrency 8)', () => {
   });
 });
 
-describe('a batch process that exits with writes waiting for their commit (an interrupted batch exits at once)', () => {
-  it('has every record it handed over in the journal: the ones being committed and the ones waiting behind them', async () => {
+describe('a batch process interrupted with writes waiting for their commit', () => {
+  it('records the answers waiting, and none of the op records waiting (those rows are not sent)', async () => {
     const journal = pathToFileURL(join(ROOT, 'dist/client/journal.js')).href;
+    const exiting = pathToFileURL(join(ROOT, 'dist/client/exiting.js')).href;
     const state = join(sb.dir, 'exit-state');
-    // 300 op records handed over at once (one group commit waits for the next turn of the event loop), then exit without awaiting them
+    // 20 rows sent (their op records committed), then, without awaiting them, their 20 answers and
+    // 300 more op records handed over (one group commit waits for the next turn of the event loop),
+    // then what the interrupt handler does (src/cli/interrupt.ts): stop the journal, exit
+    const op = (k: string) =>
+      `{ profile: null, source: 'env', mode: 'test', base_url: 'http://127.0.0.1:1/api/v1', key_id: 'K', method: 'POST', path: '/api/v1/cards/C/recharge', query: '', idempotency_key: ${k}, body: Buffer.from('{}') }`;
     const script =
       `const { Journal } = await import(${JSON.stringify(journal)});` +
+      `const { stopBeforeExit } = await import(${JSON.stringify(exiting)});` +
       `const j = Journal.open({ CARDCTL_STATE_DIR: ${JSON.stringify(state)} });` +
-      `for (let i = 0; i < 300; i++) j.recordOpDurably({ profile: null, source: 'env', mode: 'test', base_url: 'http://127.0.0.1:1/api/v1', key_id: 'K', method: 'POST', path: '/api/v1/cards/C/recharge', query: '', idempotency_key: 'exit-' + i, body: Buffer.from('{}') }).catch(() => process.exit(3));` +
-      `process.exit(0);`;
+      `const ids = await Promise.all(Array.from({ length: 20 }, (_, i) => j.recordOpDurably(${op("'sent-' + i")})));` +
+      `let refused = 0;` +
+      `for (const id of ids) j.recordOutcomeDurably({ id, status: 200, outcome: 'resolved', resource_id: 'C' }).catch(() => process.exit(3));` +
+      `for (let i = 0; i < 300; i++) j.recordOpDurably(${op("'waiting-' + i")}).catch(() => refused++);` +
+      `await stopBeforeExit(2000);` +
+      `await j.recordOpDurably(${op("'after'")}).catch(() => refused++);` +
+      `process.exit(refused === 301 ? 0 : 4);`;
     const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: 'inherit' });
     children.push(child);
     expect(await new Promise((resolve) => child.once('close', resolve))).toBe(0);
-    const keys = new Set(journalRecords(state).map((r) => r.idempotency_key));
-    for (let i = 0; i < 300; i++) expect(keys.has(`exit-${i}`), `exit-${i}`).toBe(true);
+    const records = journalRecords(state);
+    const keys = new Set(records.map((r) => r.idempotency_key));
+    for (let i = 0; i < 20; i++) expect(keys.has(`sent-${i}`), `sent-${i}`).toBe(true);
+    for (let i = 0; i < 300; i++) expect(keys.has(`waiting-${i}`), `waiting-${i}`).toBe(false);
+    expect(keys.has('after')).toBe(false);
+    expect(records.filter((r) => r.type === 'outcome')).toHaveLength(20); // every answer waiting was kept
   });
 });

@@ -26,7 +26,7 @@ export async function journalAnswers(
   batch: { legacyPrefix: string },
 ): Promise<JournalAnswers> {
   const ask = await asker(operation, journal, client);
-  const legacy = hasKeysStarting(journal, `${batch.legacyPrefix}-`)
+  const legacy = (await hasKeysStarting(journal, `${batch.legacyPrefix}-`))
     ? await legacyRows(operation, journal, ask)
     : undefined;
   const answers = async (rows: BatchRow[]): Promise<Array<KnownAnswer | undefined>> => {
@@ -39,9 +39,9 @@ export async function journalAnswers(
   return { answers };
 }
 
-function hasKeysStarting(journal: Journal, prefix: string): boolean {
+async function hasKeysStarting(journal: Journal, prefix: string): Promise<boolean> {
   try {
-    return journal.hasKeyStarting(prefix);
+    return await journal.hasKeyStarting(prefix);
   } catch (err) {
     if (err instanceof CardctlError) return false; // each row meets it again on the ordinary path, and says it
     throw err;
@@ -74,11 +74,14 @@ async function asker(operation: BatchOperation, journal: Journal, client: ApiCli
       rows: BatchRow[],
       which: number[],
       out: Array<KnownAnswer | undefined>,
-      histories = historiesOrNothing(
-        journal,
-        which.map((i) => rows[i]!.idempotencyKey),
-      ),
+      known?: Map<string, JournalEntry[]>,
     ): Promise<void> => {
+      const histories =
+        known ??
+        (await historiesOrNothing(
+          journal,
+          which.map((i) => rows[i]!.idempotencyKey),
+        ));
       for (const i of which) {
         const history = histories.get(rows[i]!.idempotencyKey) ?? [];
         if (history.length > 0) out[i] = await answerOf(() => client.journalAnswer(requestOf(rows[i]!), history));
@@ -96,7 +99,7 @@ async function asker(operation: BatchOperation, journal: Journal, client: ApiCli
 async function legacyRows(operation: BatchOperation, journal: Journal, ask: Awaited<ReturnType<typeof asker>>) {
   const requestOf = await rowRequests(operation);
   return async (rows: BatchRow[], out: Array<KnownAnswer | undefined>): Promise<number[]> => {
-    const histories = historiesOrNothing(
+    const histories = await historiesOrNothing(
       journal,
       rows.map((r) => r.legacyKey),
     );
@@ -117,9 +120,9 @@ async function legacyRows(operation: BatchOperation, journal: Journal, ask: Awai
   };
 }
 
-function historiesOrNothing(journal: Journal, keys: string[]): Map<string, JournalEntry[]> {
+async function historiesOrNothing(journal: Journal, keys: string[]): Promise<Map<string, JournalEntry[]>> {
   try {
-    return journal.historyMany(keys);
+    return await journal.historyMany(keys);
   } catch (err) {
     if (err instanceof CardctlError) return new Map(); // each row meets it again on the ordinary path, and says it
     throw err;

@@ -120,7 +120,7 @@ export async function findRepeats(
 ): Promise<Repeats> {
   const found: Repeats = { shown: [], rows: 0 };
   const sinceMs = nowMs - REPEAT_WINDOW_MS;
-  if (!journal.sentSince(sinceMs) && journal.unresolvedCount() === 0) return found; // nothing that could repeat
+  if (!(await journal.sentSince(sinceMs)) && (await journal.unresolvedCount()) === 0) return found; // nothing that could repeat
   const { candidates, unnamed, legacyUsed, count, lines } = await rowsToSend(plan, known.answers);
   if (count === 0) return found;
   const keyRow = rowOfAnyKey({ ...plan, digests: plan.digests!.share() });
@@ -149,9 +149,9 @@ export async function findRepeats(
     const text = requestText(o.method, o.path, o.body_sha256);
     return (candidates.firstRowOf(text) !== 0 || unnamed.has(text)) && !own(o.idempotency_key);
   };
-  for (const e of journal.sentSinceMatching(sinceMs, mayRepeat))
+  for await (const e of journal.sentSinceMatching(sinceMs, mayRepeat))
     if (Date.parse(e.time) >= sinceMs && succeeded(e)) add(e, false);
-  for (const e of journal.unresolvedNewest()) if (mayRepeat(e)) add(e, true);
+  for await (const e of journal.unresolvedNewest()) if (mayRepeat(e)) add(e, true);
   found.shown.sort((a, b) => a.row - b.row);
   return found;
 }

@@ -1,8 +1,9 @@
 // A journal shared by a fleet, in PostgreSQL (15 and later): the same tables and statements as the
-// local SQLite file (tables.ts), in a schema of their own, `cardctl_journal`. The journal's calls
-// are synchronous; this one's connection lives in a worker thread (postgres-worker.ts), which this
-// thread waits for, at most CALL_WAIT_MS a statement: a server that does not answer is a refusal
-// (exit 8), never a wait without end.
+// local SQLite file (tables.ts), in a schema of their own, `cardctl_journal`. One connection a
+// process, in the command's own thread (the postgres package, loaded only when a shared journal
+// is used), every statement bounded by CALL_WAIT: a server that does not answer is a refusal
+// (exit 8), never a wait without end. The connection's socket keeps the process alive only while a
+// statement is out: a command that ends with the connection open exits at once.
 //
 // A key in flight is held across machines by a session advisory lock on that connection: taken
 // before the journal is read for the key, released after its outcome is recorded, and ended by
@@ -11,17 +12,31 @@
 // whose peer is gone after its TCP keepalives (both set at connect); a live holder pings meanwhile.
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
-import type { BridgeReply, BridgeRequest } from './postgres-worker.js';
+import { connect as connectTcp, type Socket } from 'node:net';
+import type postgresType from 'postgres';
+import type { Sql } from 'postgres';
+
+type Postgres = typeof postgresType;
 import { schemaSql, SCHEMA_VERSION } from './schema.js';
 import { forPostgres, type SqlRunner, type SqlValue } from './sql.js';
+import { atCommandEnd } from '../exiting.js';
 import { JournalTables } from './tables.js';
-import { PG_SCHEMA, type PostgresTarget } from './target.js';
+import { PG_SCHEMA, type PostgresTarget, type SslChoice } from './target.js';
 
-/** A server error, or the connection failing, as this thread receives it. */
+/** What the server or the connection said of a failure: its words and codes, never the options. */
+export interface FailureDetail {
+  message: string;
+  code?: string;
+  errno?: string;
+  severity?: string;
+  detail?: string;
+  timedOut?: boolean;
+}
+
+/** A server error, or the connection failing. */
 export class PostgresFailure extends Error {
   constructor(
-    readonly detail: NonNullable<BridgeReply['error']> & { timedOut?: boolean },
+    readonly detail: FailureDetail,
     readonly target: PostgresTarget,
   ) {
     super(detail.message);
@@ -30,105 +45,170 @@ export class PostgresFailure extends Error {
 
 export const isPostgresFailure = (err: unknown): err is PostgresFailure => err instanceof PostgresFailure;
 
-/** The connection's thread: the build's one-file bundle of it and the postgres package (scripts/build-bundle.mjs), else its module. */
-function workerUrl(): URL {
+const described = (err: unknown): FailureDetail => {
+  const e = err as { message?: string; code?: string; errno?: string; severity?: string; detail?: string };
+  return {
+    message: String(e?.message ?? err),
+    code: e?.code,
+    errno: e?.errno,
+    severity: e?.severity,
+    detail: e?.detail,
+  };
+};
+
+/** The postgres package: the build's one-module bundle of it (scripts/build-bundle.mjs), else the package. */
+async function loadPostgres(): Promise<Postgres> {
   const here = import.meta.url;
-  const dist = here.endsWith('.ts') ? new URL('../../../dist/client/journal-db/', here) : new URL('./', here);
-  const bundled = new URL('../../bundle/journal-postgres-worker.mjs', dist);
-  return existsSync(bundled) ? bundled : new URL('./postgres-worker.js', dist);
+  const bundled = here.endsWith('.ts') ? undefined : new URL('../../bundle/journal-postgres.mjs', new URL('./', here));
+  const mod = bundled && existsSync(bundled) ? await import(bundled.href) : await import('postgres');
+  return (mod as { default: Postgres }).default;
 }
 
-/** The statements of tables.ts, one at a time over the worker's connection. */
+/** src/client/journal-db/target.ts's choice as Node's TLS options. */
+function tls(ssl: SslChoice): unknown {
+  if (typeof ssl !== 'object') return ssl;
+  const { verify, ...files } = ssl;
+  // verify-ca: the chain only; verify-full: the chain and the host name too (Node's default check)
+  return { ...files, rejectUnauthorized: true, ...(verify === 'ca' ? { checkServerIdentity: () => undefined } : {}) };
+}
+
+/** The statements of tables.ts over one connection (the journal runs one call at a time on it). */
 class PostgresRunner implements SqlRunner {
   readonly engine = 'postgres';
-  private readonly worker: Worker;
-  private readonly port: MessageChannel['port1'];
-  private readonly wake = new Int32Array(new SharedArrayBuffer(4));
-  private n = 0;
+  private sql: Promise<Sql> | undefined;
+  private socket: Socket | undefined;
+  private out = 0;
   private failed: PostgresFailure | undefined;
   private readonly waitMs: number;
-  /** keys held (advisory locks): the worker keeps the connection alive while there are any */
-  holding = 0;
+  private ping: NodeJS.Timeout | undefined;
+  /** the connection ended since it was last used (the next statement opens a new one) */
+  private closed = false;
+  /** keys held (advisory locks): while there are any, the connection says it is alive */
+  private holdingKeys = 0;
   /** how many times the connection ended and a new one answered while keys were held */
   reconnects = 0;
   private inTransaction = false;
 
   constructor(private readonly target: PostgresTarget) {
-    const { port1, port2 } = new MessageChannel();
-    this.port = port1;
     this.waitMs = (target.connectTimeoutS + 20) * 1000;
-    this.worker = new Worker(workerUrl(), {
-      workerData: {
-        port: port2,
-        flag: this.wake.buffer,
-        options: target.options,
-        pingMs: (target.holdS * 1000) / 3,
-      },
-      transferList: [port2],
-      execArgv: [],
-      env: {}, // the options say everything (src/client/journal-db/target.ts read the PG* variables)
+  }
+
+  /** Connects now (the first statement then finds it made); a failure is said by that statement. */
+  warm(): void {
+    void this.run('SELECT 1').catch(() => {});
+  }
+
+  private connection(): Promise<Sql> {
+    this.sql ??= loadPostgres().then((postgres) => {
+      const { url, ssl, ...rest } = this.target.options;
+      return postgres(url, {
+        ...rest,
+        ssl: tls(ssl as SslChoice),
+        max: 1,
+        onnotice: () => {},
+        onclose: () => void (this.closed = true),
+        socket: () => this.openSocket(),
+        // int8 (counts, row numbers, digests of 52 bits, CRC-32s) as numbers: all fit in a double
+        types: { bigint: { to: 20, from: [20], parse: (x: string) => Number(x), serialize: (x: number) => String(x) } },
+      } as never) as Sql;
     });
-    this.worker.unref();
-    this.worker.on('error', () => {}); // said by the call waiting for it (its time runs out)
+    return this.sql;
   }
 
-  private call(req: Omit<BridgeRequest, 'n' | 'holding'>): BridgeReply {
+  /**
+   * The connection's socket, held by the process only while a statement is out. Returned while it
+   * connects: the package writes its first message when it is given the socket (buffered until
+   * connected), and a refusal, or its connect_timeout, fails the statement waiting.
+   */
+  private openSocket(): Socket {
+    const { host, port } = this.target.options as unknown as { host: string; port: number };
+    const socket = host.startsWith('/') ? connectTcp(`${host}/.s.PGSQL.${port}`) : connectTcp(port, host);
+    socket.setKeepAlive(true, 10_000);
+    socket.setNoDelay(true);
+    this.socket = socket;
+    if (this.out === 0) socket.unref();
+    return socket;
+  }
+
+  /** One statement: the socket held meanwhile, at most waitMs. */
+  private async call<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
     if (this.failed) throw this.failed;
-    const n = ++this.n;
-    Atomics.store(this.wake, 0, 0);
-    this.port.postMessage({ ...req, n, holding: this.holding });
-    for (;;) {
-      if (Atomics.wait(this.wake, 0, 0, this.waitMs) === 'timed-out') {
-        // what the server did with it cannot be known: this connection is not used again
-        this.failed = new PostgresFailure(
-          { message: `no answer within ${this.waitMs / 1000} s`, timedOut: true },
-          this.target,
-        );
-        throw this.failed;
-      }
-      const got = receiveMessageOnPort(this.port)?.message as BridgeReply | undefined;
-      if (got?.n === n) return this.answered(got);
-      Atomics.store(this.wake, 0, 0); // an answer to a call given up on: wait for this one's
-    }
-  }
-
-  private answered(got: BridgeReply): BridgeReply {
-    if (got.reconnected && this.holding > 0) this.reconnects++;
-    if (got.error) {
-      const failure = new PostgresFailure(got.error, this.target);
+    this.out++;
+    this.socket?.ref();
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const sql = await this.connection();
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(this.timedOut()), this.waitMs);
+      });
+      const got = await Promise.race([fn(sql), timeout]);
+      this.sawReconnect();
+      return got;
+    } catch (err) {
+      if (err instanceof PostgresFailure) throw err;
+      const failure = new PostgresFailure(described(err), this.target);
       // a lost connection in a transaction: what was committed is not known (the caller refuses)
-      if (this.inTransaction && !got.error.severity) this.failed = failure;
+      if (this.inTransaction && !failure.detail.severity) this.failed = failure;
+      this.sawReconnect();
       throw failure;
+    } finally {
+      clearTimeout(timer);
+      if (--this.out === 0) this.socket?.unref();
     }
-    return got;
   }
 
-  all<T>(sql: string, args: readonly SqlValue[] = []): T[] {
-    return this.call({ op: 'all', sql: forPostgres(sql), args }).rows as T[];
+  /** What the server did with a statement that got no answer cannot be known: this connection is not used again. */
+  private timedOut(): PostgresFailure {
+    this.failed = new PostgresFailure(
+      { message: `no answer within ${this.waitMs / 1000} s`, timedOut: true },
+      this.target,
+    );
+    void this.sql?.then((sql) => sql.end({ timeout: 0 })).catch(() => {});
+    return this.failed;
   }
 
-  get<T>(sql: string, args: readonly SqlValue[] = []): T | undefined {
-    return this.all<T>(sql, args)[0];
+  private sawReconnect(): void {
+    if (!this.closed) return;
+    this.closed = false;
+    if (this.holdingKeys > 0) this.reconnects++;
   }
 
-  run(sql: string, args: readonly SqlValue[] = []): number {
-    return this.call({ op: 'run', sql: forPostgres(sql), args }).count ?? 0;
+  /** Keys held now: while any are, a ping at a third of the server's idle limit keeps the session. */
+  set holding(n: number) {
+    this.holdingKeys = n;
+    if (n > 0 && !this.ping) {
+      this.ping = setInterval(() => void this.run('SELECT 1').catch(() => {}), (this.target.holdS * 1000) / 3);
+      this.ping.unref();
+    }
+    if (n === 0 && this.ping) clearInterval(this.ping), (this.ping = undefined);
   }
 
-  exec(sql: string): void {
-    this.call({ op: 'exec', sql });
+  async all<T>(sql: string, args: readonly SqlValue[] = []): Promise<T[]> {
+    return this.call(async (db) => [...(await db.unsafe(forPostgres(sql), args as never[], { prepare: true }))] as T[]);
   }
 
-  transaction<T>(fn: () => T): T {
-    this.exec('BEGIN');
+  async get<T>(sql: string, args: readonly SqlValue[] = []): Promise<T | undefined> {
+    return (await this.all<T>(sql, args))[0];
+  }
+
+  async run(sql: string, args: readonly SqlValue[] = []): Promise<number> {
+    return this.call(async (db) => (await db.unsafe(forPostgres(sql), args as never[], { prepare: true })).count);
+  }
+
+  async exec(sql: string): Promise<void> {
+    await this.call((db) => db.unsafe(sql).simple());
+  }
+
+  async transaction<T>(fn: () => Promise<T>): Promise<T> {
+    await this.exec('BEGIN');
     this.inTransaction = true;
     try {
-      const out = fn();
-      this.exec('COMMIT');
+      const out = await fn();
+      await this.exec('COMMIT');
       return out;
     } catch (err) {
       try {
-        if (!this.failed) this.exec('ROLLBACK');
+        if (!this.failed) await this.exec('ROLLBACK');
       } catch {
         // the connection is gone: the server rolled it back
       }
@@ -138,35 +218,65 @@ class PostgresRunner implements SqlRunner {
     }
   }
 
-  close(): void {
-    if (!this.failed)
-      try {
-        this.call({ op: 'close' });
-      } catch {
-        // the process ends the connection with it
-      }
-    void this.worker.terminate();
+  async close(): Promise<void> {
+    this.holding = 0;
+    const sql = this.sql;
+    this.sql = undefined;
+    if (sql) await (await sql.catch(() => undefined))?.end({ timeout: 1 }).catch(() => {});
   }
 }
 
 /** One connection a process for each shared journal, whoever opens it (a command may open it more than once): by target. */
-const journals = new Map<string, PostgresJournal>();
+const journals = new Map<string, Promise<PostgresJournal>>();
 /** Connections started ahead of their journal (prewarm), by target. */
 const warm = new Map<string, PostgresRunner>();
 const targetKey = (t: PostgresTarget): string => `${t.url}\u0000${JSON.stringify(t.options)}`;
 
-/** Starts the connection's thread now (it connects on its own), for the journal opened a little later: a money command's first statement then waits less. */
+/** Starts connecting now, for the journal opened a little later: a money command's first statement then waits less. */
 export function prewarm(target: PostgresTarget): void {
+  atCommandEnd(closeSharedJournals);
   const key = targetKey(target);
-  if (!warm.has(key) && !journals.has(key)) warm.set(key, new PostgresRunner(target));
+  if (warm.has(key) || journals.has(key)) return;
+  const runner = new PostgresRunner(target);
+  runner.warm();
+  warm.set(key, runner);
 }
 
 /** This process's journal of `target`, connected (on the prewarmed connection, when there is one) and its tables made. */
-export function sharedJournal(target: PostgresTarget): PostgresJournal {
+export function sharedJournal(target: PostgresTarget): Promise<PostgresJournal> {
+  atCommandEnd(closeSharedJournals);
   const key = targetKey(target);
   let journal = journals.get(key);
-  if (!journal) journals.set(key, (journal = new PostgresJournal(target)));
+  if (!journal) {
+    const runner = warm.get(key) ?? new PostgresRunner(target);
+    warm.delete(key);
+    journal = opened(new PostgresJournal(target, runner));
+    journals.set(key, journal);
+    journal.catch(() => journals.delete(key)); // the next open tries again (its error is said by this one)
+  }
   return journal;
+}
+
+async function opened(journal: PostgresJournal): Promise<PostgresJournal> {
+  try {
+    await journal.migrate();
+    return journal;
+  } catch (err) {
+    await journal.end();
+    throw err;
+  }
+}
+
+/** Ends this process's connections (a command done with its journal: the server told, not left to notice). */
+export async function closeSharedJournals(): Promise<void> {
+  const all = [...journals.values()];
+  const idle = [...warm.values()];
+  journals.clear();
+  warm.clear();
+  await Promise.all([
+    ...all.map((j) => j.then((journal) => journal.end()).catch(() => {})),
+    ...idle.map((r) => r.close()),
+  ]);
 }
 
 /** A 64-bit advisory lock key for an idempotency key within an account (the same on every machine). */
@@ -182,41 +292,43 @@ export class PostgresJournal extends JournalTables {
   /** the keys held, each with the connection's reconnects when it was taken */
   private readonly held = new Map<string, number>();
 
-  constructor(readonly target: PostgresTarget) {
-    const key = targetKey(target);
-    const runner = warm.get(key) ?? new PostgresRunner(target);
-    warm.delete(key);
+  constructor(
+    readonly target: PostgresTarget,
+    runner: PostgresRunner,
+  ) {
     super(runner);
     this.runner = runner;
-    try {
-      this.migrate();
-    } catch (err) {
-      runner.close();
-      throw err;
-    }
   }
 
+  /** Ends the connection (its keys go with it). */
+  end(): Promise<void> {
+    return this.runner.close();
+  }
+
+  /** A shared journal's connection serves the whole process: closeSharedJournals ends it. */
+  override async close(): Promise<void> {}
+
   /** The tables made once, by whichever machine comes first (an advisory lock for the migration); a newer cardctl's refused. */
-  private migrate(): void {
-    const version = this.version();
+  async migrate(): Promise<void> {
+    const version = await this.version();
     if (version === SCHEMA_VERSION) return;
     if (version !== undefined && version > SCHEMA_VERSION)
       throw Object.assign(new Error(`the shared journal was written by a newer cardctl (schema ${version})`), {
         newerSchema: version,
       });
-    this.transaction(() => {
-      this.q.all('SELECT pg_advisory_xact_lock(?)', [lockId('', 'cardctl.schema')]);
-      this.q.exec(`CREATE SCHEMA IF NOT EXISTS ${PG_SCHEMA}`);
-      this.q.exec(schemaSql('postgres'));
-      this.setMeta('schema_version', String(SCHEMA_VERSION));
-      this.setMeta('created_at', new Date().toISOString(), false);
+    await this.transaction(async () => {
+      await this.q.all('SELECT pg_advisory_xact_lock(?)', [lockId('', 'cardctl.schema')]);
+      await this.q.exec(`CREATE SCHEMA IF NOT EXISTS ${PG_SCHEMA}`);
+      await this.q.exec(schemaSql('postgres'));
+      await this.setMeta('schema_version', String(SCHEMA_VERSION));
+      await this.setMeta('created_at', new Date().toISOString(), false);
     });
   }
 
-  private version(): number | undefined {
-    const exists = this.q.get<{ t: string | null }>('SELECT to_regclass(?) AS t', [`${PG_SCHEMA}.meta`]);
+  private async version(): Promise<number | undefined> {
+    const exists = await this.q.get<{ t: string | null }>('SELECT to_regclass(?) AS t', [`${PG_SCHEMA}.meta`]);
     if (!exists?.t) return undefined;
-    const v = this.meta('schema_version');
+    const v = await this.meta('schema_version');
     return v === undefined ? undefined : Number(v);
   }
 
@@ -224,10 +336,10 @@ export class PostgresJournal extends JournalTables {
    * Holds a key across every machine using this journal, or says who holds it: false when another
    * connection (another process, on any machine) holds it, or this process already does.
    */
-  tryHold(keyId: string, idempotencyKey: string): boolean {
+  async tryHold(keyId: string, idempotencyKey: string): Promise<boolean> {
     const id = lockId(keyId, idempotencyKey);
     if (this.held.has(id)) return false;
-    const got = this.q.get<{ ok: boolean }>('SELECT pg_try_advisory_lock(CAST(? AS BIGINT)) AS ok', [id]);
+    const got = await this.q.get<{ ok: boolean }>('SELECT pg_try_advisory_lock(CAST(? AS BIGINT)) AS ok', [id]);
     if (!got?.ok) return false;
     this.held.set(id, this.runner.reconnects);
     this.runner.holding = this.held.size;
@@ -235,7 +347,7 @@ export class PostgresJournal extends JournalTables {
   }
 
   /** Returns false when the connection holding the key ended meanwhile (another process may have taken it). */
-  release(keyId: string, idempotencyKey: string): boolean {
+  async release(keyId: string, idempotencyKey: string): Promise<boolean> {
     const id = lockId(keyId, idempotencyKey);
     const since = this.held.get(id);
     if (since === undefined) return true;
@@ -243,7 +355,7 @@ export class PostgresJournal extends JournalTables {
     this.runner.holding = this.held.size;
     if (this.runner.reconnects !== since) return false; // the lock went with that connection
     try {
-      this.q.get('SELECT pg_advisory_unlock(CAST(? AS BIGINT)) AS ok', [id]);
+      await this.q.get('SELECT pg_advisory_unlock(CAST(? AS BIGINT)) AS ok', [id]);
     } catch {
       return false; // the connection is gone: so is the lock
     }
@@ -251,12 +363,12 @@ export class PostgresJournal extends JournalTables {
   }
 
   /** Who holds a key elsewhere, as the server knows them: its application name (cardctl, host and pid) and since when. */
-  holderOf(keyId: string, idempotencyKey: string): string | undefined {
+  async holderOf(keyId: string, idempotencyKey: string): Promise<string | undefined> {
     const id = BigInt(lockId(keyId, idempotencyKey));
     const hi = Number(BigInt.asUintN(32, id >> 32n));
     const lo = Number(BigInt.asUintN(32, id));
     try {
-      const row = this.q.get<{ app: string; since: string }>(
+      const row = await this.q.get<{ app: string; since: string }>(
         `SELECT a.application_name AS app, to_char(a.backend_start AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS since
          FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
          WHERE l.locktype = 'advisory' AND l.classid = CAST(? AS OID) AND l.objid = CAST(? AS OID) AND l.objsubid = 1 AND l.granted LIMIT 1`,
@@ -269,21 +381,21 @@ export class PostgresJournal extends JournalTables {
   }
 
   /** The tables' size on the server. */
-  bytes(): number {
+  async bytes(): Promise<number> {
     return Number(
-      this.q.get<{ n: number }>(
+      (await this.q.get<{ n: number }>(
         `SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) AS n FROM pg_class c
          JOIN pg_namespace s ON s.oid = c.relnamespace WHERE s.nspname = ? AND c.relkind = 'r'`,
         [PG_SCHEMA],
-      )!.n,
+      ))!.n,
     );
   }
 
   /** The server's side of a check: reachable, the tables there and readable through their indexes. */
-  quickCheck(): string[] {
-    const version = this.version();
+  async quickCheck(): Promise<string[]> {
+    const version = await this.version();
     if (version !== SCHEMA_VERSION) return [`the tables are missing or of another version (${version ?? 'none'})`];
-    this.count();
+    await this.count();
     return ['ok'];
   }
 }

@@ -1,7 +1,9 @@
 // What the journal's statements run on (src/client/journal-db/tables.ts): one connection to one
-// engine, SQLite (sqlite.ts) or PostgreSQL (postgres.ts), called synchronously. The statements are
-// written once, in the SQL both engines read, with `?` placeholders; `forPostgres` spells the few
-// words PostgreSQL says otherwise.
+// engine, SQLite (sqlite.ts) or PostgreSQL (postgres.ts). Asynchronous, because a PostgreSQL
+// client is (SQLite's answers are ready at once). The caller runs one journal call at a time on
+// a runner (src/client/journal.ts queues them), so a transaction's statements are never mixed
+// with another call's. The statements are written once, in the SQL both engines read, with `?`
+// placeholders; `forPostgres` spells the few words PostgreSQL says otherwise.
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -9,15 +11,15 @@ export type SqlValue = string | number | null;
 
 export interface SqlRunner {
   readonly engine: Engine;
-  all<T>(sql: string, args?: readonly SqlValue[]): T[];
-  get<T>(sql: string, args?: readonly SqlValue[]): T | undefined;
+  all<T>(sql: string, args?: readonly SqlValue[]): Promise<T[]>;
+  get<T>(sql: string, args?: readonly SqlValue[]): Promise<T | undefined>;
   /** returns how many rows it changed */
-  run(sql: string, args?: readonly SqlValue[]): number;
+  run(sql: string, args?: readonly SqlValue[]): Promise<number>;
   /** statements without arguments, several at once (the schema) */
-  exec(sql: string): void;
+  exec(sql: string): Promise<void>;
   /** `fn` in one transaction that holds the write lock from its start (SQLite: BEGIN IMMEDIATE) */
-  transaction<T>(fn: () => T): T;
-  close(): void;
+  transaction<T>(fn: () => Promise<T>): Promise<T>;
+  close(): Promise<void>;
 }
 
 /**

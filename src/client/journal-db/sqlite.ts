@@ -43,27 +43,28 @@ class SqliteRunner implements SqlRunner {
     return s;
   }
 
-  all<T>(sql: string, args: readonly SqlValue[] = []): T[] {
+  // node:sqlite answers at once: each call is the statement run now, its answer already settled
+  async all<T>(sql: string, args: readonly SqlValue[] = []): Promise<T[]> {
     return this.stmt(sql).all(...args) as T[];
   }
 
-  get<T>(sql: string, args: readonly SqlValue[] = []): T | undefined {
+  async get<T>(sql: string, args: readonly SqlValue[] = []): Promise<T | undefined> {
     return this.stmt(sql).get(...args) as T | undefined;
   }
 
-  run(sql: string, args: readonly SqlValue[] = []): number {
+  async run(sql: string, args: readonly SqlValue[] = []): Promise<number> {
     return Number(this.stmt(sql).run(...args).changes);
   }
 
-  exec(sql: string): void {
+  async exec(sql: string): Promise<void> {
     this.db.exec(sql);
   }
 
   /** BEGIN IMMEDIATE: the write lock from the start (no deadlock between two writers). */
-  transaction<T>(fn: () => T): T {
+  async transaction<T>(fn: () => Promise<T>): Promise<T> {
     this.db.exec('BEGIN IMMEDIATE');
     try {
-      const out = fn();
+      const out = await fn();
       this.db.exec('COMMIT');
       return out;
     } catch (err) {
@@ -76,7 +77,7 @@ class SqliteRunner implements SqlRunner {
     }
   }
 
-  close(): void {
+  async close(): Promise<void> {
     if (this.open) this.db.close();
     this.open = false;
   }
@@ -107,11 +108,23 @@ export class SqliteJournal extends JournalTables {
       throw Object.assign(new Error(`the journal ${this.file} was written by a newer cardctl (schema ${version})`), {
         newerSchema: version,
       });
-    this.transaction(() => {
+    // at open, before any call of the journal's: synchronous, as the opening is
+    this.db.exec('BEGIN IMMEDIATE');
+    try {
       this.db.exec(schemaSql('sqlite'));
       this.db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
-      this.setMeta('created_at', new Date().toISOString(), false);
-    });
+      this.db
+        .prepare('INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING')
+        .run('created_at', new Date().toISOString());
+      this.db.exec('COMMIT');
+    } catch (err) {
+      try {
+        this.db.exec('ROLLBACK');
+      } catch {
+        // SQLite rolled it back itself
+      }
+      throw err;
+    }
   }
 
   /**
@@ -121,8 +134,8 @@ export class SqliteJournal extends JournalTables {
    * without a look-up, the answers' index dropped too, and each operation's count set after.
    * Otherwise a record read twice (the folder journal's two copies) is kept once by looking it up.
    */
-  bulkLoad(load: (to: BulkTarget) => void, once: boolean): void {
-    const empty = this.isEmpty();
+  async bulkLoad(load: (to: BulkTarget) => Promise<void>, once: boolean): Promise<void> {
+    const empty = await this.isEmpty();
     const fast = empty && once;
     this.db.exec('PRAGMA cache_size = -262144'); // 256 MiB of pages for the one transaction
     try {
@@ -130,7 +143,7 @@ export class SqliteJournal extends JournalTables {
         for (const name of BULK_INDEXES)
           if (fast || name !== 'answers_by_op') this.db.exec(`DROP INDEX IF EXISTS ${name}`);
       const append = this.db.prepare('INSERT INTO answers (op_id, record, crc) VALUES (?, ?, ?)');
-      load(
+      await load(
         fast
           ? {
               insertAnswer: (opId, record) => void append.run(opId, record, crc32(record)),

@@ -41,8 +41,8 @@ export interface SentColumns extends OpRef {
 
 /** Where put() writes what comes after an operation (a takeover's bulk load appends without looking). */
 export interface BulkTarget {
-  insertAnswer: (opId: string, record: string) => void;
-  compactOp: (id: string, record: string) => void;
+  insertAnswer: (opId: string, record: string) => Promise<void> | void;
+  compactOp: (id: string, record: string) => Promise<void> | void;
 }
 
 /** A key's second way in (its own index): 52 bits of its SHA-256. */
@@ -89,13 +89,13 @@ export class JournalTables {
     return this.q.engine;
   }
 
-  transaction<T>(fn: () => T): T {
+  transaction<T>(fn: () => Promise<T>): Promise<T> {
     return this.q.transaction(fn);
   }
 
   /** Returns whether the row is new (an operation already there, by its id, is kept as it is). */
-  insertOp(row: OpRow, unknown = true): boolean {
-    const changes = this.q.run(
+  async insertOp(row: OpRow, unknown = true): Promise<boolean> {
+    const changes = await this.q.run(
       `INSERT INTO operations (id, idempotency_key, key_digest, time, key_id, method, path, body_sha256, unknown, record, crc)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
       [
@@ -120,9 +120,9 @@ export class JournalTables {
    * an op or a compacted op becomes a row of operations, any later record a row of answers. The
    * same record twice is kept once. Returns whether it added an operation.
    */
-  put(r: RawRecord, text: string, to: BulkTarget = this): boolean {
+  async put(r: RawRecord, text: string, to: BulkTarget = this): Promise<boolean> {
     if (r.type === 'op' || r.type === 'compact') {
-      const added = this.insertOp(
+      const added = await this.insertOp(
         {
           id: r.id,
           idempotency_key: r.idempotency_key as string,
@@ -135,35 +135,36 @@ export class JournalTables {
         },
         r.type === 'op',
       );
-      if (r.type === 'compact') to.compactOp(r.id, text); // the compacted form stands for the op and its answers
+      if (r.type === 'compact') await to.compactOp(r.id, text); // the compacted form stands for the op and its answers
       return added;
     }
-    if (r.type === 'outcome' || r.type === 'resolution') to.insertAnswer(r.id, text);
+    if (r.type === 'outcome' || r.type === 'resolution') await to.insertAnswer(r.id, text);
     return false; // (`id` lines of the old id index say nothing the records do not)
   }
 
   /** An answer or resolution after its operation (the same record twice is kept once: a takeover or copy run again adds nothing); the operation counts its answers. */
-  insertAnswer(opId: string, record: string): void {
+  async insertAnswer(opId: string, record: string): Promise<void> {
     const crc = crc32(record);
-    if (this.q.get('SELECT 1 AS one FROM answers WHERE op_id = ? AND crc = ? AND record = ?', [opId, crc, record]))
+    if (
+      await this.q.get('SELECT 1 AS one FROM answers WHERE op_id = ? AND crc = ? AND record = ?', [opId, crc, record])
+    )
       return;
-    this.q.run('INSERT INTO answers (op_id, record, crc) VALUES (?, ?, ?)', [opId, record, crc]);
+    await this.q.run('INSERT INTO answers (op_id, record, crc) VALUES (?, ?, ?)', [opId, record, crc]);
     // an operation with an answer is known until its fold says otherwise (the journal refolds its key after)
-    this.q.run('UPDATE operations SET answers = answers + 1, unknown = 0 WHERE id = ?', [opId]);
+    await this.q.run('UPDATE operations SET answers = answers + 1, unknown = 0 WHERE id = ?', [opId]);
   }
 
   /** Marks these operations unknown or known (one statement each way, whatever their number). */
-  setUnknown(unknown: readonly string[], known: readonly string[]): void {
+  async setUnknown(unknown: readonly string[], known: readonly string[]): Promise<void> {
     for (const [ids, u] of [
       [unknown, 1],
       [known, 0],
     ] as const)
       if (ids.length)
-        this.q.run('UPDATE operations SET unknown = ? WHERE id IN (SELECT value FROM json_each(?)) AND unknown <> ?', [
-          u,
-          JSON.stringify(ids),
-          u,
-        ]);
+        await this.q.run(
+          'UPDATE operations SET unknown = ? WHERE id IN (SELECT value FROM json_each(?)) AND unknown <> ?',
+          [u, JSON.stringify(ids), u],
+        );
   }
 
   /**
@@ -172,13 +173,13 @@ export class JournalTables {
    * another (each kept once), then each operation's count of answers. The caller refolds the
    * page's keys after. Returns how many operations were new.
    */
-  putPage(records: ReadonlyArray<{ r: RawRecord; text: string }>): number {
+  async putPage(records: ReadonlyArray<{ r: RawRecord; text: string }>): Promise<number> {
     const ops = records.filter(({ r }) => r.type === 'op' || r.type === 'compact');
     const answers = records.filter(({ r }) => r.type === 'outcome' || r.type === 'resolution');
     let added = 0;
     for (let i = 0; i < ops.length; i += PAGE_ROWS) {
       const page = ops.slice(i, i + PAGE_ROWS);
-      added += this.q.run(
+      added += await this.q.run(
         `INSERT INTO operations (id, idempotency_key, key_digest, time, key_id, method, path, body_sha256, unknown, compacted, record, crc)
          VALUES ${page.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')} ON CONFLICT (id) DO NOTHING`,
         page.flatMap(({ r, text }) => {
@@ -205,7 +206,7 @@ export class JournalTables {
     const ids = [...new Set(answers.map(({ r }) => r.id))];
     const had = new Set<string>();
     for (let i = 0; i < ids.length; i += PAGE_ROWS)
-      for (const a of this.q.all<{ op_id: string; crc: number; record: string }>(
+      for (const a of await this.q.all<{ op_id: string; crc: number; record: string }>(
         'SELECT op_id, crc, record FROM answers WHERE op_id IN (SELECT value FROM json_each(?))',
         [JSON.stringify(ids.slice(i, i + PAGE_ROWS))],
       ))
@@ -215,13 +216,13 @@ export class JournalTables {
       .filter((a) => !had.has(`${a.id}\u0000${a.crc}\u0000${a.text}`));
     for (let i = 0; i < fresh.length; i += PAGE_ROWS) {
       const page = fresh.slice(i, i + PAGE_ROWS);
-      this.q.run(
+      await this.q.run(
         `INSERT INTO answers (op_id, record, crc) VALUES ${page.map(() => '(?, ?, ?)').join(', ')}`,
         page.flatMap((a) => [a.id, a.text, a.crc]),
       );
     }
     if (ids.length)
-      this.q.run(
+      await this.q.run(
         `UPDATE operations SET answers = (SELECT count(*) FROM answers a WHERE a.op_id = operations.id)
          WHERE id IN (SELECT value FROM json_each(?)) AND compacted = 0`,
         [JSON.stringify(ids)],
@@ -230,13 +231,12 @@ export class JournalTables {
   }
 
   /** Retention: an operation's record replaced by its compacted form, its answers dropped (folded into it). */
-  compactOp(id: string, record: string, dropAnswers = true): void {
-    this.q.run('UPDATE operations SET record = ?, crc = ?, compacted = 1, unknown = 0, answers = 0 WHERE id = ?', [
-      record,
-      crc32(record),
-      id,
-    ]);
-    if (dropAnswers) this.q.run('DELETE FROM answers WHERE op_id = ?', [id]);
+  async compactOp(id: string, record: string, dropAnswers = true): Promise<void> {
+    await this.q.run(
+      'UPDATE operations SET record = ?, crc = ?, compacted = 1, unknown = 0, answers = 0 WHERE id = ?',
+      [record, crc32(record), id],
+    );
+    if (dropAnswers) await this.q.run('DELETE FROM answers WHERE op_id = ?', [id]);
   }
 
   /**
@@ -244,13 +244,13 @@ export class JournalTables {
    * written. Each key is found through both of its indexes; where they disagree (a damaged page),
    * the key's history cannot be known and this throws, naming the key.
    */
-  recordsOfKeys(keys: readonly string[]): Map<string, RawRecord[]> {
+  async recordsOfKeys(keys: readonly string[]): Promise<Map<string, RawRecord[]>> {
     const out = new Map<string, RawRecord[]>();
     if (keys.length === 0) return out;
     const rows =
       keys.length === 1
-        ? this.q.all<HistoryRow>(`${HISTORY} WHERE o.idempotency_key = ? ORDER BY o.seq, a.seq`, [keys[0]!])
-        : this.q.all<HistoryRow>(
+        ? await this.q.all<HistoryRow>(`${HISTORY} WHERE o.idempotency_key = ? ORDER BY o.seq, a.seq`, [keys[0]!])
+        : await this.q.all<HistoryRow>(
             `${HISTORY} WHERE o.idempotency_key IN (SELECT value FROM json_each(?)) ORDER BY o.seq, a.seq`,
             [JSON.stringify(keys)],
           );
@@ -274,16 +274,16 @@ export class JournalTables {
       }
     }
     allAnswersFound();
-    this.crossCheck(keys, seqs);
+    await this.crossCheck(keys, seqs);
     return out;
   }
 
   /** The same keys through their digest index: every send found there must be one found by the key's text, and the other way round. */
-  private crossCheck(keys: readonly string[], byText: ReadonlyMap<string, Set<number>>): void {
+  private async crossCheck(keys: readonly string[], byText: ReadonlyMap<string, Set<number>>): Promise<void> {
     const digests = keys.map(keyDigest);
     const keyOf = new Map<number, string[]>();
     for (const [i, d] of digests.entries()) keyOf.set(d, [...(keyOf.get(d) ?? []), keys[i]!]);
-    const rows = this.q.all<{ d: number; seq: number }>(
+    const rows = await this.q.all<{ d: number; seq: number }>(
       `SELECT key_digest AS d, seq FROM operations INDEXED BY operations_by_digest
        WHERE key_digest IN (SELECT CAST(value AS BIGINT) FROM json_each(?))`,
       [JSON.stringify(digests)],
@@ -293,15 +293,15 @@ export class JournalTables {
       const ks = keyOf.get(Number(r.d));
       const k = ks?.find((key) => byText.get(key)?.has(r.seq));
       if (k !== undefined) byDigest.set(k, (byDigest.get(k) ?? 0) + 1);
-      else if (ks) this.otherKeyOrDamaged(r.seq, ks);
+      else if (ks) await this.otherKeyOrDamaged(r.seq, ks);
     }
     for (const k of keys)
       if ((byText.get(k)?.size ?? 0) !== (byDigest.get(k) ?? 0)) throw damaged(k, 'its two indexes disagree');
   }
 
   /** A send the digest index finds and the key's text does not: another key of the same digest (checked whole), else damage. */
-  private otherKeyOrDamaged(seq: number, keys: readonly string[]): void {
-    const row = this.q.get<{ k: string; record: string; crc: number }>(
+  private async otherKeyOrDamaged(seq: number, keys: readonly string[]): Promise<void> {
+    const row = await this.q.get<{ k: string; record: string; crc: number }>(
       'SELECT idempotency_key AS k, record, crc FROM operations WHERE seq = ?',
       [seq],
     );
@@ -310,54 +310,51 @@ export class JournalTables {
   }
 
   /** Keys whose operations' outcomes need the whole fold: several sends of one key, or an answer that learned nothing. */
-  keysToFold(): string[] {
-    return this.q
-      .all<{ k: string }>(
-        `SELECT idempotency_key AS k FROM operations GROUP BY idempotency_key HAVING count(*) > 1
+  async keysToFold(): Promise<string[]> {
+    const rows = await this.q.all<{ k: string }>(
+      `SELECT idempotency_key AS k FROM operations GROUP BY idempotency_key HAVING count(*) > 1
          UNION SELECT o.idempotency_key FROM answers a JOIN operations o ON o.id = a.op_id
          WHERE a.record LIKE '%"outcome":"unknown"%'`,
-      )
-      .map((r) => r.k);
+    );
+    return rows.map((r) => r.k);
   }
 
   /** Whether any idempotency key starts with `prefix` (one step of the key index). */
-  hasKeyStarting(prefix: string): boolean {
+  async hasKeyStarting(prefix: string): Promise<boolean> {
     const next = prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
     return (
-      this.q.get('SELECT 1 AS one FROM operations WHERE idempotency_key >= ? AND idempotency_key < ? LIMIT 1', [
+      (await this.q.get('SELECT 1 AS one FROM operations WHERE idempotency_key >= ? AND idempotency_key < ? LIMIT 1', [
         prefix,
         next,
-      ]) !== undefined
+      ])) !== undefined
     );
   }
 
-  keyOf(id: string): string | undefined {
-    return this.q.get<{ k: string }>('SELECT idempotency_key AS k FROM operations WHERE id = ?', [id])?.k;
+  async keyOf(id: string): Promise<string | undefined> {
+    return (await this.q.get<{ k: string }>('SELECT idempotency_key AS k FROM operations WHERE id = ?', [id]))?.k;
   }
 
   /** Ids starting with `prefix` (up to `limit`). */
-  idsWithPrefix(prefix: string, limit: number): string[] {
+  async idsWithPrefix(prefix: string, limit: number): Promise<string[]> {
     // ids are [A-Za-z0-9_.-]: every one that starts with the prefix sorts before prefix + '~' (byte order: the columns are COLLATE "C" on PostgreSQL)
-    return this.q
-      .all<{ id: string }>('SELECT id FROM operations WHERE id >= ? AND id < ? ORDER BY id LIMIT ?', [
-        prefix,
-        `${prefix}~`,
-        limit,
-      ])
-      .map((r) => r.id);
+    const rows = await this.q.all<{ id: string }>(
+      'SELECT id FROM operations WHERE id >= ? AND id < ? ORDER BY id LIMIT ?',
+      [prefix, `${prefix}~`, limit],
+    );
+    return rows.map((r) => r.id);
   }
 
   /**
    * Operations newest first, `limit` at a time, from before `after` (the last one of the page
    * before), within [since, until]; `unknownOnly`: those whose outcome is not known.
    */
-  newest(o: {
+  async newest(o: {
     after?: { time: string; seq: number };
     since?: string;
     until?: string;
     unknownOnly?: boolean;
     limit: number;
-  }): OpRef[] {
+  }): Promise<OpRef[]> {
     const where = [o.unknownOnly ? 'unknown = 1' : '1 = 1'];
     const args: Array<string | number> = [];
     if (o.after) {
@@ -368,7 +365,7 @@ export class JournalTables {
     if (o.since !== undefined) where.push('time >= ?'), args.push(o.since);
     if (o.until !== undefined) where.push('time <= ?'), args.push(o.until);
     const index = o.unknownOnly ? 'operations_unknown' : 'operations_by_time';
-    return this.q.all<OpRef>(
+    return await this.q.all<OpRef>(
       `SELECT seq, id, idempotency_key, time FROM operations INDEXED BY ${index}
        WHERE ${where.join(' AND ')} ORDER BY time DESC, seq DESC LIMIT ?`,
       [...args, o.limit],
@@ -376,23 +373,27 @@ export class JournalTables {
   }
 
   /** Operations sent since `since`, oldest first, `limit` at a time after `after`: their columns only (the repeat check looks at them before folding any). */
-  sentSince(since: string, after: { time: string; seq: number } | undefined, limit: number): SentColumns[] {
+  async sentSince(
+    since: string,
+    after: { time: string; seq: number } | undefined,
+    limit: number,
+  ): Promise<SentColumns[]> {
     const columns = 'seq, id, idempotency_key, time, key_id, method, path, body_sha256';
     return after
-      ? this.q.all<SentColumns>(
+      ? await this.q.all<SentColumns>(
           `SELECT ${columns} FROM operations INDEXED BY operations_by_time
              WHERE time >= ? AND (time, seq) > (?, ?) ORDER BY time, seq LIMIT ?`,
           [since, after.time, after.seq, limit],
         )
-      : this.q.all<SentColumns>(
+      : await this.q.all<SentColumns>(
           `SELECT ${columns} FROM operations INDEXED BY operations_by_time WHERE time >= ? ORDER BY time, seq LIMIT ?`,
           [since, limit],
         );
   }
 
   /** Resolved, not yet compacted operations older than `before`, oldest first (retention's work). */
-  resolvedBefore(before: string, limit: number): OpRef[] {
-    return this.q.all<OpRef>(
+  async resolvedBefore(before: string, limit: number): Promise<OpRef[]> {
+    return await this.q.all<OpRef>(
       `SELECT seq, id, idempotency_key, time FROM operations INDEXED BY operations_by_time
        WHERE time < ? AND unknown = 0 AND compacted = 0 ORDER BY time, seq LIMIT ?`,
       [before, limit],
@@ -400,56 +401,56 @@ export class JournalTables {
   }
 
   /** Operations after `afterSeq` in the order written, `limit` at a time (`ops copy` reads the whole journal this way). */
-  opsAfter(afterSeq: number, limit: number): Array<{ seq: number; idempotency_key: string }> {
-    return this.q.all('SELECT seq, idempotency_key FROM operations WHERE seq > ? ORDER BY seq LIMIT ?', [
+  async opsAfter(afterSeq: number, limit: number): Promise<Array<{ seq: number; idempotency_key: string }>> {
+    return await this.q.all('SELECT seq, idempotency_key FROM operations WHERE seq > ? ORDER BY seq LIMIT ?', [
       afterSeq,
       limit,
     ]);
   }
 
-  isEmpty(): boolean {
-    return this.q.get('SELECT 1 AS one FROM operations LIMIT 1') === undefined;
+  async isEmpty(): Promise<boolean> {
+    return (await this.q.get('SELECT 1 AS one FROM operations LIMIT 1')) === undefined;
   }
 
-  count(unknownOnly = false): number {
+  async count(unknownOnly = false): Promise<number> {
     const sql = unknownOnly
       ? 'SELECT count(*) AS n FROM operations WHERE unknown = 1'
       : 'SELECT count(*) AS n FROM operations';
-    return Number(this.q.get<{ n: number }>(sql)!.n);
+    return Number((await this.q.get<{ n: number }>(sql))!.n);
   }
 
   /** The first send time of the oldest operation (sent at or after `from`, when given). */
-  oldestTime(from?: string): string | undefined {
+  async oldestTime(from?: string): Promise<string | undefined> {
     return (
       (from === undefined
-        ? this.q.get<{ t: string | null }>('SELECT min(time) AS t FROM operations')
-        : this.q.get<{ t: string | null }>('SELECT min(time) AS t FROM operations WHERE time >= ?', [from]))!.t ??
+        ? await this.q.get<{ t: string | null }>('SELECT min(time) AS t FROM operations')
+        : await this.q.get<{ t: string | null }>('SELECT min(time) AS t FROM operations WHERE time >= ?', [from]))!.t ??
       undefined
     );
   }
 
-  addUnreadable(source: string, why: string, text: string): void {
-    this.q.run('INSERT INTO unreadable (source, why, text) VALUES (?, ?, ?)', [source, why, text]);
+  async addUnreadable(source: string, why: string, text: string): Promise<void> {
+    await this.q.run('INSERT INTO unreadable (source, why, text) VALUES (?, ?, ?)', [source, why, text]);
   }
 
-  unreadable(): Array<{ source: string; why: string; text: string }> {
-    return this.q.all('SELECT source, why, text FROM unreadable ORDER BY seq');
+  async unreadable(): Promise<Array<{ source: string; why: string; text: string }>> {
+    return await this.q.all('SELECT source, why, text FROM unreadable ORDER BY seq');
   }
 
-  unreadableCount(): number {
-    return Number(this.q.get<{ n: number }>('SELECT count(*) AS n FROM unreadable')!.n);
+  async unreadableCount(): Promise<number> {
+    return Number((await this.q.get<{ n: number }>('SELECT count(*) AS n FROM unreadable'))!.n);
   }
 
-  clearUnreadable(): number {
-    return this.q.run('DELETE FROM unreadable');
+  async clearUnreadable(): Promise<number> {
+    return await this.q.run('DELETE FROM unreadable');
   }
 
-  meta(name: string): string | undefined {
-    return this.q.get<{ value: string }>('SELECT value FROM meta WHERE name = ?', [name])?.value;
+  async meta(name: string): Promise<string | undefined> {
+    return (await this.q.get<{ value: string }>('SELECT value FROM meta WHERE name = ?', [name]))?.value;
   }
 
-  setMeta(name: string, value: string, replace = true): void {
-    this.q.run(
+  async setMeta(name: string, value: string, replace = true): Promise<void> {
+    await this.q.run(
       replace
         ? 'INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value'
         : 'INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING',
@@ -458,11 +459,11 @@ export class JournalTables {
   }
 
   /** The engine's statistics of the tables brought up to date (after a bulk load). */
-  analyze(): void {
-    this.q.exec(this.q.engine === 'postgres' ? 'ANALYZE operations, answers' : 'ANALYZE');
+  async analyze(): Promise<void> {
+    await this.q.exec(this.q.engine === 'postgres' ? 'ANALYZE operations, answers' : 'ANALYZE');
   }
 
-  close(): void {
-    this.q.close();
+  close(): Promise<void> {
+    return this.q.close();
   }
 }

@@ -100,11 +100,11 @@ function* linesOf(file: string): Generator<string> {
  * it did, or undefined when there was nothing to take over. `foldKeys`: recomputes which
  * operations of these keys have an unknown outcome (the journal's own fold).
  */
-export function takeOver(
+export async function takeOver(
   db: SqliteJournal,
   stateFolder: string,
-  foldKeys: (keys: string[]) => void,
-): TakeoverReport | undefined {
+  foldKeys: (keys: string[]) => Promise<void>,
+): Promise<TakeoverReport | undefined> {
   const from = oldJournals(stateFolder);
   if (from.length === 0) return undefined;
   const started = Date.now();
@@ -112,10 +112,10 @@ export function takeOver(
   let unreadable = 0;
   db.setBusyTimeout(10 * 60_000); // another process taking over the same files: wait for it
   try {
-    db.transaction(() => {
+    await db.transaction(async () => {
       if (oldJournals(stateFolder).length === 0) return; // another process took them over meanwhile
-      db.bulkLoad(
-        (to) => {
+      await db.bulkLoad(
+        async (to) => {
           for (const old of from) {
             const files = old.endsWith('.ndjson') ? [old] : folderFiles(old);
             for (const file of files) {
@@ -124,14 +124,14 @@ export function takeOver(
               for (const { text, r } of recordsOf(file, checksummed)) {
                 if (isDamaged(r) || lost) {
                   unreadable++;
-                  db.addUnreadable(
+                  await db.addUnreadable(
                     file,
                     isDamaged(r) ? r.why : 'unreadable in an older takeover',
                     isDamaged(r) ? r.text : text,
                   );
                 } else {
                   records++;
-                  db.put(r, text, to);
+                  await db.put(r, text, to);
                 }
               }
             }
@@ -139,7 +139,7 @@ export function takeOver(
         },
         from.length === 1 && from[0]!.endsWith('.ndjson'),
       );
-      foldKeys(db.keysToFold());
+      await foldKeys(await db.keysToFold());
     });
   } finally {
     db.setBusyTimeout(15_000);

@@ -26,7 +26,7 @@ export async function runSetup(h: Harness): Promise<boolean> {
   const report = await runDoctor({
     resolve: async () => h.credentials,
     client: () => h.probeClient(PROBE_TIMEOUT_MS),
-    unresolvedOps: () => ({ file: '', mine: 0, others: 0 }),
+    unresolvedOps: async () => ({ file: '', mine: 0, others: 0 }),
   });
   const elapsed = Math.round(performance.now() - started);
   const exchange = h.exchange();

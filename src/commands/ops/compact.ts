@@ -30,7 +30,7 @@ export default class OpsCompact extends BaseCommand {
       throw usageError(
         '--older-than takes a number of days, such as 30 or 30d (off is for CARDCTL_JOURNAL_RETENTION).',
       );
-    const r = compactOps({ retentionDays: days, journal: flags.journal, tell: (line) => this.note(line) });
+    const r = await compactOps({ retentionDays: days, journal: flags.journal, tell: (line) => this.note(line) });
     if (flags.json) return result(r);
     const text = () =>
       `compacted ${r.compacted} operation${r.compacted === 1 ? '' : 's'} first sent before ${r.cutoff} (${r.retention_days} days) in ${r.file}\n` +

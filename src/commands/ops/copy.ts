@@ -27,7 +27,7 @@ export default class OpsCopy extends BaseCommand {
     const { flags } = await this.parse(OpsCopy);
     const { copyOps } = await import('../../client/ops.js');
     (await import('../../client/heap.js')).keepHeapSmall(); // a million operations, each alive a page long
-    const r = copyOps({ journal: flags.journal, to: flags.to, tell: (line) => this.note(line) });
+    const r = await copyOps({ journal: flags.journal, to: flags.to, tell: (line) => this.note(line) });
     return result(
       r,
       () =>

@@ -53,16 +53,18 @@ export default class OpsList extends BaseCommand {
     if (flags.all) (await import('../../client/heap.js')).keepHeapSmall(); // a million operations, each alive a page long
     const scan = scanOps(q);
     let more: number | 'some' = 0;
+    let damage: string[] = [];
     /** the journal's operations as the renderer pulls them, one at a time (--ndjson --all: constant memory) */
-    function* operations(): Generator<{ data: JournalEntry[]; meta?: Record<string, unknown> }> {
+    async function* operations(): AsyncGenerator<{ data: JournalEntry[]; meta?: Record<string, unknown> }> {
       let n = 0;
       while (q.limit === undefined || n < q.limit) {
-        const next = scan.entries.next();
+        const next = await scan.entries.next();
         if (next.done) break;
         n++;
         yield { data: [next.value] };
       }
-      more = q.limit !== undefined && n === q.limit ? moreAfter(q, n, scan.entries) : 0;
+      more = q.limit !== undefined && n === q.limit ? await moreAfter(q, n, scan.entries) : 0;
+      damage = await damageNotes({ journal: flags.journal });
       // the list shape of every list (docs/output.md): the journal has no cursor, --limit N or --all shows more
       yield { data: [], meta: { has_more: more !== 0 } };
     }
@@ -84,7 +86,7 @@ export default class OpsList extends BaseCommand {
           : more > 0
             ? [`${more} more operation${more === 1 ? '' : 's'}: --limit N or --all shows them.`]
             : []),
-        ...damageNotes({ journal: flags.journal }),
+        ...damage,
       ],
     });
   }

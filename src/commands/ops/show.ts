@@ -18,7 +18,7 @@ export default class OpsShow extends BaseCommand {
       import('../../client/ops.js'),
       import('../../output/index.js'),
     ]);
-    const entry = showOp(args.id, { journal: flags.journal, tell: (line) => this.note(line) });
+    const entry = await showOp(args.id, { journal: flags.journal, tell: (line) => this.note(line) });
     const { body_b64: _b, ...view } = opView(entry);
     return result({ ...opView(entry), outcomes: entry.outcomes }, (out) => formatKeyValue(view, out));
   }

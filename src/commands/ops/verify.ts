@@ -23,7 +23,7 @@ export default class OpsVerify extends BaseCommand {
   async run(): Promise<Result> {
     const { flags } = await this.parse(OpsVerify);
     const { verifyOps } = await import('../../client/ops.js');
-    const r = verifyOps({
+    const r = await verifyOps({
       discardUnreadable: flags['discard-unreadable'],
       journal: flags.journal,
       tell: (line) => this.note(line),
