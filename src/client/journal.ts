@@ -7,7 +7,8 @@
 // fleet (src/client/journal-db/postgres.ts, chosen by src/client/journal-db/target.ts); no caller
 // knows which it has. What the records mean is folded in one place
 // (src/client/journal-db/records.ts). Every read is an indexed lookup, so what a command costs
-// does not grow with the journal.
+// does not grow with the journal. Every call is asynchronous (a shared journal's answers come
+// over the network) and runs after the one before it on the same journal.
 import { createHash, randomUUID } from 'node:crypto';
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
@@ -166,10 +167,19 @@ export class Journal {
 
   /** The open database: a shared one connected, or the folder made private (0700), the file opened, old file journals taken over. */
   private db(): Promise<JournalTables> {
-    if (!this.store) beforeInterruptedExit(() => this.stop());
-    this.store ??= this.place.engine === 'postgres' ? sharedJournal(this.place) : this.openLocal();
-    this.store.catch(() => (this.store = undefined)); // the next call tries again, and says why it cannot
+    if (!this.store) {
+      beforeInterruptedExit(() => this.stop());
+      this.store = this.opening();
+      this.store.catch(() => (this.store = undefined)); // the next call tries again, and says why it cannot
+    }
     return this.store;
+  }
+
+  /** The database opened, its meta rows read (what the new-journal note and retention ask, without a statement each). */
+  private async opening(): Promise<JournalTables> {
+    const store = this.place.engine === 'postgres' ? await sharedJournal(this.place) : await this.openLocal();
+    if (store.engine === 'sqlite') await store.metaAll(); // a shared journal read them when it connected
+    return store;
   }
 
   private async openLocal(): Promise<JournalTables> {
@@ -213,9 +223,9 @@ export class Journal {
     });
   }
 
-  /** Whether the journal holds no operation yet (once it holds one, it always will: asked once a process). */
+  /** Whether the journal holds no operation yet (once it holds one, it always will: asked once a process, and never once the note was said). */
   private async isNew(db: JournalTables): Promise<boolean> {
-    if (this.holdsOps) return false;
+    if (this.holdsOps || db.known.has('new_journal_said')) return false;
     const empty = await db.isEmpty();
     this.holdsOps = true;
     return empty;
@@ -253,24 +263,25 @@ export class Journal {
 
   /** An answer or resolution, and which of its key's operations are still unknown after it (a later send may resolve earlier ones). In a transaction. */
   private async after(db: JournalTables, rec: JournalOutcome | JournalResolution): Promise<void> {
-    const key = await db.keyOf(rec.id);
+    const key = await db.insertAnswer(rec.id, JSON.stringify(rec));
     if (key === undefined)
       throw new CardctlError(`no operation ${rec.id} in the journal ${this.file}.`, {
         kind: 'not_found',
         hint: 'List them with `cardctl ops list`.',
       });
-    await db.insertAnswer(rec.id, JSON.stringify(rec));
     await this.refold(db, [key]);
     this.wroteOutcome = true;
   }
 
-  /** Sets each operation of these keys unknown or known, as its folded outcome says (two statements a page). */
+  /** Sets each operation of these keys unknown or known, as its folded outcome says (a page: its read, then a statement for those whose mark changes). */
   private async refold(db: JournalTables, keys: readonly string[]): Promise<void> {
     for (let i = 0; i < keys.length; i += PAGE) {
       const unknown: string[] = [];
       const known: string[] = [];
-      for (const records of (await db.recordsOfKeys(keys.slice(i, i + PAGE))).values())
-        for (const e of entriesOf(records)) (e.outcome === 'unknown' ? unknown : known).push(e.id);
+      const marked = new Map<string, boolean>();
+      for (const records of (await db.recordsOfKeys(keys.slice(i, i + PAGE), marked)).values())
+        for (const e of entriesOf(records))
+          if (marked.get(e.id) !== (e.outcome === 'unknown')) (e.outcome === 'unknown' ? unknown : known).push(e.id);
       await db.setUnknown(unknown, known);
     }
   }
@@ -338,8 +349,7 @@ export class Journal {
 
   /** Says once, on stderr, that this journal is new (and, a local one, that it only knows what this machine sends). */
   private async sayNew(db: JournalTables): Promise<void> {
-    if ((await db.meta('new_journal_said')) !== undefined) return;
-    await db.setMeta('new_journal_said', new Date().toISOString(), false);
+    if (!(await db.setMeta('new_journal_said', new Date().toISOString(), false))) return; // another process said it
     if (this.shared)
       return this.note(
         `Note: this is a new shared operations journal (${this.file}): every machine that records in it knows what the others sent.`,
@@ -633,12 +643,12 @@ export class Journal {
 
   /** When the oldest operation not yet past a compaction was first sent (undefined: none): what makes the next one due. One seek of the time index. */
   oldestTime(): Promise<string | undefined> {
-    return this.serial(async (db) => db.oldestTime(await db.meta('compacted_before')));
+    return this.serial(async (db) => db.oldestTime(db.known.get('compacted_before')));
   }
 
   /** When retention last ran here (undefined: never). */
   lastCompaction(): Promise<string | undefined> {
-    return this.serial((db) => db.meta('last_compaction'));
+    return this.serial(async (db) => db.known.get('last_compaction'));
   }
 
   /** Commits what waits, and closes a local file (a shared journal's connection serves the whole process: closeJournals ends it). */

@@ -349,7 +349,7 @@ describe.runIf(needsPostgres())('the single-file binary with a shared journal', 
     await pg?.stop();
   });
 
-  it('records a money operation in PostgreSQL (its connection thread and the postgres package are in the binary) and answers the same key from there', async () => {
+  it('records a money operation in PostgreSQL (the postgres package is in the binary) and answers the same key from there', async () => {
     const m = mock as unknown as MockHandle;
     const card = (await activeCard(m)).id as string;
     const env = binEnv({

@@ -222,7 +222,8 @@ describe.runIf(withPostgres)('a journal shared by two machines', () => {
     const [a, b] = [machine(url), machine(url)];
     const card = (await activeCard(mock)).id as string;
     const start = await cardBalance(mock, card);
-    await ctl(mock, 'POST', '/faults', { operation: 'recharge', kind: 'slow', ms: 1500, count: 1 });
+    // the first machine's request held at the API long enough for the second to start on a busy machine
+    await ctl(mock, 'POST', '/faults', { operation: 'recharge', kind: 'slow', ms: 6000, count: 1 });
     const args = ['cards', 'recharge', card, '--amount', '401', '--idempotency-key', 'fleet-401', '--json'];
     const first = a.run(args);
     for (let i = 0; i < 100 && (await opsOf(b)).length === 0; i++) await new Promise((r) => setTimeout(r, 30));

@@ -312,6 +312,11 @@ export class PostgresJournal extends JournalTables {
   async migrate(): Promise<void> {
     const version = await this.version();
     if (version === SCHEMA_VERSION) return;
+    await this.create(version);
+    await this.metaAll();
+  }
+
+  private async create(version: number | undefined): Promise<void> {
     if (version !== undefined && version > SCHEMA_VERSION)
       throw Object.assign(new Error(`the shared journal was written by a newer cardctl (schema ${version})`), {
         newerSchema: version,
@@ -325,11 +330,15 @@ export class PostgresJournal extends JournalTables {
     });
   }
 
+  /** The tables' version, read with the rest of the meta rows (one statement); undefined: no tables yet. */
   private async version(): Promise<number | undefined> {
-    const exists = await this.q.get<{ t: string | null }>('SELECT to_regclass(?) AS t', [`${PG_SCHEMA}.meta`]);
-    if (!exists?.t) return undefined;
-    const v = await this.meta('schema_version');
-    return v === undefined ? undefined : Number(v);
+    try {
+      const v = (await this.metaAll()).get('schema_version');
+      return v === undefined ? undefined : Number(v);
+    } catch (err) {
+      if (isPostgresFailure(err) && err.detail.code === '42P01') return undefined; // undefined_table: a new journal
+      throw err;
+    }
   }
 
   /**

@@ -41,7 +41,7 @@ export interface SentColumns extends OpRef {
 
 /** Where put() writes what comes after an operation (a takeover's bulk load appends without looking). */
 export interface BulkTarget {
-  insertAnswer: (opId: string, record: string) => Promise<void> | void;
+  insertAnswer: (opId: string, record: string) => Promise<unknown> | void;
   compactOp: (id: string, record: string) => Promise<void> | void;
 }
 
@@ -72,11 +72,13 @@ interface HistoryRow {
   op: string;
   op_crc: number;
   answers: number;
+  unknown: number;
+  id: string;
   answer: string | null;
   answer_crc: number | null;
 }
 
-const HISTORY = `SELECT o.idempotency_key AS k, o.seq AS seq, o.record AS op, o.crc AS op_crc, o.answers AS answers, a.record AS answer, a.crc AS answer_crc
+const HISTORY = `SELECT o.idempotency_key AS k, o.seq AS seq, o.id AS id, o.record AS op, o.crc AS op_crc, o.answers AS answers, o.unknown AS unknown, a.record AS answer, a.crc AS answer_crc
   FROM operations o INDEXED BY operations_by_key LEFT JOIN answers a ON a.op_id = o.id`;
 
 /** Rows a statement of putPage writes at most (12 values each: far below either engine's limit). */
@@ -142,16 +144,26 @@ export class JournalTables {
     return false; // (`id` lines of the old id index say nothing the records do not)
   }
 
-  /** An answer or resolution after its operation (the same record twice is kept once: a takeover or copy run again adds nothing); the operation counts its answers. */
-  async insertAnswer(opId: string, record: string): Promise<void> {
+  /**
+   * An answer or resolution after its operation (the same record twice is kept once: a takeover or
+   * copy run again adds nothing); the operation counts its answers. Two statements. Returns the
+   * operation's idempotency key, or undefined when the journal has no such operation.
+   */
+  async insertAnswer(opId: string, record: string): Promise<string | undefined> {
     const crc = crc32(record);
-    if (
-      await this.q.get('SELECT 1 AS one FROM answers WHERE op_id = ? AND crc = ? AND record = ?', [opId, crc, record])
-    )
-      return;
-    await this.q.run('INSERT INTO answers (op_id, record, crc) VALUES (?, ?, ?)', [opId, record, crc]);
+    const added = await this.q.run(
+      `INSERT INTO answers (op_id, record, crc) SELECT ?, ?, ?
+       WHERE EXISTS (SELECT 1 FROM operations WHERE id = ?)
+         AND NOT EXISTS (SELECT 1 FROM answers WHERE op_id = ? AND crc = ? AND record = ?)`,
+      [opId, record, crc, opId, opId, crc, record],
+    );
+    if (added === 0) return this.keyOf(opId);
     // an operation with an answer is known until its fold says otherwise (the journal refolds its key after)
-    await this.q.run('UPDATE operations SET answers = answers + 1, unknown = 0 WHERE id = ?', [opId]);
+    const row = await this.q.get<{ k: string }>(
+      'UPDATE operations SET answers = answers + 1, unknown = 0 WHERE id = ? RETURNING idempotency_key AS k',
+      [opId],
+    );
+    return row?.k;
   }
 
   /** Marks these operations unknown or known (one statement each way, whatever their number). */
@@ -241,19 +253,27 @@ export class JournalTables {
 
   /**
    * Every record of these keys' operations: each operation's, then its answers in the order
-   * written. Each key is found through both of its indexes; where they disagree (a damaged page),
-   * the key's history cannot be known and this throws, naming the key.
+   * written. Each key is found through both of its indexes (the two queries sent at once: one
+   * round trip to a shared journal); where they disagree (a damaged page), the key's history cannot
+   * be known and this throws, naming the key. `unknownNow`: each operation's unknown mark as stored.
    */
-  async recordsOfKeys(keys: readonly string[]): Promise<Map<string, RawRecord[]>> {
+  async recordsOfKeys(keys: readonly string[], unknownNow?: Map<string, boolean>): Promise<Map<string, RawRecord[]>> {
     const out = new Map<string, RawRecord[]>();
     if (keys.length === 0) return out;
-    const rows =
+    const digests = keys.map(keyDigest);
+    const [rows, byDigest] = await Promise.all([
       keys.length === 1
-        ? await this.q.all<HistoryRow>(`${HISTORY} WHERE o.idempotency_key = ? ORDER BY o.seq, a.seq`, [keys[0]!])
-        : await this.q.all<HistoryRow>(
+        ? this.q.all<HistoryRow>(`${HISTORY} WHERE o.idempotency_key = ? ORDER BY o.seq, a.seq`, [keys[0]!])
+        : this.q.all<HistoryRow>(
             `${HISTORY} WHERE o.idempotency_key IN (SELECT value FROM json_each(?)) ORDER BY o.seq, a.seq`,
             [JSON.stringify(keys)],
-          );
+          ),
+      this.q.all<{ d: number; seq: number }>(
+        `SELECT key_digest AS d, seq FROM operations INDEXED BY operations_by_digest
+         WHERE key_digest IN (SELECT CAST(value AS BIGINT) FROM json_each(?))`,
+        [JSON.stringify(digests)],
+      ),
+    ]);
     const seqs = new Map<string, Set<number>>();
     let last: { seq: number; k: string; answers: number; found: number } | undefined;
     const allAnswersFound = () => {
@@ -265,6 +285,7 @@ export class JournalTables {
       if (r.seq !== last?.seq) {
         allAnswersFound();
         list.push(checked(r.op, r.op_crc, r.k));
+        unknownNow?.set(r.id, Number(r.unknown) === 1);
         last = { seq: r.seq, k: r.k, answers: Number(r.answers), found: 0 };
         seqs.set(r.k, (seqs.get(r.k) ?? new Set()).add(r.seq));
       }
@@ -274,20 +295,19 @@ export class JournalTables {
       }
     }
     allAnswersFound();
-    await this.crossCheck(keys, seqs);
+    await this.crossCheck(keys, digests, seqs, byDigest);
     return out;
   }
 
   /** The same keys through their digest index: every send found there must be one found by the key's text, and the other way round. */
-  private async crossCheck(keys: readonly string[], byText: ReadonlyMap<string, Set<number>>): Promise<void> {
-    const digests = keys.map(keyDigest);
+  private async crossCheck(
+    keys: readonly string[],
+    digests: readonly number[],
+    byText: ReadonlyMap<string, Set<number>>,
+    rows: ReadonlyArray<{ d: number; seq: number }>,
+  ): Promise<void> {
     const keyOf = new Map<number, string[]>();
     for (const [i, d] of digests.entries()) keyOf.set(d, [...(keyOf.get(d) ?? []), keys[i]!]);
-    const rows = await this.q.all<{ d: number; seq: number }>(
-      `SELECT key_digest AS d, seq FROM operations INDEXED BY operations_by_digest
-       WHERE key_digest IN (SELECT CAST(value AS BIGINT) FROM json_each(?))`,
-      [JSON.stringify(digests)],
-    );
     const byDigest = new Map<string, number>();
     for (const r of rows) {
       const ks = keyOf.get(Number(r.d));
@@ -445,17 +465,30 @@ export class JournalTables {
     return await this.q.run('DELETE FROM unreadable');
   }
 
+  /** The meta rows as last read (metaAll) and written here since: what a command asks of them without a statement. */
+  known = new Map<string, string>();
+
+  /** Every meta row (a handful), read once when a journal opens. */
+  async metaAll(): Promise<Map<string, string>> {
+    const rows = await this.q.all<{ name: string; value: string }>('SELECT name, value FROM meta');
+    this.known = new Map(rows.map((r) => [r.name, r.value]));
+    return this.known;
+  }
+
   async meta(name: string): Promise<string | undefined> {
     return (await this.q.get<{ value: string }>('SELECT value FROM meta WHERE name = ?', [name]))?.value;
   }
 
-  async setMeta(name: string, value: string, replace = true): Promise<void> {
-    await this.q.run(
+  /** Returns whether it wrote the row (`replace` false: only when there was none). */
+  async setMeta(name: string, value: string, replace = true): Promise<boolean> {
+    const changed = await this.q.run(
       replace
         ? 'INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value'
         : 'INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING',
       [name, value],
     );
+    if (changed > 0) this.known.set(name, value);
+    return changed > 0;
   }
 
   /** The engine's statistics of the tables brought up to date (after a bulk load). */

@@ -18,7 +18,7 @@ export interface PostgresTarget {
   engine: 'postgres';
   /** postgres://user@host:port/database: what messages name (never the password) */
   shown: string;
-  /** postgres.js's options, the password among them: only for the connection's thread */
+  /** postgres.js's options, the password among them: only for the connection (src/client/journal-db/postgres.ts) */
   options: Record<string, unknown> & { url: string };
   connectTimeoutS: number;
   /** the password, for taking it out of anything a server or library says */
@@ -167,7 +167,7 @@ function holdSeconds(env: NodeJS.ProcessEnv): number {
   return s;
 }
 
-/** TLS as the connection's thread sets it up (plain data: it crosses to the thread): verify-ca and verify-full check the server's certificate against sslrootcert (or the system's CAs). */
+/** TLS as the connection sets it up: verify-ca and verify-full check the server's certificate against sslrootcert (or the system's CAs). */
 export type SslChoice =
   | false
   | 'prefer'
