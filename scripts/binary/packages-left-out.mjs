@@ -34,7 +34,8 @@ export function leavePackagesOut(root) {
         return {
           contents: [
             `const ns = ${req};`,
-            'default' in ns ? 'export default ns.default;' : '',
+            // a package with both builds (postgres): packages.cjs holds its CommonJS one, the function itself
+            'default' in ns ? 'export default ns.default === undefined ? ns : ns.default;' : '',
             named.length ? `export const { ${named.join(', ')} } = ns;` : '',
           ].join('\n'),
           loader: 'js',

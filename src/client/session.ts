@@ -65,6 +65,17 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
   const { stderr } = opts.io;
   const stderrLog = verboseLog(stderr);
   const env = opts.env ?? process.env;
+  let journal: Promise<Journal> | undefined;
+  let opened: Journal | undefined;
+  const openJournal = (): Promise<Journal> =>
+    (journal ??= import('./journal.js').then(
+      ({ Journal }) => (opened = Journal.open(env, (line) => stderr.write(line + '\n'), { flag: opts.journal })),
+    ));
+  // a shared journal starts connecting first: the server's side of it overlaps the settings' reading
+  if (opts.money)
+    void openJournal()
+      .then((j) => j.warmUp())
+      .catch(() => {}); // said when the journal is used
   // every setting resolved once, with its origin (src/client/settings.ts; `cardctl config` prints the same)
   const settings = await resolveSettings({ ...opts, env }, { secret: true });
   const credentials = settings.credentials as Credentials;
@@ -81,16 +92,6 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
     stderrLog(`* ${describeRoute(credentials.baseUrl, env)}`);
     if (ca) stderrLog(`* extra CA certificates: ${caFileNamed(ca)}`);
   }
-  let journal: Promise<Journal> | undefined;
-  let opened: Journal | undefined;
-  const openJournal = (): Promise<Journal> =>
-    (journal ??= import('./journal.js').then(
-      ({ Journal }) => (opened = Journal.open(env, (line) => stderr.write(line + '\n'), { flag: opts.journal })),
-    ));
-  if (opts.money)
-    void openJournal()
-      .then((j) => j.warmUp())
-      .catch(() => {}); // said when the journal is used
   const interactive = Boolean(process.stdin.isTTY && stderr.isTTY) && !promptsForbidden(env);
   const client = new ApiClient({
     credentials,

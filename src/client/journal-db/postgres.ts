@@ -1,7 +1,7 @@
 // A journal shared by a fleet, in PostgreSQL (15 and later): the same tables and statements as the
 // local SQLite file (tables.ts), in a schema of their own, `cardctl_journal`. One connection a
 // process, in the command's own thread (the postgres package, loaded only when a shared journal
-// is used), every statement bounded by CALL_WAIT: a server that does not answer is a refusal
+// is used), every statement bounded (connect_timeout + 20 s): a server that does not answer is a refusal
 // (exit 8), never a wait without end. The connection's socket keeps the process alive only while a
 // statement is out: a command that ends with the connection open exits at once.
 //
@@ -15,13 +15,13 @@ import { existsSync } from 'node:fs';
 import { connect as connectTcp, type Socket } from 'node:net';
 import type postgresType from 'postgres';
 import type { Sql } from 'postgres';
-
-type Postgres = typeof postgresType;
+import { atCommandEnd } from '../exiting.js';
 import { schemaSql, SCHEMA_VERSION } from './schema.js';
 import { forPostgres, type SqlRunner, type SqlValue } from './sql.js';
-import { atCommandEnd } from '../exiting.js';
 import { JournalTables } from './tables.js';
 import { PG_SCHEMA, type PostgresTarget, type SslChoice } from './target.js';
+
+type Postgres = typeof postgresType;
 
 /** What the server or the connection said of a failure: its words and codes, never the options. */
 export interface FailureDetail {
@@ -60,8 +60,10 @@ const described = (err: unknown): FailureDetail => {
 async function loadPostgres(): Promise<Postgres> {
   const here = import.meta.url;
   const bundled = here.endsWith('.ts') ? undefined : new URL('../../bundle/journal-postgres.mjs', new URL('./', here));
-  const mod = bundled && existsSync(bundled) ? await import(bundled.href) : await import('postgres');
-  return (mod as { default: Postgres }).default;
+  let mod: unknown = bundled && existsSync(bundled) ? await import(bundled.href) : await import('postgres');
+  // the package's function, however a bundler wrapped its module (the single executable wraps it twice)
+  while (typeof mod !== 'function' && mod && typeof mod === 'object' && 'default' in mod) mod = mod.default;
+  return mod as Postgres;
 }
 
 /** src/client/journal-db/target.ts's choice as Node's TLS options. */
