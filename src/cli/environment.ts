@@ -131,6 +131,11 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
   { name: 'PGPORT', group: 'journal', what: "a shared journal's port, when its URL names none" },
   { name: 'PGUSER', group: 'journal', what: "a shared journal's user, when its URL names none" },
   { name: 'PGPASSWORD', group: 'journal', what: "a shared journal's password, when its URL has none", secret: true },
+  {
+    name: 'PGPASSFILE',
+    group: 'journal',
+    what: "the password file (libpq's format) read when neither the URL nor PGPASSWORD has one (default ~/.pgpass; used only at chmod 600)",
+  },
   { name: 'PGDATABASE', group: 'journal', what: "a shared journal's database, when its URL names none" },
   {
     name: 'PGSSLMODE',

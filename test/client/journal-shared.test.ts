@@ -6,7 +6,7 @@
 // (it forgets every key: a key sent again would be a new charge). The mock's books say whether
 // anything was charged twice.
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
@@ -326,6 +326,41 @@ describe.runIf(withPostgres)('a journal shared by two machines', () => {
     // and each key's other attempt saw it held (BUSY) or already sent (FOUND)
     expect(lines.filter((l) => /^(BUSY|FOUND) /.test(l))).toHaveLength(1000);
   }, 120_000);
+
+  it('the password from a password file (PGPASSFILE, ~/.pgpass) as libpq reads it; one that others can read is not used (exit 2, nothing sent)', async () => {
+    const url = new URL(await newJournal());
+    url.password = '';
+    const line = (host: string, password: string) =>
+      `${host}:${url.port}:${url.pathname.slice(1)}:${decodeURIComponent(url.username)}:${password.replace(/([:\\])/g, '\\$1')}`;
+    const m = machine(url.href);
+    const file = join(m.sb.dir, 'pgpass');
+    // a comment, a line for another host, then the one that matches (its password escaped as libpq writes it)
+    writeFileSync(
+      file,
+      `# the fleet's journal\n${line('db.example', 'not-this-one')}\n${line('127.0.0.1', pg.password)}\n`,
+      {
+        mode: 0o600,
+      },
+    );
+    const card = (await activeCard(mock)).id as string;
+    const before = await cardBalance(mock, card);
+    const r = await m.run(['cards', 'recharge', card, '--amount', '901'], { PGPASSFILE: file });
+    expect(r.code, r.stderr).toBe(0);
+    expect(await cardBalance(mock, card)).toBe(before + 901);
+    // in the home folder, with wildcards
+    mkdirSync(join(m.sb.dir, 'home'));
+    writeFileSync(join(m.sb.dir, 'home', '.pgpass'), `*:*:*:*:${pg.password}\n`, { mode: 0o600 });
+    const home = await m.run(['cards', 'recharge', card, '--amount', '902'], { HOME: join(m.sb.dir, 'home') });
+    expect(home.code, home.stderr).toBe(0);
+    expect(await cardBalance(mock, card)).toBe(before + 901 + 902);
+    chmodSync(file, 0o644); // readable by others: not used
+    const open = await m.run(['cards', 'recharge', card, '--amount', '903'], { PGPASSFILE: file });
+    expect(open.code, open.stderr).toBe(2);
+    expect(open.stderr).toContain('nothing was sent');
+    expect(open.stderr).toContain('chmod 600'); // the hint names the file's mode
+    expect(await cardBalance(mock, card)).toBe(before + 901 + 902);
+    for (const out of [r, home, open]) expect(out.stdout + out.stderr).not.toContain(pg.password);
+  });
 
   it('an unreachable journal server refuses every money command before anything is sent: exit 8, naming it without its password', async () => {
     const canary = 'pw-canary-7f3a91';

@@ -86,7 +86,7 @@ export function postgresError(err: unknown, target: PostgresTarget): unknown {
     return new CardctlError(`the shared journal ${target.shown}: ${refused} (${said}); nothing was sent.`, {
       kind: code === '53300' ? 'unavailable' : 'usage',
       code: 'journal_refused',
-      hint: 'Check the user, the password (PGPASSWORD, or in the URL) and the database name with `psql` and the same URL.',
+      hint: 'Check the user, the password (PGPASSWORD, the URL, or ~/.pgpass: read only when others cannot read it, chmod 600) and the database name with `psql` and the same URL.',
     });
   return new CardctlError(`the shared journal ${target.shown} could not be used (${said}); nothing was sent.`, {
     kind: 'unavailable',

@@ -3,9 +3,9 @@
 // `ops` commands take no profile, and every command must read the same journal). A shared one is a PostgreSQL URL, read as libpq reads it (its parameters, and the PG*
 // variables for what it leaves out), so a URL that works with psql works here. Its password is
 // never shown: the journal is named everywhere by `shown`, without it.
-import { readFileSync } from 'node:fs';
-import { hostname, userInfo } from 'node:os';
-import { isAbsolute } from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
+import { homedir, hostname, userInfo } from 'node:os';
+import { isAbsolute, join } from 'node:path';
 import { CardctlError } from '../../errors.js';
 
 /** The schema a shared journal's tables live in, beside whatever else the database holds. */
@@ -113,8 +113,12 @@ export function postgresTarget(choice: JournalChoice, env: NodeJS.ProcessEnv): P
   const host = decodeURIComponent(url.hostname.replace(/^\[|\]$/g, '')) || pick('host', 'PGHOST') || 'localhost';
   const port = Number(url.port || pick('port', 'PGPORT') || 5432);
   const user = decodeURIComponent(url.username) || pick('user', 'PGUSER') || userInfo().username;
-  const password = decodeURIComponent(url.password) || pick('password', 'PGPASSWORD') || '';
   const database = decodeURIComponent(url.pathname.slice(1)) || pick('dbname', 'PGDATABASE') || user;
+  const password =
+    decodeURIComponent(url.password) ||
+    pick('password', 'PGPASSWORD') ||
+    passwordFileEntry({ host, port, database, user }, env) ||
+    '';
   const connectTimeoutS = Number(pick('connect_timeout', 'PGCONNECT_TIMEOUT') ?? 10);
   const holdS = holdSeconds(env);
   if (!Number.isInteger(port) || port < 1 || port > 65535)
@@ -151,6 +155,49 @@ export function postgresTarget(choice: JournalChoice, env: NodeJS.ProcessEnv): P
     },
   };
   return { engine: 'postgres', shown, options, connectTimeoutS, password, url: choice.value, holdS };
+}
+
+/**
+ * The password of the password file (PGPASSFILE, else ~/.pgpass), as libpq reads it: lines of
+ * `host:port:database:user:password`, `*` for any, `\` escaping `:` and `\`, the first line that
+ * matches; `localhost` also names a socket connection. A file others can read is not used (libpq
+ * ignores it too), nor one that cannot be read.
+ */
+function passwordFileEntry(
+  at: { host: string; port: number; database: string; user: string },
+  env: NodeJS.ProcessEnv,
+): string | undefined {
+  const home = env.HOME || homedir();
+  const file = env.PGPASSFILE || (home ? join(home, '.pgpass') : undefined);
+  let text: string;
+  try {
+    if (!file || (statSync(file).mode & 0o077) !== 0) return undefined;
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const host = at.host.startsWith('/') ? 'localhost' : at.host;
+  const wanted = [host, String(at.port), at.database, at.user];
+  for (const line of text.split(/\r?\n/)) {
+    if (line.startsWith('#') || line.trim() === '') continue;
+    const fields = passwordFileFields(line);
+    if (fields.length !== 5) continue;
+    if (wanted.every((w, i) => fields[i] === '*' || fields[i] === w)) return fields[4];
+  }
+  return undefined;
+}
+
+/** A password file's line split at its unescaped colons, the escapes taken out. */
+function passwordFileFields(line: string): string[] {
+  const fields: string[] = [];
+  let field = '';
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]!;
+    if (c === '\\' && i + 1 < line.length) field += line[++i];
+    else if (c === ':' && fields.length < 4) fields.push(field), (field = '');
+    else field += c;
+  }
+  return [...fields, field];
 }
 
 /** CARDCTL_JOURNAL_HOLD: seconds (3 to 3600) a holder that stops answering keeps its keys; 60 by default. */
