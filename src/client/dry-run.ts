@@ -171,7 +171,7 @@ export async function peekJournal(env: NodeJS.ProcessEnv | undefined, flag?: str
     import('./journal-db/takeover.js'),
   ]);
   const chosen = Journal.open(env ?? process.env, undefined, { flag }); // opens nothing yet
-  if (chosen.shared) return chosen; // read where it is (src/client/journal-db/target.ts)
+  if (chosen.shared) return Journal.openIfExists(env ?? process.env, undefined, { flag }); // read where it is, if it is
   // an older file journal beside it is taken over (written into the database) when the journal opens: not by a dry run
   const old = oldJournals(chosen.dir);
   if (old.length > 0)

@@ -16,7 +16,13 @@ import { CardctlError, usageError } from '../errors.js';
 import { compactOf, entriesOf } from './journal-db/records.js';
 import { SqliteJournal, type OpRef, type SentColumns } from './journal-db/sqlite.js';
 import type { JournalTables } from './journal-db/tables.js';
-import { closeSharedJournals, PostgresJournal, prewarm, sharedJournal } from './journal-db/postgres.js';
+import {
+  closeSharedJournals,
+  PostgresJournal,
+  prewarm,
+  sharedJournal,
+  sharedTablesExist,
+} from './journal-db/postgres.js';
 import { journalPlace, type PostgresTarget } from './journal-db/target.js';
 import { postgresError } from './journal-db/postgres-errors.js';
 import { damagedJournal, sqliteError } from './journal-db/sqlite-errors.js';
@@ -132,15 +138,22 @@ export class Journal {
 
   /**
    * The journal open() would open, if it exists, else null: never creates one (`--dry-run` reads it,
-   * src/client/dry-run.ts). A shared journal is read where it is; a local one only if its file exists.
+   * src/client/dry-run.ts). A shared one if its tables are there (one look-up; a database no
+   * cardctl used yet is left as it is), a local one if its file exists.
    */
-  static openIfExists(
+  static async openIfExists(
     env: NodeJS.ProcessEnv = process.env,
     note: (line: string) => void = () => {},
     choose: { flag?: string } = {},
-  ): Journal | null {
+  ): Promise<Journal | null> {
     const journal = Journal.open(env, note, choose); // opens nothing yet: the database is opened at its first use
-    return journal.shared || existsSync(journal.file) ? journal : null;
+    if (journal.place.engine === 'sqlite') return existsSync(journal.file) ? journal : null;
+    const place = journal.place;
+    try {
+      return (await sharedTablesExist(place)) ? journal : null;
+    } catch (err) {
+      throw postgresError(err, place);
+    }
   }
 
   /** Whether this journal is shared (PostgreSQL) rather than this machine's file. */

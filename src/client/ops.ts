@@ -1,7 +1,7 @@
 // `cardctl ops`: the journal of money operations, and replaying one with its exact bytes and key.
 import { CardctlError, usageError } from '../errors.js';
 import type { ApiResponse, PreparedRequest } from './client.js';
-import { Journal, journalFile, type JournalEntry } from './journal.js';
+import { Journal, type JournalEntry } from './journal.js';
 import { retentionDays, DAY_MS } from './retention.js';
 import { inAccount, normalBase } from './identity.js';
 import { withSession, type SessionOptions } from './session.js';
@@ -34,10 +34,11 @@ export async function damageNotes(at: JournalAt = {}): Promise<string[]> {
 /** `tell`: where the journal says what it waits for (the command's stderr) */
 export async function showOp(id: string, at: JournalAt & { dryRun?: boolean } = {}): Promise<JournalEntry> {
   // `--dry-run` reads the journal only if it exists: it never creates one
-  const journal = at.dryRun ? Journal.openIfExists(at.env, at.tell, { flag: at.journal }) : openAt(at);
+  const chosen = openAt(at);
+  const journal = at.dryRun ? await Journal.openIfExists(at.env, at.tell, { flag: at.journal }) : chosen;
   const found = await journal?.find(id);
   if (!found) {
-    throw new CardctlError(`no operation "${id}" in the journal ${journal?.file ?? journalFile(at.env)}.`, {
+    throw new CardctlError(`no operation "${id}" in the journal ${chosen.file}.`, {
       kind: 'not_found',
       hint: 'List them with `cardctl ops list`, or give its idempotency key.',
     });

@@ -65,4 +65,46 @@ describe.runIf(withPostgres)('--dry-run with a shared journal', () => {
     expect(filesUnder(b.sb.stateDir)).toEqual(filesBefore);
     expect(await cardBalance(mock, card)).toBe(103);
   });
+
+  it('a dry run against a database no cardctl used yet leaves it as it is: no schema made, the operation would be sent', async () => {
+    const url = await pg.createDatabase('journal_untouched');
+    const sb = makeSandbox();
+    sandboxes.push(sb);
+    const env = {
+      CARDCTL_API_KEY: mock.keys.test.keyId,
+      CARDCTL_API_SECRET: mock.keys.test.secret,
+      CARDCTL_BASE_URL: mock.baseUrl,
+      CARDCTL_MODE: 'test',
+      CARDCTL_JOURNAL_URL: url,
+    };
+    const card = (await activeCard(mock, { amount: 100 })).id as string;
+    const schema = () =>
+      pg.psql("SELECT count(*) FROM pg_namespace WHERE nspname = 'cardctl_journal'", 'journal_untouched');
+    let r!: CliResult;
+    const sent = await apiRequestsDuring(
+      mock,
+      async () =>
+        (r = await sb.run(
+          ['cards', 'recharge', card, '--amount', '5', '--idempotency-key', 'dry-1', '--dry-run', '--json'],
+          {
+            env,
+            timeoutMs: 60_000,
+          },
+        )),
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(sent).toBe(0);
+    expect(JSON.parse(r.stdout).money.decision).toBe('send');
+    expect((await schema()).trim()).toBe('0');
+    const show = await sb.run(['ops', 'replay', 'dry-1', '--dry-run'], { env, timeoutMs: 60_000 });
+    expect(show.code, show.stderr).toBe(4); // not found: there is no journal there yet
+    expect(show.stderr).toContain('/journal_untouched'); // the shared journal named, not a local file
+    expect((await schema()).trim()).toBe('0');
+    const real = await sb.run(['cards', 'recharge', card, '--amount', '5', '--idempotency-key', 'dry-1'], {
+      env,
+      timeoutMs: 60_000,
+    });
+    expect(real.code, real.stderr).toBe(0); // the real run makes it
+    expect((await schema()).trim()).toBe('1');
+  });
 });

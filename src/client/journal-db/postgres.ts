@@ -259,6 +259,15 @@ export function sharedJournal(target: PostgresTarget): Promise<PostgresJournal> 
   return journal;
 }
 
+/** Whether a cardctl made the journal's tables in this database (a dry run reads a journal, never makes one). */
+export async function sharedTablesExist(target: PostgresTarget): Promise<boolean> {
+  if (journals.has(targetKey(target))) return true; // opened (made) by this process already
+  prewarm(target);
+  const runner = warm.get(targetKey(target))!;
+  const row = await runner.get<{ t: string | null }>('SELECT to_regclass(?) AS t', [`${PG_SCHEMA}.meta`]);
+  return Boolean(row?.t);
+}
+
 async function opened(journal: PostgresJournal): Promise<PostgresJournal> {
   try {
     await journal.migrate();
