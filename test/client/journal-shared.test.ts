@@ -284,6 +284,37 @@ describe.runIf(withPostgres)('a journal shared by two machines', () => {
     for (const r of [one, two, doctor, config]) expect(r.stdout + r.stderr).not.toContain(pg.password);
   });
 
+  it("retention for the fleet: a machine's money command compacts the shared journal's aged operations in the background", async () => {
+    const url = await newJournal();
+    const [a, b] = [machine(url), machine(url)];
+    const card = (await activeCard(mock, { amount: 100 })).id as string;
+    for (const key of ['old-1', 'old-2'])
+      expect((await a.run(['cards', 'recharge', card, '--amount', '1', '--idempotency-key', key])).code).toBe(0);
+    await ageJournal(url, 120 * 24); // sent 120 days ago
+    const compacted = async () =>
+      (
+        await pg.psql(
+          "SELECT value FROM cardctl_journal.meta WHERE name = 'last_compaction'",
+          url.split('/').pop()!.split('?')[0],
+        )
+      ).trim();
+    expect(await compacted()).toBe('');
+    // a fresh machine of the fleet: its money command finds the retention due and starts the compaction
+    const r = await b.run(['cards', 'recharge', card, '--amount', '1', '--idempotency-key', 'new-1'], {
+      CARDCTL_JOURNAL_RETENTION: '100d',
+    });
+    expect(r.code, r.stderr).toBe(0);
+    for (let i = 0; i < 200 && (await compacted()) === ''; i++) await new Promise((res) => setTimeout(res, 100));
+    expect(await compacted()).not.toBe('');
+    const show = async (m: Machine, key: string) => JSON.parse((await m.run(['ops', 'show', key, '--json'])).stdout);
+    expect(await show(a, 'old-1')).toMatchObject({ outcome: 'resolved', body: null, compacted_at: expect.any(String) });
+    expect(await show(b, 'new-1')).toMatchObject({ body: '{"amount":1}' }); // today's: kept whole
+    // and the 24-hour rule still holds for a compacted key: answered from the journal, nothing sent
+    const again = await b.run(['cards', 'recharge', card, '--amount', '1', '--idempotency-key', 'old-1', '--json']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout).from_journal).toBeTruthy();
+  }, 60_000);
+
   it('ops copy --to puts a local journal into the shared one once (run twice, nothing twice); the day after, a machine of the fleet answers its keys from there', async () => {
     const url = await newJournal();
     const local = machine(undefined);
