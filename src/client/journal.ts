@@ -26,6 +26,7 @@ import {
 import { journalPlace, type PostgresTarget } from './journal-db/target.js';
 import { postgresError } from './journal-db/postgres-errors.js';
 import { damagedJournal, sqliteError } from './journal-db/sqlite-errors.js';
+import { GroupCommit } from './journal-db/group-commit.js';
 import { takeOver } from './journal-db/takeover.js';
 import type { KeyScope } from './key-lock.js';
 import type { JournalEntry, JournalOp, JournalOutcome, JournalResolution } from './journal-types.js';
@@ -99,12 +100,16 @@ export class Journal {
   private store: Promise<JournalTables> | undefined;
   /** set once this process recorded an outcome (a money operation ran: retention may be due) */
   wroteOutcome = false;
-  /** writes of --batch rows waiting for the next group commit */
-  private pending: Array<{ write: () => Promise<void>; done: (err?: unknown) => void; sends: boolean }> = [];
+  /** writes of --batch rows, committed together */
+  private readonly group = new GroupCommit((writes) =>
+    this.serial((db) =>
+      db.transaction(async () => {
+        for (const write of writes) await write();
+      }),
+    ),
+  );
   /** the end of the last call given to the database: each call starts after it (one at a time, never mixed) */
   private queue: Promise<unknown> = Promise.resolve();
-  /** set by stop(): nothing more is recorded (an interrupted command is exiting) */
-  private stopped = false;
 
   constructor(
     place: string | JournalPlace,
@@ -228,7 +233,7 @@ export class Journal {
   recordOp(op: NewOp, now = Date.now()): Promise<string> {
     const record = opRecordOf(op, now);
     return this.serial(async (db) => {
-      this.refuseWhenStopped();
+      this.group.refuseWhenStopped();
       const first = await this.isNew(db);
       await db.insertOp(opRow(record));
       if (first) await this.sayNew(db);
@@ -249,7 +254,8 @@ export class Journal {
   /** recordOp for a --batch row: committed with the other rows waiting at that moment (one sync for all), without blocking them meanwhile. */
   async recordOpDurably(op: NewOp, now = Date.now()): Promise<string> {
     const record = opRecordOf(op, now);
-    await this.grouped(async (db) => {
+    await this.group.add(async () => {
+      const db = await this.db();
       const first = await this.isNew(db);
       await db.insertOp(opRow(record));
       if (first) await this.sayNew(db);
@@ -265,7 +271,7 @@ export class Journal {
   /** recordOutcome for a --batch row: committed with the others waiting (as recordOpDurably). */
   recordOutcomeDurably(outcome: Omit<JournalOutcome, 'type' | 'time'>, now = Date.now()): Promise<void> {
     const rec: JournalOutcome = { type: 'outcome', time: new Date(now).toISOString(), ...outcome };
-    return this.grouped((db) => this.after(db, rec), false);
+    return this.group.add(async () => this.after(await this.db(), rec), false);
   }
 
   /** `ops resolve`: what a person learned, recorded after the entry's other records. */
@@ -300,64 +306,11 @@ export class Journal {
   }
 
   /**
-   * The --batch rows' writes, committed together: every write asked for before the next turn of
-   * the event loop goes into one transaction (one sync of the WAL), and each row goes on when it
-   * is committed. A single command beside the batch waits for one such transaction at most.
-   * `sends`: an op record, whose row is sent once it is committed.
-   */
-  private grouped(write: (db: JournalTables) => Promise<void>, sends: boolean): Promise<void> {
-    return new Promise((resolve, reject) => {
-      if (this.stopped) return reject(this.stoppedError());
-      this.pending.push({
-        write: async () => write(await this.db()),
-        done: (err) => (err === undefined ? resolve() : reject(err)),
-        sends,
-      });
-      if (this.pending.length === 1) setImmediate(() => void this.commitPending());
-    });
-  }
-
-  private commitPending(): Promise<void> {
-    return this.serial(async (db) => {
-      const group = this.pending;
-      if (group.length === 0) return;
-      this.pending = [];
-      try {
-        await db.transaction(async () => {
-          for (const g of group) await g.write();
-        });
-      } catch (err) {
-        const why = this.explain(err);
-        for (const g of group) g.done(why);
-        return;
-      }
-      for (const g of group) g.done();
-    });
-  }
-
-  /**
    * An interrupted command is exiting: the answers waiting for the group commit are committed now,
-   * and nothing more is recorded. The op records waiting are refused, not written: a row is sent
-   * only once its operation is recorded, so none of them is sent.
+   * and nothing more is recorded (src/client/journal-db/group-commit.ts).
    */
-  async stop(): Promise<void> {
-    if (this.stopped) return;
-    this.stopped = true;
-    const refused = this.pending.filter((g) => g.sends);
-    this.pending = this.pending.filter((g) => !g.sends);
-    for (const g of refused) g.done(this.stoppedError());
-    if (this.pending.length) await this.commitPending().catch(() => {});
-  }
-
-  private refuseWhenStopped(): void {
-    if (this.stopped) throw this.stoppedError();
-  }
-
-  private stoppedError(): CardctlError {
-    return new CardctlError('the command was interrupted: this operation was not recorded, and not sent.', {
-      kind: 'unexpected',
-      code: 'interrupted',
-    });
+  stop(): Promise<void> {
+    return this.group.stop();
   }
 
   /** Says once, on stderr, that this journal is new (and, a local one, that it only knows what this machine sends). */
@@ -666,7 +619,7 @@ export class Journal {
 
   /** Commits what waits, and closes a local file (a shared journal's connection serves the whole process: closeJournals ends it). */
   async close(): Promise<void> {
-    if (this.pending.length) await this.commitPending().catch(() => {});
+    await this.group.flush();
     await this.queue;
     const store = this.store;
     this.store = undefined;
