@@ -30,6 +30,18 @@ export interface Repeats {
   rows: number;
 }
 
+/**
+ * Whether a send of the last day, or one whose outcome is unknown, went under a key that may not
+ * be one of the batch's own (`other`: a key the batch does not give, or the version before's key
+ * of a row, which is the row's own only when the journal holds that very request under it): only
+ * such a send can be repeated. Looks at the day's sends by their columns; folds at most one.
+ */
+function anySendUnderAnotherKey(journal: Journal, sinceMs: number, other: (key: string) => boolean): boolean {
+  for (const _ of journal.sentSinceMatching(sinceMs, (o) => other(o.idempotency_key))) return true;
+  for (const e of journal.unresolvedNewest()) if (other(e.idempotency_key)) return true;
+  return false;
+}
+
 /** The rows that would be sent under keys the journal does not hold (candidates), keyed by their request; and the rows that keep the version before's key. */
 async function rowsToSend(plan: BatchPlan, known: JournalAnswers['answers']) {
   const requestOf = await rowRequests(plan.operation);
@@ -121,9 +133,12 @@ export async function findRepeats(
   const found: Repeats = { shown: [], rows: 0 };
   const sinceMs = nowMs - REPEAT_WINDOW_MS;
   if (!(await journal.sentSince(sinceMs)) && (await journal.unresolvedCount()) === 0) return found; // nothing that could repeat
+  const keyRow = rowOfAnyKey({ ...plan, digests: plan.digests!.share() });
+  // a rerun: every send of the last day and every unknown one under the batch's own keys (none
+  // can be a repeat), found by their columns, without reading any row's history before the send's
+  if (!anySendUnderAnotherKey(journal, sinceMs, (key) => keyRow(key) <= 0)) return found;
   const { candidates, unnamed, legacyUsed, count, lines } = await rowsToSend(plan, known.answers);
   if (count === 0) return found;
-  const keyRow = rowOfAnyKey({ ...plan, digests: plan.digests!.share() });
   const own = (key: string): boolean => {
     const r = keyRow(key);
     return r > 0 || (r < 0 && legacyUsed[-r] === 1);
