@@ -14,4 +14,4 @@ export { anyRowToSend, findRepeats, type Repeat, type Repeats } from './batch/re
 export { BatchLimiter } from './batch/limiter.js';
 export { runBatch, type BatchSource, type RunBatchOptions } from './batch/runner.js';
 export { journalAnswers } from './batch/journal-check.js';
-export { keepHeapSmall, keepOldGenerationTight } from './heap.js';
+export { boundedYoungGeneration, keepHeapSmall, keepOldGenerationTight } from './heap.js';

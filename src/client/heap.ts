@@ -9,7 +9,7 @@
 // 20-30 MiB of it collectable. A growing factor of 1.5 holds it near what is alive: 120 MiB,
 // for a few more full collections (bench/README.md, "Batches"). The flag is process-wide, and V8 reads it at every full collection, so setting it
 // at the start of a batch takes effect; it exists on every Node line cardctl supports (20 to 26).
-import { setFlagsFromString } from 'node:v8';
+import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 
 export const HEAP_GROWING_PERCENT = 50;
 
@@ -27,4 +27,27 @@ export function keepOldGenerationTight(): void {
 export function keepHeapSmall(): void {
   setFlagsFromString('--semi-space-growth-factor=1');
   keepOldGenerationTight();
+}
+
+/** The young generation a batch lets V8 grow to (new space's size as V8 reports it), in bytes: CARDCTL_BATCH_YOUNG_MIB while measuring. */
+export const BATCH_YOUNG_BYTES = Number(process.env.CARDCTL_BATCH_YOUNG_MIB ?? 16) * 1024 * 1024;
+
+/**
+ * For a batch: V8 doubles its young generation while objects survive a scavenge (a million-row
+ * rerun's objects die young, but at its first size the scavenges took a quarter of the run);
+ * let it grow to BATCH_YOUNG_BYTES, then hold it there. `grown()`, called once a chunk of rows,
+ * stops the growth once new space reached that size. The old generation is kept tight.
+ */
+export function boundedYoungGeneration(limit = BATCH_YOUNG_BYTES): { grown: () => void } {
+  setFlagsFromString('--semi-space-growth-factor=2');
+  let held = false;
+  return {
+    grown: () => {
+      if (held) return;
+      const young = getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
+      if (young && young.space_size < limit) return;
+      setFlagsFromString('--semi-space-growth-factor=1');
+      held = true;
+    },
+  };
 }

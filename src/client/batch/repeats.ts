@@ -36,9 +36,13 @@ export interface Repeats {
  * of a row, which is the row's own only when the journal holds that very request under it): only
  * such a send can be repeated. Looks at the day's sends by their columns; folds at most one.
  */
-function anySendUnderAnotherKey(journal: Journal, sinceMs: number, other: (key: string) => boolean): boolean {
-  for (const _ of journal.sentSinceMatching(sinceMs, (o) => other(o.idempotency_key))) return true;
-  for (const e of journal.unresolvedNewest()) if (other(e.idempotency_key)) return true;
+async function anySendUnderAnotherKey(
+  journal: Journal,
+  sinceMs: number,
+  other: (key: string) => boolean,
+): Promise<boolean> {
+  for await (const _ of journal.sentSinceMatching(sinceMs, (o) => other(o.idempotency_key))) return true;
+  for await (const e of journal.unresolvedNewest()) if (other(e.idempotency_key)) return true;
   return false;
 }
 
@@ -122,7 +126,8 @@ const succeeded = (e: JournalEntry): boolean =>
  * a new key could charge twice; resolve or replay it first). The same request (method, route with
  * its card, body with its customer and amount) names the same card or customer, so it is the same
  * merchant's whatever API key sent it. Reads only when a row would be sent under a key the journal
- * does not hold: the last day's sends by their columns, and the unknown ones.
+ * does not hold: the last day's sends by their columns, and the unknown ones. A rerun, whose
+ * journal holds only the batch's own keys in that window, reads no row's history here.
  */
 export async function findRepeats(
   plan: BatchPlan,
@@ -136,7 +141,7 @@ export async function findRepeats(
   const keyRow = rowOfAnyKey({ ...plan, digests: plan.digests!.share() });
   // a rerun: every send of the last day and every unknown one under the batch's own keys (none
   // can be a repeat), found by their columns, without reading any row's history before the send's
-  if (!anySendUnderAnotherKey(journal, sinceMs, (key) => keyRow(key) <= 0)) return found;
+  if (!(await anySendUnderAnotherKey(journal, sinceMs, (key) => keyRow(key) <= 0))) return found;
   const { candidates, unnamed, legacyUsed, count, lines } = await rowsToSend(plan, known.answers);
   if (count === 0) return found;
   const own = (key: string): boolean => {
