@@ -72,6 +72,52 @@ describe('a batch rerun answered from the journal', () => {
     expect([await balance(unknown!.id), await balance(done!.id)]).toEqual([1011, 1022]);
   });
 
+  it("a journal holding only the batch's own keys: the unknown row replayed, the new row sent, the rest from the journal, each card charged once; a single command's send under its own key then holds the repeating row back", async () => {
+    const own = makeSandbox(); // a journal of its own: no other test's sends in its last day
+    try {
+      const [unknown, done, added] = await Promise.all([1, 2, 3].map(() => activeCard(mock, { amount: 1000 })));
+      const two = `card,amount\n${unknown!.id},22\n${done!.id},11\n`;
+      await ctl(mock, 'POST', '/faults', { operation: 'recharge', kind: '500_after_commit', count: 1 });
+      const first = await run(
+        ['cards', 'recharge', '--batch', file('mixed-2.csv', two), '--concurrency', '1', '--retries', '0', '--json'],
+        {
+          sandbox: own,
+        },
+      );
+      expect(first.code, first.stderr).toBe(7);
+      expect(rows(first).map((r) => r.status)).toEqual(['unknown', 'ok']);
+
+      const three = file('mixed-3.csv', `${two}${added!.id},33\n`);
+      let again!: CliResult;
+      const sent = await sentDuring(
+        async () => (again = await run(['cards', 'recharge', '--batch', three, '--json'], { sandbox: own })),
+      );
+      expect(again.code, again.stderr).toBe(0);
+      expect(rows(again).map((r) => [r.row, r.status, r.from_journal, r.balance_minor])).toEqual([
+        [1, 'ok', false, 1022], // replayed under its key: the API answers the operation it already made
+        [2, 'ok', true, 1011],
+        [3, 'ok', false, 1033],
+      ]);
+      expect(sent).toBe(2);
+      expect(await Promise.all([unknown, done, added].map((c) => balance(c!.id)))).toEqual([1022, 1011, 1033]);
+
+      const single = await run(['cards', 'recharge', done!.id, '--amount', '44', '--json'], { sandbox: own });
+      expect(single.code, single.stderr).toBe(0);
+      const four = file('mixed-4.csv', `${two}${added!.id},33\n${done!.id},44\n`);
+      let held!: CliResult;
+      const none = await sentDuring(
+        async () => (held = await run(['cards', 'recharge', '--batch', four], { sandbox: own })),
+      );
+      expect(held.code).toBe(2);
+      expect(held.stderr).toContain('1 row of 4 repeats a success of the last 24 hours under another idempotency key');
+      expect(held.stderr).toContain('line 5 (row 4)');
+      expect(none).toBe(0);
+      expect(await Promise.all([unknown, done, added].map((c) => balance(c!.id)))).toEqual([1022, 1055, 1033]);
+    } finally {
+      own.cleanup();
+    }
+  });
+
   it("a row edited under the same --idempotency-prefix is a new request: sent under its own key (charged once), never answered with the old row's outcome", async () => {
     const cards = await Promise.all([1, 2, 3].map(() => activeCard(mock, { amount: 1000 })));
     const prefix = `edited-${Date.now()}`;
