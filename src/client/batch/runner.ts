@@ -99,22 +99,39 @@ export const JOURNAL_CHUNK = 256;
 /** A row's answer without a request: the journal resolved it (its answer, or its error). `res` holds what a row's result reads of an answer. */
 export type KnownAnswer = { res: RowAnswer } | { err: unknown };
 
-/** The rows in chunks; each chunk is asked of the journal first, and the rows it resolved come with their answer. */
+/**
+ * The rows in chunks; each chunk is asked of the journal first, and the rows it resolved come with
+ * their answer. The next chunk is asked while this one's rows are taken (a shared journal answers
+ * over the network: its round trip overlaps the rows' work instead of adding to it); two chunks
+ * at most are alive.
+ */
 async function* feed(
   rows: BatchSource['rows'],
   known: RunBatchOptions['fromJournal'],
 ): AsyncGenerator<{ row: BatchRow; known?: KnownAnswer }> {
-  let chunk: BatchRow[] = [];
-  const flush = async function* (): AsyncGenerator<{ row: BatchRow; known?: KnownAnswer }> {
-    const answers = known ? await known(chunk) : [];
-    for (const [i, row] of chunk.entries()) yield { row, known: answers[i] };
-    chunk = [];
+  type Asked = { rows: BatchRow[]; answers: Promise<Array<KnownAnswer | undefined>> };
+  const ask = (chunk: BatchRow[]): Asked => {
+    const answers = known ? known(chunk) : Promise.resolve([]);
+    answers.catch(() => {}); // awaited below, in its turn (a batch stopped before it leaves it unread)
+    return { rows: chunk, answers };
   };
+  const taken = async function* (asked: Asked): AsyncGenerator<{ row: BatchRow; known?: KnownAnswer }> {
+    const answers = await asked.answers;
+    for (const [i, row] of asked.rows.entries()) yield { row, known: answers[i] };
+  };
+  let chunk: BatchRow[] = [];
+  let ahead: Asked | undefined;
   for await (const row of rows) {
     chunk.push(row);
-    if (chunk.length >= JOURNAL_CHUNK) yield* flush();
+    if (chunk.length < JOURNAL_CHUNK) continue;
+    const next = ask(chunk);
+    chunk = [];
+    if (ahead) yield* taken(ahead);
+    ahead = next;
   }
-  if (chunk.length) yield* flush();
+  const last = chunk.length ? ask(chunk) : undefined;
+  if (ahead) yield* taken(ahead);
+  if (last) yield* taken(last);
 }
 
 /** What runBatch sends: the operation, and the rows (an array, or a stream read once). */

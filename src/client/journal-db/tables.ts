@@ -6,7 +6,7 @@
 // each operation's answers against its count, and the key's sends found by its text against those
 // found by its digest. A damaged byte hits one page, so one of the two still finds every send, and
 // the two disagreeing refuses the money command (measured on SQLite: docs/journal.md, "Damage").
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { parseRecord, type RawRecord } from './records.js';
 import type { SqlRunner } from './sql.js';
@@ -46,8 +46,7 @@ export interface BulkTarget {
 }
 
 /** A key's second way in (its own index): 52 bits of its SHA-256. */
-export const keyDigest = (key: string): number =>
-  Number.parseInt(createHash('sha256').update(key).digest('hex').slice(0, 13), 16);
+export const keyDigest = (key: string): number => Number.parseInt(hash('sha256', key, 'hex').slice(0, 13), 16); // one-shot: no Hash object a key
 
 /** A stored record parsed and its shape checked against its CRC-32: a damaged one is said, never read as another or skipped. */
 function checked(text: string, crc: number, key: string): RawRecord {
