@@ -8,7 +8,9 @@
 // collections are fast), so that garbage piled up: a million-row rerun peaked at 143-151 MiB,
 // 20-30 MiB of it collectable. A growing factor of 1.5 holds it near what is alive: 120 MiB,
 // for a few more full collections (bench/README.md, "Batches"). The flag is process-wide, and V8 reads it at every full collection, so setting it
-// at the start of a batch takes effect; it exists on every Node line cardctl supports (20 to 26).
+// at the start of a batch takes effect; it exists on every Node line cardctl supports (22 to 26).
+// The young generation's own size cannot be set once the process runs (V8 reads
+// --min-semi-space-size at start-up); only how it grows: boundedYoungGeneration.
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 
 export const HEAP_GROWING_PERCENT = 50;
@@ -29,8 +31,8 @@ export function keepHeapSmall(): void {
   keepOldGenerationTight();
 }
 
-/** The young generation a batch lets V8 grow to (new space's size as V8 reports it), in bytes: CARDCTL_BATCH_YOUNG_MIB while measuring. */
-export const BATCH_YOUNG_BYTES = Number(process.env.CARDCTL_BATCH_YOUNG_MIB ?? 16) * 1024 * 1024;
+/** The young generation a batch lets V8 grow to (new space's size as V8 reports it), in bytes (bench/README.md, "The journal on SQLite"). */
+export const BATCH_YOUNG_BYTES = 16 * 1024 * 1024;
 
 /**
  * For a batch: V8 doubles its young generation while objects survive a scavenge (a million-row

@@ -34,16 +34,22 @@ export interface Repeats {
  * Whether a send of the last day, or one whose outcome is unknown, went under a key that may not
  * be one of the batch's own (`other`: a key the batch does not give, or the version before's key
  * of a row, which is the row's own only when the journal holds that very request under it): only
- * such a send can be repeated. Looks at the day's sends by their columns; folds at most one.
+ * such a send can be repeated. Looks at the day's sends by their columns and folds at most the
+ * first such one. Whatever it cannot read (a damaged record) counts as such a send: the whole
+ * check then runs, and reads only what it always read.
  */
 async function anySendUnderAnotherKey(
   journal: Journal,
   sinceMs: number,
   other: (key: string) => boolean,
 ): Promise<boolean> {
-  for await (const _ of journal.sentSinceMatching(sinceMs, (o) => other(o.idempotency_key))) return true;
-  for await (const e of journal.unresolvedNewest()) if (other(e.idempotency_key)) return true;
-  return false;
+  try {
+    for await (const _ of journal.sentSinceMatching(sinceMs, (o) => other(o.idempotency_key))) return true;
+    for await (const e of journal.unresolvedNewest()) if (other(e.idempotency_key)) return true;
+    return false;
+  } catch {
+    return true;
+  }
 }
 
 /** The rows that would be sent under keys the journal does not hold (candidates), keyed by their request; and the rows that keep the version before's key. */
