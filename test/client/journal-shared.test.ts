@@ -92,7 +92,7 @@ function batchFile(m: Machine, card: string, amounts: number[]): string {
 
 const opsOf = async (
   m: Machine,
-): Promise<Array<{ id: string; idempotency_key: string; outcome: string; host?: string }>> =>
+): Promise<Array<{ id: string; idempotency_key: string; outcome: string; host?: string; body: string }>> =>
   JSON.parse((await m.run(['ops', 'list', '--all', '--json'])).stdout).data;
 
 describe.runIf(withPostgres)('a journal shared by two machines', () => {
@@ -163,16 +163,25 @@ describe.runIf(withPostgres)('a journal shared by two machines', () => {
       await closed;
     }
     await ctl(mock, 'DELETE', '/faults');
+    // what A left, row by row (how far it got depends on the machine's speed): answered, unknown (in flight), or not recorded
+    const left = new Map<number, string>();
+    for (const o of await opsOf(machine(url))) left.set(JSON.parse(o.body).amount, o.outcome);
+    expect([...left.values()].filter((o) => o === 'resolved').length).toBeGreaterThanOrEqual(2);
+    expect([...left.values()].filter((o) => o === 'unknown').length).toBeLessThanOrEqual(1);
     await dayPasses(url);
 
     const b = machine(url);
     const rerun = await b.run(['cards', 'recharge', '--batch', file]);
     // the row A was sending when it died: its outcome is unknown, and a day later it is not sent again
-    expect(rerun.code, rerun.stderr).toBe(7);
-    const [r1, r2, inFlight, r4, r5] = await chargesOf(card, start, amounts);
-    expect([r1, r2]).toEqual([1, 1]); // answered on A: not sent again
-    expect(inFlight).toBeLessThanOrEqual(1); // charged at most once, whatever A's last request did
-    expect([r4, r5]).toEqual([1, 1]); // never reached by A: sent once by B
+    const unknown = [...left.values()].includes('unknown');
+    expect(rerun.code, rerun.stderr).toBe(unknown ? 7 : 0);
+    const charges = await chargesOf(card, start, amounts);
+    for (const [i, amount] of amounts.entries()) {
+      const onA = left.get(amount);
+      if (onA === 'unknown')
+        expect(charges[i], `row ${i + 1}, in flight on A`).toBeLessThanOrEqual(1); // at most once, whatever A's last request did
+      else expect(charges[i], `row ${i + 1}, ${onA ?? 'never reached by A'}`).toBe(1); // answered on A: not sent again; never reached: sent once by B
+    }
   });
 
   it('the server stopped in the middle of a batch stops it, nothing unrecorded leaves; the rerun after its restart charges each row once', async () => {
