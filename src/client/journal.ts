@@ -27,7 +27,6 @@ import { journalPlace, type PostgresTarget } from './journal-db/target.js';
 import { postgresError } from './journal-db/postgres-errors.js';
 import { damagedJournal, sqliteError } from './journal-db/sqlite-errors.js';
 import { GroupCommit } from './journal-db/group-commit.js';
-import { takeOver } from './journal-db/takeover.js';
 import type { KeyScope } from './key-lock.js';
 import type { JournalEntry, JournalOp, JournalOutcome, JournalResolution } from './journal-types.js';
 import { beforeInterruptedExit } from './exiting.js';
@@ -213,7 +212,7 @@ export class Journal {
     }
     const store = new SqliteJournal(this.file);
     try {
-      const report = await takeOver(store, this.dir, (keys) => this.refold(store, keys));
+      const report = store.takeOver(this.dir);
       if (report)
         this.note(
           `Took over the older journal ${report.from.join(' and ')}: ${report.records} records into ${this.file} in ${(report.ms / 1000).toFixed(1)} s; the old files are kept as ${report.movedTo.join(' and ')} (remove them when you no longer need them)${report.unreadable ? `; ${report.unreadable} lines could not be read (see \`cardctl ops verify\`)` : ''}.`,

@@ -3,18 +3,21 @@
 // it returns, which is what "recorded before the request's first byte" needs; a busy timeout, so
 // two processes writing at once wait for each other instead of failing. The statements are
 // tables.ts's, the same on PostgreSQL; here is what only SQLite has: the file, its pragmas and
-// check, and the takeover's bulk load of an old file journal.
+// check, and the takeover of an old file journal (takeover.ts, straight on the connection).
+import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import { crc32 } from 'node:zlib';
-import { BULK_INDEXES, schemaSql, SCHEMA_VERSION } from './schema.js';
+import { schemaSql, SCHEMA_VERSION } from './schema.js';
 import type { SqlRunner, SqlValue } from './sql.js';
-import { JournalTables, type BulkTarget } from './tables.js';
+import { JournalTables } from './tables.js';
+import { oldJournals, takeOver, type TakeoverReport } from './takeover.js';
 
-export type { BulkTarget, OpRef, OpRow, SentColumns } from './tables.js';
+export type { OpRef, OpRow, SentColumns } from './tables.js';
 export { keyDigest } from './tables.js';
 
 /** How long a writer waits for another process's transaction before SQLite says busy. */
 const BUSY_TIMEOUT_MS = 15_000;
+/** How long a process waits for another taking over the old journals beside it. */
+const TAKEOVER_WAIT_MS = 10 * 60_000;
 
 /** A SQLite error as node:sqlite throws it. */
 export interface SqliteError extends Error {
@@ -91,10 +94,12 @@ export class SqliteJournal extends JournalTables {
     super(new SqliteRunner(db));
     this.db = db;
     try {
-      this.db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      // beside old journals another process may be taking them over (in a rollback journal, its lock held throughout): wait for it
+      this.db.exec(`PRAGMA busy_timeout = ${oldJournals(dirname(file)).length ? TAKEOVER_WAIT_MS : BUSY_TIMEOUT_MS}`);
       this.db.exec('PRAGMA journal_mode = WAL');
       this.db.exec('PRAGMA synchronous = FULL');
       this.migrate();
+      this.setBusyTimeout(BUSY_TIMEOUT_MS);
     } catch (err) {
       this.db.close();
       throw err;
@@ -128,41 +133,16 @@ export class SqliteJournal extends JournalTables {
   }
 
   /**
-   * For a takeover into an empty journal: `load` runs with the lookup indexes dropped (one large
-   * transaction, its pages kept in memory), and they are made again after it (inside the caller's
-   * transaction). `once`: every record comes once (a single old file): its answers are appended
-   * without a look-up, the answers' index dropped too, and each operation's count set after.
-   * Otherwise a record read twice (the folder journal's two copies) is kept once by looking it up.
+   * Takes over the older file journals beside this one, if there are any (src/client/journal-db/takeover.ts),
+   * in one transaction; waits up to 10 minutes for another process taking over the same files.
    */
-  async bulkLoad(load: (to: BulkTarget) => Promise<void>, once: boolean): Promise<void> {
-    const empty = await this.isEmpty();
-    const fast = empty && once;
-    this.db.exec('PRAGMA cache_size = -262144'); // 256 MiB of pages for the one transaction
+  takeOver(stateFolder: string): TakeoverReport | undefined {
+    if (oldJournals(stateFolder).length === 0) return undefined;
+    this.setBusyTimeout(TAKEOVER_WAIT_MS);
     try {
-      if (empty)
-        for (const name of BULK_INDEXES)
-          if (fast || name !== 'answers_by_op') this.db.exec(`DROP INDEX IF EXISTS ${name}`);
-      const append = this.db.prepare('INSERT INTO answers (op_id, record, crc) VALUES (?, ?, ?)');
-      await load(
-        fast
-          ? {
-              insertAnswer: (opId, record) => void append.run(opId, record, crc32(record)),
-              compactOp: (id, record) => this.compactOp(id, record, false),
-            }
-          : this,
-      );
-      if (empty) this.db.exec(schemaSql('sqlite'));
-      if (fast) {
-        // a compacted operation stands for its answers; every other one counts its own
-        this.db.exec('DELETE FROM answers WHERE op_id IN (SELECT id FROM operations WHERE compacted = 1)');
-        this.db.exec(
-          `UPDATE operations SET answers = c.n, unknown = 0
-           FROM (SELECT op_id, count(*) AS n FROM answers GROUP BY op_id) AS c
-           WHERE operations.id = c.op_id`,
-        );
-      }
+      return takeOver(this.db, stateFolder);
     } finally {
-      this.db.exec('PRAGMA cache_size = -2000');
+      this.setBusyTimeout(BUSY_TIMEOUT_MS);
     }
   }
 

@@ -1,16 +1,23 @@
 // Takes over the file journals older versions wrote, in one transaction, the first time a
 // journal is opened beside them: the folder (`journal/`: key buckets and hour segments, each record
 // in both) and the single `operations.ndjson` before it. Every record is read from every copy and
-// kept once (the same record twice is one row), so a lost index, a lost bucket or a lost segment
-// loses nothing the other copy holds. Only once the transaction is committed is the old journal
-// renamed aside (`journal.taken-over-<time>`), never deleted: the user removes it. A line that
-// cannot be read is kept in `unreadable`: any key may be in it, so money commands refuse until a
-// person has looked (`cardctl ops verify`). Run again over the same files, it adds nothing.
-import { closeSync, existsSync, openSync, readdirSync, readSync, renameSync, statSync } from 'node:fs';
+// kept once (the second copy of a record is recognised by its bytes: seen-records.ts), so a lost
+// index, a lost bucket or a lost segment loses nothing the other copy holds. Only once the
+// transaction is committed is the old journal renamed aside (`journal.taken-over-<time>`), never
+// deleted: the user removes it. A line that cannot be read is kept in `unreadable`: any key may be
+// in it, so money commands refuse until a person has looked (`cardctl ops verify`). Run again over
+// the same files, it adds nothing. Straight on node:sqlite (the takeover is SQLite's only): the
+// rows are written by takeover-load.ts, and the outcomes that need the whole fold folded here.
+import { isUtf8 } from 'node:buffer';
+import { existsSync, readdirSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { decodeLine, isDamaged, parseRecord, type DamagedLine } from './old-lines.js';
-import type { RawRecord } from './records.js';
-import type { BulkTarget, SqliteJournal } from './sqlite.js';
+import type { DatabaseSync } from 'node:sqlite';
+import { crc32 } from 'node:zlib';
+import { keepHeapSmall } from '../heap.js';
+import { checkedCrc, eachLine, isBlank, isDamaged, parseRecord } from './old-lines.js';
+import { entriesOf, type RawRecord } from './records.js';
+import { SeenRecords } from './seen-records.js';
+import { TakeoverLoad } from './takeover-load.js';
 
 /** What a takeover found and did. */
 export interface TakeoverReport {
@@ -60,90 +67,40 @@ function folderFiles(dir: string): string[] {
 /** The longest text of an unreadable line kept for `ops verify` (a line of megabytes is cut). */
 const SHOWN = 4096;
 
-/** The lines of a file as records, or what is wrong with each (a folder journal's lines carry a checksum); read 4 MiB at a time. */
-function* recordsOf(file: string, checksummed: boolean): Generator<{ text: string; r: RawRecord | DamagedLine }> {
-  for (const line of linesOf(file)) {
-    if (line.trim() === '') continue;
-    const r = checksummed ? decodeLine(line) : parseRecord(line);
-    if (isDamaged(r)) yield { text: r.text.slice(0, SHOWN), r: { ...r, text: r.text.slice(0, SHOWN) } };
-    else yield { text: checksummed ? line.slice(9) : line, r };
-  }
-}
-
-/** A file's lines, read a piece at a time (an hour of a busy key can be larger than one string may be). */
-function* linesOf(file: string): Generator<string> {
-  const fd = openSync(file, 'r');
-  try {
-    const buf = Buffer.allocUnsafe(4 << 20);
-    let rest: Buffer = Buffer.alloc(0);
-    for (;;) {
-      const n = readSync(fd, buf, 0, buf.length, null);
-      const chunk = rest.length ? Buffer.concat([rest, buf.subarray(0, n)]) : buf.subarray(0, n);
-      let start = 0;
-      for (let nl = chunk.indexOf(0x0a); nl >= 0; nl = chunk.indexOf(0x0a, start)) {
-        yield chunk.toString('utf8', start, nl);
-        start = nl + 1;
-      }
-      rest = Buffer.from(chunk.subarray(start));
-      if (n === 0) {
-        if (rest.length) yield rest.toString('utf8'); // a last line without its newline (a write cut short: its checksum says so)
-        return;
-      }
-    }
-  } finally {
-    closeSync(fd);
-  }
-}
+/** SQLite's page cache while the takeover's one transaction is written (its default: 2 MiB). */
+const CACHE_KIB = 64 * 1024;
 
 /**
- * Takes over every old journal beside `stateFolder` into `db`, in one transaction; returns what
- * it did, or undefined when there was nothing to take over. `foldKeys`: recomputes which
- * operations of these keys have an unknown outcome (the journal's own fold).
+ * Takes over every old journal beside `stateFolder` into `db` (the caller gives it a long busy
+ * timeout: another process may be taking over the same files), in one transaction; returns what
+ * it did, or undefined when there was nothing to take over.
  */
-export async function takeOver(
-  db: SqliteJournal,
-  stateFolder: string,
-  foldKeys: (keys: string[]) => Promise<void>,
-): Promise<TakeoverReport | undefined> {
+export function takeOver(db: DatabaseSync, stateFolder: string): TakeoverReport | undefined {
   const from = oldJournals(stateFolder);
   if (from.length === 0) return undefined;
   const started = Date.now();
-  let records = 0;
-  let unreadable = 0;
-  db.setBusyTimeout(10 * 60_000); // another process taking over the same files: wait for it
+  keepHeapSmall(); // two million lines, each alive a moment: V8's heap otherwise grew to 180 MiB of them
+  // into an empty journal, with a rollback journal instead of the WAL: the rows are written once, into the file,
+  // instead of into the WAL and again into the file (at a million operations 18 s against 32 s). Atomic all the same:
+  // killed in the middle, the next opening rolls it back. Where another process has the journal open it stays WAL.
+  const rollback = isEmpty(db) && journalMode(db, 'delete') === 'delete';
+  db.exec('BEGIN IMMEDIATE');
+  let counts: { records: number; unreadable: number } | undefined;
   try {
-    await db.transaction(async () => {
-      if (oldJournals(stateFolder).length === 0) return; // another process took them over meanwhile
-      await db.bulkLoad(
-        async (to) => {
-          for (const old of from) {
-            const files = old.endsWith('.ndjson') ? [old] : folderFiles(old);
-            for (const file of files) {
-              const checksummed = !old.endsWith('.ndjson');
-              const lost = file.endsWith('damaged.ndjson');
-              for (const { text, r } of recordsOf(file, checksummed)) {
-                if (isDamaged(r) || lost) {
-                  unreadable++;
-                  await db.addUnreadable(
-                    file,
-                    isDamaged(r) ? r.why : 'unreadable in an older takeover',
-                    isDamaged(r) ? r.text : text,
-                  );
-                } else {
-                  records++;
-                  await db.put(r, text, to);
-                }
-              }
-            }
-          }
-        },
-        from.length === 1 && from[0]!.endsWith('.ndjson'),
-      );
-      await foldKeys(await db.keysToFold());
-    });
+    // another process took them over while this one waited for the write lock: nothing left to do
+    counts = oldJournals(stateFolder).length === 0 ? undefined : load(db, from);
+    db.exec('COMMIT');
+  } catch (err) {
+    try {
+      db.exec('ROLLBACK');
+    } catch {
+      // SQLite rolled it back itself (a full disk, say)
+    }
+    throw err;
   } finally {
-    db.setBusyTimeout(15_000);
+    if (rollback) journalMode(db, 'wal'); // (another process's opening makes it WAL too, if this one cannot now)
   }
+  if (!counts) return undefined;
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const movedTo: string[] = [];
   for (const old of from) {
@@ -152,5 +109,105 @@ export async function takeOver(
     renameSync(old, aside);
     movedTo.push(aside);
   }
-  return { from, records, unreadable, movedTo, ms: Date.now() - started };
+  return { from, ...counts, movedTo, ms: Date.now() - started };
+}
+
+const isEmpty = (db: DatabaseSync): boolean =>
+  db.prepare('SELECT 1 AS one FROM operations UNION ALL SELECT 1 FROM answers LIMIT 1').get() === undefined;
+
+/** Sets SQLite's journal mode, if it can; returns the mode it is in. */
+function journalMode(db: DatabaseSync, mode: 'delete' | 'wal'): string {
+  try {
+    return (db.prepare(`PRAGMA journal_mode = ${mode}`).get() as { journal_mode: string }).journal_mode;
+  } catch {
+    return '';
+  }
+}
+
+/** Every line of the old journals into the tables, the outcomes folded; in the caller's transaction. */
+function load(db: DatabaseSync, from: readonly string[]): { records: number; unreadable: number } {
+  const empty = isEmpty(db);
+  const folder = from.some((f) => !f.endsWith('.ndjson'));
+  // a record read twice is kept once: the folder's two copies (or the old file beside it) recognised by their bytes;
+  // a journal that held operations already looks each one up (takeover-load.ts)
+  const seen = empty && (folder || from.length > 1) ? new SeenRecords() : undefined;
+  db.exec(`PRAGMA cache_size = -${CACHE_KIB}`);
+  try {
+    const to = new TakeoverLoad(db, empty, !folder);
+    const keep = db.prepare('INSERT INTO unreadable (source, why, text) VALUES (?, ?, ?)');
+    let records = 0;
+    let unreadable = 0;
+    const cannotRead = (file: string, why: string, text: string) => {
+      unreadable++;
+      keep.run(file, why, text.slice(0, SHOWN));
+    };
+    for (const old of from)
+      for (const file of old.endsWith('.ndjson') ? [old] : folderFiles(old)) {
+        const checksummed = !old.endsWith('.ndjson');
+        const lost = file.endsWith('damaged.ndjson'); // what an older takeover of the folder could not read
+        eachLine(file, (buf, start, end) => {
+          if (isBlank(buf, start, end)) return;
+          const line = () => buf.toString('utf8', start, Math.min(end, start + 4 * SHOWN));
+          let json = start;
+          let crc: number | undefined;
+          if (checksummed) {
+            crc = checkedCrc(buf, start, end);
+            if (crc === undefined) return cannotRead(file, 'checksum mismatch', line());
+            json = start + 9;
+          } else crc = crc32(buf.subarray(start, end));
+          if (!lost && seen?.has(buf, json, end, crc)) return; // the other copy of a record taken already
+          const text = buf.toString('utf8', json, end);
+          if (!isUtf8(buf.subarray(json, end))) crc = crc32(text); // (stored as read, its invalid bytes replaced: its checksum is the text's)
+          const r = parseRecord(text);
+          if (isDamaged(r)) return cannotRead(file, r.why, r.text);
+          if (lost) return cannotRead(file, 'unreadable in an older takeover', text);
+          records++;
+          to.add(r, text, crc);
+          seen?.add(buf, json, end, crc);
+        });
+      }
+    fold(db, to.finish());
+
+    return { records, unreadable };
+  } finally {
+    db.exec('PRAGMA cache_size = -2000');
+  }
+}
+
+/** Keys folded a page at a time: every operation of each marked unknown or known as its records' fold says. */
+const FOLD_PAGE = 256;
+
+/** Sets each operation of these keys unknown or known, as the fold of the key's records says (records.ts: a later send may resolve an earlier one). */
+function fold(db: DatabaseSync, keys: readonly string[]): void {
+  if (keys.length === 0) return;
+  const read = db.prepare(
+    `SELECT o.idempotency_key AS k, o.seq AS seq, o.record AS op, a.record AS answer
+     FROM operations o INDEXED BY operations_by_key LEFT JOIN answers a ON a.op_id = o.id
+     WHERE o.idempotency_key IN (SELECT value FROM json_each(?)) ORDER BY o.seq, a.seq`,
+  );
+  const mark = db.prepare(
+    'UPDATE operations SET unknown = ? WHERE id IN (SELECT value FROM json_each(?)) AND unknown <> ?',
+  );
+  for (let i = 0; i < keys.length; i += FOLD_PAGE) {
+    const byKey = new Map<string, RawRecord[]>();
+    let last: number | undefined;
+    for (const row of read.all(JSON.stringify(keys.slice(i, i + FOLD_PAGE))) as Array<{
+      k: string;
+      seq: number;
+      op: string;
+      answer: string | null;
+    }>) {
+      let records = byKey.get(row.k);
+      if (!records) byKey.set(row.k, (records = []));
+      if (row.seq !== last) records.push(JSON.parse(row.op) as RawRecord); // (each was read and checked as it was taken over)
+      last = row.seq;
+      if (row.answer !== null) records.push(JSON.parse(row.answer) as RawRecord);
+    }
+    const unknown: string[] = [];
+    const known: string[] = [];
+    for (const records of byKey.values())
+      for (const e of entriesOf(records)) (e.outcome === 'unknown' ? unknown : known).push(e.id);
+    if (unknown.length) mark.run(1, JSON.stringify(unknown), 1);
+    if (known.length) mark.run(0, JSON.stringify(known), 0);
+  }
 }
