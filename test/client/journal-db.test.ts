@@ -110,6 +110,49 @@ describe('taking over an older file journal', () => {
     expect(readdirSync(state(s)).some((f) => f.startsWith('journal.taken-over-'))).toBe(true);
   });
 
+  it('answers far from their operation, a key sent twice, and the folder journal read twice over: each record kept once, every count and outcome as the records say', async () => {
+    const { s, text } = withOldFile(2000, Date.now() - 3 * 86_400_000);
+    const lines = text.trim().split('\n');
+    const parsed = lines.map((l) => JSON.parse(l) as { type: string; id: string; idempotency_key?: string });
+    const idOf = (key: string) => parsed.find((r) => r.idempotency_key === key)!.id;
+    // the answers of gen-1 .. gen-99 written after everything else (far past any window of held operations)
+    const late = new Set(Array.from({ length: 99 }, (_, i) => idOf(`gen-${i + 1}`)));
+    const moved = lines.filter((_, i) => parsed[i]!.type === 'outcome' && late.has(parsed[i]!.id));
+    // gen-7 (answered) and gen-14 (never answered: every 7th) sent again later, the second send answered
+    const resend = (key: string, id: string) =>
+      lines[parsed.findIndex((r) => r.idempotency_key === key)]!.replace(/"id":"op_[0-9a-f]+"/, `"id":"${id}"`);
+    const outcome = (id: string) => moved[0]!.replace(/"id":"op_[0-9a-f]+"/, `"id":"${id}"`);
+    const extra = [resend('gen-7', 'op_aaaaaaaaaaa7'), resend('gen-14', 'op_aaaaaaaaaa14'), outcome('op_aaaaaaaaaa14')];
+    const file = [...lines.filter((l) => !moved.includes(l)), ...moved, ...extra].join('\n') + '\n';
+    writeFileSync(join(state(s), 'operations.ndjson'), file);
+    expect((await s.cli(['ops', 'list', '--limit', '1'])).code).toBe(0);
+    // every 7th unanswered, gen-7 sent again unanswered (one more), gen-14's first send resolved by its second (the same operation, answered)
+    const unknown = Math.ceil(2000 / 7) + 1 - 1;
+    expect((await s.cli(['doctor'])).stdout).toContain(`2002 operations, ${unknown} unresolved`);
+    const gen1 = json(await s.cli(['ops', 'show', 'gen-1', '--json']));
+    expect(gen1).toMatchObject({ outcome: 'resolved', status: 200 });
+    expect(gen1.outcomes).toHaveLength(1);
+    const sends14 = json(await s.cli(['ops', 'list', '--key', 'gen-14', '--json'])).data as Array<{ outcome: string }>;
+    expect(sends14.map((e) => e.outcome)).toEqual(['resolved', 'resolved']);
+    expect((json(await s.cli(['ops', 'list', '--key', 'gen-7', '--json'])).data as unknown[]).length).toBe(2);
+
+    // the same records as the folder journal kept them (each in its key's bucket and its hour's segment)
+    const f = sandbox();
+    mkdirSync(state(f), { recursive: true, mode: 0o700 });
+    writeFolderJournal(
+      state(f),
+      file
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    );
+    const took = await f.cli(['ops', 'list', '--limit', '1']);
+    expect(took.stderr).toMatch(/Took over the older journal .*journal: 3717 records/);
+    expect((await f.cli(['doctor'])).stdout).toContain(`2002 operations, ${unknown} unresolved`);
+    expect(json(await f.cli(['ops', 'show', 'gen-1', '--json'])).outcomes).toHaveLength(1);
+    expect(json(await f.cli(['ops', 'verify', '--json']))).toMatchObject({ ok: true });
+  });
+
   it('killed (SIGKILL) in the middle: nothing half-done, the old file as it was; the next command takes every record over', async () => {
     const { s, text } = withOldFile(200_000);
     const child = j.track(
