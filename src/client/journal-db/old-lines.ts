@@ -4,7 +4,7 @@
 // line's checksum is computed on its bytes (never twice), and a line a takeover already holds is
 // recognised before it is decoded (src/client/journal-db/seen-records.ts). A damaged line
 // (checksum, JSON, or shape) is reported as such, never read as another record nor skipped.
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 
 import type { DamagedLine, RawRecord } from './records.js';
@@ -21,7 +21,7 @@ export const isDamaged = (r: RawRecord | DamagedLine): r is DamagedLine => (r as
 export function eachLine(file: string, line: (buf: Buffer, start: number, end: number) => void): void {
   const fd = openSync(file, 'r');
   try {
-    let buf = Buffer.allocUnsafe(4 << 20);
+    let buf = Buffer.allocUnsafe(Math.min(4 << 20, fstatSync(fd).size + 1)); // (a folder journal is thousands of small files)
     let kept = 0; // the bytes of a line begun in the piece before, moved to the start of buf
     for (;;) {
       if (kept === buf.length) buf = Buffer.concat([buf, Buffer.allocUnsafe(buf.length)]); // a line longer than buf (an hour of a busy key can be)
