@@ -39,12 +39,6 @@ export interface SentColumns extends OpRef {
   body_sha256: string;
 }
 
-/** Where put() writes what comes after an operation (a takeover's bulk load appends without looking). */
-export interface BulkTarget {
-  insertAnswer: (opId: string, record: string) => Promise<unknown> | void;
-  compactOp: (id: string, record: string) => Promise<void> | void;
-}
-
 /** A key's second way in (its own index): 52 bits of its SHA-256. */
 export const keyDigest = (key: string): number => Number.parseInt(hash('sha256', key, 'hex').slice(0, 13), 16); // one-shot: no Hash object a key
 
@@ -114,33 +108,6 @@ export class JournalTables {
       ],
     );
     return changes > 0;
-  }
-
-  /**
-   * One record as read from another journal (an old file journal's line, another database's row):
-   * an op or a compacted op becomes a row of operations, any later record a row of answers. The
-   * same record twice is kept once. Returns whether it added an operation.
-   */
-  async put(r: RawRecord, text: string, to: BulkTarget = this): Promise<boolean> {
-    if (r.type === 'op' || r.type === 'compact') {
-      const added = await this.insertOp(
-        {
-          id: r.id,
-          idempotency_key: r.idempotency_key as string,
-          time: r.time as string,
-          key_id: (r.key_id as string | undefined) ?? null,
-          method: r.method as string,
-          path: r.path as string,
-          body_sha256: r.body_sha256 as string,
-          record: text,
-        },
-        r.type === 'op',
-      );
-      if (r.type === 'compact') await to.compactOp(r.id, text); // the compacted form stands for the op and its answers
-      return added;
-    }
-    if (r.type === 'outcome' || r.type === 'resolution') await to.insertAnswer(r.id, text);
-    return false; // (`id` lines of the old id index say nothing the records do not)
   }
 
   /**
@@ -326,16 +293,6 @@ export class JournalTables {
     );
     if (row && !keys.includes(row.k) && checked(row.record, row.crc, row.k)) return; // (checked throws on a damaged one)
     throw damaged(keys[0]!, 'its two indexes disagree');
-  }
-
-  /** Keys whose operations' outcomes need the whole fold: several sends of one key, or an answer that learned nothing. */
-  async keysToFold(): Promise<string[]> {
-    const rows = await this.q.all<{ k: string }>(
-      `SELECT idempotency_key AS k FROM operations GROUP BY idempotency_key HAVING count(*) > 1
-         UNION SELECT o.idempotency_key FROM answers a JOIN operations o ON o.id = a.op_id
-         WHERE a.record LIKE '%"outcome":"unknown"%'`,
-    );
-    return rows.map((r) => r.k);
   }
 
   /** Whether any idempotency key starts with `prefix` (one step of the key index). */
