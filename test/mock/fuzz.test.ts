@@ -350,7 +350,7 @@ describe('fuzz', () => {
 
     // Still serving normal traffic.
     expectOk(await apiCall(mock, { method: 'GET', path: '/customers' }));
-  });
+  }, 180_000); // 10,000 requests: about 50 s on a busy 2-core machine
 
   it('1,500 junk control-plane calls with the right token: no 5xx, JSON envelope, still serving', async () => {
     const r = prng(SEED + 1);
