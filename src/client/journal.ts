@@ -16,13 +16,7 @@ import { CardctlError, usageError } from '../errors.js';
 import { compactOf, entriesOf } from './journal-db/records.js';
 import { SqliteJournal, type OpRef, type SentColumns } from './journal-db/sqlite.js';
 import type { JournalTables } from './journal-db/tables.js';
-import {
-  closeSharedJournals,
-  PostgresJournal,
-  prewarm,
-  sharedJournal,
-  sharedTablesExist,
-} from './journal-db/postgres.js';
+import { PostgresJournal, prewarm, sharedJournal, sharedTablesExist } from './journal-db/postgres.js';
 import { journalPlace, type PostgresTarget } from './journal-db/target.js';
 import { postgresError } from './journal-db/postgres-errors.js';
 import { damagedJournal, sqliteError } from './journal-db/sqlite-errors.js';
@@ -616,7 +610,7 @@ export class Journal {
     return this.serial(async (db) => db.known.get('last_compaction'));
   }
 
-  /** Commits what waits, and closes a local file (a shared journal's connection serves the whole process: closeJournals ends it). */
+  /** Commits what waits, and closes a local file (a shared journal's connection serves the whole process: the command's end closes it, src/client/exiting.ts). */
   async close(): Promise<void> {
     await this.group.flush();
     await this.queue;
@@ -625,9 +619,6 @@ export class Journal {
     if (store && !this.shared) await (await store.catch(() => undefined))?.close();
   }
 }
-
-/** Ends this process's connections to shared journals (a command's last step: the server told, not left to notice). */
-export const closeJournals = closeSharedJournals;
 
 async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];

@@ -17,6 +17,20 @@ let pg: Postgres;
 let mock: MockHandle;
 const sandboxes: Sandbox[] = [];
 
+/** A machine of the fleet: its own (new) state folder, the mock's test key, the shared journal at `url`. */
+function machine(url: string) {
+  const sb = makeSandbox();
+  sandboxes.push(sb);
+  const env = {
+    CARDCTL_API_KEY: mock.keys.test.keyId,
+    CARDCTL_API_SECRET: mock.keys.test.secret,
+    CARDCTL_BASE_URL: mock.baseUrl,
+    CARDCTL_MODE: 'test',
+    CARDCTL_JOURNAL_URL: url,
+  };
+  return { sb, run: (args: string[]) => sb.run(args, { env, timeoutMs: 60_000 }) };
+}
+
 describe.runIf(withPostgres)('--dry-run with a shared journal', () => {
   beforeAll(async () => {
     pg = await startPostgres();
@@ -30,19 +44,7 @@ describe.runIf(withPostgres)('--dry-run with a shared journal', () => {
 
   it("a fresh runner's dry run of what another machine sent: every row answered from the shared journal, nothing sent or recorded", async () => {
     const url = await pg.createDatabase('journal_dry');
-    const machine = () => {
-      const sb = makeSandbox();
-      sandboxes.push(sb);
-      const env = {
-        CARDCTL_API_KEY: mock.keys.test.keyId,
-        CARDCTL_API_SECRET: mock.keys.test.secret,
-        CARDCTL_BASE_URL: mock.baseUrl,
-        CARDCTL_MODE: 'test',
-        CARDCTL_JOURNAL_URL: url,
-      };
-      return { sb, run: (args: string[]) => sb.run(args, { env, timeoutMs: 60_000 }) };
-    };
-    const [a, b] = [machine(), machine()];
+    const [a, b] = [machine(url), machine(url)];
     const card = (await activeCard(mock, { amount: 100 })).id as string;
     const file = join(a.sb.dir, 'rows.csv');
     writeFileSync(file, `card_id,amount\n${card},1\n${card},2\n`);
@@ -67,16 +69,7 @@ describe.runIf(withPostgres)('--dry-run with a shared journal', () => {
   });
 
   it('a dry run against a database no cardctl used yet leaves it as it is: no schema made, the operation would be sent', async () => {
-    const url = await pg.createDatabase('journal_untouched');
-    const sb = makeSandbox();
-    sandboxes.push(sb);
-    const env = {
-      CARDCTL_API_KEY: mock.keys.test.keyId,
-      CARDCTL_API_SECRET: mock.keys.test.secret,
-      CARDCTL_BASE_URL: mock.baseUrl,
-      CARDCTL_MODE: 'test',
-      CARDCTL_JOURNAL_URL: url,
-    };
+    const m = machine(await pg.createDatabase('journal_untouched'));
     const card = (await activeCard(mock, { amount: 100 })).id as string;
     const schema = () =>
       pg.psql("SELECT count(*) FROM pg_namespace WHERE nspname = 'cardctl_journal'", 'journal_untouched');
@@ -84,26 +77,27 @@ describe.runIf(withPostgres)('--dry-run with a shared journal', () => {
     const sent = await apiRequestsDuring(
       mock,
       async () =>
-        (r = await sb.run(
-          ['cards', 'recharge', card, '--amount', '5', '--idempotency-key', 'dry-1', '--dry-run', '--json'],
-          {
-            env,
-            timeoutMs: 60_000,
-          },
-        )),
+        (r = await m.run([
+          'cards',
+          'recharge',
+          card,
+          '--amount',
+          '5',
+          '--idempotency-key',
+          'dry-1',
+          '--dry-run',
+          '--json',
+        ])),
     );
     expect(r.code, r.stderr).toBe(0);
     expect(sent).toBe(0);
     expect(JSON.parse(r.stdout).money.decision).toBe('send');
     expect((await schema()).trim()).toBe('0');
-    const show = await sb.run(['ops', 'replay', 'dry-1', '--dry-run'], { env, timeoutMs: 60_000 });
+    const show = await m.run(['ops', 'replay', 'dry-1', '--dry-run']);
     expect(show.code, show.stderr).toBe(4); // not found: there is no journal there yet
     expect(show.stderr).toContain('/journal_untouched'); // the shared journal named, not a local file
     expect((await schema()).trim()).toBe('0');
-    const real = await sb.run(['cards', 'recharge', card, '--amount', '5', '--idempotency-key', 'dry-1'], {
-      env,
-      timeoutMs: 60_000,
-    });
+    const real = await m.run(['cards', 'recharge', card, '--amount', '5', '--idempotency-key', 'dry-1']);
     expect(real.code, real.stderr).toBe(0); // the real run makes it
     expect((await schema()).trim()).toBe('1');
   });

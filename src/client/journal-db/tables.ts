@@ -42,6 +42,21 @@ export interface SentColumns extends OpRef {
 /** A key's second way in (its own index): 52 bits of its SHA-256. */
 export const keyDigest = (key: string): number => Number.parseInt(hash('sha256', key, 'hex').slice(0, 13), 16); // one-shot: no Hash object a key
 
+/** The columns an operation is looked up by, from its record (an op or a compacted op), in the tables' order: id, idempotency_key, key_digest, time, key_id, method, path, body_sha256. */
+export function lookupColumns(r: RawRecord): Array<string | number | null> {
+  const key = r.idempotency_key as string;
+  return [
+    r.id,
+    key,
+    keyDigest(key),
+    r.time as string,
+    (r.key_id as string | undefined) ?? null,
+    r.method as string,
+    r.path as string,
+    r.body_sha256 as string,
+  ];
+}
+
 /** A stored record parsed and its shape checked against its CRC-32: a damaged one is said, never read as another or skipped. */
 function checked(text: string, crc: number, key: string): RawRecord {
   if (crc32(text) !== Number(crc)) throw damaged(key, 'its checksum does not match');
@@ -161,22 +176,8 @@ export class JournalTables {
         `INSERT INTO operations (id, idempotency_key, key_digest, time, key_id, method, path, body_sha256, unknown, compacted, record, crc)
          VALUES ${page.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')} ON CONFLICT (id) DO NOTHING`,
         page.flatMap(({ r, text }) => {
-          const key = r.idempotency_key as string;
           const compact = r.type === 'compact' ? 1 : 0;
-          return [
-            r.id,
-            key,
-            keyDigest(key),
-            r.time as string,
-            (r.key_id as string | undefined) ?? null,
-            r.method as string,
-            r.path as string,
-            r.body_sha256 as string,
-            1 - compact,
-            compact,
-            text,
-            crc32(text),
-          ];
+          return [...lookupColumns(r), 1 - compact, compact, text, crc32(text)];
         }),
       );
     }

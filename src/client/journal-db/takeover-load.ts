@@ -17,7 +17,7 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { RawRecord } from './records.js';
 import { indexSql } from './schema.js';
 import { OpIds } from './seen-records.js';
-import { keyDigest } from './tables.js';
+import { lookupColumns } from './tables.js';
 
 /** Operations held before they are written (an answer within this many operations after its own is counted in memory). */
 const WINDOW = 512;
@@ -52,24 +52,8 @@ const OP_VALUES = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 
 /** The values of an operation's row, in OP_COLUMNS' order. */
 function opValues(o: HeldOp): Array<string | number | null> {
-  const r = o.r;
-  const key = r.idempotency_key as string;
   const answers = o.compacted ? 0 : o.answers.length;
-  return [
-    r.id,
-    key,
-    keyDigest(key),
-    r.time as string,
-    (r.key_id as string | undefined) ?? null,
-    r.method as string,
-    r.path as string,
-    r.body_sha256 as string,
-    o.compacted || answers > 0 ? 0 : 1,
-    o.compacted ? 1 : 0,
-    answers,
-    o.text,
-    o.crc,
-  ];
+  return [...lookupColumns(o.r), o.compacted || answers > 0 ? 0 : 1, o.compacted ? 1 : 0, answers, o.text, o.crc];
 }
 
 export class TakeoverLoad {
