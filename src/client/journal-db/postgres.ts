@@ -90,6 +90,8 @@ class PostgresRunner implements SqlRunner {
   /** how many times the connection ended and a new one answered while keys were held */
   reconnects = 0;
   private inTransaction = false;
+  /** the statements waiting, told when a new connection's socket is refused (the package would keep them for its next try) */
+  private readonly waiting = new Set<(err: unknown) => void>();
 
   constructor(private readonly target: PostgresTarget) {
     this.waitMs = (target.connectTimeoutS + 20) * 1000;
@@ -127,6 +129,9 @@ class PostgresRunner implements SqlRunner {
     const socket = host.startsWith('/') ? connectTcp(`${host}/.s.PGSQL.${port}`) : connectTcp(port, host);
     socket.setKeepAlive(true, 10_000);
     socket.setNoDelay(true);
+    socket.once('error', (err) => {
+      if (socket.connecting) for (const refused of this.waiting) refused(err); // a server gone (stopped, unreachable): said now, not after waitMs
+    });
     this.socket = socket;
     if (this.out === 0) socket.unref();
     return socket;
@@ -138,12 +143,17 @@ class PostgresRunner implements SqlRunner {
     this.out++;
     this.socket?.ref();
     let timer: NodeJS.Timeout | undefined;
+    let refused: ((err: unknown) => void) | undefined;
     try {
       const sql = await this.connection();
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(this.timedOut()), this.waitMs);
       });
-      const got = await Promise.race([fn(sql), timeout]);
+      const unreachable = new Promise<never>((_, reject) => {
+        refused = (err) => reject(this.unreachable(err));
+        this.waiting.add(refused);
+      });
+      const got = await Promise.race([fn(sql), timeout, unreachable]);
       this.sawReconnect();
       return got;
     } catch (err) {
@@ -155,8 +165,16 @@ class PostgresRunner implements SqlRunner {
       throw failure;
     } finally {
       clearTimeout(timer);
+      if (refused) this.waiting.delete(refused);
       if (--this.out === 0) this.socket?.unref();
     }
+  }
+
+  /** The server refused a new connection: this one is not used again (the statements the package holds are dropped, never run later). */
+  private unreachable(err: unknown): PostgresFailure {
+    this.failed ??= new PostgresFailure(described(err), this.target);
+    void this.sql?.then((sql) => sql.end({ timeout: 0 })).catch(() => {});
+    return this.failed;
   }
 
   /** What the server did with a statement that got no answer cannot be known: this connection is not used again. */
