@@ -59,6 +59,7 @@ async function main() {
     argv,
     pathToFileURL(fast.manifest ?? join(root, 'oclif.manifest.json')),
     fast.load,
+    fast.startJournal,
   );
   if (fastPathRan) return;
   // oclif: help, usage errors, unknown commands. The hook where an unknown command falls through.
@@ -84,7 +85,26 @@ function loadBundle() {
     // a command the bundles do not have yet (dist/ built without scripts/build-bundle.mjs): dist/'s
     return commands?.[rel] ? commands[rel]() : import(pathToFileURL(join(root, rel)).href);
   };
-  return { tryFastPath, manifest: join(bundles, 'manifest.json'), load };
+  return { tryFastPath, manifest: join(bundles, 'manifest.json'), load, startJournal };
+}
+
+/**
+ * A shared journal's connection, started before the command's script is compiled (the server
+ * makes the session meanwhile; src/client/journal-db/early-connection.ts), when `--journal` or
+ * CARDCTL_JOURNAL_URL names one. Once its socket is made (the package makes it on a timer), one
+ * turn of the event loop lets its first message out (the socket writes when the loop sees it connected).
+ */
+async function startJournal(flag) {
+  const chosen = flag || process.env.CARDCTL_JOURNAL_URL?.trim(); // target.ts's chooseJournal
+  if (!/^postgres(ql)?:\/\//i.test(chosen ?? '')) return; // the local journal
+  let socketMade;
+  try {
+    socketMade = runScript('journal-early.cjs', 'journal-early').connectEarly({ flag, env: process.env });
+  } catch {
+    return; // a build without it: the journal connects when it opens
+  }
+  await socketMade;
+  await new Promise((resolve) => setImmediate(resolve));
 }
 
 /**

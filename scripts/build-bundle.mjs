@@ -96,6 +96,46 @@ const result = await build({
   logLevel: 'warning',
   plugins: [plugin],
 });
+// node:tls for the postgres package, loaded at its first use: the package loads it at the start, and
+// loading it costs a command more than the rest of the package (measured: 30 ms on Node 24 here,
+// and a thread reading the certificate store), when most shared journals on a private network or
+// loopback are never asked for TLS.
+const tlsWhenUsed = {
+  name: 'tls-when-used',
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?tls$/ }, (args) =>
+      args.importer.includes(`${join('node_modules', 'postgres')}`)
+        ? { path: 'tls', namespace: 'tls-when-used' }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'tls-when-used' }, () => ({
+      contents: "module.exports = { connect: (...args) => process.getBuiltinModule('node:tls').connect(...args) };",
+      loader: 'js',
+    }));
+  },
+};
+
+// The shared journal's connection started before the command's script is compiled (bin/run.js,
+// src/client/journal-db/early-connection.ts): a script like the topics' (run with its code cache),
+// the postgres package inside, read only when a shared journal is named.
+const early = await build({
+  entryPoints: [join(root, 'dist', 'client', 'journal-db', 'early-connection.js')],
+  outfile: join(outdir, 'journal-early.cjs'),
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node22',
+  banner: {
+    js: `/*cardctl-bundle ${HASH}*/ (function (exports, require, module, __filename, __dirname, __cardctlImport) {`,
+  },
+  footer: { js: '})' },
+  legalComments: 'none',
+  write: false,
+  logLevel: 'warning',
+  plugins: [tlsWhenUsed],
+});
+// (of the same build as the topics' scripts: a run's code cache files of another build are removed)
+result.outputFiles.push(...early.outputFiles);
 const hash = createHash('sha256');
 for (const { text } of result.outputFiles) hash.update(text);
 const buildId = hash.digest('hex').slice(0, 16);
@@ -134,7 +174,9 @@ await build({
   target: 'node22',
   outfile: join(outdir, 'journal-postgres.mjs'),
   logLevel: 'warning',
+  plugins: [tlsWhenUsed],
 });
+
 const size = result.outputFiles.reduce((n, f) => n + f.contents.length, 0);
 console.log(
   `build-bundle: dist/bundle/, the fast path and ${Object.keys(topics).length} topics' scripts, ${(size / 1024).toFixed(0)} KiB (${Date.now() - t0} ms)`,

@@ -197,16 +197,21 @@ interface FastCommand {
 /** Loads a command module by its path in the package (the manifest's relativePath, e.g. `dist/commands/cards/get.js`). */
 export type CommandLoader = (relativePath: string) => Promise<unknown>;
 
+/** Starts what a command of the journal will need before its code loads (bin/run.js: a shared journal's connection), given its `--journal`. */
+export type JournalStarter = (journalFlag: string | undefined) => Promise<void>;
+
 /**
  * Runs the command and returns true, or returns false to hand the command line to oclif
  * (before anything of the command was loaded). `CARDCTL_NO_FAST_PATH=1` always hands over.
  * `load` imports the command module: by default the file at its path from the manifest's folder;
- * bin/run.js passes one that takes it from the start-up bundles (scripts/build-bundle.mjs).
+ * bin/run.js passes one that takes it from the start-up bundles (scripts/build-bundle.mjs), and
+ * `startJournal`, called for a command that has `--journal` (the commands of the journal) first.
  */
 export async function tryFastPath(
   argv: string[],
   manifestUrl: URL,
   load: CommandLoader = (rel) => import(new URL(rel, manifestUrl).href),
+  startJournal?: JournalStarter,
 ): Promise<boolean> {
   if (!argv[0] || process.env.CARDCTL_NO_FAST_PATH) return false;
   let manifest: Manifest;
@@ -219,6 +224,8 @@ export async function tryFastPath(
   const relativePath = line && manifest.commands[line.id]!.relativePath;
   if (!line || !relativePath) return false;
   (globalThis as Record<symbol, unknown>)[FAST_PATH] = true;
+  if (startJournal && manifest.commands[line.id]!.flags.journal)
+    await startJournal(line.flags.journal as string | undefined);
   const { default: CommandClass } = (await load(relativePath.join('/'))) as {
     default: new (argv: string[], config: unknown) => FastCommand;
   };

@@ -7,6 +7,7 @@
 // anything was charged twice.
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, connect as connectTcp, createServer, type Socket } from 'node:net';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
@@ -419,6 +420,115 @@ describe.runIf(withPostgres)('a journal shared by two machines', () => {
     expect(wrong.code, wrong.stderr).toBe(2);
     expect(wrong.stderr).toContain('the password was refused');
     expect(wrong.stdout + wrong.stderr).not.toContain(canary);
+    expect(await cardBalance(mock, card)).toBe(before);
+  });
+});
+
+/** A TCP relay in front of the server that counts the connections made through it; `silent`: it takes them and never answers. */
+async function relay(to: { host: string; port: number }, silent = false) {
+  const sockets = new Set<Socket>();
+  let connections = 0;
+  const server = createServer((client) => {
+    connections++;
+    sockets.add(client);
+    client.on('error', () => {}).on('close', () => sockets.delete(client));
+    if (silent) return;
+    const upstream = connectTcp(to.port, to.host);
+    sockets.add(upstream);
+    upstream.on('error', () => client.destroy()).on('close', () => sockets.delete(upstream));
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    connections: () => connections,
+    /** connections still open through it */
+    open: () => [...sockets].filter((s) => !s.destroyed).length,
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+describe.runIf(withPostgres)("a shared journal's connection, started before the command's code loads", () => {
+  const relays: Array<{ close(): Promise<void> }> = [];
+  beforeAll(async () => {
+    pg = await startPostgres();
+    mock = (await startMock({ port: 0, seed: 36, providerLatencyMs: 0 })) as unknown as MockHandle;
+  }, 60_000);
+  afterAll(async () => {
+    for (const r of relays) await r.close();
+    await mock?.close();
+    await pg?.stop();
+  });
+
+  it("a money command makes one connection (the early one is the journal's), ends it when done, and records as before", async () => {
+    const url = new URL(await newJournal());
+    const r = await relay({ host: url.hostname, port: Number(url.port) });
+    relays.push(r);
+    url.port = String(r.port);
+    const m = machine(url.href);
+    const card = (await activeCard(mock)).id as string;
+    const before = await cardBalance(mock, card);
+    for (const [i, amount] of [711, 712].entries()) {
+      const done = await m.run([
+        'cards',
+        'recharge',
+        card,
+        '--amount',
+        String(amount),
+        '--idempotency-key',
+        `early-${amount}`,
+      ]);
+      expect(done.code, done.stderr).toBe(0);
+      expect(r.connections()).toBe(i + 1); // one connection a command, not an early one beside the journal's
+    }
+    expect(await cardBalance(mock, card)).toBe(before + 711 + 712);
+    // the same key again, within the API's 24 h: sent again and answered as the first (a third command, a third connection)
+    const again = await m.run(['cards', 'recharge', card, '--amount', '711', '--idempotency-key', 'early-711']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(await cardBalance(mock, card)).toBe(before + 711 + 712);
+    expect(r.connections()).toBe(3);
+    await expect.poll(() => r.open(), { timeout: 5_000 }).toBe(0); // each command ended its connection
+    // a command of the journal that is not a money command connects too (ops list reads it), and only once
+    const list = await m.run(['ops', 'list', '--all', '--json']);
+    expect(list.code, list.stderr).toBe(0);
+    expect(
+      JSON.parse(list.stdout)
+        .data.map((o: { idempotency_key: string }) => o.idempotency_key)
+        .sort(),
+    ).toEqual(['early-711', 'early-711', 'early-712']);
+    expect(r.connections()).toBe(4);
+    // a command without a journal opens none
+    expect((await m.run(['cards', 'get', card])).code).toBe(0);
+    expect(r.connections()).toBe(4);
+  });
+
+  it('a server that takes the connection and never answers does not hold a command that fails before using the journal; a money command still says it cannot reach it (exit 8)', async () => {
+    const silent = await relay({ host: '127.0.0.1', port: 1 }, true);
+    relays.push(silent);
+    const canary = 'pw-canary-early-5c1d';
+    const journal = `postgres://cardctl:${canary}@127.0.0.1:${silent.port}/journal`;
+    // a connection that would wait 10 minutes: the command is done long before (the run is killed after 60 s)
+    const m = machine(`${journal}?connect_timeout=600`);
+    const card = (await activeCard(mock)).id as string;
+    const before = await cardBalance(mock, card);
+    // no credentials: refused before the journal is used; the connection under way keeps nothing waiting
+    const noKey = await m.run(['cards', 'recharge', card, '--amount', '721'], {
+      CARDCTL_API_KEY: '',
+      CARDCTL_API_SECRET: '',
+    });
+    expect(noKey.code, noKey.stderr).toBe(2);
+    expect(noKey.stderr).toContain('no credentials');
+    expect(silent.connections()).toBe(1);
+    const r = await m.run(['cards', 'recharge', card, '--amount', '722'], {
+      CARDCTL_JOURNAL_URL: `${journal}?connect_timeout=2`,
+    });
+    expect(r.code, r.stderr).toBe(8);
+    expect(r.stderr).toContain(`postgres://cardctl@127.0.0.1:${silent.port}/journal`);
+    expect(r.stderr).toContain('nothing was sent');
+    for (const out of [noKey, r]) expect(out.stdout + out.stderr).not.toContain(canary);
     expect(await cardBalance(mock, card)).toBe(before);
   });
 });

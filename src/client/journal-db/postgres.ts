@@ -3,7 +3,9 @@
 // process, in the command's own thread (the postgres package, loaded only when a shared journal
 // is used), every statement bounded (connect_timeout + 20 s): a server that does not answer is a refusal
 // (exit 8), never a wait without end. The connection's socket keeps the process alive only while a
-// statement is out: a command that ends with the connection open exits at once.
+// statement is out: a command that ends with the connection open exits at once. The connection
+// (postgres-connection.ts) may have been started by bin/run.js before the command's code was
+// compiled (early-connection.ts): the journal takes it over.
 //
 // A key in flight is held across machines by a session advisory lock on that connection: taken
 // before the journal is read for the key, released after its outcome is recorded, and ended by
@@ -12,16 +14,19 @@
 // whose peer is gone after its TCP keepalives (both set at connect); a live holder pings meanwhile.
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { connect as connectTcp, type Socket } from 'node:net';
-import type postgresType from 'postgres';
 import type { Sql } from 'postgres';
 import { atCommandEnd } from '../exiting.js';
+import {
+  earlyConnections,
+  type Postgres,
+  PostgresConnection,
+  takeEarlyConnection,
+  targetKey,
+} from './postgres-connection.js';
 import { schemaSql, SCHEMA_VERSION } from './schema.js';
 import { forPostgres, type SqlRunner, type SqlValue } from './sql.js';
 import { JournalTables } from './tables.js';
-import { PG_SCHEMA, type PostgresTarget, type SslChoice } from './target.js';
-
-type Postgres = typeof postgresType;
+import { PG_SCHEMA, type PostgresTarget } from './target.js';
 
 /** What the server or the connection said of a failure: its words and codes, never the options. */
 export interface FailureDetail {
@@ -66,35 +71,23 @@ async function loadPostgres(): Promise<Postgres> {
   return mod as Postgres;
 }
 
-/** src/client/journal-db/target.ts's choice as Node's TLS options. */
-function tls(ssl: SslChoice): unknown {
-  if (typeof ssl !== 'object') return ssl;
-  const { verify, ...files } = ssl;
-  // verify-ca: the chain only; verify-full: the chain and the host name too (Node's default check)
-  return { ...files, rejectUnauthorized: true, ...(verify === 'ca' ? { checkServerIdentity: () => undefined } : {}) };
-}
-
 /** The statements of tables.ts over one connection (the journal runs one call at a time on it). */
 class PostgresRunner implements SqlRunner {
   readonly engine = 'postgres';
-  private sql: Promise<Sql> | undefined;
-  private socket: Socket | undefined;
-  private out = 0;
   private failed: PostgresFailure | undefined;
   private readonly waitMs: number;
   private ping: NodeJS.Timeout | undefined;
-  /** the connection ended since it was last used (the next statement opens a new one) */
-  private closed = false;
   /** keys held (advisory locks): while there are any, the connection says it is alive */
   private holdingKeys = 0;
   /** how many times the connection ended and a new one answered while keys were held */
   reconnects = 0;
   private inTransaction = false;
-  /** the statements waiting, told when a new connection's socket is refused (the package would keep them for its next try) */
-  private readonly waiting = new Set<(err: unknown) => void>();
+  private readonly conn: PostgresConnection;
 
+  /** On the connection bin/run.js started for this target, when there is one. */
   constructor(private readonly target: PostgresTarget) {
     this.waitMs = (target.connectTimeoutS + 20) * 1000;
+    this.conn = takeEarlyConnection(target) ?? new PostgresConnection(target, loadPostgres);
   }
 
   /** Connects now (the first statement then finds it made); a failure is said by that statement. */
@@ -102,58 +95,22 @@ class PostgresRunner implements SqlRunner {
     void this.run('SELECT 1').catch(() => {});
   }
 
-  private connection(): Promise<Sql> {
-    this.sql ??= loadPostgres().then((postgres) => {
-      const { url, ssl, ...rest } = this.target.options;
-      return postgres(url, {
-        ...rest,
-        ssl: tls(ssl as SslChoice),
-        max: 1,
-        onnotice: () => {},
-        onclose: () => void (this.closed = true),
-        socket: () => this.openSocket(),
-        // int8 (counts, row numbers, digests of 52 bits, CRC-32s) as numbers: all fit in a double
-        types: { bigint: { to: 20, from: [20], parse: (x: string) => Number(x), serialize: (x: number) => String(x) } },
-      } as never) as Sql;
-    });
-    return this.sql;
-  }
-
-  /**
-   * The connection's socket, held by the process only while a statement is out. Returned while it
-   * connects: the package writes its first message when it is given the socket (buffered until
-   * connected), and a refusal, or its connect_timeout, fails the statement waiting.
-   */
-  private openSocket(): Socket {
-    const { host, port } = this.target.options as unknown as { host: string; port: number };
-    const socket = host.startsWith('/') ? connectTcp(`${host}/.s.PGSQL.${port}`) : connectTcp(port, host);
-    socket.setKeepAlive(true, 10_000);
-    socket.setNoDelay(true);
-    socket.once('error', (err) => {
-      if (socket.connecting) for (const refused of this.waiting) refused(err); // a server gone (stopped, unreachable): said now, not after waitMs
-    });
-    this.socket = socket;
-    if (this.out === 0) socket.unref();
-    return socket;
-  }
-
   /** One statement: the socket held meanwhile, at most waitMs. */
   private async call<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
     if (this.failed) throw this.failed;
-    this.out++;
-    this.socket?.ref();
+    this.conn.hold();
     let timer: NodeJS.Timeout | undefined;
-    let refused: ((err: unknown) => void) | undefined;
+    let stopWaiting: (() => void) | undefined;
     try {
-      const sql = await this.connection();
+      const sql = await this.conn.open();
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(this.timedOut()), this.waitMs);
       });
       const unreachable = new Promise<never>((_, reject) => {
-        refused = (err) => reject(this.unreachable(err));
-        this.waiting.add(refused);
+        stopWaiting = this.conn.whenRefused((err) => reject(this.unreachable(err)));
       });
       const got = await Promise.race([fn(sql), timeout, unreachable]);
+      this.conn.answered();
       this.sawReconnect();
       return got;
     } catch (err) {
@@ -165,15 +122,15 @@ class PostgresRunner implements SqlRunner {
       throw failure;
     } finally {
       clearTimeout(timer);
-      if (refused) this.waiting.delete(refused);
-      if (--this.out === 0) this.socket?.unref();
+      stopWaiting?.();
+      this.conn.release();
     }
   }
 
   /** The server refused a new connection: this one is not used again (the statements the package holds are dropped, never run later). */
   private unreachable(err: unknown): PostgresFailure {
     this.failed ??= new PostgresFailure(described(err), this.target);
-    void this.sql?.then((sql) => sql.end({ timeout: 0 })).catch(() => {});
+    void this.conn.end(0);
     return this.failed;
   }
 
@@ -183,14 +140,12 @@ class PostgresRunner implements SqlRunner {
       { message: `no answer within ${this.waitMs / 1000} s`, timedOut: true },
       this.target,
     );
-    void this.sql?.then((sql) => sql.end({ timeout: 0 })).catch(() => {});
+    void this.conn.end(0);
     return this.failed;
   }
 
   private sawReconnect(): void {
-    if (!this.closed) return;
-    this.closed = false;
-    if (this.holdingKeys > 0) this.reconnects++;
+    if (this.conn.sawClose() && this.holdingKeys > 0) this.reconnects++;
   }
 
   /** Keys held now: while any are, a ping at a third of the server's idle limit keeps the session. */
@@ -240,9 +195,7 @@ class PostgresRunner implements SqlRunner {
 
   async close(): Promise<void> {
     this.holding = 0;
-    const sql = this.sql;
-    this.sql = undefined;
-    if (sql) await (await sql.catch(() => undefined))?.end({ timeout: 1 }).catch(() => {});
+    await this.conn.end(1);
   }
 }
 
@@ -250,7 +203,6 @@ class PostgresRunner implements SqlRunner {
 const journals = new Map<string, Promise<PostgresJournal>>();
 /** Connections started ahead of their journal (prewarm), by target. */
 const warm = new Map<string, PostgresRunner>();
-const targetKey = (t: PostgresTarget): string => `${t.url}\u0000${JSON.stringify(t.options)}`;
 
 /** Starts connecting now, for the journal opened a little later: a money command's first statement then waits less. */
 export function prewarm(target: PostgresTarget): void {
@@ -302,9 +254,12 @@ export async function closeSharedJournals(): Promise<void> {
   const idle = [...warm.values()];
   journals.clear();
   warm.clear();
+  const early = [...earlyConnections().values()]; // started for a journal the command did not open
+  earlyConnections().clear();
   await Promise.all([
     ...all.map((j) => j.then((journal) => journal.end()).catch(() => {})),
     ...idle.map((r) => r.close()),
+    ...early.map((c) => c.end(1)),
   ]);
 }
 

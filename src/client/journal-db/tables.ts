@@ -122,6 +122,7 @@ export class JournalTables {
         crc32(row.record),
       ],
     );
+    if (changes > 0) this.sawOp(row.time);
     return changes > 0;
   }
 
@@ -167,6 +168,7 @@ export class JournalTables {
    * page's keys after. Returns how many operations were new.
    */
   async putPage(records: ReadonlyArray<{ r: RawRecord; text: string }>): Promise<number> {
+    this.oldestRead = undefined; // older operations may come in: the next oldestTime() asks
     const ops = records.filter(({ r }) => r.type === 'op' || r.type === 'compact');
     const answers = records.filter(({ r }) => r.type === 'outcome' || r.type === 'resolution');
     let added = 0;
@@ -398,6 +400,8 @@ export class JournalTables {
 
   /** The first send time of the oldest operation (sent at or after `from`, when given). */
   async oldestTime(from?: string): Promise<string | undefined> {
+    if (this.oldestRead !== undefined && from === this.known.get('compacted_before'))
+      return this.oldestRead ?? undefined;
     return (
       (from === undefined
         ? await this.q.get<{ t: string | null }>('SELECT min(time) AS t FROM operations')
@@ -425,10 +429,26 @@ export class JournalTables {
   /** The meta rows as last read (metaAll) and written here since: what a command asks of them without a statement. */
   known = new Map<string, string>();
 
-  /** Every meta row (a handful), read once when a journal opens. */
+  /** oldestTime() as it was when the meta rows were read (null: no operation), until a compaction marks the journal again */
+  private oldestRead: string | null | undefined;
+
+  /** An operation recorded here: the oldest one known may be it (a copy or a test records old ones). */
+  private sawOp(time: string): void {
+    if (this.oldestRead === undefined || time < (this.known.get('compacted_before') ?? '')) return;
+    if (this.oldestRead === null || time < this.oldestRead) this.oldestRead = time;
+  }
+
+  /**
+   * Every meta row (a handful), read once when a journal opens, and in the same statement the
+   * oldest operation not yet past a compaction (what retention asks at the command's end).
+   */
   async metaAll(): Promise<Map<string, string>> {
-    const rows = await this.q.all<{ name: string; value: string }>('SELECT name, value FROM meta');
-    this.known = new Map(rows.map((r) => [r.name, r.value]));
+    const rows = await this.q.all<{ name: string; value: string | null }>(
+      `SELECT name, value FROM meta UNION ALL
+       SELECT '', min(time) FROM operations WHERE time >= COALESCE((SELECT value FROM meta WHERE name = 'compacted_before'), '')`,
+    );
+    this.oldestRead = rows.find((r) => r.name === '')?.value ?? null;
+    this.known = new Map(rows.filter((r) => r.name !== '').map((r) => [r.name, r.value ?? '']));
     return this.known;
   }
 
@@ -445,6 +465,7 @@ export class JournalTables {
       [name, value],
     );
     if (changed > 0) this.known.set(name, value);
+    if (name === 'compacted_before') this.oldestRead = undefined;
     return changed > 0;
   }
 
