@@ -132,7 +132,17 @@ const early = await build({
   legalComments: 'none',
   write: false,
   logLevel: 'warning',
-  plugins: [tlsWhenUsed],
+  plugins: [
+    tlsWhenUsed,
+    {
+      // the package's CommonJS build: its built-in modules required as they are (its ES build,
+      // made CommonJS, copied every export of fs, crypto, net, ... at the start)
+      name: 'postgres-commonjs',
+      setup(b) {
+        b.onResolve({ filter: /^postgres$/ }, () => ({ path: join(root, 'node_modules', 'postgres', 'cjs', 'src', 'index.js') }));
+      },
+    },
+  ],
 });
 // (of the same build as the topics' scripts: a run's code cache files of another build are removed)
 result.outputFiles.push(...early.outputFiles);
