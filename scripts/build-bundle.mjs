@@ -139,7 +139,9 @@ const early = await build({
       // made CommonJS, copied every export of fs, crypto, net, ... at the start)
       name: 'postgres-commonjs',
       setup(b) {
-        b.onResolve({ filter: /^postgres$/ }, () => ({ path: join(root, 'node_modules', 'postgres', 'cjs', 'src', 'index.js') }));
+        b.onResolve({ filter: /^postgres$/ }, () => ({
+          path: join(root, 'node_modules', 'postgres', 'cjs', 'src', 'index.js'),
+        }));
       },
     },
   ],
