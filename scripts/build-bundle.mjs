@@ -77,16 +77,12 @@ const plugin = {
 };
 
 const HASH = '0'.repeat(16);
-const result = await build({
-  entryPoints: Object.fromEntries(Object.keys(entries).map((name) => [name, `cardctl-bundle:${name}`])),
-  outdir,
-  outExtension: { '.js': '.cjs' },
+/** What every script of bin/run.js's is built with: a function of what bin/run.js gives it (as Node wraps a CommonJS module), its build's hash first. */
+const asScript = {
   bundle: true,
   format: 'cjs',
   platform: 'node',
   target: 'node22',
-  packages: 'external',
-  // the script is a function of what bin/run.js gives it (as Node wraps a CommonJS module)
   banner: {
     js: `/*cardctl-bundle ${HASH}*/ (function (exports, require, module, __filename, __dirname, __cardctlImport) {`,
   },
@@ -94,6 +90,13 @@ const result = await build({
   legalComments: 'none',
   write: false,
   logLevel: 'warning',
+};
+const result = await build({
+  ...asScript,
+  entryPoints: Object.fromEntries(Object.keys(entries).map((name) => [name, `cardctl-bundle:${name}`])),
+  outdir,
+  outExtension: { '.js': '.cjs' },
+  packages: 'external',
   plugins: [plugin],
 });
 // node:tls for the postgres package, loaded at its first use: the package loads it at the start, and
@@ -119,19 +122,9 @@ const tlsWhenUsed = {
 // src/client/journal-db/early-connection.ts): a script like the topics' (run with its code cache),
 // the postgres package inside, read only when a shared journal is named.
 const early = await build({
+  ...asScript,
   entryPoints: [join(root, 'dist', 'client', 'journal-db', 'early-connection.js')],
   outfile: join(outdir, 'journal-early.cjs'),
-  bundle: true,
-  format: 'cjs',
-  platform: 'node',
-  target: 'node22',
-  banner: {
-    js: `/*cardctl-bundle ${HASH}*/ (function (exports, require, module, __filename, __dirname, __cardctlImport) {`,
-  },
-  footer: { js: '})' },
-  legalComments: 'none',
-  write: false,
-  logLevel: 'warning',
   plugins: [
     tlsWhenUsed,
     {

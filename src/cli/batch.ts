@@ -102,7 +102,7 @@ export async function batchConfirmation(
 ): Promise<LiveConfirmation> {
   const { askYesNo } = await import('../client/session.js');
   const what = `a LIVE batch of ${plural(plan.total, plan.operation === 'cards.issue' ? 'card issue' : 'recharge')} (${plan.amountTotal} minor units in all) with profile "${profile}"${why}`;
-  const canAsk = Boolean(process.stdin.isTTY && io.stderr.isTTY) && flags.batch !== '-' && !promptsForbidden();
+  const canAsk = Boolean(io.stderr.isTTY && process.stdin.isTTY) && flags.batch !== '-' && !promptsForbidden(); // stdin made only if asked
   return { what, many: true, yes: flags.yes, ask: canAsk ? (question) => askYesNo(question, io) : undefined };
 }
 

@@ -12,48 +12,14 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import postgres from 'postgres';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMock } from '../../src/mock/index.js';
+import { afterAll, describe, expect, it } from 'vitest';
 import { activeCard, advance, cardBalance, ctl, type MockHandle } from '../helpers/api.js';
-import { BIN, cleanEnv, makeSandbox, ROOT, type CliResult, type Sandbox } from '../helpers/cli.js';
-import { startPostgres, type Postgres } from '../helpers/postgres.js';
+import { BIN, cleanEnv, ROOT } from '../helpers/cli.js';
+import { type Machine, useFleet } from '../helpers/fleet.js';
 import { needsPostgres } from '../helpers/programs.js';
 
 const HOUR = 3_600_000;
 const withPostgres = needsPostgres();
-
-let pg: Postgres;
-let mock: MockHandle;
-const sandboxes: Sandbox[] = [];
-let databases = 0;
-
-/** A new database of the server, for one test: its URL, the password in it. */
-const newJournal = async (): Promise<string> => pg.createDatabase(`journal_${++databases}`);
-
-interface Machine {
-  sb: Sandbox;
-  /** the machine's whole environment, for a child started by hand */
-  env: Record<string, string>;
-  run(args: string[], extra?: Record<string, string>): Promise<CliResult>;
-}
-
-/** A machine of the fleet: its own (new, empty) config and state folders, the mock's test key, the shared journal. */
-function machine(journalUrl: string | undefined): Machine {
-  const sb = makeSandbox();
-  sandboxes.push(sb);
-  const env = {
-    CARDCTL_API_KEY: mock.keys.test.keyId,
-    CARDCTL_API_SECRET: mock.keys.test.secret,
-    CARDCTL_BASE_URL: mock.baseUrl,
-    CARDCTL_MODE: 'test',
-    ...(journalUrl ? { CARDCTL_JOURNAL_URL: journalUrl } : {}),
-  };
-  return {
-    sb,
-    env: { ...cleanEnv(), ...sb.env, ...env },
-    run: (args, extra = {}) => sb.run(args, { env: { ...env, ...extra }, timeoutMs: 60_000 }),
-  };
-}
 
 /** The shared journal's operations first sent `hours` earlier, their records and checksums rewritten (a day passing on the clients' side). */
 async function ageJournal(url: string, hours: number): Promise<void> {
@@ -71,7 +37,7 @@ async function ageJournal(url: string, hours: number): Promise<void> {
   }
 }
 
-async function dayPasses(url: string): Promise<void> {
+async function dayPasses(mock: MockHandle, url: string): Promise<void> {
   await ageJournal(url, 25);
   await advance(mock, 25 * 3600);
 }
@@ -80,7 +46,12 @@ async function dayPasses(url: string): Promise<void> {
  * How many times each row was charged, from the card's balance alone: the rows' amounts are
  * powers of ten, so each decimal digit of what the card gained counts one row's charges.
  */
-async function chargesOf(card: string, before: number, amounts: readonly number[]): Promise<number[]> {
+async function chargesOf(
+  mock: MockHandle,
+  card: string,
+  before: number,
+  amounts: readonly number[],
+): Promise<number[]> {
   const gained = (await cardBalance(mock, card)) - before;
   return amounts.map((a) => Math.floor(gained / a) % 10);
 }
@@ -97,34 +68,26 @@ const opsOf = async (
   JSON.parse((await m.run(['ops', 'list', '--all', '--json'])).stdout).data;
 
 describe.runIf(withPostgres)('a journal shared by two machines', () => {
-  beforeAll(async () => {
-    pg = await startPostgres();
-    mock = (await startMock({ port: 0, seed: 35, providerLatencyMs: 0 })) as unknown as MockHandle;
-  }, 60_000);
-  afterAll(async () => {
-    await mock?.close();
-    await pg?.stop();
-    for (const s of sandboxes) s.cleanup();
-  });
+  const f = useFleet({ seed: 35 });
 
   it('a fresh runner a day later sends none of the rows another machine sent: answered from the shared journal, nothing charged', async () => {
-    const url = await newJournal();
-    const a = machine(url);
-    const card = (await activeCard(mock)).id as string;
+    const url = await f.newJournal();
+    const a = f.machine(url);
+    const card = (await activeCard(f.mock)).id as string;
     const amounts = [1, 10, 100];
-    const start = await cardBalance(mock, card);
+    const start = await cardBalance(f.mock, card);
     const file = batchFile(a, card, amounts);
     const first = await a.run(['cards', 'recharge', '--batch', file, '--json']);
     expect(first.code, first.stderr).toBe(0);
-    const balance = await cardBalance(mock, card);
-    await dayPasses(url);
+    const balance = await cardBalance(f.mock, card);
+    await dayPasses(f.mock, url);
 
-    const b = machine(url); // a new state folder: the runner's disk is new
+    const b = f.machine(url); // a new state folder: the runner's disk is new
     const again = await b.run(['cards', 'recharge', '--batch', file]);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toContain('from the journal');
-    expect(await cardBalance(mock, card)).toBe(balance);
-    expect(await chargesOf(card, start, amounts)).toEqual([1, 1, 1]);
+    expect(await cardBalance(f.mock, card)).toBe(balance);
+    expect(await chargesOf(f.mock, card, start, amounts)).toEqual([1, 1, 1]);
     // B lists what A sent, by A's ids, with the machine each was sent from
     const idsOnA = (await opsOf(a)).map((e) => e.id).sort();
     const onB = await opsOf(b);
@@ -133,20 +96,20 @@ describe.runIf(withPostgres)('a journal shared by two machines', () => {
     // a single command a day later names where its key was first sent
     const single = ['cards', 'recharge', card, '--amount', '1000', '--idempotency-key', 'fleet-single-1'];
     expect((await a.run(single)).code).toBe(0);
-    await dayPasses(url);
-    const later = await machine(url).run(single);
+    await dayPasses(f.mock, url);
+    const later = await f.machine(url).run(single);
     expect(later.code, later.stderr).toBe(0);
     expect(later.stderr).toContain(`, from ${hostname()}); the API forgets a key after 24 h`);
   });
 
   it('a batch on A killed (SIGKILL) mid-send, rerun on B a day later: no row charged twice, the row in flight held back as unknown', async () => {
-    const url = await newJournal();
-    const a = machine(url);
-    const card = (await activeCard(mock)).id as string;
+    const url = await f.newJournal();
+    const a = f.machine(url);
+    const card = (await activeCard(f.mock)).id as string;
     const amounts = [1, 10, 100, 1000, 10000];
-    const start = await cardBalance(mock, card);
+    const start = await cardBalance(f.mock, card);
     const file = batchFile(a, card, amounts);
-    await ctl(mock, 'POST', '/faults', { operation: 'recharge', kind: 'slow', ms: 700, count: 3 });
+    await ctl(f.mock, 'POST', '/faults', { operation: 'recharge', kind: 'slow', ms: 700, count: 3 });
     const child = spawn(process.execPath, [BIN, 'cards', 'recharge', '--batch', file, '--concurrency', '1'], {
       env: a.env,
       stdio: 'ignore',
@@ -155,7 +118,7 @@ describe.runIf(withPostgres)('a journal shared by two machines', () => {
     try {
       // killed once two rows are answered and the third is on its way
       for (let i = 0; i < 200; i++) {
-        const ops = await opsOf(machine(url));
+        const ops = await opsOf(f.machine(url));
         if (ops.filter((o) => o.outcome === 'resolved').length >= 2 && ops.length >= 3) break;
         await new Promise((r) => setTimeout(r, 50));
       }
@@ -163,20 +126,20 @@ describe.runIf(withPostgres)('a journal shared by two machines', () => {
       child.kill('SIGKILL');
       await closed;
     }
-    await ctl(mock, 'DELETE', '/faults');
+    await ctl(f.mock, 'DELETE', '/faults');
     // what A left, row by row (how far it got depends on the machine's speed): answered, unknown (in flight), or not recorded
     const left = new Map<number, string>();
-    for (const o of await opsOf(machine(url))) left.set(JSON.parse(o.body).amount, o.outcome);
+    for (const o of await opsOf(f.machine(url))) left.set(JSON.parse(o.body).amount, o.outcome);
     expect([...left.values()].filter((o) => o === 'resolved').length).toBeGreaterThanOrEqual(2);
     expect([...left.values()].filter((o) => o === 'unknown').length).toBeLessThanOrEqual(1);
-    await dayPasses(url);
+    await dayPasses(f.mock, url);
 
-    const b = machine(url);
+    const b = f.machine(url);
     const rerun = await b.run(['cards', 'recharge', '--batch', file]);
     // the row A was sending when it died: its outcome is unknown, and a day later it is not sent again
     const unknown = [...left.values()].includes('unknown');
     expect(rerun.code, rerun.stderr).toBe(unknown ? 7 : 0);
-    const charges = await chargesOf(card, start, amounts);
+    const charges = await chargesOf(f.mock, card, start, amounts);
     for (const [i, amount] of amounts.entries()) {
       const onA = left.get(amount);
       if (onA === 'unknown')
@@ -186,13 +149,13 @@ describe.runIf(withPostgres)('a journal shared by two machines', () => {
   });
 
   it('the server stopped in the middle of a batch stops it, nothing unrecorded leaves; the rerun after its restart charges each row once', async () => {
-    const url = await newJournal();
-    const a = machine(url);
-    const card = (await activeCard(mock)).id as string;
+    const url = await f.newJournal();
+    const a = f.machine(url);
+    const card = (await activeCard(f.mock)).id as string;
     const amounts = [1, 10, 100, 1000, 10000, 100000];
-    const start = await cardBalance(mock, card);
+    const start = await cardBalance(f.mock, card);
     const file = batchFile(a, card, amounts);
-    await ctl(mock, 'POST', '/faults', { operation: 'recharge', kind: 'slow', ms: 400, count: 6 });
+    await ctl(f.mock, 'POST', '/faults', { operation: 'recharge', kind: 'slow', ms: 400, count: 6 });
     const child = spawn(process.execPath, [BIN, 'cards', 'recharge', '--batch', file, '--concurrency', '1'], {
       env: a.env,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -202,38 +165,38 @@ describe.runIf(withPostgres)('a journal shared by two machines', () => {
     const code = new Promise<number | null>((resolve) => child.once('close', resolve));
     try {
       for (let i = 0; i < 200; i++) {
-        const ops = await opsOf(machine(url));
+        const ops = await opsOf(f.machine(url));
         if (ops.filter((o) => o.outcome === 'resolved').length >= 2) break;
         await new Promise((r) => setTimeout(r, 50));
       }
-      await pg.stopServer('fast');
+      await f.pg.stopServer('fast');
       expect(await code).not.toBe(0);
     } finally {
       child.kill('SIGKILL');
-      await pg.startServer();
+      await f.pg.startServer();
     }
     // one row meets the stopped server, and the batch stops there: the rows after it are not tried
     expect(stderr).toMatch(
       /Stopped at row \d+: cannot reach the shared journal postgres:\/\/cardctl_test@127\.0\.0\.1:\d+\/journal_\d+ .*not sent/,
     );
-    expect(stderr).not.toContain(pg.password);
-    await ctl(mock, 'DELETE', '/faults');
-    const beforeRerun = await chargesOf(card, start, amounts);
+    expect(stderr).not.toContain(f.pg.password);
+    await ctl(f.mock, 'DELETE', '/faults');
+    const beforeRerun = await chargesOf(f.mock, card, start, amounts);
     expect(beforeRerun.every((n) => n <= 1)).toBe(true);
     expect(beforeRerun.reduce((x, n) => x + n, 0)).toBeLessThan(amounts.length); // it stopped: not every row was sent
 
     const rerun = await a.run(['cards', 'recharge', '--batch', file]);
     expect(rerun.code, rerun.stderr).toBe(0);
-    expect(await chargesOf(card, start, amounts)).toEqual(amounts.map(() => 1));
+    expect(await chargesOf(f.mock, card, start, amounts)).toEqual(amounts.map(() => 1));
   });
 
   it('one key, two machines at once: the second refuses (exit 9) naming the holder, sends nothing; after the first ends, it replays', async () => {
-    const url = await newJournal();
-    const [a, b] = [machine(url), machine(url)];
-    const card = (await activeCard(mock)).id as string;
-    const start = await cardBalance(mock, card);
+    const url = await f.newJournal();
+    const [a, b] = [f.machine(url), f.machine(url)];
+    const card = (await activeCard(f.mock)).id as string;
+    const start = await cardBalance(f.mock, card);
     // the first machine's request held at the API long enough for the second to start on a busy machine
-    await ctl(mock, 'POST', '/faults', { operation: 'recharge', kind: 'slow', ms: 6000, count: 1 });
+    await ctl(f.mock, 'POST', '/faults', { operation: 'recharge', kind: 'slow', ms: 6000, count: 1 });
     const args = ['cards', 'recharge', card, '--amount', '401', '--idempotency-key', 'fleet-401', '--json'];
     const first = a.run(args);
     for (let i = 0; i < 100 && (await opsOf(b)).length === 0; i++) await new Promise((r) => setTimeout(r, 30));
@@ -243,16 +206,16 @@ describe.runIf(withPostgres)('a journal shared by two machines', () => {
     expect((await first).code).toBe(0);
     const replay = await b.run(args);
     expect(replay.code, replay.stderr).toBe(0);
-    expect(await cardBalance(mock, card)).toBe(start + 401);
+    expect(await cardBalance(f.mock, card)).toBe(start + 401);
   });
 
   it('a holder that stops answering (SIGSTOP) loses the key after CARDCTL_JOURNAL_HOLD: the other machine then sends it, and the API answers the one operation (charged once)', async () => {
-    const url = await newJournal();
+    const url = await f.newJournal();
     const hold = { CARDCTL_JOURNAL_HOLD: '3' };
-    const [a, b] = [machine(url), machine(url)];
-    const card = (await activeCard(mock)).id as string;
-    const start = await cardBalance(mock, card);
-    await ctl(mock, 'POST', '/faults', { operation: 'recharge', kind: 'slow', ms: 4000, count: 1 });
+    const [a, b] = [f.machine(url), f.machine(url)];
+    const card = (await activeCard(f.mock)).id as string;
+    const start = await cardBalance(f.mock, card);
+    await ctl(f.mock, 'POST', '/faults', { operation: 'recharge', kind: 'slow', ms: 4000, count: 1 });
     const args = ['cards', 'recharge', card, '--amount', '3', '--idempotency-key', 'stalled-1'];
     const frozen = spawn(process.execPath, [BIN, ...args], { env: { ...a.env, ...hold }, stdio: 'ignore' });
     const ended = new Promise((resolve) => frozen.once('close', resolve));
@@ -265,7 +228,7 @@ describe.runIf(withPostgres)('a journal shared by two machines', () => {
       await new Promise((r) => setTimeout(r, 4500)); // the server ended the silent session, and its lock
       const after = await b.run(args, hold);
       expect(after.code, after.stderr).toBe(0);
-      expect(await cardBalance(mock, card)).toBe(start + 3);
+      expect(await cardBalance(f.mock, card)).toBe(start + 3);
     } finally {
       frozen.kill('SIGCONT');
       frozen.kill('SIGKILL');
@@ -274,9 +237,9 @@ describe.runIf(withPostgres)('a journal shared by two machines', () => {
   }, 60_000);
 
   it('the new-journal note is said once for the whole fleet, on stderr; doctor and config name the shared journal, never its password', async () => {
-    const url = await newJournal();
-    const [a, b] = [machine(url), machine(url)];
-    const card = (await activeCard(mock)).id as string;
+    const url = await f.newJournal();
+    const [a, b] = [f.machine(url), f.machine(url)];
+    const card = (await activeCard(f.mock)).id as string;
     const one = await a.run(['cards', 'recharge', card, '--amount', '501']);
     expect(one.stderr).toContain('new shared operations journal');
     expect(one.stdout).not.toContain('journal');
@@ -291,19 +254,19 @@ describe.runIf(withPostgres)('a journal shared by two machines', () => {
       source: 'environment',
       from: 'CARDCTL_JOURNAL_URL',
     });
-    for (const r of [one, two, doctor, config]) expect(r.stdout + r.stderr).not.toContain(pg.password);
+    for (const r of [one, two, doctor, config]) expect(r.stdout + r.stderr).not.toContain(f.pg.password);
   });
 
   it("retention for the fleet: a machine's money command compacts the shared journal's aged operations in the background", async () => {
-    const url = await newJournal();
-    const [a, b] = [machine(url), machine(url)];
-    const card = (await activeCard(mock, { amount: 100 })).id as string;
+    const url = await f.newJournal();
+    const [a, b] = [f.machine(url), f.machine(url)];
+    const card = (await activeCard(f.mock, { amount: 100 })).id as string;
     for (const key of ['old-1', 'old-2'])
       expect((await a.run(['cards', 'recharge', card, '--amount', '1', '--idempotency-key', key])).code).toBe(0);
     await ageJournal(url, 120 * 24); // sent 120 days ago
     const compacted = async () =>
       (
-        await pg.psql(
+        await f.pg.psql(
           "SELECT value FROM cardctl_journal.meta WHERE name = 'last_compaction'",
           url.split('/').pop()!.split('?')[0],
         )
@@ -326,27 +289,27 @@ describe.runIf(withPostgres)('a journal shared by two machines', () => {
   }, 60_000);
 
   it('ops copy --to puts a local journal into the shared one once (run twice, nothing twice); the day after, a machine of the fleet answers its keys from there', async () => {
-    const url = await newJournal();
-    const local = machine(undefined);
-    const card = (await activeCard(mock)).id as string;
-    const start = await cardBalance(mock, card);
+    const url = await f.newJournal();
+    const local = f.machine(undefined);
+    const card = (await activeCard(f.mock)).id as string;
+    const start = await cardBalance(f.mock, card);
     const file = batchFile(local, card, [1, 10]);
     expect((await local.run(['cards', 'recharge', '--batch', file])).code).toBe(0);
     const copy = await local.run(['ops', 'copy', '--to', url, '--json']);
     expect(copy.code, copy.stderr).toBe(0);
     expect(JSON.parse(copy.stdout)).toMatchObject({ operations: 2, added: 2 });
-    expect(copy.stdout + copy.stderr).not.toContain(pg.password);
+    expect(copy.stdout + copy.stderr).not.toContain(f.pg.password);
     const twice = await local.run(['ops', 'copy', '--to', url, '--json']);
     expect(JSON.parse(twice.stdout)).toMatchObject({ operations: 2, added: 0 });
-    await dayPasses(url);
-    const fleet = machine(url);
+    await dayPasses(f.mock, url);
+    const fleet = f.machine(url);
     const rerun = await fleet.run(['cards', 'recharge', '--batch', file]);
     expect(rerun.code, rerun.stderr).toBe(0);
-    expect(await chargesOf(card, start, [1, 10])).toEqual([1, 1]);
+    expect(await chargesOf(f.mock, card, start, [1, 10])).toEqual([1, 1]);
   });
 
   it('1,000 races of two machines on one key each: exactly one sender every time', async () => {
-    const url = await newJournal();
+    const url = await f.newJournal();
     const script = join(ROOT, 'test', 'fixtures', 'journal-race.mjs');
     const race = () =>
       new Promise<string>((resolve, reject) => {
@@ -369,58 +332,58 @@ describe.runIf(withPostgres)('a journal shared by two machines', () => {
   }, 120_000);
 
   it('the password from a password file (PGPASSFILE, ~/.pgpass) as libpq reads it; one that others can read is not used (exit 2, nothing sent)', async () => {
-    const url = new URL(await newJournal());
+    const url = new URL(await f.newJournal());
     url.password = '';
     const line = (host: string, password: string) =>
       `${host}:${url.port}:${url.pathname.slice(1)}:${decodeURIComponent(url.username)}:${password.replace(/([:\\])/g, '\\$1')}`;
-    const m = machine(url.href);
+    const m = f.machine(url.href);
     const file = join(m.sb.dir, 'pgpass');
     // a comment, a line for another host, then the one that matches (its password escaped as libpq writes it)
     writeFileSync(
       file,
-      `# the fleet's journal\n${line('db.example', 'not-this-one')}\n${line('127.0.0.1', pg.password)}\n`,
+      `# the fleet's journal\n${line('db.example', 'not-this-one')}\n${line('127.0.0.1', f.pg.password)}\n`,
       {
         mode: 0o600,
       },
     );
-    const card = (await activeCard(mock)).id as string;
-    const before = await cardBalance(mock, card);
+    const card = (await activeCard(f.mock)).id as string;
+    const before = await cardBalance(f.mock, card);
     const r = await m.run(['cards', 'recharge', card, '--amount', '901'], { PGPASSFILE: file });
     expect(r.code, r.stderr).toBe(0);
-    expect(await cardBalance(mock, card)).toBe(before + 901);
+    expect(await cardBalance(f.mock, card)).toBe(before + 901);
     // in the home folder, with wildcards
     mkdirSync(join(m.sb.dir, 'home'));
-    writeFileSync(join(m.sb.dir, 'home', '.pgpass'), `*:*:*:*:${pg.password}\n`, { mode: 0o600 });
+    writeFileSync(join(m.sb.dir, 'home', '.pgpass'), `*:*:*:*:${f.pg.password}\n`, { mode: 0o600 });
     const home = await m.run(['cards', 'recharge', card, '--amount', '902'], { HOME: join(m.sb.dir, 'home') });
     expect(home.code, home.stderr).toBe(0);
-    expect(await cardBalance(mock, card)).toBe(before + 901 + 902);
+    expect(await cardBalance(f.mock, card)).toBe(before + 901 + 902);
     chmodSync(file, 0o644); // readable by others: not used
     const open = await m.run(['cards', 'recharge', card, '--amount', '903'], { PGPASSFILE: file });
     expect(open.code, open.stderr).toBe(2);
     expect(open.stderr).toContain('nothing was sent');
     expect(open.stderr).toContain('chmod 600'); // the hint names the file's mode
-    expect(await cardBalance(mock, card)).toBe(before + 901 + 902);
-    for (const out of [r, home, open]) expect(out.stdout + out.stderr).not.toContain(pg.password);
+    expect(await cardBalance(f.mock, card)).toBe(before + 901 + 902);
+    for (const out of [r, home, open]) expect(out.stdout + out.stderr).not.toContain(f.pg.password);
   });
 
   it('an unreachable journal server refuses every money command before anything is sent: exit 8, naming it without its password', async () => {
     const canary = 'pw-canary-7f3a91';
-    const m = machine(`postgres://cardctl:${canary}@127.0.0.1:1/journal?connect_timeout=2`);
-    const card = (await activeCard(mock)).id as string;
-    const before = await cardBalance(mock, card);
+    const m = f.machine(`postgres://cardctl:${canary}@127.0.0.1:1/journal?connect_timeout=2`);
+    const card = (await activeCard(f.mock)).id as string;
+    const before = await cardBalance(f.mock, card);
     const r = await m.run(['cards', 'recharge', card, '--amount', '701']);
     expect(r.code, r.stderr).toBe(8);
     expect(r.stderr).toContain('cannot reach the shared journal postgres://cardctl@127.0.0.1:1/journal');
     expect(r.stderr).toContain('nothing was sent');
     expect(r.stdout + r.stderr).not.toContain(canary);
-    expect(await cardBalance(mock, card)).toBe(before);
+    expect(await cardBalance(f.mock, card)).toBe(before);
     const wrong = await m.run(['cards', 'recharge', card, '--amount', '702'], {
-      CARDCTL_JOURNAL_URL: pg.url.replace(pg.password, canary),
+      CARDCTL_JOURNAL_URL: f.pg.url.replace(f.pg.password, canary),
     });
     expect(wrong.code, wrong.stderr).toBe(2);
     expect(wrong.stderr).toContain('the password was refused');
     expect(wrong.stdout + wrong.stderr).not.toContain(canary);
-    expect(await cardBalance(mock, card)).toBe(before);
+    expect(await cardBalance(f.mock, card)).toBe(before);
   });
 });
 
@@ -452,25 +415,20 @@ async function relay(to: { host: string; port: number }, silent = false) {
 }
 
 describe.runIf(withPostgres)("a shared journal's connection, started before the command's code loads", () => {
+  const f = useFleet({ seed: 36 });
   const relays: Array<{ close(): Promise<void> }> = [];
-  beforeAll(async () => {
-    pg = await startPostgres();
-    mock = (await startMock({ port: 0, seed: 36, providerLatencyMs: 0 })) as unknown as MockHandle;
-  }, 60_000);
   afterAll(async () => {
     for (const r of relays) await r.close();
-    await mock?.close();
-    await pg?.stop();
   });
 
   it("a money command makes one connection (the early one is the journal's), ends it when done, and records as before", async () => {
-    const url = new URL(await newJournal());
+    const url = new URL(await f.newJournal());
     const r = await relay({ host: url.hostname, port: Number(url.port) });
     relays.push(r);
     url.port = String(r.port);
-    const m = machine(url.href);
-    const card = (await activeCard(mock)).id as string;
-    const before = await cardBalance(mock, card);
+    const m = f.machine(url.href);
+    const card = (await activeCard(f.mock)).id as string;
+    const before = await cardBalance(f.mock, card);
     for (const [i, amount] of [711, 712].entries()) {
       const done = await m.run([
         'cards',
@@ -484,11 +442,11 @@ describe.runIf(withPostgres)("a shared journal's connection, started before the 
       expect(done.code, done.stderr).toBe(0);
       expect(r.connections()).toBe(i + 1); // one connection a command, not an early one beside the journal's
     }
-    expect(await cardBalance(mock, card)).toBe(before + 711 + 712);
+    expect(await cardBalance(f.mock, card)).toBe(before + 711 + 712);
     // the same key again, within the API's 24 h: sent again and answered as the first (a third command, a third connection)
     const again = await m.run(['cards', 'recharge', card, '--amount', '711', '--idempotency-key', 'early-711']);
     expect(again.code, again.stderr).toBe(0);
-    expect(await cardBalance(mock, card)).toBe(before + 711 + 712);
+    expect(await cardBalance(f.mock, card)).toBe(before + 711 + 712);
     expect(r.connections()).toBe(3);
     await expect.poll(() => r.open(), { timeout: 5_000 }).toBe(0); // each command ended its connection
     // a command of the journal that is not a money command connects too (ops list reads it), and only once
@@ -511,9 +469,9 @@ describe.runIf(withPostgres)("a shared journal's connection, started before the 
     const canary = 'pw-canary-early-5c1d';
     const journal = `postgres://cardctl:${canary}@127.0.0.1:${silent.port}/journal`;
     // a connection that would wait 10 minutes: the command is done long before (the run is killed after 60 s)
-    const m = machine(`${journal}?connect_timeout=600`);
-    const card = (await activeCard(mock)).id as string;
-    const before = await cardBalance(mock, card);
+    const m = f.machine(`${journal}?connect_timeout=600`);
+    const card = (await activeCard(f.mock)).id as string;
+    const before = await cardBalance(f.mock, card);
     // no credentials: refused before the journal is used; the connection under way keeps nothing waiting
     const noKey = await m.run(['cards', 'recharge', card, '--amount', '721'], {
       CARDCTL_API_KEY: '',
@@ -529,35 +487,26 @@ describe.runIf(withPostgres)("a shared journal's connection, started before the 
     expect(r.stderr).toContain(`postgres://cardctl@127.0.0.1:${silent.port}/journal`);
     expect(r.stderr).toContain('nothing was sent');
     for (const out of [noKey, r]) expect(out.stdout + out.stderr).not.toContain(canary);
-    expect(await cardBalance(mock, card)).toBe(before);
+    expect(await cardBalance(f.mock, card)).toBe(before);
   });
 });
 
 describe.runIf(withPostgres)('a shared journal over TLS', () => {
-  let tls: Postgres;
-  beforeAll(async () => {
-    tls = await startPostgres({ tls: true });
-    mock = (await startMock({ port: 0, seed: 36, providerLatencyMs: 0 })) as unknown as MockHandle;
-  }, 60_000);
-  afterAll(async () => {
-    await mock?.close();
-    await tls?.stop();
-    for (const s of sandboxes) s.cleanup();
-  });
+  const f = useFleet({ seed: 37, server: { tls: true } });
 
   it("sslmode=verify-full with the server's CA records the operation; without that CA nothing is sent (exit 8, journal_tls)", async () => {
-    expect(tls.url).toContain('sslmode=verify-full');
-    const card = (await activeCard(mock)).id as string;
-    const before = await cardBalance(mock, card);
-    const good = await machine(tls.url).run(['cards', 'recharge', card, '--amount', '5']);
+    expect(f.pg.url).toContain('sslmode=verify-full');
+    const card = (await activeCard(f.mock)).id as string;
+    const before = await cardBalance(f.mock, card);
+    const good = await f.machine(f.pg.url).run(['cards', 'recharge', card, '--amount', '5']);
     expect(good.code, good.stderr).toBe(0);
-    expect(await cardBalance(mock, card)).toBe(before + 5);
+    expect(await cardBalance(f.mock, card)).toBe(before + 5);
     // the system's CAs do not know the test CA: the certificate is refused before anything is sent
-    const noCa = tls.url.replace(/&?sslrootcert=[^&]*/, '');
-    const bad = await machine(noCa).run(['cards', 'recharge', card, '--amount', '7', '--json']);
+    const noCa = f.pg.url.replace(/&?sslrootcert=[^&]*/, '');
+    const bad = await f.machine(noCa).run(['cards', 'recharge', card, '--amount', '7', '--json']);
     expect(bad.code, bad.stdout).toBe(8);
     expect(JSON.parse(bad.stdout).error.code).toBe('journal_tls');
-    expect(bad.stdout + bad.stderr).not.toContain(tls.password);
-    expect(await cardBalance(mock, card)).toBe(before + 5);
+    expect(bad.stdout + bad.stderr).not.toContain(f.pg.password);
+    expect(await cardBalance(f.mock, card)).toBe(before + 5);
   });
 });

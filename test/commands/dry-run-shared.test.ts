@@ -4,48 +4,22 @@
 // unchanged, no local journal made).
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMock } from '../../src/mock/index.js';
-import { activeCard, apiRequestsDuring, cardBalance, type MockHandle } from '../helpers/api.js';
-import { makeSandbox, type CliResult, type Sandbox } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
+import { activeCard, apiRequestsDuring, cardBalance } from '../helpers/api.js';
+import type { CliResult } from '../helpers/cli.js';
+import { useFleet } from '../helpers/fleet.js';
 import { filesUnder } from '../helpers/journal.js';
-import { startPostgres, type Postgres } from '../helpers/postgres.js';
 import { needsPostgres } from '../helpers/programs.js';
 
 const withPostgres = needsPostgres();
-let pg: Postgres;
-let mock: MockHandle;
-const sandboxes: Sandbox[] = [];
-
-/** A machine of the fleet: its own (new) state folder, the mock's test key, the shared journal at `url`. */
-function machine(url: string) {
-  const sb = makeSandbox();
-  sandboxes.push(sb);
-  const env = {
-    CARDCTL_API_KEY: mock.keys.test.keyId,
-    CARDCTL_API_SECRET: mock.keys.test.secret,
-    CARDCTL_BASE_URL: mock.baseUrl,
-    CARDCTL_MODE: 'test',
-    CARDCTL_JOURNAL_URL: url,
-  };
-  return { sb, run: (args: string[]) => sb.run(args, { env, timeoutMs: 60_000 }) };
-}
 
 describe.runIf(withPostgres)('--dry-run with a shared journal', () => {
-  beforeAll(async () => {
-    pg = await startPostgres();
-    mock = (await startMock({ port: 0, seed: 381, providerLatencyMs: 0 })) as unknown as MockHandle;
-  }, 60_000);
-  afterAll(async () => {
-    await mock?.close();
-    await pg?.stop();
-    for (const s of sandboxes) s.cleanup();
-  });
+  const f = useFleet({ seed: 381 });
 
   it("a fresh runner's dry run of what another machine sent: every row answered from the shared journal, nothing sent or recorded", async () => {
-    const url = await pg.createDatabase('journal_dry');
-    const [a, b] = [machine(url), machine(url)];
-    const card = (await activeCard(mock, { amount: 100 })).id as string;
+    const url = await f.pg.createDatabase('journal_dry');
+    const [a, b] = [f.machine(url), f.machine(url)];
+    const card = (await activeCard(f.mock, { amount: 100 })).id as string;
     const file = join(a.sb.dir, 'rows.csv');
     writeFileSync(file, `card_id,amount\n${card},1\n${card},2\n`);
     expect((await a.run(['cards', 'recharge', '--batch', file])).code).toBe(0);
@@ -54,28 +28,28 @@ describe.runIf(withPostgres)('--dry-run with a shared journal', () => {
 
     let r!: CliResult;
     const sent = await apiRequestsDuring(
-      mock,
+      f.mock,
       async () => (r = await b.run(['cards', 'recharge', '--batch', file, '--dry-run', '--json'])),
     );
     expect(r.code, r.stderr).toBe(0);
     expect(sent).toBe(0);
     const d = JSON.parse(r.stdout);
     expect(d.rows.map((x: { decision: string }) => x.decision)).toEqual(['answer', 'answer']);
-    expect(d.journal).not.toContain(pg.password);
-    expect(r.stdout + r.stderr).not.toContain(pg.password);
+    expect(d.journal).not.toContain(f.pg.password);
+    expect(r.stdout + r.stderr).not.toContain(f.pg.password);
     expect(JSON.parse((await b.run(['ops', 'list', '--all', '--json'])).stdout).data.length).toBe(opsBefore);
     expect(filesUnder(b.sb.stateDir)).toEqual(filesBefore);
-    expect(await cardBalance(mock, card)).toBe(103);
+    expect(await cardBalance(f.mock, card)).toBe(103);
   });
 
   it('a dry run against a database no cardctl used yet leaves it as it is: no schema made, the operation would be sent', async () => {
-    const m = machine(await pg.createDatabase('journal_untouched'));
-    const card = (await activeCard(mock, { amount: 100 })).id as string;
+    const m = f.machine(await f.pg.createDatabase('journal_untouched'));
+    const card = (await activeCard(f.mock, { amount: 100 })).id as string;
     const schema = () =>
-      pg.psql("SELECT count(*) FROM pg_namespace WHERE nspname = 'cardctl_journal'", 'journal_untouched');
+      f.pg.psql("SELECT count(*) FROM pg_namespace WHERE nspname = 'cardctl_journal'", 'journal_untouched');
     let r!: CliResult;
     const sent = await apiRequestsDuring(
-      mock,
+      f.mock,
       async () =>
         (r = await m.run([
           'cards',
