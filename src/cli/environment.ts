@@ -138,6 +138,21 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
   },
   { name: 'PGDATABASE', group: 'journal', what: "a shared journal's database, when its URL names none" },
   {
+    name: 'PGSERVICE',
+    group: 'journal',
+    what: "the connection service (a [section] of libpq's pg_service.conf) a shared journal's URL leaves out; its parameters come before the PG* variables",
+  },
+  {
+    name: 'PGSERVICEFILE',
+    group: 'journal',
+    what: 'the connection service file read first (default ~/.pg_service.conf)',
+  },
+  {
+    name: 'PGSYSCONFDIR',
+    group: 'journal',
+    what: "the folder of the system's pg_service.conf, read for a service the first file has not (default /etc/postgresql-common)",
+  },
+  {
     name: 'PGSSLMODE',
     group: 'journal',
     what: 'TLS to a shared journal (disable, prefer (the default), require, verify-ca, verify-full), when its URL sets no sslmode',

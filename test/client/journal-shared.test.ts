@@ -366,6 +366,57 @@ describe.runIf(withPostgres)('a journal shared by two machines', () => {
     for (const out of [r, home, open]) expect(out.stdout + out.stderr).not.toContain(f.pg.password);
   });
 
+  it('the server from a connection service file (service= or PGSERVICE, as libpq reads pg_service.conf); a service in no file, or a line it cannot read, is refused (exit 2, nothing sent)', async () => {
+    const url = new URL(await f.newJournal());
+    const m = f.machine('postgres:///?service=fleet');
+    const file = join(m.sb.dir, 'pg_service.conf');
+    writeFileSync(
+      file,
+      [
+        '# the fleet',
+        '[other]',
+        'host=db.example',
+        '[fleet]',
+        `host=${url.hostname}`,
+        `port = ${url.port}`,
+        `dbname=${url.pathname.slice(1)}`,
+        `user=${decodeURIComponent(url.username)}`,
+        `password=${f.pg.password}`,
+        '',
+      ].join('\n'),
+    );
+    const card = (await activeCard(f.mock)).id as string;
+    const before = await cardBalance(f.mock, card);
+    const r = await m.run(['cards', 'recharge', card, '--amount', '911', '--idempotency-key', 'service-911'], {
+      PGSERVICEFILE: file,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(await cardBalance(f.mock, card)).toBe(before + 911);
+    // PGSERVICE names it when the URL does not; the URL's own parts win over the section's
+    const viaEnv = await m.run(['ops', 'list', '--all', '--json'], {
+      PGSERVICEFILE: file,
+      PGSERVICE: 'fleet',
+      CARDCTL_JOURNAL_URL: 'postgres:///',
+    });
+    expect(viaEnv.code, viaEnv.stderr).toBe(0);
+    expect(JSON.parse(viaEnv.stdout).data.map((o: { idempotency_key: string }) => o.idempotency_key)).toEqual([
+      'service-911',
+    ]);
+    const missing = await m.run(['cards', 'recharge', card, '--amount', '912'], {
+      PGSERVICEFILE: file,
+      CARDCTL_JOURNAL_URL: 'postgres:///?service=nowhere',
+    });
+    expect(missing.code, missing.stderr).toBe(2);
+    expect(missing.stderr).toContain('the service "nowhere" is in no service file');
+    expect(missing.stderr).toContain('nothing was sent');
+    writeFileSync(file, `[fleet]\nhost=${url.hostname}\npasswd=${f.pg.password}\n`);
+    const unreadable = await m.run(['cards', 'recharge', card, '--amount', '913'], { PGSERVICEFILE: file });
+    expect(unreadable.code, unreadable.stderr).toBe(2);
+    expect(unreadable.stderr).toContain(`line 3 of ${file}`);
+    expect(await cardBalance(f.mock, card)).toBe(before + 911);
+    for (const out of [r, viaEnv, missing, unreadable]) expect(out.stdout + out.stderr).not.toContain(f.pg.password);
+  });
+
   it('an unreachable journal server refuses every money command before anything is sent: exit 8, naming it without its password', async () => {
     const canary = 'pw-canary-7f3a91';
     const m = f.machine(`postgres://cardctl:${canary}@127.0.0.1:1/journal?connect_timeout=2`);

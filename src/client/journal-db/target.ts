@@ -53,6 +53,7 @@ const PARAMETERS = new Set([
   'connect_timeout',
   'application_name',
   'options',
+  'service',
 ]);
 
 const SSLMODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'];
@@ -109,6 +110,8 @@ export function postgresTarget(choice: JournalChoice, env: NodeJS.ProcessEnv): P
         `It reads ${[...PARAMETERS].join(', ')}.`,
         choice.from,
       );
+  // libpq's order: the URL, then its service's section (service= or PGSERVICE), then the PG* variables
+  Object.assign(q, { ...serviceSection(q.service || env.PGSERVICE, env, choice.from), ...q });
   const pick = (param: string, variable: string): string | undefined => q[param] || env[variable] || undefined;
   const host = decodeURIComponent(url.hostname.replace(/^\[|\]$/g, '')) || pick('host', 'PGHOST') || 'localhost';
   const port = Number(url.port || pick('port', 'PGPORT') || 5432);
@@ -185,6 +188,62 @@ function passwordFileEntry(
     if (wanted.every((w, i) => fields[i] === '*' || fields[i] === w)) return fields[4];
   }
   return undefined;
+}
+
+/**
+ * A service's parameters from libpq's connection service file (`[name]` sections of `key=value`
+ * lines): PGSERVICEFILE, else ~/.pg_service.conf; a service not there, from PGSYSCONFDIR's
+ * pg_service.conf (else /etc/postgresql-common's, where Debian's libpq looks). None named: none.
+ */
+function serviceSection(name: string | undefined, env: NodeJS.ProcessEnv, from: string): Record<string, string> {
+  if (!name) return {};
+  const home = env.HOME || homedir();
+  const files = [
+    env.PGSERVICEFILE || (home ? join(home, '.pg_service.conf') : undefined),
+    join(env.PGSYSCONFDIR || '/etc/postgresql-common', 'pg_service.conf'),
+  ].filter((f): f is string => f !== undefined);
+  for (const file of files) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch {
+      continue;
+    }
+    const section = sectionOf(text, name, file, from);
+    if (section) return section;
+  }
+  throw bad(
+    `the service ${JSON.stringify(name)} is in no service file (${files.join(', ')})`,
+    `Add a [${name}] section of host=, port=, dbname=, user= lines to ${files[0]}, or name the server in the URL.`,
+    from,
+  );
+}
+
+/** The `[name]` section of a service file, or undefined; a line that is not `key=value`, or a key libpq's URL would not take, is refused (its value never quoted). */
+function sectionOf(text: string, name: string, file: string, from: string): Record<string, string> | undefined {
+  let inSection = false;
+  let found: Record<string, string> | undefined;
+  for (const [i, raw] of text.split(/\r?\n/).entries()) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    if (line.startsWith('[')) {
+      if (found) return found; // its section is over
+      inSection = line === `[${name}]`;
+      if (inSection) found = {};
+      continue;
+    }
+    if (!inSection) continue;
+    const eq = line.indexOf('=');
+    const key = line.slice(0, Math.max(eq, 0)).trim();
+    if (eq < 1 || !PARAMETERS.has(key) || key === 'service')
+      throw bad(
+        `line ${i + 1} of ${file} (the service ${JSON.stringify(name)}) is not a key=value of a parameter cardctl reads`,
+        `It reads ${[...PARAMETERS].filter((p) => p !== 'service').join(', ')}.`,
+        from,
+      );
+    found![key] = line.slice(eq + 1).trim();
+  }
+  return found;
 }
 
 /** A password file's line split at its unescaped colons, the escapes taken out. */
