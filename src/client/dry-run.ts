@@ -168,7 +168,7 @@ export function previewConfirmation(
 export async function peekJournal(env: NodeJS.ProcessEnv | undefined, flag?: string): Promise<Journal | null> {
   const [{ Journal }, { oldJournals }] = await Promise.all([
     import('./journal.js'),
-    import('./journal-db/takeover.js'),
+    import('./journal-db/old-journals.js'),
   ]);
   const chosen = Journal.open(env ?? process.env, undefined, { flag }); // opens nothing yet
   if (chosen.shared) return Journal.openIfExists(env ?? process.env, undefined, { flag }); // read where it is, if it is

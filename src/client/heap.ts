@@ -11,7 +11,10 @@
 // at the start of a batch takes effect; it exists on every Node line cardctl supports (22 to 26).
 // The young generation's own size cannot be set once the process runs (V8 reads
 // --min-semi-space-size at start-up); only how it grows: boundedYoungGeneration.
-import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
+
+/** node:v8, loaded when a long command asks (a single command, which imports this module with its batch code, loads none of it). */
+const v8 = () => process.getBuiltinModule('node:v8');
+const setFlagsFromString = (flags: string): void => v8().setFlagsFromString(flags);
 
 export const HEAP_GROWING_PERCENT = 50;
 
@@ -46,7 +49,9 @@ export function boundedYoungGeneration(limit = BATCH_YOUNG_BYTES): { grown: () =
   return {
     grown: () => {
       if (held) return;
-      const young = getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
+      const young = v8()
+        .getHeapSpaceStatistics()
+        .find((s) => s.space_name === 'new_space');
       if (young && young.space_size < limit) return;
       setFlagsFromString('--semi-space-growth-factor=1');
       held = true;

@@ -206,7 +206,7 @@ export class Journal {
     }
     const store = new SqliteJournal(this.file);
     try {
-      const report = store.takeOver(this.dir);
+      const report = await store.takeOver(this.dir);
       if (report)
         this.note(
           `Took over the older journal ${report.from.join(' and ')}: ${report.records} records into ${this.file} in ${(report.ms / 1000).toFixed(1)} s; the old files are kept as ${report.movedTo.join(' and ')} (remove them when you no longer need them)${report.unreadable ? `; ${report.unreadable} lines could not be read (see \`cardctl ops verify\`)` : ''}.`,

@@ -1,6 +1,5 @@
 // How long the journal keeps resolved operations whole (docs/journal.md, "Retention"), and the
 // compaction a money command starts in the background once a day when some have aged past it.
-import { spawn } from 'node:child_process';
 import { usageError } from '../errors.js';
 import type { Journal } from './journal.js';
 
@@ -68,6 +67,7 @@ export async function compactInBackground(journal: Journal, env: NodeJS.ProcessE
       childEnv.CARDCTL_JOURNAL_URL = journal.place.url;
       for (const k of Object.keys(env)) if (/^PG[A-Z]+$/.test(k)) childEnv[k] = env[k];
     }
+    const { spawn } = await import('node:child_process'); // loaded only then: most money commands find none due
     const child = spawn(process.execPath, args, { detached: true, stdio: 'ignore', env: childEnv });
     child.on('error', () => {});
     child.unref();

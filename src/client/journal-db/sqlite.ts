@@ -9,7 +9,8 @@ import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { schemaSql, SCHEMA_VERSION } from './schema.js';
 import type { SqlRunner, SqlValue } from './sql.js';
 import { JournalTables } from './tables.js';
-import { oldJournals, takeOver, type TakeoverReport } from './takeover.js';
+import { oldJournals } from './old-journals.js';
+import type { TakeoverReport } from './takeover.js';
 
 export type { OpRef, OpRow, SentColumns } from './tables.js';
 export { keyDigest } from './tables.js';
@@ -136,8 +137,9 @@ export class SqliteJournal extends JournalTables {
    * Takes over the older file journals beside this one, if there are any (src/client/journal-db/takeover.ts),
    * in one transaction; waits up to 10 minutes for another process taking over the same files.
    */
-  takeOver(stateFolder: string): TakeoverReport | undefined {
+  async takeOver(stateFolder: string): Promise<TakeoverReport | undefined> {
     if (oldJournals(stateFolder).length === 0) return undefined;
+    const { takeOver } = await import('./takeover.js'); // loaded only then (a money command loads none of it)
     this.setBusyTimeout(TAKEOVER_WAIT_MS);
     try {
       return takeOver(this.db, stateFolder);

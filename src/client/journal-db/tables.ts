@@ -7,7 +7,7 @@
 // found by its digest. A damaged byte hits one page, so one of the two still finds every send, and
 // the two disagreeing refuses the money command (measured on SQLite: docs/journal.md, "Damage").
 import { hash } from 'node:crypto';
-import { crc32 } from 'node:zlib';
+import { crc32 } from './checksum.js';
 import { parseRecord, type RawRecord } from './records.js';
 import type { SqlRunner } from './sql.js';
 

@@ -18,6 +18,9 @@ import { checkedCrc, eachLine, isBlank, isDamaged, parseRecord } from './old-lin
 import { entriesOf, type RawRecord } from './records.js';
 import { SeenRecords } from './seen-records.js';
 import { TakeoverLoad } from './takeover-load.js';
+import { oldJournals } from './old-journals.js';
+
+export { oldJournals };
 
 /** What a takeover found and did. */
 export interface TakeoverReport {
@@ -26,21 +29,6 @@ export interface TakeoverReport {
   unreadable: number;
   movedTo: string[];
   ms: number;
-}
-
-/** The old journals beside a state folder's database, oldest format first. */
-export function oldJournals(stateFolder: string): string[] {
-  const is = (p: string, folder: boolean): boolean => {
-    try {
-      return statSync(p).isDirectory() === folder;
-    } catch {
-      return false;
-    }
-  };
-  return [
-    ...(is(join(stateFolder, 'operations.ndjson'), false) ? [join(stateFolder, 'operations.ndjson')] : []),
-    ...(is(join(stateFolder, 'journal'), true) ? [join(stateFolder, 'journal')] : []),
-  ];
 }
 
 /** Every file of the old folder journal that holds records (key buckets, segments, what an earlier takeover could not read). */
