@@ -58,11 +58,10 @@ async function asker(operation: BatchOperation, journal: Journal, client: ApiCli
     idempotencyKey: row.idempotencyKey,
     batch: true,
   });
-  const answerOf = async (
-    run: () => Promise<Awaited<ReturnType<ApiClient['journalAnswer']>>>,
-  ): Promise<KnownAnswer | undefined> => {
+  /** the row's answer from its key's history; undefined: send it */
+  const answerOf = async (row: BatchRow, history: JournalEntry[]): Promise<KnownAnswer | undefined> => {
     try {
-      const res = await run();
+      const res = await client.journalAnswer(requestOf(row), history);
       return res ? { res } : undefined;
     } catch (err) {
       return { err };
@@ -84,7 +83,7 @@ async function asker(operation: BatchOperation, journal: Journal, client: ApiCli
         ));
       for (const i of which) {
         const history = histories.get(rows[i]!.idempotencyKey) ?? [];
-        if (history.length > 0) out[i] = await answerOf(() => client.journalAnswer(requestOf(rows[i]!), history));
+        if (history.length > 0) out[i] = await answerOf(rows[i]!, history);
       }
     },
   };
