@@ -154,7 +154,11 @@ export interface PlanOptions {
   prefix?: string;
   /** `--allow-duplicates`: identical rows are sent (and counted), not refused */
   allowDuplicates?: boolean;
+  /** called every ROWS_BETWEEN_CALLS rows of the first reading (a batch watches its young generation) */
+  onRows?: () => void;
 }
+
+const ROWS_BETWEEN_CALLS = 4096;
 
 /** What the first reading found, as problems (the first MAX_PROBLEMS_KEPT) and counts. */
 class ProblemList {
@@ -185,6 +189,7 @@ export async function planBatch(spool: Spool, operation: BatchOperation, opts: P
       format,
       checked,
       opts.allowDuplicates === true,
+      opts.onRows,
     );
     checked.flush();
     const keyPrefix = opts.prefix ?? DEFAULT_KEY_PREFIX;
@@ -217,6 +222,7 @@ async function firstReading(
   format: BatchFormat,
   checked: CheckedRows,
   allowDuplicates: boolean,
+  onRows?: () => void,
 ) {
   const problems = new ProblemList();
   const digests = new RowDigests(operation, maxRows(spool));
@@ -230,7 +236,7 @@ async function firstReading(
     }
     const rec = item.record;
     last = rec;
-    counts.total++;
+    if (++counts.total % ROWS_BETWEEN_CALLS === 0) onRows?.();
     const result = await checkRecord(operation, rec);
     if ('errors' in result) {
       problems.add({ row: rec.row, line: rec.line, errors: result.errors });

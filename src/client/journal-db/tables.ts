@@ -311,14 +311,18 @@ export class JournalTables {
     throw damaged(keys[0]!, 'its two indexes disagree');
   }
 
-  /** Whether any idempotency key starts with `prefix` (one step of the key index). */
-  async hasKeyStarting(prefix: string): Promise<boolean> {
-    const next = prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+  /**
+   * Whether any idempotency key is `prefix` followed by a decimal number (what the version before
+   * gave a batch's rows: `P-ROW`): one walk of the key index over the keys after `prefix` whose
+   * first character is a digit, at most `maxDigits` after it (today's keys there, `P-<16 hex>-<n>`,
+   * are longer). Another key that fits the pattern says yes: the caller then looks at every row's.
+   */
+  async hasNumberedKey(prefix: string, maxDigits: number): Promise<boolean> {
     return (
-      (await this.q.get('SELECT 1 AS one FROM operations WHERE idempotency_key >= ? AND idempotency_key < ? LIMIT 1', [
-        prefix,
-        next,
-      ])) !== undefined
+      (await this.q.get(
+        'SELECT 1 AS one FROM operations WHERE idempotency_key >= ? AND idempotency_key < ? AND length(idempotency_key) <= ? LIMIT 1',
+        [`${prefix}0`, `${prefix}:`, prefix.length + maxDigits], // ':' follows '9'
+      )) !== undefined
     );
   }
 
@@ -379,6 +383,24 @@ export class JournalTables {
         )
       : await this.q.all<SentColumns>(
           `SELECT ${columns} FROM operations INDEXED BY operations_by_time WHERE time >= ? ORDER BY time, seq LIMIT ?`,
+          [since, limit],
+        );
+  }
+
+  /** The idempotency keys of the operations sent since `since`, oldest first, `limit` at a time after `after` (as arrays: the repeat check looks at a day's sends). */
+  async sentKeysSince(
+    since: string,
+    after: { time: string; seq: number } | undefined,
+    limit: number,
+  ): Promise<Array<[time: string, seq: number, key: string]>> {
+    return after
+      ? await this.q.values(
+          `SELECT time, seq, idempotency_key FROM operations INDEXED BY operations_by_time
+             WHERE time >= ? AND (time, seq) > (?, ?) ORDER BY time, seq LIMIT ?`,
+          [since, after.time, after.seq, limit],
+        )
+      : await this.q.values(
+          `SELECT time, seq, idempotency_key FROM operations INDEXED BY operations_by_time WHERE time >= ? ORDER BY time, seq LIMIT ?`,
           [since, limit],
         );
   }
