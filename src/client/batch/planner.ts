@@ -190,6 +190,7 @@ export async function planBatch(spool: Spool, operation: BatchOperation, opts: P
       checked,
       opts.allowDuplicates === true,
       opts.onRows,
+      opts.prefix === undefined,
     );
     checked.flush();
     const keyPrefix = opts.prefix ?? DEFAULT_KEY_PREFIX;
@@ -222,11 +223,13 @@ async function firstReading(
   format: BatchFormat,
   checked: CheckedRows,
   allowDuplicates: boolean,
-  onRows?: () => void,
+  onRows: (() => void) | undefined,
+  /** whether the legacy key prefix is the rows' hash (no --idempotency-prefix: with one, it is that prefix) */
+  hashRows: boolean,
 ) {
   const problems = new ProblemList();
   const digests = new RowDigests(operation, maxRows(spool));
-  const hash = createHash('sha256').update(operation); // the legacy key prefix (row-keys.ts)
+  const hash = hashRows ? createHash('sha256').update(operation) : undefined; // the legacy key prefix (row-keys.ts)
   const counts = { total: 0, amountTotal: 0, duplicates: 0 };
   let last: { row: number; line: number } | undefined;
   for await (const item of readRecords(spool, operation, format)) {
@@ -243,7 +246,7 @@ async function firstReading(
       continue;
     }
     const text = callText(result.call);
-    hash.update('\n' + text);
+    hash?.update('\n' + text);
     const occurrence = digests.add(text, rec.row);
     const suffix = keySuffix(digests.hi32, digests.lo32, occurrence);
     if (problems.rows === 0 && !problems.file) checked.add(rec.row, rec.line, suffix, text); // a plan with a problem sends nothing
@@ -277,7 +280,7 @@ async function firstReading(
     fileProblem: problems.file,
     ...(spool.unended && last ? { unendedLastRow: { row: last.row, line: last.line } } : {}),
   };
-  return { found, prefixHash: hash.digest('hex').slice(0, 16), digests };
+  return { found, prefixHash: hash?.digest('hex').slice(0, 16), digests };
 }
 
 /** The rows as the first reading checked them, in file order, with their keys (the plan had no problem); read again at each call. */
