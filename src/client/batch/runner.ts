@@ -114,19 +114,33 @@ async function* chunks(rows: BatchSource['rows'], known: RunBatchOptions['fromJo
     answers.catch(() => {}); // awaited below, in its turn (a batch stopped before it leaves it unread)
     return { rows: chunk, answers };
   };
-  let chunk: BatchRow[] = [];
   let ahead: ReturnType<typeof ask> | undefined;
-  for await (const row of rows) {
-    chunk.push(row);
-    if (chunk.length < JOURNAL_CHUNK) continue;
+  for await (const chunk of rowChunks(rows)) {
     const next = ask(chunk);
-    chunk = [];
     if (ahead) yield { rows: ahead.rows, answers: await ahead.answers };
     ahead = next;
   }
-  const last = chunk.length ? ask(chunk) : undefined;
   if (ahead) yield { rows: ahead.rows, answers: await ahead.answers };
-  if (last) yield { rows: last.rows, answers: await last.answers };
+}
+
+/** The rows JOURNAL_CHUNK at a time; rows read at once (the checked rows' file) without a promise a row. */
+async function* rowChunks(rows: BatchSource['rows']): AsyncGenerator<BatchRow[]> {
+  let chunk: BatchRow[] = [];
+  if (Symbol.iterator in rows)
+    for (const row of rows) {
+      chunk.push(row);
+      if (chunk.length < JOURNAL_CHUNK) continue;
+      yield chunk;
+      chunk = [];
+    }
+  else
+    for await (const row of rows) {
+      chunk.push(row);
+      if (chunk.length < JOURNAL_CHUNK) continue;
+      yield chunk;
+      chunk = [];
+    }
+  if (chunk.length) yield chunk;
 }
 
 /**
