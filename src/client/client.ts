@@ -266,7 +266,10 @@ export class ApiClient {
    * rows): what sendPrepared would answer without sending (rules 3 and 4), or undefined when the
    * row must go through sendPrepared (which asks the journal again, under the key's lock). Sends nothing.
    */
-  async journalAnswer(req: ApiRequest, history: readonly JournalEntry[]): Promise<ApiResponse | undefined> {
+  async journalAnswer(
+    req: ApiRequest,
+    history: readonly JournalEntry[],
+  ): Promise<import('./money-operation.js').JournalRowAnswer | undefined> {
     const p = await this.prepare(req);
     if (!p.money || p.idempotencyKey === undefined || history.length === 0) return undefined;
     const { answerFromHistory } = await import('./money-operation.js');

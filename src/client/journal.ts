@@ -394,9 +394,9 @@ export class Journal {
     return out;
   }
 
-  /** Whether any idempotency key starts with `prefix` (a batch's keys of the version before). */
-  hasKeyStarting(prefix: string): Promise<boolean> {
-    return this.serial(async (db) => (prefix === '' ? !(await db.isEmpty()) : db.hasKeyStarting(prefix)));
+  /** Whether any idempotency key is `prefix` and a number of at most `maxDigits` digits (a batch's keys of the version before, `P-ROW`). */
+  hasNumberedKey(prefix: string, maxDigits: number): Promise<boolean> {
+    return this.serial((db) => db.hasNumberedKey(prefix, maxDigits));
   }
 
   /** By full id, an idempotency key, or an unambiguous id prefix (with or without `op_`). */
@@ -468,6 +468,19 @@ export class Journal {
       yield* entries;
       if (page.length < 4096) return;
       after = page.at(-1);
+    }
+  }
+
+  /** Whether any operation sent since `sinceMs` went under a key `under` says yes to (its key alone read: a day's sends looked at without a record parsed). */
+  async anySentSinceUnder(sinceMs: number, under: (key: string) => boolean): Promise<boolean> {
+    const since = new Date(sinceMs).toISOString();
+    let after: { time: string; seq: number } | undefined;
+    for (;;) {
+      const page = await this.serial((db) => db.sentKeysSince(since, after, 4096));
+      for (const [, , key] of page) if (under(key)) return true;
+      if (page.length < 4096) return false;
+      const [time, seq] = page.at(-1)!;
+      after = { time, seq };
     }
   }
 

@@ -342,12 +342,19 @@ export function journalResponse(
   };
 }
 
-/** A --batch row's answer from its key's sends alone, or undefined when it must be sent (which asks again under the key's lock). */
+/** What a --batch row's result reads of the journal's answer (src/client/batch/ledger.ts). */
+export type JournalRowAnswer = Pick<ApiResponse, 'status' | 'body' | 'fromJournal'>;
+
+/**
+ * A --batch row's answer from its key's sends alone, or undefined when it must be sent (which asks
+ * again under the key's lock). The same verdict and refusals as journalResponse, without the
+ * response a single command prints (a rerun answers a million rows: no text of each report).
+ */
 export function answerFromHistory(
   client: SignedClient,
   p: PreparedRequest,
   history: readonly JournalEntry[],
-): ApiResponse | undefined {
+): JournalRowAnswer | undefined {
   const verdict = sendVerdict(
     history,
     {
@@ -363,7 +370,9 @@ export function answerFromHistory(
   );
   if (verdict.send) return undefined;
   if ('conflict' in verdict) throw toApiError(keyConflictError(verdict.conflict, p), undefined, undefined);
-  return journalResponse(client, p, verdict.report, false);
+  const err = journalError(verdict.report, client.clock());
+  if (err) throw toApiError(err, undefined, undefined);
+  return { status: verdict.report.status ?? 200, body: verdict.report, fromJournal: verdict.report };
 }
 
 /**

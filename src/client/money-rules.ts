@@ -211,10 +211,14 @@ function report(
 
 /** The operation's result over every send of it: a success anywhere wins, then a refusal, else unknown (the newest entry of each). */
 function operationResult(sends: JournalEntry[]): { result: 'succeeded' | 'failed' | 'unknown'; entry: JournalEntry } {
-  const newest = (r: OperationResult) => sends.filter((e) => resultOf(e) === r).at(-1);
-  const ok = newest('succeeded');
+  let ok: JournalEntry | undefined;
+  let failed: JournalEntry | undefined;
+  for (const e of sends) {
+    const r = resultOf(e);
+    if (r === 'succeeded') ok = e;
+    else if (r === 'failed') failed = e;
+  }
   if (ok) return { result: 'succeeded', entry: ok };
-  const failed = newest('failed');
   if (failed) return { result: 'failed', entry: failed };
   return { result: 'unknown', entry: sends.find((e) => e.resource_id) ?? sends.at(-1)! };
 }
@@ -253,20 +257,20 @@ const sameRequest = (e: JournalEntry, t: SendTarget): boolean =>
 export function sendVerdict(history: readonly JournalEntry[], t: SendTarget, nowMs: number): SendVerdict {
   const sent = history.filter((e) => sameMerchant(e, t) && resultOf(e) !== 'not_processed');
   if (sent.length === 0) return { send: true };
-  const mine = sent.filter((e) => sameRequest(e, t));
-  // rule 5: one key is one operation; another request under it is refused before it leaves
-  const other = sent.find((e) => !sameRequest(e, t));
-  if (other) return { send: false, conflict: other };
-  const firstSentMs = Math.min(...sent.map((e) => Date.parse(e.time)).filter((ms) => !Number.isNaN(ms)));
-  if (!keyStillRemembered(firstSentMs, nowMs)) {
-    const { result, entry } = operationResult(mine);
+  // the key's age from its first send (one whose time cannot be read does not count)
+  let firstSentMs = Number.POSITIVE_INFINITY;
+  for (const e of sent) {
+    // rule 5: one key is one operation; another request under it is refused before it leaves
+    if (!sameRequest(e, t)) return { send: false, conflict: e };
+    const ms = Date.parse(e.time);
+    if (ms < firstSentMs) firstSentMs = ms;
+  }
+  const mine = sent; // every send in the account is this very request (rule 5 above)
+  const { result, entry } = operationResult(mine);
+  if (!keyStillRemembered(firstSentMs, nowMs))
     return { send: false, report: report(entry, result, 'key_forgotten', firstSentMs) };
-  }
-  if (t.batch) {
-    const { result, entry } = operationResult(mine);
-    if (result !== 'unknown') return { send: false, report: report(entry, result, 'resolved', firstSentMs) };
-  }
-  return { send: true, firstSentMs, earlierUnknown: operationResult(mine).result === 'unknown', earlier: mine[0] };
+  if (t.batch && result !== 'unknown') return { send: false, report: report(entry, result, 'resolved', firstSentMs) };
+  return { send: true, firstSentMs, earlierUnknown: result === 'unknown', earlier: mine[0] };
 }
 
 /** What differs between an earlier request under the key and this one, for people: `card`, `amount`, ... */

@@ -21,9 +21,12 @@ function write(value: unknown, order: readonly string[]): string {
   if (Array.isArray(value)) return `[${value.map((v) => write(v, [])).join(',')}]`;
   const obj = value as Record<string, unknown>;
   const keys = Object.keys(obj).filter((k) => obj[k] !== undefined && typeof obj[k] !== 'function');
-  const known = order.filter((k) => keys.includes(k));
-  const rest = keys.filter((k) => !order.includes(k)).sort();
-  return `{${[...known, ...rest].map((k) => `${JSON.stringify(k)}:${write(obj[k], [])}`).join(',')}}`;
+  // the named fields first, in their order, then the others sorted (a --batch writes a million bodies: no arrays joined)
+  let out = '';
+  for (const k of order) if (keys.includes(k)) out += `,${JSON.stringify(k)}:${write(obj[k], [])}`;
+  const rest = order.length === 0 ? keys : keys.filter((k) => !order.includes(k));
+  for (const k of rest.sort()) out += `,${JSON.stringify(k)}:${write(obj[k], [])}`;
+  return `{${out.slice(1)}}`;
 }
 
 /** The field order of the contract's request schema for a money operation (without zod: contract/money-bodies.ts). */

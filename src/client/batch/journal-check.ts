@@ -26,7 +26,7 @@ export async function journalAnswers(
   batch: { legacyPrefix: string },
 ): Promise<JournalAnswers> {
   const ask = await asker(operation, journal, client);
-  const legacy = (await hasKeysStarting(journal, `${batch.legacyPrefix}-`))
+  const legacy = (await hasLegacyKeys(journal, batch.legacyPrefix))
     ? await legacyRows(operation, journal, ask)
     : undefined;
   const answers = async (rows: BatchRow[]): Promise<Array<KnownAnswer | undefined>> => {
@@ -39,9 +39,13 @@ export async function journalAnswers(
   return { answers };
 }
 
-async function hasKeysStarting(journal: Journal, prefix: string): Promise<boolean> {
+/** A row number's digits at most, in a key of the version before (`P-ROW`); today's keys have 18 characters at least after `P-`. */
+const ROW_DIGITS = 16;
+
+/** Whether the journal holds a key the version before gave a row of this file (`P-ROW`), for any row. */
+async function hasLegacyKeys(journal: Journal, legacyPrefix: string): Promise<boolean> {
   try {
-    return await journal.hasKeyStarting(prefix);
+    return await journal.hasNumberedKey(`${legacyPrefix}-`, ROW_DIGITS);
   } catch (err) {
     if (err instanceof CardctlError) return false; // each row meets it again on the ordinary path, and says it
     throw err;
@@ -58,11 +62,10 @@ async function asker(operation: BatchOperation, journal: Journal, client: ApiCli
     idempotencyKey: row.idempotencyKey,
     batch: true,
   });
-  const answerOf = async (
-    run: () => Promise<Awaited<ReturnType<ApiClient['journalAnswer']>>>,
-  ): Promise<KnownAnswer | undefined> => {
+  /** the row's answer from its key's history; undefined: send it */
+  const answerOf = async (row: BatchRow, history: JournalEntry[]): Promise<KnownAnswer | undefined> => {
     try {
-      const res = await run();
+      const res = await client.journalAnswer(requestOf(row), history);
       return res ? { res } : undefined;
     } catch (err) {
       return { err };
@@ -84,7 +87,7 @@ async function asker(operation: BatchOperation, journal: Journal, client: ApiCli
         ));
       for (const i of which) {
         const history = histories.get(rows[i]!.idempotencyKey) ?? [];
-        if (history.length > 0) out[i] = await answerOf(() => client.journalAnswer(requestOf(rows[i]!), history));
+        if (history.length > 0) out[i] = await answerOf(rows[i]!, history);
       }
     },
   };

@@ -154,6 +154,11 @@ export class RowLedger {
     this.started = new Array<{ row: BatchRow; sent: boolean } | undefined>(this.capacity).fill(undefined);
   }
 
+  /** Whether a worker may take another row now (else await room()). */
+  hasRoom(): boolean {
+    return this.stopped || this.taken - this.emitNext < this.window;
+  }
+
   /** Resolves when a worker may take another row: fewer than `window` rows wait to be reported. */
   async room(): Promise<void> {
     while (!this.stopped && this.taken - this.emitNext >= this.window)

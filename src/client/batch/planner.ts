@@ -9,7 +9,7 @@ import { checkBody, checkId } from '../operations.js';
 import { AMOUNTS, COLUMNS, expected } from './columns.js';
 import { JsonNumber } from './ndjson.js';
 import { RowDigests } from './digests.js';
-import { readRecords, spoolFormat } from './reader.js';
+import { readRecordChunks, spoolFormat } from './reader.js';
 import { cutShortMessage, spoolBytes, type Spool } from './spool.js';
 import { DEFAULT_KEY_PREFIX, keySuffix, legacyKey, rowKey } from './row-keys.js';
 import { CheckedRows } from './checked-rows.js';
@@ -122,9 +122,25 @@ export async function checkRecord(
   operation: BatchOperation,
   rec: RawRecord,
 ): Promise<{ call: BatchRow['call'] } | { errors: Record<string, string[]> }> {
-  const { call, errors } = callOf(operation, rec);
+  const built = callOf(operation, rec);
+  return plainCall(operation, rec, built) ?? (await schemaChecked(operation, rec, built));
+}
+
+/** The call of a record surely accepted (what nearly every row is: no schema needed), else undefined. */
+function plainCall(
+  operation: BatchOperation,
+  rec: RawRecord,
+  { call, errors }: ReturnType<typeof callOf>,
+): { call: BatchRow['call'] } | undefined {
+  return !rec.error && rec.fields && !hasErrors(errors) && plainlyValid(operation, call.json) ? { call } : undefined;
+}
+
+async function schemaChecked(
+  operation: BatchOperation,
+  rec: RawRecord,
+  { call, errors }: ReturnType<typeof callOf>,
+): Promise<{ call: BatchRow['call'] } | { errors: Record<string, string[]> }> {
   if (rec.error || !rec.fields) return { errors };
-  if (!hasErrors(errors) && plainlyValid(operation, call.json)) return { call }; // what nearly every row is: no schema needed
   try {
     if (!plainlyValid(operation, call.json)) await checkBody(operation, call.json); // the schemas (zod), for their messages
   } catch (err) {
@@ -154,7 +170,11 @@ export interface PlanOptions {
   prefix?: string;
   /** `--allow-duplicates`: identical rows are sent (and counted), not refused */
   allowDuplicates?: boolean;
+  /** called every ROWS_BETWEEN_CALLS rows of the first reading (a batch watches its young generation) */
+  onRows?: () => void;
 }
+
+const ROWS_BETWEEN_CALLS = 4096;
 
 /** What the first reading found, as problems (the first MAX_PROBLEMS_KEPT) and counts. */
 class ProblemList {
@@ -185,6 +205,8 @@ export async function planBatch(spool: Spool, operation: BatchOperation, opts: P
       format,
       checked,
       opts.allowDuplicates === true,
+      opts.onRows,
+      opts.prefix === undefined,
     );
     checked.flush();
     const keyPrefix = opts.prefix ?? DEFAULT_KEY_PREFIX;
@@ -217,46 +239,52 @@ async function firstReading(
   format: BatchFormat,
   checked: CheckedRows,
   allowDuplicates: boolean,
+  onRows: (() => void) | undefined,
+  /** whether the legacy key prefix is the rows' hash (no --idempotency-prefix: with one, it is that prefix) */
+  hashRows: boolean,
 ) {
   const problems = new ProblemList();
   const digests = new RowDigests(operation, maxRows(spool));
-  const hash = createHash('sha256').update(operation); // the legacy key prefix (row-keys.ts)
+  const hash = hashRows ? createHash('sha256').update(operation) : undefined; // the legacy key prefix (row-keys.ts)
   const counts = { total: 0, amountTotal: 0, duplicates: 0 };
   let last: { row: number; line: number } | undefined;
-  for await (const item of readRecords(spool, operation, format)) {
-    if ('problem' in item) {
-      problems.add(item.problem);
-      continue;
+  for await (const items of readRecordChunks(spool, operation, format))
+    for (const item of items) {
+      if ('problem' in item) {
+        problems.add(item.problem);
+        continue;
+      }
+      const rec = item.record;
+      last = rec;
+      if (++counts.total % ROWS_BETWEEN_CALLS === 0) onRows?.();
+      const built = callOf(operation, rec);
+      // awaited only for a row the schemas must look at: no promise a row
+      const result = plainCall(operation, rec, built) ?? (await schemaChecked(operation, rec, built));
+      if ('errors' in result) {
+        problems.add({ row: rec.row, line: rec.line, errors: result.errors });
+        continue;
+      }
+      const text = callText(result.call);
+      hash?.update('\n' + text);
+      const occurrence = digests.add(text, rec.row);
+      const suffix = keySuffix(digests.hi32, digests.lo32, occurrence);
+      if (problems.rows === 0 && !problems.file) checked.add(rec.row, rec.line, suffix, text); // a plan with a problem sends nothing
+      counts.amountTotal += Number(result.call.json.amount_minor ?? result.call.json.amount ?? 0);
+      const earlier = digests.earlier;
+      if (earlier === 0) continue;
+      counts.duplicates++;
+      if (!allowDuplicates) {
+        problems.add({
+          row: rec.row,
+          line: rec.line,
+          errors: {
+            row: [
+              `the same request as row ${earlier}: sent twice, it would charge twice. Remove one, or pass --allow-duplicates if both are meant.`,
+            ],
+          },
+        });
+      }
     }
-    const rec = item.record;
-    last = rec;
-    counts.total++;
-    const result = await checkRecord(operation, rec);
-    if ('errors' in result) {
-      problems.add({ row: rec.row, line: rec.line, errors: result.errors });
-      continue;
-    }
-    const text = callText(result.call);
-    hash.update('\n' + text);
-    const occurrence = digests.add(text, rec.row);
-    const suffix = keySuffix(digests.hi32, digests.lo32, occurrence);
-    if (problems.rows === 0 && !problems.file) checked.add(rec.row, rec.line, suffix, text); // a plan with a problem sends nothing
-    counts.amountTotal += Number(result.call.json.amount_minor ?? result.call.json.amount ?? 0);
-    const earlier = digests.earlier;
-    if (earlier === 0) continue;
-    counts.duplicates++;
-    if (!allowDuplicates) {
-      problems.add({
-        row: rec.row,
-        line: rec.line,
-        errors: {
-          row: [
-            `the same request as row ${earlier}: sent twice, it would charge twice. Remove one, or pass --allow-duplicates if both are meant.`,
-          ],
-        },
-      });
-    }
-  }
   // input cut short (a pipe's last row without its line end): that row may be a part of what was meant
   if (spool.cut)
     problems.add(
@@ -271,7 +299,7 @@ async function firstReading(
     fileProblem: problems.file,
     ...(spool.unended && last ? { unendedLastRow: { row: last.row, line: last.line } } : {}),
   };
-  return { found, prefixHash: hash.digest('hex').slice(0, 16), digests };
+  return { found, prefixHash: hash?.digest('hex').slice(0, 16), digests };
 }
 
 /** The rows as the first reading checked them, in file order, with their keys (the plan had no problem); read again at each call. */
@@ -287,7 +315,7 @@ export function* checkedRows(plan: BatchPlan): Generator<BatchRow> {
 }
 
 /** The second reading: the rows to send (checkedRows), the checked rows' file closed after. */
-export async function* planRows(plan: BatchPlan): AsyncGenerator<BatchRow> {
+export function* planRows(plan: BatchPlan): Generator<BatchRow> {
   try {
     yield* checkedRows(plan);
   } finally {

@@ -47,10 +47,19 @@ export async function* readRecords(
   operation: BatchOperation,
   format: BatchFormat,
 ): AsyncGenerator<ReadItem> {
-  yield* format === 'ndjson' ? ndjsonRecords(spool, operation) : csvRecords(spool, operation);
+  for await (const items of readRecordChunks(spool, operation, format)) yield* items;
 }
 
-async function* ndjsonRecords(spool: Spool, operation: BatchOperation): AsyncGenerator<ReadItem> {
+/** The same, the records of each chunk of the file at once (no promise a record: a batch reads a million). */
+export function readRecordChunks(
+  spool: Spool,
+  operation: BatchOperation,
+  format: BatchFormat,
+): AsyncGenerator<ReadItem[]> {
+  return format === 'ndjson' ? ndjsonRecords(spool, operation) : csvRecords(spool, operation);
+}
+
+async function* ndjsonRecords(spool: Spool, operation: BatchOperation): AsyncGenerator<ReadItem[]> {
   let rest = '';
   let line = 0;
   let row = 0;
@@ -63,18 +72,20 @@ async function* ndjsonRecords(spool: Spool, operation: BatchOperation): AsyncGen
     return { record: 'error' in parsed ? { row, line, error: parsed.error } : { row, line, fields: parsed.fields } };
   };
   for await (const chunk of spoolText(spool)) {
+    const items: ReadItem[] = [];
     const text = rest + chunk;
     let start = 0;
     for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', start)) {
       const item = one(text.slice(start, nl));
-      if (item) yield item;
+      if (item) items.push(item);
       start = nl + 1;
     }
     rest = text.slice(start);
-    if (rest.length > MAX_RECORD_CHARS) return yield tooLong(line + 1);
+    if (rest.length > MAX_RECORD_CHARS) return yield [...items, tooLong(line + 1)];
+    yield items;
   }
   const last = rest === '' ? undefined : one(rest);
-  if (last) yield last;
+  if (last) yield [last];
 }
 
 /** The header's problems: unknown columns, one named twice, a required one missing. */
@@ -99,7 +110,7 @@ function headerErrors(operation: BatchOperation, rec: CsvRecord, header: string[
   return errors;
 }
 
-async function* csvRecords(spool: Spool, operation: BatchOperation): AsyncGenerator<ReadItem> {
+async function* csvRecords(spool: Spool, operation: BatchOperation): AsyncGenerator<ReadItem[]> {
   const parser = new CsvParser();
   let header: { names: string[]; line: number } | undefined;
   let row = 0;
@@ -130,23 +141,27 @@ async function* csvRecords(spool: Spool, operation: BatchOperation): AsyncGenera
     return { record: { row, line: rec.line, fields } };
   };
   for await (const chunk of spoolText(spool)) {
+    const items: ReadItem[] = [];
     for (const rec of parser.push(chunk)) {
       const it = item(rec);
-      if (it) yield it;
-      if (it && 'problem' in it) return;
+      if (it) items.push(it);
+      if (it && 'problem' in it) return yield items;
     }
-    if (parser.tooLong !== undefined) return yield tooLong(parser.tooLong);
+    if (parser.tooLong !== undefined) return yield [...items, tooLong(parser.tooLong)];
+    yield items;
   }
+  const items: ReadItem[] = [];
   for (const rec of parser.end()) {
     const it = item(rec);
-    if (it) yield it;
+    if (it) items.push(it);
   }
   if (!header)
-    yield {
+    items.push({
       problem: {
         row: 0,
         line: 1,
         errors: { header: [`the file is empty (a CSV batch starts with a header line: ${expected(operation)}).`] },
       },
-    };
+    });
+  yield items;
 }

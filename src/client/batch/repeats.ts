@@ -34,9 +34,9 @@ export interface Repeats {
  * Whether a send of the last day, or one whose outcome is unknown, went under a key that may not
  * be one of the batch's own (`other`: a key the batch does not give, or the version before's key
  * of a row, which is the row's own only when the journal holds that very request under it): only
- * such a send can be repeated. Looks at the day's sends by their columns and folds at most the
- * first such one. Whatever it cannot read (a damaged record) counts as such a send: the whole
- * check then runs, and reads only what it always read.
+ * such a send can be repeated. Looks at the day's sends by their keys alone, and folds at most the
+ * first unknown one under such a key. Whatever it cannot read (a damaged record) counts as such a
+ * send: the whole check then runs, and reads only what it always read.
  */
 async function anySendUnderAnotherKey(
   journal: Journal,
@@ -44,7 +44,7 @@ async function anySendUnderAnotherKey(
   other: (key: string) => boolean,
 ): Promise<boolean> {
   try {
-    for await (const _ of journal.sentSinceMatching(sinceMs, (o) => other(o.idempotency_key))) return true;
+    if (await journal.anySentSinceUnder(sinceMs, other)) return true;
     for await (const e of journal.unresolvedNewest()) if (other(e.idempotency_key)) return true;
     return false;
   } catch {

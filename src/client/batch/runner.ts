@@ -99,39 +99,86 @@ export const JOURNAL_CHUNK = 256;
 /** A row's answer without a request: the journal resolved it (its answer, or its error). `res` holds what a row's result reads of an answer. */
 export type KnownAnswer = { res: RowAnswer } | { err: unknown };
 
+/** A chunk of rows and the journal's answers for them (undefined: send the row). */
+type Asked = { rows: BatchRow[]; answers: Array<KnownAnswer | undefined> };
+
 /**
  * The rows in chunks; each chunk is asked of the journal first, and the rows it resolved come with
  * their answer. The next chunk is asked while this one's rows are taken (a shared journal answers
  * over the network: its round trip overlaps the rows' work instead of adding to it); two chunks
  * at most are alive.
  */
-async function* feed(
-  rows: BatchSource['rows'],
-  known: RunBatchOptions['fromJournal'],
-): AsyncGenerator<{ row: BatchRow; known?: KnownAnswer }> {
-  type Asked = { rows: BatchRow[]; answers: Promise<Array<KnownAnswer | undefined>> };
-  const ask = (chunk: BatchRow[]): Asked => {
+async function* chunks(rows: BatchSource['rows'], known: RunBatchOptions['fromJournal']): AsyncGenerator<Asked> {
+  const ask = (chunk: BatchRow[]): { rows: BatchRow[]; answers: Promise<Array<KnownAnswer | undefined>> } => {
     const answers = known ? known(chunk) : Promise.resolve([]);
     answers.catch(() => {}); // awaited below, in its turn (a batch stopped before it leaves it unread)
     return { rows: chunk, answers };
   };
-  const taken = async function* (asked: Asked): AsyncGenerator<{ row: BatchRow; known?: KnownAnswer }> {
-    const answers = await asked.answers;
-    for (const [i, row] of asked.rows.entries()) yield { row, known: answers[i] };
-  };
-  let chunk: BatchRow[] = [];
-  let ahead: Asked | undefined;
-  for await (const row of rows) {
-    chunk.push(row);
-    if (chunk.length < JOURNAL_CHUNK) continue;
+  let ahead: ReturnType<typeof ask> | undefined;
+  for await (const chunk of rowChunks(rows)) {
     const next = ask(chunk);
-    chunk = [];
-    if (ahead) yield* taken(ahead);
+    if (ahead) yield { rows: ahead.rows, answers: await ahead.answers };
     ahead = next;
   }
-  const last = chunk.length ? ask(chunk) : undefined;
-  if (ahead) yield* taken(ahead);
-  if (last) yield* taken(last);
+  if (ahead) yield { rows: ahead.rows, answers: await ahead.answers };
+}
+
+/** The rows JOURNAL_CHUNK at a time; rows read at once (the checked rows' file) without a promise a row. */
+async function* rowChunks(rows: BatchSource['rows']): AsyncGenerator<BatchRow[]> {
+  let chunk: BatchRow[] = [];
+  if (Symbol.iterator in rows)
+    for (const row of rows) {
+      chunk.push(row);
+      if (chunk.length < JOURNAL_CHUNK) continue;
+      yield chunk;
+      chunk = [];
+    }
+  else
+    for await (const row of rows) {
+      chunk.push(row);
+      if (chunk.length < JOURNAL_CHUNK) continue;
+      yield chunk;
+      chunk = [];
+    }
+  if (chunk.length) yield chunk;
+}
+
+/**
+ * The rows for the workers, in file order: a row of the chunk at hand is taken at once (no promise
+ * a row: a rerun answers a million from the journal), the next chunk awaited by whichever worker
+ * finds this one done, the others waiting for that same chunk.
+ */
+class Feed {
+  private at: Asked = { rows: [], answers: [] };
+  private i = 0;
+  private coming: Promise<void> | undefined;
+  done = false;
+
+  constructor(private readonly source: AsyncGenerator<Asked>) {}
+
+  /** The next row and its answer; undefined when the chunk at hand is done (then await more()). */
+  take(): { row: BatchRow; known: KnownAnswer | undefined } | undefined {
+    const i = this.i;
+    if (i >= this.at.rows.length) return undefined;
+    this.i = i + 1;
+    return { row: this.at.rows[i]!, known: this.at.answers[i] };
+  }
+
+  /** The next chunk in hand (done set when there is none). */
+  more(): Promise<void> {
+    this.coming ??= this.source.next().then(
+      (next) => {
+        this.coming = undefined;
+        if (next.done) this.done = true;
+        else (this.at = next.value), (this.i = 0);
+      },
+      (err: unknown) => {
+        this.coming = undefined;
+        throw err;
+      },
+    );
+    return this.coming;
+  }
 }
 
 /** What runBatch sends: the operation, and the rows (an array, or a stream read once). */
@@ -151,16 +198,20 @@ export async function runBatch(plan: BatchSource, opts: RunBatchOptions): Promis
   const total = plan.total ?? (Array.isArray(plan.rows) ? plan.rows.length : 0);
   const ledger = new RowLedger(total, opts, WINDOW);
   const send = rowSender(plan.operation, limiter, ledger, { ...opts, now, sleep });
-  const rows = feed(plan.rows, opts.fromJournal);
+  const feed = new Feed(chunks(plan.rows, opts.fromJournal));
   const worker = async (): Promise<void> => {
     for (;;) {
-      await ledger.room();
+      if (!ledger.hasRoom()) await ledger.room();
       const behind = opts.outputRoom?.();
       if (behind) await behind;
       if (ledger.stopped || ledger.halted) return;
-      const next = await rows.next();
-      if (next.done || ledger.stopped || ledger.halted) return;
-      const { row, known } = next.value;
+      const next = feed.take();
+      if (next === undefined) {
+        if (feed.done) return;
+        await feed.more();
+        continue;
+      }
+      const { row, known } = next;
       const index = ledger.take(row);
       ledger.finish(
         index,

@@ -162,6 +162,12 @@ class PostgresRunner implements SqlRunner {
     return this.call(async (db) => [...(await db.unsafe(forPostgres(sql), args as never[], { prepare: true }))] as T[]);
   }
 
+  async values<T extends unknown[]>(sql: string, args: readonly SqlValue[] = []): Promise<T[]> {
+    return this.call(
+      async (db) => [...(await db.unsafe(forPostgres(sql), args as never[], { prepare: true }).values())] as T[],
+    );
+  }
+
   async get<T>(sql: string, args: readonly SqlValue[] = []): Promise<T | undefined> {
     return (await this.all<T>(sql, args))[0];
   }

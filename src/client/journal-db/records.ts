@@ -238,6 +238,8 @@ export function compactOf(e: JournalEntry, now: string): JournalCompact {
 
 /** The records of some operations (ops first, in any order of files) as entries, oldest first. A compacted record stands for its op and every record after it. */
 export function entriesOf(records: readonly RawRecord[]): JournalEntry[] {
+  const one = oneOperation(records);
+  if (one) return [fold(one, records.slice(1) as unknown as Array<JournalOutcome | JournalResolution>)];
   const ops = new Map<string, { op: JournalOp; records: Array<JournalOutcome | JournalResolution> }>();
   const compacted = new Map<string, JournalEntry>();
   for (const r of records) {
@@ -253,4 +255,19 @@ export function entriesOf(records: readonly RawRecord[]): JournalEntry[] {
   all.push(...compacted.values());
   all.sort((a, b) => Date.parse(a.time) - Date.parse(b.time));
   return propagate(all);
+}
+
+/**
+ * The op of records that are one operation and what was learned after it (what nearly every key
+ * holds: a --batch rerun folds a million): folded alone, as entriesOf would fold it, without its
+ * maps. Undefined for anything else (several operations, a compacted one, a record of another).
+ */
+function oneOperation(records: readonly RawRecord[]): JournalOp | undefined {
+  const op = records[0];
+  if (op?.type !== 'op') return undefined;
+  for (let i = 1; i < records.length; i++) {
+    const r = records[i]!;
+    if (r.id !== op.id || (r.type !== 'outcome' && r.type !== 'resolution')) return undefined;
+  }
+  return op as unknown as JournalOp;
 }

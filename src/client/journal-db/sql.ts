@@ -12,6 +12,8 @@ export type SqlValue = string | number | null;
 export interface SqlRunner {
   readonly engine: Engine;
   all<T>(sql: string, args?: readonly SqlValue[]): Promise<T[]>;
+  /** the rows as arrays of their columns, in the statement's order (no object a row: a rerun reads a million) */
+  values<T extends unknown[]>(sql: string, args?: readonly SqlValue[]): Promise<T[]>;
   get<T>(sql: string, args?: readonly SqlValue[]): Promise<T | undefined>;
   /** returns how many rows it changed */
   run(sql: string, args?: readonly SqlValue[]): Promise<number>;

@@ -37,6 +37,8 @@ export const SQLITE = { BUSY: 5, LOCKED: 6, READONLY: 8, IOERR: 10, CORRUPT: 11,
 class SqliteRunner implements SqlRunner {
   readonly engine = 'sqlite';
   private readonly st: Record<string, StatementSync> = {};
+  /** the same statements answering arrays (values()) */
+  private readonly arrays: Record<string, StatementSync> = {};
   private open = true;
 
   constructor(readonly db: DatabaseSync) {}
@@ -50,6 +52,15 @@ class SqliteRunner implements SqlRunner {
   // node:sqlite answers at once: each call is the statement run now, its answer already settled
   async all<T>(sql: string, args: readonly SqlValue[] = []): Promise<T[]> {
     return this.stmt(sql).all(...args) as T[];
+  }
+
+  async values<T extends unknown[]>(sql: string, args: readonly SqlValue[] = []): Promise<T[]> {
+    let s = this.arrays[sql];
+    if (!s) {
+      s = this.arrays[sql] = this.db.prepare(sql);
+      s.setReturnArrays(true);
+    }
+    return s.all(...args) as unknown as T[];
   }
 
   async get<T>(sql: string, args: readonly SqlValue[] = []): Promise<T | undefined> {

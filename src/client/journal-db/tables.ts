@@ -74,20 +74,32 @@ function checked(text: string, crc: number, key: string): RawRecord {
 const damaged = (key: string, why: string): Error =>
   Object.assign(new Error(`a record of Idempotency-Key ${key} is damaged (${why})`), { damagedKey: key });
 
-interface HistoryRow {
-  k: string;
-  seq: number;
-  op: string;
-  op_crc: number;
-  answers: number;
-  unknown: number;
-  id: string;
-  answer: string | null;
-  answer_crc: number | null;
-}
+/** A row of HISTORY: an operation, and one of its answers (null, null, null: none), as an array of its columns. */
+type HistoryRow = [
+  k: string,
+  seq: number,
+  id: string,
+  op: string,
+  opCrc: number,
+  answers: number,
+  unknown: number,
+  answer: string | null,
+  answerCrc: number | null,
+  answerSeq: number | null,
+];
 
-const HISTORY = `SELECT o.idempotency_key AS k, o.seq AS seq, o.id AS id, o.record AS op, o.crc AS op_crc, o.answers AS answers, o.unknown AS unknown, a.record AS answer, a.crc AS answer_crc
+// without ORDER BY: the rows are put in order here (sorting them with their records in SQLite cost
+// a quarter of the statement), and arrays, not an object a row
+const HISTORY = `SELECT o.idempotency_key, o.seq, o.id, o.record, o.crc, o.answers, o.unknown, a.record, a.crc, a.seq
   FROM operations o INDEXED BY operations_by_key LEFT JOIN answers a ON a.op_id = o.id`;
+
+/** The order the records were written: each operation's, then its answers. */
+const writtenOrder = (a: HistoryRow, b: HistoryRow): number => a[1] - b[1] || (a[9] ?? -1) - (b[9] ?? -1);
+
+function inWrittenOrder(rows: HistoryRow[]): HistoryRow[] {
+  for (let i = 1; i < rows.length; i++) if (writtenOrder(rows[i - 1]!, rows[i]!) > 0) return rows.sort(writtenOrder);
+  return rows;
+}
 
 /** Rows a statement of putPage writes at most (12 values each: far below either engine's limit). */
 const PAGE_ROWS = 256;
@@ -232,39 +244,39 @@ export class JournalTables {
     const digests = keys.map(keyDigest);
     const [rows, byDigest] = await Promise.all([
       keys.length === 1
-        ? this.q.all<HistoryRow>(`${HISTORY} WHERE o.idempotency_key = ? ORDER BY o.seq, a.seq`, [keys[0]!])
-        : this.q.all<HistoryRow>(
-            `${HISTORY} WHERE o.idempotency_key IN (SELECT value FROM json_each(?)) ORDER BY o.seq, a.seq`,
-            [JSON.stringify(keys)],
-          ),
-      this.q.all<{ d: number; seq: number }>(
-        `SELECT key_digest AS d, seq FROM operations INDEXED BY operations_by_digest
+        ? this.q.values<HistoryRow>(`${HISTORY} WHERE o.idempotency_key = ?`, [keys[0]!])
+        : this.q.values<HistoryRow>(`${HISTORY} WHERE o.idempotency_key IN (SELECT value FROM json_each(?))`, [
+            JSON.stringify(keys),
+          ]),
+      this.q.values<[d: number, seq: number]>(
+        `SELECT key_digest, seq FROM operations INDEXED BY operations_by_digest
          WHERE key_digest IN (SELECT CAST(value AS BIGINT) FROM json_each(?))`,
         [JSON.stringify(digests)],
       ),
     ]);
-    const seqs = new Map<string, Set<number>>();
+    /** each send found by its key's text: its key */
+    const keyOfSeq = new Map<number, string>();
     let last: { seq: number; k: string; answers: number; found: number } | undefined;
     const allAnswersFound = () => {
       if (last && last.found !== last.answers) throw damaged(last.k, 'an answer it counts is missing');
     };
-    for (const r of rows) {
-      let list = out.get(r.k);
-      if (!list) out.set(r.k, (list = []));
-      if (r.seq !== last?.seq) {
+    for (const [k, seq, id, op, opCrc, answers, unknown, answer, answerCrc] of inWrittenOrder(rows)) {
+      let list = out.get(k);
+      if (!list) out.set(k, (list = []));
+      if (seq !== last?.seq) {
         allAnswersFound();
-        list.push(checked(r.op, r.op_crc, r.k));
-        unknownNow?.set(r.id, Number(r.unknown) === 1);
-        last = { seq: r.seq, k: r.k, answers: Number(r.answers), found: 0 };
-        seqs.set(r.k, (seqs.get(r.k) ?? new Set()).add(r.seq));
+        list.push(checked(op, opCrc, k));
+        unknownNow?.set(id, Number(unknown) === 1);
+        last = { seq, k, answers: Number(answers), found: 0 };
+        keyOfSeq.set(seq, k);
       }
-      if (r.answer !== null) {
-        list.push(checked(r.answer, r.answer_crc!, r.k));
+      if (answer !== null) {
+        list.push(checked(answer, answerCrc!, k));
         last.found++;
       }
     }
     allAnswersFound();
-    await this.crossCheck(keys, digests, seqs, byDigest);
+    await this.crossCheck(keys, digests, keyOfSeq, byDigest);
     return out;
   }
 
@@ -272,20 +284,23 @@ export class JournalTables {
   private async crossCheck(
     keys: readonly string[],
     digests: readonly number[],
-    byText: ReadonlyMap<string, Set<number>>,
-    rows: ReadonlyArray<{ d: number; seq: number }>,
+    byText: ReadonlyMap<number, string>,
+    rows: ReadonlyArray<[d: number, seq: number]>,
   ): Promise<void> {
-    const keyOf = new Map<number, string[]>();
-    for (const [i, d] of digests.entries()) keyOf.set(d, [...(keyOf.get(d) ?? []), keys[i]!]);
-    const byDigest = new Map<string, number>();
-    for (const r of rows) {
-      const ks = keyOf.get(Number(r.d));
-      const k = ks?.find((key) => byText.get(key)?.has(r.seq));
-      if (k !== undefined) byDigest.set(k, (byDigest.get(k) ?? 0) + 1);
-      else if (ks) await this.otherKeyOrDamaged(r.seq, ks);
+    const digestOf = new Map<string, number>();
+    for (const [i, k] of keys.entries()) digestOf.set(k, digests[i]!);
+    /** sends found by text less those found by digest, by key: 0 for every key when the two indexes agree */
+    const unmatched = new Map<string, number>();
+    for (const k of byText.values()) unmatched.set(k, (unmatched.get(k) ?? 0) + 1);
+    for (const [d, seq] of rows) {
+      const k = byText.get(Number(seq));
+      if (k !== undefined && digestOf.get(k) === Number(d)) unmatched.set(k, unmatched.get(k)! - 1);
+      else {
+        const same = keys.filter((_, i) => digests[i] === Number(d));
+        if (same.length > 0) await this.otherKeyOrDamaged(Number(seq), same);
+      }
     }
-    for (const k of keys)
-      if ((byText.get(k)?.size ?? 0) !== (byDigest.get(k) ?? 0)) throw damaged(k, 'its two indexes disagree');
+    for (const [k, n] of unmatched) if (n !== 0) throw damaged(k, 'its two indexes disagree');
   }
 
   /** A send the digest index finds and the key's text does not: another key of the same digest (checked whole), else damage. */
@@ -298,14 +313,18 @@ export class JournalTables {
     throw damaged(keys[0]!, 'its two indexes disagree');
   }
 
-  /** Whether any idempotency key starts with `prefix` (one step of the key index). */
-  async hasKeyStarting(prefix: string): Promise<boolean> {
-    const next = prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+  /**
+   * Whether any idempotency key is `prefix` followed by a decimal number (what the version before
+   * gave a batch's rows: `P-ROW`): one walk of the key index over the keys after `prefix` whose
+   * first character is a digit, at most `maxDigits` after it (today's keys there, `P-<16 hex>-<n>`,
+   * are longer). Another key that fits the pattern says yes: the caller then looks at every row's.
+   */
+  async hasNumberedKey(prefix: string, maxDigits: number): Promise<boolean> {
     return (
-      (await this.q.get('SELECT 1 AS one FROM operations WHERE idempotency_key >= ? AND idempotency_key < ? LIMIT 1', [
-        prefix,
-        next,
-      ])) !== undefined
+      (await this.q.get(
+        'SELECT 1 AS one FROM operations WHERE idempotency_key >= ? AND idempotency_key < ? AND length(idempotency_key) <= ? LIMIT 1',
+        [`${prefix}0`, `${prefix}:`, prefix.length + maxDigits], // ':' follows '9'
+      )) !== undefined
     );
   }
 
@@ -366,6 +385,24 @@ export class JournalTables {
         )
       : await this.q.all<SentColumns>(
           `SELECT ${columns} FROM operations INDEXED BY operations_by_time WHERE time >= ? ORDER BY time, seq LIMIT ?`,
+          [since, limit],
+        );
+  }
+
+  /** The idempotency keys of the operations sent since `since`, oldest first, `limit` at a time after `after` (as arrays: the repeat check looks at a day's sends). */
+  async sentKeysSince(
+    since: string,
+    after: { time: string; seq: number } | undefined,
+    limit: number,
+  ): Promise<Array<[time: string, seq: number, key: string]>> {
+    return after
+      ? await this.q.values(
+          `SELECT time, seq, idempotency_key FROM operations INDEXED BY operations_by_time
+             WHERE time >= ? AND (time, seq) > (?, ?) ORDER BY time, seq LIMIT ?`,
+          [since, after.time, after.seq, limit],
+        )
+      : await this.q.values(
+          `SELECT time, seq, idempotency_key FROM operations INDEXED BY operations_by_time WHERE time >= ? ORDER BY time, seq LIMIT ?`,
           [since, limit],
         );
   }
