@@ -31,6 +31,8 @@ export class PostgresConnection {
   private closed = false;
   /** the statements waiting, told when a new connection's socket is refused (the package would keep them for its next try) */
   private readonly waiting = new Set<(err: unknown) => void>();
+  /** a statement was answered on it (the server is there) */
+  private up = false;
   /** the early start's statement failed (bin/run.js's): the journal makes a connection of its own */
   failedEarly = false;
   /** told when the package asks for its socket (the connection's first step) */
@@ -106,7 +108,6 @@ export class PostgresConnection {
   answered(): void {
     this.up = true;
   }
-  private up = false;
 
   /**
    * Ends the connection within `timeoutS` (0: at once, the statements it holds dropped); the next
