@@ -85,7 +85,7 @@ const moduleTable = [...byPath]
   .map((rel) => `  ${JSON.stringify(rel)}: () => import(${JSON.stringify(join(ROOT, rel))}),`)
   .join('\n');
 
-// The workers (the mock's compaction, a batch rerun's second pass thread), each bundled on its
+// The workers (the mock's compaction, a batch rerun's second pass thread, the takeover's reader of an old journal), each bundled on its
 // own: a Worker runs it from this text (eval).
 const workerText = async (rel) =>
   (
@@ -103,6 +103,7 @@ const workerText = async (rel) =>
     })
   ).outputFiles[0].text;
 const workerCode = await workerText('mock/compaction-worker.js');
+const takeoverReaderCode = await workerText('client/journal-db/takeover-reader.js');
 
 const IMPORT = 'globalThis[Symbol.for("cardctl.import")]';
 const cardctlPlugin = {
@@ -146,6 +147,17 @@ const cardctlPlugin = {
           /new Worker\(compactionWorkerUrl\(\), \{/,
           `new Worker(${JSON.stringify(workerCode)}, { eval: true,`,
         );
+      } else if (rel === join('dist', 'client', 'journal-db', 'reader-thread.js')) {
+        // the takeover's reader thread (an old journal taken over)
+        const before = text;
+        text = text.replace(
+          /new Worker\(readerUrl\(\), \{/,
+          `new Worker(${JSON.stringify(takeoverReaderCode)}, { eval: true,`,
+        );
+        if (text === before)
+          throw new Error(
+            'build:binary: the takeover reader thread is no longer started as `new Worker(readerUrl(), {`',
+          );
       }
       // --jq: jq-web bundled, its WebAssembly from the SEA's asset jq.wasm instead of a file beside it
       if (rel === join('dist', 'output', 'jq-engine.js'))

@@ -3,7 +3,7 @@
 // takeover losing nothing); damage to the database refused, never a key made unknown; a full disk,
 // a folder in the way; the new-journal notice, once.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import fc from 'fast-check';
@@ -12,6 +12,7 @@ import { Journal } from '../../src/client/journal.js';
 import { activeCard, advance, cardBalance, wallet } from '../helpers/api.js';
 import { BIN, type Sandbox } from '../helpers/cli.js';
 import {
+  filesUnder,
   journalDb,
   journalRecords,
   legacyJournalText,
@@ -170,6 +171,39 @@ describe('taking over an older file journal', () => {
     expect(after.code, after.stderr).toBe(0);
     expect(opsIn(state(s))).toBe(200_000);
   }, 180_000);
+
+  it('a file of the folder journal that cannot be read, after thousands of records were written: refused, nothing taken over, the folder as it was; fixed, the next command takes every record once', async () => {
+    const { s, text } = withOldFile(2000);
+    const records = text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; id: string });
+    rmSync(join(state(s), 'operations.ndjson'));
+    writeFolderJournal(state(s), records);
+    // read after every key bucket (`zzz` sorts after their hex names): a link to nothing
+    const link = join(state(s), 'journal', 'keys', 'zzz.ndjson');
+    symlinkSync(join(s.dir, 'nowhere'), link);
+    const folder = () =>
+      filesUnder(join(state(s), 'journal'))
+        .filter((f) => f !== link)
+        .map((f) => [f, readFileSync(f, 'utf8')]);
+    const before = folder();
+
+    const refused = await s.cli(['ops', 'list', '--limit', '1']);
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr).toMatch(/zzz\.ndjson is a symbolic link to .*nowhere, which does not exist/);
+    expect(opsIn(state(s))).toBe(0);
+    expect(folder()).toEqual(before);
+    expect(readdirSync(state(s)).some((f) => f.includes('taken-over'))).toBe(false);
+
+    rmSync(link);
+    const took = await s.cli(['ops', 'list', '--limit', '1']);
+    expect(took.code, took.stderr).toBe(0);
+    expect(took.stderr).toMatch(new RegExp(`Took over the older journal .*journal: ${records.length} records`));
+    expect(opsIn(state(s))).toBe(2000);
+    expect((await s.cli(['doctor'])).stdout).toContain(`2000 operations, ${Math.ceil(2000 / 7)} unresolved`);
+    expect(json(await s.cli(['ops', 'verify', '--json']))).toMatchObject({ ok: true });
+  });
 });
 
 describe('damage to the database', () => {

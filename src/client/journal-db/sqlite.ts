@@ -153,7 +153,7 @@ export class SqliteJournal extends JournalTables {
     const { takeOver } = await import('./takeover.js'); // loaded only then (a money command loads none of it)
     this.setBusyTimeout(TAKEOVER_WAIT_MS);
     try {
-      return takeOver(this.db, stateFolder);
+      return await takeOver(this.db, stateFolder);
     } finally {
       this.setBusyTimeout(BUSY_TIMEOUT_MS);
     }

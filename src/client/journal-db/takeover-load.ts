@@ -1,6 +1,6 @@
 // The takeover's writing of an older file journal's records into the database's tables, inside
-// the takeover's one transaction, straight on node:sqlite (src/client/journal-db/takeover.ts reads
-// the old files). Each operation is held a moment (WINDOW) so that the answers written just after
+// the takeover's one transaction, straight on node:sqlite (src/client/journal-db/takeover.ts gives
+// it the records its reader thread read from the old files, in the order read). Each operation is held a moment (WINDOW) so that the answers written just after
 // it are counted with it, then written with them in statements of many rows, its count of answers
 // and whether its outcome is known (no answer: unknown) set once.
 //
@@ -14,10 +14,10 @@
 // made. Into a journal that already holds operations (a backup of the old files restored beside
 // it), each record is looked up first, so that running a takeover again adds nothing twice.
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import type { RawRecord } from './records.js';
+import type { BatchSink } from './record-batches.js';
 import { indexSql } from './schema.js';
 import { OpIds } from './seen-records.js';
-import { lookupColumns } from './tables.js';
+import type { SqlValue } from './sql.js';
 
 /** Operations held before they are written (an answer within this many operations after its own is counted in memory). */
 const WINDOW = 512;
@@ -37,9 +37,9 @@ interface Answer {
   crc: number;
 }
 
-/** An operation read and not yet written: its record (the columns come from it), the answers read since. */
+/** An operation read and not yet written: its columns (lookupColumns': its id first, then its key), its record, the answers read since. */
 interface HeldOp {
-  r: RawRecord;
+  columns: SqlValue[];
   text: string;
   crc: number;
   compacted: boolean;
@@ -51,12 +51,16 @@ const OP_COLUMNS =
 const OP_VALUES = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 
 /** The values of an operation's row, in OP_COLUMNS' order. */
-function opValues(o: HeldOp): Array<string | number | null> {
+function opValues(o: HeldOp): SqlValue[] {
   const answers = o.compacted ? 0 : o.answers.length;
-  return [...lookupColumns(o.r), o.compacted || answers > 0 ? 0 : 1, o.compacted ? 1 : 0, answers, o.text, o.crc];
+  return [...o.columns, o.compacted || answers > 0 ? 0 : 1, o.compacted ? 1 : 0, answers, o.text, o.crc];
 }
 
-export class TakeoverLoad {
+const idOf = (o: HeldOp): string => o.columns[0] as string;
+const keyOf = (o: HeldOp): string => o.columns[1] as string;
+
+/** The rows of the records read (a BatchSink's operations and answers: the caller counts what it reads). */
+export class TakeoverLoad implements Pick<BatchSink, 'op' | 'answer'> {
   /** keys whose operations' outcomes need the whole fold (an answer that learned nothing, ...); keys sent several times are added at the end */
   private readonly foldKeys = new Set<string>();
   private readonly held = new Map<string, HeldOp>();
@@ -91,47 +95,43 @@ export class TakeoverLoad {
     return s;
   }
 
-  /** One record as read from the old files (its text as it will be stored, its CRC-32). */
-  add(r: RawRecord, text: string, crc: number): void {
-    if (r.type === 'op' || r.type === 'compact') this.addOp(r, text, crc);
-    else if (r.type === 'outcome' || r.type === 'resolution') this.addAnswer(r, { text, crc });
-    // (`id` lines of the old id index say nothing the records do not)
-  }
-
-  private addOp(r: RawRecord, text: string, crc: number): void {
-    const compact = r.type === 'compact';
-    const held = this.held.get(r.id);
+  /** An operation (or its compacted form) as read from the old files: its columns, its text as it will be stored, its CRC-32. */
+  op(columns: SqlValue[], compact: boolean, text: string, crc: number): void {
+    const id = columns[0] as string;
+    const held = this.held.get(id);
     // the same operation again is kept as it was first read, unless this is its compacted form (which stands for it and its answers)
     if (held) {
-      if (compact) Object.assign(held, { r, text, crc, compacted: true, answers: [] });
+      if (compact) Object.assign(held, { columns, text, crc, compacted: true, answers: [] });
       return;
     }
-    if (this.isWritten(r.id)) {
-      if (compact) this.compactWritten(r.id, { text, crc });
+    if (this.isWritten(id)) {
+      if (compact) this.compactWritten(id, { text, crc });
       return;
     }
-    const op: HeldOp = { r, text, crc, compacted: compact, answers: [] };
-    this.held.set(r.id, op);
+    const op: HeldOp = { columns, text, crc, compacted: compact, answers: [] };
+    this.held.set(id, op);
     this.order.push(op);
     if (this.order.length >= WINDOW) this.writeOldest(WINDOW / 4);
   }
 
-  private addAnswer(r: RawRecord, a: Answer): void {
-    const held = this.held.get(r.id);
+  /** An answer (or a person's resolution) as read; `learnedNothing`: an outcome `unknown`. */
+  answer(id: string, learnedNothing: boolean, text: string, crc: number): void {
+    const a: Answer = { text, crc };
+    const held = this.held.get(id);
     if (held) {
       if (held.compacted || held.answers.some((b) => b.crc === a.crc && b.text === a.text)) return; // stood for, or read twice
       held.answers.push(a);
-      if (r.outcome === 'unknown') this.foldKeys.add(held.r.idempotency_key as string);
+      if (learnedNothing) this.foldKeys.add(keyOf(held));
       return;
     }
     // an answer of an operation written already (or of one not read yet, or of none: kept, as the old file had it)
     if (
       !this.fresh &&
-      this.stmt('SELECT 1 AS one FROM answers WHERE op_id = ? AND crc = ? AND record = ?').get(r.id, a.crc, a.text)
+      this.stmt('SELECT 1 AS one FROM answers WHERE op_id = ? AND crc = ? AND record = ?').get(id, a.crc, a.text)
     )
       return; // there already (a takeover run again)
-    this.answerRows.push(r.id, a.text, a.crc);
-    this.recount.add(r.id);
+    this.answerRows.push(id, a.text, a.crc);
+    this.recount.add(id);
     if (!this.fresh || this.answerRows.length >= 3 * ANSWER_ROWS) this.writeAnswers(); // (looked up by the next one)
   }
 
@@ -162,7 +162,7 @@ export class TakeoverLoad {
   /** Writes the `n` operations held longest, with their answers. */
   private writeOldest(n: number): void {
     const ops = this.order.splice(0, n);
-    for (const o of ops) this.held.delete(o.r.id);
+    for (const o of ops) this.held.delete(idOf(o));
     for (let i = 0; i < ops.length; i += OP_ROWS) {
       const page = ops.slice(i, i + OP_ROWS);
       this.stmt(`INSERT INTO operations ${OP_COLUMNS} VALUES ${page.map(() => OP_VALUES).join(', ')}`).run(
@@ -170,9 +170,9 @@ export class TakeoverLoad {
       );
     }
     for (const o of ops) {
-      if (this.fresh) this.written.add(o.r.id);
-      else this.recount.add(o.r.id); // answers of it may be there from before (read before it, in an earlier takeover)
-      for (const a of o.answers) this.answerRows.push(o.r.id, a.text, a.crc);
+      if (this.fresh) this.written.add(idOf(o));
+      else this.recount.add(idOf(o)); // answers of it may be there from before (read before it, in an earlier takeover)
+      for (const a of o.answers) this.answerRows.push(idOf(o), a.text, a.crc);
       if (this.answerRows.length >= 3 * ANSWER_ROWS) this.writeAnswers();
     }
   }

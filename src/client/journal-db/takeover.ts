@@ -7,16 +7,15 @@
 // deleted: the user removes it. A line that cannot be read is kept in `unreadable`: any key may be
 // in it, so money commands refuse until a person has looked (`cardctl ops verify`). Run again over
 // the same files, it adds nothing. Straight on node:sqlite (the takeover is SQLite's only): the
-// rows are written by takeover-load.ts, and the outcomes that need the whole fold folded here.
-import { isUtf8 } from 'node:buffer';
-import { existsSync, readdirSync, renameSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+// old files are read, checked and decoded in a thread of their own (reader-thread.ts,
+// old-records.ts) while this thread writes the rows (takeover-load.ts) of the batches read
+// before, and the outcomes that need the whole fold are folded here.
+import { existsSync, renameSync } from 'node:fs';
 import type { DatabaseSync } from 'node:sqlite';
-import { crc32 } from 'node:zlib';
-import { keepHeapSmall } from '../heap.js';
-import { checkedCrc, eachLine, isBlank, isDamaged, parseRecord } from './old-lines.js';
+import { boundedYoungGeneration, keepOldGenerationTight } from '../heap.js';
+import { readBatch } from './record-batches.js';
 import { entriesOf, type RawRecord } from './records.js';
-import { SeenRecords } from './seen-records.js';
+import { readInThread } from './reader-thread.js';
 import { TakeoverLoad } from './takeover-load.js';
 import { oldJournals } from './old-journals.js';
 
@@ -31,43 +30,22 @@ export interface TakeoverReport {
   ms: number;
 }
 
-/** Every file of the old folder journal that holds records (key buckets, segments, what an earlier takeover could not read). */
-function folderFiles(dir: string): string[] {
-  const files: string[] = [];
-  const walk = (d: string): void => {
-    let names: string[];
-    try {
-      names = readdirSync(d).sort();
-    } catch {
-      return;
-    }
-    for (const n of names) {
-      const p = join(d, n);
-      if (statSync(p).isDirectory()) walk(p);
-      else if (n.endsWith('.ndjson')) files.push(p);
-    }
-  };
-  for (const part of ['keys', 'segments']) walk(join(dir, part));
-  if (existsSync(join(dir, 'damaged.ndjson'))) files.push(join(dir, 'damaged.ndjson'));
-  return files;
-}
-
-/** The longest text of an unreadable line kept for `ops verify` (a line of megabytes is cut). */
-const SHOWN = 4096;
-
 /** SQLite's page cache while the takeover's one transaction is written (its default: 2 MiB). */
 const CACHE_KIB = 64 * 1024;
+/** V8's young generation while the batches come (each batch's strings die young; at its first size, 1 MiB, the scavenges took a sixth of the takeover). */
+const YOUNG_BYTES = 8 << 20;
 
 /**
  * Takes over every old journal beside `stateFolder` into `db` (the caller gives it a long busy
  * timeout: another process may be taking over the same files), in one transaction; returns what
- * it did, or undefined when there was nothing to take over.
+ * it did, or undefined when there was nothing to take over. The connection is used by nothing
+ * else until this settles (the files are read in a thread of their own meanwhile).
  */
-export function takeOver(db: DatabaseSync, stateFolder: string): TakeoverReport | undefined {
+export async function takeOver(db: DatabaseSync, stateFolder: string): Promise<TakeoverReport | undefined> {
   const from = oldJournals(stateFolder);
   if (from.length === 0) return undefined;
   const started = Date.now();
-  keepHeapSmall(); // two million lines, each alive a moment: V8's heap otherwise grew to 180 MiB of them
+  keepOldGenerationTight(); // two million lines, each alive a moment: V8's heap otherwise grew to 180 MiB of them
   // into an empty journal, with a rollback journal instead of the WAL: the rows are written once, into the file,
   // instead of into the WAL and again into the file (at a million operations 18 s against 32 s). Atomic all the same:
   // killed in the middle, the next opening rolls it back. Where another process has the journal open it stays WAL.
@@ -76,7 +54,7 @@ export function takeOver(db: DatabaseSync, stateFolder: string): TakeoverReport 
   let counts: { records: number; unreadable: number } | undefined;
   try {
     // another process took them over while this one waited for the write lock: nothing left to do
-    counts = oldJournals(stateFolder).length === 0 ? undefined : load(db, from);
+    counts = oldJournals(stateFolder).length === 0 ? undefined : await load(db, from);
     db.exec('COMMIT');
   } catch (err) {
     try {
@@ -112,50 +90,36 @@ function journalMode(db: DatabaseSync, mode: 'delete' | 'wal'): string {
   }
 }
 
-/** Every line of the old journals into the tables, the outcomes folded; in the caller's transaction. */
-function load(db: DatabaseSync, from: readonly string[]): { records: number; unreadable: number } {
+/**
+ * Every record of the old journals into the tables, the outcomes folded; in the caller's
+ * transaction. The records are read, checked and decoded in the reader thread
+ * (reader-thread.ts) while this thread writes the rows of the batches it read before.
+ */
+async function load(db: DatabaseSync, from: readonly string[]): Promise<{ records: number; unreadable: number }> {
   const empty = isEmpty(db);
   const folder = from.some((f) => !f.endsWith('.ndjson'));
-  // a record read twice is kept once: the folder's two copies (or the old file beside it) recognised by their bytes;
-  // a journal that held operations already looks each one up (takeover-load.ts)
-  const seen = empty && (folder || from.length > 1) ? new SeenRecords() : undefined;
   db.exec(`PRAGMA cache_size = -${CACHE_KIB}`);
   try {
     const to = new TakeoverLoad(db, empty, !folder);
     const keep = db.prepare('INSERT INTO unreadable (source, why, text) VALUES (?, ?, ?)');
     let records = 0;
     let unreadable = 0;
-    const cannotRead = (file: string, why: string, text: string) => {
-      unreadable++;
-      keep.run(file, why, text.slice(0, SHOWN));
+    const sink = {
+      op: to.op.bind(to),
+      answer: to.answer.bind(to),
+      unreadable: (file: string, why: string, text: string) => {
+        unreadable++;
+        keep.run(file, why, text);
+      },
     };
-    for (const old of from)
-      for (const file of old.endsWith('.ndjson') ? [old] : folderFiles(old)) {
-        const checksummed = !old.endsWith('.ndjson');
-        const lost = file.endsWith('damaged.ndjson'); // what an older takeover of the folder could not read
-        eachLine(file, (buf, start, end) => {
-          if (isBlank(buf, start, end)) return;
-          const line = () => buf.toString('utf8', start, Math.min(end, start + 4 * SHOWN));
-          let json = start;
-          let crc: number | undefined;
-          if (checksummed) {
-            crc = checkedCrc(buf, start, end);
-            if (crc === undefined) return cannotRead(file, 'checksum mismatch', line());
-            json = start + 9;
-          } else crc = crc32(buf.subarray(start, end));
-          if (!lost && seen?.has(buf, json, end, crc)) return; // the other copy of a record taken already
-          const text = buf.toString('utf8', json, end);
-          if (!isUtf8(buf.subarray(json, end))) crc = crc32(text); // (stored as read, its invalid bytes replaced: its checksum is the text's)
-          const r = parseRecord(text);
-          if (isDamaged(r)) return cannotRead(file, r.why, r.text);
-          if (lost) return cannotRead(file, 'unreadable in an older takeover', text);
-          records++;
-          to.add(r, text, crc);
-          seen?.add(buf, json, end, crc);
-        });
-      }
+    // a record read twice is kept once: the folder's two copies (or the old file beside it) recognised by their bytes;
+    // a journal that held operations already looks each one up (takeover-load.ts)
+    const young = boundedYoungGeneration(YOUNG_BYTES);
+    await readInThread(from, empty && (folder || from.length > 1), (batch) => {
+      records += readBatch(batch, sink);
+      young.grown();
+    });
     fold(db, to.finish());
-
     return { records, unreadable };
   } finally {
     db.exec('PRAGMA cache_size = -2000');
