@@ -85,7 +85,7 @@ const moduleTable = [...byPath]
   .map((rel) => `  ${JSON.stringify(rel)}: () => import(${JSON.stringify(join(ROOT, rel))}),`)
   .join('\n');
 
-// The workers (the mock's compaction, a batch rerun's second pass thread, the takeover's reader of an old journal), each bundled on its
+// The workers (the mock's compaction, the takeover's reader of an old journal), each bundled on its
 // own: a Worker runs it from this text (eval).
 const workerText = async (rel) =>
   (

@@ -11,7 +11,7 @@ import { visible } from '../signing/visible.js';
 import { sendAttempt } from './attempt.js';
 import { header, toCardctlError, type ErrorContext } from './errors.js';
 import type { Journal } from './journal.js';
-import type { JournalEntry, JournalReport } from './journal-types.js';
+import type { JournalEntry } from './journal-types.js';
 import { keyStillRemembered } from './money-rules.js';
 import {
   ApiError,
@@ -274,23 +274,6 @@ export class ApiClient {
     if (!p.money || p.idempotencyKey === undefined || history.length === 0) return undefined;
     const { answerFromHistory } = await import('./money-operation.js');
     return answerFromHistory(this, p, history);
-  }
-
-  /**
-   * The answer of a verdict reached earlier for this request's key (a `--batch` rerun's pass,
-   * src/client/batch/rerun-index.ts), for a request whose body is the one it was reached for
-   * (the first bytes of its SHA-256); undefined for another body (then ask journalAnswer).
-   */
-  async journalReportAnswer(
-    req: ApiRequest,
-    report: JournalReport,
-    bodySha256Prefix: string,
-  ): Promise<ApiResponse | undefined> {
-    const p = await this.prepare(req);
-    if (!p.money || p.idempotencyKey !== report.idempotency_key) return undefined;
-    if (!sha256Hex(p.body).startsWith(bodySha256Prefix)) return undefined;
-    const { journalResponse } = await import('./money-operation.js');
-    return journalResponse(this, p, report, false);
   }
 
   /** The client's clock (ms): what the money rules judge a key's age by. */

@@ -1,4 +1,4 @@
-// A `--batch` rerun answers from the journal in one pass over it (src/client/batch/rerun-index.ts):
+// A `--batch` rerun answers from the journal, a chunk of keys a query (src/client/batch/journal-check.ts):
 // the built CLI against the real mock on port 0, checked against the mock's books and its request
 // log. Each case is one a shortcut could get wrong: rows that ended every way, a row whose body
 // changed under the same key, a damaged key bucket, and thousands of rows across many chunks.

@@ -1,8 +1,9 @@
 // The takeover's writing of an older file journal's records into the database's tables, inside
-// the takeover's one transaction, straight on node:sqlite (src/client/journal-db/takeover.ts gives
-// it the records its reader thread read from the old files, in the order read). Each operation is held a moment (WINDOW) so that the answers written just after
-// it are counted with it, then written with them in statements of many rows, its count of answers
-// and whether its outcome is known (no answer: unknown) set once.
+// the takeover's one transaction, straight on node:sqlite (src/client/journal-db/takeover.ts
+// gives it the records its reader thread read from the old files, in the order read). Each
+// operation is held a moment (WINDOW) so that the answers written just after it are counted with
+// it, then written with them in statements of many rows, its count of answers and whether its
+// outcome is known (no answer: unknown) set once.
 //
 // Into an empty journal (every first run of this version), the tables are loaded without the
 // indexes that would take each row in a random place (the ids, the keys, their digests, the
