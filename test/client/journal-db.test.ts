@@ -243,6 +243,47 @@ describe('damage to the database', () => {
   });
 });
 
+describe('a journal a newer cardctl wrote (two versions on one machine, an image rolled back)', () => {
+  it('money commands and the rerun are refused naming the newer version (exit 2, nothing sent); the journal is left as it was; the same version again reads it', async () => {
+    const s = sandbox();
+    const card = await activeCard(j.mock, { amount: 100 });
+    const key = ['--idempotency-key', 'newer-1', '--json'];
+    expect((await s.cli(['cards', 'recharge', card.id, '--amount', '5', ...key])).code).toBe(0);
+    const file = journalDb(state(s));
+    const setVersion = (v: number) => {
+      const db = new DatabaseSync(file);
+      db.exec(`PRAGMA user_version = ${v}`);
+      db.close();
+    };
+    setVersion(99); // what a later cardctl whose tables changed leaves
+    const bytes = readFileSync(file);
+    const before = await cardBalance(j.mock, card.id);
+    const batch = join(s.dir, 'newer.csv');
+    writeFileSync(batch, `card_id,amount\n${card.id},7\n`);
+    for (const argv of [
+      ['cards', 'recharge', card.id, '--amount', '6', '--idempotency-key', 'newer-2', '--json'],
+      ['cards', 'recharge', card.id, '--amount', '5', ...key], // the key it holds: not answered from a journal it cannot read
+      ['cards', 'recharge', '--batch', batch, '--json'],
+    ]) {
+      const r = await s.cli(argv);
+      expect(r.code, r.stdout + r.stderr).toBe(2);
+      const { error } = json(r);
+      expect(error.code).toBe('journal_newer');
+      expect(error.message).toContain("written by a newer cardctl (its schema 99, this one's 1)");
+      expect(error.message).toContain('nothing is sent or read with it');
+      expect(error.hint).toContain('cardctl --version');
+      expect(r.stdout + r.stderr).not.toMatch(/\n\s+at |node:internal/);
+    }
+    expect(await cardBalance(j.mock, card.id)).toBe(before);
+    expect(readFileSync(file).equals(bytes)).toBe(true);
+    setVersion(1); // the newer version's own migration is not this one's to guess: only the same version reads it
+    const again = await s.cli(['cards', 'recharge', card.id, '--amount', '5', ...key]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/replay|from the journal|not charged again/i);
+    expect(await cardBalance(j.mock, card.id)).toBe(before);
+  });
+});
+
 describe('a full disk (a file size limit) while the operation is recorded', () => {
   it('the money command is refused (exit 2, the disk named), nothing sent; with room again the same command is charged once', async () => {
     const s = sandbox();

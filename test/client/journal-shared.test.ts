@@ -257,6 +257,40 @@ describe.runIf(withPostgres)('a journal shared by two machines', () => {
     for (const r of [one, two, doctor, config]) expect(r.stdout + r.stderr).not.toContain(f.pg.password);
   });
 
+  it('a runner of an older cardctl on a journal a newer one migrated: its money commands are refused (exit 2, nothing sent), never its password shown; the journal left as it is', async () => {
+    const url = await f.newJournal();
+    const a = f.machine(url);
+    const card = (await activeCard(f.mock)).id as string;
+    expect((await a.run(['cards', 'recharge', card, '--amount', '3', '--idempotency-key', 'fleet-newer-1'])).code).toBe(
+      0,
+    );
+    const sql = postgres(url, { max: 1, onnotice: () => {} });
+    try {
+      await sql`UPDATE cardctl_journal.meta SET value = '99' WHERE name = 'schema_version'`; // a newer cardctl's migration, elsewhere in the fleet
+      const before = await cardBalance(f.mock, card);
+      const b = f.machine(url);
+      for (const argv of [
+        ['cards', 'recharge', card, '--amount', '4', '--json'],
+        ['cards', 'recharge', card, '--amount', '3', '--idempotency-key', 'fleet-newer-1', '--json'],
+      ]) {
+        const r = await b.run(argv);
+        expect(r.code, r.stdout + r.stderr).toBe(2);
+        const { error } = JSON.parse(r.stdout);
+        expect(error.code).toBe('journal_newer');
+        expect(error.message).toMatch(
+          /^the shared journal postgres:\/\/\S+ was written by a newer cardctl \(its schema 99, this one's 1\)/,
+        );
+        expect(r.stdout + r.stderr).not.toContain(f.pg.password);
+      }
+      expect(await cardBalance(f.mock, card)).toBe(before);
+      const counted = await sql`SELECT count(*)::int AS n FROM cardctl_journal.operations`;
+      expect(counted[0]!.n).toBe(1);
+      expect((await sql`SELECT value FROM cardctl_journal.meta WHERE name = 'schema_version'`)[0]!.value).toBe('99');
+    } finally {
+      await sql.end();
+    }
+  });
+
   it("retention for the fleet: a machine's money command compacts the shared journal's aged operations in the background", async () => {
     const url = await f.newJournal();
     const [a, b] = [f.machine(url), f.machine(url)];

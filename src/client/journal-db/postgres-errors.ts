@@ -3,6 +3,7 @@
 // password out of anything the server or the library said, should it be there).
 import { CardctlError } from '../../errors.js';
 import { isPostgresFailure } from './postgres.js';
+import { SCHEMA_VERSION } from './schema.js';
 import type { PostgresTarget } from './target.js';
 
 /** Node's and postgres.js's words for a connection that could not be made or was lost. */
@@ -37,7 +38,7 @@ export function postgresError(err: unknown, target: PostgresTarget): unknown {
   const newer = (err as { newerSchema?: number } | null)?.newerSchema;
   if (newer !== undefined)
     return new CardctlError(
-      `the shared journal ${target.shown} was written by a newer cardctl (its schema ${newer}); this one cannot read it without risking a second charge, so nothing was sent.`,
+      `the shared journal ${target.shown} was written by a newer cardctl (its schema ${newer}, this one's ${SCHEMA_VERSION}); this cardctl cannot read it without risking a second charge: nothing is sent or read with it.`,
       {
         kind: 'usage',
         code: 'journal_newer',

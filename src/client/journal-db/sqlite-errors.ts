@@ -3,6 +3,7 @@
 // Each refuses the money operation before anything is sent, naming the fix.
 import { CardctlError } from '../../errors.js';
 import { isStateFolderProblem, stateFolderError } from '../state-folder.js';
+import { SCHEMA_VERSION } from './schema.js';
 import { isSqliteError, SQLITE } from './sqlite.js';
 
 export function sqliteError(err: unknown, file: string, dir: string): unknown {
@@ -12,7 +13,7 @@ export function sqliteError(err: unknown, file: string, dir: string): unknown {
   const newer = (err as { newerSchema?: number } | null)?.newerSchema;
   if (newer !== undefined)
     return new CardctlError(
-      `the operations journal ${file} was written by a newer cardctl (its schema ${newer}); this one cannot read it without risking a second charge, so nothing was sent.`,
+      `the operations journal ${file} was written by a newer cardctl (its schema ${newer}, this one's ${SCHEMA_VERSION}); this cardctl cannot read it without risking a second charge: nothing is sent or read with it.`,
       {
         kind: 'usage',
         code: 'journal_newer',
