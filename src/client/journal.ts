@@ -21,6 +21,7 @@ import { journalPlace, type PostgresTarget } from './journal-db/target.js';
 import { postgresError } from './journal-db/postgres-errors.js';
 import { damagedJournal, sqliteError } from './journal-db/sqlite-errors.js';
 import { GroupCommit } from './journal-db/group-commit.js';
+import { refuseNetworkFolder } from './journal-db/network-folder.js';
 import type { KeyScope } from './key-lock.js';
 import type { JournalEntry, JournalOp, JournalOutcome, JournalResolution } from './journal-types.js';
 import { beforeInterruptedExit } from './exiting.js';
@@ -243,6 +244,18 @@ export class Journal {
   }
 
   private holdsOps = false;
+
+  /**
+   * Throws when no money may be sent with this journal: a local one on a network file system
+   * (src/client/journal-db/network-folder.ts). Looked at once a process, before a send or a replay.
+   */
+  assertSendable(): void {
+    if (this.place.engine !== 'sqlite' || this.folderIsLocal) return;
+    refuseNetworkFolder(this.dir);
+    this.folderIsLocal = true;
+  }
+
+  private folderIsLocal = false;
 
   /** recordOp for a --batch row: committed with the other rows waiting at that moment (one sync for all), without blocking them meanwhile. */
   async recordOpDurably(op: NewOp, now = Date.now()): Promise<string> {

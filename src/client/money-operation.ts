@@ -84,6 +84,7 @@ export class MoneyOperation {
       return journalResponse(this.client, p, verdict.report);
     }
     if (p.answerFromJournalOnly) throw compactedError();
+    journal?.assertSendable(); // a local journal on a network share: before a confirmation is asked or a key told
     await this.confirm();
     // told once, when it is about to be used: a refused confirmation sends nothing to replay
     if (p.generatedKey) {

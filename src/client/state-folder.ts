@@ -7,6 +7,7 @@ import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readlinkSync, un
 import { dirname, isAbsolute, join } from 'node:path';
 import { absoluteHome, noHomeError, pathShown, relativeFolderError, xdgFolder } from '../env-paths.js';
 import { CardctlError } from '../errors.js';
+import { refuseNetworkFolder } from './journal-db/network-folder.js';
 
 /**
  * `$CARDCTL_STATE_DIR`, else `$XDG_STATE_HOME/cardctl`, else the platform's state folder: always an
@@ -137,4 +138,5 @@ export function probeStateFolder(folder: string /* the state folder */, env: Nod
       ? stateFolderError(err, folder, 'money operations are refused until it can be written', env)
       : err;
   }
+  refuseNetworkFolder(folder);
 }
