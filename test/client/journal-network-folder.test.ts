@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { activeCard, apiRequestsDuring, cardBalance } from '../helpers/api.js';
 import { journalSandboxes, json } from '../helpers/journal-sandbox.js';
+import { startPostgres } from '../helpers/postgres.js';
+import { needsPostgres } from '../helpers/programs.js';
 import { mountSshfs, needsSshfs, type Sshfs } from '../helpers/sshfs.js';
 
 const j = journalSandboxes({ seed: 36, cliTimeoutMs: 60_000 });
@@ -59,4 +61,33 @@ describe.runIf(needsSshfs())('the state folder on a network file system (sshfs)'
     expect(local.code, local.stderr).toBe(0);
     expect(await cardBalance(j.mock, card.id)).toBe(before + 6);
   });
+
+  it.runIf(needsPostgres())(
+    'the way out: `ops copy --to` copies the journal on the share into a shared PostgreSQL one, whose machines then answer its keys',
+    async () => {
+      const pg = await startPostgres();
+      try {
+        const url = await pg.createDatabase('from_share');
+        const s = j.sandbox();
+        const card = await activeCard(j.mock, { amount: 100 });
+        const key = ['--idempotency-key', 'share-copy-1', '--json'];
+        const recharge = ['cards', 'recharge', card.id, '--amount', '9', ...key];
+        const onDisk = { CARDCTL_STATE_DIR: join(share!.behind, 'copied') };
+        expect((await s.cli(recharge, onDisk)).code).toBe(0);
+        const balance = await cardBalance(j.mock, card.id);
+        const copy = await s.cli(['ops', 'copy', '--to', url], {
+          CARDCTL_STATE_DIR: join(share!.mountPoint, 'copied'),
+        });
+        expect(copy.code, copy.stderr).toBe(0);
+        expect(copy.stdout + copy.stderr).not.toContain(pg.password);
+        // a machine of the fleet now answers that key from the shared journal: not charged again
+        const fleet = await j.sandbox().cli(recharge, { CARDCTL_JOURNAL_URL: url });
+        expect(fleet.code, fleet.stderr).toBe(0);
+        expect(await cardBalance(j.mock, card.id)).toBe(balance);
+      } finally {
+        await pg.stop();
+      }
+    },
+    60_000,
+  );
 });
