@@ -342,7 +342,7 @@ complete -c cardctl -n '__cardctl_is customers update' -l timeout -r -d 'seconds
 complete -c cardctl -n '__cardctl_is customers update' -l verbose -s v -d 'print each attempt on stderr: canonical string, headers, answer, retry decisions (never the secret)'
 complete -c cardctl -n '__cardctl_is demo' -l jq -r -d 'filter the JSON output with this jq expression (implies --json): strings print raw, other values as JSON, one per line'
 complete -c cardctl -n '__cardctl_is demo' -l json -d 'print one JSON value on stdout (errors too)'
-complete -c cardctl -n '__cardctl_is demo' -l keep -d 'keep the temporary folder (profiles, journal, data files) and print its path'
+complete -c cardctl -n '__cardctl_is demo' -l keep -d 'keep the temporary folder (profiles, journal, data files) and print its path; and the database made on a server of yours (CARDCTL_DEMO_JOURNAL_URL)'
 complete -c cardctl -n '__cardctl_is demo' -l no-input -d 'never prompt: where a prompt would be needed, fail at once naming the flag to pass (also CI=true)'
 complete -c cardctl -n '__cardctl_is demo' -l output -s o -x -a 'text table json' -d 'text (the default; table is the same) or json (the same as --json)'
 complete -c cardctl -n '__cardctl_is demo' -l quiet -s q -d 'print no notes, hints, banners or progress on stderr (errors still print)'

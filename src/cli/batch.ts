@@ -159,7 +159,8 @@ async function sendBatch(
     const journal = await openJournal();
     // a state folder that cannot be written refuses the whole batch up front (exit 2), not each row
     journal.unresolvedCount(); // creates the journal's folder: a file in its way is said here
-    (await import('../client/state-folder.js')).probeStateFolder(dirname(journal.file));
+    // (a shared journal holds its keys in the database: no lock file, and its `file` is a URL, not a path)
+    if (!journal.shared) (await import('../client/state-folder.js')).probeStateFolder(dirname(journal.file));
     const clientOptions = {
       credentials,
       journal,

@@ -10,7 +10,10 @@ export default class Demo extends BaseCommand {
     'Starts the mock in this process on a free loopback port, uses a temporary config and state folder (your profiles and journal are not touched), ' +
     'and runs each command as you would type it, showing the command line and its output. Every step checks its exit code and the value it promises; ' +
     'the demo exits 1 naming the first step that deviates.\n' +
-    '--json prints the tour on stderr and one summary on stdout: {ok, failed_step, steps: [{name, command, exit_code, ok}], ...}.';
+    'The section on a journal shared by a fleet needs a PostgreSQL: CARDCTL_DEMO_JOURNAL_URL=postgres://USER@HOST/DB names a server of yours (the password in PGPASSWORD; ' +
+    'a new database is made for the run and dropped at the end), else the demo starts a throwaway server from PostgreSQL 15+ binaries when installed and stops it at the end; ' +
+    'without either (or with CARDCTL_DEMO_JOURNAL_URL=off) that section is skipped, saying so in one line.\n' +
+    '--json prints the tour on stderr and one summary on stdout: {ok, failed_step, steps: [{name, command, exit_code, ok}], skipped: [{section, reason, how_to_see}], ...}.';
   static override examples = [
     '<%= config.bin %> demo',
     '<%= config.bin %> demo --keep',
@@ -18,7 +21,8 @@ export default class Demo extends BaseCommand {
   ];
   static override flags = {
     keep: Flags.boolean({
-      description: 'keep the temporary folder (profiles, journal, data files) and print its path',
+      description:
+        'keep the temporary folder (profiles, journal, data files) and print its path; and the database made on a server of yours (CARDCTL_DEMO_JOURNAL_URL)',
       default: false,
     }),
     seed: Flags.integer({ description: 'seed of the mock: the same seed gives the same ids and secrets', min: 0 }),
@@ -42,7 +46,9 @@ export default class Demo extends BaseCommand {
         : `the demo stopped: ${summary.message}.`,
       {
         kind: 'unexpected',
-        hint: 'The step above shows the command, its output and what was expected. Rebuild (`npm run build`) if the code changed.',
+        hint: summary.failed_step
+          ? 'The step above shows the command, its output and what was expected. Rebuild (`npm run build`) if the code changed.'
+          : 'No step failed: the demo could not have what it needs (the message names it). Fix that and run it again; rebuild (`npm run build`) if the code changed.',
       },
     );
     if (!flags.json) throw err;

@@ -2,6 +2,7 @@
 // scratch folder, the mock's books, and the ids earlier sections created.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { JournalOffer } from './postgres.js';
 import { keyValues, type CliRun, type Runner } from './runner.js';
 
 export interface WalletRow {
@@ -47,6 +48,12 @@ export interface TourContext {
   /** the default product's issue fee, in minor units */
   fee: number;
   ids: TourIds;
+  /**
+   * A PostgreSQL for a shared journal (src/demo/postgres.ts): a new database on a server of the
+   * user's (CARDCTL_DEMO_JOURNAL_URL) or on a throwaway server the demo starts, undone when the
+   * demo ends; or why there is none here (the section then skips, saying so in one line).
+   */
+  sharedJournal: () => Promise<JournalOffer>;
 }
 
 /** One section of the tour: a heading, then its steps. */
@@ -56,7 +63,9 @@ export interface Section {
   run: (ctx: TourContext) => Promise<void>;
 }
 
-export function tourContext(base: Pick<TourContext, 'r' | 'mock' | 'files' | 'control'>): TourContext {
+export function tourContext(
+  base: Pick<TourContext, 'r' | 'mock' | 'files' | 'control' | 'sharedJournal'>,
+): TourContext {
   const { mock, control } = base;
   return {
     ...base,

@@ -1,16 +1,19 @@
 // `cardctl demo`: starts the embedded mock in this process on a free loopback port, gives the
 // tour a throw-away config folder and state folder (the user's profiles and journal are never
-// touched), runs the tour as real child processes of the built CLI, and cleans up.
+// touched), runs the tour as real child processes of the built CLI, and cleans up: the folder,
+// and the PostgreSQL of the shared journal's section (a throwaway server stopped, or the database
+// made on the user's server dropped: src/demo/postgres.ts), also on a failed step and on Ctrl-C.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Runner, StepFailed, type StepRecord } from './runner.js';
+import { JournalProvider } from './postgres.js';
+import { Runner, StepFailed, type SkipRecord, type StepRecord } from './runner.js';
 import { tourContext } from './context.js';
 import { runTour } from './sections/index.js';
 
 export interface DemoOptions {
-  /** keep the temporary folder (profiles, journal, data files) and print its path */
+  /** keep the temporary folder (profiles, journal, data files) and print its path, and the database made on a server of the user's */
   keep?: boolean;
   /** seed of the mock: the same seed gives the same ids and secrets */
   seed?: number;
@@ -25,6 +28,8 @@ export interface DemoSummary {
   failed_step: string | null;
   message: string | null;
   steps: StepRecord[];
+  /** sections that could not run here, and why (the shared journal's, without a PostgreSQL) */
+  skipped: SkipRecord[];
   duration_ms: number;
   /** the kept folder, with --keep */
   folder: string | null;
@@ -37,9 +42,10 @@ const BIN = (globalThis as Record<symbol, unknown>)[Symbol.for('cardctl.binary')
 
 function childEnv(base: NodeJS.ProcessEnv, extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  // the user's own credentials, profile choice and mock must not leak into the tour
+  // the user's own credentials, profile choice, mock and journal must not leak into the tour; the
+  // PG* variables reach only the shared journal's steps, and only for a server of the user's
   for (const [k, v] of Object.entries(base))
-    if (v !== undefined && !k.startsWith('CARDCTL_') && k !== 'FORCE_COLOR') env[k] = v;
+    if (v !== undefined && !k.startsWith('CARDCTL_') && !/^PG[A-Z_]+$/.test(k) && k !== 'FORCE_COLOR') env[k] = v;
   return { ...env, NO_COLOR: '1', ...extra };
 }
 
@@ -51,20 +57,40 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoSummary> {
   // `cardctl demo | head`: once the reader is gone, stop writing but still clean up
   let outClosed = false;
   out.on('error', () => void (outClosed = true));
-  const write = (text: string): void => void (outClosed || out.write(text));
+  // once interrupted, the steps the signal ended are not reported as failures
+  let interrupted = false;
+  const write = (text: string): void => void (outClosed || interrupted || out.write(text));
 
   const folder = mkdtempSync(join(tmpdir(), 'cardctl-demo-'));
   const dirs = { config: join(folder, 'config'), state: join(folder, 'state'), files: join(folder, 'files') };
   for (const d of Object.values(dirs)) mkdirSync(d, { recursive: true, mode: 0o700 });
+  const userEnv = options.env ?? process.env;
+  const journals = new JournalProvider({ env: userEnv, keep: options.keep === true });
+  /** Undoes what the shared journal's section made; says what could not be undone (a database left on the user's server). */
+  const closeJournals = async (): Promise<void> => {
+    try {
+      await journals.close();
+    } catch (err) {
+      if (!outClosed) out.write(chalk.red(`✗ ${(err as Error).message}`) + '\n');
+    }
+  };
   // Ctrl-C (or a closed terminal): the children get the signal too (a plain SIGTERM does not, so
-  // they are ended here); remove what we created.
+  // they are ended here); stop the PostgreSQL the tour started (or drop its database), remove what
+  // we created. A second signal exits at once (the throwaway server then gets SIGQUIT at exit).
   const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
   const onSignal = (signal: NodeJS.Signals): void => {
+    const code = signal === 'SIGINT' ? 130 : 143;
+    if (interrupted) process.exit(code);
+    interrupted = true;
     runner?.stopAll();
-    if (!options.keep) rmSync(folder, { recursive: true, force: true });
-    process.exit(signal === 'SIGINT' ? 130 : 143);
+    const late = setTimeout(() => process.exit(code), 20_000); // a server of the user's that does not answer
+    void closeJournals().finally(() => {
+      clearTimeout(late);
+      if (!options.keep) rmSync(folder, { recursive: true, force: true });
+      process.exit(code);
+    });
   };
-  for (const s of SIGNALS) process.once(s, onSignal);
+  for (const s of SIGNALS) process.on(s, onSignal);
 
   let mock: Awaited<ReturnType<typeof startMock>> | undefined;
   let runner: Runner | undefined;
@@ -106,7 +132,11 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoSummary> {
     write(chalk.dim(`mock API      ${m.baseUrl}`) + '\n');
     write(chalk.dim(`scratch       ${folder} (profiles, journal and data files; your own are not touched)`) + '\n');
     write(chalk.dim('mock commands find the control plane in CARDCTL_MOCK_URL and CARDCTL_MOCK_TOKEN') + '\n');
-    await runTour(tourContext({ r: runner, mock: m, files: dirs.files, control }));
+    // a server of the user's is asked for: a URL that cannot be used stops the demo now, not 20 s in
+    if (journals.namedByUser()) await journals.offer();
+    await runTour(
+      tourContext({ r: runner, mock: m, files: dirs.files, control, sharedJournal: () => journals.offer() }),
+    );
   } catch (err) {
     if (err instanceof StepFailed) failed = err;
     else {
@@ -114,16 +144,24 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoSummary> {
       write(chalk.red.bold(`✗ the demo stopped: ${message}`) + '\n');
     }
   } finally {
-    for (const s of SIGNALS) process.removeListener(s, onSignal);
     runner?.stopAll(); // a background step left running by a failed step
+    await closeJournals();
     await mock?.close();
-    if (!options.keep) rmSync(folder, { recursive: true, force: true });
+    if (!interrupted) {
+      for (const s of SIGNALS) process.removeListener(s, onSignal);
+      if (!options.keep) rmSync(folder, { recursive: true, force: true });
+    }
   }
+  // interrupted: the signal's handler cleans up and exits (130 or 143), nothing more is reported
+  if (interrupted) await new Promise(() => {});
 
   const steps = runner?.records ?? [];
+  const skipped = runner?.skipped ?? [];
   const ok = !failed && message === null && steps.every((s) => s.ok);
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
-  if (ok) write('\n' + chalk.green.bold(`✓ all ${steps.length} steps passed in ${seconds} s`) + '\n');
+  // the section's topic (its title up to the colon) and why
+  const skips = skipped.map((s) => ` (skipped: ${s.section.replace(/:.*/, '')}, ${s.reason})`).join('');
+  if (ok) write('\n' + chalk.green.bold(`✓ all ${steps.length} steps passed in ${seconds} s`) + skips + '\n');
   else
     write(
       '\n' +
@@ -133,11 +171,14 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoSummary> {
         '\n',
     );
   if (options.keep) write(`kept: ${folder}\n`);
+  const keptDatabase = journals.kept();
+  if (keptDatabase) write(`kept: ${keptDatabase}\n`);
   return {
     ok,
     failed_step: failed?.step ?? null,
     message: failed?.message ?? message,
     steps,
+    skipped,
     duration_ms: Date.now() - started,
     folder: options.keep ? folder : null,
   };

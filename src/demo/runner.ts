@@ -149,22 +149,46 @@ interface Job {
   onChange: Set<() => void>;
 }
 
+/** A section that could not run here (what it needs is missing): why, and what would show it. */
+export interface SkipRecord {
+  section: string;
+  reason: string;
+  how_to_see: string;
+}
+
 export class Runner {
   readonly records: StepRecord[] = [];
+  readonly skipped: SkipRecord[] = [];
   private sectionCount = 0;
+  private sectionTitle = '';
   private stepCount = 0;
   private readonly jobs = new Set<Job>();
+  private readonly secrets: string[];
 
-  constructor(private readonly o: RunnerOptions) {}
+  constructor(private readonly o: RunnerOptions) {
+    this.secrets = [...o.secrets];
+  }
 
   section(title: string): void {
     this.sectionCount += 1;
+    this.sectionTitle = title;
     this.o.write(`\n${this.o.chalk.bold.cyan(`━━ ${this.sectionCount}. ${title} ━━`)}\n`);
   }
 
   /** A line of explanation between steps. */
   say(text: string): void {
     this.o.write(this.o.chalk.dim(text) + '\n');
+  }
+
+  /** The section cannot run here: one line saying why and how to see it; recorded for the summary. */
+  skip(reason: string, howToSee: string): void {
+    this.skipped.push({ section: this.sectionTitle, reason, how_to_see: howToSee });
+    this.o.write(this.o.chalk.yellow(`⤼ skipped: ${reason}. To see it: ${howToSee}.`) + '\n');
+  }
+
+  /** One more string that must never appear in any output (a password a section made). */
+  addSecret(secret: string): void {
+    if (secret) this.secrets.push(secret);
   }
 
   private launch(spec: StepSpec): Job {
@@ -220,7 +244,7 @@ export class Runner {
   /** Secrets are cut out before anything is printed; finding one fails the step. */
   private redact(text: string): { text: string; leaked: boolean } {
     let leaked = false;
-    for (const s of this.o.secrets) {
+    for (const s of this.secrets) {
       if (s && text.includes(s)) {
         leaked = true;
         text = text.replaceAll(s, '[SECRET REMOVED]');

@@ -6,7 +6,7 @@
 // (it forgets every key: a key sent again would be a new charge). The mock's books say whether
 // anything was charged twice.
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, connect as connectTcp, createServer, type Socket } from 'node:net';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -100,6 +100,18 @@ describe.runIf(withPostgres)('a journal shared by two machines', () => {
     const later = await f.machine(url).run(single);
     expect(later.code, later.stderr).toBe(0);
     expect(later.stderr).toContain(`, from ${hostname()}); the API forgets a key after 24 h`);
+  });
+
+  it('a batch leaves nothing in the folder it runs from: the journal is a URL, not a path, and no lock folder is made beside it', async () => {
+    const url = await f.newJournal();
+    const a = f.machine(url);
+    const card = (await activeCard(f.mock)).id as string;
+    const file = batchFile(a, card, [1]);
+    const cwd = join(a.sb.dir, 'cwd');
+    mkdirSync(cwd);
+    const r = await a.sb.run(['cards', 'recharge', '--batch', file], { env: a.env, cwd, timeoutMs: 60_000 });
+    expect(r.code, r.stderr).toBe(0);
+    expect(readdirSync(cwd)).toEqual([]); // it was `postgres:/USER@HOST:PORT/locks/`
   });
 
   it('a batch on A killed (SIGKILL) mid-send, rerun on B a day later: no row charged twice, the row in flight held back as unknown', async () => {

@@ -10,7 +10,7 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import { connect } from 'node:net';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { EVENT_TYPES } from '../../src/contract/resources.js';
 import { FAULT_KINDS } from '../../src/mock/faults.js';
 import { makeSandbox, type CliResult } from '../helpers/cli.js';
@@ -31,6 +31,19 @@ let env: Record<string, string> = {};
 const seen: string[] = [];
 
 const cli = (args: string[]): Promise<CliResult> => sandbox.run(args, { env });
+
+/**
+ * An element's text as the DOM holds it (textContent): the console hides nothing with CSS, so it
+ * is the text a person reads there, without innerText's layout work (Biome's useDomNodeTextContent).
+ */
+const textOf = async (l: Locator): Promise<string> => (await l.textContent()) ?? '';
+/** A table's text laid out as innerText lays it out, from its cells' textContent: a tab between cells, a line a row. */
+async function tableText(table: Locator): Promise<string> {
+  const rows: string[] = [];
+  for (const row of await table.locator('tr').all())
+    rows.push((await row.locator('th, td').allTextContents()).join('\t'));
+  return rows.join('\n');
+}
 const json = (r: CliResult) => {
   expect(r.code, r.stderr).toBe(0);
   return JSON.parse(r.stdout);
@@ -175,7 +188,7 @@ describe.runIf(HAS_BROWSER)('the console in a browser', () => {
     const rows = page.locator('table.requests tbody tr');
     const apiRows = rows.filter({ hasText: '/api/v1/' });
     await expect.poll(() => apiRows.count(), { timeout: 10_000 }).toBe(4);
-    const text = await page.locator('table.requests').innerText();
+    const text = await tableText(page.locator('table.requests'));
     expect(text).toMatch(/GET\s+\/api\/v1\/customers\s+200/);
     expect(text).toContain('body_pretty_printed');
     expect(text).toContain('body_trailing_newline_added');
@@ -188,7 +201,7 @@ describe.runIf(HAS_BROWSER)('the console in a browser', () => {
     await rows.filter({ hasText: 'body_pretty_printed' }).getByRole('link').click();
     const diagnosis = page.getByRole('region', { name: 'Diagnosis' });
     await diagnosis.waitFor();
-    const d = await diagnosis.innerText();
+    const d = await textOf(diagnosis);
     expect(d).toContain('body_pretty_printed');
     expect(d).toMatch(/Fix: /);
     const table = page.locator('table.canonical');
@@ -200,9 +213,9 @@ describe.runIf(HAS_BROWSER)('the console in a browser', () => {
     // only the body hash differs, and it is marked on both sides
     const differing = table.locator('tr.differs');
     expect(await differing.count()).toBe(1);
-    expect(await differing.innerText()).toContain('BODY_SHA256');
+    expect(await textOf(differing)).toContain('BODY_SHA256');
     expect(await differing.locator('mark').count()).toBe(2);
-    expect(await table.innerText()).toContain('/api/v1/customers');
+    expect(await textOf(table)).toContain('/api/v1/customers');
   });
 
   it('a card balance after a recharge from the CLI', async () => {
@@ -213,10 +226,10 @@ describe.runIf(HAS_BROWSER)('the console in a browser', () => {
     await page.goto(`${origin}/_console/#/state`);
     const row = page.locator('tr', { hasText: card.id });
     await row.first().waitFor();
-    expect(await row.first().innerText()).toContain('62.34 USD');
+    expect(await textOf(row.first())).toContain('62.34 USD');
     await row.first().getByRole('link', { name: card.id }).click();
     await page.locator('#card-balance').waitFor();
-    expect(await page.locator('#card-balance').innerText()).toBe('62.34 USD');
+    expect(await textOf(page.locator('#card-balance'))).toBe('62.34 USD');
   });
 
   it('a KYC verdict forced from the page, read back with `cardctl customers get`', async () => {
@@ -234,7 +247,7 @@ describe.runIf(HAS_BROWSER)('the console in a browser', () => {
     await page.getByRole('button', { name: 'Force verdict' }).click();
     const alert = page.getByRole('alert');
     await alert.waitFor();
-    expect(await alert.innerText()).toContain('reason: The reason must be a short label');
+    expect(await textOf(alert)).toContain('reason: The reason must be a short label');
   });
 
   it("the controls offer the control plane's own event types and fault kinds", async () => {
@@ -271,10 +284,10 @@ describe.runIf(HAS_BROWSER)('the console in a browser', () => {
     await page.getByRole('button', { name: 'Filter' }).click();
     const rows = page.locator('table.requests tbody tr');
     await expect.poll(() => rows.count()).toBe(100);
-    expect(await rows.first().innerText()).toContain('/api/v1/probe/119');
+    expect(await textOf(rows.first())).toContain('/api/v1/probe/119');
     await page.getByRole('button', { name: 'Older →' }).click();
     await expect.poll(() => rows.count()).toBe(20);
-    expect(await rows.first().innerText()).toContain('/api/v1/probe/19');
+    expect(await textOf(rows.first())).toContain('/api/v1/probe/19');
     expect(await page.getByRole('button', { name: 'Older →' }).isDisabled()).toBe(true);
     await page.getByRole('button', { name: '← Newest' }).click();
     await expect.poll(() => rows.count()).toBe(100);
@@ -298,7 +311,7 @@ describe.runIf(HAS_BROWSER)('the console in a browser', () => {
           await page.goto(`${origin}/_console/#/state`);
           const table = page.locator('table', { hasText: 'Webhook deliveries' });
           await table.waitFor();
-          return table.innerText();
+          return tableText(table);
         },
         { timeout: 15_000, interval: 500 },
       )
@@ -317,7 +330,7 @@ describe.runIf(HAS_BROWSER)('the console in a browser', () => {
     await page.getByLabel(/Failing request/).fill(curl);
     await page.getByRole('button', { name: 'Diagnose' }).click();
     await page.getByText('Read as a curl command line: 1 request.').waitFor();
-    const d = await page.getByRole('region', { name: 'Diagnosis' }).innerText();
+    const d = await textOf(page.getByRole('region', { name: 'Diagnosis' }));
     expect(d).toContain('body_pretty_printed');
     expect(d).toMatch(/BODY_SHA256 \(differs\)/);
     expect(d).not.toContain(s.signature);
@@ -353,8 +366,8 @@ describe.runIf(HAS_BROWSER)('the console in a browser', () => {
     await page.getByText('Read as a HAR file: 2 requests.').waitFor();
     const lines = page.locator('table', { hasText: 'Every API request of the file' }).locator('tbody tr');
     expect(await lines.count()).toBe(2);
-    expect(await lines.nth(0).innerText()).toMatch(/GET \/api\/v1\/customers.*valid/);
-    expect(await lines.nth(1).innerText()).toMatch(/POST \/api\/v1\/customers.*body_pretty_printed/);
+    expect(await textOf(lines.nth(0))).toMatch(/GET \/api\/v1\/customers.*valid/);
+    expect(await textOf(lines.nth(1))).toMatch(/POST \/api\/v1\/customers.*body_pretty_printed/);
   });
 
   it('refuses a request without the cookie, under another Host, and a cross-origin change', async () => {
@@ -427,7 +440,7 @@ describe.runIf(HAS_BROWSER)('the console in a browser', () => {
     await row.waitFor();
     await row.getByRole('link').click();
     await page.getByRole('region', { name: 'The body' }).waitFor();
-    expect(await page.locator('main').innerText()).toContain('<script>window.__pwned=1</script>');
+    expect(await textOf(page.locator('main'))).toContain('<script>window.__pwned=1</script>');
     expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
     expect(await page.locator('main script, main img').count()).toBe(0);
   });

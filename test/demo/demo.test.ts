@@ -1,22 +1,52 @@
 // `cardctl demo` as a user runs it: the built CLI as a child process. It must pass every step
 // of every section, print none of the mock's secrets, and leave the user's own config folder as
-// it was.
+// it was. Where PostgreSQL's binaries are installed, its section on a shared journal runs against
+// the throwaway server the demo starts (and must stop, also on Ctrl-C); elsewhere that section
+// says in one line that it was skipped and how to see it (test/helpers/programs.ts names the skip).
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../src/mock/index.js';
-import { runCli, type CliResult } from '../helpers/cli.js';
+import { BIN, cleanEnv, runCli, type CliResult } from '../helpers/cli.js';
 import { journalText } from '../helpers/journal.js';
+import { needsPostgres } from '../helpers/programs.js';
 
 const SEED = 4242;
+const withPostgres = needsPostgres();
+const FLEET = 'A journal shared by a fleet: two machines, one PostgreSQL';
 
 interface Summary {
   ok: boolean;
   failed_step: string | null;
   steps: Array<{ name: string; command: string; exit_code: number | null; ok: boolean }>;
+  skipped: Array<{ section: string; reason: string; how_to_see: string }>;
   folder: string | null;
+}
+
+/** Whether a process still runs. */
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** The processes whose command line names `text` (Linux's /proc; none elsewhere). */
+function processesNaming(text: string): number[] {
+  if (!existsSync('/proc/self/cmdline')) return [];
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(text)) found.push(Number(entry));
+    } catch {} // it ended meanwhile
+  }
+  return found;
 }
 
 describe('cardctl demo', () => {
@@ -80,6 +110,7 @@ describe('cardctl demo', () => {
       'Cards',
       'Live mode',
       'outcome is unknown',
+      'A journal shared by a fleet',
       'Signatures',
       'Webhooks',
       'CI: a smoke test',
@@ -205,6 +236,95 @@ describe('cardctl demo', () => {
     expect(run.stderr).toContain('✓ exit 2 · email and phone_number refused, nothing sent');
   });
 
+  it(
+    withPostgres
+      ? 'a fleet on one shared journal: a batch on A, the same file on a fresh B a day later answered from the journal (0 rows sent), ops list and doctor on B, one key at a time across machines, a local journal copied in; the PostgreSQL it started is stopped'
+      : 'without PostgreSQL, the shared journal section says in one line that it was skipped and how to see it',
+    () => {
+      const heading = new RegExp(`^━━ \\d+\\. ${FLEET} ━━$`, 'm');
+      expect(run.stderr).toMatch(heading);
+      const after = run.stderr.slice(run.stderr.search(heading)).split('\n');
+      const fleetSteps = summary.steps.filter((s) => s.name.startsWith('fleet: '));
+      if (!withPostgres) {
+        expect(after[1]).toMatch(
+          /^⤼ skipped: no PostgreSQL on this machine\. To see it: install PostgreSQL 15 or later .*CARDCTL_DEMO_JOURNAL_URL=postgres:\/\/USER@HOST\/DB/,
+        );
+        expect(after[2]).toBe('');
+        expect(after[3]).toMatch(/^━━ \d+\. /); // the next section: one line, nothing else
+        expect(fleetSteps).toEqual([]);
+        expect(summary.skipped).toEqual([
+          { section: FLEET, reason: 'no PostgreSQL on this machine', how_to_see: expect.any(String) },
+        ]);
+        expect(run.stderr).toContain(`(skipped: A journal shared by a fleet, no PostgreSQL on this machine)`);
+        return;
+      }
+      expect(summary.skipped).toEqual([]);
+      // the server: the demo's own, on loopback, its URL without a password
+      const origin =
+        /^The journal's PostgreSQL: PostgreSQL \d+ of this machine \(.+\), started for the tour on 127\.0\.0\.1:\d+, data in (\S+): stopped and removed at the end\.$/m.exec(
+          run.stderr,
+        );
+      expect(origin, after.slice(0, 5).join('\n')).not.toBeNull();
+      expect(run.stderr).toMatch(
+        /^ {2}export CARDCTL_JOURNAL_URL=postgres:\/\/cardctl_demo@127\.0\.0\.1:\d+\/cardctl_demo_\d{14}_[0-9a-f]{6}$/m,
+      );
+      const byName = new Map(fleetSteps.map((s) => [s.name, s]));
+      const onA = 'CARDCTL_STATE_DIR="$PWD/machine-a" cardctl';
+      const onB = 'CARDCTL_STATE_DIR="$PWD/machine-b" cardctl';
+      expect(byName.get('fleet: issue on A')).toMatchObject({
+        command: expect.stringMatching(
+          new RegExp(
+            `^${onA.replace(/[$.]/g, '\\$&')} cards issue --customer [0-9A-Z]{26} --amount 5000 --idempotency-key demo-fleet-card `,
+          ),
+        ),
+        exit_code: 0,
+      });
+      expect(byName.get('fleet: batch on A')).toMatchObject({
+        command: `${onA} cards recharge --batch fleet-topups.csv`,
+        exit_code: 0,
+        ok: true,
+      });
+      expect(byName.get('fleet: the next day')).toMatchObject({
+        command: "cardctl mock clock advance 90000 | grep -E '^(now|offset_seconds) '",
+        exit_code: 0,
+      });
+      expect(byName.get('fleet: batch rerun on B')).toMatchObject({
+        command: `${onB} cards recharge --batch fleet-topups.csv`,
+        exit_code: 0,
+        ok: true,
+      });
+      expect(run.stderr).toContain('✓ exit 0 · 0 rows sent, the card charged once for each row');
+      expect(byName.get('fleet: ops list on B')).toMatchObject({ command: `${onB} ops list`, exit_code: 0, ok: true });
+      expect(byName.get('fleet: doctor on B')).toMatchObject({
+        command: `${onB} doctor | grep -E journal`,
+        exit_code: 0,
+        ok: true,
+      });
+      expect(run.stderr).toMatch(
+        /^✓ journal +postgres:\/\/cardctl_demo@127\.0\.0\.1:\d+\/cardctl_demo_\w+ \(shared PostgreSQL journal, reachable, 4 operations, 0 unresolved/m,
+      );
+      expect(byName.get('fleet: same key on B')).toMatchObject({ exit_code: 9, ok: true });
+      expect(byName.get('fleet: recharge on A, done')).toMatchObject({ command: 'wait $!', exit_code: 0, ok: true });
+      expect(byName.get('fleet: ops copy --to')).toMatchObject({
+        command: 'cardctl ops copy --journal local --to "$CARDCTL_JOURNAL_URL" --json',
+        exit_code: 0,
+        ok: true,
+      });
+      expect(byName.get('fleet: ops list on B, moved in')).toMatchObject({ exit_code: 0, ok: true });
+      // the machines' state folders: their own, and no journal file in them (they record in PostgreSQL)
+      for (const m of ['machine-a', 'machine-b']) {
+        const state = join(summary.folder!, 'files', m);
+        expect(existsSync(state)).toBe(true);
+        expect(existsSync(join(state, 'journal.db'))).toBe(false);
+      }
+      expect(readdirSync(join(summary.folder!, 'files')).filter((f) => f.startsWith('postgres'))).toEqual([]);
+      // the server it started is gone, with its folder (--keep keeps the tour's folder, not the server)
+      const dir = origin![1]!;
+      expect(existsSync(dir)).toBe(false);
+      expect(processesNaming(dir)).toEqual([]);
+    },
+  );
+
   it('prints none of the mock secrets, anywhere', () => {
     expect(run.stderr).toContain(`--key-id ${testKeyId}`); // the same mock as the twin: these are its secrets
     for (const s of secrets) {
@@ -212,6 +332,9 @@ describe('cardctl demo', () => {
       expect(run.stderr.includes(s)).toBe(false);
     }
     expect(run.stderr).toContain('"$TEST_SECRET"'); // shown as a variable piped on stdin
+    // nor a database password: no URL with one, and PGPASSWORD shown as a placeholder
+    expect(run.stderr).not.toMatch(/postgres(ql)?:\/\/[^\s@/]+:[^\s@/]+@/);
+    if (withPostgres) expect(run.stderr).toContain('  export PGPASSWORD=…   (the password stays out of the URL');
   });
 
   it("leaves the user's config folder untouched: the tour's profiles and journal live in the kept folder", () => {
@@ -228,6 +351,34 @@ describe('cardctl demo', () => {
   it('prints no colour when the output is not a terminal', () => {
     expect(run.stderr).not.toMatch(/\u001b\[/);
   });
+});
+
+describe.runIf(withPostgres)('cardctl demo, interrupted (Ctrl-C) while its PostgreSQL runs', () => {
+  it('stops the server it started and removes its folder and the scratch folder, then exits 130', async () => {
+    const child = spawn(process.execPath, [BIN, 'demo'], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => void (out += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => void (out += d));
+    const closed = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+    // until a step of the section runs on the shared journal
+    const deadline = Date.now() + 100_000;
+    while (!out.includes('▸ Machine A runs a recharge batch') && child.exitCode === null && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
+    const dir = /data in (\S+): stopped and removed at the end/.exec(out)?.[1];
+    const scratch = /^scratch\s+(\S+)/m.exec(out)?.[1];
+    expect(dir && scratch, out.slice(-2000)).toBeTruthy();
+    const postmaster = Number(readFileSync(join(dir!, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    expect(alive(postmaster)).toBe(true);
+    expect(processesNaming(dir!)).toContain(postmaster);
+    child.kill('SIGINT');
+    expect(await closed).toBe(130);
+    expect(alive(postmaster)).toBe(false);
+    expect(processesNaming(dir!)).toEqual([]);
+    expect(existsSync(dir!)).toBe(false);
+    expect(existsSync(scratch!)).toBe(false);
+    // the steps the signal ended are not reported as failures
+    expect(out).not.toMatch(/✗ step/);
+  }, 130_000);
 });
 
 describe('cardctl demo, when a step deviates', () => {

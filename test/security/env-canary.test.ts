@@ -152,6 +152,11 @@ const CASES: Record<
       ['doctor'],
     ],
   },
+  // the demo's server of yours (src/demo/postgres.ts): one that cannot be reached stops the demo before its tour, named without its password
+  CARDCTL_DEMO_JOURNAL_URL: {
+    value: () => `postgres://cardctl:${CANARY}@127.0.0.1:9/postgres?connect_timeout=1`,
+    runs: [['demo'], ['demo', '--json']],
+  },
   CARDCTL_SECRET_COMMAND_TIMEOUT: {
     value: () => `${CANARY}`,
     setup: async () => {

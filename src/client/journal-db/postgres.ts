@@ -61,8 +61,8 @@ const described = (err: unknown): FailureDetail => {
   };
 };
 
-/** The postgres package: the build's one-module bundle of it (scripts/build-bundle.mjs), else the package. */
-async function loadPostgres(): Promise<Postgres> {
+/** The postgres package: the build's one-module bundle of it (scripts/build-bundle.mjs), else the package (also the demo's, src/demo/postgres.ts). */
+export async function loadPostgres(): Promise<Postgres> {
   const here = import.meta.url;
   const bundled = here.endsWith('.ts') ? undefined : new URL('../../bundle/journal-postgres.mjs', new URL('./', here));
   let mod: unknown = bundled && existsSync(bundled) ? await import(bundled.href) : await import('postgres');

@@ -16,7 +16,9 @@
 //    mock, an approved customer (ids.customer), a terminated first card (ids.card). Issue your
 //    own card if you need an active one (issueArgv(ctx.ids)), with your own idempotency keys
 //    (`demo-<topic>-N`), and write data files with ctx.write(name, text). A mock fault you add
-//    must be consumed in your section (use --count 1).
+//    must be consumed in your section (use --count 1). A section that needs what a machine may
+//    lack says so in one line and returns: `r.skip(why, howToSee)` (52-shared-journal.ts without a
+//    PostgreSQL: ctx.sharedJournal() answers why there is none; the summary lists the skip).
 // 5. `npm run build && node bin/run.js demo` must pass; test/demo/demo.test.ts checks the tour.
 import type { Section, TourContext } from '../context.js';
 import { section as profiles } from './10-profiles.js';
@@ -24,6 +26,7 @@ import { section as customers } from './20-customers.js';
 import { section as cards } from './30-cards.js';
 import { section as liveMode } from './40-live-mode.js';
 import { section as unknownOutcome } from './50-unknown-outcome.js';
+import { section as sharedJournal } from './52-shared-journal.js';
 import { section as mistakes } from './55-mistakes.js';
 import { section as scripting } from './57-scripting.js';
 import { section as signatures } from './60-signatures.js';
@@ -39,6 +42,7 @@ export const SECTIONS: readonly Section[] = [
   cards,
   liveMode,
   unknownOutcome,
+  sharedJournal,
   mistakes,
   scripting,
   signatures,
