@@ -62,10 +62,10 @@ export async function compactInBackground(journal: Journal, env: NodeJS.ProcessE
       CARDCTL_NO_UPDATE_NOTIFIER: '1',
     };
     for (const k of ['PATH', 'HOME', 'LANG', 'TMPDIR', 'SYSTEMROOT']) if (env[k] !== undefined) childEnv[k] = env[k];
-    // a shared journal: its URL, and the PG* variables it is read with (the meta row says to every machine that one compacted today)
+    // a shared journal: its URL, and the PG* variables it is read with (PGCONNECT_TIMEOUT among them) (the meta row says to every machine that one compacted today)
     if (journal.place.engine === 'postgres') {
       childEnv.CARDCTL_JOURNAL_URL = journal.place.url;
-      for (const k of Object.keys(env)) if (/^PG[A-Z]+$/.test(k)) childEnv[k] = env[k];
+      for (const k of Object.keys(env)) if (/^PG[A-Z_]+$/.test(k)) childEnv[k] = env[k];
     }
     const { spawn } = await import('node:child_process'); // loaded only then: most money commands find none due
     const child = spawn(process.execPath, args, { detached: true, stdio: 'ignore', env: childEnv });
