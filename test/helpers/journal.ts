@@ -34,7 +34,9 @@ export function journalRecords(cardctlState: string): JournalRecord[] {
         .map((l) => JSON.parse(l) as JournalRecord)
     : [];
   if (!existsSync(journalDb(cardctlState))) return old;
-  const db = new DatabaseSync(journalDb(cardctlState), { readOnly: true });
+  // a busy timeout, as cardctl's own connections have: a test polling the journal while a batch
+  // writes it would otherwise meet "database is locked" at the moment a writer holds it
+  const db = new DatabaseSync(journalDb(cardctlState), { readOnly: true, timeout: 10_000 });
   try {
     const rows = db
       .prepare(
