@@ -3,8 +3,8 @@
 // when its postmaster.pid says so, shut down by signal (SIGINT fast, SIGQUIT immediate).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import { delimiter, join } from 'node:path';
+import { freePort } from './ports.js';
 import {
   type ClusterSettings,
   type PostgresBinaries,
@@ -15,14 +15,6 @@ import {
 
 /** test/setup/children.ts leaves a child with this mark to its file's end (a server a test restarted). */
 const OUTLIVES_TEST = Symbol.for('cardctl.test.outlivesTest');
-
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 const onPath = (program: string): boolean =>
   (process.env.PATH ?? '').split(delimiter).some((dir) => dir !== '' && existsSync(join(dir, program)));

@@ -6,10 +6,10 @@
 // the test failed.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { has, needs } from './programs.js';
+import { freePort } from './ports.js';
 
 const SSHD = '/usr/sbin/sshd';
 
@@ -22,14 +22,6 @@ export interface Sshfs {
   /** the same folder on this machine's own disk, behind the mount */
   behind: string;
   close(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
 }
 
 export async function mountSshfs(): Promise<Sshfs> {
