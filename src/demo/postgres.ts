@@ -68,13 +68,18 @@ const isExecutable = (file: string): boolean => {
     return false;
   }
 };
-const complete = (dir: string): boolean => ['initdb', 'postgres'].every((p) => isExecutable(join(dir, p)));
 
-/** The newest /usr/lib/postgresql/N/bin (Debian, Ubuntu), else the folder of `initdb` on PATH (Homebrew, Fedora); undefined: none. */
+/**
+ * The newest /usr/lib/postgresql/N/bin (Debian, Ubuntu), else the folder of `initdb` on PATH
+ * (Homebrew, Fedora), holding every one of `programs`; undefined: none. (The tests' harness finds
+ * its binaries here too, psql among them: test/helpers/postgres-cluster.ts.)
+ */
 export function findPostgres(
   root = '/usr/lib/postgresql',
   path = process.env.PATH ?? '',
+  programs: readonly string[] = ['initdb', 'postgres'],
 ): PostgresBinaries | undefined {
+  const complete = (dir: string): boolean => programs.every((p) => isExecutable(join(dir, p)));
   let versions: string[] = [];
   try {
     versions = readdirSync(root).filter((v) => /^\d+$/.test(v) && complete(join(root, v, 'bin')));

@@ -4,49 +4,22 @@
 // password (so the password itself never reaches the server, its log or a command line).
 import { execFile } from 'node:child_process';
 import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
-import { accessSync, appendFileSync, chownSync, constants, mkdtempSync, readdirSync, realpathSync } from 'node:fs';
-import { rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chownSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, delimiter, dirname, join } from 'node:path';
+import { basename, join } from 'node:path';
+import { findPostgres as findInstalled, type PostgresBinaries } from '../../src/demo/postgres.js';
 
-/** The folder holding `initdb`, `postgres` and `psql`, and its version's major. */
-export interface PostgresBinaries {
-  dir: string;
-  major: number;
-}
-
-const isExecutable = (file: string): boolean => {
-  try {
-    accessSync(file, constants.X_OK);
-    return statSync(file).isFile();
-  } catch {
-    return false;
-  }
-};
-const complete = (dir: string): boolean => ['initdb', 'postgres', 'psql'].every((p) => isExecutable(join(dir, p)));
+export type { PostgresBinaries };
 
 /**
  * The newest of /usr/lib/postgresql/N/bin (Debian, Ubuntu; CARDCTL_TEST_PG_ROOT names another
  * such folder, or none), else the folder of `initdb` on PATH (Homebrew, Fedora); undefined when
- * neither has initdb, postgres and psql.
+ * neither has initdb, postgres and psql. The demo's own search (src/demo/postgres.ts), psql added.
  */
-export function findPostgres(
+export const findPostgres = (
   root = process.env.CARDCTL_TEST_PG_ROOT ?? '/usr/lib/postgresql',
   path = process.env.PATH ?? '',
-): PostgresBinaries | undefined {
-  let versions: string[] = [];
-  try {
-    versions = readdirSync(root).filter((v) => /^\d+$/.test(v) && complete(join(root, v, 'bin')));
-  } catch {}
-  const newest = versions.sort((a, b) => Number(b) - Number(a))[0];
-  if (newest) return { dir: join(root, newest, 'bin'), major: Number(newest) };
-  for (const dir of path.split(delimiter).filter(Boolean)) {
-    if (!isExecutable(join(dir, 'initdb'))) continue;
-    const real = dirname(realpathSync(join(dir, 'initdb')));
-    if (complete(real)) return { dir: real, major: Number(/(\d+)(?:\/bin)?$/.exec(real)?.[1] ?? 0) };
-  }
-  return undefined;
-}
+): PostgresBinaries | undefined => findInstalled(root, path, ['initdb', 'postgres', 'psql']);
 
 /** As root, the server runs as `postgres` (it refuses to run as root): its uid and gid. */
 export interface ServerUser {
